@@ -1,0 +1,119 @@
+/* model.c — allocation of the const model and the mutable data (one buffer each). */
+#include <stdlib.h>
+#include <string.h>
+#include "rl_engine.h"
+
+/* round a byte count up to 64 so every array starts cache-line aligned */
+static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+rl_model *rl_model_alloc(const rl_model *sizes) {
+  rl_model *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+#define RL_X_SIZE(n) m->n = sizes->n;
+  RL_MODEL_SIZES(RL_X_SIZE)
+#undef RL_X_SIZE
+  size_t bytes = 0;
+#define RL_X_FIELD(type, name, count, width) bytes += align64(sizeof(type) * (size_t)m->count * (width));
+  RL_MODEL_FIELDS(RL_X_FIELD)
+#undef RL_X_FIELD
+  char *p = calloc(1, bytes + 64);
+  if (!p) { free(m); return NULL; }
+  m->buffer = p;
+  p = (char *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
+#define RL_X_FIELD(type, name, count, width) \
+  m->name = (type *)p;                       \
+  p += align64(sizeof(type) * (size_t)m->count * (width));
+  RL_MODEL_FIELDS(RL_X_FIELD)
+#undef RL_X_FIELD
+  return m;
+}
+
+void rl_model_free(rl_model *m) {
+  if (!m) return;
+  free(m->buffer);
+  free(m);
+}
+
+const char *rl_model_name(const rl_model *m, int adr) {
+  if (adr < 0 || adr >= m->nnames) return "";
+  return m->names + adr;
+}
+
+/* Arena size: the largest temporary any stage needs (reals).  RK4 keeps 4 derivative
+   copies of (qvel, qacc) plus the start state; the Euler damping solve keeps an nM copy. */
+static size_t arena_reals(const rl_model *m) {
+  size_t nv = (size_t)m->nv, nq = (size_t)m->nq;
+  size_t rk4 = 2 * nq + 12 * nv + 64;
+  size_t euler = 2 * (size_t)m->nM + 3 * nv + 64;
+  size_t rne = 6 * (size_t)m->nbody + 64;
+  size_t n = rk4 > euler ? rk4 : euler;
+  if (rne > n) n = rne;
+  return n + 6 * (size_t)m->nbody + 1024;
+}
+
+rl_data *rl_data_alloc(const rl_model *m) {
+  rl_data *d = calloc(1, sizeof *d);
+  if (!d) return NULL;
+  size_t bytes = 0;
+#define RL_X_DATA(name, count, width) bytes += align64(sizeof(real) * (size_t)m->count * (width));
+  RL_DATA_STATE(RL_X_DATA)
+  RL_DATA_DERIVED(RL_X_DATA)
+#undef RL_X_DATA
+  d->arena_size = arena_reals(m);
+  bytes += align64(sizeof(real) * d->arena_size);
+  char *p = calloc(1, bytes + 64);
+  if (!p) { free(d); return NULL; }
+  d->buffer = p;
+  p = (char *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
+#define RL_X_DATA(name, count, width) \
+  d->name = (real *)p;                \
+  p += align64(sizeof(real) * (size_t)m->count * (width));
+  RL_DATA_STATE(RL_X_DATA)
+  RL_DATA_DERIVED(RL_X_DATA)
+#undef RL_X_DATA
+  d->arena = (real *)p;
+  rl_data_reset(m, d);
+  return d;
+}
+
+void rl_data_free(rl_data *d) {
+  if (!d) return;
+  free(d->buffer);
+  free(d);
+}
+
+void rl_data_reset(const rl_model *m, rl_data *d) {
+  d->time = 0;
+  memset(d->warning, 0, sizeof d->warning);
+  memcpy(d->qpos, m->qpos0, sizeof(real) * (size_t)m->nq);
+  memset(d->qvel, 0, sizeof(real) * (size_t)m->nv);
+  memset(d->ctrl, 0, sizeof(real) * (size_t)m->nu);
+  memset(d->qfrc_applied, 0, sizeof(real) * (size_t)m->nv);
+  memset(d->qacc, 0, sizeof(real) * (size_t)m->nv);
+  d->arena_top = 0;
+}
+
+real *rl_arena_take(rl_data *d, size_t n) {
+  if (d->arena_top + n > d->arena_size) return NULL;
+  real *p = d->arena + d->arena_top;
+  d->arena_top += n;
+  if (d->arena_top > d->arena_high) d->arena_high = d->arena_top;
+  return p;
+}
+
+size_t rl_arena_mark(const rl_data *d) { return d->arena_top; }
+void rl_arena_release(rl_data *d, size_t mark) { d->arena_top = mark; }
+
+/* FNV-1a over the bit patterns of time and every state field, in registry order. */
+uint64_t rl_state_hash(const rl_model *m, const rl_data *d) {
+  uint64_t h = 1469598103934665603ULL;
+  const unsigned char *b = (const unsigned char *)&d->time;
+  for (size_t i = 0; i < sizeof d->time; i++) h = (h ^ b[i]) * 1099511628211ULL;
+#define RL_X_DATA(name, count, width)                                  \
+  b = (const unsigned char *)d->name;                                  \
+  for (size_t i = 0; i < sizeof(real) * (size_t)m->count * (width); i++) \
+    h = (h ^ b[i]) * 1099511628211ULL;
+  RL_DATA_STATE(RL_X_DATA)
+#undef RL_X_DATA
+  return h;
+}

@@ -1,0 +1,82 @@
+/* rl_engine.h — the public engine API (one precision per compilation, see rl_prec.h).
+ *
+ * Every pipeline stage is a public function f(const rl_model *m, rl_data *d) so that
+ * tests and `rigidlab verify` can run and compare one stage at a time.  Stages read
+ * only what earlier stages wrote, in this order:
+ *
+ *   position: rl_kinematics → rl_com_pos → rl_crb → rl_factor_m
+ *   velocity: rl_com_vel → rl_passive → rl_rne (qfrc_bias)
+ *   actuation: rl_actuation
+ *   acceleration: rl_smooth_acc (qfrc_smooth, qacc_smooth)
+ *   integration: rl_euler | rl_rk4
+ */
+#ifndef RL_ENGINE_H
+#define RL_ENGINE_H
+
+#include "rl_data.h"
+
+/* Status codes (never exit() from the library). */
+typedef enum { RL_OK = 0, RL_ERR_INPUT = 2, RL_ERR_UNSUPPORTED = 3, RL_ERR_NUMERIC = 4 } rl_status;
+
+/* --- position stages --- */
+/* Forward kinematics: body frames x = x_parent + R_parent·pos, q = q_parent ⊗ quat ⊗ joint motions;
+   joint anchors/axes in world; inertial frames; geom frames. */
+void rl_kinematics(const rl_model *m, rl_data *d);
+/* subtree centres of mass, composite-frame inertias cinert (about the root subtree COM) and
+   motion subspaces cdof = [ω; v] of every dof at that point. */
+void rl_com_pos(const rl_model *m, rl_data *d);
+/* Composite rigid body algorithm: M_ij = cdof_iᵀ·crb_(body i)·cdof_j along the dof tree, + armature. */
+void rl_crb(const rl_model *m, rl_data *d);
+/* Sparse LᵀDL factorization of qM along the dof tree (no fill-in): qLD, qLDiagInv. */
+void rl_factor_m(const rl_model *m, rl_data *d);
+/* In-place LᵀDL factorization of a matrix stored in qM's sparse layout (LD), with 1/D in diaginv. */
+void rl_factor_ld(const rl_model *m, real *LD, real *diaginv);
+/* x ← (LᵀDL)⁻¹·x for a factor made by rl_factor_ld. */
+void rl_solve_ld(const rl_model *m, const real *LD, const real *diaginv, real *x);
+/* x = M⁻¹·b for n right-hand sides (stride nv), using qLD (x may alias b). */
+void rl_solve_m(const rl_model *m, const rl_data *d, real *x, const real *b, int n);
+/* r = M·v using the sparse qM. */
+void rl_mul_m(const rl_model *m, const rl_data *d, real *r, const real *v);
+/* dense nv×nv copy of M (row-major) from qM. */
+void rl_full_m(const rl_model *m, const rl_data *d, real *dense);
+/* Translational (jacp, 3×nv) and rotational (jacr, 3×nv) Jacobians of world point p attached
+   to body b (either may be NULL). */
+void rl_jac_point(const rl_model *m, const rl_data *d, real *jacp, real *jacr, const real p[3], int b);
+
+/* --- velocity stages --- */
+/* cvel (spatial velocity of each body at the root subtree COM) and cdof_dot = cvel ×ₘ cdof. */
+void rl_com_vel(const rl_model *m, rl_data *d);
+/* Joint springs −k(q − q_spring) (quaternion difference for ball/free) and dof damping −b·q̇. */
+void rl_passive(const rl_model *m, rl_data *d);
+/* Recursive Newton–Euler with q̈ = 0: qfrc_bias = C(q,q̇)q̇ + g(q). */
+void rl_rne(const rl_model *m, rl_data *d);
+
+/* --- actuation --- */
+/* Joint transmissions (length = gear·q, moment = gear), force = gain·ctrl + bias (clamped),
+   qfrc_actuator = Σ gear·force on the joint's dof. */
+void rl_actuation(const rl_model *m, rl_data *d);
+
+/* --- acceleration --- */
+/* qfrc_smooth = qfrc_passive − qfrc_bias + qfrc_actuator + qfrc_applied; qacc_smooth = M⁻¹·qfrc_smooth. */
+void rl_smooth_acc(const rl_model *m, rl_data *d);
+
+/* --- groups --- */
+void rl_fwd_position(const rl_model *m, rl_data *d);
+void rl_fwd_velocity(const rl_model *m, rl_data *d);
+/* All smooth stages; qacc = qacc_smooth (no constraints). */
+void rl_forward_smooth(const rl_model *m, rl_data *d);
+/* Non-finite or huge qpos/qvel → counted warning, state reset to qpos0 (as MuJoCo); returns 0 if reset. */
+int rl_check_state(const rl_model *m, rl_data *d);
+
+/* --- integration --- */
+/* qpos ← qpos ⊕ h·qvel (quaternion exponential on ball/free joints, body-frame angular velocity). */
+void rl_integrate_pos(const rl_model *m, real *qpos, const real *qvel, real h);
+/* Semi-implicit Euler as MuJoCo's mj_Euler: with dof damping, (M + h·diag(b))·qacc = qfrc; then
+   qvel += h·qacc, qpos ⊕= h·qvel. */
+void rl_euler(const rl_model *m, rl_data *d);
+/* Classic RK4 on (qpos, qvel) as MuJoCo's mj_RungeKutta(…, 4); d must hold a forward pass at the start. */
+void rl_rk4(const rl_model *m, rl_data *d);
+/* One step of the smooth (constraint-free) dynamics: forward + integrator from m->opt. */
+void rl_step_smooth(const rl_model *m, rl_data *d);
+
+#endif

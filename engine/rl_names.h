@@ -1,0 +1,57 @@
+/* rl_names.h — precision-carrying names for every public engine symbol.
+ *
+ * Sources are written with plain names (rl_model, rl_kinematics, …); this header
+ * renames them to rl64_… or rl32_… according to the precision being compiled
+ * (see rl_prec.h).  Every public type and function must be listed here: a missing
+ * entry shows up as a duplicate-symbol link error when both libraries are linked.
+ */
+#ifndef RL_NAMES_H
+#define RL_NAMES_H
+
+#include "rl_prec.h"
+
+/* types */
+#define rl_model RL_NAME(model)
+#define rl_data RL_NAME(data)
+#define rl_option RL_NAME(option)
+
+/* model and data */
+#define rl_model_alloc RL_NAME(model_alloc)
+#define rl_model_free RL_NAME(model_free)
+#define rl_model_name RL_NAME(model_name)
+#define rl_data_alloc RL_NAME(data_alloc)
+#define rl_data_free RL_NAME(data_free)
+#define rl_data_reset RL_NAME(data_reset)
+#define rl_arena_take RL_NAME(arena_take)
+#define rl_arena_mark RL_NAME(arena_mark)
+#define rl_arena_release RL_NAME(arena_release)
+#define rl_state_hash RL_NAME(state_hash)
+
+/* smooth dynamics stages */
+#define rl_kinematics RL_NAME(kinematics)
+#define rl_com_pos RL_NAME(com_pos)
+#define rl_crb RL_NAME(crb)
+#define rl_factor_m RL_NAME(factor_m)
+#define rl_factor_ld RL_NAME(factor_ld)
+#define rl_solve_ld RL_NAME(solve_ld)
+#define rl_solve_m RL_NAME(solve_m)
+#define rl_mul_m RL_NAME(mul_m)
+#define rl_full_m RL_NAME(full_m)
+#define rl_com_vel RL_NAME(com_vel)
+#define rl_rne RL_NAME(rne)
+#define rl_passive RL_NAME(passive)
+#define rl_actuation RL_NAME(actuation)
+#define rl_smooth_acc RL_NAME(smooth_acc)
+#define rl_fwd_position RL_NAME(fwd_position)
+#define rl_fwd_velocity RL_NAME(fwd_velocity)
+#define rl_forward_smooth RL_NAME(forward_smooth)
+#define rl_jac_point RL_NAME(jac_point)
+#define rl_check_state RL_NAME(check_state)
+
+/* integration */
+#define rl_integrate_pos RL_NAME(integrate_pos)
+#define rl_euler RL_NAME(euler)
+#define rl_rk4 RL_NAME(rk4)
+#define rl_step_smooth RL_NAME(step_smooth)
+
+#endif

@@ -1,0 +1,452 @@
+/* smooth.c — smooth (constraint-free) dynamics in generalized coordinates.
+ *
+ * Kinematics, composite rigid body inertia, sparse LᵀDL of M along the dof tree,
+ * recursive Newton–Euler bias forces, passive and actuator forces, qacc_smooth.
+ * Formulas follow Featherstone's spatial algebra in the "com" frame used by MuJoCo
+ * (every spatial quantity of a body is expressed at its root subtree's COM, with
+ * world-aligned axes), which is what makes a 1e-12 stage-by-stage comparison with
+ * MuJoCo meaningful.
+ */
+#include <string.h>
+#include "rl_engine.h"
+#include "rl_spatial.h"
+#include "rl_so3.h"
+
+/* ---------------------------------------------------------------- kinematics */
+
+/* Pose of a frame attached to body b at local (pos, quat):
+   x = x_b + R_b·pos ,  q = q_b ⊗ quat ,  R = R(q). */
+static void frame_local_to_global(real xpos[3], real xmat[9], const real bxpos[3], const real bxquat[4],
+                                  const real bxmat[9], const real pos[3], const real quat[4]) {
+  real t[3], q[4];
+  rl_m3_mulv(t, bxmat, pos);
+  rl_v3_add(xpos, bxpos, t);
+  rl_q_mul(q, bxquat, quat);
+  rl_q_normalize(q);
+  rl_q_to_mat(xmat, q);
+}
+
+/* Body pose from its parent and its joints:
+   free:  x = qpos[0:3], q = qpos[3:7]/‖·‖ (world frame)
+   else:  x = x_p + R_p·pos_b, q = q_p ⊗ quat_b, then per joint (anchor a = x + R·pos_j, axis n = R·axis_j)
+          slide: x += n·(q_j − q0_j);  hinge/ball: q ← q ⊗ q_loc, x = a − R(q)·pos_j. */
+static void body_pose(const rl_model *m, rl_data *d, int b) {
+  real *xpos = d->xpos + 3 * b, *xquat = d->xquat + 4 * b;
+  const real *qpos = d->qpos;
+  int jadr = m->body_jntadr[b], jnum = m->body_jntnum[b];
+  if (jnum > 0 && m->jnt_type[jadr] == RL_JNT_FREE) {
+    int a = m->jnt_qposadr[jadr];
+    rl_v3_copy(xpos, qpos + a);
+    rl_q_copy(xquat, qpos + a + 3);
+    rl_q_normalize(xquat);
+    rl_v3_copy(d->xanchor + 3 * jadr, xpos);
+    rl_v3_copy(d->xaxis + 3 * jadr, m->jnt_axis + 3 * jadr);
+  } else {
+    int p = m->body_parentid[b];
+    real t[3];
+    rl_m3_mulv(t, d->xmat + 9 * p, m->body_pos + 3 * b);
+    rl_v3_add(xpos, d->xpos + 3 * p, t);
+    rl_q_mul(xquat, d->xquat + 4 * p, m->body_quat + 4 * b);
+    for (int j = jadr; j < jadr + jnum; j++) {
+      int a = m->jnt_qposadr[j];
+      real *anchor = d->xanchor + 3 * j, *axis = d->xaxis + 3 * j;
+      rl_q_rotate(axis, xquat, m->jnt_axis + 3 * j);
+      rl_q_rotate(t, xquat, m->jnt_pos + 3 * j);
+      rl_v3_add(anchor, xpos, t);
+      int type = m->jnt_type[j];
+      if (type == RL_JNT_SLIDE) {
+        rl_v3_addscl(xpos, axis, qpos[a] - m->qpos0[a]);
+      } else {
+        real qloc[4];
+        if (type == RL_JNT_BALL) {
+          rl_q_copy(qloc, qpos + a);
+          rl_q_normalize(qloc);
+        } else {
+          rl_q_from_axis_angle(qloc, m->jnt_axis + 3 * j, qpos[a] - m->qpos0[a]);
+        }
+        rl_q_mul(xquat, xquat, qloc);
+        rl_q_rotate(t, xquat, m->jnt_pos + 3 * j);
+        rl_v3_sub(xpos, anchor, t);
+      }
+    }
+    rl_q_normalize(xquat);
+  }
+  rl_q_to_mat(d->xmat + 9 * b, xquat);
+}
+
+void rl_kinematics(const rl_model *m, rl_data *d) {
+  rl_v3_zero(d->xpos);
+  rl_q_identity(d->xquat);
+  rl_m3_identity(d->xmat);
+  rl_v3_zero(d->xipos);
+  rl_m3_identity(d->ximat);
+  for (int b = 1; b < m->nbody; b++) {
+    body_pose(m, d, b);
+    frame_local_to_global(d->xipos + 3 * b, d->ximat + 9 * b, d->xpos + 3 * b, d->xquat + 4 * b, d->xmat + 9 * b,
+                          m->body_ipos + 3 * b, m->body_iquat + 4 * b);
+  }
+  for (int g = 0; g < m->ngeom; g++) {
+    int b = m->geom_bodyid[g];
+    frame_local_to_global(d->geom_xpos + 3 * g, d->geom_xmat + 9 * g, d->xpos + 3 * b, d->xquat + 4 * b,
+                          d->xmat + 9 * b, m->geom_pos + 3 * g, m->geom_quat + 4 * g);
+  }
+}
+
+/* ------------------------------------------------------------------ com frame */
+
+/* subtree COM c_b = Σ_{i∈subtree(b)} m_i·xipos_i / M_b;
+   cinert_b = spatial inertia about c_root(b);  cdof = motion subspace at c_root. */
+void rl_com_pos(const rl_model *m, rl_data *d) {
+  int nb = m->nbody;
+  for (int b = 0; b < nb; b++) rl_v3_scale(d->subtree_com + 3 * b, d->xipos + 3 * b, m->body_mass[b]);
+  for (int b = nb - 1; b > 0; b--)
+    rl_v3_add(d->subtree_com + 3 * m->body_parentid[b], d->subtree_com + 3 * m->body_parentid[b],
+              d->subtree_com + 3 * b);
+  for (int b = 0; b < nb; b++) {
+    real sm = m->body_subtreemass[b];
+    if (sm < RL_TINY)
+      rl_v3_copy(d->subtree_com + 3 * b, d->xipos + 3 * b);
+    else
+      rl_v3_scale(d->subtree_com + 3 * b, d->subtree_com + 3 * b, 1 / sm);
+  }
+  memset(d->cinert, 0, sizeof(real) * 10);
+  for (int b = 1; b < nb; b++) {
+    real off[3];
+    rl_v3_sub(off, d->xipos + 3 * b, d->subtree_com + 3 * m->body_rootid[b]);
+    rl_sp_inert_com(d->cinert + 10 * b, m->body_inertia + 3 * b, d->ximat + 9 * b, off, m->body_mass[b]);
+  }
+  for (int j = 0; j < m->njnt; j++) {
+    int b = m->jnt_bodyid[j], da = m->jnt_dofadr[j];
+    real off[3], *cdof = d->cdof + 6 * da;
+    rl_v3_sub(off, d->subtree_com + 3 * m->body_rootid[b], d->xanchor + 3 * j);
+    switch (m->jnt_type[j]) {
+      case RL_JNT_FREE:
+        for (int k = 0; k < 3; k++) {
+          real e[3] = {0, 0, 0};
+          e[k] = 1;
+          rl_sp_dof(cdof + 6 * k, e, NULL);
+        }
+        cdof += 18; /* the rotational part is a ball joint at the body origin */
+        /* fall through */
+      case RL_JNT_BALL:
+        for (int k = 0; k < 3; k++) {
+          const real *R = d->xmat + 9 * b;
+          real col[3] = {R[k], R[3 + k], R[6 + k]}; /* body axis k in world */
+          rl_sp_dof(cdof + 6 * k, col, off);
+        }
+        break;
+      case RL_JNT_SLIDE:
+        rl_sp_dof(cdof, d->xaxis + 3 * j, NULL);
+        break;
+      default:
+        rl_sp_dof(cdof, d->xaxis + 3 * j, off);
+        break;
+    }
+  }
+}
+
+/* ------------------------------------------------------------- mass matrix */
+
+/* number of entries of row i of the sparse M: i and its dof ancestors */
+static int m_rowlen(const rl_model *m, int i) {
+  int n = 0;
+  for (int j = i; j >= 0; j = m->dof_parentid[j]) n++;
+  return n;
+}
+
+/* crb_b = cinert_b + Σ_children crb_c;  M(i,j) = cdof_jᵀ·(crb_{body(i)}·cdof_i) for j ancestor of i;
+   M(i,i) += armature_i. */
+void rl_crb(const rl_model *m, rl_data *d) {
+  memcpy(d->crb, d->cinert, sizeof(real) * 10 * (size_t)m->nbody);
+  for (int b = m->nbody - 1; b > 0; b--) {
+    int p = m->body_parentid[b];
+    if (p > 0)
+      for (int k = 0; k < 10; k++) d->crb[10 * p + k] += d->crb[10 * b + k];
+  }
+  for (int i = 0; i < m->nv; i++) {
+    real f[6];
+    rl_sp_inert_mul(f, d->crb + 10 * m->dof_bodyid[i], d->cdof + 6 * i);
+    int adr = m->dof_Madr[i];
+    for (int j = i; j >= 0; j = m->dof_parentid[j]) d->qM[adr++] = rl_sp_dot(d->cdof + 6 * j, f);
+    d->qM[m->dof_Madr[i]] += m->dof_armature[i];
+  }
+}
+
+/* In-place sparse factorization M = Lᵀ·D·L (L unit lower, nonzeros only at dof ancestors),
+   eliminating from the leaves: for k = nv−1…0, for ancestors i of k:
+   L(k,i) = M(k,i)/M(k,k);  M(i,j) −= L(k,i)·M(k,j) for j ∈ {i} ∪ ancestors(i). */
+void rl_factor_ld(const rl_model *m, real *LD, real *diaginv) {
+  for (int k = m->nv - 1; k >= 0; k--) {
+    int akk = m->dof_Madr[k];
+    if (LD[akk] < RL_TINY) LD[akk] = RL_TINY;
+    int aki = akk + 1;
+    for (int i = m->dof_parentid[k]; i >= 0; i = m->dof_parentid[i], aki++) {
+      real t = LD[aki] / LD[akk];
+      int aij = m->dof_Madr[i], n = m_rowlen(m, i);
+      for (int s = 0; s < n; s++) LD[aij + s] -= t * LD[aki + s];
+      LD[aki] = t;
+    }
+  }
+  for (int i = 0; i < m->nv; i++) diaginv[i] = 1 / LD[m->dof_Madr[i]];
+}
+
+void rl_factor_m(const rl_model *m, rl_data *d) {
+  memcpy(d->qLD, d->qM, sizeof(real) * (size_t)m->nM);
+  rl_factor_ld(m, d->qLD, d->qLDiagInv);
+}
+
+/* x = (LᵀDL)⁻¹ b:  x ← L⁻ᵀ b (leaves to root), x ← D⁻¹x, x ← L⁻¹x (root to leaves). */
+void rl_solve_ld(const rl_model *m, const real *LD, const real *diaginv, real *x) {
+  for (int i = m->nv - 1; i >= 0; i--) {
+    real xi = x[i];
+    if (xi == 0) continue;
+    int a = m->dof_Madr[i] + 1;
+    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) x[j] -= LD[a++] * xi;
+  }
+  for (int i = 0; i < m->nv; i++) x[i] *= diaginv[i];
+  for (int i = 0; i < m->nv; i++) {
+    int a = m->dof_Madr[i] + 1;
+    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) x[i] -= LD[a++] * x[j];
+  }
+}
+
+void rl_solve_m(const rl_model *m, const rl_data *d, real *x, const real *b, int n) {
+  for (int c = 0; c < n; c++) {
+    real *xc = x + (size_t)c * m->nv;
+    if (xc != b + (size_t)c * m->nv) memcpy(xc, b + (size_t)c * m->nv, sizeof(real) * (size_t)m->nv);
+    rl_solve_ld(m, d->qLD, d->qLDiagInv, xc);
+  }
+}
+
+/* r = M·v with M stored as its lower triangle along the dof tree (symmetric). */
+void rl_mul_m(const rl_model *m, const rl_data *d, real *r, const real *v) {
+  for (int i = 0; i < m->nv; i++) r[i] = d->qM[m->dof_Madr[i]] * v[i];
+  for (int i = 0; i < m->nv; i++) {
+    int a = m->dof_Madr[i] + 1;
+    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j], a++) {
+      r[i] += d->qM[a] * v[j];
+      r[j] += d->qM[a] * v[i];
+    }
+  }
+}
+
+void rl_full_m(const rl_model *m, const rl_data *d, real *dense) {
+  int nv = m->nv;
+  memset(dense, 0, sizeof(real) * (size_t)nv * nv);
+  for (int i = 0; i < nv; i++) {
+    int a = m->dof_Madr[i];
+    for (int j = i; j >= 0; j = m->dof_parentid[j], a++) {
+      dense[i * nv + j] = d->qM[a];
+      dense[j * nv + i] = d->qM[a];
+    }
+  }
+}
+
+/* Columns of J for the dofs that move body b: jacr_i = ω_i, jacp_i = v_i + ω_i × (p − c_root). */
+void rl_jac_point(const rl_model *m, const rl_data *d, real *jacp, real *jacr, const real p[3], int b) {
+  int nv = m->nv;
+  if (jacp) memset(jacp, 0, sizeof(real) * 3 * (size_t)nv);
+  if (jacr) memset(jacr, 0, sizeof(real) * 3 * (size_t)nv);
+  int w = m->body_weldid[b]; /* first body at or above b that has dofs; 0 (world) if none */
+  if (w <= 0) return;
+  real off[3];
+  rl_v3_sub(off, p, d->subtree_com + 3 * m->body_rootid[b]);
+  for (int i = m->body_dofadr[w] + m->body_dofnum[w] - 1; i >= 0; i = m->dof_parentid[i]) {
+    const real *c = d->cdof + 6 * i;
+    if (jacr) {
+      jacr[i] = c[0]; jacr[nv + i] = c[1]; jacr[2 * nv + i] = c[2];
+    }
+    if (jacp) {
+      real t[3];
+      rl_v3_cross(t, c, off);
+      jacp[i] = c[3] + t[0]; jacp[nv + i] = c[4] + t[1]; jacp[2 * nv + i] = c[5] + t[2];
+    }
+  }
+}
+
+/* --------------------------------------------------------------- velocities */
+
+/* cvel_b = cvel_parent + Σ cdof·q̇ over b's joints;  cdof_dot = cvel ×ₘ cdof with cvel taken before the
+   joint's own contribution (free: translation dofs have cdof_dot = 0, rotation uses cvel after the
+   translation part), exactly the recursion MuJoCo evaluates. */
+void rl_com_vel(const rl_model *m, rl_data *d) {
+  memset(d->cvel, 0, sizeof(real) * 6);
+  for (int b = 1; b < m->nbody; b++) {
+    real cvel[6], tmp[6];
+    memcpy(cvel, d->cvel + 6 * m->body_parentid[b], sizeof cvel);
+    for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; j++) {
+      int da = m->jnt_dofadr[j];
+      switch (m->jnt_type[j]) {
+        case RL_JNT_FREE:
+          memset(d->cdof_dot + 6 * da, 0, sizeof(real) * 18);
+          rl_sp_mul_dof(tmp, d->cdof + 6 * da, d->qvel + da, 3);
+          for (int k = 0; k < 6; k++) cvel[k] += tmp[k];
+          da += 3;
+          /* fall through */
+        case RL_JNT_BALL:
+          for (int k = 0; k < 3; k++) rl_sp_cross_motion(d->cdof_dot + 6 * (da + k), cvel, d->cdof + 6 * (da + k));
+          rl_sp_mul_dof(tmp, d->cdof + 6 * da, d->qvel + da, 3);
+          for (int k = 0; k < 6; k++) cvel[k] += tmp[k];
+          break;
+        default:
+          rl_sp_cross_motion(d->cdof_dot + 6 * da, cvel, d->cdof + 6 * da);
+          for (int k = 0; k < 6; k++) cvel[k] += d->cdof[6 * da + k] * d->qvel[da];
+          break;
+      }
+    }
+    memcpy(d->cvel + 6 * b, cvel, sizeof cvel);
+  }
+}
+
+/* Recursive Newton–Euler with q̈ = 0 (gravity as a base acceleration −g):
+   a_b = a_parent + Σ cdof_dot·q̇;  f_b = I_b·a_b + v_b ×* (I_b·v_b);  f_parent += f_child;
+   qfrc_bias_i = cdof_iᵀ·f_{body(i)}. */
+void rl_rne(const rl_model *m, rl_data *d) {
+  size_t mark = rl_arena_mark(d);
+  real *cacc = rl_arena_take(d, 6 * (size_t)m->nbody);
+  real *cfrc = rl_arena_take(d, 6 * (size_t)m->nbody);
+  memset(cacc, 0, sizeof(real) * 6);
+  if (!(m->opt.disableflags & RL_DSBL_GRAVITY))
+    for (int k = 0; k < 3; k++) cacc[3 + k] = -m->opt.gravity[k];
+  memset(cfrc, 0, sizeof(real) * 6);
+  for (int b = 1; b < m->nbody; b++) {
+    real tmp[6];
+    rl_sp_mul_dof(tmp, d->cdof_dot + 6 * m->body_dofadr[b], d->qvel + m->body_dofadr[b], m->body_dofnum[b]);
+    for (int k = 0; k < 6; k++) cacc[6 * b + k] = cacc[6 * m->body_parentid[b] + k] + tmp[k];
+    rl_sp_inert_mul(cfrc + 6 * b, d->cinert + 10 * b, cacc + 6 * b);
+    rl_sp_inert_cross(tmp, d->cinert + 10 * b, d->cvel + 6 * b);
+    for (int k = 0; k < 6; k++) cfrc[6 * b + k] += tmp[k];
+  }
+  for (int b = m->nbody - 1; b > 0; b--) {
+    int p = m->body_parentid[b];
+    if (p > 0)
+      for (int k = 0; k < 6; k++) cfrc[6 * p + k] += cfrc[6 * b + k];
+  }
+  for (int i = 0; i < m->nv; i++) d->qfrc_bias[i] = rl_sp_dot(d->cdof + 6 * i, cfrc + 6 * m->dof_bodyid[i]);
+  rl_arena_release(d, mark);
+}
+
+/* ------------------------------------------------------------ applied forces */
+
+/* qfrc_passive = −k·(q − q_spring) (ball/free rotation: −k·Log(q_spring⁻¹ ⊗ q)) − b·q̇ */
+void rl_passive(const rl_model *m, rl_data *d) {
+  memset(d->qfrc_passive, 0, sizeof(real) * (size_t)m->nv);
+  if (m->opt.disableflags & RL_DSBL_PASSIVE) return;
+  for (int j = 0; j < m->njnt; j++) {
+    real k = m->jnt_stiffness[j];
+    if (k == 0) continue;
+    int pa = m->jnt_qposadr[j], da = m->jnt_dofadr[j];
+    switch (m->jnt_type[j]) {
+      case RL_JNT_FREE:
+        for (int c = 0; c < 3; c++) d->qfrc_passive[da + c] = -k * (d->qpos[pa + c] - m->qpos_spring[pa + c]);
+        pa += 3;
+        da += 3;
+        /* fall through */
+      case RL_JNT_BALL: {
+        real inv[4], dq[4], w[3], q[4];
+        rl_q_copy(q, d->qpos + pa);
+        rl_q_normalize(q);
+        rl_q_conj(inv, m->qpos_spring + pa);
+        rl_q_mul(dq, inv, q);
+        rl_so3_log_quat(w, dq);
+        for (int c = 0; c < 3; c++) d->qfrc_passive[da + c] = -k * w[c];
+        break;
+      }
+      default:
+        d->qfrc_passive[da] = -k * (d->qpos[pa] - m->qpos_spring[pa]);
+        break;
+    }
+  }
+  for (int i = 0; i < m->nv; i++)
+    if (m->dof_damping[i] != 0) d->qfrc_passive[i] -= m->dof_damping[i] * d->qvel[i];
+}
+
+/* Joint transmission: length = g·q, velocity = g·q̇.  Force = gain·u + bias with
+   gain = p0 (+ p1·length + p2·velocity if affine), bias = b0 + b1·length + b2·velocity;
+   u clamped to ctrlrange, force to forcerange; qfrc_actuator = Σ g·force. */
+void rl_actuation(const rl_model *m, rl_data *d) {
+  memset(d->qfrc_actuator, 0, sizeof(real) * (size_t)m->nv);
+  for (int u = 0; u < m->nu; u++) {
+    int j = m->actuator_jntid[u];
+    real g = m->actuator_gear[u];
+    d->actuator_length[u] = g * d->qpos[m->jnt_qposadr[j]];
+    d->actuator_velocity[u] = g * d->qvel[m->jnt_dofadr[j]];
+  }
+  if (m->opt.disableflags & RL_DSBL_ACTUATION) {
+    memset(d->actuator_force, 0, sizeof(real) * (size_t)m->nu);
+    return;
+  }
+  for (int u = 0; u < m->nu; u++) {
+    real c = d->ctrl[u];
+    const real *cr = m->actuator_ctrlrange + 2 * u, *fr = m->actuator_forcerange + 2 * u;
+    if (m->actuator_ctrllimited[u] && !(m->opt.disableflags & RL_DSBL_CLAMPCTRL)) c = c < cr[0] ? cr[0] : (c > cr[1] ? cr[1] : c);
+    const real *gp = m->actuator_gainprm + RL_NGAIN * u, *bp = m->actuator_biasprm + RL_NBIAS * u;
+    real len = d->actuator_length[u], vel = d->actuator_velocity[u];
+    real gain = gp[0];
+    if (m->actuator_gaintype[u] == RL_GAIN_AFFINE) gain += gp[1] * len + gp[2] * vel;
+    real bias = 0;
+    if (m->actuator_biastype[u] == RL_BIAS_AFFINE) bias = bp[0] + bp[1] * len + bp[2] * vel;
+    real f = gain * c + bias;
+    if (m->actuator_forcelimited[u]) f = f < fr[0] ? fr[0] : (f > fr[1] ? fr[1] : f);
+    d->actuator_force[u] = f;
+    d->qfrc_actuator[m->jnt_dofadr[m->actuator_jntid[u]]] += m->actuator_gear[u] * f;
+  }
+}
+
+/* qfrc_smooth = qfrc_passive − qfrc_bias + qfrc_actuator + qfrc_applied ;  qacc_smooth = M⁻¹·qfrc_smooth */
+void rl_smooth_acc(const rl_model *m, rl_data *d) {
+  for (int i = 0; i < m->nv; i++)
+    d->qfrc_smooth[i] = d->qfrc_passive[i] - d->qfrc_bias[i] + d->qfrc_actuator[i] + d->qfrc_applied[i];
+  rl_solve_m(m, d, d->qacc_smooth, d->qfrc_smooth, 1);
+}
+
+/* ---------------------------------------------------------------- groups */
+
+void rl_fwd_position(const rl_model *m, rl_data *d) {
+  rl_kinematics(m, d);
+  rl_com_pos(m, d);
+  rl_crb(m, d);
+  rl_factor_m(m, d);
+}
+
+void rl_fwd_velocity(const rl_model *m, rl_data *d) {
+  rl_com_vel(m, d);
+  rl_passive(m, d);
+  rl_rne(m, d);
+}
+
+void rl_forward_smooth(const rl_model *m, rl_data *d) {
+  rl_fwd_position(m, d);
+  rl_fwd_velocity(m, d);
+  rl_actuation(m, d);
+  rl_smooth_acc(m, d);
+  memset(d->qfrc_constraint, 0, sizeof(real) * (size_t)m->nv);
+  memcpy(d->qacc, d->qacc_smooth, sizeof(real) * (size_t)m->nv);
+}
+
+/* |x| > 1e10 or non-finite → warning and reset (MuJoCo's mj_checkPos/mj_checkVel) */
+int rl_check_state(const rl_model *m, rl_data *d) {
+  for (int i = 0; i < m->nq; i++)
+    if (!rl_isfinite(d->qpos[i]) || rl_fabs(d->qpos[i]) > (real)1e10) {
+      d->warning[RL_WARN_BADQPOS]++;
+      real t = d->time;
+      int w[RL_NWARN];
+      memcpy(w, d->warning, sizeof w);
+      rl_data_reset(m, d);
+      memcpy(d->warning, w, sizeof w);
+      d->time = t;
+      return 0;
+    }
+  for (int i = 0; i < m->nv; i++)
+    if (!rl_isfinite(d->qvel[i]) || rl_fabs(d->qvel[i]) > (real)1e10) {
+      d->warning[RL_WARN_BADQVEL]++;
+      real t = d->time;
+      int w[RL_NWARN];
+      memcpy(w, d->warning, sizeof w);
+      rl_data_reset(m, d);
+      memcpy(d->warning, w, sizeof w);
+      d->time = t;
+      return 0;
+    }
+  return 1;
+}

@@ -1,0 +1,153 @@
+/* mjcf_import.c — build a rigidlab model from MuJoCo's compiled mjModel.
+ *
+ * MuJoCo is used here only as the MJCF compiler: it resolves defaults, frames, inertias,
+ * and the model constants (qpos0, invweight0, subtree masses) that MuJoCo's own runtime uses,
+ * so the two engines start from bit-identical model numbers (rounded once in f32).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "rl_import.h"
+
+static const char *mjname(const mjModel *mjm, int adr) { return adr >= 0 ? mjm->names + adr : ""; }
+
+/* one line: "PATH: KIND 'NAME' ... " */
+static rl_model *refuse(char *err, int errlen, const char *path, const char *kind, const char *name,
+                        const char *why) {
+  snprintf(err, (size_t)errlen, "%s: %s '%s' is not supported: %s", path, kind, name[0] ? name : "(unnamed)", why);
+  return NULL;
+}
+
+/* Everything the engine does not model is refused, never dropped. */
+static rl_model *check_supported(const mjModel *mjm, const char *path, char *err, int errlen) {
+  char what[64];
+  if (mjm->ntendon > 0) return refuse(err, errlen, path, "tendon", mjname(mjm, mjm->name_tendonadr[0]), "tendons are not modelled");
+  if (mjm->nmocap > 0)
+    for (int b = 0; b < mjm->nbody; b++)
+      if (mjm->body_mocapid[b] >= 0) return refuse(err, errlen, path, "body", mjname(mjm, mjm->name_bodyadr[b]), "mocap bodies are not modelled");
+  if (mjm->nskin > 0) return refuse(err, errlen, path, "skin", mjname(mjm, mjm->name_skinadr[0]), "skins/composites are not modelled");
+  if (mjm->npair > 0) return refuse(err, errlen, path, "pair", mjname(mjm, mjm->name_pairadr[0]), "explicit <contact><pair> elements are not supported yet");
+  if (mjm->opt.density != 0 || mjm->opt.viscosity != 0 || mjm->opt.wind[0] != 0 || mjm->opt.wind[1] != 0 || mjm->opt.wind[2] != 0)
+    return refuse(err, errlen, path, "option", "density/viscosity/wind", "fluid forces are not modelled");
+  if (mjm->opt.integrator == mjINT_IMPLICIT) return refuse(err, errlen, path, "option", "integrator=implicit", "use Euler or RK4");
+  for (int g = 0; g < mjm->ngeom; g++)
+    if (mjm->geom_type[g] == mjGEOM_HFIELD) return refuse(err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]), "height fields are not modelled");
+  for (int e = 0; e < mjm->neq; e++)
+    if (mjm->eq_type[e] != mjEQ_CONNECT && mjm->eq_type[e] != mjEQ_WELD && mjm->eq_type[e] != mjEQ_JOINT)
+      return refuse(err, errlen, path, "equality", mjname(mjm, mjm->name_eqadr[e]), "only connect, weld and joint equalities are modelled");
+  for (int u = 0; u < mjm->nu; u++) {
+    const char *nm = mjname(mjm, mjm->name_actuatoradr[u]);
+    int trn = mjm->actuator_trntype[u], j = mjm->actuator_trnid[2 * u];
+    if (trn != mjTRN_JOINT && trn != mjTRN_JOINTINPARENT)
+      return refuse(err, errlen, path, "actuator", nm, "only joint transmissions are modelled (no site, tendon, slider-crank or body transmissions)");
+    if (mjm->jnt_type[j] != mjJNT_HINGE && mjm->jnt_type[j] != mjJNT_SLIDE)
+      return refuse(err, errlen, path, "actuator", nm, "joint transmissions on ball/free joints are not modelled");
+    if (mjm->actuator_dyntype[u] != mjDYN_NONE)
+      return refuse(err, errlen, path, "actuator", nm, "activation dynamics (dyntype other than none) are not modelled");
+    if (mjm->actuator_gaintype[u] != mjGAIN_FIXED && mjm->actuator_gaintype[u] != mjGAIN_AFFINE)
+      return refuse(err, errlen, path, "actuator", nm, "only fixed and affine gains are modelled");
+    if (mjm->actuator_biastype[u] != mjBIAS_NONE && mjm->actuator_biastype[u] != mjBIAS_AFFINE)
+      return refuse(err, errlen, path, "actuator", nm, "only none and affine biases are modelled");
+  }
+  /* a body that moves must have mass: zero mass with dofs makes M singular */
+  for (int b = 1; b < mjm->nbody; b++) {
+    if (mjm->body_dofnum[b] > 0 && mjm->body_subtreemass[b] <= 0) {
+      snprintf(what, sizeof what, "has %d dof(s) but zero mass in its subtree", mjm->body_dofnum[b]);
+      return refuse(err, errlen, path, "body", mjname(mjm, mjm->name_bodyadr[b]), what);
+    }
+  }
+  for (int i = 0; i < mjm->nv; i++)
+    if (!(mjm->dof_M0[i] > 0)) {
+      int b = mjm->dof_bodyid[i];
+      return refuse(err, errlen, path, "body", mjname(mjm, mjm->name_bodyadr[b]), "a dof of this body has zero inertia (massless moving body)");
+    }
+  return (rl_model *)1;
+}
+
+/* number of convex-hull vertices of mesh k (all vertices when MuJoCo made no hull graph) */
+static int hull_vertnum(const mjModel *mjm, int k) {
+  int ga = mjm->mesh_graphadr[k];
+  return ga >= 0 ? mjm->mesh_graph[ga] : mjm->mesh_vertnum[k];
+}
+
+#define COPY(name, count, width)                                                    \
+  for (long i_ = 0; i_ < (long)(count) * (width); i_++) m->name[i_] = (real)mjm->name[i_];
+
+rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_ext_options *ext, const char *path, char *err, int errlen) {
+  if (!check_supported(mjm, path, err, errlen)) return NULL;
+  rl_model sz;
+  memset(&sz, 0, sizeof sz);
+  sz.nq = mjm->nq; sz.nv = mjm->nv; sz.nu = mjm->nu; sz.nbody = mjm->nbody; sz.njnt = mjm->njnt;
+  sz.ngeom = mjm->ngeom; sz.nmesh = mjm->nmesh; sz.neq = mjm->neq; sz.nM = mjm->nM;
+  sz.nexclude = mjm->nexclude; sz.nnames = mjm->nnames;
+  for (int k = 0; k < mjm->nmesh; k++) sz.nmeshvert += hull_vertnum(mjm, k);
+  rl_model *m = rl_model_alloc(&sz);
+  if (!m) {
+    snprintf(err, (size_t)errlen, "%s: out of memory building the model", path);
+    return NULL;
+  }
+  /* options */
+  m->opt.timestep = (real)mjm->opt.timestep;
+  for (int k = 0; k < 3; k++) m->opt.gravity[k] = (real)mjm->opt.gravity[k];
+  m->opt.impratio = (real)mjm->opt.impratio;
+  m->opt.tolerance = (real)mjm->opt.tolerance;
+  m->opt.mpr_tolerance = (real)mjm->opt.mpr_tolerance;
+  m->opt.o_margin = (real)mjm->opt.o_margin;
+  m->opt.integrator = mjm->opt.integrator == mjINT_RK4 ? RL_INT_RK4 : RL_INT_EULER;
+  m->opt.cone = mjm->opt.cone;
+  m->opt.solver = mjm->opt.solver;
+  m->opt.iterations = mjm->opt.iterations;
+  m->opt.noslip_iterations = mjm->opt.noslip_iterations;
+  m->opt.mpr_iterations = mjm->opt.mpr_iterations;
+  m->opt.disableflags = mjm->opt.disableflags;
+  m->opt.enableflags = mjm->opt.enableflags;
+  m->opt.ls_iterations = ext ? ext->ls_iterations : 50;
+  m->opt.ls_tolerance = (real)(ext ? ext->ls_tolerance : 0.01);
+
+  COPY(qpos0, m->nq, 1) COPY(qpos_spring, m->nq, 1)
+  COPY(body_parentid, m->nbody, 1) COPY(body_rootid, m->nbody, 1) COPY(body_weldid, m->nbody, 1)
+  COPY(body_jntnum, m->nbody, 1) COPY(body_jntadr, m->nbody, 1) COPY(body_dofnum, m->nbody, 1)
+  COPY(body_dofadr, m->nbody, 1) COPY(body_geomnum, m->nbody, 1) COPY(body_geomadr, m->nbody, 1)
+  COPY(body_pos, m->nbody, 3) COPY(body_quat, m->nbody, 4) COPY(body_ipos, m->nbody, 3)
+  COPY(body_iquat, m->nbody, 4) COPY(body_mass, m->nbody, 1) COPY(body_subtreemass, m->nbody, 1)
+  COPY(body_inertia, m->nbody, 3) COPY(body_invweight0, m->nbody, 2)
+  COPY(jnt_type, m->njnt, 1) COPY(jnt_qposadr, m->njnt, 1) COPY(jnt_dofadr, m->njnt, 1)
+  COPY(jnt_bodyid, m->njnt, 1) COPY(jnt_limited, m->njnt, 1) COPY(jnt_solref, m->njnt, RL_NREF)
+  COPY(jnt_solimp, m->njnt, RL_NIMP) COPY(jnt_pos, m->njnt, 3) COPY(jnt_axis, m->njnt, 3)
+  COPY(jnt_stiffness, m->njnt, 1) COPY(jnt_range, m->njnt, 2) COPY(jnt_margin, m->njnt, 1)
+  COPY(dof_bodyid, m->nv, 1) COPY(dof_jntid, m->nv, 1) COPY(dof_parentid, m->nv, 1) COPY(dof_Madr, m->nv, 1)
+  COPY(dof_solref, m->nv, RL_NREF) COPY(dof_solimp, m->nv, RL_NIMP) COPY(dof_frictionloss, m->nv, 1)
+  COPY(dof_armature, m->nv, 1) COPY(dof_damping, m->nv, 1) COPY(dof_invweight0, m->nv, 1) COPY(dof_M0, m->nv, 1)
+  COPY(geom_type, m->ngeom, 1) COPY(geom_contype, m->ngeom, 1) COPY(geom_conaffinity, m->ngeom, 1)
+  COPY(geom_condim, m->ngeom, 1) COPY(geom_bodyid, m->ngeom, 1) COPY(geom_dataid, m->ngeom, 1)
+  COPY(geom_priority, m->ngeom, 1) COPY(geom_solmix, m->ngeom, 1) COPY(geom_solref, m->ngeom, RL_NREF)
+  COPY(geom_solimp, m->ngeom, RL_NIMP) COPY(geom_size, m->ngeom, 3) COPY(geom_rbound, m->ngeom, 1)
+  COPY(geom_pos, m->ngeom, 3) COPY(geom_quat, m->ngeom, 4) COPY(geom_friction, m->ngeom, 3)
+  COPY(geom_margin, m->ngeom, 1) COPY(geom_gap, m->ngeom, 1)
+  COPY(exclude_signature, m->nexclude, 1)
+  COPY(eq_type, m->neq, 1) COPY(eq_obj1id, m->neq, 1) COPY(eq_obj2id, m->neq, 1) COPY(eq_active, m->neq, 1)
+  COPY(eq_solref, m->neq, RL_NREF) COPY(eq_solimp, m->neq, RL_NIMP) COPY(eq_data, m->neq, RL_NEQDATA)
+  COPY(actuator_gaintype, m->nu, 1) COPY(actuator_biastype, m->nu, 1)
+  COPY(actuator_ctrllimited, m->nu, 1) COPY(actuator_forcelimited, m->nu, 1)
+  COPY(actuator_gainprm, m->nu, RL_NGAIN) COPY(actuator_biasprm, m->nu, RL_NBIAS)
+  COPY(actuator_ctrlrange, m->nu, 2) COPY(actuator_forcerange, m->nu, 2)
+  COPY(name_bodyadr, m->nbody, 1) COPY(name_jntadr, m->njnt, 1) COPY(name_geomadr, m->ngeom, 1)
+  COPY(name_eqadr, m->neq, 1) COPY(name_actuatoradr, m->nu, 1)
+  memcpy(m->names, mjm->names, (size_t)mjm->nnames);
+  for (int u = 0; u < m->nu; u++) {
+    m->actuator_jntid[u] = mjm->actuator_trnid[2 * u];
+    m->actuator_gear[u] = (real)mjm->actuator_gear[6 * u];
+  }
+  /* convex hull vertices of each mesh, in the mesh frame */
+  int va = 0;
+  for (int k = 0; k < m->nmesh; k++) {
+    int ga = mjm->mesh_graphadr[k], n = hull_vertnum(mjm, k), base = mjm->mesh_vertadr[k];
+    m->mesh_vertadr[k] = va;
+    m->mesh_vertnum[k] = n;
+    for (int i = 0; i < n; i++) {
+      int v = ga >= 0 ? mjm->mesh_graph[ga + 2 + n + i] : i; /* vert_globalid */
+      for (int c = 0; c < 3; c++) m->mesh_vert[3 * (va + i) + c] = (real)mjm->mesh_vert[3 * (base + v) + c];
+    }
+    va += n;
+  }
+  return m;
+}

@@ -1,0 +1,126 @@
+/* pair.c — MuJoCo + rigidlab model pair (see pair.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <mujoco/mjxmacro.h>
+#include "pair.h"
+
+double rl_round(double x) { return (double)(real)x; }
+
+/* Every real field of the model must be finite: one line naming the field and element. */
+static int check_finite(const rl_model *m, const char *path, char *err, int errlen) {
+#define RL_X_FIELD(type, name, count, width)                                                        \
+  if (sizeof(type) == sizeof(real) && (type)0.5 != 0)                                               \
+    for (long i = 0; i < (long)m->count * (width); i++)                                             \
+      if (!isfinite((double)((const real *)(const void *)m->name)[i])) {                            \
+        snprintf(err, (size_t)errlen, "%s: model field %s[%ld] is not finite (element %ld of %s)", path, #name, i, \
+                 i / (width), #count);                                                             \
+        return -1;                                                                                  \
+      }
+  RL_MODEL_FIELDS(RL_X_FIELD)
+#undef RL_X_FIELD
+  return 0;
+}
+
+/* In f32, MuJoCo gets the model rounded to float exactly as rigidlab's copy is, so that
+   comparisons measure float arithmetic, not the rounding of the model's constants. */
+static void round_model_numbers(mjModel *m) {
+  if (sizeof(real) == sizeof(double)) return;
+  MJMODEL_POINTERS_PREAMBLE(m)
+#define X(type, name, nr, nc)                                                   \
+  if (sizeof(type) == sizeof(mjtNum) && (type)0.5 != 0)                        \
+    for (long i = 0; i < (long)m->nr * (nc); i++) ((mjtNum *)(void *)m->name)[i] = rl_round(((mjtNum *)(void *)m->name)[i]);
+  MJMODEL_POINTERS
+#undef X
+  m->opt.timestep = rl_round(m->opt.timestep);
+  for (int k = 0; k < 3; k++) m->opt.gravity[k] = rl_round(m->opt.gravity[k]);
+}
+
+int rl_pair_load(rl_pair *p, const rl_common_args *c, double dt, char *err, int errlen) {
+  memset(p, 0, sizeof *p);
+  rl_ext_options_default(&p->ext);
+  p->mjm = rl_mj_load(c->model, err, errlen);
+  if (!p->mjm) return RL_EXIT_BADINPUT;
+  for (int i = 0; i < c->nopts; i++)
+    if (rl_mj_apply_opt(p->mjm, &p->ext, c->opts[i], err, errlen)) {
+      rl_pair_free(p);
+      return RL_EXIT_BADINPUT;
+    }
+  if (dt > 0) p->mjm->opt.timestep = dt;
+  round_model_numbers(p->mjm);
+  p->m = rl_import_mjmodel(p->mjm, &p->ext, c->model, err, errlen);
+  if (!p->m || check_finite(p->m, c->model, err, errlen)) {
+    rl_pair_free(p);
+    return RL_EXIT_BADINPUT;
+  }
+  return RL_EXIT_OK;
+}
+
+void rl_pair_free(rl_pair *p) {
+  if (p->m) rl_model_free(p->m);
+  if (p->mjm) mj_deleteModel(p->mjm);
+  p->m = NULL;
+  p->mjm = NULL;
+}
+
+void rl_set_state(const rl_pair *p, rl_data *d, mjData *mjd, const double *qpos, const double *qvel,
+                  const double *ctrl) {
+  const rl_model *m = p->m;
+  for (int i = 0; i < m->nq; i++) d->qpos[i] = (real)qpos[i];
+  for (int i = 0; i < m->nv; i++) d->qvel[i] = (real)qvel[i];
+  for (int i = 0; i < m->nu; i++) d->ctrl[i] = ctrl ? (real)ctrl[i] : 0;
+  if (!mjd) return;
+  for (int i = 0; i < m->nq; i++) mjd->qpos[i] = rl_round(qpos[i]);
+  for (int i = 0; i < m->nv; i++) mjd->qvel[i] = rl_round(qvel[i]);
+  for (int i = 0; i < m->nu; i++) mjd->ctrl[i] = ctrl ? rl_round(ctrl[i]) : 0;
+}
+
+/* MuJoCo 2.2.2's broad-phase filters for a geom pair (static pair, same weld body, parent–child,
+   exclude list, contype/conaffinity). */
+static int can_collide(const mjModel *m, int g1, int g2) {
+  int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
+  int w1 = m->body_weldid[b1], w2 = m->body_weldid[b2];
+  if (w1 == w2) return 0;
+  if (!((m->geom_contype[g1] & m->geom_conaffinity[g2]) || (m->geom_contype[g2] & m->geom_conaffinity[g1]))) return 0;
+  if (!(m->opt.disableflags & mjDSBL_FILTERPARENT)) {
+    int p1 = m->body_weldid[m->body_parentid[w1]], p2 = m->body_weldid[m->body_parentid[w2]];
+    if ((w1 != 0 && p1 == w2) || (w2 != 0 && p2 == w1)) return 0;
+  }
+  int sig = ((b1 < b2 ? b1 : b2) << 16) + (b1 < b2 ? b2 : b1);
+  for (int e = 0; e < m->nexclude; e++)
+    if (m->exclude_signature[e] == sig) return 0;
+  return 1;
+}
+
+int rl_constraint_free(const rl_pair *p, char *why, int whylen) {
+  const mjModel *m = p->mjm;
+  int dis = m->opt.disableflags;
+  if (dis & mjDSBL_CONSTRAINT) return 1;
+  const char *names = m->names;
+  if (!(dis & mjDSBL_LIMIT))
+    for (int j = 0; j < m->njnt; j++)
+      if (m->jnt_limited[j]) {
+        snprintf(why, (size_t)whylen, "joint '%s' is limited", names + m->name_jntadr[j]);
+        return 0;
+      }
+  if (!(dis & mjDSBL_FRICTIONLOSS))
+    for (int i = 0; i < m->nv; i++)
+      if (m->dof_frictionloss[i] > 0) {
+        snprintf(why, (size_t)whylen, "joint '%s' has frictionloss", names + m->name_jntadr[m->dof_jntid[i]]);
+        return 0;
+      }
+  if (!(dis & mjDSBL_EQUALITY))
+    for (int e = 0; e < m->neq; e++) {
+      snprintf(why, (size_t)whylen, "equality '%s' exists", names + m->name_eqadr[e]);
+      return 0;
+    }
+  if (!(dis & mjDSBL_CONTACT))
+    for (int g1 = 0; g1 < m->ngeom; g1++)
+      for (int g2 = g1 + 1; g2 < m->ngeom; g2++)
+        if (can_collide(m, g1, g2)) {
+          snprintf(why, (size_t)whylen, "geoms '%s' and '%s' can collide", names + m->name_geomadr[g1],
+                   names + m->name_geomadr[g2]);
+          return 0;
+        }
+  return 1;
+}

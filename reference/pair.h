@@ -1,0 +1,35 @@
+/* pair.h — a model loaded twice: MuJoCo's mjModel and the rigidlab model built from it, with
+ * the same --opt overrides applied to both (compiled per precision). */
+#ifndef RL_PAIR_H
+#define RL_PAIR_H
+
+#include "harness.h"
+#include "rl_import.h"
+
+#define rl_pair RL_NAME(pair)
+#define rl_pair_load RL_NAME(pair_load)
+#define rl_pair_free RL_NAME(pair_free)
+#define rl_set_state RL_NAME(set_state)
+#define rl_constraint_free RL_NAME(constraint_free)
+#define rl_round RL_NAME(round)
+
+typedef struct rl_pair {
+  mjModel *mjm;
+  rl_model *m;
+  rl_ext_options ext;
+} rl_pair;
+
+/* Load, apply options, import.  Returns RL_EXIT_OK or RL_EXIT_BADINPUT with a one-line err. */
+int rl_pair_load(rl_pair *p, const rl_common_args *c, double dt, char *err, int errlen);
+void rl_pair_free(rl_pair *p);
+/* Put a double-precision state into rigidlab data (rounded to real) and, rounded the same way,
+   into MuJoCo's data (mjd may be NULL), so both start from the identical state. */
+void rl_set_state(const rl_pair *p, rl_data *d, mjData *mjd, const double *qpos, const double *qvel,
+                  const double *ctrl);
+/* x rounded to the working precision and back */
+double rl_round(double x);
+/* 1 if the model, under its disable flags, can never produce a constraint row; else 0 and
+   a description of the first element that can ("joint 'knee' is limited"). */
+int rl_constraint_free(const rl_pair *p, char *why, int whylen);
+
+#endif

@@ -1,0 +1,23 @@
+/* states.h — reproducible test states for stage-by-stage comparison (precision-free).
+ *
+ * Half are drawn at random (qpos within joint ranges, unit quaternions, Gaussian qvel,
+ * ctrl within ctrlrange), half are sampled along a MuJoCo trajectory from the model's
+ * initial state under random piecewise-constant controls, with small perturbations, so
+ * that contact-rich states are covered.  Seeded GSL mt19937: same seed, same states. */
+#ifndef RL_STATES_H
+#define RL_STATES_H
+
+#include <mujoco/mujoco.h>
+
+typedef struct rl_states {
+  int n, nq, nv, nu;
+  double *qpos, *qvel, *ctrl;  /* n × nq, n × nv, n × nu */
+} rl_states;
+
+int rl_states_draw(const mjModel *m, int n, unsigned long seed, rl_states *out);
+void rl_states_free(rl_states *s);
+
+/* Start state from a keyframe given by name or index; −1 if not found. */
+int rl_find_key(const mjModel *m, const char *key);
+
+#endif

@@ -1,0 +1,198 @@
+/* verify.c — `rigidlab verify`: every smooth-dynamics stage of rigidlab against MuJoCo 2.2.2 on
+ * the same model and the same states.
+ *
+ * Per quantity and state: abs = ‖ours − mujoco‖∞, rel = abs / max(‖mujoco‖∞, tiny) with tiny a tenth
+ * of the quantity's largest ‖mujoco‖∞ over the states (see finish()); the table reports the maximum of
+ * each over all states.  Inputs are rounded to the working precision
+ * before MuJoCo sees them, so f32 rows measure float arithmetic, not input rounding. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "csv.h"
+#include "pair.h"
+#include "states.h"
+#include "tolerances.h"
+
+#define rl_cmd_verify RL_NAME(cmd_verify)
+
+typedef struct quantity {
+  int stage;
+  const char *name;
+  double max_abs, max_rel;
+  double scale;      /* max over states of ‖mujoco‖∞ */
+  double *err, *mag; /* per state */
+  int n;
+} quantity;
+
+/* Per state: err = ‖ours − mujoco‖∞, mag = ‖mujoco‖∞, recorded for the reduction in finish(). */
+static void compare(quantity *q, const real *ours, const double *ref, long n) {
+  double err = 0, mag = 0;
+  for (long i = 0; i < n; i++) {
+    double e = fabs((double)ours[i] - ref[i]);
+    if (!(e <= err)) err = e; /* NaN propagates */
+    if (fabs(ref[i]) > mag) mag = fabs(ref[i]);
+  }
+  q->err[q->n] = err;
+  q->mag[q->n] = mag;
+  q->n++;
+  if (!(err <= q->max_abs)) q->max_abs = err;
+  if (mag > q->scale) q->scale = mag;
+}
+
+/* max_rel = max over states of err / max(mag, tiny), tiny = RL_VERIFY_FLOOR · max over states of mag
+   (and ≥ DBL_MIN): a state where the quantity nearly vanishes (a pendulum's gravity torque at the bottom)
+   is judged against a tenth of the quantity's scale, not against zero, where any rounding is infinite
+   relative error. */
+#define RL_VERIFY_FLOOR 0.1
+static void finish(quantity *q) {
+  double tiny = RL_VERIFY_FLOOR * q->scale;
+  if (!(tiny > DBL_MIN)) tiny = DBL_MIN;
+  for (int s = 0; s < q->n; s++) {
+    double rel = q->err[s] / (q->mag[s] > tiny ? q->mag[s] : tiny);
+    if (!(rel <= q->max_rel)) q->max_rel = rel;
+  }
+}
+
+enum { Q_XPOS, Q_XQUAT, Q_XMAT, Q_XIPOS, Q_XIMAT, Q_XANCHOR, Q_XAXIS, Q_GEOM_XPOS, Q_GEOM_XMAT,
+       Q_SUBTREE_COM, Q_CINERT, Q_CDOF, Q_M, Q_CVEL, Q_CDOF_DOT, Q_QFRC_BIAS, Q_QFRC_PASSIVE,
+       Q_ACT_LENGTH, Q_ACT_VELOCITY, Q_ACT_FORCE, Q_QFRC_ACTUATOR, Q_QFRC_SMOOTH, Q_QACC_SMOOTH,
+       Q_STEP_QPOS, Q_STEP_QVEL, NQ };
+
+static quantity table_init[NQ] = {
+  {.stage = RL_STAGE_KINEMATICS, .name = "xpos"}, {.stage = RL_STAGE_KINEMATICS, .name = "xquat"},
+  {.stage = RL_STAGE_KINEMATICS, .name = "xmat"}, {.stage = RL_STAGE_KINEMATICS, .name = "xipos"},
+  {.stage = RL_STAGE_KINEMATICS, .name = "ximat"}, {.stage = RL_STAGE_KINEMATICS, .name = "xanchor"},
+  {.stage = RL_STAGE_KINEMATICS, .name = "xaxis"}, {.stage = RL_STAGE_KINEMATICS, .name = "geom_xpos"},
+  {.stage = RL_STAGE_KINEMATICS, .name = "geom_xmat"}, {.stage = RL_STAGE_COM, .name = "subtree_com"},
+  {.stage = RL_STAGE_COM, .name = "cinert"}, {.stage = RL_STAGE_COM, .name = "cdof"},
+  {.stage = RL_STAGE_INERTIA, .name = "M"},
+  {.stage = RL_STAGE_BIAS, .name = "cvel"}, {.stage = RL_STAGE_BIAS, .name = "cdof_dot"}, {.stage = RL_STAGE_BIAS, .name = "qfrc_bias"},
+  {.stage = RL_STAGE_PASSIVE, .name = "qfrc_passive"},
+  {.stage = RL_STAGE_ACTUATION, .name = "actuator_length"}, {.stage = RL_STAGE_ACTUATION, .name = "actuator_velocity"},
+  {.stage = RL_STAGE_ACTUATION, .name = "actuator_force"}, {.stage = RL_STAGE_ACTUATION, .name = "qfrc_actuator"},
+  {.stage = RL_STAGE_SMOOTH, .name = "qfrc_smooth"}, {.stage = RL_STAGE_SMOOTH, .name = "qacc_smooth"},
+  {.stage = RL_STAGE_INTEGRATE, .name = "qpos"}, {.stage = RL_STAGE_INTEGRATE, .name = "qvel"},
+};
+
+/* Compare one state, stage by stage. mjd holds mj_forward at the state; mjd2 (constraint-free model)
+   is used for the one-step integrate comparison. */
+static void compare_state(const rl_pair *p, const mjModel *mjfree, rl_data *d, mjData *mjd, mjData *mjd2,
+                          const double *qpos, const double *qvel, const double *ctrl, quantity *q, real *dense,
+                          double *mjdense) {
+  const rl_model *m = p->m;
+  const mjModel *mjm = p->mjm;
+  rl_set_state(p, d, mjd, qpos, qvel, ctrl);
+  mj_forward(mjm, mjd);
+  rl_forward_smooth(m, d);
+  compare(&q[Q_XPOS], d->xpos, mjd->xpos, 3L * m->nbody);
+  compare(&q[Q_XQUAT], d->xquat, mjd->xquat, 4L * m->nbody);
+  compare(&q[Q_XMAT], d->xmat, mjd->xmat, 9L * m->nbody);
+  compare(&q[Q_XIPOS], d->xipos, mjd->xipos, 3L * m->nbody);
+  compare(&q[Q_XIMAT], d->ximat, mjd->ximat, 9L * m->nbody);
+  compare(&q[Q_XANCHOR], d->xanchor, mjd->xanchor, 3L * m->njnt);
+  compare(&q[Q_XAXIS], d->xaxis, mjd->xaxis, 3L * m->njnt);
+  compare(&q[Q_GEOM_XPOS], d->geom_xpos, mjd->geom_xpos, 3L * m->ngeom);
+  compare(&q[Q_GEOM_XMAT], d->geom_xmat, mjd->geom_xmat, 9L * m->ngeom);
+  compare(&q[Q_SUBTREE_COM], d->subtree_com, mjd->subtree_com, 3L * m->nbody);
+  compare(&q[Q_CINERT], d->cinert, mjd->cinert, 10L * m->nbody);
+  compare(&q[Q_CDOF], d->cdof, mjd->cdof, 6L * m->nv);
+  rl_full_m(m, d, dense);
+  mj_fullM(mjm, mjdense, mjd->qM);
+  compare(&q[Q_M], dense, mjdense, (long)m->nv * m->nv);
+  compare(&q[Q_CVEL], d->cvel, mjd->cvel, 6L * m->nbody);
+  compare(&q[Q_CDOF_DOT], d->cdof_dot, mjd->cdof_dot, 6L * m->nv);
+  compare(&q[Q_QFRC_BIAS], d->qfrc_bias, mjd->qfrc_bias, m->nv);
+  compare(&q[Q_QFRC_PASSIVE], d->qfrc_passive, mjd->qfrc_passive, m->nv);
+  compare(&q[Q_ACT_LENGTH], d->actuator_length, mjd->actuator_length, m->nu);
+  compare(&q[Q_ACT_VELOCITY], d->actuator_velocity, mjd->actuator_velocity, m->nu);
+  compare(&q[Q_ACT_FORCE], d->actuator_force, mjd->actuator_force, m->nu);
+  compare(&q[Q_QFRC_ACTUATOR], d->qfrc_actuator, mjd->qfrc_actuator, m->nv);
+  compare(&q[Q_QFRC_SMOOTH], d->qfrc_smooth, mjd->qfrc_smooth, m->nv);
+  compare(&q[Q_QACC_SMOOTH], d->qacc_smooth, mjd->qacc_smooth, m->nv);
+  /* one whole step of the constraint-free dynamics with the model's integrator */
+  rl_set_state(p, d, mjd2, qpos, qvel, ctrl);
+  mj_step(mjfree, mjd2);
+  rl_step_smooth(m, d);
+  compare(&q[Q_STEP_QPOS], d->qpos, mjd2->qpos, m->nq);
+  compare(&q[Q_STEP_QVEL], d->qvel, mjd2->qvel, m->nv);
+}
+
+static const char *model_label(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+int rl_cmd_verify(const rl_verify_args *a) {
+  char err[1024];
+  rl_pair p;
+  int st = rl_pair_load(&p, &a->c, 0, err, sizeof err);
+  if (st) {
+    rl_errorf("%s", err);
+    return st;
+  }
+  rl_csv *w = a->c.out;
+  rl_states S;
+  rl_states_draw(p.mjm, a->states, a->seed, &S);
+  mjModel *mjfree = mj_copyModel(NULL, p.mjm);
+  mjfree->opt.disableflags |= mjDSBL_CONSTRAINT;
+  mjData *mjd = mj_makeData(p.mjm), *mjd2 = mj_makeData(mjfree);
+  rl_data *d = rl_data_alloc(p.m);
+  real *dense = calloc((size_t)p.m->nv * p.m->nv + 1, sizeof(real));
+  double *mjdense = calloc((size_t)p.m->nv * p.m->nv + 1, sizeof(double));
+  quantity q[NQ];
+  memcpy(q, table_init, sizeof q);
+  double *store = calloc(2 * (size_t)NQ * (size_t)(S.n + 1), sizeof(double));
+  for (int k = 0; k < NQ; k++) {
+    q[k].err = store + (size_t)k * 2 * (S.n + 1);
+    q[k].mag = q[k].err + S.n + 1;
+  }
+  for (int s = 0; s < S.n; s++)
+    compare_state(&p, mjfree, d, mjd, mjd2, S.qpos + (size_t)s * S.nq, S.qvel + (size_t)s * S.nv,
+                  S.ctrl + (size_t)s * S.nu, q, dense, mjdense);
+  for (int k = 0; k < NQ; k++) finish(&q[k]);
+  const char *label = model_label(a->c.model);
+  int fails = 0;
+  if (!a->c.quiet)
+    printf("%-12s %-18s %-4s %12s %12s %10s %s\n", "stage", "quantity", "prec", "max_abs_err", "max_rel_err",
+           "tolerance", "pass");
+  if (w && w->rows == 0) {
+    const char *hdr[] = {"model", "precision", "stage", "quantity", "max_abs_err", "max_rel_err", "tolerance", "pass"};
+    for (int k = 0; k < 8; k++) rl_csv_str(w, hdr[k]);
+    rl_csv_end_row(w);
+  }
+  for (int k = 0; k < NQ; k++) {
+    if (!(a->stages & (1u << q[k].stage))) continue;
+    double tol = rl_verify_tolerance(q[k].stage, RL_IS_F32);
+    int pass = q[k].max_rel <= tol;
+    fails += !pass;
+    if (!a->c.quiet)
+      printf("%-12s %-18s %-4s %12.3e %12.3e %10.1e %s\n", rl_stage_names[q[k].stage], q[k].name, RL_PREC_NAME,
+             q[k].max_abs, q[k].max_rel, tol, pass ? "yes" : "NO");
+    if (w) {
+      rl_csv_str(w, label);
+      rl_csv_str(w, RL_PREC_NAME);
+      rl_csv_str(w, rl_stage_names[q[k].stage]);
+      rl_csv_str(w, q[k].name);
+      rl_csv_num(w, q[k].max_abs);
+      rl_csv_num(w, q[k].max_rel);
+      rl_csv_num(w, tol);
+      rl_csv_int(w, pass);
+      rl_csv_end_row(w);
+    }
+  }
+  int ret = fails ? RL_EXIT_FAIL : RL_EXIT_OK;
+  if (!a->c.quiet)
+    printf("%s %s: %d state(s), %d quantity row(s) failed\n", label, RL_PREC_NAME, S.n, fails);
+  free(store);
+  free(dense);
+  free(mjdense);
+  rl_data_free(d);
+  mj_deleteData(mjd);
+  mj_deleteData(mjd2);
+  mj_deleteModel(mjfree);
+  rl_states_free(&S);
+  rl_pair_free(&p);
+  return ret;
+}

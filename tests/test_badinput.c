@@ -1,0 +1,112 @@
+/* test_badinput.c — bad input never crashes: one line on stderr naming the file/element/flag,
+ * exit status 2, and no output file left behind (not even a temporary). */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+
+static void setup(void) {
+  snprintf(tmpdir, sizeof tmpdir, "/tmp/rl_badinput_XXXXXX");
+  cr_assert_not_null(mkdtemp(tmpdir));
+}
+static void teardown(void) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+  if (system(cmd)) {}
+}
+
+/* Run `rigidlab ARGS --csv OUT` (when with_csv), return the exit status; stderr into *msg. */
+static int run(const char *args, int with_csv, char *msg, size_t msglen, int *lines) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "%s %s %s%s/out.csv > /dev/null 2> %s/err.txt", RIGIDLAB, args, with_csv ? "--csv " : "",
+           with_csv ? tmpdir : "", tmpdir);
+  if (!with_csv) snprintf(cmd, sizeof cmd, "%s %s > /dev/null 2> %s/err.txt", RIGIDLAB, args, tmpdir);
+  int st = system(cmd);
+  char path[512];
+  snprintf(path, sizeof path, "%s/err.txt", tmpdir);
+  FILE *f = fopen(path, "r");
+  msg[0] = 0;
+  *lines = 0;
+  if (f) {
+    size_t n = fread(msg, 1, msglen - 1, f);
+    msg[n] = 0;
+    fclose(f);
+    for (size_t i = 0; i < n; i++) *lines += msg[i] == '\n';
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* nothing but err.txt may remain in tmpdir */
+static int stray_files(void) {
+  DIR *d = opendir(tmpdir);
+  struct dirent *e;
+  int n = 0;
+  while ((e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "err.txt")) n++;
+  closedir(d);
+  return n;
+}
+
+static void expect_bad(const char *args, int with_csv, const char *must_contain) {
+  char msg[4096];
+  int lines;
+  int st = run(args, with_csv, msg, sizeof msg, &lines);
+  cr_expect_eq(st, 2, "'%s': exit %d (want 2), stderr: %s", args, st, msg);
+  cr_expect_eq(lines, 1, "'%s': %d stderr lines (want 1): %s", args, lines, msg);
+  cr_expect(strstr(msg, must_contain) != NULL, "'%s': message does not name '%s': %s", args, must_contain, msg);
+  cr_expect_eq(stray_files(), 0, "'%s' left a file behind", args);
+}
+
+#define BAD SRCDIR "/tests/models/bad/"
+#define SCENE SRCDIR "/experiments/scenes/"
+
+TestSuite(badinput, .init = setup, .fini = teardown);
+
+Test(badinput, missing_file) { expect_bad("verify /nonexistent/model.xml", 1, "/nonexistent/model.xml"); }
+Test(badinput, malformed_xml) { expect_bad("verify " BAD "malformed.xml", 1, "malformed.xml"); }
+Test(badinput, tendon_refused) { expect_bad("sim " BAD "tendon.xml --engine mujoco", 1, "tendon"); }
+Test(badinput, mocap_refused) { expect_bad("verify " BAD "mocap.xml", 1, "mocap"); }
+Test(badinput, hfield_refused) { expect_bad("verify " BAD "hfield.xml", 1, "height field"); }
+Test(badinput, activation_refused) { expect_bad("bench " BAD "activation.xml", 1, "activation"); }
+Test(badinput, zero_mass_refused) { expect_bad("verify " BAD "zero_mass_refused.xml", 1, "mass"); }
+Test(badinput, freejoint_midtree) { expect_bad("verify " BAD "freejoint_midtree.xml", 1, "free joint"); }
+Test(badinput, nan_keyframe) { expect_bad("sim " BAD "nan_key.xml --engine newton --key bad", 1, "non-finite"); }
+Test(badinput, nan_option) { expect_bad("sim " SCENE "pendulum.xml --engine newton --opt timestep=nan", 1, "timestep"); }
+Test(badinput, inf_gravity) { expect_bad("sim " SCENE "pendulum.xml --engine newton --opt gravity=0,0,inf", 1, "gravity"); }
+Test(badinput, unknown_flag) { expect_bad("verify " SCENE "pendulum.xml --frobnicate 3", 1, "--frobnicate"); }
+Test(badinput, bad_precision) { expect_bad("verify " SCENE "pendulum.xml --precision f16", 1, "f16"); }
+Test(badinput, bad_states) { expect_bad("verify " SCENE "pendulum.xml --states -4", 1, "--states"); }
+Test(badinput, bad_stage) { expect_bad("verify " SCENE "pendulum.xml --stages kinematics,warp", 1, "warp"); }
+Test(badinput, unknown_opt_key) { expect_bad("sim " SCENE "pendulum.xml --engine newton --opt warp=9", 1, "warp"); }
+Test(badinput, bad_engine) { expect_bad("sim " SCENE "pendulum.xml --engine warp", 1, "warp"); }
+Test(badinput, missing_value) { expect_bad("sim " SCENE "pendulum.xml --engine", 0, "--engine"); }
+Test(badinput, unknown_command) { expect_bad("frobnicate", 0, "frobnicate"); }
+Test(badinput, newton_refuses_constrained_model) { expect_bad("sim " SCENE "box_stack.xml --engine newton", 1, "collide"); }
+Test(badinput, unknown_keyframe) { expect_bad("sim " SCENE "tumbling.xml --engine newton --key nope", 1, "nope"); }
+Test(badinput, unwritable_csv) {
+  char msg[4096];
+  int lines;
+  int st = run("sim " SCENE "pendulum.xml --engine newton --steps 5 --csv /nonexistent/dir/x.csv", 0, msg, sizeof msg, &lines);
+  cr_expect_eq(st, 2, "exit %d: %s", st, msg);
+  cr_expect_eq(lines, 1, "%s", msg);
+}
+
+/* and good input works, leaving exactly the output file */
+Test(badinput, good_input_writes_whole_file) {
+  char msg[4096], path[512];
+  int lines;
+  int st = run("sim " SCENE "pendulum.xml --engine newton --steps 10", 1, msg, sizeof msg, &lines);
+  cr_expect_eq(st, 0, "%s", msg);
+  snprintf(path, sizeof path, "%s/out.csv", tmpdir);
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f);
+  int rows = 0, c;
+  while ((c = fgetc(f)) != EOF) rows += c == '\n';
+  fclose(f);
+  cr_expect_eq(rows, 12, "header + 11 rows expected, got %d", rows);
+}

@@ -1,0 +1,61 @@
+/* test_verify.c — stage-by-stage agreement with MuJoCo 2.2.2 (100 states per model, both precisions),
+ * through the same code path as `rigidlab verify`.  Fails with the verify table in the log. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <unistd.h>
+#include "harness.h"
+
+
+static int verify(const char *model, int f32) {
+  rl_verify_args a = {0};
+  a.c.model = model;
+  a.c.quiet = 0;
+  a.states = 100;
+  a.seed = 7;
+  a.stages = (1u << RL_NSTAGE) - 1;
+  fflush(stdout);
+  return f32 ? rl32_cmd_verify(&a) : rl64_cmd_verify(&a);
+}
+
+#define SCENE(name) SRCDIR "/experiments/scenes/" name
+#define TMODEL(name) SRCDIR "/tests/models/" name
+#define HUMANOID "/usr/share/mujoco/model/humanoid/humanoid.xml"
+#define HUMANOID100 "/usr/share/mujoco/model/humanoid100/humanoid100.xml"
+
+static const char *const all_models[] = {
+    SCENE("pendulum.xml"), SCENE("double_pendulum.xml"), SCENE("chain8.xml"), SCENE("tumbling.xml"),
+    SCENE("incline.xml"), SCENE("box_stack.xml"), SCENE("microduck.xml"), TMODEL("slider_ball.xml"),
+    TMODEL("gears.xml"), TMODEL("nocontact_tree.xml"), TMODEL("equality.xml"), NULL};
+
+Test(verify_f64, every_model_every_stage_1e12) {
+  for (int k = 0; all_models[k]; k++) cr_expect_eq(verify(all_models[k], 0), 0, "f64 verify failed on %s", all_models[k]);
+}
+
+Test(verify_f64, humanoid_models) {
+  if (access(HUMANOID, R_OK)) cr_skip_test("libmujoco-samples not installed");
+  cr_expect_eq(verify(HUMANOID, 0), 0, "f64 verify failed on humanoid");
+  cr_expect_eq(verify(HUMANOID100, 0), 0, "f64 verify failed on humanoid100");
+}
+
+/* f32: the tolerance table of reference/tolerances.h (1e-5; 5e-5 for stages through M⁻¹). */
+Test(verify_f32, bundled_scenes_and_humanoid) {
+  static const char *const models[] = {SCENE("pendulum.xml"), SCENE("double_pendulum.xml"), SCENE("chain8.xml"),
+                                       SCENE("incline.xml"), SCENE("box_stack.xml"), SCENE("microduck.xml"),
+                                       TMODEL("gears.xml"), TMODEL("nocontact_tree.xml"), TMODEL("equality.xml"), NULL};
+  for (int k = 0; models[k]; k++) cr_expect_eq(verify(models[k], 1), 0, "f32 verify failed on %s", models[k]);
+  if (!access(HUMANOID, R_OK)) {
+    cr_expect_eq(verify(HUMANOID, 1), 0, "f32 verify failed on humanoid");
+    cr_expect_eq(verify(HUMANOID100, 1), 0, "f32 verify failed on humanoid100");
+  }
+}
+
+/* Known f32 limits (docs/verify.md): tumbling's bias is the small difference of O(m|v||ω|) terms
+   (measured up to 1.2e-4 rel), slider_ball's qacc_smooth is conditioning-bound (measured up to 6.5e-5).  They are
+   held to a 30× (tumbling) and 5× (slider_ball) wider band so that a regression still fails. */
+Test(verify_f32, known_limits_held_to_wider_band) {
+  setenv("RL_TOL_SCALE", "30", 1);
+  cr_expect_eq(verify(SCENE("tumbling.xml"), 1), 0, "f32 tumbling beyond 30x band");
+  setenv("RL_TOL_SCALE", "5", 1);
+  cr_expect_eq(verify(TMODEL("slider_ball.xml"), 1), 0, "f32 slider_ball beyond 5x band");
+  unsetenv("RL_TOL_SCALE");
+}

@@ -1,0 +1,258 @@
+/* rigidlab.c — the `rigidlab` command: parses arguments, picks the precision, calls the harness.
+ * No solver logic lives here. */
+#include <mujoco/mujoco.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "csv.h"
+#include "harness.h"
+#include "mj_load.h"
+
+/* MuJoCo's fatal errors would call exit(1): turn them into our one-line bad-input exit. */
+static void mujoco_error(const char *msg) {
+  rl_errorf("MuJoCo: %s", msg);
+  rl_csv_abort_all();
+  exit(RL_EXIT_BADINPUT);
+}
+static void mujoco_warning(const char *msg) { (void)msg; }
+
+static const char *usage_main =
+    "usage: rigidlab COMMAND [ARGS]\n"
+    "commands:\n"
+    "  verify MODEL.xml [--precision f64|f32|both] [--states N] [--seed S] [--stages LIST] [--csv FILE] [--opt K=V]...\n"
+    "  sim    MODEL.xml --engine newton|mujoco [--precision f64|f32] [--dt H] [--steps N | --duration T]\n"
+    "                   [--key NAME|INDEX] [--csv FILE] [--opt K=V]...\n"
+    "  bench  MODEL.xml [--precision f64|f32|both] [--steps N] [--reps R] [--csv FILE] [--opt K=V]...\n"
+    "exit status: 0 success, 1 a check failed, 2 bad input\n"
+    "run 'rigidlab COMMAND --help' for details\n";
+
+static const char *usage_verify =
+    "usage: rigidlab verify MODEL.xml [options]\n"
+    "Runs every smooth-dynamics stage of rigidlab and of MuJoCo 2.2.2 on N states of MODEL and\n"
+    "reports the worst error per stage and quantity (exit 1 if any exceeds its tolerance).\n"
+    "  --precision f64|f32|both   working precision (default f64)\n"
+    "  --states N                 number of states (default 100; half random, half along a trajectory)\n"
+    "  --seed S                   RNG seed (default 1)\n"
+    "  --stages LIST              comma-separated subset of: kinematics,com,inertia,bias,passive,actuation,smooth,integrate\n"
+    "  --csv FILE                 model,precision,stage,quantity,max_abs_err,max_rel_err,tolerance,pass\n"
+    "  --opt KEY=VALUE            override a model/solver option (repeatable)\n"
+    "  --quiet                    no table on stdout\n";
+
+static const char *usage_sim =
+    "usage: rigidlab sim MODEL.xml --engine newton|mujoco [options]\n"
+    "Simulates MODEL from qpos0 (or a keyframe) and writes step,time,qpos_*,qvel_*,energy,ncon as CSV\n"
+    "(to stdout without --csv).\n"
+    "  --engine newton|mujoco     newton: rigidlab (constraint-free models until the solver lands); mujoco: MuJoCo 2.2.2\n"
+    "  --precision f64|f32        rigidlab's working precision (default f64; mujoco is f64 only)\n"
+    "  --dt H                     time step (default: the model's)\n"
+    "  --steps N | --duration T   length (default 1000 steps)\n"
+    "  --key NAME|INDEX           start from a keyframe\n"
+    "  --csv FILE                 output file\n"
+    "  --opt KEY=VALUE            override a model/solver option (repeatable)\n";
+
+static const char *usage_bench =
+    "usage: rigidlab bench MODEL.xml [options]\n"
+    "Times each smooth-dynamics stage of rigidlab against MuJoCo's equivalent, alternating in one\n"
+    "process; prints medians and ratio = ours/MuJoCo (below 1 is faster).\n"
+    "  --precision f64|f32|both   (default both)\n"
+    "  --steps N                  calls per timed block (default 200)\n"
+    "  --reps R                   alternating repetitions (default 15)\n"
+    "  --engines LIST             engines to time (newton; mujoco is always beside)\n"
+    "  --csv FILE                 model,engine,precision,stage,ns_per_step,mujoco_ns_per_step,ratio\n"
+    "  --opt KEY=VALUE            override a model/solver option (repeatable)\n";
+
+static int bad(const char *cmd, const char *fmt, const char *arg) {
+  char msg[512];
+  snprintf(msg, sizeof msg, fmt, arg);
+  rl_errorf("%s: %s (see 'rigidlab %s --help')", cmd, msg, cmd);
+  return RL_EXIT_BADINPUT;
+}
+
+static int parse_long(const char *s, long lo, long *out) {
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (!*s || *end || v < lo) return -1;
+  *out = v;
+  return 0;
+}
+static int parse_pos_double(const char *s, double *out) {
+  char *end;
+  double v = strtod(s, &end);
+  if (!*s || *end || !(v > 0) || v > 1e30) return -1;
+  *out = v;
+  return 0;
+}
+
+/* precision: 1 = f64, 2 = f32, 3 = both */
+static int parse_precision(const char *s) {
+  if (!strcmp(s, "f64")) return 1;
+  if (!strcmp(s, "f32")) return 2;
+  if (!strcmp(s, "both")) return 3;
+  return 0;
+}
+
+typedef struct parsed {
+  rl_common_args c;
+  int precision;
+  long states, steps, reps, seed;
+  double dt, duration;
+  const char *engine, *key, *stages, *engines;
+} parsed;
+
+static int parse_args(const char *cmd, int argc, char **argv, parsed *p, const char *usage) {
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fputs(usage, stdout);
+      exit(0);
+    }
+    if (a[0] != '-') {
+      if (p->c.model) return bad(cmd, "unexpected argument '%s' (one model only)", a);
+      p->c.model = a;
+      continue;
+    }
+    if (!strcmp(a, "--quiet")) { p->c.quiet = 1; continue; }
+    if (!v) return bad(cmd, "option %s needs a value", a);
+    i++;
+    if (!strcmp(a, "--opt")) {
+      if (p->c.nopts >= RL_MAX_OPTS) return bad(cmd, "too many --opt (max %s)", "64");
+      p->c.opts[p->c.nopts++] = v;
+    } else if (!strcmp(a, "--csv")) p->c.csv = v;
+    else if (!strcmp(a, "--precision")) {
+      if (!(p->precision = parse_precision(v)) || (p->precision == 3 && !strcmp(cmd, "sim")))
+        return bad(cmd, "--precision '%s' (allowed: f64, f32, both; sim: f64, f32)", v);
+    } else if (!strcmp(a, "--states") && !strcmp(cmd, "verify")) {
+      if (parse_long(v, 1, &p->states)) return bad(cmd, "--states '%s' is not a positive integer", v);
+    } else if (!strcmp(a, "--seed") && !strcmp(cmd, "verify")) {
+      if (parse_long(v, 0, &p->seed)) return bad(cmd, "--seed '%s' is not a non-negative integer", v);
+    } else if (!strcmp(a, "--stages") && !strcmp(cmd, "verify")) p->stages = v;
+    else if (!strcmp(a, "--engine") && !strcmp(cmd, "sim")) p->engine = v;
+    else if (!strcmp(a, "--engines") && !strcmp(cmd, "bench")) p->engines = v;
+    else if (!strcmp(a, "--key") && !strcmp(cmd, "sim")) p->key = v;
+    else if (!strcmp(a, "--dt") && !strcmp(cmd, "sim")) {
+      if (parse_pos_double(v, &p->dt)) return bad(cmd, "--dt '%s' is not a positive number", v);
+    } else if (!strcmp(a, "--duration") && !strcmp(cmd, "sim")) {
+      if (parse_pos_double(v, &p->duration)) return bad(cmd, "--duration '%s' is not a positive number", v);
+    } else if (!strcmp(a, "--steps") && (!strcmp(cmd, "sim") || !strcmp(cmd, "bench"))) {
+      if (parse_long(v, 1, &p->steps)) return bad(cmd, "--steps '%s' is not a positive integer", v);
+    } else if (!strcmp(a, "--reps") && !strcmp(cmd, "bench")) {
+      if (parse_long(v, 1, &p->reps)) return bad(cmd, "--reps '%s' is not a positive integer", v);
+    } else
+      return bad(cmd, "unknown option '%s'", a);
+  }
+  if (!p->c.model) return bad(cmd, "missing MODEL.xml%s", "");
+  return 0;
+}
+
+static unsigned parse_stages(const char *list, int *ok) {
+  unsigned mask = 0;
+  char buf[512];
+  *ok = 1;
+  if (!list) return (1u << RL_NSTAGE) - 1;
+  snprintf(buf, sizeof buf, "%s", list);
+  for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+    int k = 0;
+    while (k < RL_NSTAGE && strcmp(rl_stage_names[k], t)) k++;
+    if (k == RL_NSTAGE) { *ok = 0; return 0; }
+    mask |= 1u << k;
+  }
+  return mask;
+}
+
+/* open the CSV (or stdout for sim), run, close or abort */
+static int open_out(parsed *p, rl_csv *w, int to_stdout) {
+  char err[1024];
+  const char *path = p->c.csv ? p->c.csv : (to_stdout ? "-" : NULL);
+  if (!path) return 0;
+  if (rl_csv_open(w, path, 0, err, sizeof err)) {
+    rl_errorf("%s", err);
+    return RL_EXIT_BADINPUT;
+  }
+  p->c.out = w;
+  return 0;
+}
+static int close_out(parsed *p, rl_csv *w, int status) {
+  char err[1024];
+  if (!p->c.out) return status;
+  if (status == RL_EXIT_BADINPUT) {
+    rl_csv_abort(w);
+    return status;
+  }
+  if (rl_csv_close(w, err, sizeof err)) {
+    rl_errorf("%s", err);
+    return RL_EXIT_BADINPUT;
+  }
+  return status;
+}
+
+static int cmd_verify(int argc, char **argv) {
+  parsed p = {0};
+  p.precision = 1;
+  p.states = 100;
+  p.seed = 1;
+  int st = parse_args("verify", argc, argv, &p, usage_verify);
+  if (st) return st;
+  int ok;
+  rl_verify_args a = {.c = p.c, .states = (int)p.states, .seed = (unsigned long)p.seed, .stages = parse_stages(p.stages, &ok)};
+  if (!ok) return bad("verify", "--stages '%s' (allowed: kinematics,com,inertia,bias,passive,actuation,smooth,integrate)", p.stages);
+  rl_csv w;
+  if ((st = open_out(&p, &w, 0))) return st;
+  a.c.out = p.c.out;
+  int r = 0;
+  if (p.precision & 1) r = rl64_cmd_verify(&a);
+  if ((p.precision & 2) && r != RL_EXIT_BADINPUT) {
+    int r2 = rl32_cmd_verify(&a);
+    if (r2 > r) r = r2;
+  }
+  return close_out(&p, &w, r);
+}
+
+static int cmd_sim(int argc, char **argv) {
+  parsed p = {0};
+  p.precision = 1;
+  p.steps = -1;
+  int st = parse_args("sim", argc, argv, &p, usage_sim);
+  if (st) return st;
+  if (!p.engine) return bad("sim", "missing --engine (allowed: newton, mujoco)%s", "");
+  if (p.steps > 0 && p.duration > 0) return bad("sim", "give --steps or --duration, not both%s", "");
+  rl_sim_args a = {.c = p.c, .engine = p.engine, .dt = p.dt, .steps = p.steps, .duration = p.duration, .key = p.key};
+  if (a.steps < 0 && !(a.duration > 0)) a.steps = 1000;
+  rl_csv w;
+  if ((st = open_out(&p, &w, 1))) return st;
+  a.c.out = p.c.out;
+  int r = p.precision == 2 ? rl32_cmd_sim(&a) : rl64_cmd_sim(&a);
+  return close_out(&p, &w, r);
+}
+
+static int cmd_bench(int argc, char **argv) {
+  parsed p = {0};
+  p.precision = 3;
+  int st = parse_args("bench", argc, argv, &p, usage_bench);
+  if (st) return st;
+  if (p.engines && strcmp(p.engines, "newton") && strcmp(p.engines, "newton,mujoco") && strcmp(p.engines, "mujoco,newton"))
+    return bad("bench", "--engines '%s' (allowed now: newton; MuJoCo is always timed beside)", p.engines);
+  rl_bench_args a = {.c = p.c, .steps = p.steps, .reps = (int)p.reps, .engines = p.engines};
+  rl_csv w;
+  if ((st = open_out(&p, &w, 0))) return st;
+  a.c.out = p.c.out;
+  int r = 0;
+  if (p.precision & 1) r = rl64_cmd_bench(&a);
+  if ((p.precision & 2) && !r) r = rl32_cmd_bench(&a);
+  return close_out(&p, &w, r);
+}
+
+int main(int argc, char **argv) {
+  mju_user_error = mujoco_error;
+  mju_user_warning = mujoco_warning;
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    fputs(usage_main, argc < 2 ? stderr : stdout);
+    return argc < 2 ? RL_EXIT_BADINPUT : 0;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "verify")) return cmd_verify(argc - 2, argv + 2);
+  if (!strcmp(cmd, "sim")) return cmd_sim(argc - 2, argv + 2);
+  if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);
+  rl_errorf("unknown command '%s' (commands: verify, sim, bench; see 'rigidlab --help')", cmd);
+  return RL_EXIT_BADINPUT;
+}
