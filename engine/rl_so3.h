@@ -203,4 +203,15 @@ RL_HD void rl_q_integrate_local(real q[4], const real w[3], real h) {
   rl_q_mul(q, q, e);
 }
 
+/* w = Log(b⁻¹ ⊗ a/‖a‖): the body-frame rotation vector from b to a (MuJoCo's mju_subQuat), the
+   displacement of a ball joint from its spring reference. */
+RL_HD void rl_q_sub_local(real w[3], const real a[4], const real b[4]) {
+  real q[4], inv[4], dq[4];
+  rl_q_copy(q, a);
+  rl_q_normalize(q);
+  rl_q_conj(inv, b);
+  rl_q_mul(dq, inv, q);
+  rl_so3_log_quat(w, dq);
+}
+
 #endif

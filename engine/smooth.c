@@ -343,12 +343,8 @@ void rl_passive(const rl_model *m, rl_data *d) {
         da += 3;
         /* fall through */
       case RL_JNT_BALL: {
-        real inv[4], dq[4], w[3], q[4];
-        rl_q_copy(q, d->qpos + pa);
-        rl_q_normalize(q);
-        rl_q_conj(inv, m->qpos_spring + pa);
-        rl_q_mul(dq, inv, q);
-        rl_so3_log_quat(w, dq);
+        real w[3];
+        rl_q_sub_local(w, d->qpos + pa, m->qpos_spring + pa);
         for (int c = 0; c < 3; c++) d->qfrc_passive[da + c] = -k * w[c];
         break;
       }
@@ -424,29 +420,24 @@ void rl_forward_smooth(const rl_model *m, rl_data *d) {
   memcpy(d->qacc, d->qacc_smooth, sizeof(real) * (size_t)m->nv);
 }
 
-/* |x| > 1e10 or non-finite → warning and reset (MuJoCo's mj_checkPos/mj_checkVel) */
-int rl_check_state(const rl_model *m, rl_data *d) {
-  for (int i = 0; i < m->nq; i++)
-    if (!rl_isfinite(d->qpos[i]) || rl_fabs(d->qpos[i]) > (real)1e10) {
-      d->warning[RL_WARN_BADQPOS]++;
-      real t = d->time;
-      int w[RL_NWARN];
-      memcpy(w, d->warning, sizeof w);
-      rl_data_reset(m, d);
-      memcpy(d->warning, w, sizeof w);
-      d->time = t;
-      return 0;
-    }
-  for (int i = 0; i < m->nv; i++)
-    if (!rl_isfinite(d->qvel[i]) || rl_fabs(d->qvel[i]) > (real)1e10) {
-      d->warning[RL_WARN_BADQVEL]++;
-      real t = d->time;
-      int w[RL_NWARN];
-      memcpy(w, d->warning, sizeof w);
-      rl_data_reset(m, d);
-      memcpy(d->warning, w, sizeof w);
-      d->time = t;
-      return 0;
-    }
+/* 1 if every x_i is finite and |x_i| ≤ 1e10 */
+static int state_ok(const real *x, int n) {
+  for (int i = 0; i < n; i++)
+    if (!rl_isfinite(x[i]) || rl_fabs(x[i]) > (real)1e10) return 0;
   return 1;
+}
+
+/* |x| > 1e10 or non-finite → warning and reset (MuJoCo's mj_checkPos/mj_checkVel); time and the
+   warning counters survive the reset. */
+int rl_check_state(const rl_model *m, rl_data *d) {
+  int bad = !state_ok(d->qpos, m->nq) ? RL_WARN_BADQPOS : !state_ok(d->qvel, m->nv) ? RL_WARN_BADQVEL : -1;
+  if (bad < 0) return 1;
+  int w[RL_NWARN];
+  real t = d->time;
+  memcpy(w, d->warning, sizeof w);
+  rl_data_reset(m, d);
+  memcpy(d->warning, w, sizeof w);
+  d->warning[bad]++;
+  d->time = t;
+  return 0;
 }

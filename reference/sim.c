@@ -35,12 +35,8 @@ static double rl_energy(const rl_model *m, rl_data *d) {
           }
           pa += 3;
         }
-        real inv[4], dq[4], w[3], q[4];
-        rl_q_copy(q, d->qpos + pa);
-        rl_q_normalize(q);
-        rl_q_conj(inv, m->qpos_spring + pa);
-        rl_q_mul(dq, inv, q);
-        rl_so3_log_quat(w, dq);
+        real w[3];
+        rl_q_sub_local(w, d->qpos + pa, m->qpos_spring + pa);
         e += 0.5 * k * rl_v3_dot(w, w);
       }
     }

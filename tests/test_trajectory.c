@@ -79,3 +79,32 @@ Test(trajectory, detects_a_perturbed_model) {
   mj_deleteData(mjd);
   rl_pair_free(&p);
 }
+
+/* NaN/Inf in a state: counted warning, reset to qpos0, the step goes on finite (never a crash). */
+Test(trajectory, nan_state_is_counted_and_reset) {
+  rl_common_args c = {0};
+  char err[1024];
+  c.model = SCENE("chain8.xml");
+  rl_pair p;
+  cr_assert_eq(rl_pair_load(&p, &c, 0, err, sizeof err), 0, "%s", err);
+  rl_data *d = rl_data_alloc(p.m);
+  d->qpos[3] = NAN;
+  rl_step_smooth(p.m, d);
+  cr_expect_eq(d->warning[RL_WARN_BADQPOS], 1);
+  d->qvel[2] = INFINITY;
+  rl_step_smooth(p.m, d);
+  cr_expect_eq(d->warning[RL_WARN_BADQVEL], 1);
+  for (int i = 0; i < p.m->nq; i++) cr_expect(isfinite(d->qpos[i]), "qpos[%d] not finite", i);
+  for (int i = 0; i < p.m->nv; i++) cr_expect(isfinite(d->qvel[i]), "qvel[%d] not finite", i);
+  /* a run from the same state is bit-identical (state hash) */
+  rl_data *e = rl_data_alloc(p.m);
+  rl_data_reset(p.m, d);
+  for (int s = 0; s < 200; s++) {
+    rl_step_smooth(p.m, d);
+    rl_step_smooth(p.m, e);
+  }
+  cr_expect_eq(rl_state_hash(p.m, d), rl_state_hash(p.m, e), "same run, different state hash");
+  rl_data_free(e);
+  rl_data_free(d);
+  rl_pair_free(&p);
+}
