@@ -18,14 +18,23 @@ static double vec_err(const real *a, const double *b, int n) {
   return e / mag;
 }
 
-static double run(const char *model, const char *key, const char *opt) {
+/* load MODEL (with one optional --opt) as a MuJoCo + rigidlab pair, or fail the test */
+static void load(rl_pair *p, const char *model, const char *opt) {
   rl_common_args c = {0};
   char err[1024];
   c.model = model;
   if (opt) c.opts[c.nopts++] = opt;
+  cr_assert_eq(rl_pair_load(p, &c, 0, err, sizeof err), 0, "%s", err);
+}
+
+/* Worst relative trajectory error over 1000 steps; rigidlab's time step is scaled by dt_scale
+   (1 for the comparison, ≠ 1 to check that the comparison can fail). */
+static double run_scaled(const char *model, const char *key, const char *opt, double dt_scale) {
+  char err[1024];
   rl_pair p;
-  cr_assert_eq(rl_pair_load(&p, &c, 0, err, sizeof err), 0, "%s", err);
+  load(&p, model, opt);
   cr_assert(rl_constraint_free(&p, err, sizeof err), "%s is not constraint-free: %s", model, err);
+  p.m->opt.timestep *= (real)dt_scale;
   mjData *mjd = mj_makeData(p.mjm);
   rl_data *d = rl_data_alloc(p.m);
   if (key) mj_resetDataKeyframe(p.mjm, mjd, rl_find_key(p.mjm, key));
@@ -44,6 +53,8 @@ static double run(const char *model, const char *key, const char *opt) {
   return worst;
 }
 
+static double run(const char *model, const char *key, const char *opt) { return run_scaled(model, key, opt, 1); }
+
 #define SCENE(name) SRCDIR "/experiments/scenes/" name
 
 Test(trajectory, pendulum_chain_tumbling_match_mujoco_1e9) {
@@ -59,34 +70,14 @@ Test(trajectory, pendulum_chain_tumbling_match_mujoco_1e9) {
 
 /* The comparison can fail: a 1e-6 change of the time step in one engine only is caught. */
 Test(trajectory, detects_a_perturbed_model) {
-  rl_common_args c = {0};
-  char err[1024];
-  c.model = SCENE("double_pendulum.xml");
-  rl_pair p;
-  cr_assert_eq(rl_pair_load(&p, &c, 0, err, sizeof err), 0, "%s", err);
-  p.m->opt.timestep *= 1 + 1e-6;
-  mjData *mjd = mj_makeData(p.mjm);
-  rl_data *d = rl_data_alloc(p.m);
-  rl_set_state(&p, d, mjd, mjd->qpos, mjd->qvel, mjd->ctrl);
-  double worst = 0;
-  for (int s = 0; s < 1000; s++) {
-    mj_step(p.mjm, mjd);
-    rl_step_smooth(p.m, d);
-    worst = fmax(worst, vec_err(d->qpos, mjd->qpos, p.m->nq));
-  }
+  double worst = run_scaled(SCENE("double_pendulum.xml"), NULL, NULL, 1 + 1e-6);
   cr_expect_gt(worst, 1e-9, "perturbation not detected: %g", worst);
-  rl_data_free(d);
-  mj_deleteData(mjd);
-  rl_pair_free(&p);
 }
 
 /* NaN/Inf in a state: counted warning, reset to qpos0, the step goes on finite (never a crash). */
 Test(trajectory, nan_state_is_counted_and_reset) {
-  rl_common_args c = {0};
-  char err[1024];
-  c.model = SCENE("chain8.xml");
   rl_pair p;
-  cr_assert_eq(rl_pair_load(&p, &c, 0, err, sizeof err), 0, "%s", err);
+  load(&p, SCENE("chain8.xml"), NULL);
   rl_data *d = rl_data_alloc(p.m);
   d->qpos[3] = NAN;
   rl_step_smooth(p.m, d);
