@@ -48,6 +48,10 @@ static size_t arena_reals(const rl_model *m) {
   size_t rne = 6 * (size_t)m->nbody + 64;
   size_t n = rk4 > euler ? rk4 : euler;
   if (rne > n) n = rne;
+  size_t mod = rl_collision_arena(m);
+  if (rl_constraint_arena(m) > mod) mod = rl_constraint_arena(m);
+  if (rl_solver_arena(m) > mod) mod = rl_solver_arena(m);
+  if (mod > n) n = mod;
   return n + 6 * (size_t)m->nbody + 1024;
 }
 
@@ -59,6 +63,10 @@ rl_data *rl_data_alloc(const rl_model *m) {
   RL_DATA_STATE(RL_X_DATA)
   RL_DATA_DERIVED(RL_X_DATA)
 #undef RL_X_DATA
+#define RL_X_EFC(type, name, count, width) bytes += align64(sizeof(type) * (size_t)m->count * (width));
+  RL_DATA_EFC(RL_X_EFC)
+#undef RL_X_EFC
+  bytes += align64(sizeof(rl_contact) * (size_t)m->nconmax);
   d->arena_size = arena_reals(m);
   bytes += align64(sizeof(real) * d->arena_size);
   char *p = calloc(1, bytes + 64);
@@ -71,6 +79,13 @@ rl_data *rl_data_alloc(const rl_model *m) {
   RL_DATA_STATE(RL_X_DATA)
   RL_DATA_DERIVED(RL_X_DATA)
 #undef RL_X_DATA
+#define RL_X_EFC(type, name, count, width) \
+  d->name = (type *)p;                     \
+  p += align64(sizeof(type) * (size_t)m->count * (width));
+  RL_DATA_EFC(RL_X_EFC)
+#undef RL_X_EFC
+  d->contact = (rl_contact *)p;
+  p += align64(sizeof(rl_contact) * (size_t)m->nconmax);
   d->arena = (real *)p;
   rl_data_reset(m, d);
   return d;
@@ -90,6 +105,9 @@ void rl_data_reset(const rl_model *m, rl_data *d) {
   memset(d->ctrl, 0, sizeof(real) * (size_t)m->nu);
   memset(d->qfrc_applied, 0, sizeof(real) * (size_t)m->nv);
   memset(d->qacc, 0, sizeof(real) * (size_t)m->nv);
+  d->ncon = d->ne = d->nf = d->nefc = d->nnzJ = 0;
+  d->solver_iter = 0;
+  d->solver_converged = 1;
   d->arena_top = 0;
 }
 

@@ -14,6 +14,9 @@
 #define RL_ENGINE_H
 
 #include "rl_data.h"
+#include "rl_collide.h"
+#include "rl_constraint.h"
+#include "rl_solver.h"
 
 /* Status codes (never exit() from the library). */
 typedef enum { RL_OK = 0, RL_ERR_INPUT = 2, RL_ERR_UNSUPPORTED = 3, RL_ERR_NUMERIC = 4 } rl_status;

@@ -58,11 +58,23 @@ typedef struct rl_option {
   int mpr_iterations;
   int disableflags;   /* RL_DSBL_* bits */
   int enableflags;
+  /* rigidlab's own options (not in MuJoCo 2.2.2) */
+  int collision;          /* RL_COLL_MANIFOLD (default) | RL_COLL_MUJOCO (one MPR point per convex pair, 2.2.2 rules) */
+  int contact_resolution; /* RL_RES_AUTO | RL_RES_CONVEX | RL_RES_SIGNORINI */
+  int newton_factor;      /* RL_FACTOR_AUTO | RL_FACTOR_DENSE | RL_FACTOR_SKYLINE */
 } rl_option;
 
-/* sizes: every array count below is one of these */
+enum { RL_COLL_MANIFOLD = 0, RL_COLL_MUJOCO = 1 };
+enum { RL_RES_AUTO = 0, RL_RES_CONVEX = 1, RL_RES_SIGNORINI = 2 };
+enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2 };
+
+/* sizes: every array count below is one of these.
+   nconmax: contact capacity (option max_contacts); nefcmax: constraint-row capacity (all equality,
+   friction and limit rows + 10 per contact, the pyramidal condim-6 worst case); njmax: capacity of
+   the sparse constraint Jacobian (nefcmax × the widest possible row). */
 #define RL_MODEL_SIZES(X) \
-  X(nq) X(nv) X(nu) X(nbody) X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(neq) X(nM) X(nexclude) X(nnames)
+  X(nq) X(nv) X(nu) X(nbody) X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(neq) X(nM) X(nexclude) X(nnames) \
+  X(nconmax) X(nefcmax) X(njmax)
 
 /* X(type, name, count, width) */
 #define RL_MODEL_FIELDS(X)                                   \

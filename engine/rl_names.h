@@ -14,6 +14,9 @@
 #define rl_model RL_NAME(model)
 #define rl_data RL_NAME(data)
 #define rl_option RL_NAME(option)
+#define rl_contact RL_NAME(contact)
+#define rl_solver_stat RL_NAME(solver_stat)
+#define rl_geomview RL_NAME(geomview)
 
 /* model and data */
 #define rl_model_alloc RL_NAME(model_alloc)
@@ -53,5 +56,28 @@
 #define rl_euler RL_NAME(euler)
 #define rl_rk4 RL_NAME(rk4)
 #define rl_step_smooth RL_NAME(step_smooth)
+
+/* collision (engine/collide*.c) */
+#define rl_collide_function RL_NAME(collide_function)
+#define rl_geom_view RL_NAME(geom_view)
+#define rl_make_frame RL_NAME(make_frame)
+#define rl_geom_pair_allowed RL_NAME(geom_pair_allowed)
+#define rl_contact_params RL_NAME(contact_params)
+#define rl_collision RL_NAME(collision)
+#define rl_collision_arena RL_NAME(collision_arena)
+
+/* constraint rows (engine/constraint.c) */
+#define rl_make_constraint RL_NAME(make_constraint)
+#define rl_constraint_arena RL_NAME(constraint_arena)
+
+/* solvers (engine/solver.c) */
+#define rl_constraint_solve RL_NAME(constraint_solve)
+#define rl_solver_arena RL_NAME(solver_arena)
+
+/* per-module additions, one file per module so that modules are edited independently */
+#include "rl_names_prim.h"
+#include "rl_names_convex.h"
+#include "rl_names_constraint.h"
+#include "rl_names_solver.h"
 
 #endif

@@ -33,6 +33,10 @@ mjModel *rl_mj_load(const char *path, char *err, int errlen) {
 void rl_ext_options_default(rl_ext_options *ext) {
   ext->ls_iterations = 50;
   ext->ls_tolerance = 0.01;
+  ext->max_contacts = 0;
+  ext->collision = 0;
+  ext->contact_resolution = 0;
+  ext->newton_factor = 0;
 }
 
 static const char *const disable_names[] = {"constraint", "equality", "frictionloss", "limit", "contact",
@@ -43,7 +47,8 @@ static const char *const enable_names[] = {"override", "energy", "fwdinv", "sens
 const char *rl_mj_opt_help(void) {
   return "timestep=H gravity=X,Y,Z integrator=euler|rk4 cone=pyramidal|elliptic solver=pgs|cg|newton "
          "iterations=N tolerance=T impratio=R noslip_iterations=N mpr_iterations=N mpr_tolerance=T "
-         "ls_iterations=N ls_tolerance=T disable=LIST enable=LIST (LIST: comma-separated flag names, "
+         "ls_iterations=N ls_tolerance=T max_contacts=N collision=manifold|mujoco "
+         "contact_resolution=auto|convex|signorini newton_factor=auto|dense|skyline disable=LIST enable=LIST (LIST: comma-separated flag names, "
          "disable: constraint,equality,frictionloss,limit,contact,passive,gravity,clampctrl,warmstart,"
          "filterparent,actuation,refsafe,sensor; enable: override,energy,fwdinv,sensornoise,multiccd)";
 }
@@ -146,6 +151,23 @@ int rl_mj_apply_opt(mjModel *mjm, rl_ext_options *ext, const char *kv, char *err
   } else if (!strcmp(key, "ls_tolerance")) {
     if (!parse_num(val, &x) || x <= 0) BAD("a positive number");
     ext->ls_tolerance = x;
+  } else if (!strcmp(key, "max_contacts")) {
+    if (!parse_int(val, &n) || n < 1) BAD("a positive integer");
+    ext->max_contacts = n;
+  } else if (!strcmp(key, "collision")) {
+    if (!strcmp(val, "manifold")) ext->collision = 0;
+    else if (!strcmp(val, "mujoco")) ext->collision = 1;
+    else BAD("manifold, mujoco");
+  } else if (!strcmp(key, "contact_resolution")) {
+    if (!strcmp(val, "auto")) ext->contact_resolution = 0;
+    else if (!strcmp(val, "convex")) ext->contact_resolution = 1;
+    else if (!strcmp(val, "signorini")) ext->contact_resolution = 2;
+    else BAD("auto, convex, signorini");
+  } else if (!strcmp(key, "newton_factor")) {
+    if (!strcmp(val, "auto")) ext->newton_factor = 0;
+    else if (!strcmp(val, "dense")) ext->newton_factor = 1;
+    else if (!strcmp(val, "skyline")) ext->newton_factor = 2;
+    else BAD("auto, dense, skyline");
   } else if (!strcmp(key, "disable")) {
     if (parse_flags(val, disable_names, &n)) BAD("comma-separated: constraint,equality,frictionloss,limit,contact,passive,gravity,clampctrl,warmstart,filterparent,actuation,refsafe,sensor");
     o->disableflags = n;

@@ -69,6 +69,29 @@ static int hull_vertnum(const mjModel *mjm, int k) {
   return ga >= 0 ? mjm->mesh_graph[ga] : mjm->mesh_vertnum[k];
 }
 
+/* Contact and constraint-row capacities (see rl_model.h): every equality/friction/limit row that can
+   exist, 10 rows per contact (pyramidal condim 6), and rows at most as wide as two root paths. */
+static void capacities(const mjModel *mjm, const rl_ext_options *ext, rl_model *sz) {
+  int ncon = ext && ext->max_contacts > 0 ? ext->max_contacts : mjm->nconmax > 0 ? mjm->nconmax : 8 * mjm->ngeom;
+  if (ncon < 256 && !(ext && ext->max_contacts > 0) && !(mjm->nconmax > 0)) ncon = 256;
+  long nefc = 10L * ncon;
+  for (int e = 0; e < mjm->neq; e++) nefc += mjm->eq_type[e] == mjEQ_CONNECT ? 3 : mjm->eq_type[e] == mjEQ_WELD ? 6 : 1;
+  for (int i = 0; i < mjm->nv; i++) nefc += mjm->dof_frictionloss[i] > 0;
+  for (int j = 0; j < mjm->njnt; j++)
+    if (mjm->jnt_limited[j]) nefc += mjm->jnt_type[j] == mjJNT_BALL ? 1 : 2;
+  int chain = 0; /* most dofs on one body's path to the world */
+  for (int b = 1; b < mjm->nbody; b++) {
+    int n = 0;
+    for (int a = b; a > 0; a = mjm->body_parentid[a]) n += mjm->body_dofnum[a];
+    if (n > chain) chain = n;
+  }
+  int width = 2 * chain < mjm->nv ? 2 * chain : mjm->nv;
+  if (width < 1) width = 1;
+  sz->nconmax = ncon;
+  sz->nefcmax = (int)nefc;
+  sz->njmax = (int)(nefc * width);
+}
+
 #define COPY(name, count, width)                                                    \
   for (long i_ = 0; i_ < (long)(count) * (width); i_++) m->name[i_] = (real)mjm->name[i_];
 
@@ -80,6 +103,7 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_ext_options *ext, const
   sz.ngeom = mjm->ngeom; sz.nmesh = mjm->nmesh; sz.neq = mjm->neq; sz.nM = mjm->nM;
   sz.nexclude = mjm->nexclude; sz.nnames = mjm->nnames;
   for (int k = 0; k < mjm->nmesh; k++) sz.nmeshvert += hull_vertnum(mjm, k);
+  capacities(mjm, ext, &sz);
   rl_model *m = rl_model_alloc(&sz);
   if (!m) {
     snprintf(err, (size_t)errlen, "%s: out of memory building the model", path);
@@ -102,6 +126,9 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_ext_options *ext, const
   m->opt.enableflags = mjm->opt.enableflags;
   m->opt.ls_iterations = ext ? ext->ls_iterations : 50;
   m->opt.ls_tolerance = (real)(ext ? ext->ls_tolerance : 0.01);
+  m->opt.collision = ext ? ext->collision : RL_COLL_MANIFOLD;
+  m->opt.contact_resolution = ext ? ext->contact_resolution : RL_RES_AUTO;
+  m->opt.newton_factor = ext ? ext->newton_factor : RL_FACTOR_AUTO;
 
   COPY(qpos0, m->nq, 1) COPY(qpos_spring, m->nq, 1)
   COPY(body_parentid, m->nbody, 1) COPY(body_rootid, m->nbody, 1) COPY(body_weldid, m->nbody, 1)

@@ -4,7 +4,8 @@
 #include "harness.h"
 
 const char *const rl_stage_names[RL_NSTAGE] = {"kinematics", "com", "inertia", "bias", "passive",
-                                               "actuation", "smooth", "integrate"};
+                                               "actuation", "smooth", "integrate", "collision",
+                                               "constraint", "solve", "step"};
 
 /* one line on stderr: "rigidlab: MESSAGE" (newlines folded) */
 void rl_errorf(const char *fmt, ...) {

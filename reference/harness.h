@@ -20,7 +20,8 @@ typedef struct rl_common_args {
 
 /* verify stages, in pipeline order */
 enum { RL_STAGE_KINEMATICS, RL_STAGE_COM, RL_STAGE_INERTIA, RL_STAGE_BIAS, RL_STAGE_PASSIVE,
-       RL_STAGE_ACTUATION, RL_STAGE_SMOOTH, RL_STAGE_INTEGRATE, RL_NSTAGE };
+       RL_STAGE_ACTUATION, RL_STAGE_SMOOTH, RL_STAGE_INTEGRATE, RL_STAGE_COLLISION, RL_STAGE_CONSTRAINT,
+       RL_STAGE_SOLVE, RL_STAGE_STEP, RL_NSTAGE };
 extern const char *const rl_stage_names[RL_NSTAGE];
 
 typedef struct rl_verify_args {

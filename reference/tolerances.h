@@ -19,17 +19,25 @@
 #define RL_IS_F32 0
 #endif
 
+/* RL_TOL_SCALE from the environment (1 when unset or not positive) */
+static inline double rl_verify_tolerance_scale(void) {
+  const char *s = getenv("RL_TOL_SCALE");
+  double scale = s ? atof(s) : 1.0;
+  return scale > 0 ? scale : 1.0;
+}
+
 static inline double rl_verify_tolerance(int stage, int f32) {
   /*                             f64     f32 */
   static const double tol[RL_NSTAGE][2] = {
       [RL_STAGE_KINEMATICS] = {1e-12, 1e-5}, [RL_STAGE_COM] = {1e-12, 1e-5}, [RL_STAGE_INERTIA] = {1e-12, 1e-5},
       [RL_STAGE_BIAS] = {1e-12, 1e-5},       [RL_STAGE_PASSIVE] = {1e-12, 1e-5}, [RL_STAGE_ACTUATION] = {1e-12, 1e-5},
       [RL_STAGE_SMOOTH] = {1e-12, 5e-5},     [RL_STAGE_INTEGRATE] = {1e-12, 5e-5},
+      /* issue 3: analytic pairs ≤ 1e-10 in f64; MPR pairs carry their own per-quantity tolerance */
+      [RL_STAGE_COLLISION] = {1e-10, 1e-4},
+      /* issue 4: rows 1e-10, solve 1e-9, one full step 1e-8 (f64) */
+      [RL_STAGE_CONSTRAINT] = {1e-10, 1e-4}, [RL_STAGE_SOLVE] = {1e-9, 1e-3}, [RL_STAGE_STEP] = {1e-8, 1e-3},
   };
-  const char *s = getenv("RL_TOL_SCALE");
-  double scale = s ? atof(s) : 1.0;
-  if (!(scale > 0)) scale = 1.0;
-  return tol[stage][f32 ? 1 : 0] * scale;
+  return tol[stage][f32 ? 1 : 0] * rl_verify_tolerance_scale();
 }
 
 #endif

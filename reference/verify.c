@@ -14,32 +14,35 @@
 #include "pair.h"
 #include "states.h"
 #include "tolerances.h"
+#include "verify.h"
 
 #define rl_cmd_verify RL_NAME(cmd_verify)
 
-typedef struct quantity {
-  int stage;
-  const char *name;
-  double max_abs, max_rel;
-  double scale;      /* max over states of ‖mujoco‖∞ */
-  double *err, *mag; /* per state */
-  int n;
-} quantity;
+typedef rl_vq quantity;
+
+void rl_vq_record(rl_vq *q, double err, double mag) {
+  q->err[q->n] = err;
+  q->mag[q->n] = mag;
+  q->n++;
+  if (!(err <= q->max_abs)) q->max_abs = err; /* NaN propagates */
+  if (mag > q->scale) q->scale = mag;
+}
 
 /* Per state: err = ‖ours − mujoco‖∞, mag = ‖mujoco‖∞, recorded for the reduction in finish(). */
-static void compare(quantity *q, const real *ours, const double *ref, long n) {
+void rl_vq_compare(rl_vq *q, const real *ours, const double *ref, long n) {
   double err = 0, mag = 0;
   for (long i = 0; i < n; i++) {
     double e = fabs((double)ours[i] - ref[i]);
     if (!(e <= err)) err = e; /* NaN propagates */
     if (fabs(ref[i]) > mag) mag = fabs(ref[i]);
   }
-  q->err[q->n] = err;
-  q->mag[q->n] = mag;
-  q->n++;
-  if (!(err <= q->max_abs)) q->max_abs = err;
-  if (mag > q->scale) q->scale = mag;
+  rl_vq_record(q, err, mag);
 }
+#define compare rl_vq_compare
+
+/* the stage modules after the smooth stages, in pipeline order */
+static const rl_vmodule *const modules[] = {&rl_vmod_collision, &rl_vmod_constraint, &rl_vmod_solve, &rl_vmod_step};
+#define NMOD ((int)(sizeof modules / sizeof modules[0]))
 
 /* max_rel = max over states of err / max(mag, tiny), tiny = RL_VERIFY_FLOOR · max over states of mag
    (and ≥ DBL_MIN): a state where the quantity nearly vanishes (a pendulum's gravity torque at the bottom)
@@ -141,17 +144,60 @@ int rl_cmd_verify(const rl_verify_args *a) {
   rl_data *d = rl_data_alloc(p.m);
   real *dense = calloc((size_t)p.m->nv * p.m->nv + 1, sizeof(real));
   double *mjdense = calloc((size_t)p.m->nv * p.m->nv + 1, sizeof(double));
-  quantity q[NQ];
-  memcpy(q, table_init, sizeof q);
-  double *store = calloc(2 * (size_t)NQ * (size_t)(S.n + 1), sizeof(double));
-  for (int k = 0; k < NQ; k++) {
+  /* rows: the smooth table, then each selected module's rows */
+  int nrow = NQ, first[NMOD];
+  rl_vctx ctx[NMOD];
+  int on[NMOD];
+  for (int i = 0; i < NMOD; i++) {
+    first[i] = nrow;
+    on[i] = (a->stages >> modules[i]->stage) & 1u;
+    if (on[i]) nrow += modules[i]->nq;
+  }
+  quantity *q = calloc((size_t)nrow, sizeof *q);
+  memcpy(q, table_init, sizeof table_init);
+  for (int i = 0; i < NMOD; i++) {
+    if (!on[i]) continue;
+    for (int k = 0; k < modules[i]->nq; k++) {
+      quantity *r = &q[first[i] + k];
+      r->stage = modules[i]->stage;
+      r->name = modules[i]->names[k];
+      r->tol = modules[i]->tol ? modules[i]->tol[k] : 0;
+      r->absolute = modules[i]->absolute ? modules[i]->absolute[k] : 0;
+    }
+  }
+  double *store = calloc(2 * (size_t)nrow * (size_t)(S.n + 1), sizeof(double));
+  for (int k = 0; k < nrow; k++) {
     q[k].err = store + (size_t)k * 2 * (S.n + 1);
     q[k].mag = q[k].err + S.n + 1;
   }
-  for (int s = 0; s < S.n; s++)
-    compare_state(&p, mjfree, d, mjd, mjd2, S.qpos + (size_t)s * S.nq, S.qvel + (size_t)s * S.nv,
-                  S.ctrl + (size_t)s * S.nu, q, dense, mjdense);
-  for (int k = 0; k < NQ; k++) finish(&q[k]);
+  int ret = RL_EXIT_OK;
+  for (int i = 0; i < NMOD; i++) {
+    memset(&ctx[i], 0, sizeof ctx[i]);
+    ctx[i].p = &p;
+    ctx[i].d = d;
+    ctx[i].mjd = mjd;
+    if (on[i] && modules[i]->init && modules[i]->init(&ctx[i])) {
+      rl_errorf("%s: verify stage %s cannot run on this model", a->c.model, rl_stage_names[modules[i]->stage]);
+      on[i] = 0;
+      ret = RL_EXIT_BADINPUT;
+    }
+  }
+  for (int s = 0; s < S.n && ret == RL_EXIT_OK; s++) {
+    const double *qp = S.qpos + (size_t)s * S.nq, *qv = S.qvel + (size_t)s * S.nv, *qc = S.ctrl + (size_t)s * S.nu;
+    compare_state(&p, mjfree, d, mjd, mjd2, qp, qv, qc, q, dense, mjdense);
+    for (int i = 0; i < NMOD; i++) {
+      if (!on[i]) continue;
+      rl_set_state(&p, d, mjd, qp, qv, qc);
+      mj_forward(p.mjm, mjd);
+      ctx[i].qpos = qp;
+      ctx[i].qvel = qv;
+      ctx[i].ctrl = qc;
+      modules[i]->state(&ctx[i], q + first[i]);
+    }
+  }
+  for (int i = 0; i < NMOD; i++)
+    if (on[i] && modules[i]->fini) modules[i]->fini(&ctx[i]);
+  for (int k = 0; k < nrow; k++) finish(&q[k]);
   const char *label = model_label(a->c.model);
   int fails = 0;
   if (!a->c.quiet)
@@ -162,10 +208,10 @@ int rl_cmd_verify(const rl_verify_args *a) {
     for (int k = 0; k < 8; k++) rl_csv_str(w, hdr[k]);
     rl_csv_end_row(w);
   }
-  for (int k = 0; k < NQ; k++) {
+  for (int k = 0; k < nrow && ret == RL_EXIT_OK; k++) {
     if (!(a->stages & (1u << q[k].stage))) continue;
-    double tol = rl_verify_tolerance(q[k].stage, RL_IS_F32);
-    int pass = q[k].max_rel <= tol;
+    double tol = q[k].tol > 0 ? q[k].tol * rl_verify_tolerance_scale() : rl_verify_tolerance(q[k].stage, RL_IS_F32);
+    int pass = q[k].absolute ? q[k].max_abs <= tol : q[k].max_rel <= tol;
     fails += !pass;
     if (!a->c.quiet)
       printf("%-12s %-18s %-4s %12.3e %12.3e %10.1e %s\n", rl_stage_names[q[k].stage], q[k].name, RL_PREC_NAME,
@@ -182,10 +228,11 @@ int rl_cmd_verify(const rl_verify_args *a) {
       rl_csv_end_row(w);
     }
   }
-  int ret = fails ? RL_EXIT_FAIL : RL_EXIT_OK;
+  if (ret == RL_EXIT_OK && fails) ret = RL_EXIT_FAIL;
   if (!a->c.quiet)
     printf("%s %s: %d state(s), %d quantity row(s) failed\n", label, RL_PREC_NAME, S.n, fails);
   free(store);
+  free(q);
   free(dense);
   free(mjdense);
   rl_data_free(d);

@@ -33,7 +33,8 @@ static const char *usage_verify =
     "  --precision f64|f32|both   working precision (default f64)\n"
     "  --states N                 number of states (default 100; half random, half along a trajectory)\n"
     "  --seed S                   RNG seed (default 1)\n"
-    "  --stages LIST              comma-separated subset of: kinematics,com,inertia,bias,passive,actuation,smooth,integrate\n"
+    "  --stages LIST              comma-separated subset of: kinematics,com,inertia,bias,passive,actuation,smooth,integrate,\n"
+    "                             collision,constraint,solve,step (default: all)\n"
     "  --csv FILE                 model,precision,stage,quantity,max_abs_err,max_rel_err,tolerance,pass\n"
     "  --opt KEY=VALUE            override a model/solver option (repeatable)\n"
     "  --quiet                    no table on stdout\n";
@@ -195,7 +196,7 @@ static int cmd_verify(int argc, char **argv) {
   if (st) return st;
   int ok;
   rl_verify_args a = {.c = p.c, .states = (int)p.states, .seed = (unsigned long)p.seed, .stages = parse_stages(p.stages, &ok)};
-  if (!ok) return bad("verify", "--stages '%s' (allowed: kinematics,com,inertia,bias,passive,actuation,smooth,integrate)", p.stages);
+  if (!ok) return bad("verify", "--stages '%s' (allowed: kinematics,com,inertia,bias,passive,actuation,smooth,integrate,collision,constraint,solve,step)", p.stages);
   rl_csv w;
   if ((st = open_out(&p, &w, 0))) return st;
   a.c.out = p.c.out;

@@ -1,0 +1,2 @@
+/* collide_box.c — narrow phase (see rl_narrow.h). */
+#include "rl_narrow.h"

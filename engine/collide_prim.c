@@ -1,0 +1,2 @@
+/* collide_prim.c — narrow phase (see rl_narrow.h). */
+#include "rl_narrow.h"

@@ -1,0 +1,56 @@
+/* rl_collide.h — collision detection: broad phase, narrow phase, contact mixing (issue 3).
+ *
+ * rl_collision(m, d) fills d->contact[0..ncon) from the geom frames written by rl_kinematics.
+ * The narrow phase works on geom views (type, size, frame, hull vertices), so tests and the
+ * independent oracle can call any pair function on arbitrary poses without a model. */
+#ifndef RL_COLLIDE_H
+#define RL_COLLIDE_H
+
+#include "rl_data.h"
+
+/* most contacts one narrow-phase call may write (box–box: 8; manifold builders ≤ this) */
+#define RL_MAXCONPAIR 8
+
+/* A geom as the narrow phase sees it.  mat is row-major (columns = local axes in world). */
+typedef struct rl_geomview {
+  int type;            /* RL_GEOM_* */
+  real size[3];        /* as geom_size */
+  const real *pos;     /* world position [3] */
+  const real *mat;     /* world orientation [9] */
+  const real *vert;    /* mesh: hull vertices in the geom frame (nvert × 3); else NULL */
+  int nvert;
+  real rbound;         /* bounding-sphere radius (0 for planes) */
+} rl_geomview;
+
+/* Narrow-phase function: writes up to RL_MAXCONPAIR contacts (dist, pos, frame; nothing else) for
+   the pair, only those with dist < margin, and returns their count.  The normal (frame[0..2]) points
+   from g1 toward g2; pos lies midway between the two surfaces.  mode: RL_COLL_MANIFOLD or
+   RL_COLL_MUJOCO (one point per MPR pair, as MuJoCo 2.2.2). */
+typedef int (*rl_collide_fn)(const rl_geomview *g1, const rl_geomview *g2, real margin, int mode,
+                             int mpr_iterations, real mpr_tolerance, rl_contact *con);
+
+/* The dispatch table, indexed [type1][type2] with type1 ≤ type2 (NULL: no collision function). */
+rl_collide_fn rl_collide_function(int type1, int type2);
+
+/* geom g of model m at the frames in d, as a view */
+void rl_geom_view(const rl_model *m, const rl_data *d, int g, rl_geomview *v);
+
+/* Complete a contact frame from its normal (rows 2 and 3 orthonormal tangents) as MuJoCo's mju_makeFrame. */
+void rl_make_frame(real frame[9]);
+
+/* Pair filters of MuJoCo 2.2.2 (contype/conaffinity, same weld body, parent–child, static–static,
+   <exclude>): 1 if geoms g1, g2 may collide. */
+int rl_geom_pair_allowed(const rl_model *m, int g1, int g2);
+
+/* Fill contact parameters for a geom pair as MuJoCo 2.2.2's mj_setContact: condim (max), friction
+   (per-component max, or the higher-priority geom's), solref/solimp (solmix-weighted), margin, gap. */
+void rl_contact_params(const rl_model *m, int g1, int g2, rl_contact *con);
+
+/* The collision stage: broad phase, filters, narrow phase, parameters; at most m->nconmax contacts
+   (deepest kept, overflow counted in warning[RL_WARN_CONTACTFULL]); deterministic order. */
+void rl_collision(const rl_model *m, rl_data *d);
+
+/* arena reals rl_collision may take */
+size_t rl_collision_arena(const rl_model *m);
+
+#endif

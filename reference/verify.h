@@ -1,0 +1,65 @@
+/* verify.h — the pieces of `rigidlab verify` that stage modules share (compiled per precision).
+ *
+ * The smooth stages live in verify.c; each later stage (collision, constraint, solve, step) is a
+ * module in its own file (verify_<stage>.c) exporting an rl_vmodule: per state it compares
+ * rigidlab with MuJoCo and records one error per quantity with rl_vq_compare / rl_vq_record.
+ * verify.c reduces, prints and writes the CSV rows. */
+#ifndef RL_VERIFY_H
+#define RL_VERIFY_H
+
+#include "pair.h"
+
+#define rl_vq RL_NAME(vq)
+#define rl_vq_compare RL_NAME(vq_compare)
+#define rl_vq_record RL_NAME(vq_record)
+#define rl_vctx RL_NAME(vctx)
+#define rl_vmodule RL_NAME(vmodule)
+#define rl_vmod_collision RL_NAME(vmod_collision)
+#define rl_vmod_constraint RL_NAME(vmod_constraint)
+#define rl_vmod_solve RL_NAME(vmod_solve)
+#define rl_vmod_step RL_NAME(vmod_step)
+
+/* one row of the verify table */
+typedef struct rl_vq {
+  int stage;
+  const char *name;
+  double max_abs, max_rel;
+  double scale;      /* max over states of ‖mujoco‖∞ */
+  double *err, *mag; /* per state */
+  int n;
+  double tol;        /* 0: the stage's tolerance (tolerances.h); else this quantity's own */
+  int absolute;      /* 1: judged on max_abs (e.g. a count mismatch), not max_rel */
+} rl_vq;
+
+/* record err = ‖ours − ref‖∞ and mag = ‖ref‖∞ for the current state */
+void rl_vq_compare(rl_vq *q, const real *ours, const double *ref, long n);
+/* record an error and a magnitude computed by the module */
+void rl_vq_record(rl_vq *q, double err, double mag);
+
+/* what a module sees for one state: MuJoCo's mjd holds mj_forward at the state; rigidlab's d holds
+   the same state (rl_set_state), nothing computed yet */
+typedef struct rl_vctx {
+  const rl_pair *p;
+  rl_data *d;
+  mjData *mjd;
+  const double *qpos, *qvel, *ctrl;
+  void *own; /* the module's scratch, made by init, freed by fini */
+} rl_vctx;
+
+typedef struct rl_vmodule {
+  int stage;                   /* RL_STAGE_* */
+  int nq;                      /* quantities (rows) */
+  const char *const *names;    /* nq names */
+  const double *tol;           /* nq tolerances or NULL (stage tolerance); a 0 entry means stage tolerance */
+  const int *absolute;         /* nq flags or NULL */
+  int (*init)(rl_vctx *c);     /* 0 on success; may be NULL */
+  void (*state)(rl_vctx *c, rl_vq *q); /* q: this module's nq rows */
+  void (*fini)(rl_vctx *c);    /* may be NULL */
+} rl_vmodule;
+
+extern const rl_vmodule rl_vmod_collision;
+extern const rl_vmodule rl_vmod_constraint;
+extern const rl_vmodule rl_vmod_solve;
+extern const rl_vmodule rl_vmod_step;
+
+#endif
