@@ -79,5 +79,6 @@
 #include "rl_names_convex.h"
 #include "rl_names_constraint.h"
 #include "rl_names_solver.h"
+#include "rl_names_avbd.h"
 
 #endif

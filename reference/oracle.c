@@ -1,0 +1,2 @@
+/* oracle.c — reference (see oracle.h). */
+#include "oracle.h"

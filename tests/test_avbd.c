@@ -1,0 +1,2 @@
+/* test_avbd.c */
+#include <criterion/criterion.h>

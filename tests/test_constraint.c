@@ -1,0 +1,2 @@
+/* test_constraint.c */
+#include <criterion/criterion.h>

@@ -1,0 +1,2 @@
+/* test_convex.c */
+#include <criterion/criterion.h>

@@ -1,0 +1,2 @@
+/* test_narrow.c */
+#include <criterion/criterion.h>

@@ -1,0 +1,2 @@
+/* test_solver.c */
+#include <criterion/criterion.h>
