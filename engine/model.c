@@ -65,6 +65,7 @@ rl_data *rl_data_alloc(const rl_model *m) {
 #undef RL_X_DATA
 #define RL_X_EFC(type, name, count, width) bytes += align64(sizeof(type) * (size_t)m->count * (width));
   RL_DATA_EFC(RL_X_EFC)
+  RL_DATA_RUNTIME(RL_X_EFC)
 #undef RL_X_EFC
   bytes += align64(sizeof(rl_contact) * (size_t)m->nconmax);
   d->arena_size = arena_reals(m);
@@ -83,6 +84,7 @@ rl_data *rl_data_alloc(const rl_model *m) {
   d->name = (type *)p;                     \
   p += align64(sizeof(type) * (size_t)m->count * (width));
   RL_DATA_EFC(RL_X_EFC)
+  RL_DATA_RUNTIME(RL_X_EFC)
 #undef RL_X_EFC
   d->contact = (rl_contact *)p;
   p += align64(sizeof(rl_contact) * (size_t)m->nconmax);
@@ -105,6 +107,8 @@ void rl_data_reset(const rl_model *m, rl_data *d) {
   memset(d->ctrl, 0, sizeof(real) * (size_t)m->nu);
   memset(d->qfrc_applied, 0, sizeof(real) * (size_t)m->nv);
   memset(d->qacc, 0, sizeof(real) * (size_t)m->nv);
+  for (int e = 0; e < m->neq; e++) d->eq_active[e] = m->eq_active[e];
+  memcpy(d->jnt_range, m->jnt_range, sizeof(real) * 2 * (size_t)m->njnt);
   d->ncon = d->ne = d->nf = d->nefc = d->nnzJ = 0;
   d->solver_iter = 0;
   d->solver_converged = 1;

@@ -73,6 +73,12 @@
   X(real, efc_aref, nefcmax, 1)        \
   X(real, efc_force, nefcmax, 1)
 
+/* run-time switches that a step reads (initialized from the model by rl_data_reset; change them
+   between steps): equality constraints on/off (a suction gripper's weld), joint limit ranges. */
+#define RL_DATA_RUNTIME(X)      \
+  X(int, eq_active, neq, 1)     \
+  X(real, jnt_range, njnt, 2)
+
 /* constraint row types (values as mjtConstraint) and solver states (as mjtConstraintState) */
 enum { RL_CNSTR_EQUALITY = 0, RL_CNSTR_FRICTION_DOF = 1, RL_CNSTR_FRICTION_TENDON = 2, RL_CNSTR_LIMIT_JOINT = 3,
        RL_CNSTR_LIMIT_TENDON = 4, RL_CNSTR_CONTACT_FRICTIONLESS = 5, RL_CNSTR_CONTACT_PYRAMIDAL = 6,
@@ -126,6 +132,7 @@ typedef struct rl_data {
   rl_solver_stat solver[RL_NSOLVER];  /* first min(solver_iter, RL_NSOLVER) entries valid */
 #define RL_X_EFC(type, name, count, width) type *name;
   RL_DATA_EFC(RL_X_EFC)
+  RL_DATA_RUNTIME(RL_X_EFC)
 #undef RL_X_EFC
 #define RL_X_DATA(name, count, width) real *name;
   RL_DATA_STATE(RL_X_DATA)
