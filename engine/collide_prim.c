@@ -1,2 +1,423 @@
-/* collide_prim.c — narrow phase (see rl_narrow.h). */
+/* collide_prim.c — analytic narrow phase for planes, spheres, capsules, cylinders and plane–convex
+ * (see rl_narrow.h), reproducing MuJoCo 2.2.2's engine_collision_primitive.c and mjc_PlaneConvex
+ * operation by operation, so that in double precision the contacts agree to rounding.
+ *
+ * Conventions shared by every pair function here:
+ *   - g1 has the lower type (MuJoCo always calls with type1 ≤ type2); the normal points g1 → g2;
+ *   - a pair function writes dist, pos and the normal, then completes the frame with rl_make_frame,
+ *     which is what MuJoCo's mj_collideGeoms does to every contact before storing it in d->contact;
+ *   - a pose or size that is not finite gives no contact (MuJoCo would report NaN contacts).
+ * The comparisons (≤ or <, > or ≥) against the margin are MuJoCo's, pair by pair. */
 #include "rl_narrow.h"
+#include "rl_math.h"
+
+/* MuJoCo's mjMINVAL: the smallest denominator it accepts (a behavioural constant, kept equal in
+   both precisions so that degenerate-configuration branches are taken where MuJoCo takes them). */
+#define MJ_MINVAL ((real)1e-15)
+
+/* v ← v/‖v‖ by multiplication with 1/‖v‖ (mju_normalize3); ‖v‖ < mjMINVAL gives (1,0,0). Returns ‖v‖. */
+static real mj_normalize3(real v[3]) {
+  real n = rl_sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  if (n < MJ_MINVAL) {
+    v[0] = 1; v[1] = 0; v[2] = 0;
+  } else {
+    real inv = 1 / n;
+    v[0] *= inv; v[1] *= inv; v[2] *= inv;
+  }
+  return n;
+}
+
+/* ‖a − b‖ (mju_dist3) */
+static real dist3(const real a[3], const real b[3]) {
+  real d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
+  return rl_sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+}
+
+/* z axis of a row-major frame: column 2 = (R02, R12, R22) */
+static void zaxis(real z[3], const real mat[9]) { z[0] = mat[2]; z[1] = mat[5]; z[2] = mat[8]; }
+
+/* 1 if every number of the view's pose and size is finite */
+static int view_finite(const rl_geomview *g) {
+  for (int i = 0; i < 3; i++)
+    if (!rl_isfinite(g->pos[i]) || !rl_isfinite(g->size[i])) return 0;
+  for (int i = 0; i < 9; i++)
+    if (!rl_isfinite(g->mat[i])) return 0;
+  return 1;
+}
+
+/* Contact frame from its normal x = frame[0..2] (and optional first tangent y = frame[3..5]),
+ * as mju_makeFrame:  x ← x/‖x‖;  if ‖y‖² < 1/4: y = e_y when |x_y| < 1/2, else e_z;
+ *                    y ← (y − (x·y) x)/‖·‖;  z = x × y. */
+void rl_make_frame(real frame[9]) {
+  real *x = frame, *y = frame + 3, t[3];
+  mj_normalize3(x);
+  if (rl_v3_dot(y, y) < (real)0.25) {
+    rl_v3_zero(y);
+    if (x[1] < (real)0.5 && x[1] > (real)-0.5) y[1] = 1;
+    else y[2] = 1;
+  }
+  rl_v3_scale(t, x, rl_v3_dot(x, y));
+  rl_v3_sub(y, y, t);
+  mj_normalize3(y);
+  rl_v3_cross(frame + 6, x, y);
+}
+
+/* the frame completion mj_collideGeoms applies to each contact a pair function returns */
+static int complete_frames(rl_contact *con, int n) {
+  for (int i = 0; i < n; i++) rl_make_frame(con[i].frame);
+  return n;
+}
+
+/* ---------------------------------------------------------------- plane pairs */
+
+/* Plane (pos1, normal n = z of mat1) vs sphere (center c, radius r):
+ *   d = (c − p1)·n − r;  contact iff d + r ≤ margin + r;  pos = c − (r + d/2) n. */
+static int plane_sphere_contact(rl_contact *con, real margin, const real pos1[3], const real mat1[9],
+                                const real c[3], real r) {
+  real tmp[3];
+  zaxis(con->frame, mat1);
+  rl_v3_sub(tmp, c, pos1);
+  real cdist = rl_v3_dot(tmp, con->frame);
+  if (cdist > margin + r) return 0;
+  con->dist = cdist - r;
+  rl_v3_scale(tmp, con->frame, -con->dist / 2 - r);
+  rl_v3_add(con->pos, c, tmp);
+  rl_v3_zero(con->frame + 3);
+  return 1;
+}
+
+int rl_collide_plane_sphere(RL_NARROW_ARGS) {
+  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  if (!view_finite(g1) || !view_finite(g2)) return 0;
+  return complete_frames(con, plane_sphere_contact(con, margin, g1->pos, g1->mat, g2->pos, g2->size[0]));
+}
+
+/* Plane vs capsule: the two end spheres c ± h·a (a = capsule axis), each a plane–sphere test;
+ * each contact's first tangent is the capsule axis. */
+int rl_collide_plane_capsule(RL_NARROW_ARGS) {
+  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  if (!view_finite(g1) || !view_finite(g2)) return 0;
+  real axis[3], seg[3], p[3];
+  zaxis(axis, g2->mat);
+  rl_v3_scale(seg, axis, g2->size[1]);
+  rl_v3_add(p, g2->pos, seg);
+  int n1 = plane_sphere_contact(con, margin, g1->pos, g1->mat, p, g2->size[0]);
+  rl_v3_sub(p, g2->pos, seg);
+  int n2 = plane_sphere_contact(con + n1, margin, g1->pos, g1->mat, p, g2->size[0]);
+  if (n1) rl_v3_copy(con[0].frame + 3, axis);
+  if (n2) rl_v3_copy(con[n1].frame + 3, axis);
+  return complete_frames(con, n1 + n2);
+}
+
+/* one plane–cylinder contact: dist d, pos = base + s1·v1 + s2·v2 − (d/2) n */
+static void cylinder_point(rl_contact *c, real d, const real base[3], const real v1[3], real s1,
+                           const real v2[3], real s2, const real n[3]) {
+  c->dist = d;
+  rl_v3_copy(c->pos, base);
+  rl_v3_addscl(c->pos, v1, s1);
+  rl_v3_addscl(c->pos, v2, s2);
+  rl_v3_addscl(c->pos, n, -d * (real)0.5);
+  rl_v3_copy(c->frame, n);
+  rl_v3_zero(c->frame + 3);
+}
+
+/* Plane vs cylinder (mjc_PlaneCylinder): axis a flipped so a·n ≤ 0; v = radius vector of the rim
+ * toward the plane, v ∝ (a·n) a − n (or the cylinder x axis when the disk is parallel);
+ * d0 = (c − p1)·n.  Points: rim of the near disk  d0 + h a·n + v·n  (must be ≤ margin, else none);
+ * rim of the far disk  d0 − h a·n + v·n;  and, if d0 + h a·n − v·n/2 ≤ margin, two more near-disk
+ * points at ±(√3/2) r (v × a)/‖v × a‖ − v/2 (an inscribed triangle with the first). */
+int rl_collide_plane_cylinder(RL_NARROW_ARGS) {
+  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  if (!view_finite(g1) || !view_finite(g2)) return 0;
+  const real *pos1 = g1->pos, *mat2 = g2->mat, *pos2 = g2->pos, *size2 = g2->size;
+  real normal[3], axis[3], vec[3], vec1[3];
+  zaxis(normal, g1->mat);
+  zaxis(axis, mat2);
+  int cnt = 0;
+
+  real prjaxis = rl_v3_dot(normal, axis);
+  if (prjaxis > 0) {
+    rl_v3_scale(axis, axis, -1);
+    prjaxis = -prjaxis;
+  }
+  rl_v3_sub(vec, pos2, pos1);
+  real dist0 = rl_v3_dot(vec, normal);
+
+  rl_v3_scale(vec, axis, prjaxis);
+  rl_v3_sub(vec, vec, normal);
+  real len = rl_sqrt(rl_v3_dot(vec, vec));
+  if (len >= MJ_MINVAL) {
+    real scl = size2[0] / len;
+    vec[0] *= scl; vec[1] *= scl; vec[2] *= scl;
+  } else {
+    vec[0] = mat2[0] * size2[0];
+    vec[1] = mat2[3] * size2[0];
+    vec[2] = mat2[6] * size2[0];
+  }
+  real prjvec = rl_v3_dot(vec, normal);
+
+  rl_v3_scale(axis, axis, size2[1]);
+  prjaxis *= size2[1];
+
+  if (dist0 + prjaxis + prjvec <= margin) {
+    real base[3];
+    rl_v3_add(base, pos2, vec);
+    cylinder_point(&con[cnt++], dist0 + prjaxis + prjvec, base, axis, 1, axis, 0, normal);
+  } else {
+    return 0;
+  }
+  if (dist0 - prjaxis + prjvec <= margin) {
+    real base[3];
+    rl_v3_add(base, pos2, vec);
+    cylinder_point(&con[cnt++], dist0 - prjaxis + prjvec, base, axis, -1, axis, 0, normal);
+  }
+  real prjvec1 = -prjvec * (real)0.5;
+  if (dist0 + prjaxis + prjvec1 <= margin) {
+    rl_v3_cross(vec1, vec, axis);
+    mj_normalize3(vec1);
+    rl_v3_scale(vec1, vec1, size2[0] * rl_sqrt((real)3.0) / 2);
+    real base[3];
+    rl_v3_add(base, pos2, vec1);
+    cylinder_point(&con[cnt++], dist0 + prjaxis + prjvec1, base, axis, 1, vec, (real)-0.5, normal);
+    rl_v3_sub(base, pos2, vec1);
+    cylinder_point(&con[cnt++], dist0 + prjaxis + prjvec1, base, axis, 1, vec, (real)-0.5, normal);
+  }
+  return complete_frames(con, cnt);
+}
+
+/* Plane vs box (mjc_PlaneBox): corners k = R2 (±s) in index order (x fastest); a corner is a contact
+ * if d = (c2 − p1)·n + k·n ≤ margin and k·n ≤ 0; pos = c2 + k − (d/2) n; at most 4. */
+int rl_collide_plane_box(RL_NARROW_ARGS) {
+  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  if (!view_finite(g1) || !view_finite(g2)) return 0;
+  const real *size2 = g2->size;
+  real norm[3], dif[3], vec[3], corner[3];
+  int cnt = 0;
+  zaxis(norm, g1->mat);
+  rl_v3_sub(dif, g2->pos, g1->pos);
+  real dist = rl_v3_dot(dif, norm);
+  for (int i = 0; i < 8; i++) {
+    vec[0] = (i & 1) ? size2[0] : -size2[0];
+    vec[1] = (i & 2) ? size2[1] : -size2[1];
+    vec[2] = (i & 4) ? size2[2] : -size2[2];
+    rl_m3_mulv(corner, g2->mat, vec);
+    real ldist = rl_v3_dot(norm, corner);
+    if (dist + ldist > margin || ldist > 0) continue;
+    rl_contact *c = &con[cnt];
+    c->dist = dist + ldist;
+    rl_v3_copy(c->frame, norm);
+    rl_v3_zero(c->frame + 3);
+    rl_v3_add(corner, corner, g2->pos);
+    rl_v3_scale(vec, norm, -c->dist / 2);
+    rl_v3_add(c->pos, corner, vec);
+    if (++cnt >= 4) break;
+  }
+  return complete_frames(con, cnt);
+}
+
+/* support point of an ellipsoid with semi-axes s in local direction u: s∘(s∘u)/‖s∘u‖ */
+static void ellipsoid_support(real res[3], const real u[3], const real s[3]) {
+  for (int i = 0; i < 3; i++) res[i] = u[i] * s[i];
+  mj_normalize3(res);
+  for (int i = 0; i < 3; i++) res[i] *= s[i];
+}
+
+/* first hull vertex (in index order) maximizing u·v; −1 if none */
+static int mesh_support_index(const real *vert, int nvert, const real u[3]) {
+  real best = (real)-1e10;
+  int ibest = -1;
+  for (int i = 0; i < nvert; i++) {
+    real vdot = u[0] * vert[3 * i] + u[1] * vert[3 * i + 1] + u[2] * vert[3 * i + 2];
+    if (vdot > best) {
+      best = vdot;
+      ibest = i;
+    }
+  }
+  return ibest;
+}
+
+/* extra plane–mesh contact at vertex v (local): w = c2 + R2 v; skipped when ‖w − first‖ < 0.3 rbound;
+ * d = (w − p1)·n;  pos = w − (d/2) n.  Returns 1 if added. */
+static int plane_mesh_extra(rl_contact *c, const real v[3], const real pos1[3], const real n[3],
+                            const rl_geomview *g2, const real first[3]) {
+  real w[3], dif[3];
+  rl_m3_mulv(w, g2->mat, v);
+  rl_v3_add(w, w, g2->pos);
+  if (dist3(w, first) < (real)0.3 * g2->rbound) return 0;
+  rl_v3_sub(dif, w, pos1);
+  c->dist = rl_v3_dot(n, dif);
+  rl_v3_copy(c->pos, w);
+  rl_v3_addscl(c->pos, n, (real)-0.5 * c->dist);
+  rl_v3_copy(c->frame, n);
+  rl_v3_zero(c->frame + 3);
+  return 1;
+}
+
+/* Plane vs ellipsoid or mesh (mjc_PlaneConvex): the support point w of g2 in direction −n;
+ * d = (w − p1)·n, contact iff d ≤ margin, pos = w − (d/2) n.  Mesh: up to two more hull vertices v
+ * (index order, the support vertex skipped) with −n·R2 v > (c2 − p1)·n − margin, i.e. within the
+ * margin, each farther than 0.3·rbound from the first point.  This is MuJoCo's path for a mesh without
+ * an adjacency graph; with a graph MuJoCo visits only the support vertex's hull neighbours. */
+int rl_collide_plane_convex(RL_NARROW_ARGS) {
+  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  if (!view_finite(g1) || !view_finite(g2)) return 0;
+  const real *pos1 = g1->pos, *pos2 = g2->pos, *mat2 = g2->mat;
+  real normal[3], dir[3], u[3], res[3], w[3], dif[3];
+  int ibest = -1;
+  zaxis(normal, g1->mat);
+  rl_v3_scale(dir, normal, -1);
+  rl_m3_tmulv(u, mat2, dir);
+  if (g2->type == RL_GEOM_MESH) {
+    if (!g2->vert || g2->nvert <= 0) return 0;
+    for (int i = 0; i < 3 * g2->nvert; i++)
+      if (!rl_isfinite(g2->vert[i])) return 0;
+    ibest = mesh_support_index(g2->vert, g2->nvert, u);
+    if (ibest < 0) return 0;
+    rl_v3_copy(res, g2->vert + 3 * ibest);
+  } else {
+    ellipsoid_support(res, u, g2->size);
+  }
+  rl_m3_mulv(w, mat2, res);
+  rl_v3_add(w, w, pos2);
+
+  rl_v3_sub(dif, w, pos1);
+  real dist = rl_v3_dot(normal, dif);
+  if (dist > margin) return 0;
+  con[0].dist = dist;
+  rl_v3_copy(con[0].pos, w);
+  rl_v3_addscl(con[0].pos, normal, (real)-0.5 * dist);
+  rl_v3_copy(con[0].frame, normal);
+  rl_v3_zero(con[0].frame + 3);
+  int count = 1;
+  if (g2->type != RL_GEOM_MESH) return complete_frames(con, count);
+
+  rl_v3_sub(dif, pos2, pos1);
+  real threshold = rl_v3_dot(normal, dif) - margin;
+  const real *vert = g2->vert;
+  for (int i = 0; i < g2->nvert && count < 3; i++) {
+    real vdot = u[0] * vert[3 * i] + u[1] * vert[3 * i + 1] + u[2] * vert[3 * i + 2];
+    if (vdot > threshold && i != ibest)
+      count += plane_mesh_extra(&con[count], vert + 3 * i, pos1, normal, g2, con[0].pos);
+  }
+  return complete_frames(con, count);
+}
+
+/* ---------------------------------------------------------------- sphere and capsule pairs */
+
+/* Sphere (c1, r1) vs sphere (c2, r2): ‖c2 − c1‖ ≤ margin + r1 + r2;  d = ‖c2 − c1‖ − r1 − r2;
+ * n = (c2 − c1)/‖·‖, or z1 × z2 (normalized) for coincident centers;  pos = c1 + (r1 + d/2) n. */
+static int sphere_sphere_contact(rl_contact *con, real margin, const real c1[3], const real mat1[9], real r1,
+                                 const real c2[3], const real mat2[9], real r2) {
+  real cdist = dist3(c1, c2);
+  if (cdist > margin + r1 + r2) return 0;
+  con->dist = cdist - r1 - r2;
+  rl_v3_sub(con->frame, c2, c1);
+  real len = mj_normalize3(con->frame);
+  if (len < MJ_MINVAL) {
+    real a1[3], a2[3];
+    zaxis(a1, mat1);
+    zaxis(a2, mat2);
+    rl_v3_cross(con->frame, a1, a2);
+    mj_normalize3(con->frame);
+  }
+  rl_v3_scale(con->pos, con->frame, r1 + con->dist / 2);
+  rl_v3_add(con->pos, con->pos, c1);
+  rl_v3_zero(con->frame + 3);
+  return 1;
+}
+
+int rl_collide_sphere_sphere(RL_NARROW_ARGS) {
+  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  if (!view_finite(g1) || !view_finite(g2)) return 0;
+  return complete_frames(con, sphere_sphere_contact(con, margin, g1->pos, g1->mat, g1->size[0],
+                                                    g2->pos, g2->mat, g2->size[0]));
+}
+
+/* clamp x to [−1, 1] */
+static real clamp_unit(real x) { return x > 1 ? 1 : (x < -1 ? -1 : x); }
+
+/* Sphere vs capsule: nearest segment point c2 + x·h a2 with x = clamp(((c1 − c2)·h a2)/‖h a2‖²),
+ * then sphere–sphere against it. */
+int rl_collide_sphere_capsule(RL_NARROW_ARGS) {
+  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  if (!view_finite(g1) || !view_finite(g2)) return 0;
+  real axis[3], vec[3];
+  zaxis(axis, g2->mat);
+  rl_v3_scale(axis, axis, g2->size[1]);
+  rl_v3_sub(vec, g1->pos, g2->pos);
+  real x = clamp_unit(rl_v3_dot(axis, vec) / rl_v3_dot(axis, axis));
+  rl_v3_scale(vec, axis, x);
+  rl_v3_add(vec, vec, g2->pos);
+  return complete_frames(con, sphere_sphere_contact(con, margin, g1->pos, g1->mat, g1->size[0],
+                                                    vec, g2->mat, g2->size[0]));
+}
+
+/* point c + x·a */
+static void seg_point(real p[3], const real c[3], const real a[3], real x) {
+  rl_v3_scale(p, a, x);
+  rl_v3_add(p, p, c);
+}
+
+/* Capsule vs capsule (mjc_CapsuleCapsule).  Segments c1 + x1 A1, c2 + x2 A2 (A = h·axis), x ∈ [−1, 1].
+ * Normal equations with a = A1·A1, b = −A1·A2, c = A2·A2, u = −A1·(c1 − c2), v = A2·(c1 − c2),
+ * det = ac − b²:  x1 = (cu − bv)/det, x2 = (av − bu)/det, clamped one segment at a time; then a
+ * sphere–sphere test.  Parallel axes (|det| < mjMINVAL): each end of segment 1 against its clamped
+ * projection on segment 2, then (while fewer than 2 contacts) each end of segment 2. */
+int rl_collide_capsule_capsule(RL_NARROW_ARGS) {
+  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  if (!view_finite(g1) || !view_finite(g2)) return 0;
+  const real *pos1 = g1->pos, *pos2 = g2->pos, *mat1 = g1->mat, *mat2 = g2->mat;
+  real r1 = g1->size[0], r2 = g2->size[0];
+  real axis1[3], axis2[3], dif[3], vec1[3], vec2[3];
+  zaxis(axis1, mat1);
+  rl_v3_scale(axis1, axis1, g1->size[1]);
+  zaxis(axis2, mat2);
+  rl_v3_scale(axis2, axis2, g2->size[1]);
+  rl_v3_sub(dif, pos1, pos2);
+
+  real ma = rl_v3_dot(axis1, axis1);
+  real mb = -rl_v3_dot(axis1, axis2);
+  real mc = rl_v3_dot(axis2, axis2);
+  real u = -rl_v3_dot(axis1, dif);
+  real v = rl_v3_dot(axis2, dif);
+  real det = ma * mc - mb * mb;
+
+  if (rl_fabs(det) >= MJ_MINVAL) {
+    real x1 = (mc * u - mb * v) / det;
+    real x2 = (ma * v - mb * u) / det;
+    if (x1 > 1) {
+      x1 = 1;
+      x2 = (v - mb) / mc;
+    } else if (x1 < -1) {
+      x1 = -1;
+      x2 = (v + mb) / mc;
+    }
+    if (x2 > 1) {
+      x2 = 1;
+      x1 = clamp_unit((u - mb) / ma);
+    } else if (x2 < -1) {
+      x2 = -1;
+      x1 = clamp_unit((u + mb) / ma);
+    }
+    seg_point(vec1, pos1, axis1, x1);
+    seg_point(vec2, pos2, axis2, x2);
+    return complete_frames(con, sphere_sphere_contact(con, margin, vec1, mat1, r1, vec2, mat2, r2));
+  }
+
+  /* parallel axes */
+  rl_v3_add(vec1, pos1, axis1);
+  seg_point(vec2, pos2, axis2, clamp_unit((v - mb) / mc));
+  int n = sphere_sphere_contact(con, margin, vec1, mat1, r1, vec2, mat2, r2);
+  rl_v3_sub(vec1, pos1, axis1);
+  seg_point(vec2, pos2, axis2, clamp_unit((v + mb) / mc));
+  n += sphere_sphere_contact(con + n, margin, vec1, mat1, r1, vec2, mat2, r2);
+  if (n >= 2) return complete_frames(con, n);
+  rl_v3_add(vec2, pos2, axis2);
+  seg_point(vec1, pos1, axis1, clamp_unit((u - mb) / ma));
+  n += sphere_sphere_contact(con + n, margin, vec1, mat1, r1, vec2, mat2, r2);
+  if (n >= 2) return complete_frames(con, n);
+  rl_v3_sub(vec2, pos2, axis2);
+  seg_point(vec1, pos1, axis1, clamp_unit((u + mb) / ma));
+  n += sphere_sphere_contact(con + n, margin, vec1, mat1, r1, vec2, mat2, r2);
+  return complete_frames(con, n);
+}

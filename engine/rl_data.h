@@ -116,7 +116,8 @@ typedef struct rl_solver_stat {
 #define RL_NSOLVER 1000
 
 /* warning counters (MuJoCo's warning[]): counted, never fatal */
-enum { RL_WARN_BADQPOS, RL_WARN_BADQVEL, RL_WARN_BADQACC, RL_WARN_CONTACTFULL, RL_WARN_BADCTRL, RL_NWARN };
+enum { RL_WARN_BADQPOS, RL_WARN_BADQVEL, RL_WARN_BADQACC, RL_WARN_CONTACTFULL, RL_WARN_BADCTRL, RL_WARN_BADGEOM,
+       RL_NWARN };
 
 typedef struct rl_data {
   real time;

@@ -2,4 +2,18 @@
 #ifndef RL_NAMES_SOLVER_H
 #define RL_NAMES_SOLVER_H
 
+#define rl_solver_check_options RL_NAME(solver_check_options)
+#define rl_solver_resolution RL_NAME(solver_resolution)
+#define rl_solver_meaninertia RL_NAME(solver_meaninertia)
+#define rl_solver_factor_kind RL_NAME(solver_factor_kind)
+#define rl_solver_cost RL_NAME(solver_cost)
+#define rl_solver_observer RL_NAME(solver_observer)
+#define rl_constraint_solve_observed RL_NAME(constraint_solve_observed)
+#define rl_solver_hessian_dense RL_NAME(solver_hessian_dense)
+#define rl_hfactor RL_NAME(hfactor)
+#define rl_hfactor_layout RL_NAME(hfactor_layout)
+#define rl_hfactor_factor RL_NAME(hfactor_factor)
+#define rl_hfactor_solve RL_NAME(hfactor_solve)
+#define rl_hfactor_update RL_NAME(hfactor_update)
+
 #endif

@@ -75,23 +75,6 @@ void rl_set_state(const rl_pair *p, rl_data *d, mjData *mjd, const double *qpos,
   for (int i = 0; i < m->nu; i++) mjd->ctrl[i] = ctrl ? rl_round(ctrl[i]) : 0;
 }
 
-/* MuJoCo 2.2.2's broad-phase filters for a geom pair (static pair, same weld body, parent–child,
-   exclude list, contype/conaffinity). */
-static int can_collide(const mjModel *m, int g1, int g2) {
-  int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
-  int w1 = m->body_weldid[b1], w2 = m->body_weldid[b2];
-  if (w1 == w2) return 0;
-  if (!((m->geom_contype[g1] & m->geom_conaffinity[g2]) || (m->geom_contype[g2] & m->geom_conaffinity[g1]))) return 0;
-  if (!(m->opt.disableflags & mjDSBL_FILTERPARENT)) {
-    int p1 = m->body_weldid[m->body_parentid[w1]], p2 = m->body_weldid[m->body_parentid[w2]];
-    if ((w1 != 0 && p1 == w2) || (w2 != 0 && p2 == w1)) return 0;
-  }
-  int sig = ((b1 < b2 ? b1 : b2) << 16) + (b1 < b2 ? b2 : b1);
-  for (int e = 0; e < m->nexclude; e++)
-    if (m->exclude_signature[e] == sig) return 0;
-  return 1;
-}
-
 int rl_constraint_free(const rl_pair *p, char *why, int whylen) {
   const mjModel *m = p->mjm;
   int dis = m->opt.disableflags;
@@ -117,7 +100,7 @@ int rl_constraint_free(const rl_pair *p, char *why, int whylen) {
   if (!(dis & mjDSBL_CONTACT))
     for (int g1 = 0; g1 < m->ngeom; g1++)
       for (int g2 = g1 + 1; g2 < m->ngeom; g2++)
-        if (can_collide(m, g1, g2)) {
+        if (rl_geom_pair_allowed(p->m, g1, g2)) {
           snprintf(why, (size_t)whylen, "geoms '%s' and '%s' can collide", names + m->name_geomadr[g1],
                    names + m->name_geomadr[g2]);
           return 0;
