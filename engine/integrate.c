@@ -33,7 +33,7 @@ static void advance(const rl_model *m, rl_data *d, const real *qacc) {
 }
 
 /* Semi-implicit Euler with implicit dof damping (MuJoCo's mj_Euler):
-   with any damping b > 0, q̈' solves (M + h·diag(b))·q̈' = M·q̈, else q̈' = q̈. */
+   with any damping b > 0, q̈' solves (M + h·diag(b))·q̈' = qfrc_smooth + qfrc_constraint, else q̈' = q̈. */
 void rl_euler(const rl_model *m, rl_data *d) {
   int damping = 0;
   for (int i = 0; i < m->nv; i++)
@@ -46,7 +46,7 @@ void rl_euler(const rl_model *m, rl_data *d) {
   real *H = rl_arena_take(d, (size_t)m->nM);
   real *hdiag = rl_arena_take(d, (size_t)m->nv);
   real *acc = rl_arena_take(d, (size_t)m->nv);
-  rl_mul_m(m, d, acc, d->qacc);
+  for (int i = 0; i < m->nv; i++) acc[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
   memcpy(H, d->qM, sizeof(real) * (size_t)m->nM);
   for (int i = 0; i < m->nv; i++) H[m->dof_Madr[i]] += m->opt.timestep * m->dof_damping[i];
   /* factor and solve in the arena, leaving qLD (the factor of M) untouched */
@@ -58,8 +58,8 @@ void rl_euler(const rl_model *m, rl_data *d) {
 
 /* Classic RK4 (MuJoCo's mj_RungeKutta with N = 4): stages X_i = X_0 ⊕ h·Σ_j A_ij F_j with
    A = [½; 0 ½; 0 0 1], c = (½, ½, 1), F = (q̇, q̈); final X = X_0 ⊕ h·Σ b_j F_j, b = (⅙, ⅓, ⅓, ⅙).
-   Expects d to hold a forward pass at X_0 (qacc valid). */
-void rl_rk4(const rl_model *m, rl_data *d) {
+   Expects d to hold a forward pass at X_0 (qacc valid); forward evaluates F at each stage. */
+void rl_rk4_with(const rl_model *m, rl_data *d, void (*forward)(const rl_model *, rl_data *)) {
   static const real A[9] = {0.5, 0, 0, 0, 0.5, 0, 0, 0, 1};
   static const real B[4] = {(real)(1.0 / 6.0), (real)(1.0 / 3.0), (real)(1.0 / 3.0), (real)(1.0 / 6.0)};
   static const real C[3] = {0.5, 0.5, 1};
@@ -82,7 +82,7 @@ void rl_rk4(const rl_model *m, rl_data *d) {
     rl_integrate_pos(m, d->qpos, dX, h);
     for (int k = 0; k < nv; k++) d->qvel[k] = qvel0[k] + h * dX[nv + k];
     d->time = t0 + C[i - 1] * h;
-    rl_forward_smooth(m, d);
+    forward(m, d);
     memcpy(F + 2 * nv * i, d->qvel, sizeof(real) * (size_t)nv);
     memcpy(F + 2 * nv * i + nv, d->qacc, sizeof(real) * (size_t)nv);
   }
@@ -96,6 +96,8 @@ void rl_rk4(const rl_model *m, rl_data *d) {
   d->time = t0 + h;
   rl_arena_release(d, mark);
 }
+
+void rl_rk4(const rl_model *m, rl_data *d) { rl_rk4_with(m, d, rl_forward_smooth); }
 
 void rl_step_smooth(const rl_model *m, rl_data *d) {
   rl_check_state(m, d);

@@ -107,6 +107,7 @@ void rl_data_reset(const rl_model *m, rl_data *d) {
   memset(d->ctrl, 0, sizeof(real) * (size_t)m->nu);
   memset(d->qfrc_applied, 0, sizeof(real) * (size_t)m->nv);
   memset(d->qacc, 0, sizeof(real) * (size_t)m->nv);
+  memset(d->qacc_warmstart, 0, sizeof(real) * (size_t)m->nv);
   for (int e = 0; e < m->neq; e++) d->eq_active[e] = m->eq_active[e];
   memcpy(d->jnt_range, m->jnt_range, sizeof(real) * 2 * (size_t)m->njnt);
   d->ncon = d->ne = d->nf = d->nefc = d->nnzJ = 0;

@@ -49,7 +49,8 @@
   X(qfrc_actuator, nv, 1)   \
   X(qfrc_smooth, nv, 1)     \
   X(qacc_smooth, nv, 1)     \
-  X(qfrc_constraint, nv, 1)
+  X(qfrc_constraint, nv, 1) \
+  X(qacc_warmstart, nv, 1)
 
 /* constraint rows (MuJoCo 2.2.2's efc_* arrays; nefc rows used of nefcmax), typed X(type, name, count, width).
    The Jacobian is row-sparse (CSR): row i has efc_J_rownnz[i] entries at efc_J_rowadr[i] in

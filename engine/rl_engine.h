@@ -79,7 +79,17 @@ void rl_integrate_pos(const rl_model *m, real *qpos, const real *qvel, real h);
 void rl_euler(const rl_model *m, rl_data *d);
 /* Classic RK4 on (qpos, qvel) as MuJoCo's mj_RungeKutta(…, 4); d must hold a forward pass at the start. */
 void rl_rk4(const rl_model *m, rl_data *d);
+/* RK4 with another forward function at the stages (rl_forward for constrained dynamics). */
+void rl_rk4_with(const rl_model *m, rl_data *d, void (*forward)(const rl_model *, rl_data *));
 /* One step of the smooth (constraint-free) dynamics: forward + integrator from m->opt. */
 void rl_step_smooth(const rl_model *m, rl_data *d);
+
+/* --- the whole pipeline with constraints (forward.c) --- */
+/* position stages → rl_collision → velocity stages → actuation → smooth acceleration →
+   rl_make_constraint → rl_constraint_solve (warm start: qacc_warmstart). */
+void rl_forward(const rl_model *m, rl_data *d);
+/* One step: state check, rl_forward, the model's integrator (RK4 stages use rl_forward);
+   qacc_warmstart ← qacc for the next step. */
+void rl_step(const rl_model *m, rl_data *d);
 
 #endif

@@ -56,6 +56,9 @@
 #define rl_euler RL_NAME(euler)
 #define rl_rk4 RL_NAME(rk4)
 #define rl_step_smooth RL_NAME(step_smooth)
+#define rl_rk4_with RL_NAME(rk4_with)
+#define rl_forward RL_NAME(forward)
+#define rl_step RL_NAME(step)
 
 /* collision (engine/collide*.c) */
 #define rl_collide_function RL_NAME(collide_function)
