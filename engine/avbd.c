@@ -1,2 +1,1205 @@
-/* avbd.c — AVBD solver in maximal coordinates (issue 5). */
-#include "rl_engine.h"
+/* avbd.c — AVBD solver in maximal coordinates, CPU (issue 5; seed 001, A1–A18, A20).
+ *
+ * Build (model → bodies at their COM, joints → rows), generalized ↔ maximal mapping, and the step:
+ *   servo targets → contacts + cache → coloring → save/decay/predict → colored 6×6 block sweeps +
+ *   dual update → residual test or budget → velocity recovery → diagnostics.
+ * The per-body math (rows, inertia term, guarded Cholesky) is in rl_avbd_body.h, shared with CUDA.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rl_avbd.h"
+
+#define AVBD_MAXCOLOR 32
+#define AVBD_LIN_SCALE ((real)1e-3) /* ℓ of the penalty growth: 1 mm */
+#define AVBD_ANG_SCALE ((real)1e-3) /* 1 mrad */
+
+static const rl_avbd_pose avbd_world = {{0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0, 1, 0, 0, 0, 1}};
+
+/* pose of slot s, the world for s < 0 */
+static const rl_avbd_pose *avbd_pose_of(const rl_avbd *am, int s) { return s < 0 ? &avbd_world : am->pose + s; }
+
+/* R = R(q) after normalizing q */
+static void avbd_pose_sync(rl_avbd_pose *p) {
+  rl_q_normalize(p->q);
+  rl_q_to_mat(p->R, p->q);
+}
+
+/* ------------------------------------------------------------------------ build */
+
+static void avbd_default_param(rl_avbd_param *p) {
+  p->iterations = 500;
+  p->contacts = RL_AVBD_CONTACTS_GROUND;
+  p->force_overflow = 0;
+  p->alpha = (real)0.95;
+  p->gamma = (real)0.99;
+  p->beta = (real)1;
+  p->rho_init = (real)1;
+  p->rho_max = (real)1e6;
+#if defined(RL_REAL_F64)
+  p->tol_lin = (real)1e-8;
+  p->tol_ang = (real)1e-8;
+#else
+  p->tol_lin = (real)5e-7;
+  p->tol_ang = (real)5e-6;
+#endif
+  p->max_dx = (real)0.5;
+  p->max_dtheta = (real)0.5;
+  p->contact_margin = (real)2e-3;
+}
+
+/* a unit vector ⊥ n and n × it (a right-handed frame n, t1, t2) */
+static void avbd_perp(real t1[3], real t2[3], const real n[3]) {
+  real e[3] = {0, 0, 0};
+  int k = (rl_fabs(n[0]) < rl_fabs(n[1])) ? (rl_fabs(n[0]) < rl_fabs(n[2]) ? 0 : 2) : (rl_fabs(n[1]) < rl_fabs(n[2]) ? 1 : 2);
+  e[k] = 1;
+  rl_v3_cross(t1, n, e);
+  rl_v3_normalize(t1);
+  rl_v3_cross(t2, n, t1);
+}
+
+/* support features of geom g for ground contacts: 0 if none */
+static int avbd_nfeature(const rl_model *m, int g) {
+  switch (m->geom_type[g]) {
+    case RL_GEOM_SPHERE: return 1;
+    case RL_GEOM_CAPSULE: return 2;
+    case RL_GEOM_BOX: return 8;
+    case RL_GEOM_MESH: {
+      int id = m->geom_dataid[g];
+      return id >= 0 ? m->mesh_vertnum[id] : 0;
+    }
+    default: return 0;
+  }
+}
+
+/* contype/conaffinity filter of MuJoCo: (ct1 & ca2) || (ct2 & ca1) */
+static int avbd_pair_filter(const rl_model *m, int g1, int g2) {
+  return (m->geom_contype[g1] & m->geom_conaffinity[g2]) || (m->geom_contype[g2] & m->geom_conaffinity[g1]);
+}
+
+static int avbd_is_static(const rl_model *m, int b) { return b == 0 || m->body_weldid[b] == 0; }
+
+static int avbd_ground_capacity(const rl_model *m) {
+  int n = 0;
+  for (int p = 0; p < m->ngeom; p++) {
+    if (m->geom_type[p] != RL_GEOM_PLANE || !avbd_is_static(m, m->geom_bodyid[p])) continue;
+    for (int g = 0; g < m->ngeom; g++)
+      if (!avbd_is_static(m, m->geom_bodyid[g]) && avbd_pair_filter(m, p, g)) n += avbd_nfeature(m, g);
+  }
+  return n;
+}
+
+/* Rotational scale of slot s for ρ₀: mean principal inertia + the armature of every joint at the body
+ * (a joint's armature couples the body's rotation to its neighbour's as strongly as an inertia: a row
+ * whose ρ is far below it converges at the rate ρ/armature per dual update). */
+static real avbd_mean_inertia(const rl_avbd *am, int s) {
+  if (s < 0) return (real)1e30;
+  const real *I = am->inertia + 3 * s;
+  real r = (I[0] + I[1] + I[2]) / 3;
+  for (int j = 0; j < am->njoint; j++)
+    if (am->joint[j].a == s || am->joint[j].b == s) r += am->joint[j].armature;
+  return r;
+}
+static real avbd_mass(const rl_avbd *am, int s) { return s < 0 ? (real)1e30 : am->mass[s]; }
+
+/* Count joints and rows; refuse what the solver does not model.  Returns 0 and writes err. */
+static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int errlen) {
+  int nj = 0, nr = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    if (avbd_is_static(m, b)) continue;
+    const char *name = rl_model_name(m, m->name_bodyadr[b]);
+    const real *I = m->body_inertia + 3 * b;
+    if (!(m->body_mass[b] > 0)) {
+      snprintf(err, (size_t)errlen, "avbd: body '%s' is dynamic but has zero mass", name);
+      return 0;
+    }
+    if (!(I[0] > 0 && I[1] > 0 && I[2] > 0)) {
+      snprintf(err, (size_t)errlen, "avbd: body '%s' has a non-positive principal inertia", name);
+      return 0;
+    }
+    int jn = m->body_jntnum[b];
+    if (jn > 1) {
+      snprintf(err, (size_t)errlen, "avbd: body '%s' has %d joints (one per body is supported)", name, jn);
+      return 0;
+    }
+    if (jn == 0) { nj++; nr += 6; continue; } /* welded to a dynamic parent */
+    int j = m->body_jntadr[b], t = m->jnt_type[j];
+    if (t == RL_JNT_FREE) continue;
+    nj++;
+    nr += (t == RL_JNT_BALL) ? 3 : 5;
+    if (t != RL_JNT_BALL) nr += 3; /* limit lo, hi, dry friction (allocated always) */
+  }
+  for (int e = 0; e < m->neq; e++) {
+    if (avbd_is_static(m, m->eq_obj1id[e]) && avbd_is_static(m, m->eq_obj2id[e])) {
+      snprintf(err, (size_t)errlen, "avbd: equality '%s' joins two static bodies", rl_model_name(m, m->name_eqadr[e]));
+      return 0;
+    }
+    if (m->eq_type[e] == RL_EQ_CONNECT) { nj++; nr += 3; }
+    else if (m->eq_type[e] == RL_EQ_WELD) { nj++; nr += 6; }
+    else {
+      snprintf(err, (size_t)errlen, "avbd: equality '%s' is a joint coupling (unsupported by avbd)",
+               rl_model_name(m, m->name_eqadr[e]));
+      return 0;
+    }
+  }
+  *njoint = nj;
+  *nrow = nr;
+  return 1;
+}
+
+/* carve one aligned block out of the buffer */
+static void *avbd_take(char **p, size_t bytes) {
+  void *r = *p;
+  *p += (bytes + 63) & ~(size_t)63;
+  return r;
+}
+
+/* Rows of joint jt (kinds): two-sided rows first, then limit lo/hi and dry friction. */
+static void avbd_make_rows(rl_avbd *am, rl_avbd_joint *jt, int *rowtop) {
+  static const int kinds[5][6] = {
+    {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, 0},   /* hinge */
+    {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, 0},   /* slide */
+    {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, 0, 0, 0},                               /* ball */
+    {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG}, /* weld */
+    {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, 0, 0, 0}};                              /* connect */
+  static const int neq[5] = {5, 5, 3, 6, 3};
+  jt->row = *rowtop;
+  jt->neq = neq[jt->kind];
+  jt->lo_row = jt->hi_row = jt->dry_row = -1;
+  int n = jt->neq;
+  for (int k = 0; k < n; k++) am->row[jt->row + k].kind = kinds[jt->kind][k];
+  if (jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) {
+    jt->lo_row = jt->row + n;
+    jt->hi_row = jt->row + n + 1;
+    jt->dry_row = jt->row + n + 2;
+    am->row[jt->lo_row].kind = RL_AVBD_ROW_LIMLO;
+    am->row[jt->hi_row].kind = RL_AVBD_ROW_LIMHI;
+    am->row[jt->dry_row].kind = RL_AVBD_ROW_DRY;
+    n += 3;
+  }
+  jt->nrow = n;
+  *rowtop += n;
+}
+
+/* meff of the rows of joint jt: the lighter body's mass (length rows) or rotational scale (angle
+ * rows; hinge coordinate rows too), the lighter mass for a slide's coordinate rows. */
+static void avbd_row_scales(rl_avbd *am, const rl_avbd_joint *jt) {
+  real mlin = rl_fmin(avbd_mass(am, jt->a), avbd_mass(am, jt->b));
+  real mang = rl_fmin(avbd_mean_inertia(am, jt->a), avbd_mean_inertia(am, jt->b));
+  for (int k = 0; k < jt->nrow; k++) {
+    rl_avbd_row *r = am->row + jt->row + k;
+    if (r->kind == RL_AVBD_ROW_LIN) r->meff = mlin;
+    else if (r->kind == RL_AVBD_ROW_ANG) r->meff = mang;
+    else r->meff = jt->kind == RL_AVBD_HINGE ? mang : mlin + jt->armature;
+  }
+}
+
+/* COM-frame pose of body b from the kinematics in d: x = xipos, q = xquat ⊗ iquat */
+static void avbd_com_pose(const rl_model *m, const rl_data *d, int b, rl_avbd_pose *p) {
+  rl_v3_copy(p->x, d->xipos + 3 * b);
+  rl_q_mul(p->q, d->xquat + 4 * b, m->body_iquat + 4 * b);
+  avbd_pose_sync(p);
+}
+
+/* express a world point w in the COM frame of pose p (the world: w itself) */
+static void avbd_to_local(real r[3], const rl_avbd_pose *p, const real w[3]) {
+  real t[3];
+  rl_v3_sub(t, w, p->x);
+  rl_m3_tmulv(r, p->R, t);
+}
+
+/* Joint geometry from the reference configuration d (kinematics at qpos0):
+ * anchors, axes (world → each COM frame), q_rel0 = q_A⁻¹ q_B, two ⊥ vectors in A. */
+static void avbd_joint_geometry(const rl_model *m, const rl_data *d, rl_avbd *am, rl_avbd_joint *jt,
+                                const real anchor[3], const real axis[3]) {
+  rl_avbd_pose A, B;
+  if (jt->a < 0) A = avbd_world; else avbd_com_pose(m, d, am->body[jt->a], &A);
+  avbd_com_pose(m, d, am->body[jt->b], &B);
+  avbd_to_local(jt->rA, &A, anchor);
+  avbd_to_local(jt->rB, &B, anchor);
+  rl_m3_tmulv(jt->axA, A.R, axis);
+  rl_m3_tmulv(jt->axB, B.R, axis);
+  rl_v3_normalize(jt->axA);
+  rl_v3_normalize(jt->axB);
+  avbd_perp(jt->t1A, jt->t2A, jt->axA);
+  real c[4];
+  rl_q_conj(c, A.q);
+  rl_q_mul(jt->qrel0, c, B.q);
+  rl_q_normalize(jt->qrel0);
+}
+
+/* Equality geometry (MuJoCo's body semantic, eq_data):
+ *   connect: p₁ = x₁ + R₁·data[0:3] on body1, p₂ = x₂ + R₂·data[3:6] on body2;
+ *   weld:    p₁ = x₁ + R₁·data[3:6] (relpos), p₂ = x₂ + R₂·data[0:3] (anchor), and at rest
+ *            q₂ = q₁ ⊗ rel (rel = data[6:10]; a zero rel means the qpos0 relative pose).
+ * Rows are p_A − p_B with B = body1 when it is dynamic (A = body2, possibly static), else B = body2.
+ * torquescale is not modeled (rotation rows are plain radians). */
+static void avbd_equality_geometry(const rl_model *m, const rl_data *d, rl_avbd *am, int e, rl_avbd_joint *jt) {
+  int b1 = m->eq_obj1id[e], b2 = m->eq_obj2id[e];
+  const real *dat = m->eq_data + RL_NEQDATA * e;
+  int weld = m->eq_type[e] == RL_EQ_WELD;
+  jt->kind = weld ? RL_AVBD_WELD : RL_AVBD_CONNECT;
+  jt->jnt = -1;
+  jt->eq = e;
+  jt->act = -1;
+  real p1[3], p2[3], t[3], rel[4];
+  const real *o1 = weld ? dat + 3 : dat, *o2 = weld ? dat : dat + 3;
+  rl_m3_mulv(t, d->xmat + 9 * b1, o1);
+  rl_v3_add(p1, d->xpos + 3 * b1, t);
+  rl_m3_mulv(t, d->xmat + 9 * b2, o2);
+  rl_v3_add(p2, d->xpos + 3 * b2, t);
+  rl_q_copy(rel, dat + 6);
+  if (weld && rl_q_normalize(rel) < (real)0.5) { /* no relpose: the qpos0 relative pose */
+    real c[4];
+    rl_q_conj(c, d->xquat + 4 * b1);
+    rl_q_mul(rel, c, d->xquat + 4 * b2);
+  }
+  int swap = am->slot[b1] < 0; /* body1 static: B = body2 */
+  int bA = swap ? b1 : b2, bB = swap ? b2 : b1;
+  const real *pA = swap ? p1 : p2, *pB = swap ? p2 : p1;
+  jt->a = am->slot[bA];
+  jt->b = am->slot[bB];
+  rl_avbd_pose A = avbd_world, B;
+  if (jt->a >= 0) avbd_com_pose(m, d, bA, &A);
+  avbd_com_pose(m, d, bB, &B);
+  avbd_to_local(jt->rA, &A, pA);
+  avbd_to_local(jt->rB, &B, pB);
+  real ax[3] = {0, 0, 1};
+  rl_m3_tmulv(jt->axA, A.R, ax);
+  rl_m3_tmulv(jt->axB, B.R, ax);
+  avbd_perp(jt->t1A, jt->t2A, jt->axA);
+  if (weld) {
+    /* q_B = q_A ⊗ q_rel0 with q = q_body ⊗ iquat (COM frames; a static A has the world pose):
+       B = body1: q₁ = q₂ ⊗ rel⁻¹  →  q_rel0 = (A static ? xquat₂ : iquat₂⁻¹) ⊗ rel⁻¹ ⊗ iquat₁
+       B = body2: q₂ = q₁ ⊗ rel    →  q_rel0 = (A static ? xquat₁ : iquat₁⁻¹) ⊗ rel ⊗ iquat₂ */
+    real l[4], r[4], c[4];
+    if (jt->a < 0) rl_q_copy(l, d->xquat + 4 * bA); else rl_q_conj(l, m->body_iquat + 4 * bA);
+    if (swap) rl_q_copy(r, rel); else rl_q_conj(r, rel);
+    rl_q_mul(c, l, r);
+    rl_q_mul(jt->qrel0, c, m->body_iquat + 4 * bB);
+    rl_q_normalize(jt->qrel0);
+  }
+}
+
+rl_avbd *rl_avbd_build(const rl_model *m, char *err, int errlen) {
+  int nj, nr;
+  if (!avbd_check(m, &nj, &nr, err, errlen)) return NULL;
+  int nb = 0;
+  for (int b = 1; b < m->nbody; b++) nb += !avbd_is_static(m, b);
+  int maxcon = avbd_ground_capacity(m);
+  if (m->nconmax > maxcon) maxcon = m->nconmax;
+  size_t R = sizeof(real), nbs = (size_t)nb + 1;
+  size_t bytes = 64 * 40 + sizeof(int) * (2 * nbs + (size_t)m->nbody + 3 * nbs + 2 * (size_t)nj + 3 * nbs + 4 * (size_t)maxcon + 2 * nbs) +
+                 R * nbs * (1 + 3 + 4 + 3 + 6 + 3 + 4 + 3 + 4 + 9 + 6 + 3 + 4) + sizeof(rl_avbd_pose) * nbs +
+                 sizeof(rl_avbd_joint) * ((size_t)nj + 1) + sizeof(rl_avbd_row) * ((size_t)nr + 1) +
+                 2 * sizeof(rl_avbd_contact) * ((size_t)maxcon + 1) + R * 7 * (size_t)m->ngeom;
+  rl_avbd *am = calloc(1, sizeof *am);
+  char *buf = calloc(1, bytes);
+  if (!am || !buf) {
+    free(am); free(buf);
+    snprintf(err, (size_t)errlen, "avbd: out of memory");
+    return NULL;
+  }
+  am->buffer = buf;
+  char *p = (char *)(((uintptr_t)buf + 63) & ~(uintptr_t)63);
+  avbd_default_param(&am->prm);
+  am->nb = nb;
+  am->body = avbd_take(&p, sizeof(int) * nbs);
+  am->slot = avbd_take(&p, sizeof(int) * (size_t)m->nbody);
+  am->mass = avbd_take(&p, R * nbs);
+  am->inertia = avbd_take(&p, R * 3 * nbs);
+  am->iquat = avbd_take(&p, R * 4 * nbs);
+  am->ipos = avbd_take(&p, R * 3 * nbs);
+  am->pose = avbd_take(&p, sizeof(rl_avbd_pose) * nbs);
+  am->vel = avbd_take(&p, R * 6 * nbs);
+  am->x0 = avbd_take(&p, R * 3 * nbs);
+  am->q0 = avbd_take(&p, R * 4 * nbs);
+  am->xp = avbd_take(&p, R * 3 * nbs);
+  am->qp = avbd_take(&p, R * 4 * nbs);
+  am->dx = avbd_take(&p, R * 3 * nbs);
+  am->dq = avbd_take(&p, R * 4 * nbs);
+  am->I0 = avbd_take(&p, R * 9 * nbs);
+  am->xfrc = avbd_take(&p, R * 6 * nbs);
+  am->joint = avbd_take(&p, sizeof(rl_avbd_joint) * ((size_t)nj + 1));
+  am->row = avbd_take(&p, sizeof(rl_avbd_row) * ((size_t)nr + 1));
+  am->jadr = avbd_take(&p, sizeof(int) * nbs);
+  am->jnum = avbd_take(&p, sizeof(int) * nbs);
+  am->jlist = avbd_take(&p, sizeof(int) * (2 * (size_t)nj + 1));
+  am->maxcon = maxcon;
+  am->con = avbd_take(&p, sizeof(rl_avbd_contact) * ((size_t)maxcon + 1));
+  am->prev = avbd_take(&p, sizeof(rl_avbd_contact) * ((size_t)maxcon + 1));
+  am->cadr = avbd_take(&p, sizeof(int) * nbs);
+  am->cnum = avbd_take(&p, sizeof(int) * nbs);
+  am->clist = avbd_take(&p, sizeof(int) * (2 * (size_t)maxcon + 1));
+  am->gpos = avbd_take(&p, R * 3 * ((size_t)m->ngeom + 1));
+  am->gquat = avbd_take(&p, R * 4 * ((size_t)m->ngeom + 1));
+  am->color = avbd_take(&p, sizeof(int) * nbs);
+  am->order = avbd_take(&p, sizeof(int) * nbs);
+
+  /* bodies */
+  int s = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    am->slot[b] = -1;
+    if (b == 0 || avbd_is_static(m, b)) continue;
+    am->slot[b] = s;
+    am->body[s] = b;
+    am->mass[s] = m->body_mass[b];
+    rl_v3_copy(am->inertia + 3 * s, m->body_inertia + 3 * b);
+    rl_q_copy(am->iquat + 4 * s, m->body_iquat + 4 * b);
+    rl_v3_copy(am->ipos + 3 * s, m->body_ipos + 3 * b);
+    s++;
+  }
+
+  /* reference configuration: kinematics at qpos0 */
+  rl_data *d = rl_data_alloc(m);
+  if (!d) {
+    rl_avbd_free(am);
+    snprintf(err, (size_t)errlen, "avbd: out of memory");
+    return NULL;
+  }
+  rl_kinematics(m, d);
+
+  /* geoms: relative to the COM frame (dynamic) or world pose (static) */
+  for (int g = 0; g < m->ngeom; g++) {
+    int b = m->geom_bodyid[g];
+    if (avbd_is_static(m, b)) {
+      rl_v3_copy(am->gpos + 3 * g, d->geom_xpos + 3 * g);
+      rl_q_from_mat(am->gquat + 4 * g, d->geom_xmat + 9 * g);
+    } else {
+      real t[3], c[4], R[9];
+      rl_v3_sub(t, m->geom_pos + 3 * g, m->body_ipos + 3 * b);
+      rl_q_to_mat(R, m->body_iquat + 4 * b);
+      rl_m3_tmulv(am->gpos + 3 * g, R, t);
+      rl_q_conj(c, m->body_iquat + 4 * b);
+      rl_q_mul(am->gquat + 4 * g, c, m->geom_quat + 4 * g);
+    }
+  }
+
+  /* joints */
+  int top = 0, k = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    if (avbd_is_static(m, b)) continue;
+    int jn = m->body_jntnum[b], j = m->body_jntadr[b];
+    if (jn == 1 && m->jnt_type[j] == RL_JNT_FREE) continue;
+    rl_avbd_joint *jt = am->joint + k++;
+    memset(jt, 0, sizeof *jt);
+    jt->a = am->slot[m->body_parentid[b]];
+    jt->b = am->slot[b];
+    jt->eq = -1;
+    jt->act = -1;
+    if (jn == 0) {
+      jt->kind = RL_AVBD_WELD;
+      jt->jnt = -1;
+      real ax[3] = {0, 0, 1};
+      avbd_joint_geometry(m, d, am, jt, d->xipos + 3 * b, ax);
+    } else {
+      int t = m->jnt_type[j], dof = m->jnt_dofadr[j];
+      jt->kind = t == RL_JNT_HINGE ? RL_AVBD_HINGE : (t == RL_JNT_SLIDE ? RL_AVBD_SLIDE : RL_AVBD_BALL);
+      jt->jnt = j;
+      jt->qpos0 = m->qpos0[m->jnt_qposadr[j]];
+      jt->range[0] = m->jnt_range[2 * j];
+      jt->range[1] = m->jnt_range[2 * j + 1];
+      jt->armature = m->dof_armature[dof];
+      jt->damping = m->dof_damping[dof];
+      jt->frictionloss = m->dof_frictionloss[dof];
+      jt->stiffness = m->jnt_stiffness[j];
+      jt->spring = m->qpos_spring[m->jnt_qposadr[j]];
+      for (int u = 0; u < m->nu; u++)
+        if (m->actuator_jntid[u] == j) jt->act = u;
+      avbd_joint_geometry(m, d, am, jt, d->xanchor + 3 * j, d->xaxis + 3 * j);
+      jt->phi = jt->qpos0;
+    }
+    avbd_make_rows(am, jt, &top);
+  }
+  for (int e = 0; e < m->neq; e++) {
+    rl_avbd_joint *jt = am->joint + k++;
+    memset(jt, 0, sizeof *jt);
+    avbd_equality_geometry(m, d, am, e, jt);
+    avbd_make_rows(am, jt, &top);
+  }
+  am->njoint = k;
+  am->nrow = top;
+  rl_data_free(d);
+  for (int j = 0; j < am->njoint; j++) avbd_row_scales(am, am->joint + j);
+
+  /* body → joints (CSR) */
+  for (int i = 0; i < nb; i++) am->jnum[i] = 0;
+  for (int j = 0; j < am->njoint; j++) {
+    if (am->joint[j].a >= 0) am->jnum[am->joint[j].a]++;
+    am->jnum[am->joint[j].b]++;
+  }
+  int a = 0;
+  for (int i = 0; i < nb; i++) { am->jadr[i] = a; a += am->jnum[i]; am->jnum[i] = 0; }
+  for (int j = 0; j < am->njoint; j++) {
+    int ba = am->joint[j].a, bb = am->joint[j].b;
+    if (ba >= 0) am->jlist[am->jadr[ba] + am->jnum[ba]++] = j;
+    am->jlist[am->jadr[bb] + am->jnum[bb]++] = j;
+  }
+  return am;
+}
+
+void rl_avbd_free(rl_avbd *am) {
+  if (!am) return;
+  free(am->buffer);
+  free(am);
+}
+
+/* ------------------------------------------------------- generalized ↔ maximal */
+
+/* Joint coordinate rate from the body velocities: hinge φ̇ = a·(ω_B − ω_A); slide
+ * ṡ = (ω_A × a)·(p_B − p_A) + a·(v_B + ω_B × R_B r_B − v_A − ω_A × R_A r_A). */
+static real avbd_coord_rate(const rl_avbd *am, const rl_avbd_joint *jt) {
+  static const real zero6[6] = {0, 0, 0, 0, 0, 0};
+  const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
+  const real *vA = jt->a < 0 ? zero6 : am->vel + 6 * jt->a, *vB = am->vel + 6 * jt->b;
+  if (jt->kind == RL_AVBD_HINGE) {
+    real a[3], dw[3];
+    rl_m3_mulv(a, B->R, jt->axB);
+    rl_v3_sub(dw, vB + 3, vA + 3);
+    return rl_v3_dot(a, dw);
+  }
+  real a[3], pA[3], pB[3], uA[3], uB[3], d[3], c[3], wa[3], vpA[3], vpB[3];
+  rl_m3_mulv(a, A->R, jt->axA);
+  rl_avbd_point(pA, uA, A, jt->rA);
+  rl_avbd_point(pB, uB, B, jt->rB);
+  rl_v3_sub(d, pB, pA);
+  rl_v3_cross(wa, vA + 3, a);
+  rl_v3_cross(c, vB + 3, uB);
+  rl_v3_add(vpB, vB, c);
+  rl_v3_cross(c, vA + 3, uA);
+  rl_v3_add(vpA, vA, c);
+  rl_v3_sub(vpB, vpB, vpA);
+  return rl_v3_dot(wa, d) + rl_v3_dot(a, vpB);
+}
+
+void rl_avbd_from_generalized(rl_avbd *am, const rl_model *m, rl_data *d) {
+  rl_kinematics(m, d);
+  rl_com_pos(m, d);
+  rl_com_vel(m, d);
+  for (int s = 0; s < am->nb; s++) {
+    int b = am->body[s];
+    avbd_com_pose(m, d, b, am->pose + s);
+    const real *cv = d->cvel + 6 * b;
+    real off[3], c[3];
+    rl_v3_sub(off, d->xipos + 3 * b, d->subtree_com + 3 * m->body_rootid[b]);
+    rl_v3_cross(c, cv, off);
+    rl_v3_add(am->vel + 6 * s, cv + 3, c); /* v_com = v_ref + ω × (x_com − ref) */
+    rl_v3_copy(am->vel + 6 * s + 3, cv);
+  }
+  for (int j = 0; j < am->njoint; j++) {
+    rl_avbd_joint *jt = am->joint + j;
+    if (jt->jnt >= 0 && jt->kind != RL_AVBD_BALL) jt->phi = d->qpos[m->jnt_qposadr[jt->jnt]];
+  }
+  for (int r = 0; r < am->nrow; r++) am->row[r].lambda = am->row[r].rho = 0;
+  am->ncon = am->nprev = 0;
+  am->time = d->time;
+}
+
+/* q ← −q if that is closer to ref (quaternion sign continuity) */
+static void avbd_q_continuous(real q[4], const real ref[4]) {
+  if (q[0] * ref[0] + q[1] * ref[1] + q[2] * ref[2] + q[3] * ref[3] < 0)
+    for (int i = 0; i < 4; i++) q[i] = -q[i];
+}
+
+void rl_avbd_to_generalized(const rl_avbd *am, const rl_model *m, rl_data *d) {
+  for (int s = 0; s < am->nb; s++) {
+    int b = am->body[s];
+    if (m->body_jntnum[b] != 1) continue;
+    int j = m->body_jntadr[b], qa = m->jnt_qposadr[j], da = m->jnt_dofadr[j];
+    const rl_avbd_pose *P = am->pose + s;
+    const real *v = am->vel + 6 * s;
+    real qb[4], c[4], Rb[9];
+    rl_q_conj(c, am->iquat + 4 * s);
+    rl_q_mul(qb, P->q, c); /* body frame q_body = q_com ⊗ iquat⁻¹ */
+    rl_q_normalize(qb);
+    rl_q_to_mat(Rb, qb);
+    switch (m->jnt_type[j]) {
+      case RL_JNT_FREE: {
+        /* x_body = x_com − R_body·ipos;  v_origin = v_com + ω × (x_body − x_com);  ω_local = R_bodyᵀ ω */
+        real xb[3], off[3], wc[3];
+        rl_m3_mulv(off, Rb, am->ipos + 3 * s);
+        rl_v3_sub(xb, P->x, off);
+        rl_v3_copy(d->qpos + qa, xb);
+        avbd_q_continuous(qb, d->qpos + qa + 3);
+        rl_q_copy(d->qpos + qa + 3, qb);
+        rl_v3_scale(off, off, -1);
+        rl_v3_cross(wc, v + 3, off);
+        rl_v3_add(d->qvel + da, v, wc);
+        rl_m3_tmulv(d->qvel + da + 3, Rb, v + 3);
+        break;
+      }
+      case RL_JNT_BALL: {
+        /* q_ball = iquat_B ⊗ (q_rel0⁻¹ q_A⁻¹ q_B) ⊗ iquat_B⁻¹;  ω_local = R_bodyᵀ(ω_B − ω_A) */
+        const rl_avbd_joint *jt = NULL;
+        for (int k = am->jadr[s]; k < am->jadr[s] + am->jnum[s]; k++)
+          if (am->joint[am->jlist[k]].jnt == j) jt = am->joint + am->jlist[k];
+        if (!jt) break;
+        const rl_avbd_pose *A = avbd_pose_of(am, jt->a);
+        real r[4], x[4], dw[3];
+        rl_q_conj(c, jt->qrel0);
+        rl_q_conj(x, A->q);
+        rl_q_mul(r, c, x);
+        rl_q_mul(r, r, P->q);
+        rl_q_mul(r, am->iquat + 4 * s, r);
+        rl_q_conj(c, am->iquat + 4 * s);
+        rl_q_mul(r, r, c);
+        rl_q_normalize(r);
+        avbd_q_continuous(r, d->qpos + qa);
+        rl_q_copy(d->qpos + qa, r);
+        rl_v3_copy(dw, v + 3);
+        if (jt->a >= 0) rl_v3_sub(dw, dw, am->vel + 6 * jt->a + 3);
+        rl_m3_tmulv(d->qvel + da, Rb, dw);
+        break;
+      }
+      default: {
+        const rl_avbd_joint *jt = NULL;
+        for (int k = am->jadr[s]; k < am->jadr[s] + am->jnum[s]; k++)
+          if (am->joint[am->jlist[k]].jnt == j) jt = am->joint + am->jlist[k];
+        if (!jt) break;
+        real dA[6], dB[6];
+        d->qpos[qa] = rl_avbd_joint_coord(jt, avbd_pose_of(am, jt->a), P, d->qpos[qa], dA, dB);
+        d->qvel[da] = avbd_coord_rate(am, jt);
+        break;
+      }
+    }
+  }
+  d->time = am->time;
+}
+
+/* ------------------------------------------------------------------- contacts */
+
+/* world pose of geom g: a static geom's stored pose, or COM pose ⊗ (gpos, gquat) */
+static void avbd_geom_pose(const rl_avbd *am, const rl_model *m, int g, real x[3], real R[9]) {
+  int s = am->slot[m->geom_bodyid[g]];
+  if (s < 0) {
+    rl_v3_copy(x, am->gpos + 3 * g);
+    rl_q_to_mat(R, am->gquat + 4 * g);
+    return;
+  }
+  const rl_avbd_pose *P = am->pose + s;
+  real t[3], q[4];
+  rl_m3_mulv(t, P->R, am->gpos + 3 * g);
+  rl_v3_add(x, P->x, t);
+  rl_q_mul(q, P->q, am->gquat + 4 * g);
+  rl_q_normalize(q);
+  rl_q_to_mat(R, q);
+}
+
+/* support feature f of geom g in its own frame: centre c and radius r */
+static void avbd_feature(const rl_model *m, int g, int f, real c[3], real *r) {
+  const real *sz = m->geom_size + 3 * g;
+  *r = 0;
+  rl_v3_zero(c);
+  switch (m->geom_type[g]) {
+    case RL_GEOM_SPHERE: *r = sz[0]; break;
+    case RL_GEOM_CAPSULE: *r = sz[0]; c[2] = f ? sz[1] : -sz[1]; break;
+    case RL_GEOM_BOX:
+      c[0] = (f & 1) ? sz[0] : -sz[0];
+      c[1] = (f & 2) ? sz[1] : -sz[1];
+      c[2] = (f & 4) ? sz[2] : -sz[2];
+      break;
+    default: { /* mesh hull vertex */
+      int id = m->geom_dataid[g];
+      rl_v3_copy(c, m->mesh_vert + 3 * ((size_t)m->mesh_vertadr[id] + (size_t)f));
+      break;
+    }
+  }
+}
+
+/* Ground contacts at distributed support points (A12): feature centre c (radius r) of a geom on a
+ * dynamic body against a static plane (point o, normal n): dist = n·(c − o) − r; a contact when
+ * dist < margin + 2h‖v_c‖.  Body point p_B = c − r·n, ground point p_A = p_B − dist·n. */
+static void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
+  am->ncon = 0;
+  if (m->opt.disableflags & (RL_DSBL_CONTACT | RL_DSBL_CONSTRAINT)) return;
+  for (int p = 0; p < m->ngeom; p++) {
+    if (m->geom_type[p] != RL_GEOM_PLANE || am->slot[m->geom_bodyid[p]] >= 0) continue;
+    real o[3], Rp[9], n[3];
+    avbd_geom_pose(am, m, p, o, Rp);
+    n[0] = Rp[2]; n[1] = Rp[5]; n[2] = Rp[8];
+    for (int g = 0; g < m->ngeom; g++) {
+      int s = am->slot[m->geom_bodyid[g]];
+      int nf = avbd_nfeature(m, g);
+      if (s < 0 || nf == 0 || !avbd_pair_filter(m, p, g)) continue;
+      real xg[3], Rg[9];
+      avbd_geom_pose(am, m, g, xg, Rg);
+      const rl_avbd_pose *P = am->pose + s;
+      const real *v = am->vel + 6 * s;
+      for (int f = 0; f < nf && am->ncon < am->maxcon; f++) {
+        real cl[3], c[3], r, t[3];
+        avbd_feature(m, g, f, cl, &r);
+        rl_m3_mulv(t, Rg, cl);
+        rl_v3_add(c, xg, t);
+        rl_v3_sub(t, c, o);
+        real dist = rl_v3_dot(n, t) - r;
+        real lever[3], vc[3];
+        rl_v3_sub(lever, c, P->x);
+        rl_v3_cross(vc, v + 3, lever);
+        rl_v3_add(vc, vc, v);
+        if (!(dist < am->prm.contact_margin + 2 * h * rl_v3_norm(vc))) continue;
+        rl_avbd_contact *k = am->con + am->ncon++;
+        memset(k, 0, sizeof *k);
+        k->a = -1;
+        k->b = s;
+        k->key[0] = p; k->key[1] = g; k->key[2] = f;
+        real pB[3], pA[3];
+        rl_v3_copy(pB, c);
+        rl_v3_addscl(pB, n, -r);
+        rl_v3_copy(pA, pB);
+        rl_v3_addscl(pA, n, -dist);
+        rl_v3_copy(k->rA, pA);
+        avbd_to_local(k->rB, P, pB);
+        rl_v3_copy(k->frame, n);
+        avbd_perp(k->frame + 3, k->frame + 6, n);
+        k->mu = rl_fmax(m->geom_friction[3 * p], m->geom_friction[3 * g]);
+      }
+    }
+  }
+}
+
+void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d) {
+  am->ncon = 0;
+  for (int i = 0; i < d->ncon && am->ncon < am->maxcon; i++) {
+    const rl_contact *c = d->contact + i;
+    if (c->exclude) continue;
+    int s1 = am->slot[m->geom_bodyid[c->geom1]], s2 = am->slot[m->geom_bodyid[c->geom2]];
+    if (s1 < 0 && s2 < 0) continue;
+    rl_avbd_contact *k = am->con + am->ncon++;
+    memset(k, 0, sizeof *k);
+    k->a = s1;
+    k->b = s2;
+    k->key[0] = c->geom1; k->key[1] = c->geom2; k->key[2] = -1;
+    real p1[3], p2[3];
+    rl_v3_copy(p1, c->pos);
+    rl_v3_addscl(p1, c->frame, -c->dist / 2);
+    rl_v3_copy(p2, c->pos);
+    rl_v3_addscl(p2, c->frame, c->dist / 2);
+    avbd_to_local(k->rA, avbd_pose_of(am, s1), p1);
+    avbd_to_local(k->rB, avbd_pose_of(am, s2), p2);
+    memcpy(k->frame, c->frame, sizeof k->frame);
+    k->mu = c->mu > 0 ? c->mu : c->friction[0];
+    if (c->dim == 1) k->mu = 0;
+  }
+}
+
+/* world points and lever arms of a contact: p = x + R r */
+static void avbd_contact_points(const rl_avbd *am, const rl_avbd_contact *k, real pA[3], real uA[3], real pB[3],
+                                real uB[3]) {
+  rl_avbd_point(pA, uA, avbd_pose_of(am, k->a), k->rA);
+  rl_avbd_point(pB, uB, avbd_pose_of(am, k->b), k->rB);
+}
+
+/* C_k = w_k·(p_B − p_A) for w = n, t1, t2 */
+static void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[3]) {
+  real pA[3], pB[3], uA[3], uB[3], dd[3];
+  avbd_contact_points(am, k, pA, uA, pB, uB);
+  rl_v3_sub(dd, pB, pA);
+  for (int r = 0; r < 3; r++) C[r] = rl_v3_dot(k->frame + 3 * r, dd);
+}
+
+/* Cache matching (A16): a contact with the key of one in the previous step inherits its multipliers
+ * (decayed: λ ·= αγ, ρ ·= γ) and, for a ground contact that was sticking, its static-friction
+ * anchor on the ground (reset when the drift exceeds 10 mm).  C⁰ is evaluated after this. */
+static void avbd_contact_warmstart(rl_avbd *am, real h) {
+  const rl_avbd_param *pr = &am->prm;
+  for (int i = 0; i < am->ncon; i++) {
+    rl_avbd_contact *k = am->con + i;
+    real meff = rl_fmin(avbd_mass(am, k->a), avbd_mass(am, k->b));
+    k->rho0 = pr->rho_init * meff / (h * h);
+    for (int r = 0; r < 3; r++) { k->lambda[r] = 0; k->rho[r] = k->rho0; }
+    for (int j = 0; j < am->nprev; j++) {
+      const rl_avbd_contact *o = am->prev + j;
+      if (o->key[0] != k->key[0] || o->key[1] != k->key[1] || o->key[2] != k->key[2]) continue;
+      if (k->key[2] < 0) {
+        real pa[3], pb[3], ua[3], ub[3], qa[3], qb[3];
+        avbd_contact_points(am, k, pa, ua, pb, ub);
+        avbd_contact_points(am, o, qa, ua, qb, ub);
+        rl_v3_sub(qa, qa, pa);
+        if (rl_v3_dot(o->frame, k->frame) < (real)0.99 || rl_v3_norm(qa) > (real)2e-3) continue;
+      }
+      for (int r = 0; r < 3; r++) {
+        k->lambda[r] = o->lambda[r] * pr->alpha * pr->gamma;
+        k->rho[r] = rl_fmin(rl_fmax(o->rho[r] * pr->gamma, k->rho0), pr->rho_max * k->rho0);
+      }
+      if (k->a < 0 && o->stick && o->lambda[0] < 0) {
+        real d[3], nd;
+        rl_v3_sub(d, o->rA, k->rA);
+        nd = rl_v3_dot(d, k->frame);
+        rl_v3_addscl(d, k->frame, -nd);
+        if (rl_v3_norm(d) < (real)1e-2) rl_v3_add(k->rA, k->rA, d);
+      }
+      break;
+    }
+    avbd_contact_c(am, k, k->c0);
+  }
+}
+
+/* body → contacts (CSR) */
+static void avbd_contact_lists(rl_avbd *am) {
+  for (int i = 0; i < am->nb; i++) am->cnum[i] = 0;
+  for (int c = 0; c < am->ncon; c++) {
+    if (am->con[c].a >= 0) am->cnum[am->con[c].a]++;
+    if (am->con[c].b >= 0) am->cnum[am->con[c].b]++;
+  }
+  int a = 0;
+  for (int i = 0; i < am->nb; i++) { am->cadr[i] = a; a += am->cnum[i]; am->cnum[i] = 0; }
+  for (int c = 0; c < am->ncon; c++) {
+    int s1 = am->con[c].a, s2 = am->con[c].b;
+    if (s1 >= 0) am->clist[am->cadr[s1] + am->cnum[s1]++] = c;
+    if (s2 >= 0) am->clist[am->cadr[s2] + am->cnum[s2]++] = c;
+  }
+}
+
+/* ------------------------------------------------------------------- coloring */
+
+/* Greedy coloring of the body graph (edges: joints and contacts between two dynamic bodies), the
+ * world excluded; a body whose neighbors use all AVBD_MAXCOLOR colors goes to the overflow color
+ * (solved serially after the others).  The sweep order lists bodies color by color. */
+static void avbd_color(rl_avbd *am) {
+  int nb = am->nb, used = 0;
+  for (int i = 0; i < nb; i++) am->color[i] = -1;
+  for (int i = 0; i < nb; i++) {
+    unsigned long long mask = 0;
+    for (int k = am->jadr[i]; k < am->jadr[i] + am->jnum[i]; k++) {
+      const rl_avbd_joint *jt = am->joint + am->jlist[k];
+      int o = jt->a == i ? jt->b : jt->a;
+      if (o >= 0 && am->color[o] >= 0 && am->color[o] < AVBD_MAXCOLOR) mask |= 1ull << am->color[o];
+    }
+    for (int k = am->cadr[i]; k < am->cadr[i] + am->cnum[i]; k++) {
+      const rl_avbd_contact *c = am->con + am->clist[k];
+      int o = c->a == i ? c->b : c->a;
+      if (o >= 0 && am->color[o] >= 0 && am->color[o] < AVBD_MAXCOLOR) mask |= 1ull << am->color[o];
+    }
+    int c = 0;
+    while (c < AVBD_MAXCOLOR && (mask >> c & 1)) c++;
+    if (am->prm.force_overflow) c = AVBD_MAXCOLOR;
+    am->color[i] = c;
+    if (c < AVBD_MAXCOLOR && c + 1 > used) used = c + 1;
+  }
+  am->ncolor = used;
+  int n = 0, over = 0;
+  for (int c = 0; c <= AVBD_MAXCOLOR; c++)
+    for (int i = 0; i < nb; i++)
+      if (am->color[i] == c) { am->order[n++] = i; over += c == AVBD_MAXCOLOR; }
+  am->stat.ncolor = used;
+  am->stat.noverflow = over;
+}
+
+/* ------------------------------------------------------------- local solve (A7) */
+
+/* 1 if the two-sided rows of joint jt are enforced (equalities can be switched off) */
+static int avbd_joint_on(const rl_model *m, const rl_data *d, const rl_avbd_joint *jt) {
+  if (m->opt.disableflags & RL_DSBL_CONSTRAINT) return jt->eq < 0; /* joints are structure, not constraints */
+  if (jt->eq < 0) return 1;
+  return !(m->opt.disableflags & RL_DSBL_EQUALITY) && d->eq_active[jt->eq];
+}
+
+/* Joint-space terms on the coordinate φ of joint jt (A5, A10): energy gradient G = ∂E/∂φ, curvature k.
+ *   limit lo   C = φ − lo ≥ 0:  f = min(λ + ρ C̃, 0),  C̃ = C − α·min(C⁰, 0);  G += f
+ *   limit hi   C = hi − φ ≥ 0:  same, G −= f
+ *   dry        Δφ = φ − φⁿ:     f = clip(λ + ρΔφ, ±τ_f);  G += f  (k = ρ inside the budget)
+ *   damping    G += b(φ − φⁿ)/h            k += b/h
+ *   stiffness  G += k_s(φ − φ_spring)      k += k_s
+ *   armature   G += a(φ − φⁿ − hφ̇ⁿ)/h²     k += a/h²
+ *   servo      F = g·u + b₀ + b₁·gφ + b₂·g(φ − φⁿ)/h (clamped to forcerange),  G −= g·F,
+ *              k += −g²(b₁ + b₂/h) when unclamped (≥ 0)
+ * Curvature of the bounded rows is conservative (never below the true one): ρ while the row is
+ * active or its multiplier is still nonzero, and ρ for dry friction even when clipped.  A single
+ * Newton step on the exact piecewise-quadratic curvature overshoots the kink and can cycle
+ * between the two sides (observed: a limit hit at 8 rad/s settling into a period-2 cycle).
+ * With kkt set, the bounded rows contribute their multipliers λ (for the stationarity residual). */
+static void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt,
+                             real phi, real h, int kkt, real *G, real *k) {
+  const rl_avbd_param *pr = &am->prm;
+  int dis = m->opt.disableflags;
+  *G = 0;
+  *k = 0;
+  if (m->jnt_limited[jt->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT))) {
+    for (int side = 0; side < 2; side++) {
+      const rl_avbd_row *r = am->row + (side ? jt->hi_row : jt->lo_row);
+      real C = side ? d->jnt_range[2 * jt->jnt + 1] - phi : phi - d->jnt_range[2 * jt->jnt];
+      real Ct = C - pr->alpha * rl_fmin(r->c0, 0);
+      real f = kkt ? r->lambda : rl_avbd_proj_neg(r->lambda + r->rho * Ct);
+      *G += side ? -f : f;
+      if (f < 0 || r->lambda < 0) *k += r->rho;
+    }
+  }
+  if (jt->frictionloss > 0 && !(dis & (RL_DSBL_FRICTIONLOSS | RL_DSBL_CONSTRAINT))) {
+    const rl_avbd_row *r = am->row + jt->dry_row;
+    real t = r->lambda + r->rho * (phi - jt->phi_n);
+    *G += kkt ? r->lambda : rl_avbd_clip(t, jt->frictionloss);
+    *k += r->rho;
+  }
+  if (!(dis & RL_DSBL_PASSIVE)) {
+    *G += jt->damping * (phi - jt->phi_n) / h + jt->stiffness * (phi - jt->spring);
+    *k += jt->damping / h + jt->stiffness;
+  }
+  *G += jt->armature * (phi - jt->phi_n - h * jt->dphi_n) / (h * h);
+  *k += jt->armature / (h * h);
+  int u = jt->act;
+  if (u >= 0 && !(dis & RL_DSBL_ACTUATION)) {
+    real g = m->actuator_gear[u], c = d->ctrl[u];
+    const real *cr = m->actuator_ctrlrange + 2 * u, *fr = m->actuator_forcerange + 2 * u;
+    const real *gp = m->actuator_gainprm + RL_NGAIN * u, *bp = m->actuator_biasprm + RL_NBIAS * u;
+    if (m->actuator_ctrllimited[u] && !(dis & RL_DSBL_CLAMPCTRL)) c = c < cr[0] ? cr[0] : (c > cr[1] ? cr[1] : c);
+    real L = g * phi, V = g * (phi - jt->phi_n) / h;
+    real gain = gp[0];
+    if (m->actuator_gaintype[u] == RL_GAIN_AFFINE) gain += gp[1] * g * jt->phi_n + gp[2] * g * jt->dphi_n;
+    real b1 = 0, b2 = 0, F = gain * c;
+    if (m->actuator_biastype[u] == RL_BIAS_AFFINE) { b1 = bp[1]; b2 = bp[2]; F += bp[0] + b1 * L + b2 * V; }
+    int clamped = 0;
+    if (m->actuator_forcelimited[u]) {
+      if (F < fr[0]) { F = fr[0]; clamped = 1; }
+      if (F > fr[1]) { F = fr[1]; clamped = 1; }
+    }
+    *G -= g * F;
+    if (!clamped) *k += rl_fmax(-g * g * (b1 + b2 / h), 0);
+  }
+}
+
+/* Local system of body s: H = inertia + Σ ρ JJᵀ + diag geometric stiffness, g = ∇E + Σ J f.
+ * kkt = 1: forces are the multipliers λ themselves (H unused).  Returns nothing; H, g filled. */
+static void avbd_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, real H[36],
+                          real g[6]) {
+  const rl_avbd_param *pr = &am->prm;
+  const rl_avbd_pose *P = am->pose + s;
+  real K[3] = {0, 0, 0};
+  rl_avbd_inertia(H, g, am->mass[s], am->I0 + 9 * s, P, am->xp + 3 * s, am->qp + 4 * s, h);
+  for (int q = am->jadr[s]; q < am->jadr[s] + am->jnum[s]; q++) {
+    const rl_avbd_joint *jt = am->joint + am->jlist[q];
+    const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
+    int side = jt->b == s;
+    if (avbd_joint_on(m, d, jt)) {
+      real C[6], JA[6][6], JB[6][6], f[6];
+      int n = rl_avbd_joint_rows(jt, A, B, C, JA, JB, NULL, 0, NULL);
+      for (int r = 0; r < n; r++) {
+        const rl_avbd_row *w = am->row + jt->row + r;
+        f[r] = kkt ? w->lambda : w->lambda + w->rho * (C[r] - pr->alpha * w->c0);
+        rl_avbd_add_row(H, g, side ? JB[r] : JA[r], f[r], kkt ? 0 : w->rho);
+      }
+      if (!kkt) rl_avbd_joint_rows(jt, A, B, C, JA, JB, f, side, K);
+    }
+    if (jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) {
+      real dA[6], dB[6], G, k;
+      real phi = rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
+      avbd_coord_terms(am, m, d, jt, phi, h, kkt, &G, &k);
+      rl_avbd_add_row(H, g, side ? dB : dA, G, kkt ? 0 : k);
+    }
+  }
+  for (int q = am->cadr[s]; q < am->cadr[s] + am->cnum[s]; q++) {
+    const rl_avbd_contact *c = am->con + am->clist[q];
+    int side = c->b == s;
+    real pA[3], pB[3], uA[3], uB[3], dd[3], C[3], f[3], fv[3] = {0, 0, 0};
+    avbd_contact_points(am, c, pA, uA, pB, uB);
+    rl_v3_sub(dd, pB, pA);
+    for (int r = 0; r < 3; r++) C[r] = rl_v3_dot(c->frame + 3 * r, dd);
+    real Cn = C[0] - pr->alpha * rl_fmin(c->c0[0], 0);
+    f[0] = kkt ? c->lambda[0] : rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * Cn);
+    if (kkt) { f[1] = c->lambda[1]; f[2] = c->lambda[2]; }
+    else {
+      f[1] = c->lambda[1] + c->rho[1] * (C[1] - pr->alpha * c->c0[1]);
+      f[2] = c->lambda[2] + c->rho[2] * (C[2] - pr->alpha * c->c0[2]);
+      rl_avbd_proj_disc(f + 1, c->mu * -f[0]);
+    }
+    for (int r = 0; r < 3; r++) {
+      const real *w = c->frame + 3 * r;
+      real J[6], x[3];
+      rl_v3_cross(x, side ? uB : uA, w);
+      for (int i = 0; i < 3; i++) { J[i] = side ? w[i] : -w[i]; J[3 + i] = side ? x[i] : -x[i]; }
+      real wt = (kkt || !(f[0] < 0 || c->lambda[0] < 0)) ? 0 : c->rho[r];
+      if (r > 0 && c->mu <= 0) wt = 0;
+      rl_avbd_add_row(H, g, J, f[r], wt);
+      rl_v3_addscl(fv, w, f[r]);
+    }
+    if (!kkt) rl_avbd_geo_diag(K, fv, side ? uB : uA);
+  }
+  for (int i = 0; i < 3; i++) H[7 * (3 + i)] += K[i];
+}
+
+/* One block update (A7): H δz = −g (guarded Cholesky), clamp ‖δx‖ ≤ max_dx, ‖δθ‖ ≤ max_dθ,
+ * x ← x + δx, q ← Exp(δθ)·q.  Returns the update sizes. */
+static void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, real *dx, real *dth) {
+  real H[36], g[6], dz[6];
+  avbd_assemble(am, m, d, s, h, 0, H, g);
+  am->stat.guarded += rl_avbd_chol_solve6(H, g, dz);
+  rl_avbd_clamp3(dz, am->prm.max_dx);
+  rl_avbd_clamp3(dz + 3, am->prm.max_dtheta);
+  rl_avbd_pose *P = am->pose + s;
+  rl_v3_add(am->dx + 3 * s, am->dx + 3 * s, dz);
+  rl_v3_add(P->x, am->x0 + 3 * s, am->dx + 3 * s);
+  rl_q_boxplus(am->dq + 4 * s, dz + 3, am->dq + 4 * s);
+  rl_q_mul(P->q, am->dq + 4 * s, am->q0 + 4 * s);
+  avbd_pose_sync(P);
+  *dx = rl_v3_norm(dz);
+  *dth = rl_v3_norm(dz + 3);
+}
+
+/* --------------------------------------------------------------- dual update (A8) */
+
+/* penalty growth ρ ← min(ρ + β·ρ₀·|C̃|/ℓ, ρ_max) */
+static real avbd_grow(const rl_avbd_param *pr, real rho, real rho0, real c, real ell) {
+  return rl_fmin(rho + pr->beta * rho0 * rl_fabs(c) / ell, pr->rho_max * rho0);
+}
+
+/* After a sweep: two-sided rows λ ← λ + ρC̃ (ρ grows); one-sided rows λ ← min(λ + ρC̃, 0) (ρ grows
+ * only while active); dry friction λ ← clip(λ + ρΔφ, ±τ_f) (ρ grows only inside the budget);
+ * contact normals as limits and tangents projected on the Coulomb disc μ(−λ_n⁺) (ρ grows only when
+ * sticking).  Residuals r = |λ − Π(λ + ρC̃)|/ρ (= |C̃| for two-sided rows) go to res[0] (lengths) and
+ * res[1] (angles). */
+static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, real res[2]) {
+  const rl_avbd_param *pr = &am->prm;
+  int dis = m->opt.disableflags;
+  res[0] = res[1] = 0;
+  for (int j = 0; j < am->njoint; j++) {
+    rl_avbd_joint *jt = am->joint + j;
+    const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
+    if (avbd_joint_on(m, d, jt)) {
+      real C[6], JA[6][6], JB[6][6];
+      int n = rl_avbd_joint_rows(jt, A, B, C, JA, JB, NULL, 0, NULL);
+      for (int r = 0; r < n; r++) {
+        rl_avbd_row *w = am->row + jt->row + r;
+        w->c = C[r] - pr->alpha * w->c0;
+        w->lambda += w->rho * w->c;
+        int ang = w->kind == RL_AVBD_ROW_ANG;
+        res[ang] = rl_fmax(res[ang], rl_fabs(w->c));
+        w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ang ? AVBD_ANG_SCALE : AVBD_LIN_SCALE);
+      }
+    }
+    if (jt->kind != RL_AVBD_HINGE && jt->kind != RL_AVBD_SLIDE) continue;
+    real dA[6], dB[6];
+    int ang = jt->kind == RL_AVBD_HINGE;
+    real ell = ang ? AVBD_ANG_SCALE : AVBD_LIN_SCALE;
+    jt->phi = rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
+    if (m->jnt_limited[jt->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT))) {
+      for (int side = 0; side < 2; side++) {
+        rl_avbd_row *w = am->row + (side ? jt->hi_row : jt->lo_row);
+        real C = side ? d->jnt_range[2 * jt->jnt + 1] - jt->phi : jt->phi - d->jnt_range[2 * jt->jnt];
+        w->c = C - pr->alpha * rl_fmin(w->c0, 0);
+        real nl = rl_avbd_proj_neg(w->lambda + w->rho * w->c);
+        res[ang] = rl_fmax(res[ang], rl_fabs(w->lambda - nl) / w->rho);
+        w->lambda = nl;
+        if (nl < 0) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
+      }
+    }
+    if (jt->frictionloss > 0 && !(dis & (RL_DSBL_FRICTIONLOSS | RL_DSBL_CONSTRAINT))) {
+      rl_avbd_row *w = am->row + jt->dry_row;
+      w->c = jt->phi - jt->phi_n;
+      real t = w->lambda + w->rho * w->c, nl = rl_avbd_clip(t, jt->frictionloss);
+      real rf = rl_fabs(w->lambda - nl) / w->rho;
+      res[ang] = rl_fmax(res[ang], rf);
+      am->stat.dry_residual = rl_fmax(am->stat.dry_residual, rf);
+      w->lambda = nl;
+      if (rl_fabs(t) < jt->frictionloss) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
+    }
+  }
+  for (int i = 0; i < am->ncon; i++) {
+    rl_avbd_contact *c = am->con + i;
+    real C[3];
+    avbd_contact_c(am, c, C);
+    c->c[0] = C[0] - pr->alpha * rl_fmin(c->c0[0], 0);
+    real nl = rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * c->c[0]);
+    res[0] = rl_fmax(res[0], rl_fabs(c->lambda[0] - nl) / c->rho[0]);
+    c->lambda[0] = nl;
+    if (nl < 0) c->rho[0] = avbd_grow(pr, c->rho[0], c->rho0, c->c[0], AVBD_LIN_SCALE);
+    real t[2];
+    for (int r = 1; r < 3; r++) {
+      c->c[r] = C[r] - pr->alpha * c->c0[r];
+      t[r - 1] = c->lambda[r] + c->rho[r] * c->c[r];
+    }
+    c->stick = rl_avbd_proj_disc(t, c->mu * -nl);
+    real e0 = (c->lambda[1] - t[0]) / c->rho[1], e1 = (c->lambda[2] - t[1]) / c->rho[2];
+    res[0] = rl_fmax(res[0], rl_sqrt(e0 * e0 + e1 * e1));
+    c->lambda[1] = t[0];
+    c->lambda[2] = t[1];
+    if (c->stick && nl < 0)
+      for (int r = 1; r < 3; r++) c->rho[r] = avbd_grow(pr, c->rho[r], c->rho0, c->c[r], AVBD_LIN_SCALE);
+  }
+}
+
+/* ------------------------------------------------------------------------ step */
+
+/* Step start (A17 3.): save x⁰, q⁰, frozen world inertia I₀ = R diag(I) Rᵀ, joint coordinates φⁿ
+ * and rates φ̇ⁿ; multipliers decay λ ·= αγ, ρ ← clamp(γρ, ρ₀, ρ_max) with ρ₀ = rho_init·meff/h²;
+ * C⁰ of every row. */
+static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
+  const rl_avbd_param *pr = &am->prm;
+  for (int s = 0; s < am->nb; s++) {
+    const rl_avbd_pose *P = am->pose + s;
+    const real *J = am->inertia + 3 * s;
+    rl_v3_copy(am->x0 + 3 * s, P->x);
+    rl_q_copy(am->q0 + 4 * s, P->q);
+    real *I0 = am->I0 + 9 * s;
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        I0[3 * i + j] = P->R[3 * i] * J[0] * P->R[3 * j] + P->R[3 * i + 1] * J[1] * P->R[3 * j + 1] +
+                        P->R[3 * i + 2] * J[2] * P->R[3 * j + 2];
+  }
+  for (int r = 0; r < am->nrow; r++) {
+    rl_avbd_row *w = am->row + r;
+    w->rho0 = pr->rho_init * w->meff / (h * h);
+    w->lambda *= pr->alpha * pr->gamma;
+    w->rho = rl_fmin(rl_fmax(w->rho * pr->gamma, w->rho0), pr->rho_max * w->rho0);
+    w->c0 = 0;
+  }
+  for (int j = 0; j < am->njoint; j++) {
+    rl_avbd_joint *jt = am->joint + j;
+    const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
+    real C[6], JA[6][6], JB[6][6];
+    int n = rl_avbd_joint_rows(jt, A, B, C, JA, JB, NULL, 0, NULL);
+    for (int r = 0; r < n; r++) am->row[jt->row + r].c0 = C[r];
+    if (jt->kind != RL_AVBD_HINGE && jt->kind != RL_AVBD_SLIDE) continue;
+    real dA[6], dB[6];
+    jt->phi = jt->phi_n = rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
+    jt->dphi_n = avbd_coord_rate(am, jt);
+    am->row[jt->lo_row].c0 = jt->phi_n - d->jnt_range[2 * jt->jnt];
+    am->row[jt->hi_row].c0 = d->jnt_range[2 * jt->jnt + 1] - jt->phi_n;
+  }
+}
+
+/* Prediction (A3): x_p = x + hv + h²(g + f/m); q_p from the gyroscopic ω prediction; the iterate
+ * starts at the prediction.  The displacement dx = x − x⁰ is kept separately (starting at
+ * hv + h²(g + f/m)) so that the velocity recovery needs no difference of nearly equal positions
+ * (in f32 that difference loses ε|x|/h per step). */
+static void avbd_predict(rl_avbd *am, const rl_model *m, real h) {
+  real grav[3] = {0, 0, 0};
+  if (!(m->opt.disableflags & RL_DSBL_GRAVITY)) rl_v3_copy(grav, m->opt.gravity);
+  for (int s = 0; s < am->nb; s++) {
+    rl_avbd_pose *P = am->pose + s;
+    real wp[3];
+    real zero[3] = {0, 0, 0};
+    rl_avbd_predict_lin(am->dx + 3 * s, zero, am->vel + 6 * s, grav, am->xfrc + 6 * s, am->mass[s], h);
+    rl_v3_add(am->xp + 3 * s, P->x, am->dx + 3 * s);
+    rl_avbd_predict_rot(am->qp + 4 * s, wp, P->q, P->R, am->vel + 6 * s + 3, am->inertia + 3 * s, am->xfrc + 6 * s + 3, h);
+    /* dq = Exp(h ω'), q_p = dq ⊗ q⁰ */
+    real hw[3];
+    rl_v3_scale(hw, wp, h);
+    rl_so3_exp_quat(am->dq + 4 * s, hw);
+    rl_q_mul(am->qp + 4 * s, am->dq + 4 * s, P->q);
+    rl_q_normalize(am->qp + 4 * s);
+    rl_v3_copy(P->x, am->xp + 3 * s);
+    rl_q_copy(P->q, am->qp + 4 * s);
+    avbd_pose_sync(P);
+  }
+}
+
+/* Velocity recovery (A18): v = (x − x⁰)/h (= dx/h, accumulated), ω = Log(q (q⁰)⁻¹)/h (= Log(dq)/h). */
+static void avbd_recover_velocity(rl_avbd *am, real h) {
+  for (int s = 0; s < am->nb; s++) {
+    real *v = am->vel + 6 * s, w[3];
+    rl_v3_scale(v, am->dx + 3 * s, 1 / h);
+    rl_so3_log_quat(w, am->dq + 4 * s);
+    rl_v3_scale(v + 3, w, 1 / h);
+  }
+}
+
+/* Diagnostics after the step (A20): anchor/axis errors from the raw rows, penetration, and the KKT
+ * residuals of the step problem with the final multipliers. */
+static void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
+  rl_avbd_stat *st = &am->stat;
+  st->anchor_err = st->axis_err = st->penetration = 0;
+  st->kkt_stationarity = st->kkt_primal = st->kkt_normal_sign = st->kkt_cone = st->kkt_complementarity = 0;
+  for (int j = 0; j < am->njoint; j++) {
+    const rl_avbd_joint *jt = am->joint + j;
+    if (!avbd_joint_on(m, d, jt)) continue;
+    real C[6], JA[6][6], JB[6][6];
+    int n = rl_avbd_joint_rows(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), C, JA, JB, NULL, 0, NULL);
+    real lin = 0, ang = 0;
+    for (int r = 0; r < n; r++) {
+      const rl_avbd_row *w = am->row + jt->row + r;
+      if (w->kind == RL_AVBD_ROW_ANG) ang += C[r] * C[r]; else lin += C[r] * C[r];
+      st->kkt_primal = rl_fmax(st->kkt_primal, rl_fabs(w->c));
+    }
+    st->anchor_err = rl_fmax(st->anchor_err, rl_sqrt(lin));
+    st->axis_err = rl_fmax(st->axis_err, rl_sqrt(ang));
+    if ((jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) && m->jnt_limited[jt->jnt])
+      for (int side = 0; side < 2; side++) {
+        const rl_avbd_row *w = am->row + (side ? jt->hi_row : jt->lo_row);
+        st->kkt_primal = rl_fmax(st->kkt_primal, -w->c);
+        st->kkt_normal_sign = rl_fmax(st->kkt_normal_sign, w->lambda);
+        st->kkt_complementarity = rl_fmax(st->kkt_complementarity, rl_fabs(w->lambda * w->c));
+      }
+  }
+  for (int i = 0; i < am->ncon; i++) {
+    const rl_avbd_contact *c = am->con + i;
+    real C[3];
+    avbd_contact_c(am, c, C);
+    st->penetration = rl_fmax(st->penetration, -C[0]);
+    st->kkt_primal = rl_fmax(st->kkt_primal, -c->c[0]);
+    st->kkt_normal_sign = rl_fmax(st->kkt_normal_sign, c->lambda[0]);
+    st->kkt_cone = rl_fmax(st->kkt_cone, rl_sqrt(c->lambda[1] * c->lambda[1] + c->lambda[2] * c->lambda[2]) + c->mu * c->lambda[0]);
+    st->kkt_complementarity = rl_fmax(st->kkt_complementarity, rl_fabs(c->lambda[0] * c->c[0]));
+  }
+  for (int s = 0; s < am->nb; s++) {
+    real H[36], g[6];
+    avbd_assemble(am, m, d, s, h, 1, H, g);
+    for (int i = 0; i < 6; i++) st->kkt_stationarity = rl_fmax(st->kkt_stationarity, rl_fabs(g[i]));
+  }
+}
+
+static int avbd_state_finite(const rl_avbd *am) {
+  for (int s = 0; s < am->nb; s++)
+    for (int i = 0; i < 3; i++)
+      if (!rl_isfinite(am->pose[s].x[i]) || !rl_isfinite(am->pose[s].q[i + 1]) || !rl_isfinite(am->vel[6 * s + i]) ||
+          !rl_isfinite(am->vel[6 * s + 3 + i]))
+        return 0;
+  return 1;
+}
+
+rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d) {
+  real h = m->opt.timestep;
+  rl_avbd_stat *st = &am->stat;
+  memset(st, 0, sizeof *st);
+  /* contacts at the step-start poses (normal frozen within the step) */
+  if (am->prm.contacts == RL_AVBD_CONTACTS_GROUND) avbd_ground_contacts(am, m, h);
+  else if (am->prm.contacts == RL_AVBD_CONTACTS_NONE) am->ncon = 0;
+  avbd_contact_warmstart(am, h);
+  avbd_contact_lists(am);
+  avbd_color(am);
+  st->ncon = am->ncon;
+  avbd_begin(am, m, d, h);
+  avbd_predict(am, m, h);
+  /* colored block sweeps + dual update until the residual test or the budget */
+  const rl_avbd_param *pr = &am->prm;
+  int it;
+  for (it = 0; it < pr->iterations; it++) {
+    real ux = 0, uth = 0, res[2];
+    for (int k = 0; k < am->nb; k++) {
+      real dx, dth;
+      avbd_block_update(am, m, d, am->order[k], h, &dx, &dth);
+      ux = rl_fmax(ux, dx);
+      uth = rl_fmax(uth, dth);
+    }
+    st->dry_residual = 0;
+    avbd_dual_update(am, m, d, res);
+    st->update = ux;
+    if (ux <= pr->tol_lin && uth <= pr->tol_ang && res[0] <= pr->tol_lin && res[1] <= pr->tol_ang) {
+      st->converged = 1;
+      it++;
+      break;
+    }
+  }
+  st->iterations = it;
+  avbd_recover_velocity(am, h);
+  if (!avbd_state_finite(am)) {
+    for (int s = 0; s < am->nb; s++) {
+      rl_v3_copy(am->pose[s].x, am->x0 + 3 * s);
+      rl_q_copy(am->pose[s].q, am->q0 + 4 * s);
+      avbd_pose_sync(am->pose + s);
+      for (int i = 0; i < 6; i++) am->vel[6 * s + i] = 0;
+    }
+    for (int r = 0; r < am->nrow; r++) am->row[r].lambda = 0;
+    am->ncon = 0;
+    am->nprev = 0;
+    d->warning[RL_WARN_BADQACC]++;
+    return RL_ERR_NUMERIC;
+  }
+  avbd_diagnostics(am, m, d, h);
+  /* contact cache for the next step */
+  memcpy(am->prev, am->con, sizeof(rl_avbd_contact) * (size_t)am->ncon);
+  am->nprev = am->ncon;
+  am->steps++;
+  am->exhausted += !st->converged;
+  am->time += h;
+  d->time = am->time;
+  return RL_OK;
+}

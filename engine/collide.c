@@ -21,10 +21,12 @@ void rl_geom_view(const rl_model *m, const rl_data *d, int g, rl_geomview *v) {
   v->rbound = m->geom_rbound[g];
   v->vert = NULL;
   v->nvert = 0;
+  v->graph = NULL;
   if (v->type == RL_GEOM_MESH && m->geom_dataid[g] >= 0) {
     int k = m->geom_dataid[g];
     v->vert = m->mesh_vert + 3 * m->mesh_vertadr[k];
     v->nvert = m->mesh_vertnum[k];
+    if (m->mesh_graphadr[k] >= 0) v->graph = m->mesh_graph + m->mesh_graphadr[k];
   }
 }
 

@@ -519,14 +519,12 @@ static int boxbox_face(const boxbox_sat *S, rl_contact *con, real margin, const 
     rl_v3_copy(points[n++], tmp1);
   }
 
-  /* keep those within the margin, at half height */
-  real depth[BOX_MAXPTS];
+  /* keep those within the margin, at half height (midway between the face and the corner) */
   int mm = n;
   n = 0;
   for (int i = 0; i < mm; i++) {
     if (points[i][2] > margin) continue;
     rl_v3_copy(points[n], points[i]);
-    depth[n] = points[n][2];
     points[n][2] *= (real)0.5;
     n++;
   }
@@ -536,7 +534,7 @@ static int boxbox_face(const boxbox_sat *S, rl_contact *con, real margin, const 
   real sgn = q2 ? -1 : 1;
   tmp2[0] = sgn * r[2]; tmp2[1] = sgn * r[5]; tmp2[2] = sgn * r[8];
   for (int i = 0; i < n && i < BOX_MAXPTS; i++) {
-    con[i].dist = depth[i];
+    con[i].dist = points[i][2]; /* MuJoCo 2.2.2 reports the halved height as the distance */
     points[i][2] += hz;
     rl_m3_mulv(tmp1, r, points[i]);
     rl_v3_add(con[i].pos, tmp1, p);
@@ -644,7 +642,7 @@ static int boxbox_edge(const boxbox_sat *S, rl_contact *con, real margin, const 
     }
   int nl = n;
 
-  /* face corners over the (clamped) parallelogram */
+  /* face corners over the (clamped) parallelogram, u, v from the 2×2 system [pts1 pts2](u v)ᵀ = corner − pts0 */
   real a = pts[1][0], b = pts[2][0], c = pts[1][1], d = pts[2][1];
   real det = a * d - b * c;
   for (int i = 0; i < 4; i++) {
@@ -669,6 +667,9 @@ static int boxbox_edge(const boxbox_sat *S, rl_contact *con, real margin, const 
     points[n][2] = 0;
     rl_v3_sub(tmp2, points[n], tmp1);
     real c1 = rl_v3_dot(tmp2, tmp2);
+    /* MuJoCo keeps the determinant and this squared distance in one variable: from here on, the
+       corners after this one are tested with det = c1 (reproduced, it decides which corners count) */
+    det = c1;
     if (tmp1[2] > 0 && c1 > margin2) continue;
     rl_v3_add(points[n], points[n], tmp1);
     rl_v3_scale(points[n], points[n], (real)0.5);

@@ -20,6 +20,8 @@ typedef struct rl_geomview {
   const real *vert;    /* mesh: hull vertices in the geom frame (nvert × 3); else NULL */
   int nvert;
   real rbound;         /* bounding-sphere radius (0 for planes) */
+  const int *graph;    /* mesh: hull adjacency of vert (layout as mesh_graph in rl_model.h), or NULL:
+                          the support vertex is then found by searching all nvert vertices */
 } rl_geomview;
 
 /* Narrow-phase function: writes up to RL_MAXCONPAIR contacts (dist, pos, frame; nothing else) for

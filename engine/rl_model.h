@@ -71,9 +71,14 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2 };
 /* sizes: every array count below is one of these.
    nconmax: contact capacity (option max_contacts); nefcmax: constraint-row capacity (all equality,
    friction and limit rows + 10 per contact, the pyramidal condim-6 worst case); njmax: capacity of
-   the sparse constraint Jacobian (nefcmax × the widest possible row). */
+   the sparse constraint Jacobian (nefcmax × the widest possible row).
+   Meshes: mesh_vert holds only the convex-hull vertices (in MuJoCo's hull order, vert_globalid);
+   mesh_graphadr[k] is the start of mesh k's hull adjacency in mesh_graph (−1: none, brute-force
+   support), laid out as  adr[nvert] | neighbour lists:  the neighbours of hull vertex i (indices into
+   the mesh's hull vertices, in MuJoCo's edge order) are mesh_graph[a + mesh_graph[a + i] + j],
+   j = 0, 1, … up to a −1 terminator, a = mesh_graphadr[k]. */
 #define RL_MODEL_SIZES(X) \
-  X(nq) X(nv) X(nu) X(nbody) X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(neq) X(nM) X(nexclude) X(nnames) \
+  X(nq) X(nv) X(nu) X(nbody) X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(nmeshgraph) X(neq) X(nM) X(nexclude) X(nnames) \
   X(nconmax) X(nefcmax) X(njmax)
 
 /* X(type, name, count, width) */
@@ -140,6 +145,8 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2 };
   X(int, mesh_vertadr, nmesh, 1)                             \
   X(int, mesh_vertnum, nmesh, 1)                             \
   X(real, mesh_vert, nmeshvert, 3)                           \
+  X(int, mesh_graphadr, nmesh, 1)                            \
+  X(int, mesh_graph, nmeshgraph, 1)                          \
   X(int, exclude_signature, nexclude, 1)                     \
   X(int, eq_type, neq, 1)                                    \
   X(int, eq_obj1id, neq, 1)                                  \

@@ -1,7 +1,7 @@
 /* rl_solver.h — the soft-constraint solvers (issue 4): Newton and CG with exact line search on
  * the piecewise-quadratic cost, pyramidal and elliptic cones, convex and signorini resolution.
  *
- * The problem (MuJoCo 2.2.2's primal formulation, docs/solver.md):
+ * The problem (MuJoCo 2.2.2's primal formulation, docs: MuJoCo's computation chapter):
  *
  *   minimize over a   cost(a) = ½(a − a₀)ᵀM(a − a₀) + s(J·a − aref),   a₀ = qacc_smooth
  *

@@ -1,4 +1,965 @@
-/* solver.c — Newton and CG (see rl_solver.h). */
+/* solver.c — Newton and CG on MuJoCo 2.2.2's primal soft-constraint cost (see rl_solver.h).
+ *
+ * Stage order of one solve (rl_constraint_solve):
+ *   warm start   a ← argmin{cost(qacc_warmstart), cost(qacc_smooth)}            (G16)
+ *   update       jar = J·a − aref → states, forces, cost, cone Hessians          (G1, G2, G5, G9)
+ *   Hessian      H = M + JᵀD_qJ (+ cone blocks), Cholesky; rank-1 up/downdates  (G12)
+ *   direction    Newton: −H⁻¹g;  CG: −M⁻¹g + β·previous (Polak–Ribière, β ≥ 0) (G13)
+ *   line search  exact, Newton's method on the 1-D piecewise quadratic          (G14)
+ *   stop         improvement or gradient < tolerance·meaninertia·max(1, nv)     (G15)
+ * The arithmetic follows MuJoCo's mj_solNewton / mj_solCG (engine_solver.c) and mj_constraintUpdate
+ * (engine_core_constraint.c) step for step, so that an extracted MuJoCo problem solved here stops at
+ * the same iterate. */
+#include <string.h>
 #include "rl_engine.h"
 
-size_t rl_solver_arena(const rl_model *m) { (void)m; return 0; }
+#define MINVAL ((real)1e-15) /* MuJoCo's mjMINVAL */
+
+/* ------------------------------------------------------------------ options */
+
+int rl_solver_resolution(const rl_model *m) {
+  if (m->opt.contact_resolution == RL_RES_SIGNORINI) return RL_RES_SIGNORINI;
+  if (m->opt.contact_resolution == RL_RES_CONVEX) return RL_RES_CONVEX;
+  return (m->opt.cone == RL_CONE_ELLIPTIC && m->opt.solver != RL_SOLVER_CG) ? RL_RES_SIGNORINI : RL_RES_CONVEX;
+}
+
+static int check_fail(char *err, int errlen, const char *msg) {
+  if (err && errlen > 0) {
+    strncpy(err, msg, (size_t)errlen - 1);
+    err[errlen - 1] = 0;
+  }
+  return -1;
+}
+
+int rl_solver_check_options(const rl_model *m, char *err, int errlen) {
+  const rl_option *o = &m->opt;
+  if (o->solver != RL_SOLVER_NEWTON && o->solver != RL_SOLVER_CG && o->solver != RL_SOLVER_PGS)
+    return check_fail(err, errlen, "solver must be newton, cg or pgs (pgs is solved by newton)");
+  if (o->contact_resolution == RL_RES_SIGNORINI && o->cone != RL_CONE_ELLIPTIC)
+    return check_fail(err, errlen, "contact_resolution=signorini needs cone=elliptic");
+  if (o->contact_resolution == RL_RES_SIGNORINI && o->solver == RL_SOLVER_CG)
+    return check_fail(err, errlen, "contact_resolution=signorini needs solver=newton");
+  if (o->contact_resolution < RL_RES_AUTO || o->contact_resolution > RL_RES_SIGNORINI)
+    return check_fail(err, errlen, "contact_resolution must be auto, convex or signorini");
+  if (o->newton_factor < RL_FACTOR_AUTO || o->newton_factor > RL_FACTOR_SKYLINE)
+    return check_fail(err, errlen, "newton_factor must be auto, dense or skyline");
+  if (o->iterations < 0 || o->ls_iterations < 1)
+    return check_fail(err, errlen, "iterations must be >= 0 and ls_iterations >= 1");
+  if (!(o->tolerance >= 0) || !(o->ls_tolerance > 0))
+    return check_fail(err, errlen, "tolerance must be >= 0 and ls_tolerance > 0");
+  return 0;
+}
+
+/* meaninertia = Σ_i M0_ii / nv (MuJoCo's mj_setConst at qpos0) */
+real rl_solver_meaninertia(const rl_model *m) {
+  if (m->nv == 0) return 1;
+  real s = 0;
+  for (int i = 0; i < m->nv; i++) s += m->dof_M0[i];
+  return s / m->nv;
+}
+
+/* rows: nv and nefc vectors, two envelope factors (at most dense triangles), their index arrays */
+size_t rl_solver_arena(const rl_model *m) {
+  size_t nv = (size_t)m->nv, ne = (size_t)m->nefcmax;
+  return nv * (nv + 1) + 32 * nv + 24 * ne + 1024;
+}
+
+/* ------------------------------------------------------------- row products */
+
+/* res = J·v (CSR) */
+static void jac_mul(const rl_data *d, real *res, const real *v) {
+  for (int r = 0; r < d->nefc; r++) {
+    const real *J = d->efc_J + d->efc_J_rowadr[r];
+    const int *c = d->efc_J_colind + d->efc_J_rowadr[r];
+    real s = 0;
+    for (int k = 0; k < d->efc_J_rownnz[r]; k++) s += J[k] * v[c[k]];
+    res[r] = s;
+  }
+}
+
+/* res = Jᵀ·f */
+static void jac_tmul(const rl_model *m, const rl_data *d, real *res, const real *f) {
+  memset(res, 0, sizeof(real) * (size_t)m->nv);
+  for (int r = 0; r < d->nefc; r++) {
+    if (f[r] == 0) continue;
+    const real *J = d->efc_J + d->efc_J_rowadr[r];
+    const int *c = d->efc_J_colind + d->efc_J_rowadr[r];
+    for (int k = 0; k < d->efc_J_rownnz[r]; k++) res[c[k]] += J[k] * f[r];
+  }
+}
+
+static real dot(const real *a, const real *b, int n) {
+  real s = 0;
+  for (int i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+/* ---------------------------------------------------------- constraint update */
+
+/* signorini: contact rows i (normal), i+1… (friction); k = D₁/fric₁² makes the friction disc isotropic */
+static real disc_k(const rl_data *d, const rl_contact *con, int i) {
+  return d->efc_D[i + 1] / (con->friction[0] * con->friction[0]);
+}
+
+/* Forces, states and cost s(jar) of every row (mj_constraintUpdate); with hess, the dim×dim Hessian of
+   each row block in the CONE state is written at coneH + 6·(its first row).  latch != NULL: signorini. */
+static real constraint_update(const rl_model *m, const rl_data *d, const real *jar, const real *latch, real *force,
+                              int *state, real *coneH, int hess) {
+  (void)m;
+  int ne = d->ne, nf = d->nf, nefc = d->nefc;
+  const real *D = d->efc_D, *R = d->efc_R, *fl = d->efc_frictionloss;
+  real s = 0;
+  for (int i = 0; i < nefc; i++) force[i] = -D[i] * jar[i];
+  /* equality: ½·D·jar² */
+  for (int i = 0; i < ne; i++) {
+    s += (real)0.5 * D[i] * jar[i] * jar[i];
+    state[i] = RL_CNSTRSTATE_QUADRATIC;
+  }
+  /* friction loss: Huber, bound R·f */
+  for (int i = ne; i < ne + nf; i++) {
+    if (jar[i] <= -R[i] * fl[i]) {
+      s += (real)-0.5 * R[i] * fl[i] * fl[i] - fl[i] * jar[i];
+      force[i] = fl[i];
+      state[i] = RL_CNSTRSTATE_LINEARNEG;
+    } else if (jar[i] >= R[i] * fl[i]) {
+      s += (real)-0.5 * R[i] * fl[i] * fl[i] + fl[i] * jar[i];
+      force[i] = -fl[i];
+      state[i] = RL_CNSTRSTATE_LINEARPOS;
+    } else {
+      s += (real)0.5 * D[i] * jar[i] * jar[i];
+      state[i] = RL_CNSTRSTATE_QUADRATIC;
+    }
+  }
+  for (int i = ne + nf; i < nefc; i++) {
+    if (d->efc_type[i] != RL_CNSTR_CONTACT_ELLIPTIC) {
+      /* one-sided: ½·D·jar² when jar < 0 */
+      if (jar[i] >= 0) {
+        force[i] = 0;
+        state[i] = RL_CNSTRSTATE_SATISFIED;
+      } else {
+        s += (real)0.5 * D[i] * jar[i] * jar[i];
+        state[i] = RL_CNSTRSTATE_QUADRATIC;
+      }
+      continue;
+    }
+    const rl_contact *con = d->contact + d->efc_id[i];
+    int dim = con->dim;
+    const real *fr = con->friction;
+    real mu = con->mu;
+    if (latch) {
+      /* signorini: one-sided normal row, friction disc of radius latch */
+      if (jar[i] >= 0) {
+        force[i] = 0;
+        state[i] = RL_CNSTRSTATE_SATISFIED;
+      } else {
+        s += (real)0.5 * D[i] * jar[i] * jar[i];
+        state[i] = RL_CNSTRSTATE_QUADRATIC;
+      }
+      real u[6], T = 0, k = disc_k(d, con, i), b = latch[i];
+      for (int j = 1; j < dim; j++) {
+        u[j] = jar[i + j] * fr[j - 1];
+        T += u[j] * u[j];
+      }
+      T = rl_sqrt(T);
+      if (k * T <= b) {
+        for (int j = 1; j < dim; j++) {
+          s += (real)0.5 * D[i + j] * jar[i + j] * jar[i + j];
+          state[i + j] = RL_CNSTRSTATE_QUADRATIC;
+        }
+      } else {
+        /* b‖u‖ − b²/(2k); f_j = −fric_j·b·u_j/‖u‖; Hessian fric_j·fric_l·b·(δ_jl/T − u_j·u_l/T³) */
+        s += b * T - b * b / (2 * k);
+        for (int j = 1; j < dim; j++) {
+          force[i + j] = -fr[j - 1] * b * u[j] / T;
+          state[i + j] = RL_CNSTRSTATE_CONE;
+        }
+        if (hess) {
+          int n = dim - 1;
+          real *H = coneH + 6 * (i + 1);
+          for (int a = 0; a < n; a++)
+            for (int c = 0; c < n; c++)
+              H[a * n + c] = fr[a] * fr[c] * b * ((a == c ? 1 / T : 0) - u[a + 1] * u[c + 1] / (T * T * T));
+        }
+      }
+      i += dim - 1;
+      continue;
+    }
+    /* elliptic cone: U = (μ·jar₀, fric_j·jar_j), N = U₀, T = ‖U_t‖ */
+    real U[6], T = 0;
+    U[0] = jar[i] * mu;
+    for (int j = 1; j < dim; j++) {
+      U[j] = jar[i + j] * fr[j - 1];
+      T += U[j] * U[j];
+    }
+    T = rl_sqrt(T);
+    real N = U[0];
+    int st;
+    if (N >= mu * T || (T <= 0 && N >= 0)) {
+      for (int j = 0; j < dim; j++) force[i + j] = 0;
+      st = RL_CNSTRSTATE_SATISFIED;
+    } else if (mu * N + T <= 0 || (T <= 0 && N < 0)) {
+      for (int j = 0; j < dim; j++) s += (real)0.5 * D[i + j] * jar[i + j] * jar[i + j];
+      st = RL_CNSTRSTATE_QUADRATIC;
+    } else {
+      /* ½·Dm·(N − μT)², Dm = D₀/(μ²(1+μ²)); f = −∂s/∂jar */
+      real Dm = D[i] / (mu * mu * (1 + mu * mu)), NmT = N - mu * T;
+      s += (real)0.5 * Dm * NmT * NmT;
+      force[i] = -Dm * NmT * mu;
+      for (int j = 1; j < dim; j++) force[i + j] = -force[i] / T * U[j] * fr[j - 1];
+      st = RL_CNSTRSTATE_CONE;
+      if (hess) {
+        /* in U space: Dm·[(1, −μU/T)ᵀ(1, −μU/T) + (μ² − μN/T)·I_t + μN/T³·U_tU_tᵀ], then scaled by
+           diag(μ, fric) on both sides */
+        real *H = coneH + 6 * i;
+        H[0] = 1;
+        for (int j = 1; j < dim; j++) H[j] = -mu / T * U[j];
+        for (int a = 1; a < dim; a++)
+          for (int c = a; c < dim; c++) H[a * dim + c] = mu * N / (T * T * T) * U[c] * U[a];
+        for (int j = 1; j < dim; j++) H[j * (dim + 1)] += mu * mu - mu * N / T;
+        for (int a = 0; a < dim; a++) {
+          real sa = Dm * (a == 0 ? mu : fr[a - 1]);
+          for (int c = a; c < dim; c++) H[a * dim + c] *= sa * (c == 0 ? mu : fr[c - 1]);
+        }
+        for (int a = 0; a < dim; a++)
+          for (int c = a + 1; c < dim; c++) H[c * dim + a] = H[a * dim + c];
+      }
+    }
+    for (int j = 0; j < dim; j++) state[i + j] = st;
+    i += dim - 1;
+  }
+  return s;
+}
+
+/* the row block a CONE-state row starts: (first row, size) — convex elliptic: the whole contact;
+   signorini: the friction rows */
+static int cone_block(const rl_data *d, int r, int signorini, int *n) {
+  const rl_contact *con = d->contact + d->efc_id[r];
+  *n = signorini ? con->dim - 1 : con->dim;
+  return r;
+}
+
+/* signorini latch start: b = f_n = max(0, −D₀·jar₀) of every elliptic contact */
+static void latch_init(const rl_data *d, const real *jar, real *latch, real *gapprev) {
+  for (int i = d->ne + d->nf; i < d->nefc; i++) {
+    latch[i] = gapprev[i] = 0;
+    if (d->efc_type[i] != RL_CNSTR_CONTACT_ELLIPTIC) continue;
+    latch[i] = jar[i] < 0 ? -d->efc_D[i] * jar[i] : 0;
+    i += d->contact[d->efc_id[i]].dim - 1;
+  }
+}
+
+/* Latch step: g = f_n − b;  b += g/2 when g changed sign since the last step without shrinking,
+   else b = f_n.  Returns max|g| / max(f_n) (0 without contacts). */
+static real latch_step(const rl_data *d, const real *jar, real *latch, real *gapprev) {
+  real gmax = 0, fmax = 0;
+  for (int i = d->ne + d->nf; i < d->nefc; i++) {
+    if (d->efc_type[i] != RL_CNSTR_CONTACT_ELLIPTIC) continue;
+    real fn = jar[i] < 0 ? -d->efc_D[i] * jar[i] : 0, g = fn - latch[i];
+    if (g * gapprev[i] < 0 && rl_fabs(g) >= rl_fabs(gapprev[i]))
+      latch[i] += g / 2;
+    else
+      latch[i] = fn;
+    gapprev[i] = g;
+    if (rl_fabs(g) > gmax) gmax = rl_fabs(g);
+    if (fn > fmax) fmax = fn;
+    i += d->contact[d->efc_id[i]].dim - 1;
+  }
+  return gmax > 0 ? gmax / (fmax > RL_TINY ? fmax : RL_TINY) : 0;
+}
+
+/* ------------------------------------------------------------------ context */
+
+typedef struct solver_ctx {
+  const rl_model *m;
+  rl_data *d;
+  int nv, nefc, newton, signorini;
+  real scale; /* meaninertia · max(1, nv) */
+  real *Jaref, *Jv, *Ma, *Mv, *grad, *Mgrad, *search, *quad, *coneH, *latch, *gapprev, *vec, *local;
+  int *oldstate;
+  real quadGauss[3], cost;
+  int nactive, ncone, nupdate;
+  /* line search diagnostics */
+  int LSiter, LSresult;
+  real LSslope;
+  /* Newton factorization: H and H with cone blocks */
+  int *first;
+  rl_hfactor H, Hc;
+  const rl_solver_observer *obs;
+} solver_ctx;
+
+static real *take(rl_data *d, size_t n) {
+  real *p = rl_arena_take(d, n ? n : 1);
+  return p;
+}
+
+/* envelope: first[i] = the root of i's dof chain, lowered to the first column of every row touching i */
+static void envelope(const rl_model *m, const rl_data *d, int *first, int dense) {
+  int nv = m->nv;
+  for (int i = 0; i < nv; i++) {
+    int j = i;
+    while (m->dof_parentid[j] >= 0) j = m->dof_parentid[j];
+    first[i] = dense ? 0 : j;
+  }
+  if (dense) return;
+  for (int r = 0; r < d->nefc; r++) {
+    int nnz = d->efc_J_rownnz[r];
+    const int *c = d->efc_J_colind + d->efc_J_rowadr[r];
+    int lo = nv;
+    for (int k = 0; k < nnz; k++)
+      if (c[k] < lo) lo = c[k];
+    for (int k = 0; k < nnz; k++)
+      if (first[c[k]] > lo) first[c[k]] = lo;
+  }
+}
+
+static size_t envelope_size(int n, const int *first) {
+  size_t s = 0;
+  for (int i = 0; i < n; i++) s += (size_t)(i - first[i] + 1);
+  return s;
+}
+
+int rl_solver_factor_kind(const rl_model *m, const rl_data *d) {
+  if (m->opt.newton_factor == RL_FACTOR_DENSE) return RL_FACTOR_DENSE;
+  if (m->opt.newton_factor == RL_FACTOR_SKYLINE) return RL_FACTOR_SKYLINE;
+  rl_data *dd = (rl_data *)d; /* arena scratch only */
+  size_t mark = rl_arena_mark(dd);
+  int *first = (int *)(void *)take(dd, (size_t)m->nv);
+  int kind = RL_FACTOR_DENSE;
+  if (first) {
+    envelope(m, d, first, 0);
+    size_t dense = (size_t)m->nv * (m->nv + 1) / 2;
+    kind = 2 * envelope_size(m->nv, first) <= dense ? RL_FACTOR_SKYLINE : RL_FACTOR_DENSE;
+  }
+  rl_arena_release(dd, mark);
+  return kind;
+}
+
+/* ----------------------------------------------------------------- Hessian */
+
+/* H = M + Σ_{QUADRATIC rows} D_i·J_iᵀJ_i into the envelope, then Cholesky (mindiag mjMINVAL) */
+static int hessian_assemble_factor(solver_ctx *c) {
+  const rl_model *m = c->m;
+  const rl_data *d = c->d;
+  rl_hfactor *f = &c->H;
+  memset(f->L, 0, sizeof(real) * (size_t)f->adr[m->nv]);
+  for (int i = 0; i < m->nv; i++) {
+    int a = m->dof_Madr[i];
+    for (int j = i; j >= 0; j = m->dof_parentid[j], a++) f->L[f->adr[i] + j - f->first[i]] = d->qM[a];
+  }
+  for (int r = 0; r < d->nefc; r++) {
+    if (d->efc_state[r] != RL_CNSTRSTATE_QUADRATIC) continue;
+    int nnz = d->efc_J_rownnz[r];
+    const real *J = d->efc_J + d->efc_J_rowadr[r];
+    const int *col = d->efc_J_colind + d->efc_J_rowadr[r];
+    for (int p = 0; p < nnz; p++) {
+      real dp = d->efc_D[r] * J[p];
+      for (int q = 0; q < nnz; q++) {
+        if (col[q] > col[p]) continue;
+        f->L[f->adr[col[p]] + col[q] - f->first[col[p]]] += dp * J[q];
+      }
+    }
+  }
+  return rl_hfactor_factor(f, MINVAL);
+}
+
+/* scatter s·J_r into the dense vector v (zeroed) */
+static void scatter_row(const rl_data *d, int r, real s, real *v, int nv) {
+  memset(v, 0, sizeof(real) * (size_t)nv);
+  const real *J = d->efc_J + d->efc_J_rowadr[r];
+  const int *col = d->efc_J_colind + d->efc_J_rowadr[r];
+  for (int k = 0; k < d->efc_J_rownnz[r]; k++) v[col[k]] += s * J[k];
+}
+
+/* small dense Cholesky of a cone block (mju_cholFactor with mjMINVAL) */
+static void chol_small(real *A, int n) {
+  for (int j = 0; j < n; j++) {
+    real t = A[j * n + j];
+    for (int k = 0; k < j; k++) t -= A[j * n + k] * A[j * n + k];
+    if (t < MINVAL) t = MINVAL;
+    A[j * n + j] = rl_sqrt(t);
+    for (int i = j + 1; i < n; i++) {
+      real s = A[i * n + j];
+      for (int k = 0; k < j; k++) s -= A[i * n + k] * A[j * n + k];
+      A[i * n + j] = s / A[j * n + j];
+    }
+  }
+}
+
+/* Hcone = H + Σ_cone J_cᵀ·H_c·J_c as rank-1 updates with the rows of L_cᵀ·J_c (H_c = L_c·L_cᵀ) */
+static void hessian_cone(solver_ctx *c) {
+  rl_data *d = c->d;
+  int nv = c->nv;
+  memcpy(c->Hc.L, c->H.L, sizeof(real) * (size_t)c->H.adr[nv]);
+  for (int r = 0; r < d->nefc; r++) {
+    if (d->efc_state[r] != RL_CNSTRSTATE_CONE) continue;
+    int n, s = cone_block(d, r, c->signorini, &n);
+    memcpy(c->local, c->coneH + 6 * s, sizeof(real) * (size_t)(n * n));
+    chol_small(c->local, n);
+    for (int col = 0; col < n; col++) {
+      /* (L_cᵀJ)_col = Σ_{row ≥ col} L_c(row, col)·J_{s+row} */
+      memset(c->vec, 0, sizeof(real) * (size_t)nv);
+      for (int row = col; row < n; row++) {
+        real l = c->local[row * n + col];
+        const real *J = d->efc_J + d->efc_J_rowadr[s + row];
+        const int *ci = d->efc_J_colind + d->efc_J_rowadr[s + row];
+        for (int k = 0; k < d->efc_J_rownnz[s + row]; k++) c->vec[ci[k]] += l * J[k];
+      }
+      rl_hfactor_update(&c->Hc, c->vec, 1);
+    }
+    c->nupdate += n;
+    r += n - 1;
+  }
+}
+
+static void hessian_direct(solver_ctx *c) {
+  hessian_assemble_factor(c);
+  c->nupdate = c->nefc;
+  if (c->ncone) hessian_cone(c);
+}
+
+/* rows entering the QUADRATIC state: +√D·J_i, leaving it: −√D·J_i; rank loss → refactor */
+static void hessian_incremental(solver_ctx *c, const int *oldstate) {
+  rl_data *d = c->d;
+  c->nupdate = 0;
+  for (int r = 0; r < d->nefc; r++) {
+    int was = oldstate[r] == RL_CNSTRSTATE_QUADRATIC, is = d->efc_state[r] == RL_CNSTRSTATE_QUADRATIC;
+    if (was == is) continue;
+    scatter_row(d, r, rl_sqrt(d->efc_D[r]), c->vec, c->nv);
+    int rank = rl_hfactor_update(&c->H, c->vec, is);
+    c->nupdate++;
+    if (rank < c->nv) {
+      hessian_direct(c);
+      return;
+    }
+  }
+  if (c->ncone) hessian_cone(c);
+}
+
+/* ------------------------------------------------------- state and gradient */
+
+/* forces, states, cost = s(jar) + ½(Ma − qfrc_smooth)·(a − a₀), qfrc_constraint = Jᵀf */
+static void update_constraint(solver_ctx *c) {
+  rl_data *d = c->d;
+  c->cost = constraint_update(c->m, d, c->Jaref, c->signorini ? c->latch : NULL, d->efc_force, d->efc_state,
+                              c->coneH, c->newton);
+  jac_tmul(c->m, d, d->qfrc_constraint, d->efc_force);
+  c->nactive = c->ncone = 0;
+  for (int i = 0; i < c->nefc; i++) {
+    c->nactive += d->efc_state[i] != RL_CNSTRSTATE_SATISFIED;
+    c->ncone += d->efc_state[i] == RL_CNSTRSTATE_CONE;
+  }
+  real gauss = 0;
+  for (int i = 0; i < c->nv; i++) gauss += (real)0.5 * (c->Ma[i] - d->qfrc_smooth[i]) * (d->qacc[i] - d->qacc_smooth[i]);
+  c->quadGauss[0] = gauss;
+  c->cost += gauss;
+}
+
+/* g = Ma − qfrc_smooth − qfrc_constraint;  Newton: Mgrad = H⁻¹g;  CG: Mgrad = M⁻¹g */
+static void update_gradient(solver_ctx *c) {
+  rl_data *d = c->d;
+  for (int i = 0; i < c->nv; i++) c->grad[i] = c->Ma[i] - d->qfrc_smooth[i] - d->qfrc_constraint[i];
+  if (c->newton) {
+    memcpy(c->Mgrad, c->grad, sizeof(real) * (size_t)c->nv);
+    rl_hfactor_solve(c->ncone ? &c->Hc : &c->H, c->Mgrad);
+    if (c->obs && c->obs->newton_system)
+      c->obs->newton_system(c->obs->user, c->m, d, c->Jaref, c->signorini ? c->latch : NULL, c->grad, c->Mgrad);
+  } else {
+    rl_solve_m(c->m, d, c->Mgrad, c->grad, 1);
+  }
+}
+
+/* ------------------------------------------------------------- line search */
+
+/* Quadratic pieces along a + α·v: Gauss ½α²·vᵀMv + α·vᵀ(Ma − qfrc_smooth) + quadGauss[0]; per row
+   ½D(jar + α·Jv)² as (½D·jar², D·jar·Jv, ½D·Jv²); elliptic contacts keep (U₀, V₀, UU, UV, VV, Dm)
+   in quad[3i+3…] (dim ≥ 3 leaves room); signorini contacts keep the normal row's quadratic and
+   (UU, UV, VV, k, b) of the friction disc at quad[3(i+1)…]. */
+static void ls_prepare(solver_ctx *c) {
+  rl_data *d = c->d;
+  const real *v = c->search;
+  c->quadGauss[1] = dot(v, c->Ma, c->nv) - dot(v, d->qfrc_smooth, c->nv);
+  c->quadGauss[2] = (real)0.5 * dot(v, c->Mv, c->nv);
+  for (int i = 0; i < c->nefc; i++) {
+    const real *Jv = c->Jv + i, *Jaref = c->Jaref + i, *D = d->efc_D + i;
+    real *q = c->quad + 3 * i;
+    real DJ0 = D[0] * Jaref[0];
+    q[0] = Jaref[0] * DJ0;
+    q[1] = Jv[0] * DJ0;
+    q[2] = Jv[0] * D[0] * Jv[0];
+    if (d->efc_type[i] == RL_CNSTR_CONTACT_ELLIPTIC) {
+      const rl_contact *con = d->contact + d->efc_id[i];
+      int dim = con->dim;
+      const real *fr = con->friction;
+      real mu = con->mu, UU = 0, UV = 0, VV = 0;
+      if (c->signorini) {
+        for (int j = 1; j < dim; j++) {
+          real U = Jaref[j] * fr[j - 1], V = Jv[j] * fr[j - 1];
+          UU += U * U;
+          UV += U * V;
+          VV += V * V;
+        }
+        real *t = q + 3;
+        t[0] = UU;
+        t[1] = UV;
+        t[2] = VV;
+        t[3] = disc_k(d, con, i);
+        t[4] = c->latch[i];
+      } else {
+        for (int j = 1; j < dim; j++) {
+          real DJj = D[j] * Jaref[j];
+          q[0] += Jaref[j] * DJj;
+          q[1] += Jv[j] * DJj;
+          q[2] += Jv[j] * D[j] * Jv[j];
+        }
+        real U0 = Jaref[0] * mu, V0 = Jv[0] * mu;
+        for (int j = 1; j < dim; j++) {
+          real U = Jaref[j] * fr[j - 1], V = Jv[j] * fr[j - 1];
+          UU += U * U;
+          UV += U * V;
+          VV += V * V;
+        }
+        q[3] = U0;
+        q[4] = V0;
+        q[5] = UU;
+        q[6] = UV;
+        q[7] = VV;
+        q[8] = D[0] / (mu * mu * (1 + mu * mu));
+      }
+      q[0] *= (real)0.5;
+      q[2] *= (real)0.5;
+      i += dim - 1;
+      continue;
+    }
+    q[0] *= (real)0.5;
+    q[2] *= (real)0.5;
+  }
+}
+
+typedef struct ls_point {
+  real alpha, cost, deriv[2];
+} ls_point;
+
+static void add3(real *a, const real *b) {
+  a[0] += b[0];
+  a[1] += b[1];
+  a[2] += b[2];
+}
+
+/* cost(a + α·v) and its first two derivatives in α (CGeval) */
+static void ls_eval(solver_ctx *c, ls_point *p) {
+  rl_data *d = c->d;
+  int ne = d->ne, nf = d->nf;
+  real cost = 0, alpha = p->alpha, der[2] = {0, 0}, qt[3];
+  qt[0] = c->quadGauss[0];
+  qt[1] = c->quadGauss[1];
+  qt[2] = c->quadGauss[2];
+  for (int i = 0; i < ne; i++) add3(qt, c->quad + 3 * i);
+  for (int i = ne; i < ne + nf; i++) {
+    real start = c->Jaref[i], dir = c->Jv[i], x = start + alpha * dir;
+    real f = d->efc_frictionloss[i], Rf = d->efc_R[i] * f;
+    if (-Rf < x && x < Rf) {
+      add3(qt, c->quad + 3 * i);
+    } else if (x <= -Rf) {
+      real qf[3] = {f * ((real)-0.5 * Rf - start), -f * dir, 0};
+      add3(qt, qf);
+    } else {
+      real qf[3] = {f * ((real)-0.5 * Rf + start), f * dir, 0};
+      add3(qt, qf);
+    }
+  }
+  for (int i = ne + nf; i < c->nefc; i++) {
+    if (d->efc_type[i] != RL_CNSTR_CONTACT_ELLIPTIC) {
+      if (c->Jaref[i] + alpha * c->Jv[i] < 0) add3(qt, c->quad + 3 * i);
+      continue;
+    }
+    const rl_contact *con = d->contact + d->efc_id[i];
+    const real *q = c->quad + 3 * i;
+    int dim = con->dim;
+    if (c->signorini) {
+      if (c->Jaref[i] + alpha * c->Jv[i] < 0) add3(qt, q);
+      const real *t = q + 3;
+      real UU = t[0], UV = t[1], VV = t[2], k = t[3], b = t[4];
+      real Tsqr = UU + alpha * (2 * UV + alpha * VV);
+      if (Tsqr > 0) {
+        real T = rl_sqrt(Tsqr);
+        if (k * T <= b) {
+          cost += (real)0.5 * k * Tsqr;
+          der[0] += k * (UV + alpha * VV);
+          der[1] += k * VV;
+        } else {
+          real T1 = (UV + alpha * VV) / T, T2 = VV / T - (UV + alpha * VV) * T1 / (T * T);
+          cost += b * T - b * b / (2 * k);
+          der[0] += b * T1;
+          der[1] += b * T2;
+        }
+      }
+      i += dim - 1;
+      continue;
+    }
+    real mu = con->mu, U0 = q[3], V0 = q[4], UU = q[5], UV = q[6], VV = q[7], Dm = q[8];
+    real N = U0 + alpha * V0, Tsqr = UU + alpha * (2 * UV + alpha * VV);
+    if (Tsqr <= 0) {
+      if (N < 0) add3(qt, q);
+    } else {
+      real T = rl_sqrt(Tsqr);
+      if (N >= mu * T) {
+        /* top zone */
+      } else if (mu * N + T <= 0) {
+        add3(qt, q);
+      } else {
+        real N1 = V0, T1 = (UV + alpha * VV) / T, T2 = VV / T - (UV + alpha * VV) * T1 / (T * T);
+        cost += (real)0.5 * Dm * (N - mu * T) * (N - mu * T);
+        der[0] += Dm * (N - mu * T) * (N1 - mu * T1);
+        der[1] += Dm * ((N1 - mu * T1) * (N1 - mu * T1) + (N - mu * T) * (-mu * T2));
+      }
+    }
+    i += dim - 1;
+  }
+  cost += alpha * alpha * qt[2] + alpha * qt[1] + qt[0];
+  der[0] += 2 * alpha * qt[2] + qt[1];
+  der[1] += 2 * qt[2];
+  if (der[1] <= 0) der[1] = MINVAL; /* not convex: SHOULD NOT OCCUR */
+  p->cost = cost;
+  p->deriv[0] = der[0];
+  p->deriv[1] = der[1];
+  c->LSiter++;
+}
+
+/* move a bracket end to the best candidate with the same derivative sign (updateBracket) */
+static int ls_bracket(solver_ctx *c, ls_point *p, const ls_point cand[3], ls_point *next) {
+  int flag = 0;
+  for (int i = 0; i < 3; i++) {
+    if (p->deriv[0] < 0 && cand[i].deriv[0] < 0 && p->deriv[0] < cand[i].deriv[0]) {
+      *p = cand[i];
+      flag = 1;
+    } else if (p->deriv[0] > 0 && cand[i].deriv[0] > 0 && p->deriv[0] > cand[i].deriv[0]) {
+      *p = cand[i];
+      flag = 2;
+    }
+  }
+  if (flag) {
+    next->alpha = p->alpha - p->deriv[0] / p->deriv[1];
+    ls_eval(c, next);
+  }
+  return flag;
+}
+
+/* Exact line search (CGsearch): Newton steps on the 1-D cost until |φ'| < gtol =
+   tolerance·ls_tolerance·‖v‖·meaninertia·max(1,nv); one-sided Newton until the sign of φ' flips, then
+   a bracketed search with Newton candidates and the midpoint.  Returns α (0: no improvement). */
+static real ls_search(solver_ctx *c) {
+  const rl_model *m = c->m;
+  rl_data *d = c->d;
+  ls_point p0, p1, p2, pmid, p1next, p2next;
+  int maxiter = m->opt.ls_iterations;
+  c->LSiter = 0;
+  c->LSresult = 0;
+  c->LSslope = 1;
+  real snorm = rl_sqrt(dot(c->search, c->search, c->nv));
+  if (snorm < MINVAL) {
+    c->LSresult = 1;
+    return 0;
+  }
+  real gtol = m->opt.tolerance * m->opt.ls_tolerance * snorm * c->scale;
+  real slopescl = 1 / (snorm * c->scale);
+  rl_mul_m(m, d, c->Mv, c->search);
+  jac_mul(d, c->Jv, c->search);
+  ls_prepare(c);
+  p0.alpha = 0;
+  ls_eval(c, &p0);
+  p1.alpha = p0.alpha - p0.deriv[0] / p0.deriv[1];
+  ls_eval(c, &p1);
+  if (p0.cost < p1.cost) p1 = p0;
+  if (rl_fabs(p1.deriv[0]) < gtol) {
+    c->LSresult = p1.alpha == 0 ? 2 : 0;
+    c->LSslope = rl_fabs(p1.deriv[0]) * slopescl;
+    return p1.alpha;
+  }
+  int dir = p1.deriv[0] < 0 ? 1 : -1, p2update = 0;
+  while (p1.deriv[0] * dir <= -gtol && c->LSiter < maxiter) {
+    p2 = p1;
+    p2update = 1;
+    p1.alpha -= p1.deriv[0] / p1.deriv[1];
+    ls_eval(c, &p1);
+    if (rl_fabs(p1.deriv[0]) < gtol) {
+      c->LSslope = rl_fabs(p1.deriv[0]) * slopescl;
+      return p1.alpha;
+    }
+  }
+  if (c->LSiter >= maxiter) {
+    c->LSresult = 3;
+    c->LSslope = rl_fabs(p1.deriv[0]) * slopescl;
+    return p1.alpha;
+  }
+  if (!p2update) {
+    c->LSresult = 6;
+    c->LSslope = rl_fabs(p1.deriv[0]) * slopescl;
+    return p1.alpha;
+  }
+  p2next = p1;
+  p1next.alpha = p1.alpha - p1.deriv[0] / p1.deriv[1];
+  ls_eval(c, &p1next);
+  while (c->LSiter < maxiter) {
+    pmid.alpha = (real)0.5 * (p1.alpha + p2.alpha);
+    ls_eval(c, &pmid);
+    ls_point cand[3] = {p1next, p2next, pmid};
+    real best = 0;
+    int bi = -1;
+    for (int i = 0; i < 3; i++)
+      if (rl_fabs(cand[i].deriv[0]) < gtol && (bi == -1 || cand[i].cost < best)) {
+        best = cand[i].cost;
+        bi = i;
+      }
+    if (bi >= 0) {
+      c->LSslope = rl_fabs(cand[bi].deriv[0]) * slopescl;
+      return cand[bi].alpha;
+    }
+    int b1 = ls_bracket(c, &p1, cand, &p1next);
+    int b2 = ls_bracket(c, &p2, cand, &p2next);
+    if (!b1 && !b2) {
+      c->LSresult = pmid.cost < p0.cost ? 0 : 7;
+      c->LSslope = rl_fabs(pmid.deriv[0]) * slopescl;
+      return pmid.alpha;
+    }
+  }
+  if (p1.cost <= p2.cost && p1.cost < p0.cost) {
+    c->LSresult = 4;
+    c->LSslope = rl_fabs(p1.deriv[0]) * slopescl;
+    return p1.alpha;
+  }
+  if (p2.cost <= p1.cost && p2.cost < p0.cost) {
+    c->LSresult = 4;
+    c->LSslope = rl_fabs(p2.deriv[0]) * slopescl;
+    return p2.alpha;
+  }
+  c->LSresult = 5;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- warm start */
+
+/* cost of a candidate a: s(J·a − aref) + ½(a − a₀)ᵀM(a − a₀) (latches from the candidate itself) */
+static real candidate_cost(solver_ctx *c, const real *a, real *jar, real *force, int *state, real *tmp) {
+  rl_data *d = c->d;
+  jac_mul(d, jar, a);
+  for (int i = 0; i < c->nefc; i++) jar[i] -= d->efc_aref[i];
+  if (c->signorini) latch_init(d, jar, c->latch, c->gapprev);
+  real s = constraint_update(c->m, d, jar, c->signorini ? c->latch : NULL, force, state, NULL, 0);
+  for (int i = 0; i < c->nv; i++) tmp[c->nv + i] = a[i] - d->qacc_smooth[i];
+  rl_mul_m(c->m, d, tmp, tmp + c->nv);
+  return s + (real)0.5 * dot(tmp, tmp + c->nv, c->nv);
+}
+
+/* qacc ← the cheaper of the warm start (d->qacc on entry) and qacc_smooth (G16, mj_fwdConstraint) */
+static void warm_start(solver_ctx *c) {
+  rl_data *d = c->d;
+  int nv = c->nv, ok = !(c->m->opt.disableflags & RL_DSBL_WARMSTART);
+  for (int i = 0; i < nv && ok; i++)
+    if (!rl_isfinite(d->qacc[i])) ok = 0;
+  if (ok) {
+    size_t mark = rl_arena_mark(d);
+    real *tmp = take(d, 2 * (size_t)nv);
+    real cw = candidate_cost(c, d->qacc, c->Jaref, d->efc_force, d->efc_state, tmp);
+    real cs = candidate_cost(c, d->qacc_smooth, c->Jaref, d->efc_force, d->efc_state, tmp);
+    if (cw > cs) ok = 0;
+    rl_arena_release(d, mark);
+  }
+  if (!ok) memcpy(d->qacc, d->qacc_smooth, sizeof(real) * (size_t)nv);
+}
+
+/* ------------------------------------------------------------------ driver */
+
+static void save_stats(rl_data *d, int iter, real improvement, real gradient, real slope, int nactive, int nchange,
+                       int neval, int nupdate) {
+  if (iter >= RL_NSOLVER) return;
+  rl_solver_stat *s = d->solver + iter;
+  s->improvement = improvement;
+  s->gradient = gradient;
+  s->lineslope = slope;
+  s->nactive = nactive;
+  s->nchange = nchange;
+  s->neval = neval;
+  s->nupdate = nupdate;
+}
+
+static int ctx_alloc(solver_ctx *c, const rl_model *m, rl_data *d, int newton, const rl_solver_observer *obs) {
+  memset(c, 0, sizeof *c);
+  int nv = m->nv, nefc = d->nefc;
+  c->m = m;
+  c->d = d;
+  c->nv = nv;
+  c->nefc = nefc;
+  c->newton = newton;
+  c->signorini = newton && rl_solver_resolution(m) == RL_RES_SIGNORINI;
+  c->scale = rl_solver_meaninertia(m) * (nv > 1 ? nv : 1);
+  c->obs = obs;
+  size_t n = (size_t)nv, e = (size_t)nefc;
+  c->Jaref = take(d, e);
+  c->Jv = take(d, e);
+  c->quad = take(d, 3 * e);
+  c->coneH = take(d, 6 * e);
+  c->latch = take(d, e);
+  c->gapprev = take(d, e);
+  c->oldstate = (int *)(void *)take(d, e);
+  c->Ma = take(d, n);
+  c->Mv = take(d, n);
+  c->grad = take(d, n);
+  c->Mgrad = take(d, n);
+  c->search = take(d, n);
+  c->vec = take(d, n);
+  c->local = take(d, 36);
+  if (!c->local) return -1;
+  if (newton) {
+    c->first = (int *)(void *)take(d, n);
+    int *adrH = (int *)(void *)take(d, n + 1), *adrC = (int *)(void *)take(d, n + 1);
+    if (!adrC) return -1;
+    int kind = rl_solver_factor_kind(m, d);
+    envelope(m, d, c->first, kind == RL_FACTOR_DENSE);
+    size_t sz = rl_hfactor_layout(&c->H, nv, c->first, adrH);
+    rl_hfactor_layout(&c->Hc, nv, c->first, adrC);
+    c->H.L = take(d, sz);
+    c->Hc.L = take(d, sz);
+    if (!c->Hc.L) return -1;
+  }
+  return 0;
+}
+
+/* Newton (newton = 1) or CG (0): mj_solCGNewton with rigidlab's signorini latch */
+static void solve_primal(const rl_model *m, rl_data *d, int newton, const rl_solver_observer *obs) {
+  size_t mark = rl_arena_mark(d);
+  solver_ctx c;
+  int nv = m->nv, nefc = d->nefc, maxiter = m->opt.iterations;
+  d->solver_iter = 0;
+  d->solver_converged = 0;
+  if (ctx_alloc(&c, m, d, newton, obs)) {
+    /* arena too small (cannot happen when sized by rl_solver_arena): unconstrained answer, flagged */
+    rl_arena_release(d, mark);
+    memcpy(d->qacc, d->qacc_smooth, sizeof(real) * (size_t)nv);
+    memset(d->qfrc_constraint, 0, sizeof(real) * (size_t)nv);
+    d->warning[RL_WARN_BADQACC]++;
+    return;
+  }
+  real *gradold = take(d, (size_t)nv), *Mgradold = take(d, (size_t)nv), *Mgraddif = take(d, (size_t)nv);
+  warm_start(&c);
+  rl_mul_m(m, d, c.Ma, d->qacc);
+  jac_mul(d, c.Jaref, d->qacc);
+  for (int i = 0; i < nefc; i++) c.Jaref[i] -= d->efc_aref[i];
+  if (c.signorini) latch_init(d, c.Jaref, c.latch, c.gapprev);
+  update_constraint(&c);
+  if (newton) hessian_direct(&c);
+  update_gradient(&c);
+  for (int i = 0; i < nv; i++) c.search[i] = -c.Mgrad[i];
+  real tol = m->opt.tolerance, gaptol = tol > 10 * RL_EPS ? tol : 10 * RL_EPS;
+  int iter = 0;
+  while (iter < maxiter) {
+    real alpha = ls_search(&c);
+    if (alpha == 0 && !c.signorini) {
+      d->solver_converged = c.LSresult == 1 || c.LSresult == 2;
+      break;
+    }
+    for (int i = 0; i < nv; i++) d->qacc[i] += alpha * c.search[i];
+    for (int i = 0; i < nv; i++) c.Ma[i] += alpha * c.Mv[i];
+    for (int i = 0; i < nefc; i++) c.Jaref[i] += alpha * c.Jv[i];
+    if (!newton) {
+      memcpy(gradold, c.grad, sizeof(real) * (size_t)nv);
+      memcpy(Mgradold, c.Mgrad, sizeof(real) * (size_t)nv);
+    }
+    memcpy(c.oldstate, d->efc_state, sizeof(int) * (size_t)nefc);
+    real oldcost = c.cost, gap = 0;
+    update_constraint(&c);
+    real improvement = (oldcost - c.cost) / c.scale;
+    if (c.signorini) {
+      /* latch step at the new iterate, then the cost it defines (the factorization is rebuilt) */
+      gap = latch_step(d, c.Jaref, c.latch, c.gapprev);
+      update_constraint(&c);
+      hessian_direct(&c);
+    } else if (newton) {
+      hessian_incremental(&c, c.oldstate);
+    }
+    update_gradient(&c);
+    int nchange = 0;
+    for (int i = 0; i < nefc; i++) nchange += d->efc_state[i] != c.oldstate[i];
+    real gradient = rl_sqrt(dot(c.grad, c.grad, nv)) / c.scale;
+    save_stats(d, iter, improvement, gradient, c.LSslope, c.nactive, nchange, c.LSiter, c.nupdate);
+    iter++;
+    if ((improvement < tol || gradient < tol) && gap < gaptol) {
+      d->solver_converged = 1;
+      break;
+    }
+    if (newton) {
+      for (int i = 0; i < nv; i++) c.search[i] = -c.Mgrad[i];
+    } else {
+      /* Polak–Ribière: β = gᵀ(M⁻¹g − M⁻¹g_old) / g_oldᵀM⁻¹g_old, restart when β < 0 */
+      for (int i = 0; i < nv; i++) Mgraddif[i] = c.Mgrad[i] - Mgradold[i];
+      real den = dot(gradold, Mgradold, nv);
+      real beta = dot(c.grad, Mgraddif, nv) / (den > MINVAL ? den : MINVAL);
+      if (beta < 0) beta = 0;
+      for (int i = 0; i < nv; i++) c.search[i] = -c.Mgrad[i] + beta * c.search[i];
+    }
+  }
+  d->solver_iter = iter;
+  rl_arena_release(d, mark);
+}
+
+void rl_constraint_solve_observed(const rl_model *m, rl_data *d, const rl_solver_observer *obs) {
+  int nv = m->nv;
+  if (d->nefc == 0) {
+    memcpy(d->qacc, d->qacc_smooth, sizeof(real) * (size_t)nv);
+    memset(d->qfrc_constraint, 0, sizeof(real) * (size_t)nv);
+    d->solver_iter = 0;
+    d->solver_converged = 1;
+    return;
+  }
+  solve_primal(m, d, m->opt.solver != RL_SOLVER_CG, obs);
+}
+
+void rl_constraint_solve(const rl_model *m, rl_data *d) { rl_constraint_solve_observed(m, d, NULL); }
+
+/* ------------------------------------------------------ reference helpers */
+
+real rl_solver_cost(const rl_model *m, rl_data *d, const real *qacc, const real *latch) {
+  size_t mark = rl_arena_mark(d);
+  size_t e = (size_t)d->nefc, n = (size_t)m->nv;
+  real *jar = take(d, e), *force = take(d, e), *tmp = take(d, 2 * n);
+  int *state = (int *)(void *)take(d, e);
+  jac_mul(d, jar, qacc);
+  for (int i = 0; i < d->nefc; i++) jar[i] -= d->efc_aref[i];
+  real s = constraint_update(m, d, jar, latch, force, state, NULL, 0);
+  for (int i = 0; i < m->nv; i++) tmp[n + i] = qacc[i] - d->qacc_smooth[i];
+  rl_mul_m(m, d, tmp, tmp + n);
+  s += (real)0.5 * dot(tmp, tmp + n, m->nv);
+  rl_arena_release(d, mark);
+  return s;
+}
+
+void rl_solver_hessian_dense(const rl_model *m, rl_data *d, const real *jar, const real *latch, real *H) {
+  size_t mark = rl_arena_mark(d);
+  size_t e = (size_t)d->nefc;
+  int nv = m->nv;
+  real *force = take(d, e), *coneH = take(d, 6 * e);
+  int *state = (int *)(void *)take(d, e);
+  constraint_update(m, d, jar, latch, force, state, coneH, 1);
+  rl_full_m(m, d, H);
+  for (int r = 0; r < d->nefc; r++) {
+    int na = d->efc_J_rownnz[r];
+    const real *Ja = d->efc_J + d->efc_J_rowadr[r];
+    const int *ca = d->efc_J_colind + d->efc_J_rowadr[r];
+    if (state[r] == RL_CNSTRSTATE_QUADRATIC) {
+      for (int p = 0; p < na; p++)
+        for (int q = 0; q < na; q++) H[ca[p] * nv + ca[q]] += d->efc_D[r] * Ja[p] * Ja[q];
+    } else if (state[r] == RL_CNSTRSTATE_CONE) {
+      int n, s = cone_block(d, r, latch != NULL, &n);
+      const real *Hc = coneH + 6 * s;
+      for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++) {
+          int ra = s + a, rb = s + b;
+          const real *JA = d->efc_J + d->efc_J_rowadr[ra], *JB = d->efc_J + d->efc_J_rowadr[rb];
+          const int *cA = d->efc_J_colind + d->efc_J_rowadr[ra], *cB = d->efc_J_colind + d->efc_J_rowadr[rb];
+          for (int p = 0; p < d->efc_J_rownnz[ra]; p++)
+            for (int q = 0; q < d->efc_J_rownnz[rb]; q++) H[cA[p] * nv + cB[q]] += JA[p] * Hc[a * n + b] * JB[q];
+        }
+      r += n - 1;
+    }
+  }
+  rl_arena_release(d, mark);
+}

@@ -69,6 +69,30 @@ static int hull_vertnum(const mjModel *mjm, int k) {
   return ga >= 0 ? mjm->mesh_graph[ga] : mjm->mesh_vertnum[k];
 }
 
+/* Length of the neighbour lists (edge_localid) of mesh k's hull graph in MuJoCo's layout
+ *   numvert, numface, vert_edgeadr[numvert], vert_globalid[numvert], edge_localid[numvert + 3 numface],
+ *   face_globalid[3 numface],
+ * or −1 when the mesh has no graph or it is malformed (an address or id out of range, a list without
+ * its −1 terminator): the engine then searches all hull vertices. */
+static int hull_graph_edgelen(const mjModel *mjm, int k) {
+  int ga = mjm->mesh_graphadr[k];
+  if (ga < 0) return -1;
+  const int *gr = mjm->mesh_graph + ga;
+  int nv = gr[0], nf = gr[1];
+  if (nv < 1 || nf < 0) return -1;
+  long elen = (long)nv + 3L * nf;
+  if ((long)ga + 2 + 2L * nv + elen + 3L * nf > (long)mjm->nmeshgraph) return -1;
+  const int *edgeadr = gr + 2, *edge = gr + 2 + 2 * nv;
+  for (int v = 0; v < nv; v++) {
+    long i = edgeadr[v], deg = 0;
+    if (i < 0 || i >= elen) return -1;
+    for (; i < elen && edge[i] >= 0; i++, deg++)
+      if (edge[i] >= nv || deg >= nv) return -1;
+    if (i >= elen) return -1;
+  }
+  return (int)elen;
+}
+
 /* Contact and constraint-row capacities (see rl_model.h): every equality/friction/limit row that can
    exist, 10 rows per contact (pyramidal condim 6), and rows at most as wide as two root paths. */
 static void capacities(const mjModel *mjm, const rl_ext_options *ext, rl_model *sz) {
@@ -102,7 +126,11 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_ext_options *ext, const
   sz.nq = mjm->nq; sz.nv = mjm->nv; sz.nu = mjm->nu; sz.nbody = mjm->nbody; sz.njnt = mjm->njnt;
   sz.ngeom = mjm->ngeom; sz.nmesh = mjm->nmesh; sz.neq = mjm->neq; sz.nM = mjm->nM;
   sz.nexclude = mjm->nexclude; sz.nnames = mjm->nnames;
-  for (int k = 0; k < mjm->nmesh; k++) sz.nmeshvert += hull_vertnum(mjm, k);
+  for (int k = 0; k < mjm->nmesh; k++) {
+    sz.nmeshvert += hull_vertnum(mjm, k);
+    int elen = hull_graph_edgelen(mjm, k);
+    if (elen >= 0) sz.nmeshgraph += hull_vertnum(mjm, k) + elen;
+  }
   capacities(mjm, ext, &sz);
   rl_model *m = rl_model_alloc(&sz);
   if (!m) {
@@ -175,6 +203,20 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_ext_options *ext, const
       for (int c = 0; c < 3; c++) m->mesh_vert[3 * (va + i) + c] = (real)mjm->mesh_vert[3 * (base + v) + c];
     }
     va += n;
+  }
+  /* hull adjacency of each mesh: MuJoCo's local ids are our hull-vertex indices (mesh_vert holds the
+     hull in vert_globalid order), so the lists are copied as they are, behind per-vertex addresses
+     relative to the mesh's block (see rl_model.h) */
+  int gadr = 0;
+  for (int k = 0; k < m->nmesh; k++) {
+    int elen = hull_graph_edgelen(mjm, k), n = m->mesh_vertnum[k];
+    m->mesh_graphadr[k] = elen >= 0 ? gadr : -1;
+    if (elen < 0) continue;
+    const int *gr = mjm->mesh_graph + mjm->mesh_graphadr[k];
+    int *out = m->mesh_graph + gadr;
+    for (int i = 0; i < n; i++) out[i] = n + gr[2 + i];
+    memcpy(out + n, gr + 2 + 2 * n, sizeof(int) * (size_t)elen);
+    gadr += n + elen;
   }
   return m;
 }

@@ -1,6 +1,12 @@
-/* bench.c — `rigidlab bench`: smooth-dynamics stages, rigidlab vs MuJoCo's equivalents, timed
+/* bench.c — `rigidlab bench`: pipeline stages, rigidlab vs MuJoCo's equivalents, timed
  * alternately in one process (ours, MuJoCo, ours, …) on the same state; per stage the median
- * over repetitions of ns per call, and ratio = ours / MuJoCo (below 1 is faster). */
+ * over repetitions of ns per call, and ratio = ours / MuJoCo (below 1 is faster).
+ *
+ * Smooth stages (kinematics … smooth, step_smooth) run on the constraint-free model on both sides.
+ * collision (rl_collision vs mj_collision) and step (the whole constrained step, per engine: newton,
+ * cg — rigidlab's solver set accordingly, MuJoCo with the same solver) run on the full model at a
+ * contact-rich state: the model's initial state if it already has contacts, else MuJoCo's
+ * trajectory from it after the first contacts appear (+100 steps). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,15 +29,18 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-enum { B_KIN, B_COM, B_INERTIA, B_BIAS, B_PASSIVE, B_ACT, B_SMOOTH, B_STEP, NB };
-static const char *const bench_stage[NB] = {"kinematics", "com", "inertia", "bias", "passive", "actuation", "smooth", "step"};
+enum { B_KIN, B_COM, B_INERTIA, B_BIAS, B_PASSIVE, B_ACT, B_SMOOTH, B_STEP_SMOOTH, B_COLLISION, B_STEP, NB };
+static const char *const bench_stage[NB] = {"kinematics", "com",          "inertia",   "bias", "passive",
+                                            "actuation",  "smooth", "step_smooth", "collision", "step"};
 
 typedef struct ctx {
   const rl_pair *p;
-  const mjModel *mjfree;
+  const mjModel *mjfree; /* constraint-free copy (smooth stages) */
+  const mjModel *mjfull; /* the model as loaded (collision, step) */
   rl_data *d;
-  mjData *mjd;
+  mjData *mjd, *mjdfull;
   const double *qpos, *qvel, *ctrl;
+  double *cqpos, *cqvel, *cctrl; /* the contact-rich state */
 } ctx;
 
 static void run_ours(ctx *c, int stage, long n) {
@@ -45,13 +54,15 @@ static void run_ours(ctx *c, int stage, long n) {
       case B_PASSIVE: rl_passive(m, d); break;
       case B_ACT: rl_actuation(m, d); break;
       case B_SMOOTH: rl_smooth_acc(m, d); break;
-      default: rl_step_smooth(m, d); break;
+      case B_STEP_SMOOTH: rl_step_smooth(m, d); break;
+      case B_COLLISION: rl_collision(m, d); break;
+      default: rl_step(m, d); break;
     }
 }
 
 static void run_mujoco(ctx *c, int stage, long n) {
-  const mjModel *m = c->mjfree;
-  mjData *d = c->mjd;
+  const mjModel *m = stage >= B_COLLISION ? c->mjfull : c->mjfree;
+  mjData *d = stage >= B_COLLISION ? c->mjdfull : c->mjd;
   for (long i = 0; i < n; i++) switch (stage) {
       case B_KIN: mj_kinematics(m, d); break;
       case B_COM: mj_comPos(m, d); break;
@@ -60,8 +71,78 @@ static void run_mujoco(ctx *c, int stage, long n) {
       case B_PASSIVE: mj_passive(m, d); break;
       case B_ACT: mj_transmission(m, d); mj_fwdActuation(m, d); break;
       case B_SMOOTH: mj_fwdAcceleration(m, d); break;
+      case B_STEP_SMOOTH: mj_step(m, d); break;
+      case B_COLLISION: mj_collision(m, d); break;
       default: mj_step(m, d); break;
     }
+}
+
+/* The contact-rich state (see the header): qpos0 if it has contacts, else MuJoCo's trajectory from it
+   (constant controls from the drawn state) until the first contacts, then 100 steps more (at most 2000). */
+static void contact_state(const mjModel *m, const double *ctrl, double *qpos, double *qvel, double *qctrl) {
+  mjData *d = mj_makeData(m);
+  if (ctrl) memcpy(d->ctrl, ctrl, sizeof(double) * (size_t)m->nu);
+  mj_forward(m, d);
+  int extra = -1;
+  for (int i = 0; i < 2000 && extra != 0; i++) {
+    if (extra < 0 && d->ncon > 0) extra = i == 0 ? 0 : 100;
+    if (extra == 0) break;
+    mj_step(m, d);
+    if (extra > 0) extra--;
+  }
+  memcpy(qpos, d->qpos, sizeof(double) * (size_t)m->nq);
+  memcpy(qvel, d->qvel, sizeof(double) * (size_t)m->nv);
+  memcpy(qctrl, d->ctrl, sizeof(double) * (size_t)m->nu);
+  mj_deleteData(d);
+}
+
+/* engine name → solver for the constrained step; -1 if not a bench engine */
+static int engine_solver(const char *e) {
+  if (!strcmp(e, "newton")) return RL_SOLVER_NEWTON;
+  if (!strcmp(e, "cg")) return RL_SOLVER_CG;
+  return -1;
+}
+
+/* time one stage (both sides, alternating) and report it */
+static void bench_stage_row(ctx *c, int stage, const char *engine, int reps, long n, double *tr, double *tm,
+                            rl_csv *w, const char *label, int quiet) {
+  const rl_pair *p = c->p;
+  for (int r = 0; r < reps; r++) {
+    /* same state for both, full forward first so every stage has its inputs */
+    if (stage >= B_COLLISION) {
+      rl_set_state(p, c->d, c->mjdfull, c->cqpos, c->cqvel, c->cctrl);
+      memset(c->d->qacc_warmstart, 0, sizeof(real) * (size_t)p->m->nv);
+      mju_zero(c->mjdfull->qacc_warmstart, p->mjm->nv);
+      rl_forward(p->m, c->d);
+      mj_forward(c->mjfull, c->mjdfull);
+    } else {
+      rl_set_state(p, c->d, c->mjd, c->qpos, c->qvel, c->ctrl);
+      rl_forward_smooth(p->m, c->d);
+      mj_forward(c->mjfree, c->mjd);
+    }
+    double t0 = now_ns();
+    run_ours(c, stage, n);
+    double t1 = now_ns();
+    run_mujoco(c, stage, n);
+    double t2 = now_ns();
+    tr[r] = (t1 - t0) / (double)n;
+    tm[r] = (t2 - t1) / (double)n;
+  }
+  qsort(tr, (size_t)reps, sizeof(double), cmp_double);
+  qsort(tm, (size_t)reps, sizeof(double), cmp_double);
+  double ours = tr[reps / 2], theirs = tm[reps / 2];
+  if (!quiet)
+    printf("%-12s %-7s %-4s %14.1f %14.1f %8.3f\n", bench_stage[stage], engine, RL_PREC_NAME, ours, theirs, ours / theirs);
+  if (w) {
+    rl_csv_str(w, label);
+    rl_csv_str(w, engine);
+    rl_csv_str(w, RL_PREC_NAME);
+    rl_csv_str(w, bench_stage[stage]);
+    rl_csv_num(w, ours);
+    rl_csv_num(w, theirs);
+    rl_csv_num(w, ours / theirs);
+    rl_csv_end_row(w);
+  }
 }
 
 int rl_cmd_bench(const rl_bench_args *a) {
@@ -72,56 +153,59 @@ int rl_cmd_bench(const rl_bench_args *a) {
     rl_errorf("%s", err);
     return st;
   }
+  /* engines: comma-separated newton,cg (default newton) */
+  char elist[256];
+  snprintf(elist, sizeof elist, "%s", a->engines ? a->engines : "newton");
+  const char *engines[8];
+  int ne = 0;
+  for (char *t = strtok(elist, ","); t && ne < 8; t = strtok(NULL, ",")) {
+    if (engine_solver(t) < 0) {
+      rl_errorf("bench: --engines '%s' (allowed: newton, cg)", t);
+      rl_pair_free(&p);
+      return RL_EXIT_BADINPUT;
+    }
+    engines[ne++] = t;
+  }
+  if (rl_solver_check_options(p.m, err, sizeof err)) {
+    rl_errorf("%s: %s", a->c.model, err);
+    rl_pair_free(&p);
+    return RL_EXIT_BADINPUT;
+  }
   rl_csv *w = a->c.out;
-  /* Both engines run the constraint-free model: the smooth pipeline is what is compared here. */
   mjModel *mjfree = mj_copyModel(NULL, p.mjm);
   mjfree->opt.disableflags |= mjDSBL_CONSTRAINT;
   rl_states S;
   rl_states_draw(p.mjm, 2, 12345, &S);
-  ctx c = {&p, mjfree, rl_data_alloc(p.m), mj_makeData(mjfree), S.qpos + S.nq, S.qvel + S.nv, S.ctrl + S.nu};
+  double *cs = calloc((size_t)(p.mjm->nq + p.mjm->nv + p.mjm->nu + 3), sizeof(double));
+  ctx c = {&p, mjfree, p.mjm, rl_data_alloc(p.m), mj_makeData(mjfree), mj_makeData(p.mjm), S.qpos + S.nq, S.qvel + S.nv,
+           S.ctrl + S.nu, cs, cs + p.mjm->nq + 1, cs + p.mjm->nq + p.mjm->nv + 2};
+  contact_state(p.mjm, c.ctrl, c.cqpos, c.cqvel, c.cctrl);
   int reps = a->reps > 0 ? a->reps : 15;
   long n = a->steps > 0 ? a->steps : 200;
   double *tr = malloc(sizeof(double) * (size_t)reps), *tm = malloc(sizeof(double) * (size_t)reps);
   const char *label = strrchr(a->c.model, '/') ? strrchr(a->c.model, '/') + 1 : a->c.model;
-  if (!a->c.quiet) printf("%-12s %-4s %14s %14s %8s\n", "stage", "prec", "ns/call ours", "ns/call mujoco", "ratio");
+  if (!a->c.quiet)
+    printf("%-12s %-7s %-4s %14s %14s %8s\n", "stage", "engine", "prec", "ns/call ours", "ns/call mujoco", "ratio");
   if (w && w->rows == 0) {
     const char *hdr[] = {"model", "engine", "precision", "stage", "ns_per_step", "mujoco_ns_per_step", "ratio"};
     for (int k = 0; k < 7; k++) rl_csv_str(w, hdr[k]);
     rl_csv_end_row(w);
   }
-  for (int stage = 0; stage < NB; stage++) {
-    for (int r = 0; r < reps; r++) {
-      /* same state for both, full forward first so every stage has its inputs */
-      rl_set_state(&p, c.d, c.mjd, c.qpos, c.qvel, c.ctrl);
-      rl_forward_smooth(p.m, c.d);
-      mj_forward(mjfree, c.mjd);
-      double t0 = now_ns();
-      run_ours(&c, stage, n);
-      double t1 = now_ns();
-      run_mujoco(&c, stage, n);
-      double t2 = now_ns();
-      tr[r] = (t1 - t0) / (double)n;
-      tm[r] = (t2 - t1) / (double)n;
-    }
-    qsort(tr, (size_t)reps, sizeof(double), cmp_double);
-    qsort(tm, (size_t)reps, sizeof(double), cmp_double);
-    double ours = tr[reps / 2], theirs = tm[reps / 2];
-    if (!a->c.quiet) printf("%-12s %-4s %14.1f %14.1f %8.3f\n", bench_stage[stage], RL_PREC_NAME, ours, theirs, ours / theirs);
-    if (w) {
-      rl_csv_str(w, label);
-      rl_csv_str(w, "newton");
-      rl_csv_str(w, RL_PREC_NAME);
-      rl_csv_str(w, bench_stage[stage]);
-      rl_csv_num(w, ours);
-      rl_csv_num(w, theirs);
-      rl_csv_num(w, ours / theirs);
-      rl_csv_end_row(w);
-    }
+  for (int stage = 0; stage < B_STEP; stage++) bench_stage_row(&c, stage, "newton", reps, n, tr, tm, w, label, a->c.quiet);
+  int solver0 = p.m->opt.solver, mjsolver0 = p.mjm->opt.solver;
+  for (int e = 0; e < ne; e++) {
+    p.m->opt.solver = engine_solver(engines[e]);
+    p.mjm->opt.solver = p.m->opt.solver == RL_SOLVER_CG ? mjSOL_CG : mjSOL_NEWTON;
+    bench_stage_row(&c, B_STEP, engines[e], reps, n, tr, tm, w, label, a->c.quiet);
   }
+  p.m->opt.solver = solver0;
+  p.mjm->opt.solver = mjsolver0;
   free(tr);
   free(tm);
+  free(cs);
   rl_data_free(c.d);
   mj_deleteData(c.mjd);
+  mj_deleteData(c.mjdfull);
   mj_deleteModel(mjfree);
   rl_states_free(&S);
   rl_pair_free(&p);

@@ -1,5 +1,13 @@
 /* sim.c — `rigidlab sim`: run one engine on a model and write the trajectory CSV
- * (step,time,qpos_*,qvel_*, then diagnostics: energy,ncon). */
+ * (step,time,qpos_*,qvel_*, then the diagnostics of ARCHITECTURE.md:
+ * iterations,converged,residual,penetration_max,anchor_err_max,axis_err_max,energy,ncon).
+ * Diagnostics describe the step that produced the row: solver iterations (AVBD: sweeps), whether it
+ * met its tolerance, its final residual (soft engines and MuJoCo: the last scaled gradient; AVBD: the
+ * last sweep's largest update), the deepest penetration, the largest equality/joint anchor gap (m) and
+ * axis or rotation error (rad), and the contact count; energy is evaluated at the row's state.  For
+ * the soft engines and MuJoCo the anchor/axis errors are those of the equality rows (connect and the
+ * translational weld rows: anchor; the rotational weld rows: axis) at the step's start; AVBD's are
+ * after its step over every joint and equality.  Row 0 has no step: iterations 0, converged 1, residual 0. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +16,7 @@
 #include "pair.h"
 #include "states.h"
 #include "rl_so3.h"
+#include "rl_avbd.h"
 #include "tolerances.h"
 
 #define rl_cmd_sim RL_NAME(cmd_sim)
@@ -54,41 +63,125 @@ static void header(rl_csv *w, int nq, int nv) {
   rl_csv_str(w, "time");
   for (int i = 0; i < nq; i++) { snprintf(name, sizeof name, "qpos_%d", i); rl_csv_str(w, name); }
   for (int i = 0; i < nv; i++) { snprintf(name, sizeof name, "qvel_%d", i); rl_csv_str(w, name); }
-  rl_csv_str(w, "energy");
-  rl_csv_str(w, "ncon");
+  const char *diag[] = {"iterations", "converged", "residual", "penetration_max", "anchor_err_max", "axis_err_max",
+                        "energy", "ncon"};
+  for (int k = 0; k < 8; k++) rl_csv_str(w, diag[k]);
   rl_csv_end_row(w);
 }
 
-static void row_rl(rl_csv *w, long step, const rl_model *m, rl_data *d) {
+/* the diagnostics of one step */
+typedef struct step_diag {
+  int iterations, converged, ncon;
+  double residual, penetration, anchor, axis;
+} step_diag;
+
+/* anchor (m) and axis (rad) errors of the equality rows: connect rows 0–2, weld rows 0–2 | 3–5 */
+static void equality_errors(int ne, const int *type, const int *id, const int *eqtype, const double *pos, double *anchor,
+                            double *axis) {
+  for (int i = 0; i < ne;) {
+    if (type[i] != RL_CNSTR_EQUALITY) break;
+    int t = eqtype[id[i]], n = t == RL_EQ_CONNECT ? 3 : t == RL_EQ_WELD ? 6 : 1;
+    if (t != RL_EQ_JOINT && i + n <= ne) {
+      *anchor = fmax(*anchor, sqrt(pos[i] * pos[i] + pos[i + 1] * pos[i + 1] + pos[i + 2] * pos[i + 2]));
+      if (t == RL_EQ_WELD)
+        *axis = fmax(*axis, sqrt(pos[i + 3] * pos[i + 3] + pos[i + 4] * pos[i + 4] + pos[i + 5] * pos[i + 5]));
+    }
+    i += n;
+  }
+}
+
+static step_diag diag_rl(const rl_model *m, const rl_data *d, int stepped) {
+  step_diag g = {0, 1, d->ncon, 0, 0, 0, 0};
+  if (!stepped) return g;
+  double pos[6 * 64];
+  int ne = d->ne < 6 * 64 ? d->ne : 6 * 64;
+  for (int i = 0; i < ne; i++) pos[i] = d->efc_pos[i];
+  equality_errors(ne, d->efc_type, d->efc_id, m->eq_type, pos, &g.anchor, &g.axis);
+  g.iterations = d->solver_iter;
+  g.converged = d->solver_converged;
+  if (d->solver_iter > 0) g.residual = d->solver[(d->solver_iter < RL_NSOLVER ? d->solver_iter : RL_NSOLVER) - 1].gradient;
+  for (int i = 0; i < d->ncon; i++) g.penetration = fmax(g.penetration, -(double)d->contact[i].dist);
+  return g;
+}
+
+/* MuJoCo 2.2.2 has no converged flag: a step converged when it stopped before its iteration limit */
+static step_diag diag_mj(const mjModel *m, const mjData *d, int stepped) {
+  step_diag g = {0, 1, d->ncon, 0, 0, 0, 0};
+  if (!stepped) return g;
+  equality_errors(d->ne, d->efc_type, d->efc_id, m->eq_type, d->efc_pos, &g.anchor, &g.axis);
+  g.iterations = d->solver_iter;
+  g.converged = d->nefc == 0 || d->solver_iter < m->opt.iterations;
+  if (d->solver_iter > 0) g.residual = d->solver[(d->solver_iter < mjNSOLVER ? d->solver_iter : mjNSOLVER) - 1].gradient;
+  for (int i = 0; i < d->ncon; i++) g.penetration = fmax(g.penetration, -d->contact[i].dist);
+  return g;
+}
+
+static void diag_cols(rl_csv *w, const step_diag *g, double energy) {
+  rl_csv_int(w, g->iterations);
+  rl_csv_int(w, g->converged);
+  rl_csv_num(w, g->residual);
+  rl_csv_num(w, g->penetration);
+  rl_csv_num(w, g->anchor);
+  rl_csv_num(w, g->axis);
+  rl_csv_num(w, energy);
+  rl_csv_int(w, g->ncon);
+}
+
+/* AVBD's own statistics of its last step */
+static step_diag diag_avbd(const rl_avbd *am, int stepped) {
+  step_diag g = {0, 1, 0, 0, 0, 0, 0};
+  if (!stepped) return g;
+  g.iterations = am->stat.iterations;
+  g.converged = am->stat.converged;
+  g.ncon = am->stat.ncon;
+  g.residual = am->stat.update;
+  g.penetration = am->stat.penetration;
+  g.anchor = am->stat.anchor_err;
+  g.axis = am->stat.axis_err;
+  return g;
+}
+
+static void row_rl(rl_csv *w, long step, const rl_model *m, rl_data *d, const rl_avbd *am) {
+  step_diag g = am ? diag_avbd(am, step > 0) : diag_rl(m, d, step > 0);
   rl_csv_int(w, step);
   rl_csv_num(w, d->time);
   for (int i = 0; i < m->nq; i++) rl_csv_num(w, d->qpos[i]);
   for (int i = 0; i < m->nv; i++) rl_csv_num(w, d->qvel[i]);
   rl_fwd_position(m, d);
-  rl_csv_num(w, rl_energy(m, d));
-  rl_csv_int(w, 0);
+  if (step == 0 && !am) {
+    rl_collision(m, d);
+    g.ncon = d->ncon;
+  }
+  diag_cols(w, &g, rl_energy(m, d));
   rl_csv_end_row(w);
 }
 
 static void row_mj(rl_csv *w, long step, const mjModel *m, mjData *d) {
+  step_diag g = diag_mj(m, d, step > 0);
   rl_csv_int(w, step);
   rl_csv_num(w, d->time);
   for (int i = 0; i < m->nq; i++) rl_csv_num(w, d->qpos[i]);
   for (int i = 0; i < m->nv; i++) rl_csv_num(w, d->qvel[i]);
   mj_forward(m, d);
+  /* MuJoCo 2.2.2 computes energies only with the energy flag; it does not change the dynamics */
+  int flags = m->opt.enableflags;
+  ((mjModel *)m)->opt.enableflags |= mjENBL_ENERGY;
   mj_energyPos(m, d);
   mj_energyVel(m, d);
-  rl_csv_num(w, d->energy[0] + d->energy[1]);
-  rl_csv_int(w, d->ncon);
+  ((mjModel *)m)->opt.enableflags = flags;
+  if (step == 0) g.ncon = d->ncon;
+  diag_cols(w, &g, d->energy[0] + d->energy[1]);
   rl_csv_end_row(w);
 }
 
 int rl_cmd_sim(const rl_sim_args *a) {
   char err[1024], why[512];
   rl_pair p;
-  int newton = !strcmp(a->engine, "newton"), mujoco = !strcmp(a->engine, "mujoco");
-  if (!newton && !mujoco) {
-    rl_errorf("sim: --engine '%s' is not available (allowed: newton, mujoco; cg and avbd come with the solver issues)", a->engine);
+  int newton = !strcmp(a->engine, "newton"), cg = !strcmp(a->engine, "cg"), mujoco = !strcmp(a->engine, "mujoco");
+  int avbd = !strcmp(a->engine, "avbd");
+  rl_avbd *am = NULL;
+  if (!newton && !cg && !mujoco && !avbd) {
+    rl_errorf("sim: --engine '%s' is not available (allowed: newton, cg, avbd, mujoco)", a->engine);
     return RL_EXIT_BADINPUT;
   }
   if (mujoco && RL_IS_F32) {
@@ -100,11 +193,22 @@ int rl_cmd_sim(const rl_sim_args *a) {
     rl_errorf("%s", err);
     return st;
   }
-  if (newton && !rl_constraint_free(&p, why, sizeof why)) {
-    rl_errorf("%s: the newton engine runs constraint-free models only until the constraint solver lands: %s "
-              "(use --engine mujoco, or --opt disable=constraint)", a->c.model, why);
-    rl_pair_free(&p);
-    return RL_EXIT_BADINPUT;
+  /* the soft engines: rigidlab's solver is the engine's; the model's other options stay */
+  if (newton || cg) {
+    p.m->opt.solver = cg ? RL_SOLVER_CG : RL_SOLVER_NEWTON;
+    if (rl_solver_check_options(p.m, why, sizeof why)) {
+      rl_errorf("%s: %s", a->c.model, why);
+      rl_pair_free(&p);
+      return RL_EXIT_BADINPUT;
+    }
+  }
+  if (avbd) {
+    am = rl_avbd_build(p.m, why, sizeof why);
+    if (!am) {
+      rl_errorf("%s: %s", a->c.model, why);
+      rl_pair_free(&p);
+      return RL_EXIT_BADINPUT;
+    }
   }
   long steps = a->steps >= 0 ? a->steps : lround(a->duration / p.mjm->opt.timestep);
   mjData *mjd = mj_makeData(p.mjm);
@@ -133,13 +237,21 @@ int rl_cmd_sim(const rl_sim_args *a) {
   }
   rl_set_state(&p, d, mjd, mjd->qpos, mjd->qvel, mjd->ctrl);
   rl_csv *w = a->c.out;
-  w->f32 = RL_IS_F32 && newton;
+  w->f32 = RL_IS_F32 && !mujoco;
   header(w, p.m->nq, p.m->nv);
-  if (newton) {
-    row_rl(w, 0, p.m, d);
+  if (avbd) {
+    rl_avbd_from_generalized(am, p.m, d);
+    row_rl(w, 0, p.m, d, am);
     for (long s = 1; s <= steps; s++) {
-      rl_step_smooth(p.m, d);
-      row_rl(w, s, p.m, d);
+      if (rl_avbd_step(am, p.m, d) != RL_OK) d->warning[RL_WARN_BADQACC]++; /* the step was undone */
+      rl_avbd_to_generalized(am, p.m, d);
+      row_rl(w, s, p.m, d, am);
+    }
+  } else if (!mujoco) {
+    row_rl(w, 0, p.m, d, NULL);
+    for (long s = 1; s <= steps; s++) {
+      rl_step(p.m, d);
+      row_rl(w, s, p.m, d, NULL);
     }
   } else {
     row_mj(w, 0, p.mjm, mjd);
@@ -149,6 +261,7 @@ int rl_cmd_sim(const rl_sim_args *a) {
     }
   }
 done:
+  rl_avbd_free(am);
   rl_data_free(d);
   mj_deleteData(mjd);
   rl_pair_free(&p);

@@ -50,6 +50,14 @@ static const rl_vmodule *const modules[] = {&rl_vmod_collision, &rl_vmod_constra
    relative error. */
 #define RL_VERIFY_FLOOR 0.1
 static void finish(quantity *q) {
+  if (q->last) { /* a running value recorded per state: the final one is the result */
+    q->max_abs = q->max_rel = q->n ? q->err[q->n - 1] : 0;
+    return;
+  }
+  if (q->absolute) { /* a count: the relative column repeats it */
+    q->max_rel = q->max_abs;
+    return;
+  }
   double tiny = RL_VERIFY_FLOOR * q->scale;
   if (!(tiny > DBL_MIN)) tiny = DBL_MIN;
   for (int s = 0; s < q->n; s++) {
@@ -163,6 +171,7 @@ int rl_cmd_verify(const rl_verify_args *a) {
       r->name = modules[i]->names[k];
       r->tol = modules[i]->tol ? modules[i]->tol[k] : 0;
       r->absolute = modules[i]->absolute ? modules[i]->absolute[k] : 0;
+      r->last = modules[i]->last ? modules[i]->last[k] : 0;
     }
   }
   double *store = calloc(2 * (size_t)nrow * (size_t)(S.n + 1), sizeof(double));

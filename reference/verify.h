@@ -29,6 +29,7 @@ typedef struct rl_vq {
   int n;
   double tol;        /* 0: the stage's tolerance (tolerances.h); else this quantity's own */
   int absolute;      /* 1: judged on max_abs (e.g. a count mismatch), not max_rel */
+  int last;          /* 1: a running value: the table reports the last state's, not the max */
 } rl_vq;
 
 /* record err = ‖ours − ref‖∞ and mag = ‖ref‖∞ for the current state */
@@ -52,6 +53,7 @@ typedef struct rl_vmodule {
   const char *const *names;    /* nq names */
   const double *tol;           /* nq tolerances or NULL (stage tolerance); a 0 entry means stage tolerance */
   const int *absolute;         /* nq flags or NULL */
+  const int *last;             /* nq flags or NULL (running values, see rl_vq.last) */
   int (*init)(rl_vctx *c);     /* 0 on success; may be NULL */
   void (*state)(rl_vctx *c, rl_vq *q); /* q: this module's nq rows */
   void (*fini)(rl_vctx *c);    /* may be NULL */

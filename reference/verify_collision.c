@@ -1,5 +1,310 @@
-/* verify_collision.c — verify stage 'collision' (see verify.h). */
+/* verify_collision.c — verify stage 'collision': rigidlab's contact list against MuJoCo 2.2.2's
+ * mj_collision on the same state.
+ *
+ * rigidlab runs in its MuJoCo-compatibility mode (opt.collision = mujoco: one MPR point per convex
+ * pair), so the two lists describe the same contacts.  Contacts are grouped by unordered geom pair;
+ * in a pair where both sides have the same number of contacts, MuJoCo's are matched to ours by
+ * nearest position and compared.  Rows:
+ *   ncon          per state: contacts in pairs whose counts differ (absolute)
+ *   pair_flips    per state: fraction of the colliding geom pairs whose counts differ
+ *                 f64: both must be 0.  f32: pairs whose MuJoCo result jumps under a 1e-5 perturbation
+ *                 of the state are left out (see ill_conditioned(): near ties such as stacked boxes
+ *                 with coincident edges, where any float evaluation may take either branch); of the
+ *                 rest, up to one flipped box-box pair (8 contacts) and 5 % of the pairs per state may
+ *                 still flip, because MuJoCo's box-box branches on thresholds made for double.
+ *   order         pairs matched with geom1/geom2 swapped (absolute; must be 0)
+ *   dist, pos, normal, frame              analytic pairs (MuJoCo's primitive routines)
+ *   mpr_branch    running fraction of MPR contacts (mjc_Convex pairs) whose dist, pos or normal differ
+ *                 by more than 1e-3 of the pair's size: MPR ended on another portal (f64 must be 0;
+ *                 f32 ≤ 8 %: float rounding steers the portal search at near ties)
+ *   dist_mpr, pos_mpr, normal_mpr         the other MPR contacts, judged against mpr_tolerance
+ *   friction, solref, solimp, margin      mixed parameters, every pair
+ * Errors are ∞-norms; dist/pos are scaled by the pair's size (rbound₁ + rbound₂, or the non-plane
+ * geom's rbound) so that the figure is a relative error of the geometry. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "verify.h"
 
-static void state(rl_vctx *c, rl_vq *q) { (void)c; (void)q; }
-const rl_vmodule rl_vmod_collision = {.stage = RL_STAGE_COLLISION, .nq = 0, .names = NULL, .state = state};
+enum { C_NCON, C_FLIPS, C_ORDER, C_BRANCH, C_DIST, C_POS, C_NORMAL, C_FRAME, C_DIST_MPR, C_POS_MPR, C_NORMAL_MPR, C_FRICTION, C_SOLREF,
+       C_SOLIMP, C_MARGIN, NC };
+static const char *const names[NC] = {"ncon", "pair_flips", "order", "mpr_branch", "dist", "pos", "normal", "frame", "dist_mpr", "pos_mpr",
+                                      "normal_mpr", "friction", "solref", "solimp", "margin"};
+/* MPR rows (same branch): MuJoCo stops MPR when the portal moves less than mpr_tolerance (1e-6 by default), so two
+   correct implementations agree to about that, relative to the geometry */
+#if !defined(RL_REAL_F32)
+static const double tol_f64[NC] = {[C_NCON] = 0.5, [C_FLIPS] = 1e-300, [C_ORDER] = 0.5, [C_BRANCH] = 1e-300, [C_DIST_MPR] = 1e-6, [C_POS_MPR] = 1e-6,
+                                   [C_NORMAL_MPR] = 1e-6};
+#endif
+static const int absolute[NC] = {[C_NCON] = 1, [C_ORDER] = 1};
+static const int last[NC] = {[C_BRANCH] = 1};
+
+#if defined(RL_REAL_F32)
+#define RL_IS_F32_COLL 1
+#else
+#define RL_IS_F32_COLL 0
+#endif
+
+typedef struct own {
+  unsigned char *used; /* per rigidlab contact: 1 matched, 2 in a flipped or ill-conditioned pair */
+  mjData *pert;        /* f32: MuJoCo at a float-sized perturbation of the state */
+  int compared, overflow; /* states compared / skipped because a contact buffer overflowed */
+  long mpr_total, mpr_branch; /* MPR contacts compared / on another branch, over all states so far */
+} own;
+
+static int init(rl_vctx *c) {
+  own *o = calloc(1, sizeof *o);
+  if (!o) return -1;
+  o->used = calloc(2 * (size_t)c->p->m->nconmax + 2 + (size_t)c->p->mjm->nconmax + 1024, 1);
+  if (!o->used) {
+    free(o);
+    return -1;
+  }
+  o->pert = RL_IS_F32_COLL ? mj_makeData(c->p->mjm) : NULL;
+  c->own = o;
+  return 0;
+}
+
+static void fini(rl_vctx *c) {
+  own *o = c->own;
+  if (!o) return;
+  if (o->overflow)
+    fprintf(stderr, "verify collision: %d of %d states skipped: a contact buffer overflowed (MuJoCo nconmax %d)\n",
+            o->overflow, o->overflow + o->compared, c->p->mjm->nconmax);
+  free(o->used);
+  if (o->pert) mj_deleteData(o->pert);
+  free(o);
+  c->own = NULL;
+}
+
+
+static int same_pair(int x, int y, int a, int b) { return (x == a && y == b) || (x == b && y == a); }
+
+/* f32 only: 1 if MuJoCo's own contacts for pair (a, b) change under a float-sized perturbation of the
+   state (qpos_i += 1e-5·max(|qpos_i|, 1), alternating signs: about the rounding that float kinematics accumulates): a different count, or a point that
+   moves by more than 1e-3 of the pair’s size (100× the perturbation: a jump, not a drift).  Such a pair is at a near tie (coincident edges of
+   stacked boxes, a contact at the margin boundary), where any float evaluation may take either branch. */
+static int ill_conditioned(const mjModel *mjm, const mjData *mjd, const mjData *pert, int a, int b, double scale) {
+  int n1 = 0, n2 = 0;
+  for (int k = 0; k < mjd->ncon; k++) n1 += same_pair(mjd->contact[k].geom1, mjd->contact[k].geom2, a, b);
+  for (int k = 0; k < pert->ncon; k++) n2 += same_pair(pert->contact[k].geom1, pert->contact[k].geom2, a, b);
+  if (n1 != n2) return 1;
+  for (int k = 0; k < mjd->ncon; k++) {
+    const mjContact *c = mjd->contact + k;
+    if (!same_pair(c->geom1, c->geom2, a, b)) continue;
+    double best = INFINITY;
+    for (int j = 0; j < pert->ncon; j++) {
+      const mjContact *e = pert->contact + j;
+      if (!same_pair(e->geom1, e->geom2, a, b)) continue;
+      double dd = fabs(c->dist - e->dist);
+      for (int i = 0; i < 3; i++) dd = fmax(dd, fabs(c->pos[i] - e->pos[i]));
+      best = fmin(best, dd);
+    }
+    if (!(best <= 1e-3 * scale)) return 1;
+  }
+  (void)mjm;
+  return 0;
+}
+
+static double maxabs_diff(const real *a, const double *b, int n, double sign) {
+  double e = 0;
+  for (int i = 0; i < n; i++) {
+    double x = fabs((double)a[i] - sign * b[i]);
+    if (!(x <= e)) e = x;
+  }
+  return e;
+}
+
+static int is_mpr_pair(const mjModel *mjm, int g1, int g2) {
+  int t1 = mjm->geom_type[g1], t2 = mjm->geom_type[g2];
+  if (t1 > t2) {
+    int t = t1;
+    t1 = t2;
+    t2 = t;
+  }
+  return mjCOLLISIONFUNC[t1][t2] == mjCOLLISIONFUNC[mjGEOM_ELLIPSOID][mjGEOM_ELLIPSOID];
+}
+
+/* size scale of a pair: the sum of the bounding radii (planes contribute 0) */
+static double pair_scale(const mjModel *mjm, int g1, int g2) {
+  double s = mjm->geom_rbound[g1] + mjm->geom_rbound[g2];
+  return s > 0 ? s : 1;
+}
+
+static void state(rl_vctx *c, rl_vq *q) {
+  const rl_model *m = c->p->m;
+  const mjModel *mjm = c->p->mjm;
+  rl_data *d = c->d;
+  const mjData *mjd = c->mjd;
+  own *o = c->own;
+  /* rigidlab in MuJoCo-compatibility mode for this comparison (restored below) */
+  rl_model *mw = (rl_model *)m;
+  int saved = mw->opt.collision;
+  mw->opt.collision = RL_COLL_MUJOCO;
+  rl_kinematics(m, d);
+  rl_collision(m, d);
+  mw->opt.collision = saved;
+
+  /* a state where MuJoCo's contact buffer overflowed has no reference list: ours keeps the deepest,
+     MuJoCo the first found (counted, reported by fini) */
+  if (mjd->ncon >= mjm->nconmax || d->warning[RL_WARN_CONTACTFULL]) {
+    d->warning[RL_WARN_CONTACTFULL] = 0;
+    o->overflow++;
+    return;
+  }
+  o->compared++;
+  memset(o->used, 0, (size_t)d->ncon);
+  if (o->pert) {
+    for (int i = 0; i < mjm->nq; i++)
+      o->pert->qpos[i] = mjd->qpos[i] + (i % 2 ? 1.0 : -1.0) * 1e-5 * fmax(fabs(mjd->qpos[i]), 1.0);
+    mj_kinematics(mjm, o->pert);
+    mj_collision(mjm, o->pert);
+  }
+  double err[NC], mag[NC];
+  for (int k = 0; k < NC; k++) err[k] = mag[k] = 0;
+  int unmatched = 0, swapped = 0, pairs = 0, flips = 0, flipped_contacts = 0, unstable = 0;
+  unsigned char *skip_mj = o->used + m->nconmax + 1; /* MuJoCo contacts of ill-conditioned pairs */
+  memset(skip_mj, 0, (size_t)mjd->ncon);
+  /* per geom pair (first occurrence on either side): equal counts or a flip */
+  for (int side = 0; side < 2; side++) {
+    int n = side ? d->ncon : mjd->ncon;
+    for (int i = 0; i < n; i++) {
+      int a = side ? d->contact[i].geom1 : mjd->contact[i].geom1, b = side ? d->contact[i].geom2 : mjd->contact[i].geom2;
+      int seen = 0, nmj = 0, nrl = 0;
+      for (int k = 0; k < mjd->ncon; k++) {
+        int x = mjd->contact[k].geom1, y = mjd->contact[k].geom2;
+        if ((x == a && y == b) || (x == b && y == a)) {
+          nmj++;
+          if (!side && k < i) seen = 1;
+        }
+      }
+      for (int k = 0; k < d->ncon; k++) {
+        int x = d->contact[k].geom1, y = d->contact[k].geom2;
+        if ((x == a && y == b) || (x == b && y == a)) {
+          nrl++;
+          if (side && k < i) seen = 1;
+        }
+      }
+      if (side && nmj > 0) seen = 1; /* counted from MuJoCo's side */
+      if (seen) continue;
+      if (o->pert && ill_conditioned(mjm, mjd, o->pert, a, b, pair_scale(mjm, a, b))) {
+        unstable++;
+        for (int k = 0; k < d->ncon; k++)
+          if (same_pair(d->contact[k].geom1, d->contact[k].geom2, a, b)) o->used[k] = 2;
+        for (int k = 0; k < mjd->ncon; k++)
+          if (same_pair(mjd->contact[k].geom1, mjd->contact[k].geom2, a, b)) skip_mj[k] = 1;
+        continue;
+      }
+      pairs++;
+      if (nmj != nrl) {
+        flips++;
+        flipped_contacts += nmj > nrl ? nmj : nrl;
+        for (int k = 0; k < d->ncon; k++) { /* keep them out of the matching */
+          int x = d->contact[k].geom1, y = d->contact[k].geom2;
+          if ((x == a && y == b) || (x == b && y == a)) o->used[k] = 2;
+        }
+      }
+    }
+  }
+  for (int i = 0; i < mjd->ncon; i++) {
+    const mjContact *mc = mjd->contact + i;
+    if (skip_mj[i]) continue;
+    int flipped = 0;
+    for (int k = 0; k < d->ncon && !flipped; k++) {
+      const rl_contact *rc = d->contact + k;
+      flipped = o->used[k] == 2 && ((rc->geom1 == mc->geom1 && rc->geom2 == mc->geom2) ||
+                                    (rc->geom1 == mc->geom2 && rc->geom2 == mc->geom1));
+    }
+    int nmj = 0, nrl = 0;
+    if (!flipped) { /* a pair only MuJoCo has */
+      for (int k = 0; k < d->ncon; k++)
+        nrl += (d->contact[k].geom1 == mc->geom1 && d->contact[k].geom2 == mc->geom2) ||
+               (d->contact[k].geom1 == mc->geom2 && d->contact[k].geom2 == mc->geom1);
+      nmj = 1;
+    }
+    if (flipped || (nmj && !nrl)) continue;
+    int best = -1;
+    double bestd = INFINITY;
+    for (int j = 0; j < d->ncon; j++) {
+      const rl_contact *rc = d->contact + j;
+      if (o->used[j]) continue;
+      if (!((rc->geom1 == mc->geom1 && rc->geom2 == mc->geom2) || (rc->geom1 == mc->geom2 && rc->geom2 == mc->geom1)))
+        continue;
+      double dd = 0;
+      for (int k = 0; k < 3; k++) dd += ((double)rc->pos[k] - mc->pos[k]) * ((double)rc->pos[k] - mc->pos[k]);
+      if (dd < bestd) bestd = dd, best = j;
+    }
+    if (best < 0) {
+      unmatched++;
+      continue;
+    }
+    o->used[best] = 1;
+    const rl_contact *rc = d->contact + best;
+    int swap = rc->geom1 != mc->geom1;
+    swapped += swap;
+    double sign = swap ? -1 : 1, scale = pair_scale(mjm, mc->geom1, mc->geom2);
+    int mpr = is_mpr_pair(mjm, mc->geom1, mc->geom2);
+    double e_dist = fabs((double)rc->dist - mc->dist) / scale;
+    double e_pos = maxabs_diff(rc->pos, mc->pos, 3, 1) / scale;
+    double e_nrm = maxabs_diff(rc->frame, mc->frame, 3, sign);
+    int kd = mpr ? C_DIST_MPR : C_DIST, kp = mpr ? C_POS_MPR : C_POS, kn = mpr ? C_NORMAL_MPR : C_NORMAL;
+    if (mpr) {
+      o->mpr_total++;
+      if (!(e_dist <= 1e-3 && e_pos <= 1e-3 && e_nrm <= 1e-3)) { /* another portal: counted, not compared */
+        o->mpr_branch++;
+        e_dist = e_pos = e_nrm = 0;
+      }
+    }
+    if (!(e_dist <= err[kd])) err[kd] = e_dist;
+    if (!(e_pos <= err[kp])) err[kp] = e_pos;
+    if (!(e_nrm <= err[kn])) err[kn] = e_nrm;
+    mag[kd] = mag[kp] = mag[kn] = 1; /* already relative */
+    if (!mpr && !swap) {
+      double e = maxabs_diff(rc->frame, mc->frame, 9, 1);
+      if (!(e <= err[C_FRAME])) err[C_FRAME] = e;
+      mag[C_FRAME] = 1;
+    }
+    double e = maxabs_diff(rc->friction, mc->friction, 5, 1);
+    if (!(e <= err[C_FRICTION])) err[C_FRICTION] = e;
+    for (int k = 0; k < 5; k++) mag[C_FRICTION] = fmax(mag[C_FRICTION], fabs(mc->friction[k]));
+    e = maxabs_diff(rc->solref, mc->solref, mjNREF, 1);
+    if (!(e <= err[C_SOLREF])) err[C_SOLREF] = e;
+    for (int k = 0; k < mjNREF; k++) mag[C_SOLREF] = fmax(mag[C_SOLREF], fabs(mc->solref[k]));
+    e = maxabs_diff(rc->solimp, mc->solimp, mjNIMP, 1);
+    if (!(e <= err[C_SOLIMP])) err[C_SOLIMP] = e;
+    for (int k = 0; k < mjNIMP; k++) mag[C_SOLIMP] = fmax(mag[C_SOLIMP], fabs(mc->solimp[k]));
+    e = fabs((double)rc->includemargin - mc->includemargin) + fabs((double)rc->dim - mc->dim);
+    if (!(e <= err[C_MARGIN])) err[C_MARGIN] = e;
+    mag[C_MARGIN] = fmax(mag[C_MARGIN], fabs(mc->includemargin));
+  }
+  if (flips && getenv("RL_VERIFY_DEBUG")) {
+    fprintf(stderr, "collision mismatch: ncon ours %d mujoco %d\n", d->ncon, mjd->ncon);
+    for (int i = 0; i < mjd->ncon; i++)
+      fprintf(stderr, "  mj  g%d-g%d dist %.17g pos %.6g %.6g %.6g\n", mjd->contact[i].geom1, mjd->contact[i].geom2,
+              mjd->contact[i].dist, mjd->contact[i].pos[0], mjd->contact[i].pos[1], mjd->contact[i].pos[2]);
+    for (int j = 0; j < d->ncon; j++)
+      fprintf(stderr, "  %s g%d-g%d dist %.17g pos %.6g %.6g %.6g\n", o->used[j] == 1 ? "ok " : "OUR", d->contact[j].geom1,
+              d->contact[j].geom2, (double)d->contact[j].dist, (double)d->contact[j].pos[0], (double)d->contact[j].pos[1],
+              (double)d->contact[j].pos[2]);
+  }
+  (void)unmatched; /* every remaining MuJoCo contact has a partner: the pair counts agree */
+  rl_vq_record(&q[C_NCON], (double)flipped_contacts, 0);
+  rl_vq_record(&q[C_FLIPS], pairs ? (double)flips / pairs : 0, 1);
+  (void)unstable;
+  rl_vq_record(&q[C_BRANCH], o->mpr_total ? (double)o->mpr_branch / (double)o->mpr_total : 0, 1);
+  rl_vq_record(&q[C_ORDER], (double)swapped, 0);
+  for (int k = C_DIST; k < NC; k++) rl_vq_record(&q[k], err[k], mag[k]);
+}
+
+#if defined(RL_REAL_F32)
+/* f32: inputs rounded to float on both sides; MuJoCo computes in double, rigidlab in float */
+static const double tol_f32[NC] = {[C_NCON] = 8.5, [C_FLIPS] = 0.05, [C_ORDER] = 0.5, [C_BRANCH] = 0.08,
+                                   [C_DIST_MPR] = 1e-3, [C_POS_MPR] = 1e-3, [C_NORMAL_MPR] = 1e-3};
+#define TOL tol_f32
+#else
+#define TOL tol_f64
+#endif
+
+const rl_vmodule rl_vmod_collision = {.stage = RL_STAGE_COLLISION, .nq = NC, .names = names, .tol = TOL,
+                                      .absolute = absolute, .last = last, .init = init, .state = state, .fini = fini};

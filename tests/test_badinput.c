@@ -86,7 +86,13 @@ Test(badinput, unknown_opt_key) { expect_bad("sim " SCENE "pendulum.xml --engine
 Test(badinput, bad_engine) { expect_bad("sim " SCENE "pendulum.xml --engine warp", 1, "warp"); }
 Test(badinput, missing_value) { expect_bad("sim " SCENE "pendulum.xml --engine", 0, "--engine"); }
 Test(badinput, unknown_command) { expect_bad("frobnicate", 0, "frobnicate"); }
-Test(badinput, newton_refuses_constrained_model) { expect_bad("sim " SCENE "box_stack.xml --engine newton", 1, "collide"); }
+/* signorini resolution needs the elliptic cone and Newton: refused at build, naming the option */
+Test(badinput, signorini_needs_elliptic_cone) {
+  expect_bad("sim " SCENE "box_stack.xml --engine newton --opt contact_resolution=signorini --opt cone=pyramidal", 1, "elliptic");
+}
+Test(badinput, signorini_needs_newton) {
+  expect_bad("sim " SCENE "box_stack.xml --engine cg --opt contact_resolution=signorini --opt cone=elliptic", 1, "newton");
+}
 Test(badinput, unknown_keyframe) { expect_bad("sim " SCENE "tumbling.xml --engine newton --key nope", 1, "nope"); }
 Test(badinput, unwritable_csv) {
   char msg[4096];

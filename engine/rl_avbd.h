@@ -1,0 +1,149 @@
+/* rl_avbd.h — the AVBD solver in maximal coordinates (seed 001, features A1–A18, A20).
+ *
+ * Every dynamic body is a rigid body at its COM (mass, principal inertia, orientation of its
+ * inertial frame).  Joints and equalities become augmented-Lagrangian rows between bodies; joint
+ * limits, dry friction (frictionloss), damping, armature, stiffness and position servos act on the
+ * joint coordinate inside each body's local 6×6 solve.  The step (A17):
+ *
+ *   rl_avbd_step:  servo targets → contacts (own ground contacts, or rl_avbd_load_contacts) + cache
+ *                  matching + graph coloring → save / warm-start decay / predict → colored block
+ *                  sweeps + dual update → residual test or budget → velocity recovery, diagnostics
+ *
+ * Usage:  am = rl_avbd_build(m, err, n);  rl_avbd_from_generalized(am, m, d);
+ *         loop { d->ctrl = …; rl_avbd_step(am, m, d); }  rl_avbd_to_generalized(am, m, d);
+ * rl_avbd_step reads d->ctrl (servo targets) and nothing else of d unless contacts come from d
+ * (RL_AVBD_CONTACTS_DATA).  The AVBD state (body poses and velocities) lives in rl_avbd and is
+ * the one the step integrates; rl_avbd_to_generalized writes qpos/qvel back (d->time advances in
+ * rl_avbd_step).
+ *
+ * Contacts: RL_AVBD_CONTACTS_GROUND (default) builds ground contacts from the AVBD poses at the
+ * step start: distributed support points (box corners, sphere centres, capsule end caps) of every
+ * geom on a dynamic body against every plane on a static body that passes the contype/conaffinity
+ * filter, within a detection margin.  RL_AVBD_CONTACTS_DATA uses the contacts last loaded by
+ * rl_avbd_load_contacts(am, m, d) from d->contact (the caller runs rl_avbd_to_generalized,
+ * rl_kinematics and rl_collision first, so they describe the AVBD poses).
+ */
+#ifndef RL_AVBD_H
+#define RL_AVBD_H
+
+#include "rl_engine.h"
+#include "rl_avbd_body.h"
+
+enum { RL_AVBD_CONTACTS_GROUND = 0, RL_AVBD_CONTACTS_DATA = 1, RL_AVBD_CONTACTS_NONE = 2 };
+
+/* Solver parameters (set by rl_avbd_build from the precision; change them between steps). */
+typedef struct rl_avbd_param {
+  int iterations;      /* sweep budget per step */
+  int contacts;        /* RL_AVBD_CONTACTS_* */
+  int force_overflow;  /* debug: every body in the overflow (serial) color */
+  real alpha;          /* stabilization C̃ = C − α·C⁰ */
+  real gamma;          /* warm start λ ·= αγ, ρ ·= γ */
+  real beta;           /* penalty growth ρ ← min(ρ + β·ρ₀·|C̃|/ℓ, ρ_max), ℓ = 1 mm or 1 mrad */
+  real rho_init;       /* ρ₀ = rho_init · m_eff/h² (m_eff: the lighter body's mass or inertia) */
+  real rho_max;        /* ρ_max = rho_max · ρ₀ */
+  real tol_lin;        /* convergence: residual of length rows (m) and translation updates */
+  real tol_ang;        /* convergence: residual of angle rows (rad) and rotation updates */
+  real max_dx;         /* clamp of one translation update (m) */
+  real max_dtheta;     /* clamp of one rotation update (rad) */
+  real contact_margin; /* ground contact detection margin (m), added to h·‖v‖·2 */
+} rl_avbd_param;
+
+/* One augmented-Lagrangian row. */
+typedef struct rl_avbd_row {
+  int kind;      /* RL_AVBD_ROW_* */
+  real lambda;   /* multiplier (force or torque) */
+  real rho;      /* penalty */
+  real rho0;     /* lower bound and growth unit (ρ₀ = rho_init·meff/h², set each step) */
+  real meff;     /* mass (kg) or moment of inertia (kg m²) that scales ρ₀ */
+  real c0;       /* C at the step start */
+  real c;        /* stabilized C̃ after the last dual update */
+} rl_avbd_row;
+
+/* One contact point: normal from body a to body b (a = −1: the world); rows n, t1, t2. */
+typedef struct rl_avbd_contact {
+  int a, b;
+  int key[3];          /* cache key: geom a, geom b, support feature (−1 if none) */
+  real rA[3], rB[3];   /* contact points in the COM frames (world point if the body is the world) */
+  real frame[9];       /* n, t1, t2 (frozen within the step) */
+  real mu;
+  real lambda[3], rho[3], rho0;
+  real c0[3], c[3];    /* C at the step start and C̃ after the last dual update */
+  int stick;           /* tangent multiplier inside the disc after the last dual update */
+} rl_avbd_contact;
+
+/* Per-step diagnostics (A20) and KKT residuals of the step's optimization problem. */
+typedef struct rl_avbd_stat {
+  int iterations;          /* sweeps used */
+  int converged;           /* 1: residual test met before the budget */
+  int ncon;                /* contact points */
+  int ncolor;              /* colors used (the overflow color not counted) */
+  int noverflow;           /* bodies in the overflow color */
+  int guarded;             /* guarded Cholesky pivots in the step */
+  real anchor_err;         /* max ‖anchor gap‖ over joints/equalities (m), after the step */
+  real axis_err;           /* max axis/rotation misalignment (rad) */
+  real penetration;        /* max penetration (m) */
+  real dry_residual;       /* max r_f = |λ_f − clip(λ_f + ρ_f Δφ, ±τ_f)|/ρ_f (rad or m) */
+  real update;             /* last sweep's largest ‖δx‖ */
+  real kkt_stationarity;   /* max_i ‖∇E_i + Σ Jᵀλ‖∞ over bodies with the final multipliers (N, N m) */
+  real kkt_primal;         /* max |C̃| of two-sided rows, max(−C̃, 0) of one-sided rows */
+  real kkt_normal_sign;    /* max(λ_n, 0) over contact normals and limits (0: right sign) */
+  real kkt_cone;           /* max(‖λ_t‖ − μ(−λ_n), 0) */
+  real kkt_complementarity;/* max |λ·C̃| over contacts and limits */
+} rl_avbd_stat;
+
+/* The AVBD model and state (one allocation, sized at build). */
+typedef struct rl_avbd {
+  rl_avbd_param prm;
+  int nb;                  /* dynamic bodies (slots 0..nb) */
+  int *body;               /* slot → model body id */
+  int *slot;               /* model body id → slot, −1 static */
+  real *mass, *inertia;    /* [nb], [nb×3] principal inertia of the COM frame */
+  real *iquat;             /* [nb×4] model inertial frame (COM frame in the body frame) */
+  real *ipos;              /* [nb×3] */
+  rl_avbd_pose *pose;      /* [nb] current */
+  real *vel;               /* [nb×6] world (v_com, ω) */
+  real *x0, *q0;           /* step start [nb×3], [nb×4] */
+  real *xp, *qp;           /* prediction */
+  real *dx;                /* [nb×3] x − x⁰ accumulated from the updates (v = dx/h without cancellation) */
+  real *dq;                /* [nb×4] q (q⁰)⁻¹ accumulated from the updates (ω = Log(dq)/h, likewise) */
+  real *I0;                /* [nb×9] frozen world inertia */
+  real *xfrc;              /* [nb×6] external force and torque at the COM (world), set by the user */
+  int njoint;
+  rl_avbd_joint *joint;
+  int nrow;
+  rl_avbd_row *row;
+  int *jadr, *jnum, *jlist; /* body slot → joints (CSR) */
+  /* contacts */
+  int maxcon, ncon, nprev;
+  rl_avbd_contact *con, *prev;
+  int *cadr, *cnum, *clist; /* body slot → contacts (CSR) */
+  /* ground contact generation: geom views relative to the COM frame */
+  real *gpos, *gquat;       /* [ngeom×3], [ngeom×4] */
+  /* coloring */
+  int ncolor;
+  int *color;               /* [nb] color of each slot (ncolor = overflow) */
+  int *order;               /* [nb] slots in sweep order */
+  /* statistics */
+  rl_avbd_stat stat;        /* last step */
+  long steps, exhausted;    /* steps taken, steps that used the whole budget */
+  real time;
+  void *buffer;
+} rl_avbd;
+
+/* Build from the model: refuses (NULL + one-line err) zero-mass or non-positive-inertia dynamic
+   bodies (naming the body), bodies with more than one joint, unsupported equality types. */
+rl_avbd *rl_avbd_build(const rl_model *m, char *err, int errlen);
+void rl_avbd_free(rl_avbd *am);
+/* Body COM poses and world velocities from d->qpos/qvel (rl_kinematics, rl_com_pos, rl_com_vel);
+   resets the multipliers and the contact cache. */
+void rl_avbd_from_generalized(rl_avbd *am, const rl_model *m, rl_data *d);
+/* Joint coordinates and velocities from relative poses (hinge angle unwrapped to the branch nearest
+   the current d->qpos, quaternion sign kept continuous); also writes d->time. */
+void rl_avbd_to_generalized(const rl_avbd *am, const rl_model *m, rl_data *d);
+/* Copy d->contact[0..ncon) into the AVBD contact list (RL_AVBD_CONTACTS_DATA). */
+void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d);
+/* One step of size m->opt.timestep; returns RL_OK or RL_ERR_NUMERIC (non-finite state: the step is
+   undone).  Diagnostics in am->stat. */
+rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d);
+
+#endif

@@ -1,0 +1,354 @@
+/* rl_avbd_body.h — per-body AVBD math shared by the CPU solver (avbd.c) and the CUDA port.
+ *
+ * Header-only, RL_HD (static inline, __host__ __device__ under nvcc), no allocation, no globals.
+ * Conventions of rl_math.h / rl_so3.h: quat (w,x,y,z), mat3 row-major, world-frame rotation
+ * increments: a body's orientation is updated q ← Exp(δθ)·q, so every angular Jacobian below is
+ * with respect to a world-frame δθ.  A body's 6-D increment is δz = (δx, δθ).
+ *
+ * Joint rows (seed 001 §4, A9) between body A (parent, or the world) and body B (child):
+ *   anchor  C = x_A + R_A r_A − x_B − R_B r_B                       (3 rows, m)
+ *   axis    C_k = t_k(A) · a(B),  k = 1, 2, t_k ⊥ a in A            (2 rows, ≈ rad)
+ *   lateral C_k = t_k(A) · (p_B − p_A)                              (2 rows, m; slide)
+ *   rotation C = Log(q_B (q_A q_rel0)⁻¹)                            (3 rows, rad; slide, weld)
+ * and the joint coordinate φ (hinge angle or slide displacement) whose gradient carries the
+ * joint-space terms (limits, dry friction, damping, armature, servo).
+ */
+#ifndef RL_AVBD_BODY_H
+#define RL_AVBD_BODY_H
+
+#include "rl_so3.h"
+
+/* A rigid body pose at its COM (the world is x = 0, q = 1, R = I). */
+typedef struct rl_avbd_pose {
+  real x[3], q[4], R[9];
+} rl_avbd_pose;
+
+/* joint kinds in maximal coordinates */
+enum { RL_AVBD_HINGE = 0, RL_AVBD_SLIDE = 1, RL_AVBD_BALL = 2, RL_AVBD_WELD = 3, RL_AVBD_CONNECT = 4 };
+/* row kinds: two-sided (lin/ang), one-sided bounds on the joint coordinate, dry friction */
+enum { RL_AVBD_ROW_LIN = 0, RL_AVBD_ROW_ANG = 1, RL_AVBD_ROW_LIMLO = 2, RL_AVBD_ROW_LIMHI = 3, RL_AVBD_ROW_DRY = 4 };
+#define RL_AVBD_MAXROW 9 /* 6 two-sided + limit lo + limit hi + dry friction */
+
+/* A maximal-coordinate joint: the geometry of its rows (the multipliers live in rl_avbd_row). */
+typedef struct rl_avbd_joint {
+  int kind;       /* RL_AVBD_* */
+  int a, b;       /* body slots; a = −1 is the world */
+  int jnt, eq;    /* model joint / equality id (−1 if none) */
+  int row, nrow;  /* first row and number of rows (two-sided first, then limits, then dry friction) */
+  int neq;        /* two-sided rows */
+  int lo_row, hi_row, dry_row; /* row index of limit lo/hi and dry friction, −1 if absent */
+  int act;        /* position-servo actuator on this joint, −1 if none */
+  real rA[3], rB[3];   /* anchors in the COM frames of A (world point if a = −1) and B */
+  real axA[3], axB[3]; /* joint axis in A's and B's COM frames */
+  real t1A[3], t2A[3]; /* two unit vectors ⊥ axA in A's frame */
+  real qrel0[4];       /* q_A⁻¹ q_B at the zero of the joint coordinate */
+  real qpos0;          /* the joint coordinate at qrel0 */
+  real range[2];
+  real armature, damping, frictionloss, stiffness, spring;
+  real phi;            /* current coordinate (unwrapped) */
+  real phi_n, dphi_n;  /* coordinate and its rate at the step start */
+} rl_avbd_joint;
+
+/* ------------------------------------------------------------------ 6×6 algebra */
+
+/* H += k·J Jᵀ, g += f·J  (one Gauss–Newton row: energy λC + ½ρC², force f = λ + ρC̃, weight k) */
+RL_HD void rl_avbd_add_row(real H[36], real g[6], const real J[6], real f, real k) {
+  for (int i = 0; i < 6; i++) {
+    g[i] += f * J[i];
+    if (k != 0)
+      for (int j = 0; j < 6; j++) H[6 * i + j] += k * J[i] * J[j];
+  }
+}
+
+/* Guarded Cholesky H = L Lᵀ in place (lower triangle), then δ = −H⁻¹ g.
+ * Guard: a pivot below eps·max diag (not positive definite to working precision) is replaced by
+ * eps·max diag + tiny, so the solve never divides by ≤ 0.  Returns the number of guarded pivots. */
+RL_HD int rl_avbd_chol_solve6(real H[36], const real g[6], real dz[6]) {
+  real dmax = 0;
+  int guarded = 0;
+  for (int i = 0; i < 6; i++) dmax = rl_fmax(dmax, rl_fabs(H[7 * i]));
+  real floor_ = 64 * RL_EPS * dmax + RL_TINY;
+  for (int j = 0; j < 6; j++) {
+    real s = H[7 * j];
+    for (int k = 0; k < j; k++) s -= H[6 * j + k] * H[6 * j + k];
+    if (!(s > floor_)) { s = floor_; guarded++; }
+    real l = rl_sqrt(s);
+    H[7 * j] = l;
+    for (int i = j + 1; i < 6; i++) {
+      real t = H[6 * i + j];
+      for (int k = 0; k < j; k++) t -= H[6 * i + k] * H[6 * j + k];
+      H[6 * i + j] = t / l;
+    }
+  }
+  real y[6];
+  for (int i = 0; i < 6; i++) {
+    real t = -g[i];
+    for (int k = 0; k < i; k++) t -= H[6 * i + k] * y[k];
+    y[i] = t / H[7 * i];
+  }
+  for (int i = 5; i >= 0; i--) {
+    real t = y[i];
+    for (int k = i + 1; k < 6; k++) t -= H[6 * k + i] * dz[k];
+    dz[i] = t / H[7 * i];
+  }
+  return guarded;
+}
+
+/* Clamp a 3-vector to length ≤ cap (keeps its direction); returns the scale applied (≤ 1). */
+RL_HD real rl_avbd_clamp3(real v[3], real cap) {
+  real n = rl_v3_norm(v);
+  if (n > cap) { rl_v3_scale(v, v, cap / n); return cap / n; }
+  return 1;
+}
+
+/* Geometric stiffness, positive diagonal approximation: the energy term f·(Exp(δθ)u) has the
+ * δθ-Hessian G = ½(f uᵀ + u fᵀ) − (f·u)I; K_i += ‖column i of G‖ (AVBD's diagonal lumping). */
+RL_HD void rl_avbd_geo_diag(real K[3], const real f[3], const real u[3]) {
+  real fu = rl_v3_dot(f, u);
+  for (int i = 0; i < 3; i++) {
+    real c0 = (real)0.5 * (f[0] * u[i] + u[0] * f[i]) - (i == 0 ? fu : 0);
+    real c1 = (real)0.5 * (f[1] * u[i] + u[1] * f[i]) - (i == 1 ? fu : 0);
+    real c2 = (real)0.5 * (f[2] * u[i] + u[2] * f[i]) - (i == 2 ? fu : 0);
+    K[i] += rl_sqrt(c0 * c0 + c1 * c1 + c2 * c2);
+  }
+}
+
+/* -------------------------------------------------------------- prediction (A3) */
+
+/* x_p = x + h·v + h²·(g + f/m) */
+RL_HD void rl_avbd_predict_lin(real xp[3], const real x[3], const real v[3], const real grav[3], const real f[3],
+                               real m, real h) {
+  for (int i = 0; i < 3; i++) xp[i] = x[i] + h * v[i] + h * h * (grav[i] + f[i] / m);
+}
+
+/* Rotational prediction.  Body-frame ω_b = Rᵀω, τ_b = Rᵀτ, J = diag(I_b):
+ *   implicit gyroscopic step (one Newton iteration on J(ω' − ω_b) + h ω'×Jω' = hτ_b at ω' = ω_b):
+ *   (J + h([ω_b]× J − [Jω_b]×)) Δ = h(τ_b − ω_b × Jω_b),  ω' = ω_b + Δ;
+ *   q_p = Exp(h·R ω')·q.  Returns the predicted world angular velocity in wp. */
+RL_HD void rl_avbd_predict_rot(real qp[4], real wp[3], const real q[4], const real R[9], const real w[3],
+                               const real Ib[3], const real tau[3], real h) {
+  real wb[3], tb[3], Jw[3], rhs[3], A[9];
+  rl_m3_tmulv(wb, R, w);
+  rl_m3_tmulv(tb, R, tau);
+  for (int i = 0; i < 3; i++) Jw[i] = Ib[i] * wb[i];
+  real c[3];
+  rl_v3_cross(c, wb, Jw);
+  for (int i = 0; i < 3; i++) rhs[i] = h * (tb[i] - c[i]);
+  real W[9], P[9];
+  rl_m3_hat(W, wb);
+  rl_m3_hat(P, Jw);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) A[3 * i + j] = (i == j ? Ib[i] : 0) + h * (W[3 * i + j] * Ib[j] - P[3 * i + j]);
+  /* 3×3 solve by Cramer's rule (A is I_b + O(h), well conditioned) */
+  real det = A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) + A[2] * (A[3] * A[7] - A[4] * A[6]);
+  real inv[9];
+  inv[0] = (A[4] * A[8] - A[5] * A[7]) / det; inv[1] = (A[2] * A[7] - A[1] * A[8]) / det; inv[2] = (A[1] * A[5] - A[2] * A[4]) / det;
+  inv[3] = (A[5] * A[6] - A[3] * A[8]) / det; inv[4] = (A[0] * A[8] - A[2] * A[6]) / det; inv[5] = (A[2] * A[3] - A[0] * A[5]) / det;
+  inv[6] = (A[3] * A[7] - A[4] * A[6]) / det; inv[7] = (A[1] * A[6] - A[0] * A[7]) / det; inv[8] = (A[0] * A[4] - A[1] * A[3]) / det;
+  real dw[3], wn[3], hw[3];
+  rl_m3_mulv(dw, inv, rhs);
+  rl_v3_add(wn, wb, dw);
+  rl_m3_mulv(wp, R, wn);
+  rl_v3_scale(hw, wp, h);
+  rl_q_boxplus(qp, hw, q);
+}
+
+/* ------------------------------------------------------------ inertia energy (A4) */
+
+/* E = m/(2h²)‖x − x_p‖² + 1/(2h²) θᵀ I₀ θ,  θ = Log(q q_p⁻¹);  θ(δθ) ≈ θ + Jl⁻¹(θ) δθ, so
+ * g = [m/h² (x − x_p) ; Jl⁻¹ᵀ I₀ θ / h²],  H = blkdiag(m/h² I, Jl⁻¹ᵀ I₀ Jl⁻¹ / h²).
+ * H and g are overwritten. */
+RL_HD void rl_avbd_inertia(real H[36], real g[6], real m, const real I0[9], const rl_avbd_pose *p, const real xp[3],
+                           const real qp[4], real h) {
+  real ih2 = 1 / (h * h), th[3], Ji[9], It[3], IJ[9];
+  for (int i = 0; i < 36; i++) H[i] = 0;
+  for (int i = 0; i < 3; i++) {
+    g[i] = m * ih2 * (p->x[i] - xp[i]);
+    H[7 * i] = m * ih2;
+  }
+  rl_q_boxminus(th, p->q, qp);
+  rl_so3_jl_inv(Ji, th);
+  rl_m3_mulv(It, I0, th);
+  real gr[3];
+  rl_m3_tmulv(gr, Ji, It);
+  for (int i = 0; i < 3; i++) g[3 + i] = ih2 * gr[i];
+  rl_m3_mul(IJ, I0, Ji);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      real s = 0;
+      for (int k = 0; k < 3; k++) s += Ji[3 * k + i] * IJ[3 * k + j];
+      H[6 * (3 + i) + 3 + j] = ih2 * s;
+    }
+}
+
+/* ------------------------------------------------------------------ joint rows */
+
+/* world point of a body-fixed point r: p = x + R r (u = R r returned too) */
+RL_HD void rl_avbd_point(real p[3], real u[3], const rl_avbd_pose *P, const real r[3]) {
+  rl_m3_mulv(u, P->R, r);
+  rl_v3_add(p, P->x, u);
+}
+
+/* Anchor rows C = p_A − p_B, p = x + R r:  J_A = [I, −[R_A r_A]×],  J_B = [−I, [R_B r_B]×]
+ * (row k of −[u]× is (e_k × u)ᵀ... written out: d(R r) = δθ × (R r)). */
+RL_HD void rl_avbd_anchor_rows(real C[3], real JA[][6], real JB[][6], const rl_avbd_pose *A, const rl_avbd_pose *B,
+                               const real rA[3], const real rB[3], real uA[3], real uB[3]) {
+  real pA[3], pB[3];
+  rl_avbd_point(pA, uA, A, rA);
+  rl_avbd_point(pB, uB, B, rB);
+  rl_v3_sub(C, pA, pB);
+  for (int k = 0; k < 3; k++) {
+    real e[3] = {0, 0, 0}, c[3];
+    e[k] = 1;
+    /* ∂C_k/∂δθ_A = u_A × e_k (since e_k·(δθ × u) = δθ·(u × e_k)) */
+    rl_v3_cross(c, uA, e);
+    for (int i = 0; i < 3; i++) { JA[k][i] = e[i]; JA[k][3 + i] = c[i]; }
+    rl_v3_cross(c, uB, e);
+    for (int i = 0; i < 3; i++) { JB[k][i] = -e[i]; JB[k][3 + i] = -c[i]; }
+  }
+}
+
+/* Axis rows C_k = t_k · a,  t_k = R_A t_kA, a = R_B axB:
+ * ∂/∂δθ_A = t_k × a,  ∂/∂δθ_B = a × t_k (translations do not enter). */
+RL_HD void rl_avbd_axis_rows(real C[2], real JA[][6], real JB[][6], const rl_avbd_pose *A, const rl_avbd_pose *B,
+                             const rl_avbd_joint *jt, real t[2][3], real a[3]) {
+  rl_m3_mulv(t[0], A->R, jt->t1A);
+  rl_m3_mulv(t[1], A->R, jt->t2A);
+  rl_m3_mulv(a, B->R, jt->axB);
+  for (int k = 0; k < 2; k++) {
+    real c[3];
+    C[k] = rl_v3_dot(t[k], a);
+    rl_v3_cross(c, t[k], a);
+    for (int i = 0; i < 3; i++) { JA[k][i] = 0; JA[k][3 + i] = c[i]; JB[k][i] = 0; JB[k][3 + i] = -c[i]; }
+  }
+}
+
+/* Lateral rows of a slide C_k = t_k · (p_B − p_A):
+ * ∂/∂x_B = t_k, ∂/∂δθ_B = (R_B r_B) × t_k, ∂/∂x_A = −t_k, ∂/∂δθ_A = t_k × (p_B − x_A). */
+RL_HD void rl_avbd_lateral_rows(real C[2], real JA[][6], real JB[][6], const rl_avbd_pose *A, const rl_avbd_pose *B,
+                                const rl_avbd_joint *jt) {
+  real pA[3], pB[3], uA[3], uB[3], d[3], e[3], t[2][3];
+  rl_avbd_point(pA, uA, A, jt->rA);
+  rl_avbd_point(pB, uB, B, jt->rB);
+  rl_v3_sub(d, pB, pA);
+  rl_v3_sub(e, pB, A->x);
+  rl_m3_mulv(t[0], A->R, jt->t1A);
+  rl_m3_mulv(t[1], A->R, jt->t2A);
+  for (int k = 0; k < 2; k++) {
+    real cb[3], ca[3];
+    C[k] = rl_v3_dot(t[k], d);
+    rl_v3_cross(cb, uB, t[k]);
+    rl_v3_cross(ca, t[k], e);
+    for (int i = 0; i < 3; i++) { JA[k][i] = -t[k][i]; JA[k][3 + i] = ca[i]; JB[k][i] = t[k][i]; JB[k][3 + i] = cb[i]; }
+  }
+}
+
+/* Rotation rows C = Log(q_B (q_A q_rel0)⁻¹):  ∂C/∂δθ_B = Jl⁻¹(C),  ∂C/∂δθ_A = −Jr⁻¹(C). */
+RL_HD void rl_avbd_rot_rows(real C[3], real JA[][6], real JB[][6], const rl_avbd_pose *A, const rl_avbd_pose *B,
+                            const real qrel0[4]) {
+  real qa[4], Jl[9], Jr[9];
+  rl_q_mul(qa, A->q, qrel0);
+  rl_q_boxminus(C, B->q, qa);
+  rl_so3_jl_inv(Jl, C);
+  rl_so3_jr_inv(Jr, C);
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < 3; i++) {
+      JA[k][i] = 0; JB[k][i] = 0;
+      JA[k][3 + i] = -Jr[3 * k + i];
+      JB[k][3 + i] = Jl[3 * k + i];
+    }
+}
+
+/* wrap an angle into (−π, π] */
+RL_HD real rl_avbd_wrap(real a) {
+  while (a > RL_PI) a -= 2 * RL_PI;
+  while (a <= -RL_PI) a += 2 * RL_PI;
+  return a;
+}
+
+/* Joint coordinate φ and its gradient (dA, dB over (δx, δθ) of A and B).
+ * hinge: r = q_rel0⁻¹ q_A⁻¹ q_B = Rot(axB, φ − φ₀); φ = φ₀ + 2·atan2(r_v·axB, r_w), unwrapped to the
+ *        branch nearest `near`; ∂φ/∂δθ_B = a = R_B axB, ∂φ/∂δθ_A = −a.
+ * slide: φ = φ₀ + a·(p_B − p_A), a = R_A axA; gradient as the lateral rows with t = a. */
+RL_HD real rl_avbd_joint_coord(const rl_avbd_joint *jt, const rl_avbd_pose *A, const rl_avbd_pose *B, real near,
+                               real dA[6], real dB[6]) {
+  if (jt->kind == RL_AVBD_HINGE) {
+    real c[4], t[4], r[4], a[3];
+    rl_q_conj(c, jt->qrel0);
+    rl_q_conj(t, A->q);
+    rl_q_mul(r, c, t);
+    rl_q_mul(r, r, B->q);
+    real s = r[1] * jt->axB[0] + r[2] * jt->axB[1] + r[3] * jt->axB[2];
+    real phi = jt->qpos0 + 2 * rl_atan2(s, r[0]);
+    phi = near + rl_avbd_wrap(phi - near);
+    rl_m3_mulv(a, B->R, jt->axB);
+    for (int i = 0; i < 3; i++) { dA[i] = 0; dB[i] = 0; dA[3 + i] = -a[i]; dB[3 + i] = a[i]; }
+    return phi;
+  }
+  real pA[3], pB[3], uA[3], uB[3], d[3], e[3], a[3], cb[3], ca[3];
+  rl_avbd_point(pA, uA, A, jt->rA);
+  rl_avbd_point(pB, uB, B, jt->rB);
+  rl_v3_sub(d, pB, pA);
+  rl_v3_sub(e, pB, A->x);
+  rl_m3_mulv(a, A->R, jt->axA);
+  rl_v3_cross(cb, uB, a);
+  rl_v3_cross(ca, a, e);
+  for (int i = 0; i < 3; i++) { dA[i] = -a[i]; dA[3 + i] = ca[i]; dB[i] = a[i]; dB[3 + i] = cb[i]; }
+  return jt->qpos0 + rl_v3_dot(a, d);
+}
+
+/* All two-sided rows of a joint (C[0..neq), JA, JB), plus the side-`side` geometric-stiffness
+ * diagonal for forces f[0..neq) when K != NULL (side 0: A, 1: B).
+ *   hinge: 3 anchor + 2 axis;  slide: 2 lateral + 3 rotation;  ball, connect: 3 anchor;
+ *   weld: 3 anchor + 3 rotation. */
+RL_HD int rl_avbd_joint_rows(const rl_avbd_joint *jt, const rl_avbd_pose *A, const rl_avbd_pose *B, real C[6],
+                             real JA[][6], real JB[][6], const real *f, int side, real K[3]) {
+  real uA[3], uB[3];
+  switch (jt->kind) {
+    case RL_AVBD_HINGE: {
+      real t[2][3], a[3];
+      rl_avbd_anchor_rows(C, JA, JB, A, B, jt->rA, jt->rB, uA, uB);
+      rl_avbd_axis_rows(C + 3, JA + 3, JB + 3, A, B, jt, t, a);
+      if (K) {
+        rl_avbd_geo_diag(K, f, side == 0 ? uA : uB);
+        for (int k = 0; k < 2; k++) {
+          real fv[3];
+          if (side == 0) { rl_v3_scale(fv, a, f[3 + k]); rl_avbd_geo_diag(K, fv, t[k]); }
+          else { rl_v3_scale(fv, t[k], f[3 + k]); rl_avbd_geo_diag(K, fv, a); }
+        }
+      }
+      return 5;
+    }
+    case RL_AVBD_SLIDE:
+      rl_avbd_lateral_rows(C, JA, JB, A, B, jt);
+      rl_avbd_rot_rows(C + 2, JA + 2, JB + 2, A, B, jt->qrel0);
+      return 5;
+    case RL_AVBD_BALL:
+    case RL_AVBD_CONNECT:
+      rl_avbd_anchor_rows(C, JA, JB, A, B, jt->rA, jt->rB, uA, uB);
+      if (K) rl_avbd_geo_diag(K, f, side == 0 ? uA : uB);
+      return 3;
+    default: /* weld */
+      rl_avbd_anchor_rows(C, JA, JB, A, B, jt->rA, jt->rB, uA, uB);
+      rl_avbd_rot_rows(C + 3, JA + 3, JB + 3, A, B, jt->qrel0);
+      if (K) rl_avbd_geo_diag(K, f, side == 0 ? uA : uB);
+      return 6;
+  }
+}
+
+/* ------------------------------------------------------------ bounded projections */
+
+/* λ⁺ = min(t, 0) (normal rows, one-sided limits: λ ≤ 0 with C ≥ 0) */
+RL_HD real rl_avbd_proj_neg(real t) { return t < 0 ? t : 0; }
+/* clip(t, −b, b) (dry friction with torque budget b) */
+RL_HD real rl_avbd_clip(real t, real b) { return t > b ? b : (t < -b ? -b : t); }
+/* Coulomb disc: t ← t·min(1, r/‖t‖) (t = 0 stays 0); returns 1 if t was inside (sticking) */
+RL_HD int rl_avbd_proj_disc(real t[2], real r) {
+  real n = rl_sqrt(t[0] * t[0] + t[1] * t[1]);
+  if (n <= r) return 1;
+  real s = r > 0 ? r / n : 0;
+  t[0] *= s; t[1] *= s;
+  return 0;
+}
+
+#endif
