@@ -65,13 +65,50 @@ static int view_finite(const rl_geomview *g) {
 
 /* ================================================================ support functions */
 
+/* Hull vertex of mesh view g maximizing d·v (d in the geom frame), as MuJoCo 2.2.2's mjccd_support.
+ * With a hull graph: hill climbing from hull vertex 0 (no warm start: 2.2.2 starts every call
+ * there); a pass scans the neighbours of the pass's starting vertex in edge order and moves the best
+ * to any neighbour strictly better than the best so far (the scan goes on over the same list); passes
+ * repeat until one changes nothing.  Ties keep the vertex reached first.  On a convex hull a vertex
+ * that is not a maximum has a strictly better neighbour, so the climb ends at a maximum.  Without a
+ * graph: the first maximum in index order (dots must beat −1e10, as MuJoCo's).  Every loop is
+ * bounded by nvert (each changing pass strictly raises the best dot).  −1 if there are no vertices. */
+static int mesh_support_index(const rl_geomview *g, const real d[3]) {
+  const real *vert = g->vert;
+  int n = g->nvert, best = -1;
+  if (!vert || n < 1) return -1;
+  if (!g->graph) {
+    real bestdot = (real)-1e10;
+    for (int i = 0; i < n; i++) {
+      const real *v = vert + 3 * i;
+      real dot = d[0] * v[0] + d[1] * v[1] + d[2] * v[2];
+      if (dot > bestdot) { bestdot = dot; best = i; }
+    }
+    return best;
+  }
+  const int *graph = g->graph;
+  best = 0;
+  real bestdot = d[0] * vert[0] + d[1] * vert[1] + d[2] * vert[2];
+  for (int pass = 0; pass <= n; pass++) {
+    const int *nb = graph + graph[best];
+    int change = 0;
+    for (int j = 0; j < n && nb[j] >= 0 && nb[j] < n; j++) {
+      const real *v = vert + 3 * nb[j];
+      real dot = d[0] * v[0] + d[1] * v[1] + d[2] * v[2];
+      if (dot > bestdot) { bestdot = dot; best = nb[j]; change = 1; }
+    }
+    if (!change) break;
+  }
+  return best;
+}
+
 /* Support point in the geom frame for local direction d (d unit for the round shapes):
  *   sphere     s = r·d
  *   capsule    s = r·d + sign(d_z)·h·e_z
  *   ellipsoid  s = S·(S d)/‖S d‖,  S = diag(size)
  *   cylinder   s = r·(d_x, d_y)/‖(d_x, d_y)‖ + sign(d_z)·h·e_z   (radial part 0 when ‖(d_x,d_y)‖ ≤ mjMINVAL)
  *   box        s_i = sign(d_i)·size_i
- *   mesh       s = argmax_v d·v over the hull vertices (first maximum)
+ *   mesh       s = argmax_v d·v over the hull vertices (MuJoCo's hill climbing, see mesh_support_index)
  * sign(0) = 0 as MuJoCo's mju_sign. */
 static void support_local(const rl_geomview *g, const real d[3], real s[3]) {
   const real *size = g->size;
@@ -103,13 +140,7 @@ static void support_local(const rl_geomview *g, const real d[3], real s[3]) {
     for (int i = 0; i < 3; i++) s[i] = sign0(d[i]) * size[i];
     break;
   case RL_GEOM_MESH: {
-    int best = -1;
-    real bestdot = (real)-1e10;
-    for (int i = 0; i < g->nvert; i++) {
-      const real *v = g->vert + 3 * i;
-      real dot = d[0] * v[0] + d[1] * v[1] + d[2] * v[2];
-      if (dot > bestdot) { bestdot = dot; best = i; }
-    }
+    int best = mesh_support_index(g, d);
     if (best < 0) rl_v3_zero(s);
     else rl_v3_copy(s, g->vert + 3 * best);
     break;

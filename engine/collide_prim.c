@@ -222,16 +222,42 @@ static void ellipsoid_support(real res[3], const real u[3], const real s[3]) {
   for (int i = 0; i < 3; i++) res[i] *= s[i];
 }
 
-/* first hull vertex (in index order) maximizing u·v; −1 if none */
-static int mesh_support_index(const real *vert, int nvert, const real u[3]) {
-  real best = (real)-1e10;
-  int ibest = -1;
-  for (int i = 0; i < nvert; i++) {
-    real vdot = u[0] * vert[3 * i] + u[1] * vert[3 * i + 1] + u[2] * vert[3 * i + 2];
-    if (vdot > best) {
-      best = vdot;
-      ibest = i;
+/* Hull vertex of mesh view g maximizing u·v (u in the geom frame), as MuJoCo 2.2.2's mjccd_support
+ * (the same routine as collide_convex.c's): with a hull graph, hill climbing from hull vertex 0, each
+ * pass scanning the pass's starting vertex's neighbours in edge order and taking any strictly better
+ * one, until a pass changes nothing; without a graph, the first maximum in index order (above −1e10).
+ * Loops bounded by nvert.  −1 if there are no vertices. */
+static int mesh_support_index(const rl_geomview *g, const real u[3]) {
+  const real *vert = g->vert;
+  int n = g->nvert, ibest = -1;
+  if (!vert || n < 1) return -1;
+  if (!g->graph) {
+    real best = (real)-1e10;
+    for (int i = 0; i < n; i++) {
+      real vdot = u[0] * vert[3 * i] + u[1] * vert[3 * i + 1] + u[2] * vert[3 * i + 2];
+      if (vdot > best) {
+        best = vdot;
+        ibest = i;
+      }
     }
+    return ibest;
+  }
+  const int *graph = g->graph;
+  ibest = 0;
+  real best = u[0] * vert[0] + u[1] * vert[1] + u[2] * vert[2];
+  for (int pass = 0; pass <= n; pass++) {
+    const int *nb = graph + graph[ibest];
+    int change = 0;
+    for (int j = 0; j < n && nb[j] >= 0 && nb[j] < n; j++) {
+      const real *v = vert + 3 * nb[j];
+      real vdot = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+      if (vdot > best) {
+        best = vdot;
+        ibest = nb[j];
+        change = 1;
+      }
+    }
+    if (!change) break;
   }
   return ibest;
 }
@@ -255,9 +281,9 @@ static int plane_mesh_extra(rl_contact *c, const real v[3], const real pos1[3], 
 
 /* Plane vs ellipsoid or mesh (mjc_PlaneConvex): the support point w of g2 in direction −n;
  * d = (w − p1)·n, contact iff d ≤ margin, pos = w − (d/2) n.  Mesh: up to two more hull vertices v
- * (index order, the support vertex skipped) with −n·R2 v > (c2 − p1)·n − margin, i.e. within the
- * margin, each farther than 0.3·rbound from the first point.  This is MuJoCo's path for a mesh without
- * an adjacency graph; with a graph MuJoCo visits only the support vertex's hull neighbours. */
+ * with −n·R2 v > (c2 − p1)·n − margin, i.e. within the margin, each farther than 0.3·rbound from the
+ * first point, taken as MuJoCo does: with a hull graph from the support vertex's neighbours in edge
+ * order; without one from all vertices in index order, the support vertex skipped. */
 int rl_collide_plane_convex(RL_NARROW_ARGS) {
   (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
   if (!view_finite(g1) || !view_finite(g2)) return 0;
@@ -271,7 +297,7 @@ int rl_collide_plane_convex(RL_NARROW_ARGS) {
     if (!g2->vert || g2->nvert <= 0) return 0;
     for (int i = 0; i < 3 * g2->nvert; i++)
       if (!rl_isfinite(g2->vert[i])) return 0;
-    ibest = mesh_support_index(g2->vert, g2->nvert, u);
+    ibest = mesh_support_index(g2, u);
     if (ibest < 0) return 0;
     rl_v3_copy(res, g2->vert + 3 * ibest);
   } else {
@@ -294,6 +320,15 @@ int rl_collide_plane_convex(RL_NARROW_ARGS) {
   rl_v3_sub(dif, pos2, pos1);
   real threshold = rl_v3_dot(normal, dif) - margin;
   const real *vert = g2->vert;
+  if (g2->graph) {
+    const int *nb = g2->graph + g2->graph[ibest];
+    for (int j = 0; j < g2->nvert && nb[j] >= 0 && nb[j] < g2->nvert && count < 3; j++) {
+      const real *v = vert + 3 * nb[j];
+      real vdot = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+      if (vdot > threshold) count += plane_mesh_extra(&con[count], v, pos1, normal, g2, con[0].pos);
+    }
+    return complete_frames(con, count);
+  }
   for (int i = 0; i < g2->nvert && count < 3; i++) {
     real vdot = u[0] * vert[3 * i] + u[1] * vert[3 * i + 1] + u[2] * vert[3 * i + 2];
     if (vdot > threshold && i != ibest)

@@ -158,7 +158,7 @@ int rl_cmd_verify(const rl_verify_args *a) {
   int on[NMOD];
   for (int i = 0; i < NMOD; i++) {
     first[i] = nrow;
-    on[i] = (a->stages >> modules[i]->stage) & 1u;
+    on[i] = ((a->stages >> modules[i]->stage) & 1u) && modules[i]->nq > 0; /* no rows in this precision */
     if (on[i]) nrow += modules[i]->nq;
   }
   quantity *q = calloc((size_t)nrow, sizeof *q);

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <mujoco/mujoco.h>
+#include "rl_import.h"
 #include "rl_narrow.h"
 #include "rl_math.h"
 
@@ -111,7 +112,7 @@ typedef struct pair_case {
   const char *name;
   int t1, t2;
   rl_collide_fn fn;
-  int nograph; /* mesh: force MuJoCo's graph-less vertex search (what the view carries) */
+  int nograph; /* mesh: drop MuJoCo's hull graph (both sides search all vertices) */
   int first_only;
 } pair_case;
 
@@ -121,8 +122,8 @@ static const pair_case PAIRS[] = {
   {"plane_cylinder", mjGEOM_PLANE, mjGEOM_CYLINDER, rl_collide_plane_cylinder, 0, 0},
   {"plane_box", mjGEOM_PLANE, mjGEOM_BOX, rl_collide_plane_box, 0, 0},
   {"plane_ellipsoid", mjGEOM_PLANE, mjGEOM_ELLIPSOID, rl_collide_plane_convex, 0, 0},
-  {"plane_mesh", mjGEOM_PLANE, mjGEOM_MESH, rl_collide_plane_convex, 1, 0},
-  {"plane_mesh_graph(first)", mjGEOM_PLANE, mjGEOM_MESH, rl_collide_plane_convex, 0, 1},
+  {"plane_mesh", mjGEOM_PLANE, mjGEOM_MESH, rl_collide_plane_convex, 0, 0},
+  {"plane_mesh_nograph", mjGEOM_PLANE, mjGEOM_MESH, rl_collide_plane_convex, 1, 0},
   {"sphere_sphere", mjGEOM_SPHERE, mjGEOM_SPHERE, rl_collide_sphere_sphere, 0, 0},
   {"sphere_capsule", mjGEOM_SPHERE, mjGEOM_CAPSULE, rl_collide_sphere_capsule, 0, 0},
   {"sphere_box", mjGEOM_SPHERE, mjGEOM_BOX, rl_collide_sphere_box, 0, 0},
@@ -238,7 +239,8 @@ static void scene_set(mj_scene *s, const geom_in *a, const geom_in *b, double ma
 }
 
 /* our view of a geom (arrays live in the caller) */
-static void make_view(rl_geomview *v, const geom_in *g, real pos[3], real mat[9], const real *vert, int nvert) {
+static void make_view(rl_geomview *v, const geom_in *g, real pos[3], real mat[9], const real *vert, int nvert,
+                      const int *graph) {
   v->type = g->type;
   for (int i = 0; i < 3; i++) { v->size[i] = (real)g->size[i]; pos[i] = (real)g->pos[i]; }
   for (int i = 0; i < 9; i++) mat[i] = (real)g->mat[i];
@@ -247,6 +249,7 @@ static void make_view(rl_geomview *v, const geom_in *g, real pos[3], real mat[9]
   v->vert = vert;
   v->nvert = nvert;
   v->rbound = (real)g->rbound;
+  v->graph = graph;
 }
 
 /* raw MuJoCo pair function, box–box repeated positions removed as in mj_collideGeoms */
@@ -375,14 +378,22 @@ static pair_stat run_pair(const pair_case *pc, int *printed, pair_stat *gen) {
   pair_stat all = {0, 0, 0, 0, 0, 0, 0, 0};
   *gen = all;
   mj_scene s = scene_load(pc->t1, pc->t2);
-  real vert[3 * 64];
+  /* the mesh as rigidlab's model holds it (rl_import_mjmodel): hull vertices in MuJoCo's hull order
+     and the hull graph (none when MuJoCo's is dropped: then all vertices, in MuJoCo's order) */
+  const real *vert = NULL;
+  const int *graph = NULL;
+  rl_model *rm = NULL;
   int nvert = 0, mesh = -1;
   if (pc->t2 == mjGEOM_MESH) {
     mesh = s.m->geom_dataid[s.g2];
-    nvert = s.m->mesh_vertnum[mesh];
-    cr_assert(nvert <= 64);
-    for (int i = 0; i < 3 * nvert; i++) vert[i] = (real)s.m->mesh_vert[3 * s.m->mesh_vertadr[mesh] + i];
     if (pc->nograph) s.m->mesh_graphadr[mesh] = -1;
+    char err[500] = "";
+    rm = rl_import_mjmodel(s.m, NULL, pc->name, err, sizeof err);
+    cr_assert(rm != NULL, "import: %s", err);
+    vert = rm->mesh_vert + 3 * rm->mesh_vertadr[mesh];
+    nvert = rm->mesh_vertnum[mesh];
+    if (rm->mesh_graphadr[mesh] >= 0) graph = rm->mesh_graph + rm->mesh_graphadr[mesh];
+    cr_assert((graph != NULL) == !pc->nograph, "%s: hull graph %s", pc->name, graph ? "present" : "missing");
   }
   rng_state = 12345u + 977u * (uint64_t)(pc->t1 * 8 + pc->t2) + (uint64_t)pc->nograph;
   for (int icase = 0; icase < NCASE; icase++) {
@@ -399,8 +410,8 @@ static pair_stat run_pair(const pair_case *pc, int *printed, pair_stat *gen) {
 
     rl_geomview v1, v2;
     real p1[3], m1[9], p2[3], m2[9];
-    make_view(&v1, &a, p1, m1, NULL, 0);
-    make_view(&v2, &b, p2, m2, mesh >= 0 ? vert : NULL, nvert);
+    make_view(&v1, &a, p1, m1, NULL, 0, NULL);
+    make_view(&v2, &b, p2, m2, vert, nvert, graph);
     rl_contact con[RL_MAXCONPAIR];
     int n = pc->fn(&v1, &v2, (real)margin, RL_COLL_MUJOCO, 50, (real)1e-6, con);
     st.ncase++;
@@ -459,6 +470,7 @@ static pair_stat run_pair(const pair_case *pc, int *printed, pair_stat *gen) {
     }
   }
 #undef st
+  if (rm) rl_model_free(rm);
   scene_free(&s);
   /* all = every mode: merge the well-conditioned ones in */
   all.dist = fmax(all.dist, gen->dist); all.pos = fmax(all.pos, gen->pos); all.frame = fmax(all.frame, gen->frame);
@@ -520,8 +532,8 @@ Test(narrow, nonfinite_pose_gives_no_contact) {
     real p1[3] = {0, 0, 0}, p2[3] = {0, 0, (real)0.1}, m1[9], m2[9];
     rl_m3_identity(m1);
     rl_m3_identity(m2);
-    rl_geomview a = {pc->t1, {1, 1, 1}, p1, m1, NULL, 0, 2};
-    rl_geomview b = {pc->t2, {1, 1, 1}, p2, m2, pc->t2 == mjGEOM_MESH ? vert : NULL, 4, 2};
+    rl_geomview a = {pc->t1, {1, 1, 1}, p1, m1, NULL, 0, 2, NULL};
+    rl_geomview b = {pc->t2, {1, 1, 1}, p2, m2, pc->t2 == mjGEOM_MESH ? vert : NULL, 4, 2, NULL};
     rl_contact con[RL_MAXCONPAIR];
     int n0 = pc->fn(&a, &b, 0, RL_COLL_MUJOCO, 50, (real)1e-6, con);
     cr_expect(n0 > 0, "%s: overlapping geoms must touch", pc->name);
