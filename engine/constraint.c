@@ -537,8 +537,7 @@ void rl_solimp_impedance(const real solimp[5], real pos, real margin, real *imp,
      standard (timeconst τ > 0, dampratio ζ > 0): K = 1/(dmax²·τ²·ζ²), B = 2/(dmax·τ);
      direct (−stiffness, −damping):               K = −solref[0]/dmax², B = −solref[1]/dmax;
    friction rows (frictionloss, elliptic tangential) have K = 0.  solref as returned by sol_params. */
-void rl_solref_kb(const rl_model *m, const real solref[2], real dmax, int friction, real *K, real *B) {
-  (void)m;
+void rl_solref_kb(const real solref[2], real dmax, int friction, real *K, real *B) {
   if (friction) *K = 0;
   else if (solref[0] > 0) *K = 1 / rl_fmax(RL_MINVAL, dmax * dmax * solref[0] * solref[0] * solref[1] * solref[1]);
   else *K = -solref[0] / rl_fmax(RL_MINVAL, dmax * dmax);
@@ -580,7 +579,7 @@ void rl_make_impedance(const rl_model *m, rl_data *d) {
       int r = i + j, tp = d->efc_type[r];
       R[r] = rl_fmax(RL_MINVAL, (1 - imp) * d->efc_diagApprox[r] / imp);
       int friction = tp == RL_CNSTR_FRICTION_DOF || (tp == RL_CNSTR_CONTACT_ELLIPTIC && j > 0);
-      rl_solref_kb(m, solref, solimp[1], friction, KBIP + 4 * r, KBIP + 4 * r + 1);
+      rl_solref_kb(solref, solimp[1], friction, KBIP + 4 * r, KBIP + 4 * r + 1);
       KBIP[4 * r + 2] = imp;
       KBIP[4 * r + 3] = impP;
     }

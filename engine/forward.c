@@ -1,16 +1,36 @@
-/* forward.c — the whole pipeline with constraints (see rl_engine.h). */
+/* forward.c — the whole pipeline with constraints (see rl_engine.h).
+ *
+ * Two paths give the same q̈ to rounding:
+ *   factored   rl_fwd_position (… rl_crb → rl_factor_m) → collision → velocity → actuation → rl_smooth_acc
+ *              (qLD) → rows → solver with qM/qLD;  Euler's damping by an LᵀDL of M + h·diag(b).
+ *   recursive  kinematics → com_pos → collision → velocity → actuation → rows → qacc_smooth by the
+ *              articulated-body recursion → solver with every M·v / M⁻¹·v / H⁻¹·v a recursion on
+ *              cinert/cdof (Newton's H by ABA) → Euler's damping by ABA with armature + h·b.  O(nv) per
+ *              product: M (crb, qM, qLD) is never formed, and those fields keep stale values.
+ * The recursive path runs when the options allow it (CG, or Newton not forced to a Cholesky by
+ * newton_factor = dense | skyline) and either newton_factor = aba forces it or the tree is deep enough
+ * that it pays (rl_recursive_pays: Σ_k depth_k² > 60·nv; measured f64 step, ns, factored / recursive
+ * with limits active: chain8 3950 / 4170, chain16 9900 / 8000, chain32 34500 / 15000; humanoid
+ * (Σ depth²/nv = 20) and humanoid100 stay factored).  When the solve refuses it (a row ABA cannot
+ * carry under Newton) the step falls back to the factored path at the same state. */
 #include <string.h>
 #include "rl_engine.h"
 
-/* q̈ = argmin ½‖q̈ − q̈_smooth‖²_M + s(J q̈ − a_ref): every stage in pipeline order, the solver warm
-   started from the previous step's q̈ (qacc_warmstart). */
-void rl_forward(const rl_model *m, rl_data *d) {
-  rl_fwd_position(m, d);
-  rl_collision(m, d);
-  rl_fwd_velocity(m, d);
-  rl_actuation(m, d);
-  rl_smooth_acc(m, d);
-  rl_make_constraint(m, d);
+/* 1 if the options let the recursive path run (a Newton solve forced to a Cholesky needs qM) */
+static int recursive_allowed(const rl_model *m) {
+  int f = m->opt.newton_factor;
+  return m->opt.solver == RL_SOLVER_CG || (f != RL_FACTOR_DENSE && f != RL_FACTOR_SKYLINE);
+}
+
+/* 1 if the pass should try the recursive path: forced by path or newton_factor = aba, else by cost */
+static int recursive_wanted(const rl_model *m, int path) {
+  if (path == RL_PATH_FACTORED || !recursive_allowed(m)) return 0;
+  if (path == RL_PATH_RECURSIVE || m->opt.newton_factor == RL_FACTOR_ABA) return 1;
+  return rl_recursive_pays(m);
+}
+
+/* the solve after the rows, warm started from qacc_warmstart (no rows: qacc = qacc_smooth) */
+static void solve_factored(const rl_model *m, rl_data *d) {
   memcpy(d->qacc, d->qacc_warmstart, sizeof(real) * (size_t)m->nv);
   if (d->nefc == 0) {
     memcpy(d->qacc, d->qacc_smooth, sizeof(real) * (size_t)m->nv);
@@ -22,12 +42,55 @@ void rl_forward(const rl_model *m, rl_data *d) {
   rl_constraint_solve(m, d);
 }
 
-void rl_step(const rl_model *m, rl_data *d) {
+/* the recursive path (see the file comment); falls back to the factored tail when refused */
+static int forward_recursive(const rl_model *m, rl_data *d) {
+  rl_kinematics(m, d);
+  rl_com_pos(m, d);
+  rl_collision(m, d);
+  rl_fwd_velocity(m, d);
+  rl_actuation(m, d);
+  rl_make_constraint(m, d);
+  memcpy(d->qacc, d->qacc_warmstart, sizeof(real) * (size_t)m->nv);
+  if (rl_smooth_acc_recursive(m, d) == 0 && rl_constraint_solve_recursive(m, d) == 0) return RL_PATH_RECURSIVE;
+  rl_crb(m, d);
+  rl_factor_m(m, d);
+  rl_smooth_acc(m, d);
+  solve_factored(m, d);
+  return RL_PATH_FACTORED;
+}
+
+/* q̈ = argmin ½‖q̈ − q̈_smooth‖²_M + s(J q̈ − a_ref): every stage in pipeline order, the solver warm
+   started from the previous step's q̈ (qacc_warmstart). */
+int rl_forward_path(const rl_model *m, rl_data *d, int path) {
+  if (recursive_wanted(m, path)) return forward_recursive(m, d);
+  rl_fwd_position(m, d);
+  rl_collision(m, d);
+  rl_fwd_velocity(m, d);
+  rl_actuation(m, d);
+  rl_smooth_acc(m, d);
+  rl_make_constraint(m, d);
+  solve_factored(m, d);
+  return RL_PATH_FACTORED;
+}
+
+void rl_forward(const rl_model *m, rl_data *d) { rl_forward_path(m, d, RL_PATH_AUTO); }
+
+/* Euler after a pass on `used`: the recursive damping solve, or (factored, or its arena refused) the LᵀDL
+   of M + h·diag(b) with M formed here if the pass did not */
+static void euler_after(const rl_model *m, rl_data *d, int used) {
+  if (used == RL_PATH_RECURSIVE && rl_euler_recursive(m, d) == 0) return;
+  if (used == RL_PATH_RECURSIVE) rl_crb(m, d);
+  rl_euler(m, d);
+}
+
+void rl_step_path(const rl_model *m, rl_data *d, int path) {
   rl_check_state(m, d);
-  rl_forward(m, d);
+  int used = rl_forward_path(m, d, path);
   if (m->opt.integrator == RL_INT_RK4)
     rl_rk4_with(m, d, rl_forward);
   else
-    rl_euler(m, d);
+    euler_after(m, d, used);
   memcpy(d->qacc_warmstart, d->qacc, sizeof(real) * (size_t)m->nv);
 }
+
+void rl_step(const rl_model *m, rl_data *d) { rl_step_path(m, d, RL_PATH_AUTO); }

@@ -32,13 +32,17 @@ static void advance(const rl_model *m, rl_data *d, const real *qacc) {
   d->time += h;
 }
 
+/* 1 if any dof has damping b > 0 (Euler's implicit damping applies) */
+static int has_damping(const rl_model *m) {
+  for (int i = 0; i < m->nv; i++)
+    if (m->dof_damping[i] > 0) return 1;
+  return 0;
+}
+
 /* Semi-implicit Euler with implicit dof damping (MuJoCo's mj_Euler):
    with any damping b > 0, q̈' solves (M + h·diag(b))·q̈' = qfrc_smooth + qfrc_constraint, else q̈' = q̈. */
 void rl_euler(const rl_model *m, rl_data *d) {
-  int damping = 0;
-  for (int i = 0; i < m->nv; i++)
-    if (m->dof_damping[i] > 0) damping = 1;
-  if (!damping) {
+  if (!has_damping(m)) {
     advance(m, d, d->qacc);
     return;
   }
@@ -54,6 +58,25 @@ void rl_euler(const rl_model *m, rl_data *d) {
   rl_solve_ld(m, H, hdiag, acc);
   advance(m, d, acc);
   rl_arena_release(d, mark);
+}
+
+/* rl_euler on the recursive path (no qM): (M + h·diag(b))·q̈' = qfrc_smooth + qfrc_constraint by the
+   articulated-body recursion with armature + h·b, O(nv).  −1 (nothing advanced) when the arena is too small. */
+int rl_euler_recursive(const rl_model *m, rl_data *d) {
+  if (!has_damping(m)) {
+    advance(m, d, d->qacc);
+    return 0;
+  }
+  size_t mark = rl_arena_mark(d);
+  real *acc = rl_arena_take(d, (size_t)m->nv);
+  int ok = acc != NULL;
+  if (ok) {
+    for (int i = 0; i < m->nv; i++) acc[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
+    ok = rl_solve_m_recursive(m, d, acc, m->opt.timestep, m->dof_damping) == 0;
+  }
+  if (ok) advance(m, d, acc);
+  rl_arena_release(d, mark);
+  return ok ? 0 : -1;
 }
 
 /* Classic RK4 (MuJoCo's mj_RungeKutta with N = 4): stages X_i = X_0 ⊕ h·Σ_j A_ij F_j with

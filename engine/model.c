@@ -45,6 +45,7 @@ static size_t arena_reals(const rl_model *m) {
   size_t nv = (size_t)m->nv, nq = (size_t)m->nq;
   size_t rk4 = 2 * nq + 12 * nv + 64;
   size_t euler = 2 * (size_t)m->nM + 3 * nv + 64;
+  if (rl_aba_arena(m) + 2 * nv + 64 > euler) euler = rl_aba_arena(m) + 2 * nv + 64; /* recursive damping solve */
   size_t rne = 6 * (size_t)m->nbody + 64;
   size_t n = rk4 > euler ? rk4 : euler;
   if (rne > n) n = rne;

@@ -31,12 +31,14 @@ void rl_make_impedance(const rl_model *m, rl_data *d);
 void rl_reference_constraint(const rl_model *m, rl_data *d);
 
 /* Impedance d(x) of solimp = (dmin, dmax, width, midpoint, power) at x = pos − margin, and its
-   derivative d'(x), after MuJoCo's clamping of solimp (see constraint.c). */
+   derivative d'(x) (the power sigmoid of MuJoCo's getimpedance; solimp as the rows use it, i.e. after
+   MuJoCo's clamping: dmin, dmax, midpoint in [0.0001, 0.9999], width ≥ 0, power ≥ 1). */
 void rl_solimp_impedance(const real solimp[5], real pos, real margin, real *imp, real *impP);
 
-/* Stiffness K and damping B of solref (timeconst, dampratio) or direct (−stiffness, −damping), after
-   MuJoCo's mixed-sign and refsafe rules, for impedance upper bound dmax. */
-void rl_solref_kb(const rl_model *m, const real solref_in[2], real dmax, int friction, real *K, real *B);
+/* Stiffness K and damping B of solref = (timeconst, dampratio) or direct (−stiffness, −damping) for
+   impedance upper bound dmax (friction rows: K = 0).  solref as the rows use it, i.e. after MuJoCo's
+   rules: a mixed-sign solref becomes (0.02, 1), timeconst ≥ 2·dt unless RL_DSBL_REFSAFE. */
+void rl_solref_kb(const real solref[2], real dmax, int friction, real *K, real *B);
 
 /* arena reals rl_make_constraint may take */
 size_t rl_constraint_arena(const rl_model *m);

@@ -63,6 +63,10 @@ void rl_actuation(const rl_model *m, rl_data *d);
 /* qfrc_smooth = qfrc_passive − qfrc_bias + qfrc_actuator + qfrc_applied; qacc_smooth = M⁻¹·qfrc_smooth. */
 void rl_smooth_acc(const rl_model *m, rl_data *d);
 
+/* qacc_smooth without qLD: the articulated-body recursion on cinert/cdof (recursive path, forward.c);
+   −1 when the arena is too small. */
+int rl_smooth_acc_recursive(const rl_model *m, rl_data *d);
+
 /* --- groups --- */
 void rl_fwd_position(const rl_model *m, rl_data *d);
 void rl_fwd_velocity(const rl_model *m, rl_data *d);
@@ -77,6 +81,9 @@ void rl_integrate_pos(const rl_model *m, real *qpos, const real *qvel, real h);
 /* Semi-implicit Euler as MuJoCo's mj_Euler: with dof damping, (M + h·diag(b))·qacc = qfrc; then
    qvel += h·qacc, qpos ⊕= h·qvel. */
 void rl_euler(const rl_model *m, rl_data *d);
+/* rl_euler without qM (recursive path): (M + h·diag(b))⁻¹ by the articulated-body recursion; −1 when the
+   arena is too small (nothing advanced). */
+int rl_euler_recursive(const rl_model *m, rl_data *d);
 /* Classic RK4 on (qpos, qvel) as MuJoCo's mj_RungeKutta(…, 4); d must hold a forward pass at the start. */
 void rl_rk4(const rl_model *m, rl_data *d);
 /* RK4 with another forward function at the stages (rl_forward for constrained dynamics). */
@@ -86,10 +93,18 @@ void rl_step_smooth(const rl_model *m, rl_data *d);
 
 /* --- the whole pipeline with constraints (forward.c) --- */
 /* position stages → rl_collision → velocity stages → actuation → smooth acceleration →
-   rl_make_constraint → rl_constraint_solve (warm start: qacc_warmstart). */
+   rl_make_constraint → rl_constraint_solve (warm start: qacc_warmstart).  On a deep tree the pass may take
+   the recursive path (see forward.c), which never forms crb/qM/qLD: callers that read them after
+   rl_forward / rl_step call rl_crb and rl_factor_m themselves. */
 void rl_forward(const rl_model *m, rl_data *d);
 /* One step: state check, rl_forward, the model's integrator (RK4 stages use rl_forward);
    qacc_warmstart ← qacc for the next step. */
 void rl_step(const rl_model *m, rl_data *d);
+/* rl_forward / rl_step with the path chosen: AUTO (rl_forward's choice), FACTORED (always M and its LᵀDL),
+   RECURSIVE (the recursive path whenever the options and rows allow it, else factored).  rl_forward_path
+   returns the path taken; RK4's stages use rl_forward. */
+enum { RL_PATH_AUTO = 0, RL_PATH_FACTORED = 1, RL_PATH_RECURSIVE = 2 };
+int rl_forward_path(const rl_model *m, rl_data *d, int path);
+void rl_step_path(const rl_model *m, rl_data *d, int path);
 
 #endif

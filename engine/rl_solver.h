@@ -54,8 +54,11 @@ int rl_solver_resolution(const rl_model *m);
 /* MuJoCo's stat.meaninertia: mean of diag(M) at qpos0 (= mean dof_M0) */
 real rl_solver_meaninertia(const rl_model *m);
 
-/* The factorization the Newton solver uses for the current rows: RL_FACTOR_DENSE or
-   RL_FACTOR_SKYLINE (AUTO: skyline when its envelope is at most half the dense triangle). */
+/* The factorization the Newton solver uses for the current rows: RL_FACTOR_DENSE, RL_FACTOR_SKYLINE or
+   RL_FACTOR_ABA.  AUTO: ABA when every row is tree-expressible (rl_aba_init) and the envelope
+   Cholesky would cost more than the O(nv) recursion (see solver.c, aba_pays); else skyline when its
+   envelope is at most half the dense triangle; else dense.  ABA forced but refused (a body–body
+   contact, a weld, a ball limit, …): the AUTO choice between skyline and dense. */
 int rl_solver_factor_kind(const rl_model *m, const rl_data *d);
 
 /* cost(a) for any a (uses d's rows, M, qacc_smooth; does not touch efc_force/efc_state).  For signorini
@@ -84,7 +87,8 @@ void rl_solver_hessian_dense(const rl_model *m, rl_data *d, const real *jar, con
 typedef struct rl_hfactor {
   int n;
   const int *first; /* n: first stored column of each row */
-  int *adr;         /* n + 1: row starts; adr[n] = stored entries */
+  int *adr;         /* n + 1: row starts; adr[n] = stored entries (the caller gives 2n + 1: colend follows) */
+  const int *colend; /* n: the last row whose envelope holds column k (bounds the rank-1 update) */
   real *L;          /* adr[n] entries */
 } rl_hfactor;
 
@@ -98,5 +102,65 @@ void rl_hfactor_solve(const rl_hfactor *f, real *x);
 /* L·Lᵀ ← L·Lᵀ + v·vᵀ (plus) or − v·vᵀ (downdate); v is overwritten; returns the rank (< n: accuracy
    lost, refactor) */
 int rl_hfactor_update(rl_hfactor *f, real *v, int plus);
+
+/* ------------------------------------------------------------------------------------------------
+ * O(nv) solves with the Newton Hessian for tree-structured rows (solver_aba.c).
+ *
+ * H = M + Σ_rows D_r·J_rᵀJ_r (+ cone blocks J_cᵀ·H_c·J_c).  A row whose Jacobian has one column k
+ * adds D·J² to H_kk, like armature; a row whose Jacobian is a_rᵀ·(the com-frame Jacobian of one
+ * moving body b, i.e. J_r,k = a_rᵀ·cdof_k on every dof ancestor k of b, 0 elsewhere) adds
+ * D·a_r·a_rᵀ to b's spatial inertia.  H is then the joint-space inertia of the same tree with those
+ * inertias and armatures, and H·x = r is solved by the articulated-body recursion at zero velocity.
+ * Every dof is its own 1-dof link (dof_parentid is the tree); a body's inertia sits at its last dof.
+ * Rows coupling two moving bodies (body–body contacts, connect between two bodies), welds and ball
+ * limits are not expressible: rl_aba_init counts them and the solver uses a Cholesky instead. */
+typedef struct rl_aba {
+  int nv, nefc, nbad; /* rl_aba_init's answer (0: ABA usable) */
+  int *rowdof;        /* nefc: the dof carrying row r (armature dof, or the last dof of its body) */
+  int *rowbody;       /* nefc: 1 if row r is a body row (rowa valid), 0 if a one-dof row, −1 if neither */
+  real *rowa;         /* 6·nefc: body rows' a_r ([ω; v], com frame) */
+  real *IA;           /* 36·nv: articulated inertias (row-major 6×6) */
+  real *U;            /* 6·nv: IA_k·cdof_k */
+  real *Dinv;         /* nv: 1 / (cdof_kᵀ·U_k + armature_k) */
+  real *arm;          /* nv: armature + Σ one-dof rows */
+  real *acc;          /* 6·nv: solve scratch */
+} rl_aba;
+
+/* arena reals rl_aba_init takes */
+size_t rl_aba_arena(const rl_model *m);
+/* Take the workspace from d's arena and classify d's rows; returns a->nbad: 0 when ABA is usable, the
+   number of rows not expressible, −1 arena too small, −2 qM's diagonal disagrees with cdof/crb (an M
+   copied in without rl_com_pos/rl_crb at the same state: the recursion would solve another system). */
+int rl_aba_init(rl_aba *a, const rl_model *m, rl_data *d);
+/* Articulated inertias of H at the given row states (rows QUADRATIC, and CONE blocks with their
+   Hessians at coneH + 6·(first row) when coneH != NULL; signorini: blocks are the friction rows).
+   O(nv + nbody + active rows).  Requires a->nbad == 0. */
+void rl_aba_prepare(rl_aba *a, const rl_model *m, const rl_data *d, const int *state, const real *coneH,
+                    int signorini);
+/* x ← H⁻¹·x, O(nv) */
+void rl_aba_solve(rl_aba *a, const rl_model *m, const rl_data *d, real *x);
+
+/* ------------------------------------------------------------------------------------------------
+ * The recursive (M-free) path (rl_forward, forward.c): when a deep tree makes forming and factoring M
+ * cost more than O(nv) recursions, the step never forms qM/qLD/crb; every product with M or M⁻¹ is a
+ * recursion on cinert/cdof (rl_com_pos's output). */
+
+/* rl_aba_init without the qM consistency check (the recursive path has no qM) */
+int rl_aba_init_recursive(rl_aba *a, const rl_model *m, rl_data *d);
+/* the tree part of the workspace only (no rows): for rl_aba_prepare_m; 0, or −1 arena too small */
+int rl_aba_init_m(rl_aba *a, const rl_model *m, rl_data *d);
+/* articulated inertias of M + h·diag(b) (b NULL: M), O(nv + nbody) */
+void rl_aba_prepare_m(rl_aba *a, const rl_model *m, const rl_data *d, real h, const real *b);
+/* r = M·v by the composite-body recursion (zero velocity and gravity), O(nv + nbody); −1 arena too small */
+int rl_mul_m_recursive(const rl_model *m, rl_data *d, real *r, const real *v);
+/* x ← (M + h·diag(b))⁻¹·x by the articulated-body recursion (b NULL: M⁻¹), O(nv); −1 arena too small */
+int rl_solve_m_recursive(const rl_model *m, rl_data *d, real *x, real h, const real *b);
+/* rl_constraint_solve on the recursive path: Newton's H by ABA (every row tree-expressible, whatever
+   m->opt.newton_factor says), CG's M⁻¹ by ABA, every M·v by rl_mul_m_recursive.  Returns 0 when solved;
+   −1 when refused (Newton with a row ABA cannot carry, or the arena too small), d's outputs untouched. */
+int rl_constraint_solve_recursive(const rl_model *m, rl_data *d);
+/* 1 when the tree is deep enough that the recursive path pays: the sparse LᵀDL's work Σ_k depth_k²
+   (depth_k = dof k's row length in qM) exceeds RL_REC_WORK·nv (see solver.c) */
+int rl_recursive_pays(const rl_model *m);
 
 #endif

@@ -396,6 +396,15 @@ void rl_smooth_acc(const rl_model *m, rl_data *d) {
   rl_solve_m(m, d, d->qacc_smooth, d->qfrc_smooth, 1);
 }
 
+/* rl_smooth_acc without qLD: qfrc_smooth as there, qacc_smooth = M⁻¹·qfrc_smooth by the articulated-body
+   recursion on cinert/cdof (O(nv)); −1 when the arena is too small (qacc_smooth not set) */
+int rl_smooth_acc_recursive(const rl_model *m, rl_data *d) {
+  for (int i = 0; i < m->nv; i++)
+    d->qfrc_smooth[i] = d->qfrc_passive[i] - d->qfrc_bias[i] + d->qfrc_actuator[i] + d->qfrc_applied[i];
+  memcpy(d->qacc_smooth, d->qfrc_smooth, sizeof(real) * (size_t)m->nv);
+  return rl_solve_m_recursive(m, d, d->qacc_smooth, 0, NULL);
+}
+
 /* ---------------------------------------------------------------- groups */
 
 void rl_fwd_position(const rl_model *m, rl_data *d) {

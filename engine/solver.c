@@ -41,8 +41,8 @@ int rl_solver_check_options(const rl_model *m, char *err, int errlen) {
     return check_fail(err, errlen, "contact_resolution=signorini needs solver=newton");
   if (o->contact_resolution < RL_RES_AUTO || o->contact_resolution > RL_RES_SIGNORINI)
     return check_fail(err, errlen, "contact_resolution must be auto, convex or signorini");
-  if (o->newton_factor < RL_FACTOR_AUTO || o->newton_factor > RL_FACTOR_SKYLINE)
-    return check_fail(err, errlen, "newton_factor must be auto, dense or skyline");
+  if (o->newton_factor < RL_FACTOR_AUTO || o->newton_factor > RL_FACTOR_ABA)
+    return check_fail(err, errlen, "newton_factor must be auto, dense, skyline or aba");
   if (o->iterations < 0 || o->ls_iterations < 1)
     return check_fail(err, errlen, "iterations must be >= 0 and ls_iterations >= 1");
   if (!(o->tolerance >= 0) || !(o->ls_tolerance > 0))
@@ -58,10 +58,14 @@ real rl_solver_meaninertia(const rl_model *m) {
   return s / m->nv;
 }
 
-/* rows: nv and nefc vectors, two envelope factors (at most dense triangles), their index arrays */
+/* the recursive path's extra: CG's M⁻¹ workspace and rl_mul_m_recursive's scratch (12·nbody) */
+static size_t rec_arena(const rl_model *m) { return rl_aba_arena(m) + 12 * (size_t)m->nbody + 64; }
+
+/* rows: nv and nefc vectors, two envelope factors (at most dense triangles), their index arrays, the
+   ABA workspace */
 size_t rl_solver_arena(const rl_model *m) {
   size_t nv = (size_t)m->nv, ne = (size_t)m->nefcmax;
-  return nv * (nv + 1) + 32 * nv + 24 * ne + 1024;
+  return nv * (nv + 1) + 32 * nv + 24 * ne + 1024 + rl_aba_arena(m) + rec_arena(m);
 }
 
 /* ------------------------------------------------------------- row products */
@@ -273,6 +277,8 @@ typedef struct solver_ctx {
   const rl_model *m;
   rl_data *d;
   int nv, nefc, newton, signorini;
+  int rec;    /* the recursive path: no qM/qLD, M·v and M⁻¹·v by recursions (minv: CG's M⁻¹) */
+  rl_aba minv;
   real scale; /* meaninertia · max(1, nv) */
   real *Jaref, *Jv, *Ma, *Mv, *grad, *Mgrad, *search, *quad, *coneH, *latch, *gapprev, *vec, *local;
   int *oldstate;
@@ -281,11 +287,31 @@ typedef struct solver_ctx {
   /* line search diagnostics */
   int LSiter, LSresult;
   real LSslope;
-  /* Newton factorization: H and H with cone blocks */
-  int *first;
+  /* Newton factorization: H and H with cone blocks (dense, skyline), or the articulated-body solve */
+  int *first, kind, aba_cone; /* aba_cone: the last ABA preparation included cone blocks */
   rl_hfactor H, Hc;
+  rl_aba aba;
   const rl_solver_observer *obs;
 } solver_ctx;
+
+/* r = M·v: the sparse qM, or on the recursive path the composite-body recursion (its arena room was
+   checked by ctx_alloc) */
+static void ctx_mul_m(solver_ctx *c, real *r, const real *v) {
+  if (c->rec)
+    rl_mul_m_recursive(c->m, c->d, r, v);
+  else
+    rl_mul_m(c->m, c->d, r, v);
+}
+
+/* x = M⁻¹·b: qLD's LᵀDL, or on the recursive path the articulated-body solve prepared in minv */
+static void ctx_solve_m(solver_ctx *c, real *x, const real *b) {
+  if (!c->rec) {
+    rl_solve_m(c->m, c->d, x, b, 1);
+    return;
+  }
+  memcpy(x, b, sizeof(real) * (size_t)c->nv);
+  rl_aba_solve(&c->minv, c->m, c->d, x);
+}
 
 static real *take(rl_data *d, size_t n) {
   real *p = rl_arena_take(d, n ? n : 1);
@@ -318,18 +344,38 @@ static size_t envelope_size(int n, const int *first) {
   return s;
 }
 
+/* Σ_i w_i², w_i = i − first_i + 1: the envelope Cholesky's work (and a rank-1 update's, per row) */
+static double envelope_work(int n, const int *first) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += (double)(i - first[i] + 1) * (i - first[i] + 1);
+  return s;
+}
+
+/* ABA pays when the envelope Cholesky's work Σw² exceeds ABA_WORK·nv (the recursion's cost per dof).
+   Measured (whole step, f64, ns): chain24 (Σw²/nv 204) skyline 20428 / ABA 20339, chain32 (357) 36966 /
+   36061, humanoid (257) 25448 / 25905, humanoid100 (257 per tree) 704195 / 746123: ABA from ~300. */
+#define ABA_WORK 300.0
+static int aba_pays(int nv, const int *first) { return envelope_work(nv, first) > ABA_WORK * nv; }
+
+/* The factorization for d's rows (see rl_solver_factor_kind); aba is initialized (rows classified) unless
+   the choice is forced dense or skyline; first (nv) receives the skyline envelope. */
+static int choose_kind(const rl_model *m, rl_data *d, int *first, rl_aba *aba) {
+  int opt = m->opt.newton_factor;
+  if (opt == RL_FACTOR_DENSE || opt == RL_FACTOR_SKYLINE) return opt;
+  envelope(m, d, first, 0);
+  if ((opt == RL_FACTOR_ABA || aba_pays(m->nv, first)) && rl_aba_init(aba, m, d) == 0) return RL_FACTOR_ABA;
+  size_t dense = (size_t)m->nv * (m->nv + 1) / 2;
+  return 2 * envelope_size(m->nv, first) <= dense ? RL_FACTOR_SKYLINE : RL_FACTOR_DENSE;
+}
+
 int rl_solver_factor_kind(const rl_model *m, const rl_data *d) {
   if (m->opt.newton_factor == RL_FACTOR_DENSE) return RL_FACTOR_DENSE;
   if (m->opt.newton_factor == RL_FACTOR_SKYLINE) return RL_FACTOR_SKYLINE;
   rl_data *dd = (rl_data *)d; /* arena scratch only */
   size_t mark = rl_arena_mark(dd);
   int *first = (int *)(void *)take(dd, (size_t)m->nv);
-  int kind = RL_FACTOR_DENSE;
-  if (first) {
-    envelope(m, d, first, 0);
-    size_t dense = (size_t)m->nv * (m->nv + 1) / 2;
-    kind = 2 * envelope_size(m->nv, first) <= dense ? RL_FACTOR_SKYLINE : RL_FACTOR_DENSE;
-  }
+  rl_aba aba;
+  int kind = first ? choose_kind(m, dd, first, &aba) : RL_FACTOR_DENSE;
   rl_arena_release(dd, mark);
   return kind;
 }
@@ -411,7 +457,18 @@ static void hessian_cone(solver_ctx *c) {
   }
 }
 
+/* ABA: the articulated inertias of H (with the cone blocks) at the current states */
+static void hessian_aba(solver_ctx *c) {
+  c->aba_cone = c->ncone > 0;
+  rl_aba_prepare(&c->aba, c->m, c->d, c->d->efc_state, c->ncone ? c->coneH : NULL, c->signorini);
+}
+
 static void hessian_direct(solver_ctx *c) {
+  if (c->kind == RL_FACTOR_ABA) {
+    hessian_aba(c);
+    c->nupdate = c->nefc + c->ncone;
+    return;
+  }
   hessian_assemble_factor(c);
   c->nupdate = c->nefc;
   if (c->ncone) hessian_cone(c);
@@ -421,6 +478,15 @@ static void hessian_direct(solver_ctx *c) {
 static void hessian_incremental(solver_ctx *c, const int *oldstate) {
   rl_data *d = c->d;
   c->nupdate = 0;
+  if (c->kind == RL_FACTOR_ABA) {
+    /* O(nv) re-preparation instead of rank-1 updates; nupdate counts what the Cholesky would update */
+    for (int r = 0; r < d->nefc; r++)
+      c->nupdate += (oldstate[r] == RL_CNSTRSTATE_QUADRATIC) != (d->efc_state[r] == RL_CNSTRSTATE_QUADRATIC);
+    /* no row changed and no cone block now or at the last preparation: H is unchanged */
+    if (c->nupdate || c->ncone || c->aba_cone) hessian_aba(c);
+    c->nupdate += c->ncone;
+    return;
+  }
   for (int r = 0; r < d->nefc; r++) {
     int was = oldstate[r] == RL_CNSTRSTATE_QUADRATIC, is = d->efc_state[r] == RL_CNSTRSTATE_QUADRATIC;
     if (was == is) continue;
@@ -460,11 +526,14 @@ static void update_gradient(solver_ctx *c) {
   for (int i = 0; i < c->nv; i++) c->grad[i] = c->Ma[i] - d->qfrc_smooth[i] - d->qfrc_constraint[i];
   if (c->newton) {
     memcpy(c->Mgrad, c->grad, sizeof(real) * (size_t)c->nv);
-    rl_hfactor_solve(c->ncone ? &c->Hc : &c->H, c->Mgrad);
+    if (c->kind == RL_FACTOR_ABA)
+      rl_aba_solve(&c->aba, c->m, d, c->Mgrad);
+    else
+      rl_hfactor_solve(c->ncone ? &c->Hc : &c->H, c->Mgrad);
     if (c->obs && c->obs->newton_system)
       c->obs->newton_system(c->obs->user, c->m, d, c->Jaref, c->signorini ? c->latch : NULL, c->grad, c->Mgrad);
   } else {
-    rl_solve_m(c->m, d, c->Mgrad, c->grad, 1);
+    ctx_solve_m(c, c->Mgrad, c->grad);
   }
 }
 
@@ -662,7 +731,7 @@ static real ls_search(solver_ctx *c) {
   }
   real gtol = m->opt.tolerance * m->opt.ls_tolerance * snorm * c->scale;
   real slopescl = 1 / (snorm * c->scale);
-  rl_mul_m(m, d, c->Mv, c->search);
+  ctx_mul_m(c, c->Mv, c->search);
   jac_mul(d, c->Jv, c->search);
   ls_prepare(c);
   p0.alpha = 0;
@@ -746,7 +815,7 @@ static real candidate_cost(solver_ctx *c, const real *a, real *jar, real *force,
   if (c->signorini) latch_init(d, jar, c->latch, c->gapprev);
   real s = constraint_update(c->m, d, jar, c->signorini ? c->latch : NULL, force, state, NULL, 0);
   for (int i = 0; i < c->nv; i++) tmp[c->nv + i] = a[i] - d->qacc_smooth[i];
-  rl_mul_m(c->m, d, tmp, tmp + c->nv);
+  ctx_mul_m(c, tmp, tmp + c->nv);
   return s + (real)0.5 * dot(tmp, tmp + c->nv, c->nv);
 }
 
@@ -782,8 +851,26 @@ static void save_stats(rl_data *d, int iter, real improvement, real gradient, re
   s->nupdate = nupdate;
 }
 
-static int ctx_alloc(solver_ctx *c, const rl_model *m, rl_data *d, int newton, const rl_solver_observer *obs) {
+/* the recursive path's solver workspace: Newton's ABA with the rows (−2 when a row is not
+   tree-expressible), CG's M⁻¹; and room for rl_mul_m_recursive on top of the deepest take (warm start) */
+static int ctx_alloc_rec(solver_ctx *c, const rl_model *m, rl_data *d) {
+  size_t mark = rl_arena_mark(d);
+  if (!take(d, 12 * (size_t)m->nbody + 2 * (size_t)m->nv + 64)) return -1;
+  rl_arena_release(d, mark);
+  if (!c->newton) {
+    if (rl_aba_init_m(&c->minv, m, d)) return -1;
+    rl_aba_prepare_m(&c->minv, m, d, 0, NULL);
+    return 0;
+  }
+  c->kind = RL_FACTOR_ABA;
+  int bad = rl_aba_init_recursive(&c->aba, m, d);
+  return bad == 0 ? 0 : bad < 0 ? -1 : -2;
+}
+
+static int ctx_alloc(solver_ctx *c, const rl_model *m, rl_data *d, int newton, const rl_solver_observer *obs,
+                     int rec) {
   memset(c, 0, sizeof *c);
+  c->rec = rec;
   int nv = m->nv, nefc = d->nefc;
   c->m = m;
   c->d = d;
@@ -809,11 +896,13 @@ static int ctx_alloc(solver_ctx *c, const rl_model *m, rl_data *d, int newton, c
   c->vec = take(d, n);
   c->local = take(d, 36);
   if (!c->local) return -1;
+  if (rec) return ctx_alloc_rec(c, m, d);
   if (newton) {
     c->first = (int *)(void *)take(d, n);
-    int *adrH = (int *)(void *)take(d, n + 1), *adrC = (int *)(void *)take(d, n + 1);
+    int *adrH = (int *)(void *)take(d, 2 * n + 1), *adrC = (int *)(void *)take(d, 2 * n + 1); /* adr + colend */
     if (!adrC) return -1;
-    int kind = rl_solver_factor_kind(m, d);
+    int kind = c->kind = choose_kind(m, d, c->first, &c->aba);
+    if (kind == RL_FACTOR_ABA) return 0;
     envelope(m, d, c->first, kind == RL_FACTOR_DENSE);
     size_t sz = rl_hfactor_layout(&c->H, nv, c->first, adrH);
     rl_hfactor_layout(&c->Hc, nv, c->first, adrC);
@@ -824,24 +913,30 @@ static int ctx_alloc(solver_ctx *c, const rl_model *m, rl_data *d, int newton, c
   return 0;
 }
 
-/* Newton (newton = 1) or CG (0): mj_solCGNewton with rigidlab's signorini latch */
-static void solve_primal(const rl_model *m, rl_data *d, int newton, const rl_solver_observer *obs) {
+/* Newton (newton = 1) or CG (0): mj_solCGNewton with rigidlab's signorini latch; rec: the recursive
+   path (returns −1, d untouched, when its workspace or rows refuse it) */
+static int solve_primal(const rl_model *m, rl_data *d, int newton, const rl_solver_observer *obs, int rec) {
   size_t mark = rl_arena_mark(d);
   solver_ctx c;
   int nv = m->nv, nefc = d->nefc, maxiter = m->opt.iterations;
+  int fail = ctx_alloc(&c, m, d, newton, obs, rec);
+  if (fail && rec) {
+    rl_arena_release(d, mark);
+    return -1;
+  }
   d->solver_iter = 0;
   d->solver_converged = 0;
-  if (ctx_alloc(&c, m, d, newton, obs)) {
+  if (fail) {
     /* arena too small (cannot happen when sized by rl_solver_arena): unconstrained answer, flagged */
     rl_arena_release(d, mark);
     memcpy(d->qacc, d->qacc_smooth, sizeof(real) * (size_t)nv);
     memset(d->qfrc_constraint, 0, sizeof(real) * (size_t)nv);
     d->warning[RL_WARN_BADQACC]++;
-    return;
+    return 0;
   }
   real *gradold = take(d, (size_t)nv), *Mgradold = take(d, (size_t)nv), *Mgraddif = take(d, (size_t)nv);
   warm_start(&c);
-  rl_mul_m(m, d, c.Ma, d->qacc);
+  ctx_mul_m(&c, c.Ma, d->qacc);
   jac_mul(d, c.Jaref, d->qacc);
   for (int i = 0; i < nefc; i++) c.Jaref[i] -= d->efc_aref[i];
   if (c.signorini) latch_init(d, c.Jaref, c.latch, c.gapprev);
@@ -899,18 +994,45 @@ static void solve_primal(const rl_model *m, rl_data *d, int newton, const rl_sol
   }
   d->solver_iter = iter;
   rl_arena_release(d, mark);
+  return 0;
+}
+
+/* no rows: qacc = qacc_smooth */
+static void solve_unconstrained(const rl_model *m, rl_data *d) {
+  memcpy(d->qacc, d->qacc_smooth, sizeof(real) * (size_t)m->nv);
+  memset(d->qfrc_constraint, 0, sizeof(real) * (size_t)m->nv);
+  d->solver_iter = 0;
+  d->solver_converged = 1;
 }
 
 void rl_constraint_solve_observed(const rl_model *m, rl_data *d, const rl_solver_observer *obs) {
-  int nv = m->nv;
   if (d->nefc == 0) {
-    memcpy(d->qacc, d->qacc_smooth, sizeof(real) * (size_t)nv);
-    memset(d->qfrc_constraint, 0, sizeof(real) * (size_t)nv);
-    d->solver_iter = 0;
-    d->solver_converged = 1;
+    solve_unconstrained(m, d);
     return;
   }
-  solve_primal(m, d, m->opt.solver != RL_SOLVER_CG, obs);
+  solve_primal(m, d, m->opt.solver != RL_SOLVER_CG, obs, 0);
+}
+
+int rl_constraint_solve_recursive(const rl_model *m, rl_data *d) {
+  if (d->nefc == 0) {
+    solve_unconstrained(m, d);
+    return 0;
+  }
+  return solve_primal(m, d, m->opt.solver != RL_SOLVER_CG, NULL, 1);
+}
+
+/* The recursive path pays when the sparse LᵀDL's work W = Σ_k len_k² (len_k: dof k's row of qM, itself
+   and its ancestors; the rows are stored consecutively from dof_Madr) exceeds RL_REC_WORK·nv: forming
+   M (≈ 6·nM), factoring it (≈ W/2 multiply-adds) and the O(nM) products against the recursions' O(nv)
+   with 6×6 blocks (see the measurements in rl_forward, forward.c). */
+#define RL_REC_WORK 150.0
+int rl_recursive_pays(const rl_model *m) {
+  double w = 0;
+  for (int k = 0; k < m->nv; k++) {
+    int len = (k + 1 < m->nv ? m->dof_Madr[k + 1] : m->nM) - m->dof_Madr[k];
+    w += (double)len * len;
+  }
+  return w > RL_REC_WORK * m->nv;
 }
 
 void rl_constraint_solve(const rl_model *m, rl_data *d) { rl_constraint_solve_observed(m, d, NULL); }

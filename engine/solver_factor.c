@@ -8,12 +8,23 @@
 
 #define AT(f, i, j) ((f)->L[(f)->adr[i] + (j) - (f)->first[i]])
 
+/* adr[i] = Σ_{r<i} (r − first_r + 1); colend[k] = max{ j : first_j ≤ k } (prefix max of the last row
+   starting at each column), the last row whose envelope holds column k. */
 size_t rl_hfactor_layout(rl_hfactor *f, int n, const int *first, int *adr) {
   f->n = n;
   f->first = first;
   f->adr = adr;
+  int *colend = adr + n + 1;
+  f->colend = colend;
   adr[0] = 0;
-  for (int i = 0; i < n; i++) adr[i + 1] = adr[i] + (i - first[i] + 1);
+  for (int i = 0; i < n; i++) {
+    adr[i + 1] = adr[i] + (i - first[i] + 1);
+    colend[i] = i;
+  }
+  for (int j = 0; j < n; j++)
+    if (colend[first[j]] < j) colend[first[j]] = j;
+  for (int k = 1; k < n; k++)
+    if (colend[k] < colend[k - 1]) colend[k] = colend[k - 1];
   return (size_t)adr[n];
 }
 
@@ -78,7 +89,7 @@ int rl_hfactor_update(rl_hfactor *f, real *v, int plus) {
     }
     real r = rl_sqrt(tmp), c = r / Lkk, cinv = 1 / c, s = v[k] / Lkk;
     AT(f, k, k) = r;
-    for (int j = k + 1; j < n; j++) {
+    for (int j = k + 1, end = f->colend[k]; j <= end; j++) {
       if (f->first[j] > k) continue;
       real *Ljk = &AT(f, j, k);
       *Ljk = plus ? (*Ljk + s * v[j]) * cinv : (*Ljk - s * v[j]) * cinv;

@@ -48,7 +48,7 @@ const char *rl_mj_opt_help(void) {
   return "timestep=H gravity=X,Y,Z integrator=euler|rk4 cone=pyramidal|elliptic solver=pgs|cg|newton "
          "iterations=N tolerance=T impratio=R noslip_iterations=N mpr_iterations=N mpr_tolerance=T "
          "ls_iterations=N ls_tolerance=T max_contacts=N collision=manifold|mujoco "
-         "contact_resolution=auto|convex|signorini newton_factor=auto|dense|skyline disable=LIST enable=LIST (LIST: comma-separated flag names, "
+         "contact_resolution=auto|convex|signorini newton_factor=auto|dense|skyline|aba disable=LIST enable=LIST (LIST: comma-separated flag names, "
          "disable: constraint,equality,frictionloss,limit,contact,passive,gravity,clampctrl,warmstart,"
          "filterparent,actuation,refsafe,sensor; enable: override,energy,fwdinv,sensornoise,multiccd)";
 }
@@ -167,7 +167,8 @@ int rl_mj_apply_opt(mjModel *mjm, rl_ext_options *ext, const char *kv, char *err
     if (!strcmp(val, "auto")) ext->newton_factor = 0;
     else if (!strcmp(val, "dense")) ext->newton_factor = 1;
     else if (!strcmp(val, "skyline")) ext->newton_factor = 2;
-    else BAD("auto, dense, skyline");
+    else if (!strcmp(val, "aba")) ext->newton_factor = 3;
+    else BAD("auto, dense, skyline, aba");
   } else if (!strcmp(key, "disable")) {
     if (parse_flags(val, disable_names, &n)) BAD("comma-separated: constraint,equality,frictionloss,limit,contact,passive,gravity,clampctrl,warmstart,filterparent,actuation,refsafe,sensor");
     o->disableflags = n;

@@ -16,7 +16,7 @@ typedef struct rl_ext_options {
   int max_contacts;       /* contact capacity; 0 = the model's nconmax, else max(256, 8·ngeom) */
   int collision;          /* 0 manifold (default), 1 mujoco (MuJoCo 2.2.2's single MPR point) */
   int contact_resolution; /* 0 auto, 1 convex, 2 signorini */
-  int newton_factor;      /* 0 auto, 1 dense, 2 skyline */
+  int newton_factor;      /* 0 auto, 1 dense, 2 skyline, 3 aba */
 } rl_ext_options;
 void rl_ext_options_default(rl_ext_options *ext);
 int rl_mj_apply_opt(mjModel *mjm, rl_ext_options *ext, const char *kv, char *err, int errlen);

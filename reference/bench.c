@@ -7,7 +7,11 @@
  * cg — rigidlab's solver set accordingly, MuJoCo with the same solver) run on the full model at a
  * contact-rich state: the model's initial state if it already has contacts, else MuJoCo's
  * trajectory from it after the first contacts appear (+100 steps). */
+#define _DEFAULT_SOURCE /* mkstemps */
+#include <math.h>
 #include <stdio.h>
+#include <unistd.h>
+#include <gsl/gsl_fit.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -109,7 +113,11 @@ static void bench_stage_row(ctx *c, int stage, const char *engine, int reps, lon
   const rl_pair *p = c->p;
   for (int r = 0; r < reps; r++) {
     /* same state for both, full forward first so every stage has its inputs */
-    if (stage >= B_COLLISION) {
+    if (stage == B_COLLISION) { /* collision reads the geom frames only */
+      rl_set_state(p, c->d, c->mjdfull, c->cqpos, c->cqvel, c->cctrl);
+      rl_kinematics(p->m, c->d);
+      mj_kinematics(c->mjfull, c->mjdfull);
+    } else if (stage > B_COLLISION) {
       rl_set_state(p, c->d, c->mjdfull, c->cqpos, c->cqvel, c->cctrl);
       memset(c->d->qacc_warmstart, 0, sizeof(real) * (size_t)p->m->nv);
       mju_zero(c->mjdfull->qacc_warmstart, p->mjm->nv);
@@ -145,9 +153,134 @@ static void bench_stage_row(ctx *c, int stage, const char *engine, int reps, lon
   }
 }
 
+/* ---------------------------------------------------------------- chain scaling */
+
+/* An n-link planar hinge chain (capsules 0.1 m, 0.1 kg, no contacts) with joint limits ±0.3 rad that
+   gravity drives into, started bent at 0.25 rad per joint so the limits engage from the first steps. */
+static int write_chain(const char *path, int n) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  fprintf(f, "<mujoco model=\"chain%d\">\n  <option timestep=\"0.002\" solver=\"Newton\"/>\n", n);
+  fprintf(f, "  <default><joint type=\"hinge\" axis=\"0 1 0\" limited=\"true\" range=\"-0.3 0.3\" damping=\"0.01\"/>\n"
+             "    <geom type=\"capsule\" size=\"0.01\" fromto=\"0 0 0 0.1 0 0\" mass=\"0.1\" contype=\"0\" conaffinity=\"0\"/></default>\n"
+             "  <worldbody>\n");
+  for (int i = 0; i < n; i++) fprintf(f, "%*s<body pos=\"%s 0 0\"><joint/><geom/>\n", 2 + i % 40, "", i ? "0.1" : "0");
+  for (int i = 0; i < n; i++) fputs("</body>", f);
+  fprintf(f, "\n  </worldbody>\n  <keyframe><key name=\"bent\" qpos=\"");
+  for (int i = 0; i < n; i++) fprintf(f, "%s0.25", i ? " " : "");
+  fprintf(f, "\"/></keyframe>\n</mujoco>\n");
+  return fclose(f);
+}
+
+/* `rigidlab bench chain:N1,N2,…`: whole Newton step of rigidlab and MuJoCo (alternating) on hinge chains
+   of N links; fits time ∝ N^p (least squares on logs, GSL) for both and prints p with its standard
+   error.  CSV rows as the bench contract, model chainN, stage step. */
+static int bench_chains(const rl_bench_args *a, const char *list) {
+  int ns[32], nn = 0;
+  for (const char *t = list; *t && nn < 32;) {
+    char *end;
+    long v = strtol(t, &end, 10);
+    if (end == t || v < 2 || v > 95 || (*end && *end != ',')) {
+      rl_errorf("bench: chain:LIST needs comma-separated link counts between 2 and 95 (MuJoCo 2.2.2's XML nesting limit), got '%s'", list);
+      return RL_EXIT_BADINPUT;
+    }
+    ns[nn++] = (int)v;
+    t = *end ? end + 1 : end;
+  }
+  if (nn < 2) {
+    rl_errorf("bench: chain:LIST needs at least two link counts to fit an exponent");
+    return RL_EXIT_BADINPUT;
+  }
+  char path[] = "/tmp/rigidlab-chain-XXXXXX.xml";
+  int fd = mkstemps(path, 4);
+  if (fd < 0) {
+    rl_errorf("bench: cannot create a temporary model file");
+    return RL_EXIT_BADINPUT;
+  }
+  close(fd);
+  int reps = a->reps > 0 ? a->reps : 9;
+  long n = a->steps > 0 ? a->steps : 100;
+  double lx[32], ly_ours[32], ly_mj[32];
+  double *tr = malloc(sizeof(double) * (size_t)reps), *tm = malloc(sizeof(double) * (size_t)reps);
+  rl_csv *w = a->c.out;
+  if (w && w->rows == 0) {
+    const char *hdr[] = {"model", "engine", "precision", "stage", "ns_per_step", "mujoco_ns_per_step", "ratio"};
+    for (int k = 0; k < 7; k++) rl_csv_str(w, hdr[k]);
+    rl_csv_end_row(w);
+  }
+  if (!a->c.quiet) printf("%-10s %-4s %14s %14s %8s\n", "chain", "prec", "ns/step ours", "ns/step mujoco", "ratio");
+  int st = RL_EXIT_OK;
+  for (int k = 0; k < nn && st == RL_EXIT_OK; k++) {
+    char err[1024];
+    rl_pair p;
+    rl_common_args c = a->c;
+    c.model = path;
+    if (write_chain(path, ns[k]) || (st = rl_pair_load(&p, &c, 0, err, sizeof err))) {
+      rl_errorf("bench: chain of %d links: %s", ns[k], st ? err : "cannot write the model");
+      st = RL_EXIT_BADINPUT;
+      break;
+    }
+    p.m->opt.solver = RL_SOLVER_NEWTON;
+    p.mjm->opt.solver = mjSOL_NEWTON;
+    mjData *mjd = mj_makeData(p.mjm);
+    rl_data *d = rl_data_alloc(p.m);
+    mj_resetDataKeyframe(p.mjm, mjd, 0);
+    double *q0 = malloc(sizeof(double) * (size_t)(p.mjm->nq + p.mjm->nv));
+    memcpy(q0, mjd->qpos, sizeof(double) * (size_t)p.mjm->nq);
+    memset(q0 + p.mjm->nq, 0, sizeof(double) * (size_t)p.mjm->nv);
+    for (int r = 0; r < reps; r++) {
+      rl_set_state(&p, d, mjd, q0, q0 + p.mjm->nq, NULL);
+      memset(d->qacc_warmstart, 0, sizeof(real) * (size_t)p.m->nv);
+      mju_zero(mjd->qacc_warmstart, p.mjm->nv);
+      double t0 = now_ns();
+      for (long i = 0; i < n; i++) rl_step(p.m, d);
+      double t1 = now_ns();
+      for (long i = 0; i < n; i++) mj_step(p.mjm, mjd);
+      double t2 = now_ns();
+      tr[r] = (t1 - t0) / (double)n;
+      tm[r] = (t2 - t1) / (double)n;
+    }
+    qsort(tr, (size_t)reps, sizeof(double), cmp_double);
+    qsort(tm, (size_t)reps, sizeof(double), cmp_double);
+    double ours = tr[reps / 2], theirs = tm[reps / 2];
+    lx[k] = log((double)ns[k]);
+    ly_ours[k] = log(ours);
+    ly_mj[k] = log(theirs);
+    char label[32];
+    snprintf(label, sizeof label, "chain%d", ns[k]);
+    if (!a->c.quiet) printf("%-10s %-4s %14.1f %14.1f %8.3f   (nefc %d)\n", label, RL_PREC_NAME, ours, theirs, ours / theirs, d->nefc);
+    if (w) {
+      rl_csv_str(w, label);
+      rl_csv_str(w, "newton");
+      rl_csv_str(w, RL_PREC_NAME);
+      rl_csv_str(w, "step");
+      rl_csv_num(w, ours);
+      rl_csv_num(w, theirs);
+      rl_csv_num(w, ours / theirs);
+      rl_csv_end_row(w);
+    }
+    free(q0);
+    rl_data_free(d);
+    mj_deleteData(mjd);
+    rl_pair_free(&p);
+  }
+  if (st == RL_EXIT_OK && !a->c.quiet) {
+    double c0, c1, cov00, cov01, cov11, sumsq;
+    gsl_fit_linear(lx, 1, ly_ours, 1, (size_t)nn, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+    printf("fitted exponent p (time ∝ links^p, %s): rigidlab %.3f ± %.3f", RL_PREC_NAME, c1, sqrt(cov11));
+    gsl_fit_linear(lx, 1, ly_mj, 1, (size_t)nn, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+    printf(", MuJoCo %.3f ± %.3f\n", c1, sqrt(cov11));
+  }
+  remove(path);
+  free(tr);
+  free(tm);
+  return st;
+}
+
 int rl_cmd_bench(const rl_bench_args *a) {
   char err[1024];
   rl_pair p;
+  if (!strncmp(a->c.model, "chain:", 6)) return bench_chains(a, a->c.model + 6);
   int st = rl_pair_load(&p, &a->c, 0, err, sizeof err);
   if (st) {
     rl_errorf("%s", err);
@@ -166,6 +299,23 @@ int rl_cmd_bench(const rl_bench_args *a) {
     }
     engines[ne++] = t;
   }
+  /* stages: comma-separated names of bench_stage (default all) */
+  unsigned want = 0;
+  if (a->stages) {
+    char sl[256];
+    snprintf(sl, sizeof sl, "%s", a->stages);
+    for (char *t = strtok(sl, ","); t; t = strtok(NULL, ",")) {
+      int k = 0;
+      while (k < NB && strcmp(bench_stage[k], t)) k++;
+      if (k == NB) {
+        rl_errorf("bench: --stages '%s' (allowed: kinematics,com,inertia,bias,passive,actuation,smooth,step_smooth,collision,step)", t);
+        rl_pair_free(&p);
+        return RL_EXIT_BADINPUT;
+      }
+      want |= 1u << k;
+    }
+  } else
+    want = (1u << NB) - 1;
   if (rl_solver_check_options(p.m, err, sizeof err)) {
     rl_errorf("%s: %s", a->c.model, err);
     rl_pair_free(&p);
@@ -191,9 +341,10 @@ int rl_cmd_bench(const rl_bench_args *a) {
     for (int k = 0; k < 7; k++) rl_csv_str(w, hdr[k]);
     rl_csv_end_row(w);
   }
-  for (int stage = 0; stage < B_STEP; stage++) bench_stage_row(&c, stage, "newton", reps, n, tr, tm, w, label, a->c.quiet);
+  for (int stage = 0; stage < B_STEP; stage++)
+    if (want & (1u << stage)) bench_stage_row(&c, stage, "newton", reps, n, tr, tm, w, label, a->c.quiet);
   int solver0 = p.m->opt.solver, mjsolver0 = p.mjm->opt.solver;
-  for (int e = 0; e < ne; e++) {
+  for (int e = 0; e < ne && (want & (1u << B_STEP)); e++) {
     p.m->opt.solver = engine_solver(engines[e]);
     p.mjm->opt.solver = p.m->opt.solver == RL_SOLVER_CG ? mjSOL_CG : mjSOL_NEWTON;
     bench_stage_row(&c, B_STEP, engines[e], reps, n, tr, tm, w, label, a->c.quiet);

@@ -45,6 +45,7 @@ typedef struct rl_bench_args {
   long steps;
   int reps;
   const char *engines;
+  const char *stages;          /* comma-separated bench stage names, NULL = all */
 } rl_bench_args;
 
 int rl64_cmd_verify(const rl_verify_args *a);

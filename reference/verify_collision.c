@@ -7,10 +7,10 @@
  * nearest position and compared.  Rows:
  *   ncon          per state: contacts in pairs whose counts differ (absolute)
  *   pair_flips    per state: fraction of the colliding geom pairs whose counts differ
- *                 f64: both must be 0.  f32: pairs whose MuJoCo result jumps under a 1e-5 perturbation
- *                 of the state are left out (see ill_conditioned(): near ties such as stacked boxes
- *                 with coincident edges, where any float evaluation may take either branch); of the
- *                 rest, up to one flipped box-box pair (8 contacts) and 5 % of the pairs per state may
+ *                 Pairs whose MuJoCo result jumps under a rounding-sized perturbation of the state
+ *                 (1e-12 in f64, 1e-5 in f32) are left out (see ill_conditioned(): near ties such as stacked boxes
+ *                 with coincident edges, where any evaluation may take either branch).  f64: both rows
+ *                 must be 0.  f32: of the rest, up to one flipped box-box pair (8 contacts) and 5 % of the pairs per state may
  *                 still flip, because MuJoCo's box-box branches on thresholds made for double.
  *   order         pairs matched with geom1/geom2 swapped (absolute; must be 0)
  *   dist, pos, normal, frame              analytic pairs (MuJoCo's primitive routines)
@@ -41,10 +41,12 @@ static const double tol_f64[NC] = {[C_NCON] = 0.5, [C_FLIPS] = 1e-300, [C_ORDER]
 static const int absolute[NC] = {[C_NCON] = 1, [C_ORDER] = 1};
 static const int last[NC] = {[C_BRANCH] = 1};
 
+/* size of the state perturbation that tells ill-conditioned pairs (see ill_conditioned()): about the
+   rounding each precision's kinematics accumulate */
 #if defined(RL_REAL_F32)
-#define RL_IS_F32_COLL 1
+#define PERTURB 1e-5
 #else
-#define RL_IS_F32_COLL 0
+#define PERTURB 1e-12
 #endif
 
 typedef struct own {
@@ -62,7 +64,7 @@ static int init(rl_vctx *c) {
     free(o);
     return -1;
   }
-  o->pert = RL_IS_F32_COLL ? mj_makeData(c->p->mjm) : NULL;
+  o->pert = mj_makeData(c->p->mjm);
   c->own = o;
   return 0;
 }
@@ -82,10 +84,11 @@ static void fini(rl_vctx *c) {
 
 static int same_pair(int x, int y, int a, int b) { return (x == a && y == b) || (x == b && y == a); }
 
-/* f32 only: 1 if MuJoCo's own contacts for pair (a, b) change under a float-sized perturbation of the
-   state (qpos_i += 1e-5·max(|qpos_i|, 1), alternating signs: about the rounding that float kinematics accumulates): a different count, or a point that
-   moves by more than 1e-3 of the pair’s size (100× the perturbation: a jump, not a drift).  Such a pair is at a near tie (coincident edges of
-   stacked boxes, a contact at the margin boundary), where any float evaluation may take either branch. */
+/* 1 if MuJoCo's own contacts for pair (a, b) change under a rounding-sized perturbation of the state
+   (qpos_i += PERTURB·max(|qpos_i|, 1), alternating signs; PERTURB 1e-5 in f32, 1e-12 in f64): a different
+   count, or a point that moves by more than 1e-3 of the pair's size (a jump, not a drift).  Such a pair
+   is at a near tie (coincident edges of stacked boxes, a contact at the margin boundary, a deep
+   polytope overlap where MPR's portal path branches), where any evaluation may take either branch. */
 static int ill_conditioned(const mjModel *mjm, const mjData *mjd, const mjData *pert, int a, int b, double scale) {
   int n1 = 0, n2 = 0;
   for (int k = 0; k < mjd->ncon; k++) n1 += same_pair(mjd->contact[k].geom1, mjd->contact[k].geom2, a, b);
@@ -158,7 +161,7 @@ static void state(rl_vctx *c, rl_vq *q) {
   memset(o->used, 0, (size_t)d->ncon);
   if (o->pert) {
     for (int i = 0; i < mjm->nq; i++)
-      o->pert->qpos[i] = mjd->qpos[i] + (i % 2 ? 1.0 : -1.0) * 1e-5 * fmax(fabs(mjd->qpos[i]), 1.0);
+      o->pert->qpos[i] = mjd->qpos[i] + (i % 2 ? 1.0 : -1.0) * PERTURB * fmax(fabs(mjd->qpos[i]), 1.0);
     mj_kinematics(mjm, o->pert);
     mj_collision(mjm, o->pert);
   }

@@ -394,13 +394,13 @@ Test(constraint_formula, impedance_sigmoid) {
 Test(constraint_formula, solref_stiffness_damping) {
   real K, B;
   const real std_ref[2] = {(real)0.02, (real)0.5};
-  rl_solref_kb(NULL, std_ref, (real)0.9, 0, &K, &B);
+  rl_solref_kb(std_ref, (real)0.9, 0, &K, &B);
   cr_expect_float_eq(K, (real)(1 / (0.81 * 0.0004 * 0.25)), TOL(1e-9, 1e-1));
   cr_expect_float_eq(B, (real)(2 / (0.9 * 0.02)), TOL(1e-11, 1e-4));
   const real direct[2] = {-1000, -30};
-  rl_solref_kb(NULL, direct, (real)0.8, 0, &K, &B);
+  rl_solref_kb(direct, (real)0.8, 0, &K, &B);
   cr_expect_float_eq(K, (real)(1000 / 0.64), TOL(1e-10, 1e-3));
   cr_expect_float_eq(B, (real)(30 / 0.8), TOL(1e-12, 1e-5));
-  rl_solref_kb(NULL, direct, (real)0.8, 1, &K, &B);
+  rl_solref_kb(direct, (real)0.8, 1, &K, &B);
   cr_expect_eq(K, 0);
 }

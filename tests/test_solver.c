@@ -1,6 +1,7 @@
 /* test_solver.c — Newton and CG (engine/solver.c) on MuJoCo 2.2.2's extracted constraint problems,
  * against the dense LAPACK references (reference/lapack_ref.c).  Compiled per precision (-DRL_REAL_F64 /
  * -DRL_REAL_F32); every numerical assertion has an f64 and an f32 tolerance. */
+#define _DEFAULT_SOURCE /* mkstemps */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -252,10 +253,10 @@ Test(solver, skyline_equals_dense_humanoid100, .timeout = 300) {
 /* envelope Cholesky with rank-1 updates and downdates vs refactoring, on a random SPD arrow matrix */
 Test(solver, hfactor_update_downdate) {
   enum { N = 9 };
-  int first[N] = {0, 0, 1, 1, 0, 4, 4, 2, 7}, adr[N + 1];
+  int first[N] = {0, 0, 1, 1, 0, 4, 4, 2, 7}, adr[2 * N + 1]; /* adr + colend */
   rl_hfactor f, g;
   size_t sz = rl_hfactor_layout(&f, N, first, adr);
-  int adr2[N + 1];
+  int adr2[2 * N + 1];
   rl_hfactor_layout(&g, N, first, adr2);
   real *A = calloc(sz, sizeof(real)), *L = calloc(sz, sizeof(real)), *L2 = calloc(sz, sizeof(real));
   unsigned seed = 3;
@@ -373,5 +374,461 @@ Test(solver, signorini_incline_slides_at_coulomb_rate) {
   double along_convex = f.d->qacc[0] * cos(th) - f.d->qacc[2] * sin(th);
   cr_log_info("incline mu=0.2: signorini %.6g, convex %.6g, Coulomb %.6g m/s^2", along, along_convex, expect);
   rl_ref_problem_free(&ref);
+  fixture_close(&f);
+}
+
+/* ------------------------------------------------------------------ ABA (solver_aba.c) */
+
+/* write `xml` to a fresh /tmp file; path receives its name */
+static int write_tmp_model(char path[64], const char *xml) {
+  strcpy(path, "/tmp/rigidlab-aba-XXXXXX.xml");
+  int fd = mkstemps(path, 4);
+  if (fd < 0) return -1;
+  FILE *fp = fdopen(fd, "w");
+  if (!fp) return -1;
+  fputs(xml, fp);
+  return fclose(fp);
+}
+
+/* an n-link hinge chain with limits ±0.3 rad (the bench's chain) */
+static void chain_xml(char *buf, size_t len, int n) {
+  size_t k = (size_t)snprintf(buf, len, "<mujoco><option solver=\"Newton\"/><default><joint type=\"hinge\" axis=\"0 1 0\" "
+                                        "limited=\"true\" range=\"-0.3 0.3\" damping=\"0.01\"/><geom type=\"capsule\" size=\"0.01\" "
+                                        "fromto=\"0 0 0 0.1 0 0\" mass=\"0.1\" contype=\"0\" conaffinity=\"0\"/></default><worldbody>");
+  for (int i = 0; i < n; i++) k += (size_t)snprintf(buf + k, len - k, "<body pos=\"%s 0 0\"><joint/><geom/>", i ? "0.1" : "0");
+  for (int i = 0; i < n; i++) k += (size_t)snprintf(buf + k, len - k, "</body>");
+  snprintf(buf + k, len - k, "</worldbody></mujoco>");
+}
+
+/* a branching tree (slide, hinges, two hinges on one body, a ball) with frictionloss on most dofs */
+static const char FRICTION_TREE[] =
+    "<mujoco><default><geom contype=\"0\" conaffinity=\"0\"/></default><worldbody>"
+    "<body><joint type=\"slide\" axis=\"1 0 0\" frictionloss=\"0.5\"/><geom type=\"sphere\" size=\"0.1\" mass=\"1\"/>"
+    " <body pos=\"0 0 -0.3\"><joint type=\"hinge\" axis=\"0 1 0\" frictionloss=\"0.2\" limited=\"true\" range=\"-0.5 0.5\"/>"
+    "  <geom type=\"capsule\" fromto=\"0 0 0 0 0 -0.3\" size=\"0.03\"/>"
+    "  <body pos=\"0 0 -0.3\"><joint type=\"hinge\" axis=\"1 0 0\" frictionloss=\"0.1\"/><joint type=\"hinge\" axis=\"0 1 1\" "
+    "frictionloss=\"0.05\"/><geom type=\"box\" size=\"0.05 0.1 0.02\" pos=\"0.02 0 -0.05\"/></body></body>"
+    " <body pos=\"0.2 0 0.3\"><joint type=\"ball\" frictionloss=\"0.3\"/><geom type=\"capsule\" fromto=\"0 0 0 0.2 0.1 0.1\" size=\"0.02\"/>"
+    "  <body pos=\"0.2 0.1 0.1\"><joint type=\"hinge\" axis=\"0 0 1\"/><geom type=\"sphere\" size=\"0.04\"/></body></body>"
+    "</body></worldbody></mujoco>";
+
+/* x ← A⁻¹x for a dense SPD A (n×n, double, overwritten by its Cholesky factor) */
+static void dense_spd_solve(double *A, double *x, int n) {
+  for (int j = 0; j < n; j++) {
+    double t = A[j * n + j];
+    for (int k = 0; k < j; k++) t -= A[j * n + k] * A[j * n + k];
+    A[j * n + j] = sqrt(t);
+    for (int i = j + 1; i < n; i++) {
+      double s = A[i * n + j];
+      for (int k = 0; k < j; k++) s -= A[i * n + k] * A[j * n + k];
+      A[i * n + j] = s / A[j * n + j];
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < i; k++) x[i] -= A[i * n + k] * x[k];
+    x[i] /= A[i * n + i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    for (int k = i + 1; k < n; k++) x[i] -= A[k * n + i] * x[k];
+    x[i] /= A[i * n + i];
+  }
+}
+
+/* errors of x as a solution of H·x = r, H from rl_solver_hessian_dense at jar (latch as there):
+   forward ‖x − H⁻¹r‖∞ / ‖H⁻¹r‖∞ (H⁻¹r by a double Cholesky and two steps of iterative refinement with
+   long-double residuals, exact to ~eps; a plain double Cholesky is itself off by ~cond(H)·eps, 4e-12 on a
+   24-link chain) and, in *bw, the normwise backward error ‖H·x − r‖∞ / (‖H‖∞·‖x‖∞) */
+static double dense_check(const rl_model *m, rl_data *d, const real *jar, const real *latch, const real *r,
+                          const real *x, double *bw) {
+  int nv = m->nv;
+  real *H = malloc(sizeof(real) * (size_t)nv * nv);
+  double *A = malloc(sizeof(double) * (size_t)nv * nv), *y = malloc(sizeof(double) * (size_t)nv),
+         *res = malloc(sizeof(double) * (size_t)nv);
+  rl_solver_hessian_dense(m, d, jar, latch, H);
+  for (int i = 0; i < nv * nv; i++) A[i] = H[i];
+  for (int i = 0; i < nv; i++) y[i] = r[i];
+  dense_spd_solve(A, y, nv); /* A now holds the factor: refine with it */
+  for (int it = 0; it < 2; it++) {
+    for (int i = 0; i < nv; i++) {
+      long double t = r[i];
+      for (int k = 0; k < nv; k++) t -= (long double)H[i * nv + k] * y[k];
+      res[i] = (double)t;
+    }
+    for (int i = 0; i < nv; i++) {
+      for (int k = 0; k < i; k++) res[i] -= A[i * nv + k] * res[k];
+      res[i] /= A[i * nv + i];
+    }
+    for (int i = nv - 1; i >= 0; i--) {
+      for (int k = i + 1; k < nv; k++) res[i] -= A[k * nv + i] * res[k];
+      res[i] /= A[i * nv + i];
+    }
+    for (int i = 0; i < nv; i++) y[i] += res[i];
+  }
+  double e = rel_err(x, y, nv), hn = 0, xn = 0, rn = 0;
+  for (int i = 0; i < nv; i++) {
+    long double t = -(long double)r[i];
+    double rs = 0;
+    for (int k = 0; k < nv; k++) {
+      t += (long double)H[i * nv + k] * x[k];
+      rs += fabs((double)H[i * nv + k]);
+    }
+    rn = fmax(rn, fabs((double)t));
+    hn = fmax(hn, rs);
+    xn = fmax(xn, fabs((double)x[i]));
+  }
+  *bw = rn / (hn * xn + 1e-300);
+  free(H);
+  free(A);
+  free(y);
+  free(res);
+  return e;
+}
+
+/* our own pipeline (rows, M, cdof and crb at one state) at state s */
+static void own_state(fixture *f, int s) {
+  const rl_states *S = &f->S;
+  rl_set_state(&f->p, f->d, NULL, S->qpos + (size_t)s * S->nq, S->qvel + (size_t)s * S->nv,
+               S->ctrl + (size_t)s * S->nu);
+  rl_forward(f->p.m, f->d);
+  rl_crb(f->p.m, f->d); /* M for the reference checks: rl_forward's recursive path does not form it */
+  rl_factor_m(f->p.m, f->d);
+}
+
+/* rl_aba_solve vs the dense Hessian at jar = J·a − aref for a = qacc (the optimum) and a = qacc_smooth, states
+   by the convex cost's rules (no elliptic rows); returns the states checked, −1 if ABA refused a state */
+static int aba_vs_dense(fixture *f, double *emax, double *bwmax, int *nrows) {
+  const rl_model *m = f->p.m;
+  rl_data *d = f->d;
+  int nv = m->nv, nchecked = 0;
+  for (int s = 0; s < f->S.n; s++) {
+    own_state(f, s);
+    if (d->nefc == 0) continue;
+    size_t mark = rl_arena_mark(d);
+    rl_aba a;
+    int bad = rl_aba_init(&a, m, d);
+    if (bad) {
+      rl_arena_release(d, mark);
+      return -1;
+    }
+    real *jar = malloc(sizeof(real) * (size_t)d->nefc), *r = malloc(sizeof(real) * (size_t)nv),
+         *x = malloc(sizeof(real) * (size_t)nv);
+    int *state = malloc(sizeof(int) * (size_t)d->nefc);
+    for (int pass = 0; pass < 2; pass++) {
+      const real *acc = pass ? d->qacc_smooth : d->qacc;
+      for (int i = 0; i < d->nefc; i++) {
+        real v = -d->efc_aref[i];
+        for (int k = 0; k < d->efc_J_rownnz[i]; k++)
+          v += d->efc_J[d->efc_J_rowadr[i] + k] * acc[d->efc_J_colind[d->efc_J_rowadr[i] + k]];
+        jar[i] = v;
+        real Rf = d->efc_R[i] * d->efc_frictionloss[i];
+        int q = i < d->ne ? 1 : i < d->ne + d->nf ? (-Rf < v && v < Rf) : v < 0;
+        state[i] = q ? RL_CNSTRSTATE_QUADRATIC : RL_CNSTRSTATE_SATISFIED;
+        *nrows += q;
+      }
+      rl_aba_prepare(&a, m, d, state, NULL, 0);
+      for (int i = 0; i < nv; i++) r[i] = x[i] = (real)sin(1.0 + 3.7 * i + s + pass);
+      rl_aba_solve(&a, m, d, x);
+      double bw, e = dense_check(m, d, jar, NULL, r, x, &bw);
+      *emax = fmax(*emax, e);
+      *bwmax = fmax(*bwmax, bw);
+    }
+    free(jar);
+    free(r);
+    free(x);
+    free(state);
+    rl_arena_release(d, mark);
+    nchecked++;
+  }
+  return nchecked;
+}
+
+/* H·x = r by ABA equals the dense solve on hinge chains whose limits engage: to 1e-12 on 10 links; on 24
+   links H's condition (pivots 7e-5…4.6) limits every solver's forward error (a plain double Cholesky's:
+   up to 4e-12, ABA's up to 1.2e-11), so there the test is the backward error, which is below eps */
+Test(solver, aba_equals_dense_chain) {
+  char path[64], xml[16384];
+  fixture f;
+  for (int len = 10; len <= 24; len += 14) {
+    chain_xml(xml, sizeof xml, len);
+    cr_assert_eq(write_tmp_model(path, xml), 0);
+    cr_assert_eq(fixture_open(&f, path, NULL, 0, 8), 0);
+    unlink(path);
+    double e = 0, bw = 0;
+    int nrows = 0, n = aba_vs_dense(&f, &e, &bw, &nrows);
+    cr_expect(n >= 4, "chain%d: %d states checked (ABA refused: -1)", len, n);
+    cr_expect(nrows >= 8, "chain%d: only %d quadratic rows", len, nrows);
+    cr_expect(e <= (len <= 10 ? TOL(1e-12, 1e-3) : TOL(1e-10, 5e-2)), "chain%d: ABA vs dense rel %.3g", len, e);
+    cr_expect(bw <= TOL(1e-15, 1e-6), "chain%d: ABA backward error %.3g", len, bw);
+    cr_log_info("aba chain%d: %d states, %d quadratic rows, forward rel %.3g, backward %.3g", len, n, nrows, e, bw);
+    fixture_close(&f);
+  }
+  /* AUTO picks ABA on a 40-link chain (limits only: Σw²/nv = 553 > ABA_WORK), and the Newton optimum is the
+     skyline's */
+  chain_xml(xml, sizeof xml, 40);
+  cr_assert_eq(write_tmp_model(path, xml), 0);
+  cr_assert_eq(fixture_open(&f, path, NULL, 0, 8), 0);
+  unlink(path);
+  rl_model mm = *f.p.m;
+  for (int s = 0; s < f.S.n; s++) {
+    own_state(&f, s);
+    if (f.d->nefc >= 8) break;
+  }
+  cr_assert_geq(f.d->nefc, 8, "chain40: no state with 8 limit rows");
+  cr_expect_eq(rl_solver_factor_kind(&mm, f.d), RL_FACTOR_ABA);
+  real *q0 = malloc(sizeof(real) * (size_t)mm.nv);
+  mm.opt.newton_factor = RL_FACTOR_SKYLINE;
+  memset(f.d->qacc, 0, sizeof(real) * (size_t)mm.nv);
+  rl_constraint_solve(&mm, f.d);
+  memcpy(q0, f.d->qacc, sizeof(real) * (size_t)mm.nv);
+  int it = f.d->solver_iter;
+  mm.opt.newton_factor = RL_FACTOR_ABA;
+  memset(f.d->qacc, 0, sizeof(real) * (size_t)mm.nv);
+  rl_constraint_solve(&mm, f.d);
+  double mg = 0, dq = 0;
+  for (int i = 0; i < mm.nv; i++) {
+    dq = fmax(dq, fabs((double)f.d->qacc[i] - q0[i]));
+    mg = fmax(mg, fabs((double)q0[i]));
+  }
+  cr_expect(dq <= TOL(1e-9, 5e-2) * mg, "chain40: ABA vs skyline optimum rel %.3g", dq / mg);
+  cr_log_info("aba chain40: Newton optimum ABA vs skyline rel %.3g, %d iterations", dq / mg, it);
+  /* f32: the stopping test can flip by one iteration on rounding */
+  cr_expect(abs(f.d->solver_iter - it) <= TOL(0, 1), "chain40: %d iterations with ABA, %d with skyline", f.d->solver_iter, it);
+  free(q0);
+  fixture_close(&f);
+}
+
+/* … on a branching tree with frictionloss rows (one-dof rows in every state, a ball, two hinges on a body) */
+Test(solver, aba_equals_dense_frictionloss_tree) {
+  char path[64];
+  cr_assert_eq(write_tmp_model(path, FRICTION_TREE), 0);
+  fixture f;
+  cr_assert_eq(fixture_open(&f, path, NULL, 0, 8), 0);
+  double e = 0, bw = 0;
+  int nrows = 0, n = aba_vs_dense(&f, &e, &bw, &nrows);
+  cr_expect(n >= 4, "tree: %d states checked (ABA refused: -1)", n);
+  cr_expect(nrows >= 8, "tree: only %d quadratic rows", nrows);
+  cr_expect(e <= TOL(1e-12, 1e-3), "tree: ABA vs dense rel %.3g", e);
+  cr_expect(bw <= TOL(1e-15, 1e-6), "tree: ABA backward error %.3g", bw);
+  cr_log_info("aba friction tree: %d states, %d quadratic rows, forward rel %.3g, backward %.3g", n, nrows, e, bw);
+  fixture_close(&f);
+  unlink(path);
+}
+
+/* observer: every Newton system the solver solved with ABA agrees with the dense Hessian's solve */
+typedef struct aba_obs {
+  double emax, bwmax;
+  int n;
+} aba_obs;
+
+static void aba_obs_system(void *user, const rl_model *m, rl_data *d, const real *jar, const real *latch,
+                           const real *grad, const real *x) {
+  aba_obs *o = user;
+  double bw, e = dense_check(m, d, jar, latch, grad, x, &bw);
+  o->emax = fmax(o->emax, e);
+  o->bwmax = fmax(o->bwmax, bw);
+  o->n++;
+}
+
+/* microduck (free base, hinge legs, frictionloss) on the floor: rows against the world only, so the
+   contact rows are body rows; the pyramidal rows by the direct check, elliptic (convex and signorini,
+   cone blocks) through the solver's own systems */
+Test(solver, aba_equals_dense_microduck_contacts, .timeout = 120) {
+  const char *cones[3] = {NULL, "cone=elliptic", "cone=elliptic"};
+  for (int c = 0; c < 3; c++) {
+    fixture f;
+    cr_assert_eq(fixture_open(&f, SCENE("microduck.xml"), cones + c, cones[c] ? 1 : 0, 10), 0);
+    const rl_model *m = f.p.m;
+    if (c == 0) {
+      double e = 0, bw = 0;
+      int nrows = 0, n = aba_vs_dense(&f, &e, &bw, &nrows);
+      cr_expect(n >= 3, "microduck: %d states checked (ABA refused: -1)", n);
+      cr_expect(e <= TOL(1e-12, 1e-3), "microduck pyramidal: ABA vs dense rel %.3g", e);
+      cr_expect(bw <= TOL(1e-15, 1e-6), "microduck pyramidal: ABA backward error %.3g", bw);
+      cr_log_info("aba microduck pyramidal: %d states, %d quadratic rows, forward rel %.3g, backward %.3g", n, nrows,
+                  e, bw);
+    }
+    rl_model mm = *m;
+    mm.opt.newton_factor = RL_FACTOR_ABA;
+    mm.opt.contact_resolution = c == 1 ? RL_RES_CONVEX : RL_RES_AUTO;
+    aba_obs o = {0, 0, 0};
+    rl_solver_observer obs = {aba_obs_system, &o};
+    int ncontact = 0;
+    for (int s = 0; s < f.S.n; s++) {
+      own_state(&f, s);
+      if (f.d->nefc == 0) continue;
+      cr_expect_eq(rl_solver_factor_kind(&mm, f.d), RL_FACTOR_ABA, "microduck state %d: ABA refused", s);
+      ncontact += f.d->ncon > 0;
+      memset(f.d->qacc, 0, sizeof(real) * (size_t)mm.nv);
+      rl_constraint_solve_observed(&mm, f.d, &obs);
+    }
+    cr_expect(ncontact >= 3, "microduck: only %d states with contacts", ncontact);
+    cr_expect(o.n >= 3 && o.emax <= TOL(1e-12, 1e-3) && o.bwmax <= TOL(1e-15, 1e-6),
+              "microduck %s res %d: %d systems, ABA vs dense rel %.3g, backward %.3g", cones[c] ? cones[c] : "pyramidal",
+              mm.opt.contact_resolution, o.n, o.emax, o.bwmax);
+    cr_log_info("aba microduck %s res %d: %d Newton systems, forward rel %.3g, backward %.3g",
+                cones[c] ? cones[c] : "pyramidal", mm.opt.contact_resolution, o.n, o.emax, o.bwmax);
+    fixture_close(&f);
+  }
+}
+
+/* a contact between two moving bodies cannot enter a body inertia: ABA refused, the solver falls back */
+Test(solver, aba_refused_body_body_contact) {
+  fixture f;
+  cr_assert_eq(fixture_open(&f, SCENE("box_stack.xml"), NULL, 0, 1), 0);
+  const rl_model *m = f.p.m;
+  rl_data_reset(m, f.d);
+  int found = 0;
+  for (int step = 0; step < 400 && !found; step++) {
+    rl_step(m, f.d);
+    for (int k = 0; k < f.d->ncon && !found; k++) {
+      const rl_contact *con = f.d->contact + k;
+      found = con->efc_address >= 0 && m->body_weldid[m->geom_bodyid[con->geom1]] > 0 &&
+              m->body_weldid[m->geom_bodyid[con->geom2]] > 0;
+    }
+  }
+  cr_assert(found, "box_stack: no body-body contact in 400 steps");
+  rl_forward(m, f.d);
+  rl_crb(m, f.d);
+  rl_factor_m(m, f.d);
+  size_t mark = rl_arena_mark(f.d);
+  rl_aba a;
+  cr_expect_gt(rl_aba_init(&a, m, f.d), 0, "ABA accepted a body-body contact");
+  rl_arena_release(f.d, mark);
+  rl_model mm = *m;
+  mm.opt.newton_factor = RL_FACTOR_ABA;
+  int kind = rl_solver_factor_kind(&mm, f.d);
+  cr_expect(kind == RL_FACTOR_DENSE || kind == RL_FACTOR_SKYLINE, "forced ABA not refused: kind %d", kind);
+  mm.opt.newton_factor = RL_FACTOR_AUTO;
+  cr_expect_neq(rl_solver_factor_kind(&mm, f.d), RL_FACTOR_ABA);
+  /* the forced-ABA solve is the fallback's solve */
+  real *q0 = malloc(sizeof(real) * (size_t)m->nv);
+  memset(f.d->qacc, 0, sizeof(real) * (size_t)m->nv);
+  rl_constraint_solve(&mm, f.d);
+  memcpy(q0, f.d->qacc, sizeof(real) * (size_t)m->nv);
+  mm.opt.newton_factor = RL_FACTOR_ABA;
+  memset(f.d->qacc, 0, sizeof(real) * (size_t)m->nv);
+  rl_constraint_solve(&mm, f.d);
+  cr_expect_eq(memcmp(q0, f.d->qacc, sizeof(real) * (size_t)m->nv), 0);
+  free(q0);
+  fixture_close(&f);
+}
+
+/* an M copied in without cdof/crb of the same state must not reach the recursion */
+Test(solver, aba_refuses_foreign_m) {
+  char path[64], xml[4096];
+  chain_xml(xml, sizeof xml, 12);
+  cr_assert_eq(write_tmp_model(path, xml), 0);
+  fixture f;
+  cr_assert_eq(fixture_open(&f, path, NULL, 0, 4), 0);
+  int n = 0;
+  for (int s = 0; s < f.S.n; s++) {
+    if (fixture_state(&f, s)) continue; /* MuJoCo's problem: our cdof/crb were never computed */
+    size_t mark = rl_arena_mark(f.d);
+    rl_aba a;
+    cr_expect_eq(rl_aba_init(&a, f.p.m, f.d), -2);
+    rl_arena_release(f.d, mark);
+    n++;
+  }
+  cr_expect(n >= 1);
+  fixture_close(&f);
+  unlink(path);
+}
+
+/* max_i |a_i − b_i| / max_i |b_i| */
+static double rel_diff(const real *a, const real *b, int n) {
+  double e = 0, s = 0;
+  for (int i = 0; i < n; i++) {
+    e = fmax(e, fabs((double)a[i] - (double)b[i]));
+    s = fmax(s, fabs((double)b[i]));
+  }
+  return e / (s > 0 ? s : 1);
+}
+
+/* x = M⁻¹·f in long double (dense Gaussian elimination with partial pivoting on rl_full_m's copy of qM);
+   returns max_i |y_i − x_i| / max_i |x_i| for y */
+static double m_solve_error(const rl_model *m, const rl_data *d, const real *f, const real *y) {
+  int n = m->nv;
+  real *Md = malloc(sizeof(real) * (size_t)n * n);
+  long double *A = malloc(sizeof(long double) * (size_t)n * (n + 1));
+  rl_full_m(m, d, Md);
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < n; j++) A[i * (n + 1) + j] = Md[i * n + j];
+    A[i * (n + 1) + n] = f[i];
+  }
+  for (int c = 0; c < n; c++) {
+    int p = c;
+    for (int r = c + 1; r < n; r++)
+      if (fabsl(A[r * (n + 1) + c]) > fabsl(A[p * (n + 1) + c])) p = r;
+    for (int j = 0; j <= n; j++) {
+      long double t = A[c * (n + 1) + j];
+      A[c * (n + 1) + j] = A[p * (n + 1) + j];
+      A[p * (n + 1) + j] = t;
+    }
+    for (int r = c + 1; r < n; r++) {
+      long double l = A[r * (n + 1) + c] / A[c * (n + 1) + c];
+      for (int j = c; j <= n; j++) A[r * (n + 1) + j] -= l * A[c * (n + 1) + j];
+    }
+  }
+  double e = 0, s = 0;
+  for (int i = n - 1; i >= 0; i--) {
+    long double t = A[i * (n + 1) + n];
+    for (int j = i + 1; j < n; j++) t -= A[i * (n + 1) + j] * A[j * (n + 1) + n];
+    A[i * (n + 1) + n] = t / A[i * (n + 1) + i];
+    e = fmax(e, fabs((double)(y[i] - A[i * (n + 1) + n])));
+    s = fmax(s, fabs((double)A[i * (n + 1) + n]));
+  }
+  free(A);
+  free(Md);
+  return e / (s > 0 ? s : 1);
+}
+
+/* The recursive path (forward.c: no M, every M product a recursion, Euler's damping by ABA) equals the
+   factored path on a 30-link chain whose limits engage: qacc_smooth by ABA vs M⁻¹·qfrc_smooth by qLD, and
+   one rl_step (qpos, qvel, qacc) from the same state */
+Test(solver, recursive_path_equals_factored_chain30) {
+  char path[64], xml[16384];
+  chain_xml(xml, sizeof xml, 30);
+  cr_assert_eq(write_tmp_model(path, xml), 0);
+  fixture f;
+  cr_assert_eq(fixture_open(&f, path, NULL, 0, 8), 0);
+  unlink(path);
+  const rl_model *m = f.p.m;
+  const rl_states *S = &f.S;
+  rl_data *e = rl_data_alloc(m);
+  cr_assert(e);
+  double es = 0, eq = 0, ev = 0, ea = 0, ea_aba = 0, ea_ld = 0;
+  int nrows = 0;
+  for (int s = 0; s < S->n; s++) {
+    rl_data *dd[2] = {f.d, e};
+    for (int k = 0; k < 2; k++) {
+      rl_set_state(&f.p, dd[k], NULL, S->qpos + (size_t)s * S->nq, S->qvel + (size_t)s * S->nv,
+                   S->ctrl + (size_t)s * S->nu);
+      memset(dd[k]->qacc_warmstart, 0, sizeof(real) * (size_t)m->nv);
+    }
+    cr_expect_eq(rl_forward_path(m, f.d, RL_PATH_RECURSIVE), RL_PATH_RECURSIVE, "state %d: recursive path refused", s);
+    cr_expect_eq(rl_forward_path(m, e, RL_PATH_FACTORED), RL_PATH_FACTORED);
+    es = fmax(es, rel_diff(f.d->qacc_smooth, e->qacc_smooth, m->nv));
+    ea_aba = fmax(ea_aba, m_solve_error(m, e, e->qfrc_smooth, f.d->qacc_smooth));
+    ea_ld = fmax(ea_ld, m_solve_error(m, e, e->qfrc_smooth, e->qacc_smooth));
+    nrows += f.d->nefc;
+    rl_step_path(m, f.d, RL_PATH_RECURSIVE);
+    rl_step_path(m, e, RL_PATH_FACTORED);
+    eq = fmax(eq, rel_diff(f.d->qpos, e->qpos, m->nq));
+    ev = fmax(ev, rel_diff(f.d->qvel, e->qvel, m->nv));
+    ea = fmax(ea, rel_diff(f.d->qacc, e->qacc, m->nv));
+  }
+  cr_expect(nrows >= 8, "chain30: only %d limit rows over %d states", nrows, S->n);
+  /* M's condition on 30 armature-free links puts every solver's forward error near 4e-11 (qLD's, measured
+     against a long double solve), so 1e-12 between the two is out of reach: ABA must be as accurate as
+     qLD against the long double answer (to 1e-12 or 2× qLD's error), and within 1e-10 of it */
+  cr_expect(ea_aba <= fmax(TOL(1e-12, 1e-5), 2 * ea_ld), "chain30: ABA qacc_smooth error %.3g, qLD's %.3g", ea_aba,
+            ea_ld);
+  cr_expect(es <= TOL(1e-10, 5e-2), "chain30: ABA qacc_smooth vs M⁻¹qfrc_smooth rel %.3g", es);
+  cr_expect(eq <= TOL(1e-10, 5e-2) && ev <= TOL(1e-10, 5e-2) && ea <= TOL(1e-10, 5e-2),
+            "chain30: recursive vs factored step rel qpos %.3g qvel %.3g qacc %.3g", eq, ev, ea);
+  cr_log_info("recursive chain30: qacc_smooth vs long double M⁻¹f: ABA %.3g, qLD %.3g", ea_aba, ea_ld);
+  cr_log_info("recursive chain30: %d rows, qacc_smooth rel %.3g, step rel qpos %.3g qvel %.3g qacc %.3g", nrows, es, eq,
+              ev, ea);
+  rl_data_free(e);
   fixture_close(&f);
 }

@@ -59,6 +59,8 @@ static const char *usage_bench =
     "  --precision f64|f32|both   (default both)\n"
     "  --steps N                  calls per timed block (default 200)\n"
     "  --reps R                   alternating repetitions (default 15)\n"
+    "  --stages LIST              subset of kinematics,com,inertia,bias,passive,actuation,smooth,step_smooth,\n"
+    "                             collision,step (default: all)\n"
     "  --engines LIST             engines for the whole constrained step: newton,cg (default newton;\n"
     "                             MuJoCo, with the same solver, is always timed beside)\n"
     "  --csv FILE                 model,engine,precision,stage,ns_per_step,mujoco_ns_per_step,ratio\n"
@@ -129,7 +131,7 @@ static int parse_args(const char *cmd, int argc, char **argv, parsed *p, const c
       if (parse_long(v, 1, &p->states)) return bad(cmd, "--states '%s' is not a positive integer", v);
     } else if (!strcmp(a, "--seed") && !strcmp(cmd, "verify")) {
       if (parse_long(v, 0, &p->seed)) return bad(cmd, "--seed '%s' is not a non-negative integer", v);
-    } else if (!strcmp(a, "--stages") && !strcmp(cmd, "verify")) p->stages = v;
+    } else if (!strcmp(a, "--stages") && (!strcmp(cmd, "verify") || !strcmp(cmd, "bench"))) p->stages = v;
     else if (!strcmp(a, "--engine") && !strcmp(cmd, "sim")) p->engine = v;
     else if (!strcmp(a, "--engines") && !strcmp(cmd, "bench")) p->engines = v;
     else if (!strcmp(a, "--key") && !strcmp(cmd, "sim")) p->key = v;
@@ -233,7 +235,7 @@ static int cmd_bench(int argc, char **argv) {
   p.precision = 3;
   int st = parse_args("bench", argc, argv, &p, usage_bench);
   if (st) return st;
-  rl_bench_args a = {.c = p.c, .steps = p.steps, .reps = (int)p.reps, .engines = p.engines};
+  rl_bench_args a = {.c = p.c, .steps = p.steps, .reps = (int)p.reps, .engines = p.engines, .stages = p.stages};
   rl_csv w;
   if ((st = open_out(&p, &w, 0))) return st;
   a.c.out = p.c.out;
