@@ -66,7 +66,8 @@ static real solmix_weight(real s1, real s2) {
    condim, friction, solref and solimp; equal priorities take condim = max, friction per component max,
    solref = mix·solref₁ + (1−mix)·solref₂ (both standard) or the per-component min (either direct,
    i.e. negative), solimp = mix·solimp₁ + (1−mix)·solimp₂.  margin and gap are the max of the two;
-   friction[5] = (slide, slide, spin, roll, roll). */
+   friction[5] = (slide, slide, spin, roll, roll).  Needs con->dist: a contact in the gap
+   (dist ≥ margin − gap) is kept with exclude = 1 and makes no constraint rows. */
 void rl_contact_params(const rl_model *m, int g1, int g2, rl_contact *con) {
   const real *f;
   real fr[3];
@@ -98,7 +99,7 @@ void rl_contact_params(const rl_model *m, int g1, int g2, rl_contact *con) {
   con->includemargin = margin - gap;
   con->geom1 = g1;
   con->geom2 = g2;
-  con->exclude = 0;
+  con->exclude = con->dist >= con->includemargin; /* in the gap: reported, makes no rows (as mj_setContact) */
   con->efc_address = -1;
 }
 

@@ -9,10 +9,12 @@
  *              product: M (crb, qM, qLD) is never formed, and those fields keep stale values.
  * The recursive path runs when the options allow it (CG, or Newton not forced to a Cholesky by
  * newton_factor = dense | skyline) and either newton_factor = aba forces it or the tree is deep enough
- * that it pays (rl_recursive_pays: Σ_k depth_k² > 60·nv; measured f64 step, ns, factored / recursive
- * with limits active: chain8 3950 / 4170, chain16 9900 / 8000, chain32 34500 / 15000; humanoid
- * (Σ depth²/nv = 20) and humanoid100 stay factored).  When the solve refuses it (a row ABA cannot
- * carry under Newton) the step falls back to the factored path at the same state. */
+ * that it pays (rl_recursive_pays: Σ_k depth_k² > 150·nv).  Measured f64 step, ns, factored / recursive
+ * (limits active, 2-core host, ±15 % noise): chain8 (Σ depth²/nv 25) 4180 / 5950, chain16 (94) 10700 /
+ * 11900, chain24 (204) 28600 / 26700, chain32 (358) 39400 / 25100; humanoid (96) 26600 / 24100 and
+ * microduck (61) 21400 / 21600 are near even, so they, humanoid100 (19) and chains up to ~20 links stay
+ * factored.  When the solve refuses the recursive path (a row ABA cannot carry under Newton) the step
+ * falls back to the factored path at the same state. */
 #include <string.h>
 #include "rl_engine.h"
 

@@ -1024,7 +1024,7 @@ int rl_constraint_solve_recursive(const rl_model *m, rl_data *d) {
 /* The recursive path pays when the sparse LᵀDL's work W = Σ_k len_k² (len_k: dof k's row of qM, itself
    and its ancestors; the rows are stored consecutively from dof_Madr) exceeds RL_REC_WORK·nv: forming
    M (≈ 6·nM), factoring it (≈ W/2 multiply-adds) and the O(nM) products against the recursions' O(nv)
-   with 6×6 blocks (see the measurements in rl_forward, forward.c). */
+   with 6×6 blocks (measurements in forward.c's file comment). */
 #define RL_REC_WORK 150.0
 int rl_recursive_pays(const rl_model *m) {
   double w = 0;

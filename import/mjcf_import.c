@@ -31,6 +31,17 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
   if (mjm->opt.integrator == mjINT_IMPLICIT) return refuse(err, errlen, path, "option", "integrator=implicit", "use Euler or RK4");
   for (int g = 0; g < mjm->ngeom; g++)
     if (mjm->geom_type[g] == mjGEOM_HFIELD) return refuse(err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]), "height fields are not modelled");
+  /* geom sizes the narrow phase divides by or takes roots of: sphere r; capsule/cylinder r, half-length;
+     ellipsoid and box three half-sizes — all finite and positive */
+  for (int g = 0; g < mjm->ngeom; g++) {
+    int t = mjm->geom_type[g], n = t == mjGEOM_SPHERE ? 1 : (t == mjGEOM_CAPSULE || t == mjGEOM_CYLINDER) ? 2
+                                 : (t == mjGEOM_ELLIPSOID || t == mjGEOM_BOX) ? 3 : 0;
+    for (int k = 0; k < n; k++)
+      if (!(mjm->geom_size[3 * g + k] > 0) || !(mjm->geom_size[3 * g + k] < 1e300)) {
+        snprintf(what, sizeof what, "size[%d] = %g must be finite and positive", k, mjm->geom_size[3 * g + k]);
+        return refuse(err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]), what);
+      }
+  }
   for (int e = 0; e < mjm->neq; e++)
     if (mjm->eq_type[e] != mjEQ_CONNECT && mjm->eq_type[e] != mjEQ_WELD && mjm->eq_type[e] != mjEQ_JOINT)
       return refuse(err, errlen, path, "equality", mjname(mjm, mjm->name_eqadr[e]), "only connect, weld and joint equalities are modelled");

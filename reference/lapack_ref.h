@@ -61,6 +61,7 @@ double rl_ref_gap(const rl_ref_problem *p, const real *a, double cost_star);
 typedef struct rl_ref_newton_check {
   const rl_ref_problem *p;
   double max_rel;
+  double max_rel_cond; /* max over systems of rel / (κ₁(H)·ε_real): forward error against conditioning */
   int nsystems;
   int failed; /* dposv refused (H not positive definite) */
 } rl_ref_newton_check;

@@ -73,6 +73,9 @@ Test(badinput, tendon_refused) { expect_bad("sim " BAD "tendon.xml --engine mujo
 Test(badinput, mocap_refused) { expect_bad("verify " BAD "mocap.xml", 1, "mocap"); }
 Test(badinput, hfield_refused) { expect_bad("verify " BAD "hfield.xml", 1, "height field"); }
 Test(badinput, activation_refused) { expect_bad("bench " BAD "activation.xml", 1, "activation"); }
+/* degenerate geom sizes: refused naming the geom (MuJoCo's compiler refuses them; the importer checks too) */
+Test(badinput, degenerate_sphere) { expect_bad("verify " BAD "degenerate_sphere.xml", 1, "ball"); }
+Test(badinput, degenerate_box) { expect_bad("sim " BAD "degenerate_box.xml --engine newton", 1, "slab"); }
 Test(badinput, zero_mass_refused) { expect_bad("verify " BAD "zero_mass_refused.xml", 1, "mass"); }
 Test(badinput, freejoint_midtree) { expect_bad("verify " BAD "freejoint_midtree.xml", 1, "free joint"); }
 Test(badinput, nan_keyframe) { expect_bad("sim " BAD "nan_key.xml --engine newton --key bad", 1, "non-finite"); }

@@ -175,3 +175,28 @@ Test(physics, fourbar_keeps_closure) {
   rl_data_free(d);
   rl_pair_free(&p);
 }
+
+/* a suction gripper: a weld to the world switched off and on at run time through d->eq_active */
+Test(physics, suction_weld_switched_at_run_time) {
+  const char *opts[] = {"solver=newton", NULL};
+  rl_pair p;
+  load(&p, MODEL("suction.xml"), opts);
+  rl_data *d = rl_data_alloc(p.m);
+  for (int i = 0; i < 250; i++) rl_step(p.m, d); /* held: 0.5 s */
+  double z_held = d->qpos[2];
+  d->eq_active[0] = 0; /* release */
+  double z0 = d->qpos[2], v0 = d->qvel[2];
+  for (int i = 0; i < 150; i++) rl_step(p.m, d); /* 0.3 s of free fall */
+  /* semi-implicit Euler's exact free fall: z drops by −v₀·t + g·h²·n(n+1)/2 after n steps */
+  double h = p.m->opt.timestep, t = 150 * h, drop = z0 - d->qpos[2], expect = -v0 * t + 9.81 * h * h * 150 * 151 / 2;
+  d->eq_active[0] = 1; /* grip again */
+  for (int i = 0; i < 1000; i++) rl_step(p.m, d);
+  printf("suction: held at z %.5f (1 m), fell %.5f m in %.1f s (discrete free fall %.5f), re-gripped at z %.5f v %.2e\n", z_held,
+         drop, t, expect, d->qpos[2], d->qvel[2]);
+  cr_expect(fabs(z_held - 1) < 2e-3, "weld did not hold: z %.5f", z_held);
+  cr_expect(fabs(drop - expect) < 1e-9, "release is not free fall: %.9f vs %.9f", drop, expect);
+  cr_expect(fabs(d->qpos[2] - 1) < 2e-3 && fabs(d->qvel[2]) < 1e-2, "re-grip did not hold: z %.5f v %.3g", d->qpos[2],
+            d->qvel[2]);
+  rl_data_free(d);
+  rl_pair_free(&p);
+}
