@@ -13,6 +13,7 @@
 #define AVBD_MAXCOLOR 32
 #define AVBD_LIN_SCALE ((real)1e-3) /* ℓ of the penalty growth: 1 mm */
 #define AVBD_ANG_SCALE ((real)1e-3) /* 1 mrad */
+#define AVBD_SIDE_RATIO ((real)100) /* supported-side mass / lighter body above which ρ₀ uses the side */
 
 static const rl_avbd_pose avbd_world = {{0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0, 1, 0, 0, 0, 1}};
 
@@ -181,11 +182,46 @@ static void avbd_make_rows(rl_avbd *am, rl_avbd_joint *jt, int *rowtop) {
   *rowtop += n;
 }
 
-/* meff of the rows of joint jt: the lighter body's mass (length rows) or rotational scale (angle
- * rows; hinge coordinate rows too), the lighter mass for a slide's coordinate rows. */
-static void avbd_row_scales(rl_avbd *am, const rl_avbd_joint *jt) {
+/* 1 if body b lies in the subtree of body top (parents precede children in the body order) */
+static int avbd_in_subtree(const rl_model *m, int b, int top) {
+  while (b > top) b = m->body_parentid[b];
+  return b == top;
+}
+
+/* Mass of one side of a tree joint: inside = 1: the subtree of body top (M = Σ m_i over it);
+ * inside = 0: the rest of top's kinematic tree. */
+static real avbd_side_mass(const rl_model *m, int top, int inside) {
+  int root = m->body_rootid[top];
+  real M = 0;
+  for (int b = root; b < m->nbody; b++)
+    if (avbd_in_subtree(m, b, root) && avbd_in_subtree(m, b, top) == inside) M += m->body_mass[b];
+  return M;
+}
+
+/* meff of the rows of joint jt: length rows the mass, angle rows (hinge coordinate rows too) the
+ * rotational scale (mean principal inertia + armature), a slide's coordinate rows mass + armature.
+ * The mass is the larger of (a) the lighter of the two bodies and (b) for a joint of the kinematic
+ * tree, the lighter of the two sides it separates: the subtree below it and the rest of the tree
+ * (infinite when the tree hangs from the world), M = min(M_rest, M_sub), when M > AVBD_SIDE_RATIO·(a).
+ * Why (b): a joint between light links that carries a heavy load (avbd_chain50: 1 g links holding
+ * 50 kg, 50 000:1) needs a penalty on the scale of the load, not of the links.  With ρ₀ = m_link/h²
+ * the penalty has to grow ~10⁵× through the dual updates while the block sweeps creep along the
+ * chain: 968/1000 steps exhausted 500 sweeps, anchor gap 8.6e-5 m.  Scaled by the supported mass
+ * the gap is 4e-8 m.  (Tried and dropped: over-relaxed sweeps (diverge with the per-sweep dual
+ * update), no warm-start decay (no gain), the same side scaling for angle rows (no gain on the
+ * exhausted steps, 1e-6 m gap at full scale).)  Only for large ratios: in a uniform chain (chain8,
+ * M/m ≤ 7) the stiffer rows make the f32 update test stop early (order test fails), so (b) is kept
+ * for mass-ratio joints. */
+static void avbd_row_scales(rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
   real mlin = rl_fmin(avbd_mass(am, jt->a), avbd_mass(am, jt->b));
   real mang = rl_fmin(avbd_mean_inertia(am, jt->a), avbd_mean_inertia(am, jt->b));
+  if (jt->eq < 0) {
+    int bB = am->body[jt->b], root = m->body_rootid[bB];
+    int anchored = jt->a < 0 || m->body_jntnum[root] == 0 || m->jnt_type[m->body_jntadr[root]] != RL_JNT_FREE;
+    real MB = avbd_side_mass(m, bB, 1), MA = anchored ? (real)1e30 : avbd_side_mass(m, bB, 0);
+    real side = rl_fmin(MA, MB);
+    if (side > AVBD_SIDE_RATIO * mlin) mlin = side;
+  }
   for (int k = 0; k < jt->nrow; k++) {
     rl_avbd_row *r = am->row + jt->row + k;
     if (r->kind == RL_AVBD_ROW_LIN) r->meff = mlin;
@@ -420,7 +456,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, char *err, int errlen) {
   am->njoint = k;
   am->nrow = top;
   rl_data_free(d);
-  for (int j = 0; j < am->njoint; j++) avbd_row_scales(am, am->joint + j);
+  for (int j = 0; j < am->njoint; j++) avbd_row_scales(am, m, am->joint + j);
 
   /* body → joints (CSR) */
   for (int i = 0; i < nb; i++) am->jnum[i] = 0;

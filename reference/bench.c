@@ -6,7 +6,12 @@
  * collision (rl_collision vs mj_collision) and step (the whole constrained step, per engine: newton,
  * cg — rigidlab's solver set accordingly, MuJoCo with the same solver) run on the full model at a
  * contact-rich state: the model's initial state if it already has contacts, else MuJoCo's
- * trajectory from it after the first contacts appear (+100 steps). */
+ * trajectory from it after the first contacts appear (+100 steps).
+ * Engine avbd (step stage only): rl_avbd_step + rl_avbd_to_generalized per step (qpos/qvel written back,
+ * as mj_step leaves them), the AVBD state set from the same generalized state by rl_avbd_from_generalized
+ * before each timed run (not timed), vs mj_step with the model's own solver.  Contacts: AVBD's own ground
+ * contacts when no two dynamic bodies can collide (contype/conaffinity), else the mapping the data
+ * contacts need is timed too (rl_avbd_to_generalized, rl_kinematics, rl_collision, rl_avbd_load_contacts). */
 #define _DEFAULT_SOURCE /* mkstemps */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +21,8 @@
 #include <string.h>
 #include <time.h>
 #include "csv.h"
+#include "rl_avbd.h"
+#include "rl_collide.h"
 #include "pair.h"
 #include "states.h"
 #include "tolerances.h"
@@ -45,6 +52,7 @@ typedef struct ctx {
   mjData *mjd, *mjdfull;
   const double *qpos, *qvel, *ctrl;
   double *cqpos, *cqvel, *cctrl; /* the contact-rich state */
+  rl_avbd *am;                   /* non-NULL: the step stage runs AVBD */
 } ctx;
 
 static void run_ours(ctx *c, int stage, long n) {
@@ -60,7 +68,19 @@ static void run_ours(ctx *c, int stage, long n) {
       case B_SMOOTH: rl_smooth_acc(m, d); break;
       case B_STEP_SMOOTH: rl_step_smooth(m, d); break;
       case B_COLLISION: rl_collision(m, d); break;
-      default: rl_step(m, d); break;
+      default:
+        if (c->am) {
+          if (c->am->prm.contacts == RL_AVBD_CONTACTS_DATA) {
+            rl_avbd_to_generalized(c->am, m, d);
+            rl_kinematics(m, d);
+            rl_collision(m, d);
+            rl_avbd_load_contacts(c->am, m, d);
+          }
+          rl_avbd_step(c->am, m, d);
+          rl_avbd_to_generalized(c->am, m, d);
+        } else
+          rl_step(m, d);
+        break;
     }
 }
 
@@ -100,11 +120,26 @@ static void contact_state(const mjModel *m, const double *ctrl, double *qpos, do
   mj_deleteData(d);
 }
 
-/* engine name → solver for the constrained step; -1 if not a bench engine */
+#define BENCH_AVBD 1000 /* engine_solver: not a solver of rl_step */
+
+/* engine name → solver for the constrained step (BENCH_AVBD for avbd); -1 if not a bench engine */
 static int engine_solver(const char *e) {
   if (!strcmp(e, "newton")) return RL_SOLVER_NEWTON;
   if (!strcmp(e, "cg")) return RL_SOLVER_CG;
+  if (!strcmp(e, "avbd")) return BENCH_AVBD;
   return -1;
+}
+
+/* 1 if two geoms on different dynamic bodies pass the contype/conaffinity filter (AVBD then needs the
+   data contacts of rl_collision; its own ground contacts cover dynamic-vs-static planes only) */
+static int bench_dynamic_pairs(const rl_model *m) {
+  for (int g1 = 0; g1 < m->ngeom; g1++)
+    for (int g2 = g1 + 1; g2 < m->ngeom; g2++) {
+      int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
+      if (b1 == b2 || m->body_weldid[b1] == 0 || m->body_weldid[b2] == 0) continue;
+      if ((m->geom_contype[g1] & m->geom_conaffinity[g2]) || (m->geom_contype[g2] & m->geom_conaffinity[g1])) return 1;
+    }
+  return 0;
 }
 
 /* time one stage (both sides, alternating) and report it */
@@ -123,6 +158,7 @@ static void bench_stage_row(ctx *c, int stage, const char *engine, int reps, lon
       mju_zero(c->mjdfull->qacc_warmstart, p->mjm->nv);
       rl_forward(p->m, c->d);
       mj_forward(c->mjfull, c->mjdfull);
+      if (c->am && stage == B_STEP) rl_avbd_from_generalized(c->am, p->m, c->d);
     } else {
       rl_set_state(p, c->d, c->mjd, c->qpos, c->qvel, c->ctrl);
       rl_forward_smooth(p->m, c->d);
@@ -293,7 +329,7 @@ int rl_cmd_bench(const rl_bench_args *a) {
   int ne = 0;
   for (char *t = strtok(elist, ","); t && ne < 8; t = strtok(NULL, ",")) {
     if (engine_solver(t) < 0) {
-      rl_errorf("bench: --engines '%s' (allowed: newton, cg)", t);
+      rl_errorf("bench: --engines '%s' (allowed: newton, cg, avbd)", t);
       rl_pair_free(&p);
       return RL_EXIT_BADINPUT;
     }
@@ -328,7 +364,7 @@ int rl_cmd_bench(const rl_bench_args *a) {
   rl_states_draw(p.mjm, 2, 12345, &S);
   double *cs = calloc((size_t)(p.mjm->nq + p.mjm->nv + p.mjm->nu + 3), sizeof(double));
   ctx c = {&p, mjfree, p.mjm, rl_data_alloc(p.m), mj_makeData(mjfree), mj_makeData(p.mjm), S.qpos + S.nq, S.qvel + S.nv,
-           S.ctrl + S.nu, cs, cs + p.mjm->nq + 1, cs + p.mjm->nq + p.mjm->nv + 2};
+           S.ctrl + S.nu, cs, cs + p.mjm->nq + 1, cs + p.mjm->nq + p.mjm->nv + 2, NULL};
   contact_state(p.mjm, c.ctrl, c.cqpos, c.cqvel, c.cctrl);
   int reps = a->reps > 0 ? a->reps : 15;
   long n = a->steps > 0 ? a->steps : 200;
@@ -345,6 +381,25 @@ int rl_cmd_bench(const rl_bench_args *a) {
     if (want & (1u << stage)) bench_stage_row(&c, stage, "newton", reps, n, tr, tm, w, label, a->c.quiet);
   int solver0 = p.m->opt.solver, mjsolver0 = p.mjm->opt.solver;
   for (int e = 0; e < ne && (want & (1u << B_STEP)); e++) {
+    if (engine_solver(engines[e]) == BENCH_AVBD) {
+      p.m->opt.solver = solver0;
+      p.mjm->opt.solver = mjsolver0;
+      c.am = rl_avbd_build(p.m, err, sizeof err);
+      if (!c.am) {
+        rl_errorf("bench: %s: %s", a->c.model, err);
+        st = RL_EXIT_BADINPUT;
+        continue;
+      }
+      if (bench_dynamic_pairs(p.m)) c.am->prm.contacts = RL_AVBD_CONTACTS_DATA;
+      bench_stage_row(&c, B_STEP, engines[e], reps, n, tr, tm, w, label, a->c.quiet);
+      if (!a->c.quiet)
+        printf("  (avbd: %s contacts, last step %d sweeps, %d contacts, %ld of %ld steps budget-exhausted)\n",
+               c.am->prm.contacts == RL_AVBD_CONTACTS_DATA ? "rl_collision" : "own ground", c.am->stat.iterations,
+               c.am->stat.ncon, c.am->exhausted, c.am->steps);
+      rl_avbd_free(c.am);
+      c.am = NULL;
+      continue;
+    }
     p.m->opt.solver = engine_solver(engines[e]);
     p.mjm->opt.solver = p.m->opt.solver == RL_SOLVER_CG ? mjSOL_CG : mjSOL_NEWTON;
     bench_stage_row(&c, B_STEP, engines[e], reps, n, tr, tm, w, label, a->c.quiet);

@@ -1,0 +1,59 @@
+/* avbd_ref.h — the dense global reference of one AVBD step (H2; issue 5), compiled per precision,
+ * solved in double whatever the precision of the engine.
+ *
+ * The step problem of rl_avbd (seed 001, A3/A4/A6/A9) for all bodies at once:
+ *
+ *   min over the body poses (x_i, q_i)   Σ_i  m_i/(2h²)‖x_i − x_p,i‖² + 1/(2h²) θ_iᵀ I₀,i θ_i ,
+ *                                        θ_i = Log(q_i q_p,i⁻¹),  I₀ = R⁰ diag(I) R⁰ᵀ (frozen at the step start)
+ *                                      + Σ_joints  b/(2h)(φ − φⁿ)² + k_s/2 (φ − φ_spring)² + a/(2h²)(φ − φⁿ − hφ̇ⁿ)²
+ *   subject to  C_r(x, q) = α·C_r⁰  for every two-sided row r (the stabilized target of C̃ = C − α C⁰)
+ *
+ * with the prediction x_p = x + hv + h²(g + f/m), q_p = Exp(h ω')·q (ω' from the implicit gyroscopic
+ * step, as avbd.c), and the rows of rl_avbd_body.h rebuilt in double from the joint geometry stored in
+ * rl_avbd (anchors r_A, r_B; axes; q_rel0): hinge = 3 anchor + 2 axis rows, slide = 2 lateral + 3
+ * rotation, ball/connect = 3 anchor, weld = 3 anchor + 3 rotation.
+ *
+ * Solved by Newton on the KKT saddle-point system
+ *     [ H  Jᵀ ] [δz]     [ g          ]
+ *     [ J  0  ] [λ ] = − [ C − α C⁰   ]      (LAPACKE_dsysv, symmetric indefinite)
+ * (H: inertia Hessian with the SO(3) log Jacobian, Gauss–Newton in the rows; the fixed point is the
+ * exact KKT point: g + Jᵀλ = 0, C = αC⁰), poses updated x += δx, q ← Exp(δθ)·q, until ‖δz‖∞ ≤ 1e-14.
+ *
+ * NOT in the reference (counted in rl_avbd_ref.omitted): contacts (left out: compare on contact-free
+ * scenes or with RL_AVBD_CONTACTS_NONE), joint limits, dry friction, position servos; equality rows
+ * switched off in d are left out like avbd.c does.
+ *
+ * Usage: before rl_avbd_step, rl_avbd_ref_solve(&ref, am, m, d) reads the step-start state of am (poses,
+ * velocities, xfrc) and solves; after the step rl_avbd_ref_distance(&ref, am, &dx, &dth) measures the
+ * AVBD result against it. */
+#ifndef RL_AVBD_REF_H
+#define RL_AVBD_REF_H
+
+#include "rl_avbd.h"
+
+#define rl_avbd_ref RL_NAME(avbd_ref)
+#define rl_avbd_ref_solve RL_NAME(avbd_ref_solve)
+#define rl_avbd_ref_distance RL_NAME(avbd_ref_distance)
+#define rl_avbd_ref_free RL_NAME(avbd_ref_free)
+
+typedef struct rl_avbd_ref {
+  int nb, nrow;        /* bodies, two-sided rows */
+  double *x, *q;       /* solution poses [nb×3], [nb×4] (COM frames) */
+  double *xp, *qp;     /* the prediction [nb×3], [nb×4] */
+  double *lambda;      /* multipliers [nrow] (force/torque, sign of avbd.c: g + Jᵀλ = 0) */
+  int iterations;      /* Newton iterations */
+  int info;            /* LAPACKE_dsysv info of the last solve (0: ok) */
+  double step;         /* ‖δz‖∞ of the last Newton step */
+  double stationarity; /* ‖g + Jᵀλ‖∞ at the solution (N, N m) */
+  double primal;       /* ‖C − αC⁰‖∞ at the solution (m, rad) */
+  int omitted;         /* terms of the AVBD step not in the reference (contacts, limits, dry friction, servos) */
+} rl_avbd_ref;
+
+/* Solve the step problem from am's current (step-start) state; am is not modified.
+   Returns 0, or −1 (allocation failure or a singular KKT matrix: ref->info). */
+int rl_avbd_ref_solve(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, const rl_data *d);
+/* Distance of am's poses to the reference solution: max_i ‖x_i − x_i*‖ (m) and max_i ‖Log(q_i q_i*⁻¹)‖ (rad). */
+void rl_avbd_ref_distance(const rl_avbd_ref *ref, const rl_avbd *am, double *dx, double *dtheta);
+void rl_avbd_ref_free(rl_avbd_ref *ref);
+
+#endif
