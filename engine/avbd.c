@@ -735,7 +735,12 @@ static void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[3
 
 /* Cache matching (A16): a contact with the key of one in the previous step inherits its multipliers
  * (decayed: λ ·= αγ, ρ ·= γ) and, for a ground contact that was sticking, its static-friction
- * anchor on the ground (reset when the drift exceeds 10 mm).  C⁰ is evaluated after this. */
+ * anchor on the ground (reset when the drift exceeds 10 mm).  C⁰ is evaluated after this.
+ * A contact between two dynamic bodies inherits λ only; its ρ restarts at ρ₀ = m_eff/h² each step.
+ * Why: in a stack (box_stack, collision-module manifolds) the inherited ρ of the box–box rows ratchets
+ * up step after step towards ρ_max; the block sweeps then stall (500-sweep budget from ~0.3 s), the
+ * boxes sink and the stack explodes (2 m drift).  Restarting ρ keeps ~40 sweeps/step and the stack
+ * at rest (test box_stack_collision_contacts_rest in tests/test_avbd.c). */
 static void avbd_contact_warmstart(rl_avbd *am, real h) {
   const rl_avbd_param *pr = &am->prm;
   for (int i = 0; i < am->ncon; i++) {
@@ -755,7 +760,7 @@ static void avbd_contact_warmstart(rl_avbd *am, real h) {
       }
       for (int r = 0; r < 3; r++) {
         k->lambda[r] = o->lambda[r] * pr->alpha * pr->gamma;
-        k->rho[r] = rl_fmin(rl_fmax(o->rho[r] * pr->gamma, k->rho0), pr->rho_max * k->rho0);
+        k->rho[r] = k->a >= 0 ? k->rho0 : rl_fmin(rl_fmax(o->rho[r] * pr->gamma, k->rho0), pr->rho_max * k->rho0);
       }
       if (k->a < 0 && o->stick && o->lambda[0] < 0) {
         real d[3], nd;

@@ -7,30 +7,10 @@
 #include "rl_math.h"
 
 /* MuJoCo's mjMINVAL (smallest accepted denominator; same value in both precisions, see collide_prim.c) */
-#define MJ_MINVAL ((real)1e-15)
 /* capacity of the box–box candidate list: 4 edges × 2 axes × 2 sides + 4 + 4 corners */
 #define BOX_MAXPTS 24
 
-/* v ← v/‖v‖ by multiplication with 1/‖v‖ (mju_normalize3); ‖v‖ < mjMINVAL gives (1,0,0). Returns ‖v‖. */
-static real mj_normalize3(real v[3]) {
-  real n = rl_sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-  if (n < MJ_MINVAL) {
-    v[0] = 1; v[1] = 0; v[2] = 0;
-  } else {
-    real inv = 1 / n;
-    v[0] *= inv; v[1] *= inv; v[2] *= inv;
-  }
-  return n;
-}
 
-/* 1 if every number of the view's pose and size is finite */
-static int view_finite(const rl_geomview *g) {
-  for (int i = 0; i < 3; i++)
-    if (!rl_isfinite(g->pos[i]) || !rl_isfinite(g->size[i])) return 0;
-  for (int i = 0; i < 9; i++)
-    if (!rl_isfinite(g->mat[i])) return 0;
-  return 1;
-}
 
 /* the frame completion mj_collideGeoms applies to each contact a pair function returns */
 static int complete_frames(rl_contact *con, int n) {

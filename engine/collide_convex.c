@@ -22,7 +22,6 @@
 #include "rl_math.h"
 
 /* MuJoCo's mjMINVAL (a behavioural constant: degenerate-branch decisions as MuJoCo's in both precisions) */
-#define CVX_MINVAL ((real)1e-15)
 /* portal refinement budget (libccd has none): generous multiple of the penetration budget */
 #define RL_MPR_REFINE_MAX(it) (4 * (it) + 64)
 /* manifold constants */
@@ -37,70 +36,10 @@
 /* mju_sign: −1, 0 or +1 */
 static real sign0(real x) { return x < 0 ? (real)-1 : (x > 0 ? (real)1 : (real)0); }
 
-/* mju_normalize3: v ← v·(1/‖v‖); ‖v‖ < mjMINVAL gives (1,0,0) */
-static real mj_normalize3(real v[3]) {
-  real n = rl_sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-  if (n < CVX_MINVAL) {
-    v[0] = 1; v[1] = 0; v[2] = 0;
-  } else {
-    real inv = 1 / n;
-    v[0] *= inv; v[1] *= inv; v[2] *= inv;
-  }
-  return n;
-}
 
-/* 1 if every number of the view (pose, size, hull vertices) is finite */
-static int view_finite(const rl_geomview *g) {
-  for (int i = 0; i < 3; i++)
-    if (!rl_isfinite(g->pos[i]) || !rl_isfinite(g->size[i])) return 0;
-  for (int i = 0; i < 9; i++)
-    if (!rl_isfinite(g->mat[i])) return 0;
-  if (g->type == RL_GEOM_MESH) {
-    if (!g->vert || g->nvert < 1) return 0;
-    for (int i = 0; i < 3 * g->nvert; i++)
-      if (!rl_isfinite(g->vert[i])) return 0;
-  }
-  return 1;
-}
 
 /* ================================================================ support functions */
 
-/* Hull vertex of mesh view g maximizing d·v (d in the geom frame), as MuJoCo 2.2.2's mjccd_support.
- * With a hull graph: hill climbing from hull vertex 0 (no warm start: 2.2.2 starts every call
- * there); a pass scans the neighbours of the pass's starting vertex in edge order and moves the best
- * to any neighbour strictly better than the best so far (the scan goes on over the same list); passes
- * repeat until one changes nothing.  Ties keep the vertex reached first.  On a convex hull a vertex
- * that is not a maximum has a strictly better neighbour, so the climb ends at a maximum.  Without a
- * graph: the first maximum in index order (dots must beat −1e10, as MuJoCo's).  Every loop is
- * bounded by nvert (each changing pass strictly raises the best dot).  −1 if there are no vertices. */
-static int mesh_support_index(const rl_geomview *g, const real d[3]) {
-  const real *vert = g->vert;
-  int n = g->nvert, best = -1;
-  if (!vert || n < 1) return -1;
-  if (!g->graph) {
-    real bestdot = (real)-1e10;
-    for (int i = 0; i < n; i++) {
-      const real *v = vert + 3 * i;
-      real dot = d[0] * v[0] + d[1] * v[1] + d[2] * v[2];
-      if (dot > bestdot) { bestdot = dot; best = i; }
-    }
-    return best;
-  }
-  const int *graph = g->graph;
-  best = 0;
-  real bestdot = d[0] * vert[0] + d[1] * vert[1] + d[2] * vert[2];
-  for (int pass = 0; pass <= n; pass++) {
-    const int *nb = graph + graph[best];
-    int change = 0;
-    for (int j = 0; j < n && nb[j] >= 0 && nb[j] < n; j++) {
-      const real *v = vert + 3 * nb[j];
-      real dot = d[0] * v[0] + d[1] * v[1] + d[2] * v[2];
-      if (dot > bestdot) { bestdot = dot; best = nb[j]; change = 1; }
-    }
-    if (!change) break;
-  }
-  return best;
-}
 
 /* Support point in the geom frame for local direction d (d unit for the round shapes):
  *   sphere     s = r·d
@@ -127,7 +66,7 @@ static void support_local(const rl_geomview *g, const real d[3], real s[3]) {
     break;
   case RL_GEOM_CYLINDER: {
     real t = rl_sqrt(d[0] * d[0] + d[1] * d[1]);
-    if (t > CVX_MINVAL) {
+    if (t > MJ_MINVAL) {
       s[0] = d[0] / t * size[0];
       s[1] = d[1] / t * size[0];
     } else {
@@ -477,7 +416,7 @@ static int ellipsoid_normal_from_inside(real nrm[3], const real pos[3], const re
     real A = nrm[0] * nrm[0] * S2inv[0] + nrm[1] * nrm[1] * S2inv[1] + nrm[2] * nrm[2] * S2inv[2];
     real B = pos[0] * nrm[0] * S2inv[0] + pos[1] * nrm[1] * S2inv[1] + pos[2] * nrm[2] * S2inv[2];
     real det = B * B - A * C;
-    if (det < CVX_MINVAL || A < CVX_MINVAL) return iter > 0;
+    if (det < MJ_MINVAL || A < MJ_MINVAL) return iter > 0;
     real x = (-B + rl_sqrt(det)) / A;
     if (x < 0) return iter > 0;
     real pnt[3], newnrm[3];
@@ -504,7 +443,7 @@ static int ellipsoid_normal_from_outside(real nrm[3], const real pos[3], const r
     real val = PS2[0] * R[0] * R[0] + PS2[1] * R[1] * R[1] + PS2[2] * R[2] * R[2] - 1;
     if (val < tolerance) break;
     real deriv = -2 * (PS2[0] * R[0] * R[0] * R[0] + PS2[1] * R[1] * R[1] * R[1] + PS2[2] * R[2] * R[2] * R[2]);
-    if (deriv > -CVX_MINVAL) break;
+    if (deriv > -MJ_MINVAL) break;
     real delta = -val / deriv;
     if (delta < tolerance) break;
     la += delta;
@@ -533,7 +472,7 @@ static int round_normal_local(int type, const real size[3], const real p[3], rea
     nrm[1] = p[1];
     return 1;
   case RL_GEOM_ELLIPSOID: {
-    if (size[0] < CVX_MINVAL || size[1] < CVX_MINVAL || size[2] < CVX_MINVAL) return 0;
+    if (size[0] < MJ_MINVAL || size[1] < MJ_MINVAL || size[2] < MJ_MINVAL) return 0;
     real e = p[0] * p[0] / (size[0] * size[0]) + p[1] * p[1] / (size[1] * size[1]) + p[2] * p[2] / (size[2] * size[2]);
     return e <= 1 ? ellipsoid_normal_from_inside(nrm, p, size) : ellipsoid_normal_from_outside(nrm, p, size);
   }

@@ -13,19 +13,7 @@
 
 /* MuJoCo's mjMINVAL: the smallest denominator it accepts (a behavioural constant, kept equal in
    both precisions so that degenerate-configuration branches are taken where MuJoCo takes them). */
-#define MJ_MINVAL ((real)1e-15)
 
-/* v ← v/‖v‖ by multiplication with 1/‖v‖ (mju_normalize3); ‖v‖ < mjMINVAL gives (1,0,0). Returns ‖v‖. */
-static real mj_normalize3(real v[3]) {
-  real n = rl_sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-  if (n < MJ_MINVAL) {
-    v[0] = 1; v[1] = 0; v[2] = 0;
-  } else {
-    real inv = 1 / n;
-    v[0] *= inv; v[1] *= inv; v[2] *= inv;
-  }
-  return n;
-}
 
 /* ‖a − b‖ (mju_dist3) */
 static real dist3(const real a[3], const real b[3]) {
@@ -36,14 +24,6 @@ static real dist3(const real a[3], const real b[3]) {
 /* z axis of a row-major frame: column 2 = (R02, R12, R22) */
 static void zaxis(real z[3], const real mat[9]) { z[0] = mat[2]; z[1] = mat[5]; z[2] = mat[8]; }
 
-/* 1 if every number of the view's pose and size is finite */
-static int view_finite(const rl_geomview *g) {
-  for (int i = 0; i < 3; i++)
-    if (!rl_isfinite(g->pos[i]) || !rl_isfinite(g->size[i])) return 0;
-  for (int i = 0; i < 9; i++)
-    if (!rl_isfinite(g->mat[i])) return 0;
-  return 1;
-}
 
 /* Contact frame from its normal x = frame[0..2] (and optional first tangent y = frame[3..5]),
  * as mju_makeFrame:  x ← x/‖x‖;  if ‖y‖² < 1/4: y = e_y when |x_y| < 1/2, else e_z;
@@ -222,45 +202,6 @@ static void ellipsoid_support(real res[3], const real u[3], const real s[3]) {
   for (int i = 0; i < 3; i++) res[i] *= s[i];
 }
 
-/* Hull vertex of mesh view g maximizing u·v (u in the geom frame), as MuJoCo 2.2.2's mjccd_support
- * (the same routine as collide_convex.c's): with a hull graph, hill climbing from hull vertex 0, each
- * pass scanning the pass's starting vertex's neighbours in edge order and taking any strictly better
- * one, until a pass changes nothing; without a graph, the first maximum in index order (above −1e10).
- * Loops bounded by nvert.  −1 if there are no vertices. */
-static int mesh_support_index(const rl_geomview *g, const real u[3]) {
-  const real *vert = g->vert;
-  int n = g->nvert, ibest = -1;
-  if (!vert || n < 1) return -1;
-  if (!g->graph) {
-    real best = (real)-1e10;
-    for (int i = 0; i < n; i++) {
-      real vdot = u[0] * vert[3 * i] + u[1] * vert[3 * i + 1] + u[2] * vert[3 * i + 2];
-      if (vdot > best) {
-        best = vdot;
-        ibest = i;
-      }
-    }
-    return ibest;
-  }
-  const int *graph = g->graph;
-  ibest = 0;
-  real best = u[0] * vert[0] + u[1] * vert[1] + u[2] * vert[2];
-  for (int pass = 0; pass <= n; pass++) {
-    const int *nb = graph + graph[ibest];
-    int change = 0;
-    for (int j = 0; j < n && nb[j] >= 0 && nb[j] < n; j++) {
-      const real *v = vert + 3 * nb[j];
-      real vdot = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
-      if (vdot > best) {
-        best = vdot;
-        ibest = nb[j];
-        change = 1;
-      }
-    }
-    if (!change) break;
-  }
-  return ibest;
-}
 
 /* extra plane–mesh contact at vertex v (local): w = c2 + R2 v; skipped when ‖w − first‖ < 0.3 rbound;
  * d = (w − p1)·n;  pos = w − (d/2) n.  Returns 1 if added. */

@@ -41,4 +41,73 @@ int rl_collide_convex(RL_NARROW_ARGS);
 /* support point of geom g in world direction dir (not necessarily unit): the point of g maximizing dir·x */
 void rl_support(const rl_geomview *g, const real dir[3], real out[3]);
 
+/* ---- helpers shared by the narrow-phase files (static inline: one definition, no link symbol) ---- */
+
+/* MuJoCo's mjMINVAL, in both precisions so that degenerate-configuration branches are taken where MuJoCo
+   takes them */
+#define MJ_MINVAL ((real)1e-15)
+
+/* mju_normalize3: v ← v·(1/‖v‖); ‖v‖ < mjMINVAL gives (1,0,0) */
+static inline real mj_normalize3(real v[3]) {
+  real n = rl_sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  if (n < MJ_MINVAL) {
+    v[0] = 1; v[1] = 0; v[2] = 0;
+  } else {
+    real inv = 1 / n;
+    v[0] *= inv; v[1] *= inv; v[2] *= inv;
+  }
+  return n;
+}
+
+/* 1 if every number of the view (pose, size, hull vertices) is finite */
+static inline int view_finite(const rl_geomview *g) {
+  for (int i = 0; i < 3; i++)
+    if (!rl_isfinite(g->pos[i]) || !rl_isfinite(g->size[i])) return 0;
+  for (int i = 0; i < 9; i++)
+    if (!rl_isfinite(g->mat[i])) return 0;
+  if (g->type == RL_GEOM_MESH) {
+    if (!g->vert || g->nvert < 1) return 0;
+    for (int i = 0; i < 3 * g->nvert; i++)
+      if (!rl_isfinite(g->vert[i])) return 0;
+  }
+  return 1;
+}
+
+/* Hull vertex of mesh view g maximizing d·v (d in the geom frame), as MuJoCo 2.2.2's mjccd_support.
+ * With a hull graph: hill climbing from hull vertex 0 (no warm start: 2.2.2 starts every call
+ * there); a pass scans the neighbours of the pass's starting vertex in edge order and moves the best
+ * to any neighbour strictly better than the best so far (the scan goes on over the same list); passes
+ * repeat until one changes nothing.  Ties keep the vertex reached first.  On a convex hull a vertex
+ * that is not a maximum has a strictly better neighbour, so the climb ends at a maximum.  Without a
+ * graph: the first maximum in index order (dots must beat −1e10, as MuJoCo's).  Every loop is
+ * bounded by nvert (each changing pass strictly raises the best dot).  −1 if there are no vertices. */
+static inline int mesh_support_index(const rl_geomview *g, const real d[3]) {
+  const real *vert = g->vert;
+  int n = g->nvert, best = -1;
+  if (!vert || n < 1) return -1;
+  if (!g->graph) {
+    real bestdot = (real)-1e10;
+    for (int i = 0; i < n; i++) {
+      const real *v = vert + 3 * i;
+      real dot = d[0] * v[0] + d[1] * v[1] + d[2] * v[2];
+      if (dot > bestdot) { bestdot = dot; best = i; }
+    }
+    return best;
+  }
+  const int *graph = g->graph;
+  best = 0;
+  real bestdot = d[0] * vert[0] + d[1] * vert[1] + d[2] * vert[2];
+  for (int pass = 0; pass <= n; pass++) {
+    const int *nb = graph + graph[best];
+    int change = 0;
+    for (int j = 0; j < n && nb[j] >= 0 && nb[j] < n; j++) {
+      const real *v = vert + 3 * nb[j];
+      real dot = d[0] * v[0] + d[1] * v[1] + d[2] * v[2];
+      if (dot > bestdot) { bestdot = dot; best = nb[j]; change = 1; }
+    }
+    if (!change) break;
+  }
+  return best;
+}
+
 #endif
