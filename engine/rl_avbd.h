@@ -69,6 +69,12 @@ typedef struct rl_avbd_contact {
   real lambda[3], rho[3], rho0;
   real c0[3], c[3];    /* C at the step start and C̃ after the last dual update */
   int stick;           /* tangent multiplier inside the disc after the last dual update */
+  /* torsional (about n) and rolling (about t1, t2) rows, condim 4 / 6 (B3): the relative rotation
+     since the step start w = Log(Δq_B) − Log(Δq_A), C_r = frame_r·w, force bounded by the patch-radius
+     coefficients: |λ_spin| ≤ μ_spin(−λ_n), ‖λ_roll‖ ≤ μ_roll(−λ_n) */
+  int dim;             /* 1, 3, 4, 6 (3 for own ground contacts) */
+  real mu_spin, mu_roll;
+  real alam[3], arho[3], arho0;
 } rl_avbd_contact;
 
 /* Per-step diagnostics (A20) and KKT residuals of the step's optimization problem. */

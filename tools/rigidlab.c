@@ -1,12 +1,15 @@
 /* rigidlab.c — the `rigidlab` command: parses arguments, picks the precision, calls the harness.
  * No solver logic lives here. */
+#include <dirent.h>
 #include <mujoco/mujoco.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "csv.h"
 #include "harness.h"
+#include "runner.h"
 #include "mj_load.h"
+#include "report.h"
 
 /* MuJoCo's fatal errors would call exit(1): turn them into our one-line bad-input exit. */
 static void mujoco_error(const char *msg) {
@@ -22,13 +25,18 @@ static const char *usage_main =
     "  verify MODEL.xml [--precision f64|f32|both] [--states N] [--seed S] [--stages LIST] [--csv FILE] [--opt K=V]...\n"
     "  sim    MODEL.xml --engine newton|cg|avbd|mujoco [--precision f64|f32] [--dt H] [--steps N | --duration T]\n"
     "                   [--key NAME|INDEX] [--csv FILE] [--opt K=V]...\n"
-    "  bench  MODEL.xml [--precision f64|f32|both] [--steps N] [--reps R] [--csv FILE] [--opt K=V]...\n"
+    "  bench  MODEL.xml|chain:N1,N2,... [--precision f64|f32|both] [--stages LIST] [--engines LIST] [--steps N]\n"
+    "                   [--reps R] [--csv FILE] [--opt K=V]...\n"
+    "  run    [SPEC.ini ...] [--out DIR] [--jobs N] [--shard I/N] [--resume] [--opt K=V]...\n"
+    "  merge  DIR... --out OUT\n"
+    "  check  RESULTS [--baseline DIR] [--update-baseline]\n"
+    "  report RESULTS_DIR   plots (gnuplot SVG + PNG), summary.md and tables.tex from the CSVs\n"
     "exit status: 0 success, 1 a check failed, 2 bad input\n"
     "run 'rigidlab COMMAND --help' for details\n";
 
 static const char *usage_verify =
     "usage: rigidlab verify MODEL.xml [options]\n"
-    "Runs every smooth-dynamics stage of rigidlab and of MuJoCo 2.2.2 on N states of MODEL and\n"
+    "Runs every pipeline stage of rigidlab and of MuJoCo 2.2.2 on N states of MODEL and\n"
     "reports the worst error per stage and quantity (exit 1 if any exceeds its tolerance).\n"
     "  --precision f64|f32|both   working precision (default f64)\n"
     "  --states N                 number of states (default 100; half random, half along a trajectory)\n"
@@ -61,7 +69,7 @@ static const char *usage_bench =
     "  --reps R                   alternating repetitions (default 15)\n"
     "  --stages LIST              subset of kinematics,com,inertia,bias,passive,actuation,smooth,step_smooth,\n"
     "                             collision,step (default: all)\n"
-    "  --engines LIST             engines for the whole constrained step: newton,cg (default newton;\n"
+    "  --engines LIST             engines for the whole constrained step: newton,cg,avbd (default newton;\n"
     "                             MuJoCo, with the same solver, is always timed beside)\n"
     "  --csv FILE                 model,engine,precision,stage,ns_per_step,mujoco_ns_per_step,ratio\n"
     "  --opt KEY=VALUE            override a model/solver option (repeatable)\n";
@@ -245,6 +253,153 @@ static int cmd_bench(int argc, char **argv) {
   return close_out(&p, &w, r);
 }
 
+/* `rigidlab report DIR`: plots and tables from the CSVs alone (reports/src/report.c). */
+static const char *usage_report =
+    "usage: rigidlab report RESULTS_DIR\n"
+    "Plots and tables from a results directory's CSVs alone (no simulation):\n"
+    "  reads    verify.csv, traj_compare.csv (required); bench_*.csv, contact_<scene>_<engine>.csv,\n"
+    "           meta.csv (when present)\n"
+    "  writes   RESULTS_DIR/plots/*.gp with their .svg and .png (gnuplot), RESULTS_DIR/summary.md\n"
+    "           (headline figures, linking the plots) and RESULTS_DIR/tables.tex (booktabs tables)\n"
+    "Outputs are written under temporary names and renamed at the end. A missing or malformed CSV:\n"
+    "one line naming the file (and line), exit 2, nothing written.\n";
+
+static int cmd_report(int argc, char **argv) {
+  if (argc >= 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
+    fputs(usage_report, stdout);
+    return RL_EXIT_OK;
+  }
+  if (argc != 1 || argv[0][0] == '-') {
+    rl_errorf("report: expected exactly one RESULTS_DIR (see 'rigidlab report --help')");
+    return RL_EXIT_BADINPUT;
+  }
+  char err[2048];
+  int st = rl_report(argv[0], stdout, err, sizeof err);
+  if (st) rl_errorf("%s", err);
+  return st ? RL_EXIT_BADINPUT : RL_EXIT_OK;
+}
+
+/* `rigidlab run | merge | check`: argument parsing only; the work is in reference/runner.c, check.c. */
+static const char *usage_run =
+    "usage: rigidlab run [SPEC.ini ...] [--out DIR] [--jobs N] [--shard I/N] [--resume] [--opt K=V]...\n"
+    "Expands each experiment spec's sweep (experiments/*.ini; default: every experiments/*.ini) into points,\n"
+    "runs each point's trajectory in a worker process and writes DIR/STUDY/: traj_<point>.csv, metrics.csv\n"
+    "(study,point,engine,precision,dt,metric,value,step,index), meta.csv and spec.ini.\n"
+    "  --out DIR       results root (default results)\n"
+    "  --jobs N        worker processes (default: all cores); results are byte-identical for any N\n"
+    "  --shard I/N     run only the points with index % N == I-1 (combine with 'rigidlab merge')\n"
+    "  --resume        skip points whose trajectory CSV is already whole (after Ctrl-C)\n"
+    "  --opt KEY=VALUE override an option in every point, after the sweep's (repeatable)\n";
+static const char *usage_merge =
+    "usage: rigidlab merge DIR... --out OUT\n"
+    "Combines the results of 'rigidlab run --shard' (each DIR an --out folder or a study folder) into\n"
+    "OUT/STUDY/, metrics in point order, trajectories alongside.\n";
+static const char *usage_check =
+    "usage: rigidlab check RESULTS [--baseline DIR] [--update-baseline]\n"
+    "Compares every metric in RESULTS (an --out folder or one study folder) with DIR/STUDY/metrics.csv\n"
+    "(default DIR: reports/baselines) within the bands of the spec's [check] section (abs T, rel T, ratio R).\n"
+    "Exit 1 with one line per metric outside its band: study, point, metric, value, band, first step out.\n"
+    "  --update-baseline  rewrite DIR/STUDY/metrics.csv from RESULTS (on purpose)\n";
+
+static int wants_help(int argc, char **argv, const char *usage) {
+  for (int i = 0; i < argc; i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      fputs(usage, stdout);
+      return 1;
+    }
+  return 0;
+}
+
+static int cmd_run(int argc, char **argv) {
+  if (wants_help(argc, argv, usage_run)) return RL_EXIT_OK;
+  rl_run_args a;
+  memset(&a, 0, sizeof a);
+  a.out = "results";
+  for (int i = 0; i < argc; i++) {
+    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (o[0] != '-') {
+      if (a.nspec >= RL_RUN_MAXSPECS) return bad("run", "too many specs (max %s)", "64");
+      a.specs[a.nspec++] = o;
+      continue;
+    }
+    if (!strcmp(o, "--resume")) { a.resume = 1; continue; }
+    if (!v) return bad("run", "option %s needs a value", o);
+    i++;
+    long x;
+    if (!strcmp(o, "--out")) a.out = v;
+    else if (!strcmp(o, "--jobs")) {
+      if (parse_long(v, 1, &x) || x > 1024) return bad("run", "--jobs '%s' is not an integer in 1..1024", v);
+      a.jobs = (int)x;
+    } else if (!strcmp(o, "--shard")) {
+      int si, sn;
+      char extra;
+      if (sscanf(v, "%d/%d%c", &si, &sn, &extra) != 2 || sn < 1 || si < 1 || si > sn)
+        return bad("run", "--shard '%s' (expected I/N with 1 <= I <= N)", v);
+      a.shard_i = si;
+      a.shard_n = sn;
+    } else if (!strcmp(o, "--opt")) {
+      if (a.nopts >= RL_MAX_OPTS) return bad("run", "too many --opt (max %s)", "64");
+      a.opts[a.nopts++] = v;
+    } else
+      return bad("run", "unknown option '%s'", o);
+  }
+  static char found[RL_RUN_MAXSPECS][512];
+  if (!a.nspec) { /* the bundled studies */
+    DIR *d = opendir("experiments");
+    struct dirent *e;
+    while (d && (e = readdir(d)) && a.nspec < RL_RUN_MAXSPECS) {
+      size_t l = strlen(e->d_name);
+      if (l > 4 && !strcmp(e->d_name + l - 4, ".ini")) {
+        snprintf(found[a.nspec], sizeof found[0], "experiments/%s", e->d_name);
+        a.specs[a.nspec] = found[a.nspec];
+        a.nspec++;
+      }
+    }
+    if (d) closedir(d);
+    if (!a.nspec) return bad("run", "no SPEC.ini given and no experiments/*.ini here%s", "");
+    qsort(found, (size_t)a.nspec, sizeof found[0], (int (*)(const void *, const void *))strcmp);
+    for (int i = 0; i < a.nspec; i++) a.specs[i] = found[i];
+  }
+  /* MuJoCo's warnings stay quiet; its errors end the worker with exit 2 (mujoco_error) */
+  return rl_run(&a);
+}
+
+static int cmd_merge(int argc, char **argv) {
+  if (wants_help(argc, argv, usage_merge)) return RL_EXIT_OK;
+  const char *out = NULL;
+  const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
+  int n = 0;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--out")) {
+      if (i + 1 >= argc) { free(dirs); return bad("merge", "option %s needs a value", "--out"); }
+      out = argv[++i];
+    } else if (argv[i][0] == '-') {
+      free(dirs);
+      return bad("merge", "unknown option '%s'", argv[i]);
+    } else
+      dirs[n++] = argv[i];
+  }
+  int st = !n ? bad("merge", "missing DIR%s", "") : !out ? bad("merge", "missing --out OUT%s", "") : rl_merge(out, dirs, n);
+  free(dirs);
+  return st;
+}
+
+static int cmd_check(int argc, char **argv) {
+  if (wants_help(argc, argv, usage_check)) return RL_EXIT_OK;
+  rl_check_args a = {NULL, "reports/baselines", 0};
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--update-baseline")) a.update = 1;
+    else if (!strcmp(argv[i], "--baseline")) {
+      if (i + 1 >= argc) return bad("check", "option %s needs a value", "--baseline");
+      a.baseline = argv[++i];
+    } else if (argv[i][0] == '-') return bad("check", "unknown option '%s'", argv[i]);
+    else if (a.results) return bad("check", "unexpected argument '%s' (one RESULTS folder)", argv[i]);
+    else a.results = argv[i];
+  }
+  if (!a.results) return bad("check", "missing RESULTS%s", "");
+  return rl_check(&a);
+}
+
 int main(int argc, char **argv) {
   mju_user_error = mujoco_error;
   mju_user_warning = mujoco_warning;
@@ -256,6 +411,10 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "verify")) return cmd_verify(argc - 2, argv + 2);
   if (!strcmp(cmd, "sim")) return cmd_sim(argc - 2, argv + 2);
   if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);
-  rl_errorf("unknown command '%s' (commands: verify, sim, bench; see 'rigidlab --help')", cmd);
+  if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
+  if (!strcmp(cmd, "merge")) return cmd_merge(argc - 2, argv + 2);
+  if (!strcmp(cmd, "check")) return cmd_check(argc - 2, argv + 2);
+  if (!strcmp(cmd, "report")) return cmd_report(argc - 2, argv + 2);
+  rl_errorf("unknown command '%s' (commands: verify, sim, bench, run, merge, check, report; see 'rigidlab --help')", cmd);
   return RL_EXIT_BADINPUT;
 }

@@ -1,0 +1,407 @@
+/* spec.c — the experiment-spec parser (inih) and the sweep expansion (see spec.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mj_load.h"
+#include "spec.h"
+
+const char *const rl_metric_names[RL_NMET] = {"final_qpos_err", "qpos_err_max", "penetration_max", "anchor_err_max",
+                                              "energy_drift", "iterations_mean", "converged_frac"};
+
+int rl_snprintf(char *dst, size_t n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int r = vsnprintf(dst, n, fmt, ap);
+  va_end(ap);
+  return r;
+}
+
+int rl_metric_find(const char *name) {
+  for (int k = 0; k < RL_NMET; k++)
+    if (!strcmp(rl_metric_names[k], name)) return k;
+  return -1;
+}
+
+static const char *metric_list =
+    "final_qpos_err, qpos_err_max, penetration_max, anchor_err_max, energy_drift, iterations_mean, converged_frac";
+
+/* the reader counts lines so that the handler knows where it is */
+typedef struct reader {
+  FILE *f;
+  int *line;
+} reader;
+static char *read_line(char *str, int num, void *stream) {
+  reader *r = stream;
+  char *s = fgets(str, num, r->f);
+  if (s) ++*r->line;
+  return s;
+}
+
+static char *trim(char *s) {
+  while (isspace((unsigned char)*s)) s++;
+  char *e = s + strlen(s);
+  while (e > s && isspace((unsigned char)e[-1])) *--e = 0;
+  return s;
+}
+
+#define FAIL(...)                                                     \
+  do {                                                                \
+    int n_ = rl_snprintf(s->err, sizeof s->err, "%s:%d: ", s->path, s->line); \
+    rl_snprintf(s->err + n_, sizeof s->err - (size_t)n_, __VA_ARGS__);  \
+    return 0;                                                         \
+  } while (0)
+
+/* split a comma-separated list into malloc'ed trimmed items; −1 on an empty item */
+static int split(const char *value, char **out, int max, int *n) {
+  char buf[4096];
+  rl_snprintf(buf, sizeof buf, "%s", value);
+  *n = 0;
+  char *save = NULL;
+  int commas = 0;
+  for (const char *c = buf; *c; c++) commas += *c == ',';
+  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    t = trim(t);
+    if (!*t) return -1;
+    if (*n >= max) return -2;
+    out[(*n)++] = strdup(t);
+  }
+  return *n == commas + 1 ? 0 : -1;
+}
+
+static int parse_num(const char *v, double *x) {
+  char *end;
+  errno = 0;
+  *x = strtod(v, &end);
+  return *v && !*end && !errno && isfinite(*x);
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value) {
+  rl_spec *s = user;
+  if (strcmp(section, "experiment") && strcmp(section, "sweep") && strcmp(section, "metrics") && strcmp(section, "check"))
+    FAIL("unknown section [%s] (allowed: experiment, sweep, metrics, check)", section);
+  if (!strcmp(section, "experiment")) {
+    if (!strcmp(name, "name")) {
+      if (!*value || strlen(value) >= sizeof s->name) FAIL("name '%s': expected 1-127 characters", value);
+      for (const char *c = value; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
+          FAIL("name '%s': allowed characters are letters, digits, _ and -", value);
+      rl_snprintf(s->name, sizeof s->name, "%s", value);
+    } else if (!strcmp(name, "scene")) {
+      char *items[RL_SPEC_MAXSCENES];
+      int n, r = split(value, items, RL_SPEC_MAXSCENES, &n);
+      if (r == -2) FAIL("scene: more than %d scenes", RL_SPEC_MAXSCENES);
+      if (r || !n) FAIL("scene '%s': expected a comma-separated list of MJCF files", value);
+      char dir[1024];
+      rl_snprintf(dir, sizeof dir, "%s", s->path);
+      char *slash = strrchr(dir, '/');
+      if (slash) slash[1] = 0;
+      else dir[0] = 0;
+      for (int i = 0; i < n && !s->no_files; i++) {
+        char p[2048];
+        rl_snprintf(p, sizeof p, "%s%s", items[i][0] == '/' ? "" : dir, items[i]);
+        FILE *f = fopen(p, "r");
+        if (!f) {
+          rl_snprintf(s->err, sizeof s->err, "%s:%d: scene '%s': cannot read %s: %s", s->path, s->line, items[i], p,
+                   strerror(errno));
+          for (int j = 0; j < n; j++) free(items[j]);
+          return 0;
+        }
+        fclose(f);
+        free(items[i]);
+        items[i] = strdup(p);
+      }
+      for (int i = 0; i < s->nscene; i++) free(s->scene[i]);
+      memcpy(s->scene, items, sizeof(char *) * (size_t)n);
+      s->nscene = n;
+      s->scene_line = s->line;
+    } else if (!strcmp(name, "steps")) {
+      char *end;
+      long v = strtol(value, &end, 10);
+      if (!*value || *end || v < 1) FAIL("steps '%s': expected a positive integer", value);
+      s->steps = v;
+      s->duration = 0;
+    } else if (!strcmp(name, "duration")) {
+      double x;
+      if (!parse_num(value, &x) || !(x > 0)) FAIL("duration '%s': expected a positive number of seconds", value);
+      s->duration = x;
+      s->steps = -1;
+    } else if (!strcmp(name, "seed")) {
+      char *end;
+      long v = strtol(value, &end, 10);
+      if (!*value || *end || v < 0) FAIL("seed '%s': expected a non-negative integer", value);
+      s->seed = (unsigned long)v;
+    } else if (!strcmp(name, "description")) {
+      rl_snprintf(s->description, sizeof s->description, "%s", value);
+    } else
+      FAIL("[experiment] unknown key '%s' (allowed: name, scene, steps, duration, seed, description)", name);
+    return 1;
+  }
+  if (!strcmp(section, "sweep")) {
+    for (int a = 0; a < s->naxes; a++)
+      if (!strcmp(s->axis[a].key, name)) FAIL("[sweep] '%s' given twice (first on line %d)", name, s->axis[a].line);
+    if (s->naxes >= RL_SPEC_MAXAXES) FAIL("[sweep] more than %d axes", RL_SPEC_MAXAXES);
+    if (strlen(name) >= sizeof s->axis[0].key) FAIL("[sweep] key '%s' too long", name);
+    rl_spec_axis *ax = &s->axis[s->naxes];
+    int r = split(value, ax->val, RL_SPEC_MAXVALS, &ax->nval);
+    if (r == -2) FAIL("[sweep] %s: more than %d values", name, RL_SPEC_MAXVALS);
+    if (r || !ax->nval) FAIL("[sweep] %s = '%s': expected a comma-separated list of values", name, value);
+    rl_snprintf(ax->key, sizeof ax->key, "%s", name);
+    ax->line = s->line;
+    s->naxes++;
+    for (int i = 0; i < ax->nval; i++) {
+      const char *v = ax->val[i];
+      if (!strcmp(name, "engine")) {
+        if (strcmp(v, "newton") && strcmp(v, "cg") && strcmp(v, "avbd") && strcmp(v, "mujoco"))
+          FAIL("[sweep] engine: bad value '%s' (allowed: newton, cg, avbd, mujoco)", v);
+      } else if (!strcmp(name, "precision")) {
+        if (strcmp(v, "f64") && strcmp(v, "f32")) FAIL("[sweep] precision: bad value '%s' (allowed: f64, f32)", v);
+      } else if (!strcmp(name, "dt")) {
+        double x;
+        if (!parse_num(v, &x) || !(x > 0)) FAIL("[sweep] dt: bad value '%s' (allowed: a positive number)", v);
+      } else if (!strcmp(name, "timestep"))
+        FAIL("[sweep] use 'dt' for the time step, not '%s'", name);
+      /* the other keys are model/solver options, checked against a loaded scene after parsing */
+    }
+    return 1;
+  }
+  if (!strcmp(section, "metrics")) {
+    if (strcmp(name, "names")) FAIL("[metrics] unknown key '%s' (allowed: names)", name);
+    char *items[RL_NMET + 1];
+    int n, r = split(value, items, RL_NMET + 1, &n);
+    s->metrics = 0;
+    for (int i = 0; i < n; i++) {
+      int k = rl_metric_find(items[i]);
+      if (k < 0) {
+        rl_snprintf(s->err, sizeof s->err, "%s:%d: [metrics] unknown metric '%s' (allowed: %s)", s->path, s->line, items[i],
+                 metric_list);
+        for (int j = 0; j < n; j++) free(items[j]);
+        return 0;
+      }
+      s->metrics |= 1u << k;
+    }
+    for (int j = 0; j < n; j++) free(items[j]);
+    if (r || !n) FAIL("[metrics] names = '%s': expected a comma-separated list of: %s", value, metric_list);
+    return 1;
+  }
+  /* [check] METRIC = KIND TOL */
+  int k = -1;
+  if (strcmp(name, "default") && (k = rl_metric_find(name)) < 0)
+    FAIL("[check] unknown metric '%s' (allowed: default, %s)", name, metric_list);
+  if (s->nband >= RL_SPEC_MAXBANDS) FAIL("[check] too many bands");
+  char kind[32], tol[64], extra[8];
+  int n = sscanf(value, "%31s %63s %7s", kind, tol, extra);
+  double x;
+  rl_band *b = &s->band[s->nband];
+  if (n != 2 || !parse_num(tol, &x) || x < 0)
+    FAIL("[check] %s = '%s': expected 'abs T', 'rel T' or 'ratio R' with T >= 0, R >= 1", name, value);
+  if (!strcmp(kind, "abs")) b->kind = RL_BAND_ABS;
+  else if (!strcmp(kind, "rel")) b->kind = RL_BAND_REL;
+  else if (!strcmp(kind, "ratio")) b->kind = RL_BAND_RATIO;
+  else FAIL("[check] %s: bad band kind '%s' (allowed: abs, rel, ratio)", name, kind);
+  if (b->kind == RL_BAND_RATIO && x < 1) FAIL("[check] %s: ratio %s is below 1 (allowed: R >= 1)", name, tol);
+  for (int i = 0; i < s->nband; i++)
+    if (s->band[i].metric == k) FAIL("[check] '%s' given twice (first on line %d)", name, s->band[i].line);
+  b->metric = k;
+  b->tol = x;
+  b->line = s->line;
+  s->nband++;
+  return 1;
+}
+
+const rl_band *rl_spec_band(const rl_spec *s, int metric) {
+  const rl_band *def = NULL;
+  for (int i = 0; i < s->nband; i++) {
+    if (s->band[i].metric == metric) return &s->band[i];
+    if (s->band[i].metric < 0) def = &s->band[i];
+  }
+  return def;
+}
+
+void rl_spec_free(rl_spec *s) {
+  for (int i = 0; i < s->nscene; i++) free(s->scene[i]);
+  for (int a = 0; a < s->naxes; a++)
+    for (int i = 0; i < s->axis[a].nval; i++) free(s->axis[a].val[i]);
+  free(s->text);
+  memset(s, 0, sizeof *s);
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, n = 0;
+  char *t = malloc(cap);
+  size_t r;
+  while (t && (r = fread(t + n, 1, cap - n - 1, f)) > 0) {
+    n += r;
+    if (n + 1 == cap) t = realloc(t, cap *= 2);
+  }
+  fclose(f);
+  if (t) t[n] = 0;
+  return t;
+}
+
+static int load(const char *path, rl_spec *s, int no_files, char *err, int errlen) {
+  memset(s, 0, sizeof *s);
+  s->no_files = no_files;
+  rl_snprintf(s->path, sizeof s->path, "%s", path);
+  s->steps = -1;
+  s->seed = 1;
+  s->metrics = (1u << RL_NMET) - 1;
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    rl_snprintf(err, (size_t)errlen, "%s: cannot read: %s", path, strerror(errno));
+    return RL_EXIT_BADINPUT;
+  }
+  reader rd = {f, &s->line};
+  int r = ini_parse_stream(read_line, &rd, handler, s);
+  fclose(f);
+  if (r) {
+    if (s->err[0]) rl_snprintf(err, (size_t)errlen, "%s", s->err);
+    else rl_snprintf(err, (size_t)errlen, "%s:%d: syntax error (expected [section] or key = value)", path, r);
+    rl_spec_free(s);
+    return RL_EXIT_BADINPUT;
+  }
+  const char *miss = !s->name[0] ? "name" : !s->nscene ? "scene" : s->steps < 0 && !(s->duration > 0) ? "steps or duration" : NULL;
+  if (miss) {
+    rl_snprintf(err, (size_t)errlen, "%s: [experiment] is missing '%s'", path, miss);
+    rl_spec_free(s);
+    return RL_EXIT_BADINPUT;
+  }
+  /* option axes: apply every value to the first scene, as `--opt` would */
+  int nopt = 0;
+  for (int a = 0; a < s->naxes; a++) nopt += strcmp(s->axis[a].key, "engine") && strcmp(s->axis[a].key, "precision") && strcmp(s->axis[a].key, "dt");
+  if (nopt && !no_files) {
+    char e2[1024];
+    mjModel *m = rl_mj_load(s->scene[0], e2, sizeof e2);
+    if (!m) {
+      rl_snprintf(err, (size_t)errlen, "%s:%d: %s", path, s->scene_line, e2);
+      rl_spec_free(s);
+      return RL_EXIT_BADINPUT;
+    }
+    for (int a = 0; a < s->naxes; a++) {
+      const rl_spec_axis *ax = &s->axis[a];
+      if (!strcmp(ax->key, "engine") || !strcmp(ax->key, "precision") || !strcmp(ax->key, "dt")) continue;
+      for (int i = 0; i < ax->nval; i++) {
+        char kv[512];
+        rl_ext_options ext;
+        rl_ext_options_default(&ext);
+        rl_snprintf(kv, sizeof kv, "%s=%s", ax->key, ax->val[i]);
+        if (rl_mj_apply_opt(m, &ext, kv, e2, sizeof e2)) {
+          const char *msg = !strncmp(e2, "--opt: ", 7) ? e2 + 7 : !strncmp(e2, "--opt ", 6) ? e2 + 6 : e2;
+          rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] %s%s", path, ax->line, msg,
+                   !strncmp(msg, "unknown key", 11) ? " or engine, precision, dt" : "");
+          mj_deleteModel(m);
+          rl_spec_free(s);
+          return RL_EXIT_BADINPUT;
+        }
+      }
+    }
+    mj_deleteModel(m);
+  }
+  s->text = slurp(path);
+  if (!s->text) s->text = strdup("");
+  return 0;
+}
+
+int rl_spec_load(const char *path, rl_spec *s, char *err, int errlen) { return load(path, s, 0, err, errlen); }
+int rl_spec_load_text_only(const char *path, rl_spec *s, char *err, int errlen) { return load(path, s, 1, err, errlen); }
+
+static void append_id(char *id, size_t n, const char *part) {
+  size_t l = strlen(id);
+  rl_snprintf(id + l, n - l, "%s%s", l ? "." : "", part);
+}
+
+/* file-name-safe copy: '/' and odd characters become '_' */
+static void safe(char *dst, size_t n, const char *src) {
+  rl_snprintf(dst, n, "%s", src);
+  for (char *c = dst; *c; c++)
+    if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-' && *c != '_' && *c != '=' && *c != '+') *c = '_';
+}
+
+int rl_spec_expand(const rl_spec *s, rl_point **pts, char *err, int errlen) {
+  long total = s->nscene;
+  for (int a = 0; a < s->naxes; a++) total *= s->axis[a].nval;
+  if (total > 100000) {
+    rl_snprintf(err, (size_t)errlen, "%s: the sweep has %ld points (at most 100000)", s->path, total);
+    return -1;
+  }
+  rl_point *p = calloc((size_t)total, sizeof *p);
+  int n = 0, idx[RL_SPEC_MAXAXES + 1] = {0};
+  for (long c = 0; c < total; c++) {
+    /* mixed-radix counter: scene outermost, last axis fastest */
+    long r = c;
+    for (int a = s->naxes - 1; a >= 0; a--) {
+      idx[a + 1] = (int)(r % s->axis[a].nval);
+      r /= s->axis[a].nval;
+    }
+    idx[0] = (int)r;
+    rl_point *q = &p[n];
+    memset(q, 0, sizeof *q);
+    q->scene = s->scene[idx[0]];
+    const char *base = strrchr(q->scene, '/');
+    rl_snprintf(q->scene_name, sizeof q->scene_name, "%s", base ? base + 1 : q->scene);
+    char *dot = strstr(q->scene_name, ".xml");
+    if (dot) *dot = 0;
+    q->engine = "newton";
+    q->dt_text = "";
+    for (int a = 0; a < s->naxes; a++) {
+      const char *k = s->axis[a].key, *v = s->axis[a].val[idx[a + 1]];
+      if (!strcmp(k, "engine")) q->engine = v;
+      else if (!strcmp(k, "precision")) q->f32 = !strcmp(v, "f32");
+      else if (!strcmp(k, "dt")) {
+        q->dt = strtod(v, NULL);
+        q->dt_text = v;
+      } else if (q->nopts < RL_MAX_OPTS) {
+        size_t l = strlen(k) + strlen(v) + 2;
+        q->opts[q->nopts] = malloc(l);
+        rl_snprintf(q->opts[q->nopts++], l, "%s=%s", k, v);
+      }
+    }
+    if (!strcmp(q->engine, "mujoco") && q->f32) {
+      for (int i = 0; i < q->nopts; i++) free(q->opts[i]);
+      continue;
+    }
+    char part[256];
+    q->id[0] = 0;
+    safe(part, sizeof part, q->scene_name);
+    append_id(q->id, sizeof q->id, part);
+    append_id(q->id, sizeof q->id, q->engine);
+    append_id(q->id, sizeof q->id, q->f32 ? "f32" : "f64");
+    if (q->dt_text[0]) {
+      char dtp[96];
+      rl_snprintf(dtp, sizeof dtp, "dt%s", q->dt_text);
+      safe(part, sizeof part, dtp);
+      append_id(q->id, sizeof q->id, part);
+    }
+    for (int i = 0; i < q->nopts; i++) {
+      safe(part, sizeof part, q->opts[i]);
+      append_id(q->id, sizeof q->id, part);
+    }
+    q->index = n++;
+  }
+  /* the reference of each point: the mujoco point with the same scene, dt and options */
+  for (int i = 0; i < n; i++) {
+    p[i].ref = -1;
+    for (int j = 0; j < n && p[i].ref < 0; j++) {
+      if (strcmp(p[j].engine, "mujoco") || p[j].scene != p[i].scene || strcmp(p[j].dt_text, p[i].dt_text) ||
+          p[j].nopts != p[i].nopts)
+        continue;
+      int same = 1;
+      for (int k = 0; k < p[i].nopts; k++) same &= !strcmp(p[i].opts[k], p[j].opts[k]);
+      if (same) p[i].ref = j;
+    }
+  }
+  *pts = p;
+  return n;
+}
+
+void rl_spec_free_points(rl_point *pts, int n) {
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < pts[i].nopts; k++) free(pts[i].opts[k]);
+  free(pts);
+}

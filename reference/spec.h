@@ -1,0 +1,99 @@
+/* spec.h — experiment specs (INI files under experiments/) and their expansion into sweep points.
+ *
+ *   [experiment]  name = STUDY          (letters, digits, _ -)
+ *                 scene = a.xml, b.xml  (relative to the spec's folder; several = an outer sweep axis)
+ *                 steps = N | duration = T
+ *                 seed = S              (recorded in meta.csv; the trajectories start from qpos0)
+ *                 description = TEXT
+ *   [sweep]       engine = newton, cg, avbd, mujoco
+ *                 precision = f64, f32
+ *                 dt = 0.002, 0.001
+ *                 KEY = V1, V2, ...     any `--opt KEY=VALUE` option (cone, iterations, tolerance, ...)
+ *   [metrics]     names = final_qpos_err, ...        (default: all of rl_metric_names)
+ *   [check]       METRIC = abs T | rel T | ratio R   (bands against the baseline; default = … for the rest)
+ *
+ * Points are the cartesian product, scene outermost, then the [sweep] axes in file order (the last
+ * axis varies fastest); mujoco × f32 is skipped (MuJoCo is f64 only).  Errors: one line naming
+ * FILE:LINE, the key or value, and what is allowed. */
+#ifndef RL_SPEC_H
+#define RL_SPEC_H
+
+#include <stddef.h>
+#include "harness.h"
+
+#define RL_SPEC_MAXAXES 16
+#define RL_SPEC_MAXVALS 32
+#define RL_SPEC_MAXSCENES 32
+#define RL_SPEC_MAXBANDS 32
+
+enum { RL_BAND_ABS, RL_BAND_REL, RL_BAND_RATIO };
+
+/* metrics, computed per point from its trajectory (and the mujoco point of the same scene/dt/options) */
+enum { RL_MET_FINAL_QPOS_ERR, RL_MET_QPOS_ERR_MAX, RL_MET_PENETRATION_MAX, RL_MET_ANCHOR_ERR_MAX, RL_MET_ENERGY_DRIFT,
+       RL_MET_ITERATIONS_MEAN, RL_MET_CONVERGED_FRAC, RL_NMET };
+extern const char *const rl_metric_names[RL_NMET];
+
+typedef struct rl_spec_axis {
+  char key[64];
+  int nval, line;
+  char *val[RL_SPEC_MAXVALS];
+} rl_spec_axis;
+
+typedef struct rl_band {
+  int metric; /* RL_MET_*, or −1: the default band */
+  int kind;   /* RL_BAND_* */
+  double tol;
+  int line;
+} rl_band;
+
+typedef struct rl_spec {
+  char path[1024];
+  char name[128];
+  int nscene, scene_line;
+  char *scene[RL_SPEC_MAXSCENES]; /* resolved paths */
+  long steps;                     /* −1: from duration */
+  double duration;
+  unsigned long seed;
+  char description[512];
+  int naxes;
+  rl_spec_axis axis[RL_SPEC_MAXAXES];
+  unsigned metrics; /* bit mask of RL_MET_* */
+  int nband;
+  rl_band band[RL_SPEC_MAXBANDS];
+  char *text; /* the file's text (meta.csv, spec.ini copy) */
+  /* parser state */
+  int line;
+  char section[64];
+  char err[1024];
+  int no_files;
+} rl_spec;
+
+typedef struct rl_point {
+  int index;
+  char id[512];        /* file-name-safe, unique in the study: scene.engine.precision[.dtH][.key-value]... */
+  const char *scene;   /* path */
+  char scene_name[128];
+  const char *engine;
+  int f32;
+  double dt;           /* 0: the model's */
+  const char *dt_text; /* as written, "" when the model's */
+  int nopts;
+  char *opts[RL_MAX_OPTS]; /* "key=value" */
+  int ref;                 /* index of the mujoco point with the same scene, dt and options (−1: none) */
+} rl_point;
+
+/* Parse PATH.  Returns 0, or RL_EXIT_BADINPUT with a one-line message "PATH:LINE: ..." in err. */
+int rl_spec_load(const char *path, rl_spec *s, char *err, int errlen);
+/* the same without touching the scenes (no existence check, no option check): for `check` and `merge` */
+int rl_spec_load_text_only(const char *path, rl_spec *s, char *err, int errlen);
+/* Expand the sweep; *pts is malloc'ed (free with rl_spec_free_points).  Returns the count, or −1 (err). */
+int rl_spec_expand(const rl_spec *s, rl_point **pts, char *err, int errlen);
+void rl_spec_free_points(rl_point *pts, int n);
+void rl_spec_free(rl_spec *s);
+/* the band of METRIC (or the default band), NULL when unchecked */
+const rl_band *rl_spec_band(const rl_spec *s, int metric);
+int rl_metric_find(const char *name);
+/* snprintf for paths and messages whose truncation is harmless (cut at the buffer's end) */
+int rl_snprintf(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

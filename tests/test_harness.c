@@ -1,0 +1,151 @@
+/* test_harness.c — `rigidlab run | merge | check` end to end on experiments/smoke.ini:
+ * the smoke study passes the gate against reports/baselines/smoke; a planted regression (every solver
+ * capped at one iteration) fails it naming the metric; bad specs exit 2 naming file:line; --jobs 1 and
+ * --jobs 2, and two shards merged, give byte-identical metrics.csv; --resume finishes a partial run. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+
+static void setup(void) {
+  snprintf(tmpdir, sizeof tmpdir, "/tmp/rl_harness_XXXXXX");
+  cr_assert_not_null(mkdtemp(tmpdir));
+}
+static void teardown(void) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+  if (system(cmd)) {}
+}
+
+/* run `rigidlab ARGS`, stdout+stderr into *out; the exit status */
+static int rl(const char *args, char *out, size_t outlen) {
+  char cmd[8192], path[512];
+  snprintf(path, sizeof path, "%s/log.txt", tmpdir);
+  snprintf(cmd, sizeof cmd, "%s %s > %s 2>&1", RIGIDLAB, args, path);
+  int st = system(cmd);
+  out[0] = 0;
+  FILE *f = fopen(path, "r");
+  if (f) {
+    size_t n = fread(out, 1, outlen - 1, f);
+    out[n] = 0;
+    fclose(f);
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *t = malloc((size_t)n + 1);
+  size_t r = fread(t, 1, (size_t)n, f);
+  t[r] = 0;
+  fclose(f);
+  return t;
+}
+
+static void same_file(const char *a, const char *b) {
+  char *x = slurp(a), *y = slurp(b);
+  cr_assert_not_null(x, "%s missing", a);
+  cr_assert_not_null(y, "%s missing", b);
+  cr_expect_str_eq(x, y, "%s and %s differ", a, b);
+  free(x);
+  free(y);
+}
+
+#define SMOKE SRCDIR "/experiments/smoke.ini"
+#define BASE SRCDIR "/reports/baselines"
+static char out[1 << 16];
+
+TestSuite(harness, .init = setup, .fini = teardown, .timeout = 240);
+
+Test(harness, smoke_passes_the_gate_and_jobs_do_not_matter) {
+  char a[1024], p1[512], p2[512];
+  snprintf(a, sizeof a, "run %s --out %s/j1 --jobs 1", SMOKE, tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(a, sizeof a, "run %s --out %s/j2 --jobs 2", SMOKE, tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(p1, sizeof p1, "%s/j1/smoke/metrics.csv", tmpdir);
+  snprintf(p2, sizeof p2, "%s/j2/smoke/metrics.csv", tmpdir);
+  same_file(p1, p2);
+  snprintf(a, sizeof a, "check %s/j2 --baseline %s", tmpdir, BASE);
+  int st = rl(a, out, sizeof out);
+  cr_expect_eq(st, 0, "smoke study outside its baseline bands (exit %d):\n%s", st, out);
+}
+
+Test(harness, planted_regression_fails_the_gate_naming_the_metric) {
+  char a[1024];
+  snprintf(a, sizeof a, "run %s --out %s/r --jobs 2 --opt iterations=1", SMOKE, tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(a, sizeof a, "check %s/r/smoke --baseline %s", tmpdir, BASE);
+  int st = rl(a, out, sizeof out);
+  cr_expect_eq(st, 1, "check exit %d (want 1):\n%s", st, out);
+  cr_expect_not_null(strstr(out, "smoke box_stack.cg.f64.cone=pyramidal iterations_mean = 1 outside band ratio 1.5"),
+                     "no line naming study, point, metric, value and band:\n%s", out);
+  cr_expect_not_null(strstr(out, "out of band from step"), "no first step:\n%s", out);
+}
+
+Test(harness, shards_merge_to_the_full_run_and_resume_completes) {
+  char a[1024], p1[512], p2[512];
+  snprintf(a, sizeof a, "run %s --out %s/full --jobs 2", SMOKE, tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  for (int i = 1; i <= 2; i++) {
+    snprintf(a, sizeof a, "run %s --out %s/s%d --jobs 1 --shard %d/2", SMOKE, tmpdir, i, i);
+    cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  }
+  snprintf(a, sizeof a, "merge %s/s1 %s/s2 --out %s/merged", tmpdir, tmpdir, tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(p1, sizeof p1, "%s/full/smoke/metrics.csv", tmpdir);
+  snprintf(p2, sizeof p2, "%s/merged/smoke/metrics.csv", tmpdir);
+  same_file(p1, p2);
+  /* an interrupted run: a trajectory and the metrics gone; --resume redoes just that point */
+  snprintf(a, sizeof a, "%s/full/smoke/traj_microduck.cg.f64.cone=elliptic.csv", tmpdir);
+  cr_assert_eq(unlink(a), 0);
+  snprintf(a, sizeof a, "%s/full/smoke/metrics.csv", tmpdir);
+  char *before = slurp(a);
+  cr_assert_eq(unlink(a), 0);
+  snprintf(a, sizeof a, "run %s --out %s/full --jobs 2 --resume", SMOKE, tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  cr_expect_not_null(strstr(out, "11 of 12 points already done"), "%s", out);
+  char *after = slurp(p1);
+  cr_assert_not_null(after);
+  cr_expect_str_eq(before, after);
+  free(before);
+  free(after);
+}
+
+/* a spec with LINE5 from its fifth line must exit 2 with one line holding every WANT */
+static void bad_spec(const char *line5, const char *want1, const char *want2) {
+  char spec[512], a[1024];
+  snprintf(spec, sizeof spec, "%s/bad.ini", tmpdir);
+  FILE *f = fopen(spec, "w");
+  fprintf(f, "[experiment]\nname = bad\nscene = %s/experiments/scenes/box_stack.xml\nsteps = 5\n%s\n", SRCDIR, line5);
+  fclose(f);
+  snprintf(a, sizeof a, "run %s --out %s/out", spec, tmpdir);
+  int st = rl(a, out, sizeof out);
+  cr_expect_eq(st, 2, "'%s': exit %d (want 2): %s", line5, st, out);
+  int lines = 0;
+  for (char *c = out; *c; c++) lines += *c == '\n';
+  cr_expect_eq(lines, 1, "'%s': %d lines (want 1): %s", line5, lines, out);
+  cr_expect_not_null(strstr(out, want1), "'%s': no '%s' in: %s", line5, want1, out);
+  cr_expect_not_null(strstr(out, want2), "'%s': no '%s' in: %s", line5, want2, out);
+  snprintf(a, sizeof a, "%s/out", tmpdir);
+  cr_expect_neq(access(a, F_OK), 0, "'%s': output written for a bad spec", line5);
+}
+
+Test(harness, bad_specs_exit_2_naming_file_and_line) {
+  bad_spec("colour = red", "bad.ini:5:", "unknown key 'colour'");
+  bad_spec("steps = -4", "bad.ini:5:", "steps '-4'");
+  bad_spec("[sweep]\nengine = newton, physx", "bad.ini:6:", "allowed: newton, cg, avbd, mujoco");
+  bad_spec("[sweep]\ncone = round", "bad.ini:6:", "pyramidal");
+  bad_spec("[sweep]\nwobble = 1", "bad.ini:6:", "unknown key 'wobble'");
+  bad_spec("[check]\niterations_mean = ratio 0.5", "bad.ini:6:", "below 1");
+  bad_spec("[check]\nspeed = abs 1", "bad.ini:6:", "unknown metric 'speed'");
+  bad_spec("[metrics]\nnames = speed", "bad.ini:6:", "allowed: final_qpos_err");
+}

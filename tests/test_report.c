@@ -1,0 +1,159 @@
+/* test_report.c — `rigidlab report DIR` on a small fixture (tests/fixtures/report/: a few rows of
+ * every CSV kind): it writes summary.md, tables.tex and the plots (.gp, .svg, .png), the summary
+ * carries the fixture's worst errors; a missing or malformed CSV gives exit 2 with one stderr line
+ * naming the file (and line) and leaves nothing written, not even a temporary. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+
+static void sh(const char *fmt, const char *arg) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, fmt, arg, tmpdir);
+  cr_assert_eq(system(cmd), 0, "command failed: %s", cmd);
+}
+
+static void setup(void) {
+  snprintf(tmpdir, sizeof tmpdir, "/tmp/rl_report_XXXXXX");
+  cr_assert_not_null(mkdtemp(tmpdir));
+  sh("cp %s/tests/fixtures/report/*.csv %s/", SRCDIR);
+}
+static void teardown(void) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+  if (system(cmd)) {}
+}
+
+/* run `rigidlab report tmpdir`; stderr into msg, its line count into *lines */
+static int report(char *msg, size_t msglen, int *lines) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "%s report %s > /dev/null 2> %s.err", RIGIDLAB, tmpdir, tmpdir);
+  int st = system(cmd);
+  snprintf(cmd, sizeof cmd, "%s.err", tmpdir);
+  FILE *f = fopen(cmd, "r");
+  msg[0] = 0;
+  *lines = 0;
+  if (f) {
+    size_t n = fread(msg, 1, msglen - 1, f);
+    msg[n] = 0;
+    fclose(f);
+    for (size_t i = 0; i < n; i++) *lines += msg[i] == '\n';
+  }
+  remove(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static long file_size(const char *name) {
+  char p[512];
+  struct stat sb;
+  snprintf(p, sizeof p, "%s/%s", tmpdir, name);
+  return stat(p, &sb) ? -1 : (long)sb.st_size;
+}
+
+static char *slurp(const char *name) {
+  char p[512];
+  snprintf(p, sizeof p, "%s/%s", tmpdir, name);
+  FILE *f = fopen(p, "rb");
+  cr_assert_not_null(f, "%s missing", p);
+  static char buf[1 << 20];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = 0;
+  fclose(f);
+  return buf;
+}
+
+/* files in tmpdir that the report wrote (anything not *.csv) */
+static int outputs_left(char *names, size_t len) {
+  DIR *d = opendir(tmpdir);
+  struct dirent *e;
+  int n = 0;
+  names[0] = 0;
+  while ((e = readdir(d))) {
+    size_t k = strlen(e->d_name);
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || (k > 4 && !strcmp(e->d_name + k - 4, ".csv"))) continue;
+    n++;
+    strncat(names, e->d_name, len - strlen(names) - 2);
+    strncat(names, " ", len - strlen(names) - 1);
+  }
+  closedir(d);
+  return n;
+}
+
+TestSuite(report, .init = setup, .fini = teardown, .timeout = 120);
+
+Test(report, writes_summary_tables_and_plots) {
+  char msg[4096];
+  int lines;
+  int st = report(msg, sizeof msg, &lines);
+  cr_assert_eq(st, 0, "exit %d: %s", st, msg);
+  const char *files[] = {"summary.md", "tables.tex", "plots/verify.gp", "plots/verify.svg", "plots/verify.png",
+                         "plots/contact_box_stack.gp", "plots/contact_box_stack.svg", "plots/contact_box_stack.png",
+                         "plots/bench_ratio.svg", "plots/bench_ratio.png", "plots/chains.svg", "plots/chains.png"};
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+    cr_expect_gt(file_size(files[i]), 0, "%s not written", files[i]);
+  const char *png = slurp("plots/verify.png");
+  cr_expect(!memcmp(png, "\x89PNG", 4), "verify.png is not a PNG");
+  cr_expect_not_null(strstr(slurp("plots/verify.svg"), "<svg"), "verify.svg is not SVG");
+  const char *sum = slurp("summary.md");
+  /* the fixture's worst errors: f32 collision dist 0.00481 (failed), f64 solve 3e-10 */
+  cr_expect_not_null(strstr(sum, "4.810e-03"), "worst f32 error missing from summary.md:\n%s", sum);
+  cr_expect_not_null(strstr(sum, "3.000e-10"), "worst f64 error missing from summary.md");
+  cr_expect_not_null(strstr(sum, "verify rows failed: **1** of 7"), "failed count missing");
+  cr_expect_not_null(strstr(sum, "plots/verify.svg"), "summary does not link the plots");
+  /* chain fixture: ours ∝ n, MuJoCo ∝ n² */
+  cr_expect_not_null(strstr(sum, "rigidlab **1.00**, MuJoCo **2.00**"), "chain exponents missing");
+  cr_expect_not_null(strstr(sum, "7.500e-15"), "trajectory agreement missing");
+  const char *tex = slurp("tables.tex");
+  cr_expect_not_null(strstr(tex, "\\toprule"), "tables.tex has no booktabs table");
+  cr_expect_not_null(strstr(tex, "box\\_stack.xml@elliptic"), "tables.tex: model not escaped");
+  /* a second run replaces the outputs and leaves no temporaries */
+  st = report(msg, sizeof msg, &lines);
+  cr_assert_eq(st, 0, "second run: exit %d: %s", st, msg);
+  char names[2048];
+  outputs_left(names, sizeof names);
+  cr_expect_null(strstr(names, ".tmp."), "temporaries left: %s", names);
+  cr_expect_null(strstr(names, ".old."), "old plots left: %s", names);
+}
+
+static void expect_bad(const char *must_contain) {
+  char msg[4096], names[2048];
+  int lines;
+  int st = report(msg, sizeof msg, &lines);
+  cr_expect_eq(st, 2, "exit %d (want 2), stderr: %s", st, msg);
+  cr_expect_eq(lines, 1, "%d stderr lines (want 1): %s", lines, msg);
+  cr_expect_not_null(strstr(msg, must_contain), "stderr does not name '%s': %s", must_contain, msg);
+  cr_expect_eq(outputs_left(names, sizeof names), 0, "outputs left behind after an error: %s", names);
+}
+
+Test(report, malformed_verify_row_names_file_and_line) {
+  sh("echo 'pendulum.xml@pyramidal,f64,kinematics,xpos,1e-16' >> %2$s/verify.csv%1$.0s", "");
+  expect_bad("verify.csv:9");
+}
+
+Test(report, bad_number_in_contact_csv_names_file) {
+  sh("sed -i '3s/,0.49,/,zero point four nine,/' %2$s/contact_box_stack_mujoco.csv%1$.0s", "");
+  expect_bad("contact_box_stack_mujoco.csv:3");
+}
+
+Test(report, missing_column_names_file) {
+  sh("sed -i '1s/ratio/speedup/' %2$s/bench_chains.csv%1$.0s", "");
+  expect_bad("bench_chains.csv: no column 'ratio'");
+}
+
+Test(report, missing_verify_csv) {
+  sh("rm %2$s/verify.csv%1$.0s", "");
+  expect_bad("verify.csv");
+}
+
+Test(report, not_a_directory) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "%s report %s/nowhere > /dev/null 2>&1", RIGIDLAB, tmpdir);
+  int st = system(cmd);
+  cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "report on a missing directory: status %d (want exit 2)", st);
+}
