@@ -48,6 +48,17 @@ static void avbd_default_param(rl_avbd_param *p) {
   p->max_dx = (real)0.5;
   p->max_dtheta = (real)0.5;
   p->contact_margin = (real)2e-3;
+  p->servo_model = RL_AVBD_SERVO_PD;
+  /* Feetech STS3215 "M1" fit (BAM) */
+  p->bam.kt = (real)1.178;
+  p->bam.R = (real)2.479;
+  p->bam.armature = (real)0.0261;
+  p->bam.friction = (real)0.0515;
+  p->bam.viscous = (real)0.0599;
+  p->bam.supply = (real)7.4;
+  p->bam.kp = (real)32;
+  p->bam.error_gain = (real)0.166;
+  p->bam.max_duty = (real)0.97;
 }
 
 /* a unit vector ⊥ n and n × it (a right-handed frame n, t1, t2) */
@@ -94,12 +105,35 @@ static int avbd_ground_capacity(const rl_model *m) {
 /* Rotational scale of slot s for ρ₀: mean principal inertia + the armature of every joint at the body
  * (a joint's armature couples the body's rotation to its neighbour's as strongly as an inertia: a row
  * whose ρ is far below it converges at the rate ρ/armature per dual update). */
-static real avbd_mean_inertia(const rl_avbd *am, int s) {
+/* 1 if actuator u is a position servo (gain fixed, bias affine with b₁ < 0: F = kp(u − φ) − kv φ̇) */
+static int avbd_is_position(const rl_model *m, int u) {
+  return m->actuator_biastype[u] == RL_BIAS_AFFINE && m->actuator_biasprm[RL_NBIAS * u + 1] < 0;
+}
+
+/* 1 if joint jt's actuator runs the BAM servo model (prm.servo_model = BAM and a position servo) */
+static int avbd_bam_on(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
+  return am->prm.servo_model == RL_AVBD_SERVO_BAM && jt->act >= 0 && avbd_is_position(m, jt->act);
+}
+
+/* armature of the coordinate: a = dof_armature + (BAM) g²·bam.armature */
+static real avbd_armature(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
+  if (!avbd_bam_on(am, m, jt)) return jt->armature;
+  real g = m->actuator_gear[jt->act];
+  return jt->armature + g * g * am->prm.bam.armature;
+}
+
+/* dry-friction budget of the coordinate: τ_f = frictionloss + (BAM) |g|·bam.friction */
+static real avbd_dry_budget(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
+  if (!avbd_bam_on(am, m, jt)) return jt->frictionloss;
+  return jt->frictionloss + rl_fabs(m->actuator_gear[jt->act]) * am->prm.bam.friction;
+}
+
+static real avbd_mean_inertia(const rl_avbd *am, const rl_model *m, int s) {
   if (s < 0) return (real)1e30;
   const real *I = am->inertia + 3 * s;
   real r = (I[0] + I[1] + I[2]) / 3;
   for (int j = 0; j < am->njoint; j++)
-    if (am->joint[j].a == s || am->joint[j].b == s) r += am->joint[j].armature;
+    if (am->joint[j].a == s || am->joint[j].b == s) r += avbd_armature(am, m, am->joint + j);
   return r;
 }
 static real avbd_mass(const rl_avbd *am, int s) { return s < 0 ? (real)1e30 : am->mass[s]; }
@@ -215,7 +249,7 @@ static real avbd_side_mass(const rl_model *m, int top, int inside) {
  * for mass-ratio joints. */
 static void avbd_row_scales(rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
   real mlin = rl_fmin(avbd_mass(am, jt->a), avbd_mass(am, jt->b));
-  real mang = rl_fmin(avbd_mean_inertia(am, jt->a), avbd_mean_inertia(am, jt->b));
+  real mang = rl_fmin(avbd_mean_inertia(am, m, jt->a), avbd_mean_inertia(am, m, jt->b));
   if (jt->eq < 0) {
     int bB = am->body[jt->b], root = m->body_rootid[bB];
     int anchored = jt->a < 0 || m->body_jntnum[root] == 0 || m->jnt_type[m->body_jntadr[root]] != RL_JNT_FREE;
@@ -227,7 +261,7 @@ static void avbd_row_scales(rl_avbd *am, const rl_model *m, const rl_avbd_joint 
     rl_avbd_row *r = am->row + jt->row + k;
     if (r->kind == RL_AVBD_ROW_LIN) r->meff = mlin;
     else if (r->kind == RL_AVBD_ROW_ANG) r->meff = mang;
-    else r->meff = jt->kind == RL_AVBD_HINGE ? mang : mlin + jt->armature;
+    else r->meff = jt->kind == RL_AVBD_HINGE ? mang : mlin + avbd_armature(am, m, jt);
   }
 }
 
@@ -329,7 +363,8 @@ rl_avbd *rl_avbd_build(const rl_model *m, char *err, int errlen) {
   size_t bytes = 64 * 40 + sizeof(int) * (2 * nbs + (size_t)m->nbody + 3 * nbs + 2 * (size_t)nj + 3 * nbs + 4 * (size_t)maxcon + 2 * nbs) +
                  R * nbs * (1 + 3 + 4 + 3 + 6 + 3 + 4 + 3 + 4 + 9 + 6 + 3 + 4) + sizeof(rl_avbd_pose) * nbs +
                  sizeof(rl_avbd_joint) * ((size_t)nj + 1) + sizeof(rl_avbd_row) * ((size_t)nr + 1) +
-                 2 * sizeof(rl_avbd_contact) * ((size_t)maxcon + 1) + R * 7 * (size_t)m->ngeom;
+                 2 * sizeof(rl_avbd_contact) * ((size_t)maxcon + 1) + R * 7 * (size_t)m->ngeom +
+                 64 + sizeof(rl_avbd_load) * ((size_t)nj + 1);
   rl_avbd *am = calloc(1, sizeof *am);
   char *buf = calloc(1, bytes);
   if (!am || !buf) {
@@ -359,6 +394,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, char *err, int errlen) {
   am->xfrc = avbd_take(&p, R * 6 * nbs);
   am->joint = avbd_take(&p, sizeof(rl_avbd_joint) * ((size_t)nj + 1));
   am->row = avbd_take(&p, sizeof(rl_avbd_row) * ((size_t)nr + 1));
+  am->load = avbd_take(&p, sizeof(rl_avbd_load) * ((size_t)nj + 1));
   am->jadr = avbd_take(&p, sizeof(int) * nbs);
   am->jnum = avbd_take(&p, sizeof(int) * nbs);
   am->jlist = avbd_take(&p, sizeof(int) * (2 * (size_t)nj + 1));
@@ -772,14 +808,14 @@ static int avbd_contact_ang_proj(const rl_avbd_contact *k, real t[3], real b) {
  * 2 s (box_pyramid), f64, by the carry cap: 1: 5.0e-4 / 5.0e-2 m (the pyramid needs some carried ρ);
  * 2, 3: 5.0e-4 / 5.9e-4 m; 5: 1.66 m (stack) ; 10: 8.2e-4 m; 1e2–1e6: 2–8 m.  The window is narrow:
  * this is a stop-gap, not an understood fix. */
-static void avbd_contact_warmstart(rl_avbd *am, real h) {
+static void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
   const rl_avbd_param *pr = &am->prm;
   for (int i = 0; i < am->ncon; i++) {
     rl_avbd_contact *k = am->con + i;
     real meff = rl_fmin(avbd_mass(am, k->a), avbd_mass(am, k->b));
     k->rho0 = pr->rho_init * meff / (h * h);
     for (int r = 0; r < 3; r++) { k->lambda[r] = 0; k->rho[r] = k->rho0; }
-    k->arho0 = pr->rho_init * rl_fmin(avbd_mean_inertia(am, k->a), avbd_mean_inertia(am, k->b)) / (h * h);
+    k->arho0 = pr->rho_init * rl_fmin(avbd_mean_inertia(am, m, k->a), avbd_mean_inertia(am, m, k->b)) / (h * h);
     for (int r = 0; r < 3; r++) { k->alam[r] = 0; k->arho[r] = k->arho0; }
     for (int j = 0; j < am->nprev; j++) {
       const rl_avbd_contact *o = am->prev + j;
@@ -870,6 +906,58 @@ static int avbd_joint_on(const rl_model *m, const rl_data *d, const rl_avbd_join
   return !(m->opt.disableflags & RL_DSBL_EQUALITY) && d->eq_active[jt->eq];
 }
 
+/* PD position servo (MuJoCo's): F = g·u + b₀ + b₁·gφ + b₂·g(φ − φⁿ)/h, clamped to forcerange; joint
+ * force τ = g·F; curvature −∂τ/∂φ = −g²(b₁ + b₂/h) when unclamped (≥ 0), else 0. */
+static real avbd_servo_pd(const rl_model *m, const rl_avbd_joint *jt, int u, real c, real phi, real h, real *k) {
+  real g = m->actuator_gear[u];
+  const real *fr = m->actuator_forcerange + 2 * u;
+  const real *gp = m->actuator_gainprm + RL_NGAIN * u, *bp = m->actuator_biasprm + RL_NBIAS * u;
+  real L = g * phi, V = g * (phi - jt->phi_n) / h;
+  real gain = gp[0];
+  if (m->actuator_gaintype[u] == RL_GAIN_AFFINE) gain += gp[1] * g * jt->phi_n + gp[2] * g * jt->dphi_n;
+  real b1 = 0, b2 = 0, F = gain * c;
+  if (m->actuator_biastype[u] == RL_BIAS_AFFINE) { b1 = bp[1]; b2 = bp[2]; F += bp[0] + b1 * L + b2 * V; }
+  int clamped = 0;
+  if (m->actuator_forcelimited[u]) {
+    if (F < fr[0]) { F = fr[0]; clamped = 1; }
+    if (F > fr[1]) { F = fr[1]; clamped = 1; }
+  }
+  *k = clamped ? 0 : rl_fmax(-g * g * (b1 + b2 / h), 0);
+  return g * F;
+}
+
+/* BAM servo (rl_avbd_bam, A11), implicit in q̇ = g(φ − φⁿ)/h and in the error e = u − gφ:
+ *   duty = clip(kp·e_g·e, ±d_max),  τ_m = kt(duty·V_s − kt·q̇)/R − b_v·q̇,  joint force τ = g·τ_m
+ *   curvature −∂τ/∂φ = g²(kt·V_s·kp·e_g/R [duty unsaturated] + (kt²/R + b_v)/h)
+ * (Coulomb friction and armature enter through avbd_dry_budget and avbd_armature.) */
+static real avbd_servo_bam(const rl_avbd_bam *b, const rl_model *m, const rl_avbd_joint *jt, int u, real c, real phi,
+                           real h, real *k) {
+  real g = m->actuator_gear[u];
+  real qd = g * (phi - jt->phi_n) / h;
+  real slope = b->kp * b->error_gain, duty = slope * (c - g * phi);
+  int sat = 0;
+  if (duty > b->max_duty) { duty = b->max_duty; sat = 1; }
+  if (duty < -b->max_duty) { duty = -b->max_duty; sat = 1; }
+  real damp = b->kt * b->kt / b->R + b->viscous;
+  real tau = b->kt * duty * b->supply / b->R - damp * qd;
+  *k = g * g * ((sat ? 0 : b->kt * b->supply * slope / b->R) + damp / h);
+  return g * tau;
+}
+
+/* Joint force of jt's actuator at coordinate φ (0 without one or with actuation disabled): the control
+ * u = ctrl clamped to ctrlrange, then the PD or the BAM model; *k its curvature −∂τ/∂φ. */
+static real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi,
+                       real h, real *k) {
+  int u = jt->act, dis = m->opt.disableflags;
+  *k = 0;
+  if (u < 0 || (dis & RL_DSBL_ACTUATION)) return 0;
+  const real *cr = m->actuator_ctrlrange + 2 * u;
+  real c = d->ctrl[u];
+  if (m->actuator_ctrllimited[u] && !(dis & RL_DSBL_CLAMPCTRL)) c = c < cr[0] ? cr[0] : (c > cr[1] ? cr[1] : c);
+  if (avbd_bam_on(am, m, jt)) return avbd_servo_bam(&am->prm.bam, m, jt, u, c, phi, h, k);
+  return avbd_servo_pd(m, jt, u, c, phi, h, k);
+}
+
 /* Joint-space terms on the coordinate φ of joint jt (A5, A10): energy gradient G = ∂E/∂φ, curvature k.
  *   limit lo   C = φ − lo ≥ 0:  f = min(λ + ρ C̃, 0),  C̃ = C − α·min(C⁰, 0);  G += f
  *   limit hi   C = hi − φ ≥ 0:  same, G −= f
@@ -877,8 +965,9 @@ static int avbd_joint_on(const rl_model *m, const rl_data *d, const rl_avbd_join
  *   damping    G += b(φ − φⁿ)/h            k += b/h
  *   stiffness  G += k_s(φ − φ_spring)      k += k_s
  *   armature   G += a(φ − φⁿ − hφ̇ⁿ)/h²     k += a/h²
- *   servo      F = g·u + b₀ + b₁·gφ + b₂·g(φ − φⁿ)/h (clamped to forcerange),  G −= g·F,
- *              k += −g²(b₁ + b₂/h) when unclamped (≥ 0)
+ *   servo      τ = avbd_servo (PD: g·F, F = g·u + b₀ + b₁·gφ + b₂·g(φ − φⁿ)/h clamped to forcerange;
+ *              BAM: avbd_servo_bam),  G −= τ,  k += −∂τ/∂φ
+ * (armature and the dry budget τ_f include the BAM rotor armature and Coulomb friction)
  * Curvature of the bounded rows is conservative (never below the true one): ρ while the row is
  * active or its multiplier is still nonzero, and ρ for dry friction even when clipped.  A single
  * Newton step on the exact piecewise-quadratic curvature overshoots the kink and can cycle
@@ -900,37 +989,22 @@ static void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data
       if (f < 0 || r->lambda < 0) *k += r->rho;
     }
   }
-  if (jt->frictionloss > 0 && !(dis & (RL_DSBL_FRICTIONLOSS | RL_DSBL_CONSTRAINT))) {
+  real tf = avbd_dry_budget(am, m, jt);
+  if (tf > 0 && !(dis & (RL_DSBL_FRICTIONLOSS | RL_DSBL_CONSTRAINT))) {
     const rl_avbd_row *r = am->row + jt->dry_row;
     real t = r->lambda + r->rho * (phi - jt->phi_n);
-    *G += kkt ? r->lambda : rl_avbd_clip(t, jt->frictionloss);
+    *G += kkt ? r->lambda : rl_avbd_clip(t, tf);
     *k += r->rho;
   }
   if (!(dis & RL_DSBL_PASSIVE)) {
     *G += jt->damping * (phi - jt->phi_n) / h + jt->stiffness * (phi - jt->spring);
     *k += jt->damping / h + jt->stiffness;
   }
-  *G += jt->armature * (phi - jt->phi_n - h * jt->dphi_n) / (h * h);
-  *k += jt->armature / (h * h);
-  int u = jt->act;
-  if (u >= 0 && !(dis & RL_DSBL_ACTUATION)) {
-    real g = m->actuator_gear[u], c = d->ctrl[u];
-    const real *cr = m->actuator_ctrlrange + 2 * u, *fr = m->actuator_forcerange + 2 * u;
-    const real *gp = m->actuator_gainprm + RL_NGAIN * u, *bp = m->actuator_biasprm + RL_NBIAS * u;
-    if (m->actuator_ctrllimited[u] && !(dis & RL_DSBL_CLAMPCTRL)) c = c < cr[0] ? cr[0] : (c > cr[1] ? cr[1] : c);
-    real L = g * phi, V = g * (phi - jt->phi_n) / h;
-    real gain = gp[0];
-    if (m->actuator_gaintype[u] == RL_GAIN_AFFINE) gain += gp[1] * g * jt->phi_n + gp[2] * g * jt->dphi_n;
-    real b1 = 0, b2 = 0, F = gain * c;
-    if (m->actuator_biastype[u] == RL_BIAS_AFFINE) { b1 = bp[1]; b2 = bp[2]; F += bp[0] + b1 * L + b2 * V; }
-    int clamped = 0;
-    if (m->actuator_forcelimited[u]) {
-      if (F < fr[0]) { F = fr[0]; clamped = 1; }
-      if (F > fr[1]) { F = fr[1]; clamped = 1; }
-    }
-    *G -= g * F;
-    if (!clamped) *k += rl_fmax(-g * g * (b1 + b2 / h), 0);
-  }
+  real arm = avbd_armature(am, m, jt), ks;
+  *G += arm * (phi - jt->phi_n - h * jt->dphi_n) / (h * h);
+  *k += arm / (h * h);
+  *G -= avbd_servo(am, m, d, jt, phi, h, &ks);
+  *k += ks;
 }
 
 /* Spin/roll rows of contact c on one of its bodies (side 1: B): force t = Π(λ + ρC) (avbd_contact_ang_proj,
@@ -1076,15 +1150,16 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
         if (nl < 0) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
       }
     }
-    if (jt->frictionloss > 0 && !(dis & (RL_DSBL_FRICTIONLOSS | RL_DSBL_CONSTRAINT))) {
+    real tf = avbd_dry_budget(am, m, jt);
+    if (tf > 0 && !(dis & (RL_DSBL_FRICTIONLOSS | RL_DSBL_CONSTRAINT))) {
       rl_avbd_row *w = am->row + jt->dry_row;
       w->c = jt->phi - jt->phi_n;
-      real t = w->lambda + w->rho * w->c, nl = rl_avbd_clip(t, jt->frictionloss);
+      real t = w->lambda + w->rho * w->c, nl = rl_avbd_clip(t, tf);
       real rf = rl_fabs(w->lambda - nl) / w->rho;
       res[ang] = rl_fmax(res[ang], rf);
       am->stat.dry_residual = rl_fmax(am->stat.dry_residual, rf);
       w->lambda = nl;
-      if (rl_fabs(t) < jt->frictionloss) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
+      if (rl_fabs(t) < tf) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
     }
   }
   for (int i = 0; i < am->ncon; i++) {
@@ -1242,6 +1317,46 @@ static void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, r
   }
 }
 
+/* Joint-space loads (A11, rl_avbd_load) with the final multipliers and coordinate:
+ *   servo = avbd_servo(φ),  limit = −(λ_lo − λ_hi),  friction = −λ_f,
+ *   reaction on B: F = −Σ λ_r J_B,r[0:3],  τ_p = −Σ λ_r J_B,r[3:6] + (x_B − p) × F,  p = x_B + R_B r_B,
+ *   axial = a·τ_p (hinge) or a·F (slide), a the joint axis in the world. */
+static void avbd_loads(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
+  int dis = m->opt.disableflags;
+  for (int j = 0; j < am->njoint; j++) {
+    const rl_avbd_joint *jt = am->joint + j;
+    rl_avbd_load *L = am->load + j;
+    memset(L, 0, sizeof *L);
+    const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
+    if (avbd_joint_on(m, d, jt)) {
+      real C[6], JA[6][6], JB[6][6], t[3], arm[3];
+      int n = rl_avbd_joint_rows(jt, A, B, C, JA, JB, NULL, 0, NULL);
+      for (int r = 0; r < n; r++)
+        for (int i = 0; i < 6; i++) L->reaction[i] -= am->row[jt->row + r].lambda * JB[r][i];
+      rl_m3_mulv(arm, B->R, jt->rB);
+      rl_v3_scale(arm, arm, -1);
+      rl_v3_cross(t, arm, L->reaction);
+      rl_v3_add(L->reaction + 3, L->reaction + 3, t);
+    }
+    if (jt->kind != RL_AVBD_HINGE && jt->kind != RL_AVBD_SLIDE) continue;
+    real a[3], k;
+    rl_m3_mulv(a, A->R, jt->axA);
+    L->axial = rl_v3_dot(a, L->reaction + (jt->kind == RL_AVBD_HINGE ? 3 : 0));
+    L->servo = avbd_servo(am, m, d, jt, jt->phi, h, &k);
+    if (m->jnt_limited[jt->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT)))
+      L->limit = -(am->row[jt->lo_row].lambda - am->row[jt->hi_row].lambda);
+    if (avbd_dry_budget(am, m, jt) > 0 && !(dis & (RL_DSBL_FRICTIONLOSS | RL_DSBL_CONSTRAINT)))
+      L->friction = -am->row[jt->dry_row].lambda;
+  }
+}
+
+/* Row scales follow the servo model (the BAM armature enters ρ₀): recomputed when it changes. */
+static void avbd_sync_scales(rl_avbd *am, const rl_model *m) {
+  if (am->servo_scaled == am->prm.servo_model) return;
+  for (int j = 0; j < am->njoint; j++) avbd_row_scales(am, m, am->joint + j);
+  am->servo_scaled = am->prm.servo_model;
+}
+
 static int avbd_state_finite(const rl_avbd *am) {
   for (int s = 0; s < am->nb; s++)
     for (int i = 0; i < 3; i++)
@@ -1256,9 +1371,10 @@ rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d) {
   rl_avbd_stat *st = &am->stat;
   memset(st, 0, sizeof *st);
   /* contacts at the step-start poses (normal frozen within the step) */
+  avbd_sync_scales(am, m);
   if (am->prm.contacts == RL_AVBD_CONTACTS_GROUND) avbd_ground_contacts(am, m, h);
   else if (am->prm.contacts == RL_AVBD_CONTACTS_NONE) am->ncon = 0;
-  avbd_contact_warmstart(am, h);
+  avbd_contact_warmstart(am, m, h);
   avbd_contact_lists(am);
   avbd_color(am);
   st->ncon = am->ncon;
@@ -1300,6 +1416,7 @@ rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d) {
     return RL_ERR_NUMERIC;
   }
   avbd_diagnostics(am, m, d, h);
+  avbd_loads(am, m, d, h);
   /* contact cache for the next step */
   memcpy(am->prev, am->con, sizeof(rl_avbd_contact) * (size_t)am->ncon);
   am->nprev = am->ncon;

@@ -30,6 +30,43 @@
 #include "rl_avbd_body.h"
 
 enum { RL_AVBD_CONTACTS_GROUND = 0, RL_AVBD_CONTACTS_DATA = 1, RL_AVBD_CONTACTS_NONE = 2 };
+/* servo model of every position actuator (biastype affine with b₁ < 0, one per joint) (A11) */
+enum { RL_AVBD_SERVO_PD = 0, RL_AVBD_SERVO_BAM = 1 };
+
+/* BAM-style servo (Rhoban BAM, model "M1"; defaults: the published Feetech STS3215 fit).  With the
+ * target q* = ctrl (clamped to ctrlrange), gear g, coordinate φ, its rate q̇ = g(φ − φⁿ)/h (implicit,
+ * the same discretization as damping) and e = q* − gφ:
+ *   duty = clip(kp·error_gain·e, ±max_duty)       (firmware P controller, voltage-limited)
+ *   V    = duty·supply                            (motor voltage, V)
+ *   i    = (V − kt·q̇)/R                           (current with back EMF, A)
+ *   τ    = kt·i − viscous·q̇                       (motor torque, N m; joint force g·τ)
+ * plus Coulomb friction |τ_f| ≤ friction as a bounded dry-friction row on φ (its budget is added to
+ * the joint's frictionloss) and the rotor armature added to the joint armature.  Static balance
+ * against a load τ_L: kt·supply·kp·error_gain·e/R = τ_L (unsaturated, friction-free); no-load speed
+ * with duty saturated: ω = (kt·supply·max_duty/R − friction)/(kt²/R + viscous). */
+typedef struct rl_avbd_bam {
+  real kt;         /* torque constant (N m/A) */
+  real R;          /* winding resistance (ohm) */
+  real armature;   /* rotor inertia reflected to the joint (kg m²) */
+  real friction;   /* Coulomb friction budget (N m) */
+  real viscous;    /* viscous friction (N m s/rad) */
+  real supply;     /* supply voltage (V) */
+  real kp;         /* firmware proportional gain */
+  real error_gain; /* duty per (kp·rad) */
+  real max_duty;   /* duty limit */
+} rl_avbd_bam;
+
+/* Joint-space loads of one joint after the step (A11), on the joint coordinate φ (hinge: N m, slide:
+ * N; positive drives φ up), and the two-sided rows' reaction on the child body B. */
+typedef struct rl_avbd_load {
+  real servo;        /* actuator force applied (PD: g·F, BAM: g·τ) at the final iterate */
+  real limit;        /* limit rows: −(λ_lo − λ_hi) */
+  real friction;     /* dry-friction row (frictionloss + BAM Coulomb): −λ_f */
+  real axial;        /* two-sided rows projected on the joint axis: a·τ_p (hinge, N m) or a·F (slide, N);
+                        ≈ 0 for an ideal joint */
+  real reaction[6];  /* two-sided rows' force (N) and torque about the anchor p (N m) on B, world:
+                        F = −Σ λ_r J_B,r[0:3], τ_p = −Σ λ_r J_B,r[3:6] + (x_B − p) × F */
+} rl_avbd_load;
 
 /* Solver parameters (set by rl_avbd_build from the precision; change them between steps). */
 typedef struct rl_avbd_param {
@@ -46,6 +83,8 @@ typedef struct rl_avbd_param {
   real max_dx;         /* clamp of one translation update (m) */
   real max_dtheta;     /* clamp of one rotation update (rad) */
   real contact_margin; /* ground contact detection margin (m), added to h·‖v‖·2 */
+  int servo_model;     /* RL_AVBD_SERVO_PD (default: the MuJoCo position servo) or RL_AVBD_SERVO_BAM */
+  rl_avbd_bam bam;     /* BAM parameters (defaults: STS3215 "M1") */
 } rl_avbd_param;
 
 /* One augmented-Lagrangian row. */
@@ -132,6 +171,9 @@ typedef struct rl_avbd {
   /* statistics */
   rl_avbd_stat stat;        /* last step */
   long steps, exhausted;    /* steps taken, steps that used the whole budget */
+  rl_avbd_load *load;       /* [njoint] joint-space loads after the last step (A11); zero for ball/weld/
+                               connect except reaction */
+  int servo_scaled;         /* servo model the row scales (ρ₀ of armature) were computed for */
   real time;
   void *buffer;
 } rl_avbd;

@@ -10,6 +10,8 @@
 #define rl_avbd_stat RL_NAME(avbd_stat)
 #define rl_avbd_pose RL_NAME(avbd_pose)
 #define rl_avbd_joint RL_NAME(avbd_joint)
+#define rl_avbd_bam RL_NAME(avbd_bam)
+#define rl_avbd_load RL_NAME(avbd_load)
 
 /* functions (engine/avbd.c) */
 #define rl_avbd_build RL_NAME(avbd_build)

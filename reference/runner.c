@@ -22,6 +22,7 @@
 #include "csv.h"
 #include "runner.h"
 #include "spec.h"
+#include "study_kinds.h"
 
 /* ---------- trajectory CSVs ---------- */
 
@@ -246,6 +247,10 @@ static int write_metrics(const char *dir, const rl_spec *s, const rl_point *pts,
   rl_csv_end_row(&w);
   for (int k = 0; k < nmine; k++) {
     const rl_point *q = &pts[mine[k]];
+    if (s->kind != RL_KIND_TRAJECTORY) {
+      if (rl_study_metrics(&w, dir, s, q, err, errlen)) goto fail;
+      continue;
+    }
     rl_traj t, ref;
     int have_ref = 0;
     traj_path(path, sizeof path, dir, q);
@@ -304,6 +309,7 @@ static int run_point(const char *dir, const rl_spec *s, const rl_point *q, const
   sa.dt = q->dt;
   sa.steps = s->steps;
   sa.duration = s->duration;
+  if (s->kind != RL_KIND_TRAJECTORY) return rl_study_run_point(dir, s, q, &sa);
   rl_csv w;
   if (rl_csv_open(&w, path, q->f32, err, sizeof err)) {
     rl_errorf("%s", err);
@@ -393,11 +399,12 @@ static int run_pool(const char *dir, const rl_spec *s, const rl_point *pts, cons
       progress(tty, s->name, ++done, ntodo, q->id, now_s() - t0[slot]);
       continue;
     }
-    /* a worker that died by a signal leaves its temporary: remove it */
+    /* a worker that died by a signal leaves its temporaries: remove them */
     char path[4096], tmp[4200];
     traj_path(path, sizeof path, dir, q);
     rl_snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)p);
     unlink(tmp);
+    if (s->kind != RL_KIND_TRAJECTORY) rl_study_remove_temps(dir, (long)p);
     if (!interrupted && !status) {
       if (WIFEXITED(ws)) status = WEXITSTATUS(ws) ? WEXITSTATUS(ws) : RL_EXIT_BADINPUT;
       else {
@@ -466,7 +473,7 @@ static int run_study(const char *path, const rl_run_args *a, int jobs) {
   for (int i = 0; i < n; i++) {
     if (!need[i]) continue;
     char tp[4096];
-    traj_path(tp, sizeof tp, dir, &pts[i]);
+    rl_study_done_path(tp, sizeof tp, dir, &s, &pts[i]);
     if (a->resume && exists(tp)) nskip++;
     else todo[ntodo++] = i;
   }

@@ -11,7 +11,10 @@
 #include "spec.h"
 
 const char *const rl_metric_names[RL_NMET] = {"final_qpos_err", "qpos_err_max", "penetration_max", "anchor_err_max",
-                                              "energy_drift", "iterations_mean", "converged_frac"};
+                                              "energy_drift", "iterations_mean", "converged_frac",
+                                              "order", "order_stderr", "order_final", "onestep_rel_max",
+                                              "diverge_time_1e-06", "diverge_time_0.001", "signorini_max",
+                                              "coulomb_max", "mdp_max", "ncp_max"};
 
 int rl_snprintf(char *dst, size_t n, const char *fmt, ...) {
   va_list ap;
@@ -28,7 +31,9 @@ int rl_metric_find(const char *name) {
 }
 
 static const char *metric_list =
-    "final_qpos_err, qpos_err_max, penetration_max, anchor_err_max, energy_drift, iterations_mean, converged_frac";
+    "final_qpos_err, qpos_err_max, penetration_max, anchor_err_max, energy_drift, iterations_mean, converged_frac, "
+    "order, order_stderr, order_final, onestep_rel_max, diverge_time_1e-06, diverge_time_0.001, signorini_max, "
+    "coulomb_max, mdp_max, ncp_max";
 
 /* the reader counts lines so that the handler knows where it is */
 typedef struct reader {
@@ -137,8 +142,21 @@ static int handler(void *user, const char *section, const char *name, const char
       s->seed = (unsigned long)v;
     } else if (!strcmp(name, "description")) {
       rl_snprintf(s->description, sizeof s->description, "%s", value);
+    } else if (!strcmp(name, "kind")) {
+      static const char *const kinds[] = {"trajectory", "refinement", "fp32", "residuals"};
+      int k = 0;
+      while (k < 4 && strcmp(value, kinds[k])) k++;
+      if (k == 4) FAIL("kind '%s': bad value (allowed: trajectory, refinement, fp32, residuals)", value);
+      s->kind = k;
+      s->kind_line = s->line;
+    } else if (!strcmp(name, "levels")) {
+      char *end;
+      long v = strtol(value, &end, 10);
+      if (!*value || *end || v < 4 || v > 12) FAIL("levels '%s': expected an integer from 4 to 12", value);
+      s->levels = (int)v;
+      s->levels_line = s->line;
     } else
-      FAIL("[experiment] unknown key '%s' (allowed: name, scene, steps, duration, seed, description)", name);
+      FAIL("[experiment] unknown key '%s' (allowed: name, scene, steps, duration, seed, description, kind, levels)", name);
     return 1;
   }
   if (!strcmp(section, "sweep")) {
@@ -245,6 +263,39 @@ static char *slurp(const char *path) {
   return t;
 }
 
+/* the study kind's constraints on the sweep; 0 or −1 with a one-line err */
+static int kind_check(rl_spec *s, char *err, int errlen) {
+  static const char *const kinds[] = {"trajectory", "refinement", "fp32", "residuals"};
+  if (s->levels && s->kind != RL_KIND_REFINEMENT) {
+    rl_snprintf(err, (size_t)errlen, "%s:%d: [experiment] levels is for kind = refinement only (kind is %s)", s->path,
+                s->levels_line, kinds[s->kind]);
+    return -1;
+  }
+  if (s->kind == RL_KIND_REFINEMENT && !s->levels) s->levels = 5;
+  for (int a = 0; a < s->naxes; a++) {
+    const rl_spec_axis *ax = &s->axis[a];
+    if (s->kind == RL_KIND_FP32 && !strcmp(ax->key, "precision")) {
+      rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] precision: kind = fp32 runs f64 and f32 itself (drop the axis)",
+                  s->path, ax->line);
+      return -1;
+    }
+    if (strcmp(ax->key, "engine")) continue;
+    for (int i = 0; i < ax->nval; i++) {
+      const char *v = ax->val[i];
+      const char *allowed = s->kind == RL_KIND_FP32 && !strcmp(v, "mujoco") ? "newton, cg, avbd (MuJoCo is f64 only)"
+                            : s->kind == RL_KIND_RESIDUALS && !strcmp(v, "avbd")
+                                ? "newton, cg, mujoco (avbd's contact multipliers are not reported yet)"
+                                : NULL;
+      if (allowed) {
+        rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] engine: '%s' is not available for kind = %s (allowed: %s)",
+                    s->path, ax->line, v, kinds[s->kind], allowed);
+        return -1;
+      }
+    }
+  }
+  return 0;
+}
+
 static int load(const char *path, rl_spec *s, int no_files, char *err, int errlen) {
   memset(s, 0, sizeof *s);
   s->no_files = no_files;
@@ -269,6 +320,10 @@ static int load(const char *path, rl_spec *s, int no_files, char *err, int errle
   const char *miss = !s->name[0] ? "name" : !s->nscene ? "scene" : s->steps < 0 && !(s->duration > 0) ? "steps or duration" : NULL;
   if (miss) {
     rl_snprintf(err, (size_t)errlen, "%s: [experiment] is missing '%s'", path, miss);
+    rl_spec_free(s);
+    return RL_EXIT_BADINPUT;
+  }
+  if (kind_check(s, err, errlen)) {
     rl_spec_free(s);
     return RL_EXIT_BADINPUT;
   }

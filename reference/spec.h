@@ -5,6 +5,8 @@
  *                 steps = N | duration = T
  *                 seed = S              (recorded in meta.csv; the trajectories start from qpos0)
  *                 description = TEXT
+ *                 kind = trajectory | refinement | fp32 | residuals   (default trajectory; study_kinds.h)
+ *                 levels = K            (refinement: dt0·2^-k, k = 0..K−1; 4 ≤ K ≤ 12, default 5)
  *   [sweep]       engine = newton, cg, avbd, mujoco
  *                 precision = f64, f32
  *                 dt = 0.002, 0.001
@@ -30,7 +32,11 @@ enum { RL_BAND_ABS, RL_BAND_REL, RL_BAND_RATIO };
 
 /* metrics, computed per point from its trajectory (and the mujoco point of the same scene/dt/options) */
 enum { RL_MET_FINAL_QPOS_ERR, RL_MET_QPOS_ERR_MAX, RL_MET_PENETRATION_MAX, RL_MET_ANCHOR_ERR_MAX, RL_MET_ENERGY_DRIFT,
-       RL_MET_ITERATIONS_MEAN, RL_MET_CONVERGED_FRAC, RL_NMET };
+       RL_MET_ITERATIONS_MEAN, RL_MET_CONVERGED_FRAC,
+       /* kind = refinement | fp32 | residuals (study_run.c) */
+       RL_MET_ORDER, RL_MET_ORDER_STDERR, RL_MET_ORDER_FINAL, RL_MET_ONESTEP_REL_MAX, RL_MET_DIVERGE_1EM6,
+       RL_MET_DIVERGE_1EM3, RL_MET_SIGNORINI_MAX, RL_MET_COULOMB_MAX, RL_MET_MDP_MAX, RL_MET_NCP_MAX, RL_NMET };
+enum { RL_KIND_TRAJECTORY, RL_KIND_REFINEMENT, RL_KIND_FP32, RL_KIND_RESIDUALS };
 extern const char *const rl_metric_names[RL_NMET];
 
 typedef struct rl_spec_axis {
@@ -55,6 +61,8 @@ typedef struct rl_spec {
   double duration;
   unsigned long seed;
   char description[512];
+  int kind, kind_line; /* RL_KIND_* */
+  int levels, levels_line; /* refinement */
   int naxes;
   rl_spec_axis axis[RL_SPEC_MAXAXES];
   unsigned metrics; /* bit mask of RL_MET_* */

@@ -838,3 +838,98 @@ Test(avbd, rolling_friction_decelerates_sphere) {
   rl_avbd_free(am);
   rl_pair_free(&p);
 }
+
+/* ================================================================ A11: BAM servo model */
+
+/* avbd_bam, BAM servo (STS3215 "M1" defaults, Coulomb friction switched off), target 0: the arm settles
+   where the servo torque balances gravity, S·(0 − φ) + m g r cos φ = 0, S = kt·V_s·kp·e_g/R
+   (duty unsaturated); φ solved by fixed-point iteration.  Then with the default friction the rest
+   angle lies in the friction band (m g r cos φ ∓ τ_f)/S (within 1 %), and the reported loads balance:
+   servo + gravity ≈ 0 (the two-sided rows carry no axial torque). */
+Test(avbd, bam_servo_static_balance_under_gravity) {
+  rl_pair p;
+  load(&p, MODEL("avbd_bam.xml"), NULL);
+  rl_avbd *am = build(p.m);
+  am->prm.servo_model = RL_AVBD_SERVO_BAM;
+  const rl_avbd_bam *b = &am->prm.bam;
+  double S = b->kt * b->supply * b->kp * b->error_gain / b->R, tg = 0.5 * 9.81 * 0.3, phi_x = 0;
+  for (int i = 0; i < 100; i++) phi_x = tg * cos(phi_x) / S;
+  double phi[2];
+  for (int pass = 0; pass < 2; pass++) {
+    am->prm.bam.friction = pass ? (real)0.0515 : 0;
+    rl_data *d = rl_data_alloc(p.m);
+    rl_avbd_from_generalized(am, p.m, d);
+    d->ctrl[0] = 0;
+    for (int k = 0; k < 3000; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
+    rl_avbd_to_generalized(am, p.m, d);
+    phi[pass] = d->qpos[0];
+    const rl_avbd_load *L = am->load;
+    printf("avbd BAM static (%s, friction %.4f): phi %.6f rad (friction-free balance %.6f), qvel %.2e, loads: servo "
+           "%.5f, friction %.5f, axial %.2e N m (gravity %.5f N m)\n",
+           RL_PREC_NAME, (double)am->prm.bam.friction, phi[pass], phi_x, d->qvel[0], L->servo, L->friction, L->axial,
+           tg * cos(phi[pass]));
+    if (!pass) {
+      cr_expect_leq(fabs(phi[0] - phi_x), 0.01 * phi_x);
+      cr_expect_leq(fabs(L->servo + tg * cos(phi[0])), 0.01 * tg);
+    } else {
+      double lo = (tg * cos(phi[1]) - b->friction) / S, hi = (tg * cos(phi[1]) + b->friction) / S;
+      cr_expect(phi[1] >= 0.99 * lo && phi[1] <= 1.01 * hi, "phi %.6f outside friction band [%.6f, %.6f]", phi[1], lo, hi);
+      cr_expect_leq(fabs(L->servo + L->friction + tg * cos(phi[1])), 0.01 * tg);
+    }
+    rl_data_free(d);
+  }
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+}
+
+/* avbd_bam without gravity, target far ahead (duty saturated at max_duty): the speed settles at the
+   back-EMF limit kt(V_s d_max − kt ω)/R − b_v ω − τ_f = 0, ω = (kt V_s d_max/R − τ_f)/(kt²/R + b_v). */
+Test(avbd, bam_servo_no_load_speed) {
+  rl_pair p;
+  load(&p, MODEL("avbd_bam.xml"), NULL);
+  p.m->opt.disableflags |= RL_DSBL_GRAVITY;
+  rl_avbd *am = build(p.m);
+  am->prm.servo_model = RL_AVBD_SERVO_BAM;
+  const rl_avbd_bam *b = &am->prm.bam;
+  double w_x = (b->kt * b->supply * b->max_duty / b->R - b->friction) / (b->kt * b->kt / b->R + b->viscous);
+  rl_data *d = rl_data_alloc(p.m);
+  rl_avbd_from_generalized(am, p.m, d);
+  d->ctrl[0] = 1000;
+  for (int k = 0; k < 1500; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
+  rl_avbd_to_generalized(am, p.m, d);
+  double w = d->qvel[0];
+  printf("avbd BAM no-load speed (%s): %.5f rad/s (back-EMF limit %.5f), servo torque %.5f N m, %ld exhausted\n",
+         RL_PREC_NAME, w, w_x, am->load[0].servo, am->exhausted);
+  cr_expect_leq(fabs(w - w_x), 0.01 * w_x);
+  rl_data_free(d);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+}
+
+/* microduck standing on BAM servos (ctrl = 0) for 2 s at h = 1 ms */
+Test(avbd, microduck_stands_bam_2s, .timeout = 300) {
+  rl_pair p;
+  load(&p, SCENE("microduck.xml"), NULL);
+  p.m->opt.timestep = (real)1e-3;
+  rl_avbd *am = build(p.m);
+  am->prm.servo_model = RL_AVBD_SERVO_BAM;
+  rl_data *d = rl_data_alloc(p.m);
+  rl_avbd_from_generalized(am, p.m, d);
+  double an = 0, it = 0, smax = 0;
+  for (int k = 0; k < 2000; k++) {
+    cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
+    an = fmax(an, am->stat.anchor_err);
+    it += am->stat.iterations;
+  }
+  for (int j = 0; j < am->njoint; j++) smax = fmax(smax, fabs(am->load[j].servo));
+  rl_avbd_to_generalized(am, p.m, d);
+  printf("avbd microduck BAM (%s) 2 s at 1 ms: trunk z %.5f, max anchor error %.3e m, %.1f sweeps/step, %ld of %ld "
+         "steps budget-exhausted, max |servo torque| %.4f N m\n",
+         RL_PREC_NAME, d->qpos[2], an, it / 2000, am->exhausted, am->steps, smax);
+  cr_expect_leq(an, TOL(1e-6, 1e-5));
+  cr_expect_eq(am->exhausted, 0);
+  cr_expect_gt(d->qpos[2], 0.25, "fell");
+  rl_data_free(d);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+}

@@ -1,8 +1,11 @@
 /* test_harness.c — `rigidlab run | merge | check` end to end on experiments/smoke.ini:
  * the smoke study passes the gate against reports/baselines/smoke; a planted regression (every solver
  * capped at one iteration) fails it naming the metric; bad specs exit 2 naming file:line; --jobs 1 and
- * --jobs 2, and two shards merged, give byte-identical metrics.csv; --resume finishes a partial run. */
+ * --jobs 2, and two shards merged, give byte-identical metrics.csv; --resume finishes a partial run.
+ * The study kinds (refinement, fp32, residuals): each bundled spec passes its gate, its key figure is
+ * sane, and a planted change fails the gate naming the metric. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,4 +151,73 @@ Test(harness, bad_specs_exit_2_naming_file_and_line) {
   bad_spec("[check]\niterations_mean = ratio 0.5", "bad.ini:6:", "below 1");
   bad_spec("[check]\nspeed = abs 1", "bad.ini:6:", "unknown metric 'speed'");
   bad_spec("[metrics]\nnames = speed", "bad.ini:6:", "allowed: final_qpos_err");
+}
+
+/* the value of METRIC at POINT in metrics.csv PATH (NAN when absent) */
+static double metric_of(const char *path, const char *point, const char *metric) {
+  char *t = slurp(path), key[640];
+  double v = NAN;
+  if (!t) return v;
+  snprintf(key, sizeof key, ",%s,", point);
+  for (char *l = strtok(t, "\n"); l; l = strtok(NULL, "\n")) {
+    char *p = strstr(l, key), m[80];
+    if (!p) continue;
+    snprintf(m, sizeof m, ",%s,", metric);
+    char *q = strstr(l, m);
+    if (q) v = strtod(q + strlen(m), NULL);
+  }
+  free(t);
+  return v;
+}
+
+#define STUDY(x) SRCDIR "/experiments/" x ".ini"
+
+Test(harness, kind_refinement_fits_first_order_and_gates) {
+  char a[1024], p[512];
+  snprintf(a, sizeof a, "run %s --out %s/ref --jobs 2", STUDY("refinement"), tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(a, sizeof a, "check %s/ref/refinement --baseline %s", tmpdir, BASE);
+  cr_expect_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(p, sizeof p, "%s/ref/refinement/metrics.csv", tmpdir);
+  double o = metric_of(p, "pendulum.newton.f64.dt0.004", "order");
+  cr_expect(o > 0.95 && o < 1.05, "semi-implicit Euler: order %g (want 1)", o);
+  /* RK4 is fourth order: the gate must name the order */
+  snprintf(a, sizeof a, "run %s --out %s/rk --jobs 2 --opt integrator=rk4", STUDY("refinement"), tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(p, sizeof p, "%s/rk/refinement/metrics.csv", tmpdir);
+  o = metric_of(p, "pendulum.newton.f64.dt0.004", "order");
+  cr_expect(o > 3.8 && o < 4.2, "RK4: order %g (want 4)", o);
+  snprintf(a, sizeof a, "check %s/rk/refinement --baseline %s", tmpdir, BASE);
+  cr_expect_eq(rl(a, out, sizeof out), 1, "%s", out);
+  cr_expect_not_null(strstr(out, "refinement pendulum.newton.f64.dt0.004 order = 4"), "%s", out);
+}
+
+Test(harness, kind_fp32_measures_divergence_and_gates) {
+  char a[1024], p[512];
+  snprintf(a, sizeof a, "run %s --out %s/fp --jobs 2", STUDY("fp32"), tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(a, sizeof a, "check %s/fp/fp32 --baseline %s", tmpdir, BASE);
+  cr_expect_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(p, sizeof p, "%s/fp/fp32/metrics.csv", tmpdir);
+  double e = metric_of(p, "microduck.newton.f64", "onestep_rel_max");
+  cr_expect(e > 1e-9 && e < 1e-4, "f32 one-step error %g (want float round-off)", e);
+  double t6 = metric_of(p, "microduck.newton.f64", "diverge_time_1e-06"),
+         t3 = metric_of(p, "microduck.newton.f64", "diverge_time_0.001");
+  cr_expect(t6 > 0 && t6 <= t3 && t3 <= 1 + 1e-9, "divergence times %g, %g", t6, t3);
+  cr_expect(isnan(metric_of(p, "microduck.avbd.f64", "onestep_rel_max")), "avbd has no one-step error");
+}
+
+Test(harness, kind_residuals_gate_and_name_a_sloppy_solver) {
+  char a[1024];
+  snprintf(a, sizeof a, "run %s --out %s/res --jobs 2", STUDY("residuals"), tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(a, sizeof a, "check %s/res/residuals --baseline %s", tmpdir, BASE);
+  cr_expect_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(a, sizeof a, "run %s --out %s/res1 --jobs 2 --opt iterations=1", STUDY("residuals"), tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(a, sizeof a, "check %s/res1/residuals --baseline %s", tmpdir, BASE);
+  cr_expect_eq(rl(a, out, sizeof out), 1, "%s", out);
+  cr_expect_not_null(strstr(out, "residuals box_stack.cg.f64 signorini_max = "), "%s", out);
+  bad_spec("kind = residuals\n[sweep]\nengine = avbd", "bad.ini:7:", "not available for kind = residuals");
+  bad_spec("kind = sideways", "bad.ini:5:", "allowed: trajectory, refinement, fp32, residuals");
 }

@@ -1,0 +1,41 @@
+/* study_kinds.h — the per-precision pieces of the runner's study kinds (spec.h: kind = refinement |
+ * fp32 | residuals), compiled into rl64_… and rl32_… (reference/study_prec.c). */
+#ifndef RL_STUDY_KINDS_H
+#define RL_STUDY_KINDS_H
+
+#include "harness.h"
+
+/* NSTEPS steps of engine a->engine (newton | cg) from each of the N f64 states (qpos[N×nq], qvel[N×nv]),
+   at a->dt (0: the model's), each from a zero warm start; the stepped states into qpos_out[N×nq], qvel_out[N×nv].  nq/nv must
+   match the model.  Returns 0 or RL_EXIT_BADINPUT (one-line message on stderr). */
+int rl64_study_onestep(const rl_sim_args *a, long nsteps, int n, int nq, int nv, const double *qpos, const double *qvel,
+                       double *qpos_out, double *qvel_out);
+int rl32_study_onestep(const rl_sim_args *a, long nsteps, int n, int nq, int nv, const double *qpos, const double *qvel,
+                       double *qpos_out, double *qvel_out);
+
+/* Run a->engine (newton | cg | mujoco) and write per step to a->c.out the physical residuals (B1)
+   of the step's contact forces f and the post-step contact velocities v = J·qvel⁺ (J: the step's
+   contact Jacobian, i.e. at the state the forces were solved at):
+   step,time,signorini,coulomb,mdp,ncp,penetration,ncon with, over the step's contacts,
+     signorini = max |v_n f_n|, coulomb = max(‖f_t‖ − μ f_n, 0), mdp = max(f_t·v_t + ‖f_t‖‖v_t‖),
+     ncp = max |min(f_n, v_n)|, penetration = max(−dist).  Pyramidal rows are mapped back to
+   f_n = Σ edges, f_t,j = μ_j (f_j+ − f_j−), v_n = (v_j+ + v_j−)/2, v_t,j = (v_j+ − v_j−)/(2μ_j). */
+int rl64_study_residuals(const rl_sim_args *a);
+int rl32_study_residuals(const rl_sim_args *a);
+
+#endif
+
+/* ---- the runner's side (study_run.c, f64 front end) ---- */
+#include <stddef.h>
+struct rl_spec;
+struct rl_point;
+struct rl_csv;
+/* worker: the point's files for its study kind (SA: the point's sim arguments, c.out unset) */
+int rl_study_run_point(const char *dir, const struct rl_spec *s, const struct rl_point *q, rl_sim_args *sa);
+/* the file written last by the point's worker: its presence marks the point done (--resume) */
+void rl_study_done_path(char *p, size_t n, const char *dir, const struct rl_spec *s, const struct rl_point *q);
+/* the point's metrics rows into W; 0 or −1 with err */
+int rl_study_metrics(struct rl_csv *w, const char *dir, const struct rl_spec *s, const struct rl_point *q, char *err,
+                     int errlen);
+/* remove DIR's temporaries of worker PID (NAME.tmp.PID) */
+void rl_study_remove_temps(const char *dir, long pid);

@@ -1,0 +1,509 @@
+/* study_run.c — the runner's study kinds other than `trajectory` (spec.h: kind = …): the worker side
+ * (which files a point writes) and the metrics the parent computes from those files.
+ *   refinement  traj_ID.L<k>.csv: the trajectory at dt0·2^−k (k = 0..K−1) to the same final time;
+ *               traj_ID.seg.csv (newton, cg): level,dt,segment,err — each level advanced over S = 8
+ *               segments from the finest trajectory's state at the segment's start (zero warm start)
+ *               and compared with the finest level advanced the same way, so that chaos between
+ *               segments cannot masquerade as discretization error.  Metrics: per level k < K−1
+ *               err_final_L<k> (max |Δqpos| vs the finest at the final time) and err_seg_L<k> (the mean
+ *               over segments of max |Δqpos| at the segment's end); order ± order_stderr: the slope
+ *               of log d_k vs log dt_k (gsl_fit_linear), d_k = the segment-mean of max |x_k − x_{k+1}|
+ *               between successive levels (final-time differences where no segments), order_final:
+ *               the same on the final-time differences.
+ *   fp32        traj_ID.csv (f64), traj_ID.f32.csv (f32) free running from qpos0; traj_ID.onestep.csv:
+ *               one step in f64 and in f32 from 20 f64 states along the f64 trajectory (newton, cg).
+ *               Metrics: onestep_rel_max = max over states of max(‖Δqpos‖∞/max(‖qpos‖∞,1),
+ *               ‖Δqvel‖∞/max(‖qvel‖∞,1)); diverge_time_1e-06, diverge_time_0.001: the first time
+ *               max |Δqpos| exceeds the threshold (the final time if never).
+ *   residuals   traj_ID.res.csv (study_kinds.h: study_residuals); metrics signorini_max, coulomb_max,
+ *               mdp_max, ncp_max, penetration_max: maxima over steps (step = the argmax). */
+#include <dirent.h>
+#include <errno.h>
+#include <gsl/gsl_fit.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "csv.h"
+#include "mj_load.h"
+#include "runner.h"
+#include "spec.h"
+#include "study_kinds.h"
+
+#define NSEG 8
+#define NONESTEP 20
+
+/* a small numeric CSV (header + numbers) */
+typedef struct table {
+  int nrow, ncol;
+  double *v;
+} table;
+
+static int table_read(const char *path, table *t, char *err, int errlen) {
+  memset(t, 0, sizeof *t);
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    rl_snprintf(err, (size_t)errlen, "%s: cannot read: %s", path, strerror(errno));
+    return -1;
+  }
+  char *line = NULL;
+  size_t cap = 0;
+  int caprow = 0;
+  if (getline(&line, &cap, f) <= 0) goto bad;
+  t->ncol = 1;
+  for (char *c = line; *c; c++) t->ncol += *c == ',';
+  while (getline(&line, &cap, f) > 0) {
+    if (t->nrow == caprow) t->v = realloc(t->v, sizeof(double) * (size_t)(caprow = caprow ? 2 * caprow : 256) * (size_t)t->ncol);
+    char *p = line;
+    for (int c = 0; c < t->ncol; c++) {
+      char *end;
+      t->v[(size_t)t->nrow * (size_t)t->ncol + (size_t)c] = strtod(p, &end);
+      if (end == p) goto bad;
+      p = end + 1;
+    }
+    t->nrow++;
+  }
+  free(line);
+  fclose(f);
+  return 0;
+bad:
+  free(line);
+  fclose(f);
+  free(t->v);
+  t->v = NULL;
+  rl_snprintf(err, (size_t)errlen, "%s: malformed", path);
+  return -1;
+}
+
+#define TV(t, r, c) ((t)->v[(size_t)(r) * (size_t)(t)->ncol + (size_t)(c)])
+#define QP(t, r, k) ((t)->v[(size_t)(r) * (size_t)(t)->ncol + (size_t)(t)->c_qpos + (size_t)(k)])
+
+static void file_path(char *p, size_t n, const char *dir, const rl_point *q, const char *suffix) {
+  rl_snprintf(p, n, "%s/traj_%s%s.csv", dir, q->id, suffix);
+}
+
+void rl_study_done_path(char *p, size_t n, const char *dir, const rl_spec *s, const rl_point *q) {
+  switch (s->kind) {
+  case RL_KIND_REFINEMENT: file_path(p, n, dir, q, ".seg"); break;
+  case RL_KIND_FP32: file_path(p, n, dir, q, ".onestep"); break;
+  case RL_KIND_RESIDUALS: file_path(p, n, dir, q, ".res"); break;
+  default: file_path(p, n, dir, q, "");
+  }
+}
+
+void rl_study_remove_temps(const char *dir, long pid) {
+  char suf[64], p[4400];
+  rl_snprintf(suf, sizeof suf, ".tmp.%ld", pid);
+  size_t ls = strlen(suf);
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    size_t l = strlen(e->d_name);
+    if (l > ls && !strcmp(e->d_name + l - ls, suf)) {
+      rl_snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+      unlink(p);
+    }
+  }
+  if (d) closedir(d);
+}
+
+/* one sim run into PATH */
+static int sim_to(rl_sim_args *sa, int f32, const char *path) {
+  char err[1024];
+  rl_csv w;
+  if (rl_csv_open(&w, path, f32, err, sizeof err)) {
+    rl_errorf("%s", err);
+    return RL_EXIT_BADINPUT;
+  }
+  sa->c.out = &w;
+  sa->c.csv = path;
+  int st = f32 ? rl32_cmd_sim(sa) : rl64_cmd_sim(sa);
+  if (st) {
+    rl_csv_abort(&w);
+    return st;
+  }
+  if (rl_csv_close(&w, err, sizeof err)) {
+    rl_errorf("%s", err);
+    return RL_EXIT_BADINPUT;
+  }
+  return 0;
+}
+
+static int soft(const char *engine) { return !strcmp(engine, "newton") || !strcmp(engine, "cg"); }
+
+/* qpos/qvel of rows ROW[0..n−1] of T */
+static void states_at(const rl_traj *t, const long *row, int n, int nv, double *qpos, double *qvel) {
+  for (int s = 0; s < n; s++) {
+    for (int k = 0; k < t->nq; k++) qpos[(size_t)s * (size_t)t->nq + (size_t)k] = QP(t, row[s], k);
+    for (int k = 0; k < nv; k++) qvel[(size_t)s * (size_t)nv + (size_t)k] = QP(t, row[s], t->nq + k);
+  }
+}
+
+static int run_refinement(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
+  char path[4096], err[1024];
+  mjModel *m = rl_mj_load(q->scene, err, sizeof err);
+  if (!m) {
+    rl_errorf("%s", err);
+    return RL_EXIT_BADINPUT;
+  }
+  double dt0 = q->dt > 0 ? q->dt : m->opt.timestep;
+  int nv = m->nv;
+  mj_deleteModel(m);
+  long steps0 = s->steps >= 0 ? s->steps : lround(s->duration / dt0);
+  int K = s->levels, st = 0;
+  for (int k = 0; k < K && !st; k++) {
+    char suf[16];
+    rl_snprintf(suf, sizeof suf, ".L%d", k);
+    file_path(path, sizeof path, dir, q, suf);
+    sa->dt = ldexp(dt0, -k);
+    sa->steps = steps0 << k;
+    st = sim_to(sa, q->f32, path);
+  }
+  if (st) return st;
+  /* segments from the finest trajectory's states */
+  rl_csv w;
+  file_path(path, sizeof path, dir, q, ".seg");
+  if (rl_csv_open(&w, path, 0, err, sizeof err)) {
+    rl_errorf("%s", err);
+    return RL_EXIT_BADINPUT;
+  }
+  const char *cols[] = {"level", "dt", "segment", "err", "diff_next"};
+  for (int c = 0; c < 5; c++) rl_csv_str(&w, cols[c]);
+  rl_csv_end_row(&w);
+  long seg0 = steps0 / NSEG;
+  if (soft(q->engine) && seg0 >= 1) {
+    rl_traj fine;
+    char fp[4096], suf[16];
+    rl_snprintf(suf, sizeof suf, ".L%d", K - 1);
+    file_path(fp, sizeof fp, dir, q, suf);
+    if (rl_traj_read(fp, &fine, err, sizeof err)) {
+      rl_errorf("%s", err);
+      rl_csv_abort(&w);
+      return RL_EXIT_BADINPUT;
+    }
+    int nq = fine.nq;
+    long row[NSEG];
+    for (int g = 0; g < NSEG; g++) row[g] = (long)g * (seg0 << (K - 1));
+    double *qp = malloc(sizeof(double) * NSEG * (size_t)nq), *qv = malloc(sizeof(double) * NSEG * (size_t)nv);
+    double *op = malloc(sizeof(double) * NSEG * (size_t)nq * (size_t)K), *ov = malloc(sizeof(double) * NSEG * (size_t)nv);
+    states_at(&fine, row, NSEG, nv, qp, qv);
+    for (int k = 0; k < K && !st; k++) {
+      sa->dt = ldexp(dt0, -k);
+      st = q->f32 ? rl32_study_onestep(sa, seg0 << k, NSEG, nq, nv, qp, qv, op + (size_t)k * NSEG * (size_t)nq, ov)
+                  : rl64_study_onestep(sa, seg0 << k, NSEG, nq, nv, qp, qv, op + (size_t)k * NSEG * (size_t)nq, ov);
+    }
+    for (int k = 0; k + 1 < K && !st; k++)
+      for (int g = 0; g < NSEG; g++) {
+        double e = 0, dn = 0;
+        for (int i = 0; i < nq; i++) {
+          double x = op[((size_t)k * NSEG + (size_t)g) * (size_t)nq + (size_t)i];
+          e = fmax(e, fabs(x - op[((size_t)(K - 1) * NSEG + (size_t)g) * (size_t)nq + (size_t)i]));
+          dn = fmax(dn, fabs(x - op[((size_t)(k + 1) * NSEG + (size_t)g) * (size_t)nq + (size_t)i]));
+        }
+        rl_csv_int(&w, k);
+        rl_csv_num(&w, ldexp(dt0, -k));
+        rl_csv_int(&w, g);
+        rl_csv_num(&w, e);
+        rl_csv_num(&w, dn);
+        rl_csv_end_row(&w);
+      }
+    free(qp);
+    free(qv);
+    free(op);
+    free(ov);
+    rl_traj_free(&fine);
+  }
+  if (st) {
+    rl_csv_abort(&w);
+    return st;
+  }
+  if (rl_csv_close(&w, err, sizeof err)) {
+    rl_errorf("%s", err);
+    return RL_EXIT_BADINPUT;
+  }
+  return 0;
+}
+
+static int run_fp32(const char *dir, const rl_point *q, rl_sim_args *sa) {
+  char path[4096], err[1024];
+  file_path(path, sizeof path, dir, q, "");
+  int st = sim_to(sa, 0, path);
+  if (!st) {
+    char p32[4096];
+    file_path(p32, sizeof p32, dir, q, ".f32");
+    st = sim_to(sa, 1, p32);
+  }
+  if (st) return st;
+  rl_traj t;
+  if (rl_traj_read(path, &t, err, sizeof err)) {
+    rl_errorf("%s", err);
+    return RL_EXIT_BADINPUT;
+  }
+  int nq = t.nq, nv = 0;
+  /* qvel columns follow qpos: count them from the column layout (step,time,qpos…,qvel…,iterations…) */
+  nv = t.c_iter - t.c_qpos - nq;
+  rl_csv w;
+  file_path(path, sizeof path, dir, q, ".onestep");
+  if (rl_csv_open(&w, path, 0, err, sizeof err)) {
+    rl_errorf("%s", err);
+    rl_traj_free(&t);
+    return RL_EXIT_BADINPUT;
+  }
+  const char *cols[] = {"step", "rel_qpos", "rel_qvel"};
+  for (int c = 0; c < 3; c++) rl_csv_str(&w, cols[c]);
+  rl_csv_end_row(&w);
+  if (soft(q->engine) && t.nrow > 1) {
+    int n = NONESTEP < t.nrow - 1 ? NONESTEP : t.nrow - 1;
+    long row[NONESTEP];
+    for (int i = 0; i < n; i++) row[i] = (long)i * (t.nrow - 1) / n;
+    size_t sq = (size_t)n * (size_t)nq, sv = (size_t)n * (size_t)nv;
+    double *qp = malloc(sizeof(double) * sq), *qv = malloc(sizeof(double) * (sv + 1));
+    double *p64 = malloc(sizeof(double) * sq), *v64 = malloc(sizeof(double) * (sv + 1));
+    double *p32 = malloc(sizeof(double) * sq), *v32 = malloc(sizeof(double) * (sv + 1));
+    states_at(&t, row, n, nv, qp, qv);
+    sa->dt = q->dt;
+    st = rl64_study_onestep(sa, 1, n, nq, nv, qp, qv, p64, v64);
+    if (!st) st = rl32_study_onestep(sa, 1, n, nq, nv, qp, qv, p32, v32);
+    for (int i = 0; i < n && !st; i++) {
+      double ep = 0, mp = 1, ev = 0, mv = 1;
+      for (int k = 0; k < nq; k++) {
+        ep = fmax(ep, fabs(p32[(size_t)i * (size_t)nq + (size_t)k] - p64[(size_t)i * (size_t)nq + (size_t)k]));
+        mp = fmax(mp, fabs(p64[(size_t)i * (size_t)nq + (size_t)k]));
+      }
+      for (int k = 0; k < nv; k++) {
+        ev = fmax(ev, fabs(v32[(size_t)i * (size_t)nv + (size_t)k] - v64[(size_t)i * (size_t)nv + (size_t)k]));
+        mv = fmax(mv, fabs(v64[(size_t)i * (size_t)nv + (size_t)k]));
+      }
+      rl_csv_int(&w, (long long)TV(&t, row[i], t.c_step));
+      rl_csv_num(&w, ep / mp);
+      rl_csv_num(&w, ev / mv);
+      rl_csv_end_row(&w);
+    }
+    free(qp);
+    free(qv);
+    free(p64);
+    free(v64);
+    free(p32);
+    free(v32);
+  }
+  rl_traj_free(&t);
+  if (st) {
+    rl_csv_abort(&w);
+    return st;
+  }
+  if (rl_csv_close(&w, err, sizeof err)) {
+    rl_errorf("%s", err);
+    return RL_EXIT_BADINPUT;
+  }
+  return 0;
+}
+
+static int run_residuals(const char *dir, const rl_point *q, rl_sim_args *sa) {
+  char path[4096], err[1024];
+  file_path(path, sizeof path, dir, q, ".res");
+  rl_csv w;
+  if (rl_csv_open(&w, path, q->f32, err, sizeof err)) {
+    rl_errorf("%s", err);
+    return RL_EXIT_BADINPUT;
+  }
+  sa->c.out = &w;
+  sa->c.csv = path;
+  int st = q->f32 ? rl32_study_residuals(sa) : rl64_study_residuals(sa);
+  if (st) {
+    rl_csv_abort(&w);
+    return st;
+  }
+  if (rl_csv_close(&w, err, sizeof err)) {
+    rl_errorf("%s", err);
+    return RL_EXIT_BADINPUT;
+  }
+  return 0;
+}
+
+int rl_study_run_point(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
+  switch (s->kind) {
+  case RL_KIND_REFINEMENT: return run_refinement(dir, s, q, sa);
+  case RL_KIND_FP32: return run_fp32(dir, q, sa);
+  case RL_KIND_RESIDUALS: return run_residuals(dir, q, sa);
+  default: return RL_EXIT_BADINPUT;
+  }
+}
+
+/* ---------- metrics ---------- */
+
+static void row(rl_csv *w, const rl_spec *s, const rl_point *q, double dt, const char *metric, double v, long step) {
+  rl_csv_str(w, s->name);
+  rl_csv_str(w, q->id);
+  rl_csv_str(w, q->engine);
+  rl_csv_str(w, q->f32 ? "f32" : "f64");
+  rl_csv_num(w, dt);
+  rl_csv_str(w, metric);
+  rl_csv_num(w, v);
+  rl_csv_int(w, step);
+  rl_csv_int(w, q->index);
+  rl_csv_end_row(w);
+}
+
+static int want(const rl_spec *s, int m) { return s->metrics >> m & 1; }
+
+/* slope and its standard error of log e vs log dt over the positive errors; NaN when < 3 */
+static void fit_order(const double *dt, const double *e, int n, double *p, double *se) {
+  double x[16], y[16];
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (e[i] > 0 && isfinite(e[i])) {
+      x[k] = log(dt[i]);
+      y[k++] = log(e[i]);
+    }
+  *p = *se = NAN;
+  if (k < 3) return;
+  double c0, c1, cov00, cov01, cov11, sumsq;
+  gsl_fit_linear(x, 1, y, 1, (size_t)k, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+  *p = c1;
+  *se = sqrt(cov11);
+}
+
+static int metrics_refinement(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *q, char *err, int errlen) {
+  int K = s->levels;
+  rl_traj lv[12];
+  char path[4096], name[64];
+  for (int k = 0; k < K; k++) {
+    char suf[16];
+    rl_snprintf(suf, sizeof suf, ".L%d", k);
+    file_path(path, sizeof path, dir, q, suf);
+    if (rl_traj_read(path, &lv[k], err, errlen)) {
+      while (k--) rl_traj_free(&lv[k]);
+      return -1;
+    }
+  }
+  table seg;
+  file_path(path, sizeof path, dir, q, ".seg");
+  if (table_read(path, &seg, err, errlen)) {
+    for (int k = 0; k < K; k++) rl_traj_free(&lv[k]);
+    return -1;
+  }
+  double dt[12], ef[12], es[12], df[12], ds[12];
+  const rl_traj *F = &lv[K - 1];
+  double dt0 = F->nrow > 1 ? ldexp(F->v[(size_t)F->ncol + 1] - F->v[1], K - 1) : 0;
+  if (q->dt > 0) dt0 = q->dt;
+  for (int k = 0; k + 1 < K; k++) {
+    const rl_traj *L = &lv[k];
+    dt[k] = ldexp(dt0, -k);
+    const rl_traj *N = &lv[k + 1];
+    ef[k] = df[k] = 0;
+    for (int i = 0; i < L->nq && i < F->nq; i++) {
+      ef[k] = fmax(ef[k], fabs(QP(L, L->nrow - 1, i) - QP(F, F->nrow - 1, i)));
+      df[k] = fmax(df[k], fabs(QP(L, L->nrow - 1, i) - QP(N, N->nrow - 1, i)));
+    }
+    double sum = 0, sumd = 0;
+    int n = 0;
+    for (int r = 0; r < seg.nrow; r++)
+      if ((int)TV(&seg, r, 0) == k) {
+        sum += TV(&seg, r, 3);
+        sumd += TV(&seg, r, 4);
+        n++;
+      }
+    es[k] = n ? sum / n : NAN;
+    ds[k] = n ? sumd / n : NAN;
+    rl_snprintf(name, sizeof name, "err_final_L%d", k);
+    row(w, s, q, dt[k], name, ef[k], (long)TV(L, L->nrow - 1, L->c_step));
+    if (n) {
+      rl_snprintf(name, sizeof name, "err_seg_L%d", k);
+      row(w, s, q, dt[k], name, es[k], (long)TV(L, L->nrow - 1, L->c_step));
+    }
+  }
+  double p, se, pf, sef;
+  /* the fit is on successive differences |x_k − x_{k+1}| ∝ dt_k^p (1 − 2^−p): unbiased, unlike the
+     error against the finest level, which shrinks faster than dt^p near the finest */
+  fit_order(dt, df, K - 1, &pf, &sef);
+  if (seg.nrow) fit_order(dt, ds, K - 1, &p, &se);
+  else p = pf, se = sef;
+  long last = (long)TV(&lv[0], lv[0].nrow - 1, lv[0].c_step);
+  if (want(s, RL_MET_ORDER)) row(w, s, q, dt0, "order", p, last);
+  if (want(s, RL_MET_ORDER_STDERR)) row(w, s, q, dt0, "order_stderr", se, last);
+  if (want(s, RL_MET_ORDER_FINAL)) row(w, s, q, dt0, "order_final", pf, last);
+  free(seg.v);
+  for (int k = 0; k < K; k++) rl_traj_free(&lv[k]);
+  return 0;
+}
+
+static int metrics_fp32(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *q, char *err, int errlen) {
+  char path[4096];
+  rl_traj a, b;
+  table os;
+  file_path(path, sizeof path, dir, q, "");
+  if (rl_traj_read(path, &a, err, errlen)) return -1;
+  file_path(path, sizeof path, dir, q, ".f32");
+  if (rl_traj_read(path, &b, err, errlen)) {
+    rl_traj_free(&a);
+    return -1;
+  }
+  file_path(path, sizeof path, dir, q, ".onestep");
+  if (table_read(path, &os, err, errlen)) {
+    rl_traj_free(&a);
+    rl_traj_free(&b);
+    return -1;
+  }
+  double dt = q->dt > 0 ? q->dt : a.nrow > 1 ? a.v[(size_t)a.ncol + 1] - a.v[1] : 0;
+  if (os.nrow && want(s, RL_MET_ONESTEP_REL_MAX)) {
+    double mx = -1;
+    long at = 0;
+    for (int r = 0; r < os.nrow; r++) {
+      double x = fmax(TV(&os, r, 1), TV(&os, r, 2));
+      if (x > mx) mx = x, at = (long)TV(&os, r, 0);
+    }
+    row(w, s, q, dt, "onestep_rel_max", mx, at);
+  }
+  static const double thr[2] = {1e-6, 1e-3};
+  static const int met[2] = {RL_MET_DIVERGE_1EM6, RL_MET_DIVERGE_1EM3};
+  int n = a.nrow < b.nrow ? a.nrow : b.nrow;
+  for (int j = 0; j < 2; j++) {
+    if (!want(s, met[j])) continue;
+    int r = 0;
+    for (; r < n; r++) {
+      double e = 0;
+      for (int i = 0; i < a.nq; i++) e = fmax(e, fabs(QP(&a, r, i) - QP(&b, r, i)));
+      if (!(e <= thr[j])) break;
+    }
+    int at = r < n ? r : n - 1;
+    row(w, s, q, dt, rl_metric_names[met[j]], TV(&a, at, 1), (long)TV(&a, at, a.c_step));
+  }
+  free(os.v);
+  rl_traj_free(&a);
+  rl_traj_free(&b);
+  return 0;
+}
+
+static int metrics_residuals(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *q, char *err, int errlen) {
+  char path[4096];
+  table t;
+  file_path(path, sizeof path, dir, q, ".res");
+  if (table_read(path, &t, err, errlen)) return -1;
+  double dt = q->dt > 0 ? q->dt : t.nrow > 1 ? TV(&t, 1, 1) - TV(&t, 0, 1) : 0;
+  static const int met[5] = {RL_MET_SIGNORINI_MAX, RL_MET_COULOMB_MAX, RL_MET_MDP_MAX, RL_MET_NCP_MAX,
+                             RL_MET_PENETRATION_MAX};
+  for (int j = 0; j < 5; j++) {
+    if (!want(s, met[j])) continue;
+    double mx = 0;
+    long at = 0;
+    for (int r = 0; r < t.nrow; r++)
+      if (TV(&t, r, 2 + j) > mx || isnan(TV(&t, r, 2 + j))) {
+        mx = TV(&t, r, 2 + j);
+        at = (long)TV(&t, r, 0);
+        if (isnan(mx)) break;
+      }
+    row(w, s, q, dt, rl_metric_names[met[j]], mx, at);
+  }
+  free(t.v);
+  return 0;
+}
+
+int rl_study_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *q, char *err, int errlen) {
+  switch (s->kind) {
+  case RL_KIND_REFINEMENT: return metrics_refinement(w, dir, s, q, err, errlen);
+  case RL_KIND_FP32: return metrics_fp32(w, dir, s, q, err, errlen);
+  case RL_KIND_RESIDUALS: return metrics_residuals(w, dir, s, q, err, errlen);
+  default: return -1;
+  }
+}
