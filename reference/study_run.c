@@ -109,6 +109,20 @@ void rl_study_remove_temps(const char *dir, long pid) {
 }
 
 /* one sim run into PATH */
+/* close a study CSV: abort it (no half-written file) when the study failed, else rename it into place */
+static int finish_csv(rl_csv *w, int st) {
+  char err[1024];
+  if (st) {
+    rl_csv_abort(w);
+    return st;
+  }
+  if (rl_csv_close(w, err, sizeof err)) {
+    rl_errorf("%s", err);
+    return RL_EXIT_BADINPUT;
+  }
+  return 0;
+}
+
 static int sim_to(rl_sim_args *sa, int f32, const char *path) {
   char err[1024];
   rl_csv w;
@@ -119,15 +133,7 @@ static int sim_to(rl_sim_args *sa, int f32, const char *path) {
   sa->c.out = &w;
   sa->c.csv = path;
   int st = f32 ? rl32_cmd_sim(sa) : rl64_cmd_sim(sa);
-  if (st) {
-    rl_csv_abort(&w);
-    return st;
-  }
-  if (rl_csv_close(&w, err, sizeof err)) {
-    rl_errorf("%s", err);
-    return RL_EXIT_BADINPUT;
-  }
-  return 0;
+  return finish_csv(&w, st);
 }
 
 static int soft(const char *engine) { return !strcmp(engine, "newton") || !strcmp(engine, "cg"); }
@@ -214,15 +220,7 @@ static int run_refinement(const char *dir, const rl_spec *s, const rl_point *q, 
     free(ov);
     rl_traj_free(&fine);
   }
-  if (st) {
-    rl_csv_abort(&w);
-    return st;
-  }
-  if (rl_csv_close(&w, err, sizeof err)) {
-    rl_errorf("%s", err);
-    return RL_EXIT_BADINPUT;
-  }
-  return 0;
+  return finish_csv(&w, st);
 }
 
 static int run_fp32(const char *dir, const rl_point *q, rl_sim_args *sa) {
@@ -288,15 +286,7 @@ static int run_fp32(const char *dir, const rl_point *q, rl_sim_args *sa) {
     free(v32);
   }
   rl_traj_free(&t);
-  if (st) {
-    rl_csv_abort(&w);
-    return st;
-  }
-  if (rl_csv_close(&w, err, sizeof err)) {
-    rl_errorf("%s", err);
-    return RL_EXIT_BADINPUT;
-  }
-  return 0;
+  return finish_csv(&w, st);
 }
 
 static int run_residuals(const char *dir, const rl_point *q, rl_sim_args *sa) {
@@ -310,15 +300,7 @@ static int run_residuals(const char *dir, const rl_point *q, rl_sim_args *sa) {
   sa->c.out = &w;
   sa->c.csv = path;
   int st = q->f32 ? rl32_study_residuals(sa) : rl64_study_residuals(sa);
-  if (st) {
-    rl_csv_abort(&w);
-    return st;
-  }
-  if (rl_csv_close(&w, err, sizeof err)) {
-    rl_errorf("%s", err);
-    return RL_EXIT_BADINPUT;
-  }
-  return 0;
+  return finish_csv(&w, st);
 }
 
 int rl_study_run_point(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
