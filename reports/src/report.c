@@ -940,7 +940,10 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
   for (int s = 0; s < v->ns; s++)
     for (int p = 0; p < 2; p++) {
       int r = v->worst_row[s * 2 + p];
-      if (r >= 0 && (wr[p] < 0 || worse(strtod(vcell(v, r, v->c_rel), NULL), strtod(vcell(v, wr[p], v->c_rel), NULL)))) wr[p] = r;
+      /* the row closest to (or furthest beyond) its tolerance: max_rel_err / tolerance */
+      if (r >= 0 && (wr[p] < 0 || worse(strtod(vcell(v, r, v->c_rel), NULL) / strtod(vcell(v, r, v->c_tol), NULL),
+                                        strtod(vcell(v, wr[p], v->c_rel), NULL) / strtod(vcell(v, wr[p], v->c_tol), NULL))))
+        wr[p] = r;
     }
   fprintf(f, "\n## Headline\n\n");
   for (int p = 0; p < 2; p++) {
@@ -950,7 +953,7 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
     }
     fmt_e(a, sizeof a, strtod(vcell(v, wr[p], v->c_rel), NULL));
     fmt_e(b, sizeof b, strtod(vcell(v, wr[p], v->c_tol), NULL));
-    fprintf(f, "- worst %s verify error: **%s** (max_rel_err; tolerance %s) — %s, stage %s, %s\n", p ? "f32" : "f64", a, b,
+    fprintf(f, "- %s verify row nearest its tolerance: **%s** (max_rel_err; tolerance %s) — %s, stage %s, %s\n", p ? "f32" : "f64", a, b,
             vcell(v, wr[p], v->c_model), vcell(v, wr[p], v->c_stage), vcell(v, wr[p], v->c_qty));
   }
   fprintf(f, "- verify rows failed: **%d** of %d\n", v->nfail, v->t.nrow);
