@@ -14,7 +14,8 @@ const char *const rl_metric_names[RL_NMET] = {"final_qpos_err", "qpos_err_max", 
                                               "energy_drift", "iterations_mean", "converged_frac",
                                               "order", "order_stderr", "order_final", "onestep_rel_max",
                                               "diverge_time_1e-06", "diverge_time_0.001", "signorini_max",
-                                              "coulomb_max", "mdp_max", "ncp_max"};
+                                              "coulomb_max", "mdp_max", "ncp_max", "iters_to_1e-10_gap",
+                                              "final_gap"};
 
 int rl_snprintf(char *dst, size_t n, const char *fmt, ...) {
   va_list ap;
@@ -143,10 +144,10 @@ static int handler(void *user, const char *section, const char *name, const char
     } else if (!strcmp(name, "description")) {
       rl_snprintf(s->description, sizeof s->description, "%s", value);
     } else if (!strcmp(name, "kind")) {
-      static const char *const kinds[] = {"trajectory", "refinement", "fp32", "residuals"};
+      static const char *const kinds[] = {"trajectory", "refinement", "fp32", "residuals", "convergence"};
       int k = 0;
-      while (k < 4 && strcmp(value, kinds[k])) k++;
-      if (k == 4) FAIL("kind '%s': bad value (allowed: trajectory, refinement, fp32, residuals)", value);
+      while (k < 5 && strcmp(value, kinds[k])) k++;
+      if (k == 5) FAIL("kind '%s': bad value (allowed: trajectory, refinement, fp32, residuals, convergence)", value);
       s->kind = k;
       s->kind_line = s->line;
     } else if (!strcmp(name, "levels")) {
@@ -155,8 +156,15 @@ static int handler(void *user, const char *section, const char *name, const char
       if (!*value || *end || v < 4 || v > 12) FAIL("levels '%s': expected an integer from 4 to 12", value);
       s->levels = (int)v;
       s->levels_line = s->line;
+    } else if (!strcmp(name, "states")) {
+      char *end;
+      long v = strtol(value, &end, 10);
+      if (!*value || *end || v < 1 || v > 100) FAIL("states '%s': expected an integer from 1 to 100", value);
+      s->states = (int)v;
+      s->states_line = s->line;
     } else
-      FAIL("[experiment] unknown key '%s' (allowed: name, scene, steps, duration, seed, description, kind, levels)", name);
+      FAIL("[experiment] unknown key '%s' (allowed: name, scene, steps, duration, seed, description, kind, levels, "
+           "states)", name);
     return 1;
   }
   if (!strcmp(section, "sweep")) {
@@ -265,7 +273,13 @@ static char *slurp(const char *path) {
 
 /* the study kind's constraints on the sweep; 0 or −1 with a one-line err */
 static int kind_check(rl_spec *s, char *err, int errlen) {
-  static const char *const kinds[] = {"trajectory", "refinement", "fp32", "residuals"};
+  static const char *const kinds[] = {"trajectory", "refinement", "fp32", "residuals", "convergence"};
+  if (s->states && s->kind != RL_KIND_CONVERGENCE) {
+    rl_snprintf(err, (size_t)errlen, "%s:%d: [experiment] states is for kind = convergence only (kind is %s)", s->path,
+                s->states_line, kinds[s->kind]);
+    return -1;
+  }
+  if (s->kind == RL_KIND_CONVERGENCE && !s->states) s->states = 5;
   if (s->levels && s->kind != RL_KIND_REFINEMENT) {
     rl_snprintf(err, (size_t)errlen, "%s:%d: [experiment] levels is for kind = refinement only (kind is %s)", s->path,
                 s->levels_line, kinds[s->kind]);
@@ -279,10 +293,18 @@ static int kind_check(rl_spec *s, char *err, int errlen) {
                   s->path, ax->line);
       return -1;
     }
+    if (s->kind == RL_KIND_CONVERGENCE && !strcmp(ax->key, "precision"))
+      for (int i = 0; i < ax->nval; i++)
+        if (strcmp(ax->val[i], "f64")) {
+          rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] precision: '%s' is not available for kind = convergence "
+                      "(allowed: f64)", s->path, ax->line, ax->val[i]);
+          return -1;
+        }
     if (strcmp(ax->key, "engine")) continue;
     for (int i = 0; i < ax->nval; i++) {
       const char *v = ax->val[i];
-      const char *allowed = s->kind == RL_KIND_FP32 && !strcmp(v, "mujoco") ? "newton, cg, avbd (MuJoCo is f64 only)"
+      const char *allowed = s->kind == RL_KIND_CONVERGENCE && strcmp(v, "newton") && strcmp(v, "cg") ? "newton, cg"
+                            : s->kind == RL_KIND_FP32 && !strcmp(v, "mujoco") ? "newton, cg, avbd (MuJoCo is f64 only)"
                             : s->kind == RL_KIND_RESIDUALS && !strcmp(v, "avbd")
                                 ? "newton, cg, mujoco (avbd's contact multipliers are not reported yet)"
                                 : NULL;

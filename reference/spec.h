@@ -5,7 +5,8 @@
  *                 steps = N | duration = T
  *                 seed = S              (recorded in meta.csv; the trajectories start from qpos0)
  *                 description = TEXT
- *                 kind = trajectory | refinement | fp32 | residuals   (default trajectory; study_kinds.h)
+ *                 kind = trajectory | refinement | fp32 | residuals | convergence   (default trajectory; study_kinds.h)
+ *                 states = K            (convergence: K states `steps` apart; 1 ≤ K ≤ 100, default 5)
  *                 levels = K            (refinement: dt0·2^-k, k = 0..K−1; 4 ≤ K ≤ 12, default 5)
  *   [sweep]       engine = newton, cg, avbd, mujoco
  *                 precision = f64, f32
@@ -35,8 +36,10 @@ enum { RL_MET_FINAL_QPOS_ERR, RL_MET_QPOS_ERR_MAX, RL_MET_PENETRATION_MAX, RL_ME
        RL_MET_ITERATIONS_MEAN, RL_MET_CONVERGED_FRAC,
        /* kind = refinement | fp32 | residuals (study_run.c) */
        RL_MET_ORDER, RL_MET_ORDER_STDERR, RL_MET_ORDER_FINAL, RL_MET_ONESTEP_REL_MAX, RL_MET_DIVERGE_1EM6,
-       RL_MET_DIVERGE_1EM3, RL_MET_SIGNORINI_MAX, RL_MET_COULOMB_MAX, RL_MET_MDP_MAX, RL_MET_NCP_MAX, RL_NMET };
-enum { RL_KIND_TRAJECTORY, RL_KIND_REFINEMENT, RL_KIND_FP32, RL_KIND_RESIDUALS };
+       RL_MET_DIVERGE_1EM3, RL_MET_SIGNORINI_MAX, RL_MET_COULOMB_MAX, RL_MET_MDP_MAX, RL_MET_NCP_MAX,
+       /* kind = convergence */
+       RL_MET_ITERS_TO_1EM10_GAP, RL_MET_FINAL_GAP, RL_NMET };
+enum { RL_KIND_TRAJECTORY, RL_KIND_REFINEMENT, RL_KIND_FP32, RL_KIND_RESIDUALS, RL_KIND_CONVERGENCE };
 extern const char *const rl_metric_names[RL_NMET];
 
 typedef struct rl_spec_axis {
@@ -63,6 +66,7 @@ typedef struct rl_spec {
   char description[512];
   int kind, kind_line; /* RL_KIND_* */
   int levels, levels_line; /* refinement */
+  int states, states_line; /* convergence */
   int naxes;
   rl_spec_axis axis[RL_SPEC_MAXAXES];
   unsigned metrics; /* bit mask of RL_MET_* */

@@ -23,6 +23,16 @@ int rl32_study_onestep(const rl_sim_args *a, long nsteps, int n, int nq, int nv,
 int rl64_study_residuals(const rl_sim_args *a);
 int rl32_study_residuals(const rl_sim_args *a);
 
+/* kind = convergence: NSTATES states of a MuJoCo trajectory of a->c.model from qpos0, STRIDE steps apart
+   (state s after (s+1)·STRIDE steps); per state MuJoCo's problem (mj_forward, solver = a->engine, no warm
+   start, tolerance 0, NITER iterations) is copied in (rl_ref_copy_mujoco) and rigidlab's a->engine run
+   from qacc_smooth with iterations = 1..NITER (convex resolution, tolerance 0): per iteration to a->c.out
+   state,step,iter,gap,rel_gap,grad,mj_grad,nefc with gap = cost(a_it) − cost(a*) (the LAPACK optimum,
+   lapack_ref.h), rel_gap = gap/|cost(a*)|, grad = rigidlab's scaled gradient (solver[it−1].gradient of the
+   NITER run), mj_grad = MuJoCo's mjSolverStat gradient (0 past the solver's last iteration). */
+int rl64_study_convergence(const rl_sim_args *a, int nstates, long stride, int niter);
+int rl32_study_convergence(const rl_sim_args *a, int nstates, long stride, int niter);
+
 #endif
 
 /* ---- the runner's side (study_run.c, f64 front end) ---- */

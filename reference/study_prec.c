@@ -4,12 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "csv.h"
+#include "lapack_ref.h"
 #include "pair.h"
 #include "study_kinds.h"
 #include "tolerances.h"
 
 #define study_onestep RL_NAME(study_onestep)
 #define study_residuals RL_NAME(study_residuals)
+#define study_convergence RL_NAME(study_convergence)
 
 static int load_soft(rl_pair *p, const rl_sim_args *a, int allow_mujoco, int *mujoco) {
   char err[1024], why[512];
@@ -189,4 +191,80 @@ int study_residuals(const rl_sim_args *a) {
   mj_deleteData(mjd);
   rl_pair_free(&p);
   return 0;
+}
+
+/* kind = convergence (study_kinds.h) */
+int study_convergence(const rl_sim_args *a, int nstates, long stride, int niter) {
+  rl_pair p;
+  int mujoco, st = load_soft(&p, a, 0, &mujoco);
+  if (st) return st;
+  int cg = p.m->opt.solver == RL_SOLVER_CG, nv = p.mjm->nv;
+  mjModel *mc = mj_copyModel(NULL, p.mjm);
+  mc->opt.solver = cg ? mjSOL_CG : mjSOL_NEWTON;
+  mc->opt.iterations = niter;
+  mc->opt.tolerance = 0;
+  mc->opt.disableflags |= mjDSBL_WARMSTART;
+  mjData *traj = mj_makeData(p.mjm), *dc = mj_makeData(mc);
+  rl_data *d = rl_data_alloc(p.m);
+  double *astar = malloc(sizeof(double) * ((size_t)nv + 1));
+  double *gap = malloc(sizeof(double) * ((size_t)niter + 1));
+  rl_model mm = *p.m; /* shallow copy: same arrays, own options */
+  mm.opt.contact_resolution = RL_RES_CONVEX;
+  mm.opt.tolerance = 0;
+  mm.opt.disableflags |= RL_DSBL_WARMSTART;
+  rl_csv *w = a->c.out;
+  const char *cols[] = {"state", "step", "iter", "gap", "rel_gap", "grad", "mj_grad", "nefc"};
+  for (int c = 0; c < 8; c++) rl_csv_str(w, cols[c]);
+  rl_csv_end_row(w);
+  mj_resetData(p.mjm, traj);
+  for (int s = 0; s < nstates && !st; s++) {
+    for (long k = 0; k < stride; k++) mj_step(p.mjm, traj);
+    memcpy(dc->qpos, traj->qpos, sizeof(double) * (size_t)p.mjm->nq);
+    memcpy(dc->qvel, traj->qvel, sizeof(double) * (size_t)nv);
+    memcpy(dc->ctrl, traj->ctrl, sizeof(double) * (size_t)p.mjm->nu);
+    mj_forward(mc, dc);
+    if (rl_ref_copy_mujoco(mc, dc, p.m, d)) {
+      rl_errorf("study: %s: state %d exceeds rigidlab's capacities", a->c.model, s);
+      st = RL_EXIT_BADINPUT;
+      break;
+    }
+    rl_ref_problem ref;
+    if (rl_ref_problem_make(&ref, p.m, d)) {
+      rl_errorf("study: %s: state %d: cannot build the reference problem", a->c.model, s);
+      st = RL_EXIT_BADINPUT;
+      break;
+    }
+    double cstar = 0;
+    rl_ref_optimum(&ref, astar, &cstar, NULL);
+    double scale = fmax(fabs(cstar), 1e-300);
+    /* iterations = it from qacc_smooth: the iterate a_it exactly */
+    for (int it = 1; it <= niter; it++) {
+      mm.opt.iterations = it;
+      rl_constraint_solve(&mm, d);
+      gap[it] = rl_ref_gap(&ref, d->qacc, cstar);
+    }
+    /* the last run (iterations = niter) holds every iteration's statistics */
+    int nit = d->solver_iter < RL_NSOLVER ? d->solver_iter : RL_NSOLVER;
+    int mjit = dc->solver_iter < mjNSOLVER ? dc->solver_iter : mjNSOLVER;
+    for (int it = 1; it <= niter; it++) {
+      rl_csv_int(w, s);
+      rl_csv_int(w, (long long)(s + 1) * stride);
+      rl_csv_int(w, it);
+      rl_csv_num(w, gap[it]);
+      rl_csv_num(w, gap[it] / scale);
+      rl_csv_num(w, it <= nit ? (double)d->solver[it - 1].gradient : 0.0);
+      rl_csv_num(w, it <= mjit ? dc->solver[it - 1].gradient : 0.0);
+      rl_csv_int(w, d->nefc);
+      rl_csv_end_row(w);
+    }
+    rl_ref_problem_free(&ref);
+  }
+  free(astar);
+  free(gap);
+  rl_data_free(d);
+  mj_deleteData(traj);
+  mj_deleteData(dc);
+  mj_deleteModel(mc);
+  rl_pair_free(&p);
+  return st;
 }

@@ -16,7 +16,13 @@
  *               ‖Δqvel‖∞/max(‖qvel‖∞,1)); diverge_time_1e-06, diverge_time_0.001: the first time
  *               max |Δqpos| exceeds the threshold (the final time if never).
  *   residuals   traj_ID.res.csv (study_kinds.h: study_residuals); metrics signorini_max, coulomb_max,
- *               mdp_max, ncp_max, penetration_max: maxima over steps (step = the argmax). */
+ *               mdp_max, ncp_max, penetration_max: maxima over steps (step = the argmax).
+ *   convergence traj_ID.conv.csv (study_kinds.h: study_convergence; NCONV = 30 iterations, `states` states
+ *               `steps` apart along MuJoCo's trajectory).  Metrics, each the maximum over the states (step =
+ *               the argmax state's step): per iteration k = 1..NCONV gap_it<k> (the relative objective gap
+ *               (cost(a_k) − cost(a*))/|cost(a*)|), grad_it<k> (rigidlab's scaled gradient), mj_grad_it<k>
+ *               (MuJoCo's); iters_to_1e-10_gap: the first iteration whose relative gap is < 1e-10 (NCONV + 1
+ *               when none); final_gap: the relative gap at iteration NCONV. */
 #include <dirent.h>
 #include <errno.h>
 #include <gsl/gsl_fit.h>
@@ -33,6 +39,7 @@
 
 #define NSEG 8
 #define NONESTEP 20
+#define NCONV 30
 
 /* a small numeric CSV (header + numbers) */
 typedef struct table {
@@ -88,6 +95,7 @@ void rl_study_done_path(char *p, size_t n, const char *dir, const rl_spec *s, co
   case RL_KIND_REFINEMENT: file_path(p, n, dir, q, ".seg"); break;
   case RL_KIND_FP32: file_path(p, n, dir, q, ".onestep"); break;
   case RL_KIND_RESIDUALS: file_path(p, n, dir, q, ".res"); break;
+  case RL_KIND_CONVERGENCE: file_path(p, n, dir, q, ".conv"); break;
   default: file_path(p, n, dir, q, "");
   }
 }
@@ -303,8 +311,35 @@ static int run_residuals(const char *dir, const rl_point *q, rl_sim_args *sa) {
   return finish_csv(&w, st);
 }
 
+static int run_convergence(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
+  char path[4096], err[1024];
+  long stride = s->steps;
+  if (stride < 0) {
+    mjModel *m = rl_mj_load(q->scene, err, sizeof err);
+    if (!m) {
+      rl_errorf("%s", err);
+      return RL_EXIT_BADINPUT;
+    }
+    stride = lround(s->duration / (q->dt > 0 ? q->dt : m->opt.timestep));
+    mj_deleteModel(m);
+    if (stride < 1) stride = 1;
+  }
+  file_path(path, sizeof path, dir, q, ".conv");
+  rl_csv w;
+  if (rl_csv_open(&w, path, 0, err, sizeof err)) {
+    rl_errorf("%s", err);
+    return RL_EXIT_BADINPUT;
+  }
+  sa->c.out = &w;
+  sa->c.csv = path;
+  sa->dt = q->dt;
+  int st = rl64_study_convergence(sa, s->states, stride, NCONV);
+  return finish_csv(&w, st);
+}
+
 int rl_study_run_point(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
   switch (s->kind) {
+  case RL_KIND_CONVERGENCE: return run_convergence(dir, s, q, sa);
   case RL_KIND_REFINEMENT: return run_refinement(dir, s, q, sa);
   case RL_KIND_FP32: return run_fp32(dir, q, sa);
   case RL_KIND_RESIDUALS: return run_residuals(dir, q, sa);
@@ -481,8 +516,58 @@ static int metrics_residuals(rl_csv *w, const char *dir, const rl_spec *s, const
   return 0;
 }
 
+static int metrics_convergence(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *q, char *err, int errlen) {
+  char path[4096], name[64];
+  table t;
+  file_path(path, sizeof path, dir, q, ".conv");
+  if (table_read(path, &t, err, errlen)) return -1;
+  double dt = q->dt;
+  if (!(dt > 0)) {
+    mjModel *m = rl_mj_load(q->scene, err, errlen);
+    if (!m) {
+      free(t.v);
+      return -1;
+    }
+    dt = m->opt.timestep;
+    mj_deleteModel(m);
+  }
+  /* columns: state,step,iter,gap,rel_gap,grad,mj_grad,nefc */
+  static const char *const pre[3] = {"gap_it", "grad_it", "mj_grad_it"};
+  static const int col[3] = {4, 5, 6};
+  for (int k = 1; k <= NCONV; k++)
+    for (int j = 0; j < 3; j++) {
+      double mx = -INFINITY;
+      long at = 0;
+      for (int r = 0; r < t.nrow; r++)
+        if ((int)TV(&t, r, 2) == k && (TV(&t, r, col[j]) > mx || isnan(TV(&t, r, col[j])))) {
+          mx = TV(&t, r, col[j]);
+          at = (long)TV(&t, r, 1);
+          if (isnan(mx)) break;
+        }
+      if (mx == -INFINITY) continue;
+      rl_snprintf(name, sizeof name, "%s%d", pre[j], k);
+      row(w, s, q, dt, name, mx, at);
+    }
+  double worst_it = 0, final = -INFINITY;
+  long at_it = 0, at_final = 0;
+  for (int r = 0; r < t.nrow; r++) {
+    if ((int)TV(&t, r, 2) != 1) continue;
+    int first = NCONV + 1;
+    for (int r2 = r; r2 < t.nrow && (int)TV(&t, r2, 0) == (int)TV(&t, r, 0); r2++) {
+      if (first > NCONV && TV(&t, r2, 4) < 1e-10) first = (int)TV(&t, r2, 2);
+      if ((int)TV(&t, r2, 2) == NCONV && !(TV(&t, r2, 4) <= final)) final = TV(&t, r2, 4), at_final = (long)TV(&t, r2, 1);
+    }
+    if (first > worst_it) worst_it = first, at_it = (long)TV(&t, r, 1);
+  }
+  if (want(s, RL_MET_ITERS_TO_1EM10_GAP)) row(w, s, q, dt, rl_metric_names[RL_MET_ITERS_TO_1EM10_GAP], worst_it, at_it);
+  if (want(s, RL_MET_FINAL_GAP) && final > -INFINITY) row(w, s, q, dt, rl_metric_names[RL_MET_FINAL_GAP], final, at_final);
+  free(t.v);
+  return 0;
+}
+
 int rl_study_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *q, char *err, int errlen) {
   switch (s->kind) {
+  case RL_KIND_CONVERGENCE: return metrics_convergence(w, dir, s, q, err, errlen);
   case RL_KIND_REFINEMENT: return metrics_refinement(w, dir, s, q, err, errlen);
   case RL_KIND_FP32: return metrics_fp32(w, dir, s, q, err, errlen);
   case RL_KIND_RESIDUALS: return metrics_residuals(w, dir, s, q, err, errlen);

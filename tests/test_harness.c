@@ -2,7 +2,7 @@
  * the smoke study passes the gate against reports/baselines/smoke; a planted regression (every solver
  * capped at one iteration) fails it naming the metric; bad specs exit 2 naming file:line; --jobs 1 and
  * --jobs 2, and two shards merged, give byte-identical metrics.csv; --resume finishes a partial run.
- * The study kinds (refinement, fp32, residuals): each bundled spec passes its gate, its key figure is
+ * The study kinds (refinement, fp32, residuals, convergence): each bundled spec passes its gate, its key figure is
  * sane, and a planted change fails the gate naming the metric. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -220,4 +220,34 @@ Test(harness, kind_residuals_gate_and_name_a_sloppy_solver) {
   cr_expect_not_null(strstr(out, "residuals box_stack.cg.f64 signorini_max = "), "%s", out);
   bad_spec("kind = residuals\n[sweep]\nengine = avbd", "bad.ini:7:", "not available for kind = residuals");
   bad_spec("kind = sideways", "bad.ini:5:", "allowed: trajectory, refinement, fp32, residuals");
+}
+
+Test(harness, kind_convergence_gaps_to_the_lapack_optimum_and_gates) {
+  char a[1024], p[512];
+  snprintf(a, sizeof a, "run %s --out %s/cv --jobs 2", STUDY("convergence"), tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(a, sizeof a, "check %s/cv/convergence --baseline %s", tmpdir, BASE);
+  cr_expect_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(p, sizeof p, "%s/cv/convergence/metrics.csv", tmpdir);
+  static const char *const pts[] = {"box_stack.newton.f64.cone=pyramidal", "box_stack.newton.f64.cone=elliptic",
+                                    "microduck.newton.f64.cone=pyramidal", "microduck.newton.f64.cone=elliptic"};
+  for (int i = 0; i < 4; i++) {
+    double it = metric_of(p, pts[i], "iters_to_1e-10_gap"), fg = metric_of(p, pts[i], "final_gap");
+    cr_expect(it >= 1 && it <= 5, "%s: Newton reaches a 1e-10 gap at iteration %g", pts[i], it);
+    cr_expect(fabs(fg) < 1e-12, "%s: final gap %g", pts[i], fg);
+    cr_expect(metric_of(p, pts[i], "grad_it1") > 0 && !isnan(metric_of(p, pts[i], "mj_grad_it1")), "%s", pts[i]);
+  }
+  double cg = metric_of(p, "microduck.cg.f64.cone=elliptic", "final_gap");
+  cr_expect(cg >= 0 && cg < 1e-7, "microduck cg final gap %g", cg);
+  cr_expect(!isnan(metric_of(p, "box_stack.cg.f64.cone=pyramidal", "gap_it30")), "per-iteration rows");
+  /* a crippled CG line search (2 iterations) leaves the CG gaps far from the optimum: the gate names them */
+  snprintf(a, sizeof a, "run %s --out %s/cv2 --jobs 2 --opt ls_iterations=2", STUDY("convergence"), tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(a, sizeof a, "check %s/cv2/convergence --baseline %s", tmpdir, BASE);
+  cr_expect_eq(rl(a, out, sizeof out), 1, "%s", out);
+  cr_expect_not_null(strstr(out, "convergence microduck.cg.f64.cone=elliptic final_gap = "), "%s", out);
+  bad_spec("kind = convergence\n[sweep]\nengine = mujoco", "bad.ini:7:", "not available for kind = convergence");
+  bad_spec("kind = convergence\n[sweep]\nprecision = f32", "bad.ini:7:", "allowed: f64");
+  bad_spec("states = 3", "bad.ini:5:", "states is for kind = convergence only");
+  bad_spec("kind = convergence\nstates = 0", "bad.ini:6:", "states '0'");
 }
