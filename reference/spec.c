@@ -15,7 +15,7 @@ const char *const rl_metric_names[RL_NMET] = {"final_qpos_err", "qpos_err_max", 
                                               "order", "order_stderr", "order_final", "onestep_rel_max",
                                               "diverge_time_1e-06", "diverge_time_0.001", "signorini_max",
                                               "coulomb_max", "mdp_max", "ncp_max", "iters_to_1e-10_gap",
-                                              "final_gap"};
+                                              "final_gap", "richardson_err", "order_ode", "order_ode_stderr"};
 
 int rl_snprintf(char *dst, size_t n, const char *fmt, ...) {
   va_list ap;
@@ -34,7 +34,7 @@ int rl_metric_find(const char *name) {
 static const char *metric_list =
     "final_qpos_err, qpos_err_max, penetration_max, anchor_err_max, energy_drift, iterations_mean, converged_frac, "
     "order, order_stderr, order_final, onestep_rel_max, diverge_time_1e-06, diverge_time_0.001, signorini_max, "
-    "coulomb_max, mdp_max, ncp_max";
+    "coulomb_max, mdp_max, ncp_max, iters_to_1e-10_gap, final_gap, richardson_err, order_ode, order_ode_stderr";
 
 /* the reader counts lines so that the handler knows where it is */
 typedef struct reader {

@@ -13,6 +13,16 @@ int rl64_study_onestep(const rl_sim_args *a, long nsteps, int n, int nq, int nv,
 int rl32_study_onestep(const rl_sim_args *a, long nsteps, int n, int nq, int nv, const double *qpos, const double *qvel,
                        double *qpos_out, double *qvel_out);
 
+/* kind = refinement, the ODE reference: a->c.model from the initial state (QPOS0[nq], QVEL0[nq]) integrated to
+   TFINAL as the ODE q̈ = M⁻¹(q)·qfrc_smooth(q, q̇) (rigidlab's forward_smooth; gsl_odeiv2 rk8pd, abs/rel
+   tolerance 1e-12); the final qpos into qpos_out[nq].  Returns 0; 1 when the model can make constraint
+   rows (rl_constraint_free) or is not hinge-only (nq != nv), with the reason in WHY; −1 on failure
+   (one-line message on stderr). */
+int rl64_study_ode(const rl_sim_args *a, double tfinal, int nq, const double *qpos0, const double *qvel0, double *qpos_out,
+                   char *why, int whylen);
+int rl32_study_ode(const rl_sim_args *a, double tfinal, int nq, const double *qpos0, const double *qvel0, double *qpos_out,
+                   char *why, int whylen);
+
 /* Run a->engine (newton | cg | mujoco) and write per step to a->c.out the physical residuals (B1)
    of the step's contact forces f and the post-step contact velocities v = J·qvel⁺ (J: the step's
    contact Jacobian, i.e. at the state the forces were solved at):

@@ -1,4 +1,6 @@
 /* study_prec.c — the per-precision pieces of the runner's study kinds (see study_kinds.h). */
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_odeiv2.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #define study_onestep RL_NAME(study_onestep)
 #define study_residuals RL_NAME(study_residuals)
 #define study_convergence RL_NAME(study_convergence)
+#define study_ode RL_NAME(study_ode)
 
 static int load_soft(rl_pair *p, const rl_sim_args *a, int allow_mujoco, int *mujoco) {
   char err[1024], why[512];
@@ -58,6 +61,75 @@ int study_onestep(const rl_sim_args *a, long nsteps, int n, int nq, int nv, cons
   rl_data_free(d);
   rl_pair_free(&p);
   return 0;
+}
+
+/* ---- kind = refinement: the GSL ODE reference (study_kinds.h: study_ode) ---- */
+typedef struct ode_ctx {
+  const rl_model *m;
+  rl_data *d;
+} ode_ctx;
+
+/* y = (q, q̇) → (q̇, q̈) with q̈ = M⁻¹(q)·qfrc_smooth(q, q̇): rigidlab's own smooth dynamics (hinge-only,
+   so q̇ is dq/dt) */
+static int ode_rhs(double t, const double y[], double dydt[], void *params) {
+  ode_ctx *c = params;
+  int nv = c->m->nv;
+  for (int i = 0; i < nv; i++) {
+    c->d->qpos[i] = (real)y[i];
+    c->d->qvel[i] = (real)y[nv + i];
+  }
+  c->d->time = (real)t;
+  rl_forward_smooth(c->m, c->d);
+  for (int i = 0; i < nv; i++) {
+    dydt[i] = y[nv + i];
+    dydt[nv + i] = (double)c->d->qacc[i];
+  }
+  return GSL_SUCCESS;
+}
+
+int study_ode(const rl_sim_args *a, double tfinal, int nq, const double *qpos0, const double *qvel0, double *qpos_out,
+              char *why, int whylen) {
+  rl_pair p;
+  char err[1024];
+  int st = rl_pair_load(&p, &a->c, a->dt, err, sizeof err);
+  if (st) {
+    rl_errorf("%s", err);
+    return -1;
+  }
+  /* constraint rows (contacts, limits, equalities, friction loss) make the dynamics non-smooth: no ODE
+     reference for such scenes (rl_constraint_free decides it from the model) */
+  if (!rl_constraint_free(&p, why, whylen)) {
+    rl_pair_free(&p);
+    return 1;
+  }
+  if (p.m->nq != p.m->nv || p.m->nq != nq) {
+    snprintf(why, (size_t)whylen, "nq %d != nv %d (not hinge/slide-only)", p.m->nq, p.m->nv);
+    rl_pair_free(&p);
+    return 1;
+  }
+  int nv = p.m->nv;
+  ode_ctx c = {p.m, rl_data_alloc(p.m)};
+  double *y = malloc(sizeof(double) * 2 * (size_t)nv);
+  for (int i = 0; i < nv; i++) {
+    y[i] = qpos0[i];
+    y[nv + i] = qvel0[i];
+  }
+  gsl_odeiv2_system sys = {ode_rhs, NULL, 2 * (size_t)nv, &c};
+  gsl_odeiv2_driver *drv = gsl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 1e-4, 1e-12, 1e-12);
+  double t = 0;
+  int gs = gsl_odeiv2_driver_apply(drv, &t, tfinal, y);
+  gsl_odeiv2_driver_free(drv);
+  if (gs != GSL_SUCCESS) {
+    rl_errorf("study: %s: gsl_odeiv2 failed (%s) at t = %g", a->c.model, gsl_strerror(gs), t);
+    st = -1;
+  } else {
+    for (int i = 0; i < nq; i++) qpos_out[i] = y[i];
+    st = 0;
+  }
+  free(y);
+  rl_data_free(c.d);
+  rl_pair_free(&p);
+  return st;
 }
 
 typedef struct resid {

@@ -9,7 +9,13 @@
  *               over segments of max |Δqpos| at the segment's end); order ± order_stderr: the slope
  *               of log d_k vs log dt_k (gsl_fit_linear), d_k = the segment-mean of max |x_k − x_{k+1}|
  *               between successive levels (final-time differences where no segments), order_final:
- *               the same on the final-time differences.
+ *               the same on the final-time differences; richardson_err: max |q_F − q_R| with q_R =
+ *               q_F + (q_F − q_C)/(2^p − 1) (C, F: the two finest levels, p = order), the estimated error
+ *               of the finest run.  traj_ID.ode.csv (index,qpos): for contact-free, hinge-only scenes
+ *               (rl_constraint_free; otherwise header only and no ODE metrics) the final qpos of
+ *               q̈ = M⁻¹(q)·qfrc_smooth(q, q̇) integrated by gsl_odeiv2 rk8pd (tolerance 1e-12) with
+ *               rigidlab's f64 smooth dynamics; metrics ode_err_L<k> (k = 0..K−1: max |q_k − q_ode| at
+ *               the final time) and order_ode ± order_ode_stderr (the slope of log ode_err vs log dt).
  *   fp32        traj_ID.csv (f64), traj_ID.f32.csv (f32) free running from qpos0; traj_ID.onestep.csv:
  *               one step in f64 and in f32 from 20 f64 states along the f64 trajectory (newton, cg).
  *               Metrics: onestep_rel_max = max over states of max(‖Δqpos‖∞/max(‖qpos‖∞,1),
@@ -154,6 +160,44 @@ static void states_at(const rl_traj *t, const long *row, int n, int nv, double *
   }
 }
 
+/* traj_ID.ode.csv: index,qpos — the GSL ODE reference's final qpos (study_kinds.h: study_ode, always in f64)
+   from level 0's initial state to TFINAL; header only when the scene can make constraint rows
+   (contacts, limits, …: rl_constraint_free) or is not hinge-only, where the smooth ODE is not the
+   model's dynamics and there is no reference. */
+static int ode_reference(const char *dir, const rl_point *q, rl_sim_args *sa, double tfinal) {
+  char path[4096], err[1024], why[512] = "";
+  rl_traj l0;
+  file_path(path, sizeof path, dir, q, ".L0");
+  if (rl_traj_read(path, &l0, err, sizeof err)) {
+    rl_errorf("%s", err);
+    return RL_EXIT_BADINPUT;
+  }
+  int nq = l0.nq, nv = l0.c_iter - l0.c_qpos - nq;
+  double *y0 = malloc(sizeof(double) * (size_t)(nq + nv + 1)), *qf = malloc(sizeof(double) * (size_t)(nq + 1));
+  for (int i = 0; i < nq + nv; i++) y0[i] = QP(&l0, 0, i);
+  rl_traj_free(&l0);
+  int r = nq == nv ? rl64_study_ode(sa, tfinal, nq, y0, y0 + nq, qf, why, sizeof why) : 1;
+  rl_csv w;
+  file_path(path, sizeof path, dir, q, ".ode");
+  if (r < 0 || rl_csv_open(&w, path, 0, err, sizeof err)) {
+    if (r >= 0) rl_errorf("%s", err);
+    free(y0);
+    free(qf);
+    return RL_EXIT_BADINPUT;
+  }
+  rl_csv_str(&w, "index");
+  rl_csv_str(&w, "qpos");
+  rl_csv_end_row(&w);
+  for (int i = 0; i < nq && r == 0; i++) {
+    rl_csv_int(&w, i);
+    rl_csv_num(&w, qf[i]);
+    rl_csv_end_row(&w);
+  }
+  free(y0);
+  free(qf);
+  return finish_csv(&w, 0);
+}
+
 static int run_refinement(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
   char path[4096], err[1024];
   mjModel *m = rl_mj_load(q->scene, err, sizeof err);
@@ -175,6 +219,7 @@ static int run_refinement(const char *dir, const rl_spec *s, const rl_point *q, 
     st = sim_to(sa, q->f32, path);
   }
   if (st) return st;
+  if ((st = ode_reference(dir, q, sa, dt0 * (double)steps0))) return st;
   /* segments from the finest trajectory's states */
   rl_csv w;
   file_path(path, sizeof path, dir, q, ".seg");
@@ -440,6 +485,38 @@ static int metrics_refinement(rl_csv *w, const char *dir, const rl_spec *s, cons
   if (want(s, RL_MET_ORDER)) row(w, s, q, dt0, "order", p, last);
   if (want(s, RL_MET_ORDER_STDERR)) row(w, s, q, dt0, "order_stderr", se, last);
   if (want(s, RL_MET_ORDER_FINAL)) row(w, s, q, dt0, "order_final", pf, last);
+  /* Richardson from the two finest levels C, F and the fitted order p: q_R = q_F + (q_F − q_C)/(2^p − 1);
+     richardson_err = max |q_F − q_R| = max |q_F − q_C|/(2^p − 1), the estimated error of the finest run */
+  if (want(s, RL_MET_RICHARDSON_ERR) && isfinite(p) && p > 0) {
+    const rl_traj *C = &lv[K - 2];
+    double e = 0;
+    for (int i = 0; i < C->nq && i < F->nq; i++) e = fmax(e, fabs(QP(F, F->nrow - 1, i) - QP(C, C->nrow - 1, i)));
+    row(w, s, q, ldexp(dt0, -(K - 1)), "richardson_err", e / (exp2(p) - 1), (long)TV(F, F->nrow - 1, F->c_step));
+  }
+  /* against the GSL ODE reference (contact-free scenes only: .ode.csv has no rows otherwise) */
+  table ode;
+  file_path(path, sizeof path, dir, q, ".ode");
+  if (table_read(path, &ode, err, errlen)) {
+    free(seg.v);
+    for (int k = 0; k < K; k++) rl_traj_free(&lv[k]);
+    return -1;
+  }
+  if (ode.nrow) {
+    double eo[12], dto[12];
+    for (int k = 0; k < K; k++) {
+      const rl_traj *L = &lv[k];
+      dto[k] = ldexp(dt0, -k);
+      eo[k] = 0;
+      for (int i = 0; i < L->nq && i < ode.nrow; i++) eo[k] = fmax(eo[k], fabs(QP(L, L->nrow - 1, i) - TV(&ode, i, 1)));
+      rl_snprintf(name, sizeof name, "ode_err_L%d", k);
+      row(w, s, q, dto[k], name, eo[k], (long)TV(L, L->nrow - 1, L->c_step));
+    }
+    double po, seo;
+    fit_order(dto, eo, K, &po, &seo);
+    if (want(s, RL_MET_ORDER_ODE)) row(w, s, q, dt0, "order_ode", po, last);
+    if (want(s, RL_MET_ORDER_ODE_STDERR)) row(w, s, q, dt0, "order_ode_stderr", seo, last);
+  }
+  free(ode.v);
   free(seg.v);
   for (int k = 0; k < K; k++) rl_traj_free(&lv[k]);
   return 0;

@@ -181,6 +181,14 @@ Test(harness, kind_refinement_fits_first_order_and_gates) {
   snprintf(p, sizeof p, "%s/ref/refinement/metrics.csv", tmpdir);
   double o = metric_of(p, "pendulum.newton.f64.dt0.004", "order");
   cr_expect(o > 0.95 && o < 1.05, "semi-implicit Euler: order %g (want 1)", o);
+  /* against the GSL ODE reference (contact-free scenes only) the order is 1 too, and Richardson's
+     estimate of the finest run's error matches its error against the reference */
+  double oo = metric_of(p, "pendulum.newton.f64.dt0.004", "order_ode");
+  cr_expect(fabs(oo - 1) < 0.1, "semi-implicit Euler vs the ODE reference: order %g (want 1)", oo);
+  double re = metric_of(p, "pendulum.newton.f64.dt0.004", "richardson_err"),
+         eo = metric_of(p, "pendulum.newton.f64.dt0.004", "ode_err_L4");
+  cr_expect(re > 0.5 * eo && re < 2 * eo, "Richardson error estimate %g vs ODE reference error %g", re, eo);
+  cr_expect(isnan(metric_of(p, "box_stack.newton.f64.dt0.004", "order_ode")), "box_stack has contacts: no ODE reference");
   /* RK4 is fourth order: the gate must name the order */
   snprintf(a, sizeof a, "run %s --out %s/rk --jobs 2 --opt integrator=rk4", STUDY("refinement"), tmpdir);
   cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
