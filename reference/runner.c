@@ -347,15 +347,15 @@ static double now_s(void) {
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-/* run the points TODO in up to JOBS workers; 0, RL_EXIT_BADINPUT (a worker failed) or 130 (interrupted) */
-static int run_pool(const char *dir, const rl_spec *s, const rl_point *pts, const int *todo, int ntodo,
+/* run the pending points in up to JOBS workers; 0, RL_EXIT_BADINPUT (a worker failed) or 130 (interrupted) */
+static int run_pool(const char *dir, const rl_spec *s, const rl_point *pts, const int *pending, int npending,
                     const rl_run_args *a, int jobs) {
   pid_t *pid = calloc((size_t)jobs, sizeof *pid);
   int *slot_pt = calloc((size_t)jobs, sizeof *slot_pt);
   double *t0 = calloc((size_t)jobs, sizeof *t0);
   int next = 0, running = 0, done = 0, status = 0, tty = isatty(2);
-  while ((next < ntodo && !status && !interrupted) || running) {
-    while (running < jobs && next < ntodo && !status && !interrupted) {
+  while ((next < npending && !status && !interrupted) || running) {
+    while (running < jobs && next < npending && !status && !interrupted) {
       int slot = 0;
       while (pid[slot]) slot++;
       fflush(NULL);
@@ -368,12 +368,12 @@ static int run_pool(const char *dir, const rl_spec *s, const rl_point *pts, cons
       if (p == 0) {
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
-        int st = run_point(dir, s, &pts[todo[next]], a);
+        int st = run_point(dir, s, &pts[pending[next]], a);
         fflush(NULL);
         _exit(st);
       }
       pid[slot] = p;
-      slot_pt[slot] = todo[next++];
+      slot_pt[slot] = pending[next++];
       t0[slot] = now_s();
       running++;
     }
@@ -396,7 +396,7 @@ static int run_pool(const char *dir, const rl_spec *s, const rl_point *pts, cons
     pid[slot] = 0;
     running--;
     if (WIFEXITED(ws) && WEXITSTATUS(ws) == 0) {
-      progress(tty, s->name, ++done, ntodo, q->id, now_s() - t0[slot]);
+      progress(tty, s->name, ++done, npending, q->id, now_s() - t0[slot]);
       continue;
     }
     /* a worker that died by a signal leaves its temporaries: remove them */
@@ -416,7 +416,7 @@ static int run_pool(const char *dir, const rl_spec *s, const rl_point *pts, cons
       for (int i = 0; i < jobs; i++)
         if (pid[i]) kill(pid[i], SIGTERM);
   }
-  if (tty && done < ntodo) fputc('\n', stderr);
+  if (tty && done < npending) fputc('\n', stderr);
   free(pid);
   free(slot_pt);
   free(t0);
@@ -462,8 +462,8 @@ static int run_study(const char *path, const rl_run_args *a, int jobs) {
     goto out;
   }
   /* this shard's points, and the mujoco references they need */
-  int *mine = malloc(sizeof(int) * (size_t)n), *need = calloc((size_t)n, sizeof(int)), *todo = malloc(sizeof(int) * (size_t)n);
-  int nmine = 0, ntodo = 0, nskip = 0;
+  int *mine = malloc(sizeof(int) * (size_t)n), *need = calloc((size_t)n, sizeof(int)), *pending = malloc(sizeof(int) * (size_t)n);
+  int nmine = 0, npending = 0, nskip = 0;
   for (int i = 0; i < n; i++)
     if (!a->shard_n || i % a->shard_n == a->shard_i - 1) {
       mine[nmine++] = i;
@@ -475,10 +475,10 @@ static int run_study(const char *path, const rl_run_args *a, int jobs) {
     char tp[4096];
     rl_study_done_path(tp, sizeof tp, dir, &s, &pts[i]);
     if (a->resume && exists(tp)) nskip++;
-    else todo[ntodo++] = i;
+    else pending[npending++] = i;
   }
-  if (nskip) fprintf(stderr, "run %s: --resume: %d of %d points already done\n", s.name, nskip, nskip + ntodo);
-  st = run_pool(dir, &s, pts, todo, ntodo, a, jobs);
+  if (nskip) fprintf(stderr, "run %s: --resume: %d of %d points already done\n", s.name, nskip, nskip + npending);
+  st = run_pool(dir, &s, pts, pending, npending, a, jobs);
   if (st == 130)
     rl_errorf("run: %s: interrupted; every finished trajectory is whole: continue with --resume", s.name);
   if (!st && write_metrics(dir, &s, pts, mine, nmine, err, sizeof err)) {
@@ -492,7 +492,7 @@ static int run_study(const char *path, const rl_run_args *a, int jobs) {
   if (!st) fprintf(stderr, "run %s: %d points -> %s/metrics.csv\n", s.name, nmine, dir);
   free(mine);
   free(need);
-  free(todo);
+  free(pending);
 out:
   rl_spec_free_points(pts, n);
   rl_spec_free(&s);
