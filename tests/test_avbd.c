@@ -11,6 +11,7 @@
 #include <gsl/gsl_odeiv2.h>
 #include "avbd_ref.h"
 #include "pair.h"
+#include "rl_test_pair.h"
 #include "rl_avbd.h"
 #include "rl_collide.h"
 
@@ -22,14 +23,6 @@
 #define TOL(f64, f32) (f32)
 #endif
 
-/* load a MuJoCo + rigidlab pair (one optional --opt) or fail the test */
-static void load(rl_pair *p, const char *model, const char *opt) {
-  rl_common_args c = {0};
-  char err[1024];
-  c.model = model;
-  if (opt) c.opts[c.nopts++] = opt;
-  cr_assert_eq(rl_pair_load(p, &c, 0, err, sizeof err), 0, "%s", err);
-}
 
 static rl_avbd *build(const rl_model *m) {
   char err[256];

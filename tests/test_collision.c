@@ -10,16 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pair.h"
+#include "rl_test_pair.h"
 
 #define SCENE(name) SRCDIR "/experiments/scenes/" name
 
-static void load(rl_pair *p, const char *model, const char *opt) {
-  rl_common_args c = {0};
-  char err[1024];
-  c.model = model;
-  if (opt) c.opts[c.nopts++] = opt;
-  cr_assert_eq(rl_pair_load(p, &c, 0, err, sizeof err), 0, "%s", err);
-}
 
 static int cmp_real(const void *a, const void *b) {
   real x = *(const real *)a, y = *(const real *)b;

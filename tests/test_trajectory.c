@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include "pair.h"
+#include "rl_test_pair.h"
 #include "states.h"
 
 
@@ -18,14 +19,6 @@ static double vec_err(const real *a, const double *b, int n) {
   return e / mag;
 }
 
-/* load MODEL (with one optional --opt) as a MuJoCo + rigidlab pair, or fail the test */
-static void load(rl_pair *p, const char *model, const char *opt) {
-  rl_common_args c = {0};
-  char err[1024];
-  c.model = model;
-  if (opt) c.opts[c.nopts++] = opt;
-  cr_assert_eq(rl_pair_load(p, &c, 0, err, sizeof err), 0, "%s", err);
-}
 
 /* Worst relative trajectory error over 1000 steps; rigidlab's time step is scaled by dt_scale
    (1 for the comparison, ≠ 1 to check that the comparison can fail). */
