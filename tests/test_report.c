@@ -22,7 +22,7 @@ static void sh(const char *fmt, const char *arg) {
 static void setup(void) {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/rl_report_XXXXXX");
   cr_assert_not_null(mkdtemp(tmpdir));
-  sh("cp %s/tests/fixtures/report/*.csv %s/", SRCDIR);
+  sh("cp -r %s/tests/fixtures/report/. %s/", SRCDIR);
 }
 static void teardown(void) {
   char cmd[512];
@@ -68,7 +68,7 @@ static char *slurp(const char *name) {
   return buf;
 }
 
-/* files in tmpdir that the report wrote (anything not *.csv) */
+/* files in tmpdir that the report wrote (anything not *.csv, other than the studies/ input folder) */
 static int outputs_left(char *names, size_t len) {
   DIR *d = opendir(tmpdir);
   struct dirent *e;
@@ -76,7 +76,7 @@ static int outputs_left(char *names, size_t len) {
   names[0] = 0;
   while ((e = readdir(d))) {
     size_t k = strlen(e->d_name);
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || (k > 4 && !strcmp(e->d_name + k - 4, ".csv"))) continue;
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, "studies") || (k > 4 && !strcmp(e->d_name + k - 4, ".csv"))) continue;
     n++;
     strncat(names, e->d_name, len - strlen(names) - 2);
     strncat(names, " ", len - strlen(names) - 1);
@@ -112,6 +112,14 @@ Test(report, writes_summary_tables_and_plots) {
   const char *tex = slurp("tables.tex");
   cr_expect_not_null(strstr(tex, "\\toprule"), "tables.tex has no booktabs table");
   cr_expect_not_null(strstr(tex, "box\\_stack.xml@elliptic"), "tables.tex: model not escaped");
+  /* the studies: one plot per study after its kind, a section each, a booktabs table each */
+  cr_expect_gt(file_size("plots/study_refine.svg"), 0, "refinement study plot not written");
+  cr_expect_gt(file_size("plots/study_conv.png"), 0, "convergence study plot not written");
+  cr_expect_not_null(strstr(slurp("plots/study_refine.gp"), "fit slope 1.000"), "the fixture's exact order 1 is not the fitted slope");
+  cr_expect_not_null(strstr(slurp("tables.tex"), "tab:study-refine"), "no LaTeX table for the refinement study");
+  sum = slurp("summary.md"); /* slurp's buffer is shared */
+  cr_expect_not_null(strstr(sum, "### refine (kind refinement)"), "no section for the refinement study");
+  cr_expect_not_null(strstr(sum, "| box_stack.cg.f64 | 1.000e-09 |"), "the convergence study's final_gap row is missing");
   /* a second run replaces the outputs and leaves no temporaries */
   st = report(msg, sizeof msg, &lines);
   cr_assert_eq(st, 0, "second run: exit %d: %s", st, msg);
@@ -144,6 +152,11 @@ Test(report, bad_number_in_contact_csv_names_file) {
 Test(report, missing_column_names_file) {
   sh("sed -i '1s/ratio/speedup/' %2$s/bench_chains.csv%1$.0s", "");
   expect_bad("bench_chains.csv: no column 'ratio'");
+}
+
+Test(report, bad_number_in_study_metrics_names_file_and_line) {
+  sh("sed -i '3s/,0.001,/,one milli,/' %2$s/studies/refine/metrics.csv%1$.0s", "");
+  expect_bad("studies/refine/metrics.csv:3");
 }
 
 Test(report, missing_verify_csv) {

@@ -7,6 +7,8 @@
  * place).  The .gp scripts carry their data inline (datablocks), except the contact plots,
  * which read ../contact_*.csv directly, so every script can be rerun by hand from DIR/plots/. */
 #include "report.h"
+#include "report_core.h"
+#include "report_studies.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,245 +23,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { BADINPUT = 2 };
-
-/* ---------- errors ---------- */
-
-static char *g_err;
-static int g_errlen;
-
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(g_err, (size_t)g_errlen, fmt, ap);
-  va_end(ap);
-  for (char *c = g_err; *c; c++)
-    if (*c == '\n' || *c == '\r') *c = ' ';
-  return BADINPUT;
-}
-
-static void *xrealloc(void *p, size_t n) {
-  void *q = realloc(p, n ? n : 1);
-  if (!q) {
-    fputs("rigidlab: out of memory\n", stderr);
-    exit(BADINPUT);
-  }
-  return q;
-}
-
-static char *xstrdup(const char *s) {
-  size_t n = strlen(s) + 1;
-  return memcpy(xrealloc(NULL, n), s, n);
-}
-
-/* ---------- CSV reader (RFC 4180: quotes, doubled quotes, CRLF) ---------- */
-
-typedef struct {
-  char path[4096];
-  char *buf;
-  int ncol, nrow;
-  char **hdr;   /* ncol */
-  char **cell;  /* nrow * ncol */
-  int *line;    /* file line of each row */
-} table;
-
-static void table_free(table *t) {
-  free(t->buf);
-  free(t->hdr);
-  free(t->cell);
-  free(t->line);
-  memset(t, 0, sizeof *t);
-}
-
-static int table_load(table *t, const char *path) {
-  memset(t, 0, sizeof *t);
-  snprintf(t->path, sizeof t->path, "%s", path);
-  FILE *f = fopen(path, "rb");
-  if (!f) return fail("%s: cannot read: %s", path, strerror(errno));
-  size_t cap = 1 << 16, n = 0;
-  t->buf = xrealloc(NULL, cap);
-  for (;;) {
-    if (n + 1 >= cap) t->buf = xrealloc(t->buf, cap *= 2);
-    size_t k = fread(t->buf + n, 1, cap - n - 1, f);
-    if (!k) break;
-    n += k;
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) return fail("%s: read error", path);
-  t->buf[n] = 0;
-  if (memchr(t->buf, 0, n)) return fail("%s: binary data (NUL byte)", path);
-
-  /* tokenize in place: unquoted text is copied down over the quotes */
-  char *r = t->buf, *w = t->buf;
-  int line = 1;
-  char **fields = NULL;
-  int nf = 0, fcap = 0, rcap = 0;
-  while (*r) {
-    int rowline = line;
-    nf = 0;
-    for (;;) { /* one field */
-      if (nf == fcap) fields = xrealloc(fields, sizeof *fields * (size_t)(fcap = fcap ? 2 * fcap : 32));
-      fields[nf++] = w;
-      if (*r == '"') {
-        r++;
-        for (;;) {
-          if (!*r) {
-            free(fields);
-            return fail("%s:%d: unterminated quoted field", path, rowline);
-          }
-          if (*r == '"' && r[1] == '"') { *w++ = '"'; r += 2; continue; }
-          if (*r == '"') { r++; break; }
-          if (*r == '\n') line++;
-          *w++ = *r++;
-        }
-        if (*r && *r != ',' && *r != '\n' && *r != '\r') {
-          free(fields);
-          return fail("%s:%d: text after a closing quote", path, rowline);
-        }
-      } else {
-        while (*r && *r != ',' && *r != '\n' && *r != '\r') {
-          if (*r == '"') {
-            free(fields);
-            return fail("%s:%d: quote inside an unquoted field", path, rowline);
-          }
-          *w++ = *r++;
-        }
-      }
-      char c = *r;
-      *w++ = 0;
-      if (c == ',') { r++; continue; }
-      /* c was overwritten by the terminator when w == r: test the saved copy */
-      if (c == '\r') {
-        r++;
-        if (*r == '\n') r++;
-        line++;
-      } else if (c == '\n') {
-        r++;
-        line++;
-      }
-      break;
-    }
-    if (nf == 1 && !fields[0][0]) continue; /* blank line */
-    if (!t->hdr) {
-      t->ncol = nf;
-      t->hdr = xrealloc(NULL, sizeof *t->hdr * (size_t)nf);
-      memcpy(t->hdr, fields, sizeof *fields * (size_t)nf);
-      continue;
-    }
-    if (nf != t->ncol) {
-      free(fields);
-      return fail("%s:%d: %d fields, the header has %d", path, rowline, nf, t->ncol);
-    }
-    if (t->nrow == rcap) {
-      rcap = rcap ? 2 * rcap : 256;
-      t->cell = xrealloc(t->cell, sizeof *t->cell * (size_t)rcap * (size_t)t->ncol);
-      t->line = xrealloc(t->line, sizeof *t->line * (size_t)rcap);
-    }
-    memcpy(t->cell + (size_t)t->nrow * (size_t)t->ncol, fields, sizeof *fields * (size_t)nf);
-    t->line[t->nrow++] = rowline;
-  }
-  free(fields);
-  if (!t->hdr) return fail("%s: empty file (no header row)", path);
-  return 0;
-}
-
-static const char *cell(const table *t, int r, int c) { return t->cell[(size_t)r * (size_t)t->ncol + (size_t)c]; }
-
-static int col(const table *t, const char *name) {
-  for (int c = 0; c < t->ncol; c++)
-    if (!strcmp(t->hdr[c], name)) return c;
-  return -1;
-}
-
-static int need_col(const table *t, const char *name, int *c) {
-  if ((*c = col(t, name)) < 0) return fail("%s: no column '%s'", t->path, name);
-  return 0;
-}
-
-/* a number, nan or [-]inf */
-static int num(const table *t, int r, int c, double *v) {
-  const char *s = cell(t, r, c);
-  char *end;
-  errno = 0;
-  *v = strtod(s, &end);
-  if (!*s || *end || end == s)
-    return fail("%s:%d: column '%s': not a number: '%s'", t->path, t->line[r], t->hdr[c], s);
-  return 0;
-}
-
-/* ---------- small helpers ---------- */
-
-typedef struct {
-  char **s;
-  int n;
-} strlist;
-
-static int sl_find(const strlist *l, const char *s) {
-  for (int i = 0; i < l->n; i++)
-    if (!strcmp(l->s[i], s)) return i;
-  return -1;
-}
-static int sl_add(strlist *l, const char *s) {
-  int i = sl_find(l, s);
-  if (i >= 0) return i;
-  l->s = xrealloc(l->s, sizeof *l->s * (size_t)(l->n + 1));
-  l->s[l->n] = xstrdup(s);
-  return l->n++;
-}
-static void sl_free(strlist *l) {
-  for (int i = 0; i < l->n; i++) free(l->s[i]);
-  free(l->s);
-  l->s = NULL;
-  l->n = 0;
-}
-
-/* "worse" for errors: NaN beats everything, then larger */
-static int worse(double a, double b) {
-  if (isnan(b)) return 0;
-  if (isnan(a)) return 1;
-  return a > b;
-}
-
-static void fmt_e(char *buf, size_t n, double v) {
-  if (isnan(v)) snprintf(buf, n, "nan");
-  else if (isinf(v)) snprintf(buf, n, v > 0 ? "inf" : "-inf");
-  else snprintf(buf, n, "%.3e", v);
-}
-
-/* LaTeX-escape into a static ring of buffers (enough for one fprintf call) */
-static const char *tex(const char *s) {
-  static char ring[8][512];
-  static int k;
-  char *o = ring[k = (k + 1) % 8], *e = o + sizeof ring[0] - 8;
-  for (; *s && o < e; s++) {
-    if (strchr("_&%$#{}", *s)) *o++ = '\\';
-    *o++ = *s;
-  }
-  *o = 0;
-  return ring[k];
-}
-
-/* a number for LaTeX: 1.23e-16 → $1.23\times10^{-16}$ */
-static const char *tex_num(double v, int bold) {
-  static char ring[8][96];
-  static int k;
-  char *o = ring[k = (k + 1) % 8];
-  if (!isfinite(v)) {
-    snprintf(o, sizeof ring[0], "%s%s%s", bold ? "\\textbf{" : "", isnan(v) ? "nan" : "inf", bold ? "}" : "");
-    return o;
-  }
-  if (v == 0) {
-    snprintf(o, sizeof ring[0], "%s", bold ? "\\textbf{0}" : "0");
-    return o;
-  }
-  int ex = (int)floor(log10(fabs(v)));
-  double m = v / pow(10, ex);
-  if (fabs(m) >= 9.995) { m /= 10; ex++; }
-  snprintf(o, sizeof ring[0], "$%s%.2f\\times10^{%d}%s$", bold ? "\\mathbf{" : "", m, ex, bold ? "}" : "");
-  return o;
-}
 
 /* ---------- the data ---------- */
 
@@ -312,57 +75,57 @@ typedef struct {
   int have_chains;
   table meta;
   int have_meta;
+  rs_studies studies;
 } report;
 
-static void path_in(char *out, size_t n, const char *dir, const char *name) { snprintf(out, n, "%s/%s", dir, name); }
 
 static int load_verify(report *R) {
   verify_data *v = &R->v;
   char p[4096];
-  path_in(p, sizeof p, R->dir, "verify.csv");
+  rp_path_in(p, sizeof p, R->dir, "verify.csv");
   int st;
-  if ((st = table_load(&v->t, p))) return st;
+  if ((st = rp_table_load(&v->t, p))) return st;
   table *t = &v->t;
-  if ((st = need_col(t, "model", &v->c_model)) || (st = need_col(t, "precision", &v->c_prec)) ||
-      (st = need_col(t, "stage", &v->c_stage)) || (st = need_col(t, "quantity", &v->c_qty)) ||
-      (st = need_col(t, "max_abs_err", &v->c_abs)) || (st = need_col(t, "max_rel_err", &v->c_rel)) ||
-      (st = need_col(t, "tolerance", &v->c_tol)) || (st = need_col(t, "pass", &v->c_pass)))
+  if ((st = rp_need_col(t, "model", &v->c_model)) || (st = rp_need_col(t, "precision", &v->c_prec)) ||
+      (st = rp_need_col(t, "stage", &v->c_stage)) || (st = rp_need_col(t, "quantity", &v->c_qty)) ||
+      (st = rp_need_col(t, "max_abs_err", &v->c_abs)) || (st = rp_need_col(t, "max_rel_err", &v->c_rel)) ||
+      (st = rp_need_col(t, "tolerance", &v->c_tol)) || (st = rp_need_col(t, "pass", &v->c_pass)))
     return st;
-  if (!t->nrow) return fail("%s: no rows", p);
+  if (!t->nrow) return rp_fail("%s: no rows", p);
   for (int r = 0; r < t->nrow; r++) {
     double x;
-    const char *pr = cell(t, r, v->c_prec), *ps = cell(t, r, v->c_pass);
+    const char *pr = rp_cell(t, r, v->c_prec), *ps = rp_cell(t, r, v->c_pass);
     if (strcmp(pr, "f64") && strcmp(pr, "f32"))
-      return fail("%s:%d: precision '%s' (want f64 or f32)", p, t->line[r], pr);
-    if (strcmp(ps, "0") && strcmp(ps, "1")) return fail("%s:%d: pass '%s' (want 0 or 1)", p, t->line[r], ps);
-    if (!cell(t, r, v->c_model)[0] || !cell(t, r, v->c_stage)[0])
-      return fail("%s:%d: empty model or stage", p, t->line[r]);
-    if ((st = num(t, r, v->c_abs, &x)) || (st = num(t, r, v->c_rel, &x)) || (st = num(t, r, v->c_tol, &x))) return st;
-    sl_add(&v->models, cell(t, r, v->c_model));
-    sl_add(&v->stages, cell(t, r, v->c_stage));
+      return rp_fail("%s:%d: precision '%s' (want f64 or f32)", p, t->line[r], pr);
+    if (strcmp(ps, "0") && strcmp(ps, "1")) return rp_fail("%s:%d: pass '%s' (want 0 or 1)", p, t->line[r], ps);
+    if (!rp_cell(t, r, v->c_model)[0] || !rp_cell(t, r, v->c_stage)[0])
+      return rp_fail("%s:%d: empty model or stage", p, t->line[r]);
+    if ((st = rp_num(t, r, v->c_abs, &x)) || (st = rp_num(t, r, v->c_rel, &x)) || (st = rp_num(t, r, v->c_tol, &x))) return st;
+    rp_sl_add(&v->models, rp_cell(t, r, v->c_model));
+    rp_sl_add(&v->stages, rp_cell(t, r, v->c_stage));
   }
   v->nm = v->models.n;
   v->ns = v->stages.n;
-  v->worst_row = xrealloc(NULL, sizeof(int) * (size_t)v->ns * 2);
+  v->worst_row = rp_xrealloc(NULL, sizeof(int) * (size_t)v->ns * 2);
   for (int i = 0; i < v->ns * 2; i++) v->worst_row[i] = -1;
   size_t nmx = (size_t)v->nm * (size_t)v->ns * 2;
-  v->mworst = xrealloc(NULL, sizeof(double) * nmx);
+  v->mworst = rp_xrealloc(NULL, sizeof(double) * nmx);
   v->mfail = calloc(nmx, sizeof(int));
   v->mhas = calloc(nmx, sizeof(int));
-  if (!v->mfail || !v->mhas) return fail("out of memory");
+  if (!v->mfail || !v->mhas) return rp_fail("out of memory");
   for (int r = 0; r < t->nrow; r++) {
-    int s = sl_find(&v->stages, cell(t, r, v->c_stage)), m = sl_find(&v->models, cell(t, r, v->c_model));
-    int pr = !strcmp(cell(t, r, v->c_prec), "f32");
-    double rel = strtod(cell(t, r, v->c_rel), NULL);
+    int s = rp_sl_find(&v->stages, rp_cell(t, r, v->c_stage)), m = rp_sl_find(&v->models, rp_cell(t, r, v->c_model));
+    int pr = !strcmp(rp_cell(t, r, v->c_prec), "f32");
+    double rel = strtod(rp_cell(t, r, v->c_rel), NULL);
     int *w = &v->worst_row[s * 2 + pr];
     /* per stage and precision: the row nearest (or furthest beyond) its own tolerance, rel/tol — the
        rows of a stage have different measures (errors, counts, fractions), so the raw max would mix them */
-    double tol_r = strtod(cell(t, r, v->c_tol), NULL);
-    if (*w < 0 || worse(rel / tol_r, strtod(cell(t, *w, v->c_rel), NULL) / strtod(cell(t, *w, v->c_tol), NULL))) *w = r;
+    double tol_r = strtod(rp_cell(t, r, v->c_tol), NULL);
+    if (*w < 0 || rp_worse(rel / tol_r, strtod(rp_cell(t, *w, v->c_rel), NULL) / strtod(rp_cell(t, *w, v->c_tol), NULL))) *w = r;
     size_t k = ((size_t)m * (size_t)v->ns + (size_t)s) * 2 + (size_t)pr;
-    if (!v->mhas[k] || worse(rel, v->mworst[k])) v->mworst[k] = rel;
+    if (!v->mhas[k] || rp_worse(rel, v->mworst[k])) v->mworst[k] = rel;
     v->mhas[k] = 1;
-    if (!strcmp(cell(t, r, v->c_pass), "0")) {
+    if (!strcmp(rp_cell(t, r, v->c_pass), "0")) {
       v->mfail[k]++;
       v->nfail++;
     }
@@ -372,21 +135,20 @@ static int load_verify(report *R) {
 
 static int load_traj(report *R) {
   char p[4096];
-  path_in(p, sizeof p, R->dir, "traj_compare.csv");
+  rp_path_in(p, sizeof p, R->dir, "traj_compare.csv");
   int st;
   table *t = &R->traj;
-  if ((st = table_load(t, p))) return st;
-  if ((st = need_col(t, "scene", &R->tc_scene)) || (st = need_col(t, "integrator", &R->tc_integ)) ||
-      (st = need_col(t, "steps", &R->tc_steps)) || (st = need_col(t, "max_rel_err_qpos_qvel", &R->tc_err)))
+  if ((st = rp_table_load(t, p))) return st;
+  if ((st = rp_need_col(t, "scene", &R->tc_scene)) || (st = rp_need_col(t, "integrator", &R->tc_integ)) ||
+      (st = rp_need_col(t, "steps", &R->tc_steps)) || (st = rp_need_col(t, "max_rel_err_qpos_qvel", &R->tc_err)))
     return st;
   for (int r = 0; r < t->nrow; r++) {
     double x;
-    if ((st = num(t, r, R->tc_steps, &x)) || (st = num(t, r, R->tc_err, &x))) return st;
+    if ((st = rp_num(t, r, R->tc_steps, &x)) || (st = rp_num(t, r, R->tc_err, &x))) return st;
   }
   return 0;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static int engine_rank(const char *e) {
   static const char *order[] = {"newton", "cg", "avbd", "mujoco"};
@@ -402,27 +164,11 @@ static int cmp_run(const void *a, const void *b) {
   return c ? c : strcmp(x->engine, y->engine);
 }
 
-/* sorted names in DIR with this prefix and suffix */
-static int list_files(const char *dir, const char *prefix, strlist *out) {
-  DIR *d = opendir(dir);
-  if (!d) return fail("%s: cannot read directory: %s", dir, strerror(errno));
-  struct dirent *e;
-  size_t np = strlen(prefix);
-  while ((e = readdir(d))) {
-    size_t n = strlen(e->d_name);
-    if (n > np + 4 && !strncmp(e->d_name, prefix, np) && !strcmp(e->d_name + n - 4, ".csv") && !strstr(e->d_name, ".tmp."))
-      sl_add(out, e->d_name);
-  }
-  closedir(d);
-  qsort(out->s, (size_t)out->n, sizeof *out->s, cmp_str);
-  return 0;
-}
-
 static int load_contact(report *R) {
   strlist files = {0};
-  int st = list_files(R->dir, "contact_", &files);
+  int st = rp_list_files(R->dir, "contact_", &files);
   if (st) return st;
-  R->runs = xrealloc(NULL, sizeof *R->runs * (size_t)(files.n + 1));
+  R->runs = rp_xrealloc(NULL, sizeof *R->runs * (size_t)(files.n + 1));
   for (int i = 0; i < files.n; i++) {
     contact_run *c = &R->runs[R->nrun];
     memset(c, 0, sizeof *c);
@@ -430,37 +176,37 @@ static int load_contact(report *R) {
     const char *us = strrchr(name, '_');
     size_t ln = strlen(name) - 4; /* minus .csv */
     if (!us || us == name) {
-      st = fail("%s/%s: name is not contact_<scene>_<engine>.csv", R->dir, files.s[i]);
-      sl_free(&files);
+      st = rp_fail("%s/%s: name is not contact_<scene>_<engine>.csv", R->dir, files.s[i]);
+      rp_sl_free(&files);
       return st;
     }
     snprintf(c->scene, sizeof c->scene, "%.*s", (int)(us - name), name);
     snprintf(c->engine, sizeof c->engine, "%.*s", (int)(name + ln - us - 1), us + 1);
     snprintf(c->file, sizeof c->file, "%s", files.s[i]);
     char p[4096];
-    path_in(p, sizeof p, R->dir, files.s[i]);
+    rp_path_in(p, sizeof p, R->dir, files.s[i]);
     R->nrun++;
-    if ((st = table_load(&c->t, p))) break;
+    if ((st = rp_table_load(&c->t, p))) break;
     table *t = &c->t;
-    if ((st = need_col(t, "time", &c->c_time))) break;
-    if (!t->nrow) { st = fail("%s: no rows", p); break; }
-    c->c_pen = col(t, "penetration_max");
-    c->c_it = col(t, "iterations");
-    c->c_en = col(t, "energy");
-    c->c_conv = col(t, "converged");
+    if ((st = rp_need_col(t, "time", &c->c_time))) break;
+    if (!t->nrow) { st = rp_fail("%s: no rows", p); break; }
+    c->c_pen = rp_col(t, "penetration_max");
+    c->c_it = rp_col(t, "iterations");
+    c->c_en = rp_col(t, "energy");
+    c->c_conv = rp_col(t, "converged");
     c->pen_max = c->it_max = c->e0 = c->e1 = NAN;
     double itsum = 0;
     long itn = 0;
     for (int r = 0; r < t->nrow && !st; r++) {
       double x;
-      for (int k = 0; k < t->ncol && !st; k++) st = num(t, r, k, &x); /* sim CSVs are all numbers */
-      if (st || (st = num(t, r, c->c_time, &x))) break;
+      for (int k = 0; k < t->ncol && !st; k++) st = rp_num(t, r, k, &x); /* sim CSVs are all numbers */
+      if (st || (st = rp_num(t, r, c->c_time, &x))) break;
       if (c->c_pen >= 0) {
-        if ((st = num(t, r, c->c_pen, &x))) break;
+        if ((st = rp_num(t, r, c->c_pen, &x))) break;
         if (!isnan(x) && (isnan(c->pen_max) || x > c->pen_max)) c->pen_max = x;
       }
       if (c->c_it >= 0) {
-        if ((st = num(t, r, c->c_it, &x))) break;
+        if ((st = rp_num(t, r, c->c_it, &x))) break;
         if (!isnan(x)) {
           itsum += x;
           itn++;
@@ -468,19 +214,19 @@ static int load_contact(report *R) {
         }
       }
       if (c->c_en >= 0) {
-        if ((st = num(t, r, c->c_en, &x))) break;
+        if ((st = rp_num(t, r, c->c_en, &x))) break;
         if (r == 0) c->e0 = x;
         c->e1 = x;
       }
       if (c->c_conv >= 0) {
-        if ((st = num(t, r, c->c_conv, &x))) break;
+        if ((st = rp_num(t, r, c->c_conv, &x))) break;
         if (x == 0) c->nonconv++;
       }
     }
     c->it_mean = itn ? itsum / (double)itn : NAN;
     if (st) break;
   }
-  sl_free(&files);
+  rp_sl_free(&files);
   if (!st) qsort(R->runs, (size_t)R->nrun, sizeof *R->runs, cmp_run);
   return st;
 }
@@ -500,104 +246,83 @@ static int links_of(const char *model, double *n) {
   return 0;
 }
 
-static void fit(const double *x, const double *y, int n, double *slope, double *inter, double *r2) {
-  *slope = *inter = *r2 = NAN;
-  if (n < 2) return;
-  double *lx = xrealloc(NULL, sizeof(double) * (size_t)n), *ly = xrealloc(NULL, sizeof(double) * (size_t)n);
-  int m = 0;
-  for (int i = 0; i < n; i++)
-    if (x[i] > 0 && y[i] > 0 && isfinite(y[i])) {
-      lx[m] = log10(x[i]);
-      ly[m++] = log10(y[i]);
-    }
-  double c00, c01, c11, ss;
-  if (m >= 2 && !gsl_fit_linear(lx, 1, ly, 1, (size_t)m, inter, slope, &c00, &c01, &c11, &ss)) {
-    double mean = 0, tot = 0;
-    for (int i = 0; i < m; i++) mean += ly[i] / m;
-    for (int i = 0; i < m; i++) tot += (ly[i] - mean) * (ly[i] - mean);
-    *r2 = tot > 0 ? 1 - ss / tot : 1;
-  }
-  free(lx);
-  free(ly);
-}
-
 static int load_bench(report *R) {
   strlist files = {0};
-  int st = list_files(R->dir, "bench_", &files);
+  int st = rp_list_files(R->dir, "bench_", &files);
   if (st) return st;
   for (int i = 0; i < files.n && !st; i++) {
     char p[4096];
-    path_in(p, sizeof p, R->dir, files.s[i]);
+    rp_path_in(p, sizeof p, R->dir, files.s[i]);
     table t;
-    if ((st = table_load(&t, p))) {
-      table_free(&t);
+    if ((st = rp_table_load(&t, p))) {
+      rp_table_free(&t);
       break;
     }
     int cm, ce, cp, cs, co, cj, cr;
-    if ((st = need_col(&t, "model", &cm)) || (st = need_col(&t, "engine", &ce)) || (st = need_col(&t, "precision", &cp)) ||
-        (st = need_col(&t, "stage", &cs)) || (st = need_col(&t, "ns_per_step", &co)) ||
-        (st = need_col(&t, "mujoco_ns_per_step", &cj)) || (st = need_col(&t, "ratio", &cr))) {
-      table_free(&t);
+    if ((st = rp_need_col(&t, "model", &cm)) || (st = rp_need_col(&t, "engine", &ce)) || (st = rp_need_col(&t, "precision", &cp)) ||
+        (st = rp_need_col(&t, "stage", &cs)) || (st = rp_need_col(&t, "ns_per_step", &co)) ||
+        (st = rp_need_col(&t, "mujoco_ns_per_step", &cj)) || (st = rp_need_col(&t, "ratio", &cr))) {
+      rp_table_free(&t);
       break;
     }
     int chains = !strcmp(files.s[i], "bench_chains.csv");
     if (chains) R->have_chains = 1;
-    else sl_add(&R->bench_files, files.s[i]);
+    else rp_sl_add(&R->bench_files, files.s[i]);
     for (int r = 0; r < t.nrow; r++) {
       double o, j, ra, nl = 0;
-      if ((st = num(&t, r, co, &o)) || (st = num(&t, r, cj, &j)) || (st = num(&t, r, cr, &ra))) break;
+      if ((st = rp_num(&t, r, co, &o)) || (st = rp_num(&t, r, cj, &j)) || (st = rp_num(&t, r, cr, &ra))) break;
       if (chains) {
-        if (links_of(cell(&t, r, cm), &nl)) {
-          st = fail("%s:%d: model '%s' does not end in a link count", p, t.line[r], cell(&t, r, cm));
+        if (links_of(rp_cell(&t, r, cm), &nl)) {
+          st = rp_fail("%s:%d: model '%s' does not end in a link count", p, t.line[r], rp_cell(&t, r, cm));
           break;
         }
         int k;
         for (k = 0; k < R->nchain; k++)
-          if (!strcmp(R->chains[k].engine, cell(&t, r, ce)) && !strcmp(R->chains[k].prec, cell(&t, r, cp))) break;
+          if (!strcmp(R->chains[k].engine, rp_cell(&t, r, ce)) && !strcmp(R->chains[k].prec, rp_cell(&t, r, cp))) break;
         if (k == R->nchain) {
-          R->chains = xrealloc(R->chains, sizeof *R->chains * (size_t)(++R->nchain));
+          R->chains = rp_xrealloc(R->chains, sizeof *R->chains * (size_t)(++R->nchain));
           memset(&R->chains[k], 0, sizeof R->chains[k]);
-          snprintf(R->chains[k].engine, sizeof R->chains[k].engine, "%s", cell(&t, r, ce));
-          snprintf(R->chains[k].prec, sizeof R->chains[k].prec, "%s", cell(&t, r, cp));
+          snprintf(R->chains[k].engine, sizeof R->chains[k].engine, "%s", rp_cell(&t, r, ce));
+          snprintf(R->chains[k].prec, sizeof R->chains[k].prec, "%s", rp_cell(&t, r, cp));
         }
         chain_series *c = &R->chains[k];
-        c->links = xrealloc(c->links, sizeof(double) * (size_t)(c->n + 1));
-        c->ours = xrealloc(c->ours, sizeof(double) * (size_t)(c->n + 1));
-        c->mj = xrealloc(c->mj, sizeof(double) * (size_t)(c->n + 1));
+        c->links = rp_xrealloc(c->links, sizeof(double) * (size_t)(c->n + 1));
+        c->ours = rp_xrealloc(c->ours, sizeof(double) * (size_t)(c->n + 1));
+        c->mj = rp_xrealloc(c->mj, sizeof(double) * (size_t)(c->n + 1));
         c->links[c->n] = nl;
         c->ours[c->n] = o;
         c->mj[c->n++] = j;
       } else {
-        R->bench = xrealloc(R->bench, sizeof *R->bench * (size_t)(R->nbench + 1));
+        R->bench = rp_xrealloc(R->bench, sizeof *R->bench * (size_t)(R->nbench + 1));
         bench_row *b = &R->bench[R->nbench++];
-        snprintf(b->model, sizeof b->model, "%s", cell(&t, r, cm));
-        snprintf(b->engine, sizeof b->engine, "%s", cell(&t, r, ce));
-        snprintf(b->prec, sizeof b->prec, "%s", cell(&t, r, cp));
-        snprintf(b->stage, sizeof b->stage, "%s", cell(&t, r, cs));
+        snprintf(b->model, sizeof b->model, "%s", rp_cell(&t, r, cm));
+        snprintf(b->engine, sizeof b->engine, "%s", rp_cell(&t, r, ce));
+        snprintf(b->prec, sizeof b->prec, "%s", rp_cell(&t, r, cp));
+        snprintf(b->stage, sizeof b->stage, "%s", rp_cell(&t, r, cs));
         b->ours = o;
         b->mj = j;
         b->ratio = ra;
       }
     }
-    table_free(&t);
+    rp_table_free(&t);
   }
-  sl_free(&files);
+  rp_sl_free(&files);
   for (int k = 0; k < R->nchain && !st; k++) {
     chain_series *c = &R->chains[k];
-    fit(c->links, c->ours, c->n, &c->slope, &c->inter, &c->r2);
-    fit(c->links, c->mj, c->n, &c->mslope, &c->minter, &c->mr2);
+    rp_fit(c->links, c->ours, c->n, &c->slope, &c->inter, &c->r2);
+    rp_fit(c->links, c->mj, c->n, &c->mslope, &c->minter, &c->mr2);
   }
   return st;
 }
 
 static int load_meta(report *R) {
   char p[4096];
-  path_in(p, sizeof p, R->dir, "meta.csv");
+  rp_path_in(p, sizeof p, R->dir, "meta.csv");
   if (access(p, F_OK)) return 0;
-  int st = table_load(&R->meta, p);
+  int st = rp_table_load(&R->meta, p);
   if (st) return st;
-  if (R->meta.ncol < 2 || col(&R->meta, "key") != 0 || col(&R->meta, "value") != 1)
-    return fail("%s: header is not key,value", p);
+  if (R->meta.ncol < 2 || rp_col(&R->meta, "key") != 0 || rp_col(&R->meta, "value") != 1)
+    return rp_fail("%s: header is not key,value", p);
   R->have_meta = 1;
   return 0;
 }
@@ -605,168 +330,30 @@ static int load_meta(report *R) {
 static const char *meta(const report *R, const char *key) {
   if (!R->have_meta) return NULL;
   for (int r = 0; r < R->meta.nrow; r++)
-    if (!strcmp(cell(&R->meta, r, 0), key)) return cell(&R->meta, r, 1);
+    if (!strcmp(rp_cell(&R->meta, r, 0), key)) return rp_cell(&R->meta, r, 1);
   return NULL;
 }
 
-/* ---------- output files: temporary name, renamed on commit ---------- */
-
-typedef struct {
-  FILE *f;
-  char tmp[4200], path[4096];
-} outfile;
-
-static int out_open(outfile *o, const char *dir, const char *name) {
-  path_in(o->path, sizeof o->path, dir, name);
-  snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->path, (long)getpid());
-  o->f = fopen(o->tmp, "w");
-  if (!o->f) return fail("%s: cannot write: %s", o->path, strerror(errno));
-  return 0;
-}
-/* close (keep the temporary name); renamed later by out_commit */
-static int out_close(outfile *o) {
-  int bad = ferror(o->f);
-  bad |= fclose(o->f) != 0;
-  o->f = NULL;
-  if (bad) return fail("%s: write failed", o->path);
-  return 0;
-}
-static void out_drop(outfile *o) {
-  if (o->f) fclose(o->f);
-  o->f = NULL;
-  if (o->tmp[0]) remove(o->tmp);
-}
-
-static void rm_flat_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *e;
-  char p[8192];
-  while ((e = readdir(d)))
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-      snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-      remove(p);
-    }
-  closedir(d);
-  rmdir(dir);
-}
-
-/* ---------- gnuplot ---------- */
-
-/* the shared preamble: a comment (datablocks follow it: gnuplot cannot define them inside a loop),
- * then gp_loop opens one loop that draws into SVG, then PNG (pngcairo when built in, else png) */
-static void gp_begin(FILE *f, const char *base, const char *what) {
-  fprintf(f, "# %s -- generated by `rigidlab report`; rerun with: cd plots && gnuplot %s.gp\n", what, base);
-}
-static void gp_loop(FILE *f, const char *base, int w, int h) {
-  fprintf(f,
-          "do for [fmt in \"svg png\"] {\n"
-          "if (fmt eq \"svg\") {\n"
-          "  set terminal svg size %d,%d dynamic noenhanced font \"Sans,12\" background \"white\"\n"
-          "  set output \"%s.svg\"\n"
-          "} else {\n"
-          "  if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-          "    set terminal pngcairo size %d,%d noenhanced font \"Sans,10\" background \"white\"\n"
-          "  } else {\n"
-          "    set terminal png size %d,%d noenhanced\n"
-          "  }\n"
-          "  set output \"%s.png\"\n"
-          "}\n"
-          "reset\n"
-          "set encoding utf8\n"
-          "set grid ytics\n"
-          "set key outside right top box opaque\n",
-          w, h, base, w, h, w, h, base);
-}
-static void gp_end(FILE *f) { fprintf(f, "set output\n}\n"); }
-
-static void gp_num(FILE *f, double v) {
-  if (isnan(v)) fputs("NaN", f);
-  else fprintf(f, "%.9g", v);
-}
-
-static const char *colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
-                               "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-#define NCOLORS 10
-
-static int run_gnuplot(const char *dir, const char *script) {
-  pid_t pid = fork();
-  if (pid < 0) return fail("%s/%s: cannot start gnuplot: %s", dir, script, strerror(errno));
-  if (pid == 0) {
-    if (chdir(dir)) _exit(126);
-    int fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-      close(fd);
-    }
-    execlp("gnuplot", "gnuplot", script, (char *)NULL);
-    _exit(127);
-  }
-  int ws;
-  while (waitpid(pid, &ws, 0) < 0)
-    if (errno != EINTR) return fail("%s/%s: waitpid: %s", dir, script, strerror(errno));
-  if (!WIFEXITED(ws) || WEXITSTATUS(ws)) {
-    int code = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-    if (code == 127) return fail("%s/%s: gnuplot not found (install gnuplot-nox)", dir, script);
-    /* the last line of the log says why */
-    char lp[4200], last[512] = "", buf[512];
-    snprintf(lp, sizeof lp, "%s/gnuplot.log", dir);
-    FILE *lf = fopen(lp, "r");
-    if (lf) {
-      while (fgets(buf, sizeof buf, lf))
-        if (buf[0] != '\n' && buf[0] != ' ') snprintf(last, sizeof last, "%s", buf);
-      fclose(lf);
-    }
-    return fail("%s: gnuplot failed (exit %d): %s", script, code, last);
-  }
-  return 0;
-}
-
-/* write DIR/NAME.gp with the body writer, run it, check both outputs exist */
-typedef void (*gp_body)(const report *R, FILE *f, const void *arg);
-static int plot(const report *R, const char *pdir, const char *base, gp_body body, const void *arg, strlist *made) {
-  char p[4300];
-  snprintf(p, sizeof p, "%s/%s.gp", pdir, base);
-  FILE *f = fopen(p, "w");
-  if (!f) return fail("%s: cannot write: %s", p, strerror(errno));
-  body(R, f, arg);
-  int bad = ferror(f);
-  bad |= fclose(f) != 0;
-  if (bad) return fail("%s: write failed", p);
-  char script[300];
-  snprintf(script, sizeof script, "%s.gp", base);
-  int st = run_gnuplot(pdir, script);
-  if (st) return st;
-  const char *ext[2] = {"svg", "png"};
-  for (int i = 0; i < 2; i++) {
-    struct stat sb;
-    snprintf(p, sizeof p, "%s/%s.%s", pdir, base, ext[i]);
-    if (stat(p, &sb) || sb.st_size == 0) return fail("%s.gp: gnuplot wrote no %s.%s", base, base, ext[i]);
-  }
-  sl_add(made, base);
-  return 0;
-}
-
 /* 1. verify: worst max_rel_err per stage, f64 | f32 bars (log y), tolerance of that row as a bar-wide line */
-static void body_verify(const report *R, FILE *f, const void *arg) {
+static void body_verify(const void *ctx, FILE *f, const void *arg) {
+  const report *R = ctx;
   const verify_data *v = &R->v;
   const double floor_v = 1e-18;
-  gp_begin(f, "verify", "verify: worst relative error per stage");
+  rp_gp_begin(f, "verify", "verify: worst relative error per stage");
   /* datablock: x err x_lo x_hi y_lo tol  (errors of exactly 0 are drawn at the floor) */
   for (int pr = 0; pr < 2; pr++) {
     fprintf(f, "$%s << EOD\n", pr ? "f32" : "f64");
     for (int s = 0; s < v->ns; s++) {
       int r = v->worst_row[s * 2 + pr];
       if (r < 0) continue;
-      double e = strtod(cell(&v->t, r, v->c_rel), NULL), tol = strtod(cell(&v->t, r, v->c_tol), NULL);
+      double e = strtod(rp_cell(&v->t, r, v->c_rel), NULL), tol = strtod(rp_cell(&v->t, r, v->c_tol), NULL);
       double x = s + 1 + (pr ? 0.2 : -0.2);
       if (!isfinite(e)) continue;
       fprintf(f, "%g %.6g %g %g %g %.6g\n", x, e > floor_v ? e : floor_v, x - 0.19, x + 0.19, floor_v, tol);
     }
     fprintf(f, "NaN NaN NaN NaN NaN NaN\nEOD\n");
   }
-  gp_loop(f, "verify", 1100, 600);
+  rp_gp_loop(f, "verify", 1100, 600);
   fprintf(f, "set title \"verify: per stage, the row nearest its tolerance, over all models (%d rows, %d failed)\"\n", v->t.nrow, v->nfail);
   fprintf(f, "set xlabel \"stage\"\nset ylabel \"worst max_rel_err (dimensionless, log scale)\"\n");
   fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset yrange [%g:*]\nset xrange [0.4:%d.6]\n", floor_v, v->ns);
@@ -778,16 +365,17 @@ static void body_verify(const report *R, FILE *f, const void *arg) {
           "     $f32 using 1:2:3:4:5:2 with boxxyerror lc rgb \"#ff7f0e\" title \"f32 error (row nearest its tolerance)\", \\\n"
           "     $f64 using 3:6:($4-$3):(0) with vectors nohead lw 3 dt 2 lc rgb \"#0b3c66\" title \"f64 tolerance\", \\\n"
           "     $f32 using 3:6:($4-$3):(0) with vectors nohead lw 3 dt 2 lc rgb \"#8a3b00\" title \"f32 tolerance\"\n");
-  gp_end(f);
+  rp_gp_end(f);
 }
 
 /* 2. contact scene: penetration, iterations, energy vs time per engine (reads ../contact_*.csv) */
-static void body_contact(const report *R, FILE *f, const void *arg) {
+static void body_contact(const void *ctx, FILE *f, const void *arg) {
+  const report *R = ctx;
   const char *scene = arg;
   char base[300];
   snprintf(base, sizeof base, "contact_%s", scene);
-  gp_begin(f, base, "contact trajectories");
-  gp_loop(f, base, 900, 1150);
+  rp_gp_begin(f, base, "contact trajectories");
+  rp_gp_loop(f, base, 900, 1150);
   fprintf(f, "set datafile separator \",\"\nset datafile missing \"nan\"\n");
   fprintf(f, "set multiplot layout 3,1 title \"contact scene %s: engines newton, cg, avbd, mujoco\"\n", scene);
   const char *what[3] = {"penetration", "iterations", "energy"};
@@ -799,7 +387,7 @@ static void body_contact(const report *R, FILE *f, const void *arg) {
       const contact_run *c = &R->runs[i];
       if (strcmp(c->scene, scene)) continue;
       int cc = k == 0 ? c->c_pen : k == 1 ? c->c_it : c->c_en;
-      const char *color = colors[ci++ % NCOLORS];
+      const char *color = rp_colors[ci++ % RP_NCOLORS];
       if (cc < 0) continue;
       fprintf(f, "%s '../%s' skip 1 using %d:%d with lines lw 1.5 lc rgb \"%s\" title \"%s\"", first ? "plot" : ", \\\n    ",
               c->file, c->c_time + 1, cc + 1, color, c->engine);
@@ -809,7 +397,7 @@ static void body_contact(const report *R, FILE *f, const void *arg) {
     fprintf(f, "\n");
   }
   fprintf(f, "unset multiplot\n");
-  gp_end(f);
+  rp_gp_end(f);
 }
 
 /* models, precisions and (stage, engine) categories of the bench rows */
@@ -822,25 +410,26 @@ static void bench_axes_of(const report *R, bench_axes *a) {
   char buf[256];
   for (int i = 0; i < R->nbench; i++) {
     const bench_row *b = &R->bench[i];
-    sl_add(&a->models, b->model);
-    sl_add(&a->precs, b->prec);
+    rp_sl_add(&a->models, b->model);
+    rp_sl_add(&a->precs, b->prec);
     snprintf(buf, sizeof buf, "%s/%s", b->stage, b->engine);
-    sl_add(&a->cats, buf);
+    rp_sl_add(&a->cats, buf);
   }
 }
 static void bench_axes_free(bench_axes *a) {
-  sl_free(&a->models);
-  sl_free(&a->precs);
-  sl_free(&a->cats);
+  rp_sl_free(&a->models);
+  rp_sl_free(&a->precs);
+  rp_sl_free(&a->cats);
 }
 
 /* 3a. bench ratios: one panel per precision, bars per (stage/engine) category and model */
-static void body_bench(const report *R, FILE *f, const void *arg) {
+static void body_bench(const void *ctx, FILE *f, const void *arg) {
+  const report *R = ctx;
   bench_axes a;
   bench_axes_of(R, &a);
   double w = 0.8 / a.models.n;
   char buf[256];
-  gp_begin(f, "bench_ratio", "bench ratios");
+  rp_gp_begin(f, "bench_ratio", "bench ratios");
   for (int p = 0; p < a.precs.n; p++)
     for (int m = 0; m < a.models.n; m++) {
       fprintf(f, "$b%d_%d << EOD\n", p, m);
@@ -848,12 +437,12 @@ static void body_bench(const report *R, FILE *f, const void *arg) {
         const bench_row *b = &R->bench[i];
         if (strcmp(b->model, a.models.s[m]) || strcmp(b->prec, a.precs.s[p]) || !isfinite(b->ratio)) continue;
         snprintf(buf, sizeof buf, "%s/%s", b->stage, b->engine);
-        double x = sl_find(&a.cats, buf) + 1 + (m - (a.models.n - 1) / 2.0) * w;
+        double x = rp_sl_find(&a.cats, buf) + 1 + (m - (a.models.n - 1) / 2.0) * w;
         fprintf(f, "%g %.6g %g %g\n", x, b->ratio, x - w / 2 * 0.95, x + w / 2 * 0.95);
       }
       fprintf(f, "NaN NaN NaN NaN\nEOD\n");
     }
-  gp_loop(f, "bench_ratio", 1200, 420 * a.precs.n + 60);
+  rp_gp_loop(f, "bench_ratio", 1200, 420 * a.precs.n + 60);
   fprintf(f, "set multiplot layout %d,1 title \"bench: time per step, rigidlab / MuJoCo 2.2.2 (below 1 = rigidlab faster)\"\n", a.precs.n);
   fprintf(f, "set style fill solid 0.8 border -1\n");
   for (int p = 0; p < a.precs.n; p++) {
@@ -864,30 +453,31 @@ static void body_bench(const report *R, FILE *f, const void *arg) {
     fprintf(f, ")\n");
     for (int m = 0; m < a.models.n; m++)
       fprintf(f, "%s $b%d_%d using 1:2:3:4:(0):2 with boxxyerror lc rgb \"%s\" title \"%s\"", m ? ", \\\n    " : "plot", p, m,
-              colors[m % NCOLORS], a.models.s[m]);
+              rp_colors[m % RP_NCOLORS], a.models.s[m]);
     fprintf(f, ", \\\n    1 with lines lw 2 dt 2 lc rgb \"black\" title \"ratio 1 (parity)\"\n");
   }
   fprintf(f, "unset multiplot\n");
-  gp_end(f);
+  rp_gp_end(f);
   bench_axes_free(&a);
 }
 
 /* 3b. chain scaling, log–log, with the fitted power laws */
-static void body_chains(const report *R, FILE *f, const void *arg) {
-  gp_begin(f, "chains", "hinge-chain scaling");
+static void body_chains(const void *ctx, FILE *f, const void *arg) {
+  const report *R = ctx;
+  rp_gp_begin(f, "chains", "hinge-chain scaling");
   for (int k = 0; k < R->nchain; k++) {
     const chain_series *c = &R->chains[k];
     fprintf(f, "$c%d << EOD\n", k);
     for (int i = 0; i < c->n; i++) {
       fprintf(f, "%g ", c->links[i]);
-      gp_num(f, c->ours[i]);
+      rp_gp_num(f, c->ours[i]);
       fputc(' ', f);
-      gp_num(f, c->mj[i]);
+      rp_gp_num(f, c->mj[i]);
       fputc('\n', f);
     }
     fprintf(f, "EOD\n");
   }
-  gp_loop(f, "chains", 900, 600);
+  rp_gp_loop(f, "chains", 900, 600);
   fprintf(f, "set title \"hinge-chain scaling: time per step vs links (fit ns = a*links^slope, gsl_fit_linear on log10)\"\n");
   fprintf(f, "set xlabel \"links (count, log scale)\"\nset ylabel \"time per step (ns, log scale)\"\n");
   fprintf(f, "set logscale xy\nset key inside left top box opaque\n");
@@ -901,7 +491,7 @@ static void body_chains(const report *R, FILE *f, const void *arg) {
   int first = 1;
   for (int k = 0; k < R->nchain; k++) {
     const chain_series *c = &R->chains[k];
-    const char *c1 = colors[(2 * k) % NCOLORS], *c2 = colors[(2 * k + 1) % NCOLORS];
+    const char *c1 = rp_colors[(2 * k) % RP_NCOLORS], *c2 = rp_colors[(2 * k + 1) % RP_NCOLORS];
     fprintf(f, "%s $c%d using 1:2 with points pt 7 ps 1.3 lc rgb \"%s\" title \"rigidlab %s %s\"", first ? "plot" : ", \\\n    ", k, c1,
             c->engine, c->prec);
     fprintf(f, ", \\\n    $c%d using 1:3 with points pt 5 ps 1.3 lc rgb \"%s\" title \"MuJoCo (%s run, %s)\"", k, c2, c->engine, c->prec);
@@ -915,12 +505,12 @@ static void body_chains(const report *R, FILE *f, const void *arg) {
   }
   if (first) fprintf(f, "plot NaN notitle");
   fprintf(f, "\n");
-  gp_end(f);
+  rp_gp_end(f);
 }
 
 /* ---------- summary.md ---------- */
 
-static const char *vcell(const verify_data *v, int r, int c) { return cell(&v->t, r, c); }
+static const char *vcell(const verify_data *v, int r, int c) { return rp_cell(&v->t, r, c); }
 
 static void write_summary(const report *R, FILE *f, const strlist *plots, const strlist *scenes) {
   const verify_data *v = &R->v;
@@ -944,7 +534,7 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
     for (int p = 0; p < 2; p++) {
       int r = v->worst_row[s * 2 + p];
       /* the row closest to (or furthest beyond) its tolerance: max_rel_err / tolerance */
-      if (r >= 0 && (wr[p] < 0 || worse(strtod(vcell(v, r, v->c_rel), NULL) / strtod(vcell(v, r, v->c_tol), NULL),
+      if (r >= 0 && (wr[p] < 0 || rp_worse(strtod(vcell(v, r, v->c_rel), NULL) / strtod(vcell(v, r, v->c_tol), NULL),
                                         strtod(vcell(v, wr[p], v->c_rel), NULL) / strtod(vcell(v, wr[p], v->c_tol), NULL))))
         wr[p] = r;
     }
@@ -954,8 +544,8 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
       fprintf(f, "- worst %s error: no %s rows\n", p ? "f32" : "f64", p ? "f32" : "f64");
       continue;
     }
-    fmt_e(a, sizeof a, strtod(vcell(v, wr[p], v->c_rel), NULL));
-    fmt_e(b, sizeof b, strtod(vcell(v, wr[p], v->c_tol), NULL));
+    rp_fmt_e(a, sizeof a, strtod(vcell(v, wr[p], v->c_rel), NULL));
+    rp_fmt_e(b, sizeof b, strtod(vcell(v, wr[p], v->c_tol), NULL));
     fprintf(f, "- %s verify row nearest its tolerance: **%s** (max_rel_err; tolerance %s) — %s, stage %s, %s\n", p ? "f32" : "f64", a, b,
             vcell(v, wr[p], v->c_model), vcell(v, wr[p], v->c_stage), vcell(v, wr[p], v->c_qty));
   }
@@ -963,13 +553,13 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
   double tw = NAN;
   int twr = -1;
   for (int r = 0; r < R->traj.nrow; r++) {
-    double e = strtod(cell(&R->traj, r, R->tc_err), NULL);
-    if (twr < 0 || worse(e, tw)) tw = e, twr = r;
+    double e = strtod(rp_cell(&R->traj, r, R->tc_err), NULL);
+    if (twr < 0 || rp_worse(e, tw)) tw = e, twr = r;
   }
   if (twr >= 0) {
-    fmt_e(a, sizeof a, tw);
+    rp_fmt_e(a, sizeof a, tw);
     fprintf(f, "- constraint-free trajectory agreement (rigidlab newton vs MuJoCo): worst **%s** (%s, %s, %s steps)\n", a,
-            cell(&R->traj, twr, R->tc_scene), cell(&R->traj, twr, R->tc_integ), cell(&R->traj, twr, R->tc_steps));
+            rp_cell(&R->traj, twr, R->tc_scene), rp_cell(&R->traj, twr, R->tc_integ), rp_cell(&R->traj, twr, R->tc_steps));
   }
   for (int i = 0; i < R->nbench; i++)
     if (!strcmp(R->bench[i].stage, "step"))
@@ -991,8 +581,8 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
         fprintf(f, "| – | | | ");
         continue;
       }
-      fmt_e(a, sizeof a, strtod(vcell(v, r, v->c_rel), NULL));
-      fmt_e(b, sizeof b, strtod(vcell(v, r, v->c_tol), NULL));
+      rp_fmt_e(a, sizeof a, strtod(vcell(v, r, v->c_rel), NULL));
+      rp_fmt_e(b, sizeof b, strtod(vcell(v, r, v->c_tol), NULL));
       fprintf(f, "| %s%s%s | %s | %s | %s ", vcell(v, r, v->c_pass)[0] == '0' ? "**" : "", a, vcell(v, r, v->c_pass)[0] == '0' ? "**" : "",
               vcell(v, r, v->c_model), vcell(v, r, v->c_qty), b);
     }
@@ -1003,21 +593,21 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
     fprintf(f, "| model | precision | stage | quantity | max_rel_err | tolerance |\n|---|---|---|---|---:|---:|\n");
     for (int r = 0; r < v->t.nrow; r++)
       if (vcell(v, r, v->c_pass)[0] == '0') {
-        fmt_e(a, sizeof a, strtod(vcell(v, r, v->c_rel), NULL));
-        fmt_e(b, sizeof b, strtod(vcell(v, r, v->c_tol), NULL));
+        rp_fmt_e(a, sizeof a, strtod(vcell(v, r, v->c_rel), NULL));
+        rp_fmt_e(b, sizeof b, strtod(vcell(v, r, v->c_tol), NULL));
         fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", vcell(v, r, v->c_model), vcell(v, r, v->c_prec), vcell(v, r, v->c_stage),
                 vcell(v, r, v->c_qty), a, b);
       }
   }
-  if (sl_find(plots, "verify") >= 0) fprintf(f, "\n![verify: worst error per stage](plots/verify.svg) ([PNG](plots/verify.png), [script](plots/verify.gp))\n");
+  if (rp_sl_find(plots, "verify") >= 0) fprintf(f, "\n![verify: worst error per stage](plots/verify.svg) ([PNG](plots/verify.png), [script](plots/verify.gp))\n");
 
   /* trajectories */
   fprintf(f, "\n## Constraint-free trajectories (traj_compare.csv)\n\n");
   fprintf(f, "max over steps of ‖newton − mujoco‖∞ / max(‖mujoco‖∞, 1) over qpos and qvel.\n\n");
   fprintf(f, "| scene | integrator | steps | max rel err |\n|---|---|---:|---:|\n");
   for (int r = 0; r < R->traj.nrow; r++) {
-    fmt_e(a, sizeof a, strtod(cell(&R->traj, r, R->tc_err), NULL));
-    fprintf(f, "| %s | %s | %s | %s |\n", cell(&R->traj, r, R->tc_scene), cell(&R->traj, r, R->tc_integ), cell(&R->traj, r, R->tc_steps), a);
+    rp_fmt_e(a, sizeof a, strtod(rp_cell(&R->traj, r, R->tc_err), NULL));
+    fprintf(f, "| %s | %s | %s | %s |\n", rp_cell(&R->traj, r, R->tc_scene), rp_cell(&R->traj, r, R->tc_integ), rp_cell(&R->traj, r, R->tc_steps), a);
   }
 
   /* contact */
@@ -1028,7 +618,7 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
     fprintf(f, "|---|---|---:|---:|---:|---:|---:|---|\n");
     for (int i = 0; i < R->nrun; i++) {
       const contact_run *c = &R->runs[i];
-      fmt_e(a, sizeof a, c->pen_max);
+      rp_fmt_e(a, sizeof a, c->pen_max);
       fprintf(f, "| %s | %s | %d | %s | %.2f | %.0f | %ld | %.6g → %.6g |\n", c->scene, c->engine, c->t.nrow, a, c->it_mean, c->it_max, c->nonconv,
               c->e0, c->e1);
     }
@@ -1059,6 +649,7 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
     }
     fprintf(f, "\n![chain scaling](plots/chains.svg) ([PNG](plots/chains.png))\n");
   }
+  rs_summary(&R->studies, f, plots);
   fprintf(f, "\nLaTeX tables: [tables.tex](tables.tex) (needs \\usepackage{booktabs,graphicx}).\n");
 }
 
@@ -1066,7 +657,7 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
 
 static void write_tex(const report *R, FILE *f) {
   const verify_data *v = &R->v;
-  fprintf(f, "%% rigidlab report tables — generated by `rigidlab report %s`; needs \\usepackage{booktabs,graphicx}\n", tex(R->dir));
+  fprintf(f, "%% rigidlab report tables — generated by `rigidlab report %s`; needs \\usepackage{booktabs,graphicx}\n", rp_tex(R->dir));
   for (int p = 0; p < 2; p++) {
     int any = 0;
     for (size_t k = (size_t)p; k < (size_t)v->nm * (size_t)v->ns * 2; k += 2) any |= v->mhas[k];
@@ -1076,13 +667,13 @@ static void write_tex(const report *R, FILE *f) {
             p ? "FP32" : "FP64", p ? "f32" : "f64");
     for (int s = 0; s < v->ns; s++) fprintf(f, "r");
     fprintf(f, "}\n\\toprule\nmodel");
-    for (int s = 0; s < v->ns; s++) fprintf(f, " & %s", tex(v->stages.s[s]));
+    for (int s = 0; s < v->ns; s++) fprintf(f, " & %s", rp_tex(v->stages.s[s]));
     fprintf(f, " \\\\\n\\midrule\n");
     for (int m = 0; m < v->nm; m++) {
-      fprintf(f, "%s", tex(v->models.s[m]));
+      fprintf(f, "%s", rp_tex(v->models.s[m]));
       for (int s = 0; s < v->ns; s++) {
         size_t k = ((size_t)m * (size_t)v->ns + (size_t)s) * 2 + (size_t)p;
-        fprintf(f, " & %s", v->mhas[k] ? tex_num(v->mworst[k], v->mfail[k] > 0) : "--");
+        fprintf(f, " & %s", v->mhas[k] ? rp_tex_num(v->mworst[k], v->mfail[k] > 0) : "--");
       }
       fprintf(f, " \\\\\n");
     }
@@ -1092,8 +683,8 @@ static void write_tex(const report *R, FILE *f) {
   fprintf(f, "\n\\begin{table}[tbp]\n\\centering\n\\caption{Constraint-free trajectories: rigidlab vs MuJoCo, worst relative state "
              "difference over the run.}\n\\label{tab:traj}\n\\begin{tabular}{llrr}\n\\toprule\nscene & integrator & steps & max rel.\\ error \\\\\n\\midrule\n");
   for (int r = 0; r < R->traj.nrow; r++)
-    fprintf(f, "%s & %s & %s & %s \\\\\n", tex(cell(&R->traj, r, R->tc_scene)), tex(cell(&R->traj, r, R->tc_integ)),
-            tex(cell(&R->traj, r, R->tc_steps)), tex_num(strtod(cell(&R->traj, r, R->tc_err), NULL), 0));
+    fprintf(f, "%s & %s & %s & %s \\\\\n", rp_tex(rp_cell(&R->traj, r, R->tc_scene)), rp_tex(rp_cell(&R->traj, r, R->tc_integ)),
+            rp_tex(rp_cell(&R->traj, r, R->tc_steps)), rp_tex_num(strtod(rp_cell(&R->traj, r, R->tc_err), NULL), 0));
   fprintf(f, "\\bottomrule\n\\end{tabular}\n\\end{table}\n");
 
   if (R->nbench) {
@@ -1101,20 +692,20 @@ static void write_tex(const report *R, FILE *f) {
     strlist stages = {0}, rows = {0};
     char buf[512];
     for (int i = 0; i < R->nbench; i++) {
-      sl_add(&stages, R->bench[i].stage);
+      rp_sl_add(&stages, R->bench[i].stage);
       snprintf(buf, sizeof buf, "%s\t%s\t%s", R->bench[i].model, R->bench[i].prec, R->bench[i].engine);
-      sl_add(&rows, buf);
+      rp_sl_add(&rows, buf);
     }
     fprintf(f, "\n\\begin{table}[tbp]\n\\centering\n\\caption{Time per step relative to MuJoCo 2.2.2 (rigidlab / MuJoCo; below 1 is faster). "
                "Medians of alternating repetitions.}\n\\label{tab:bench}\n\\resizebox{\\textwidth}{!}{%%\n\\begin{tabular}{lll");
     for (int s = 0; s < stages.n; s++) fprintf(f, "r");
     fprintf(f, "}\n\\toprule\nmodel & precision & engine");
-    for (int s = 0; s < stages.n; s++) fprintf(f, " & %s", tex(stages.s[s]));
+    for (int s = 0; s < stages.n; s++) fprintf(f, " & %s", rp_tex(stages.s[s]));
     fprintf(f, " \\\\\n\\midrule\n");
     for (int r = 0; r < rows.n; r++) {
       char m[256], p[16], e[64];
       sscanf(rows.s[r], "%255[^\t]\t%15[^\t]\t%63s", m, p, e);
-      fprintf(f, "%s & %s & %s", tex(m), tex(p), tex(e));
+      fprintf(f, "%s & %s & %s", rp_tex(m), rp_tex(p), rp_tex(e));
       for (int s = 0; s < stages.n; s++) {
         int found = -1;
         for (int i = 0; i < R->nbench; i++)
@@ -1127,61 +718,63 @@ static void write_tex(const report *R, FILE *f) {
       fprintf(f, " \\\\\n");
     }
     fprintf(f, "\\bottomrule\n\\end{tabular}}\n\\end{table}\n");
-    sl_free(&stages);
-    sl_free(&rows);
+    rp_sl_free(&stages);
+    rp_sl_free(&rows);
   }
   if (R->nchain) {
     fprintf(f, "\n\\begin{table}[tbp]\n\\centering\n\\caption{Hinge-chain scaling: exponent $b$ of the fitted power law "
                "$t = a\\,n^b$ (time per step vs links, least squares on $\\log_{10}$).}\n\\label{tab:chains}\n"
                "\\begin{tabular}{llrrr}\n\\toprule\nengine & precision & points & rigidlab $b$ & MuJoCo $b$ \\\\\n\\midrule\n");
     for (int k = 0; k < R->nchain; k++)
-      fprintf(f, "%s & %s & %d & %.2f & %.2f \\\\\n", tex(R->chains[k].engine), tex(R->chains[k].prec), R->chains[k].n, R->chains[k].slope,
+      fprintf(f, "%s & %s & %d & %.2f & %.2f \\\\\n", rp_tex(R->chains[k].engine), rp_tex(R->chains[k].prec), R->chains[k].n, R->chains[k].slope,
               R->chains[k].mslope);
     fprintf(f, "\\bottomrule\n\\end{tabular}\n\\end{table}\n");
   }
+  rs_tex(&R->studies, f);
 }
 
 /* ---------- driver ---------- */
 
 static void report_free(report *R) {
   verify_data *v = &R->v;
-  table_free(&v->t);
-  sl_free(&v->models);
-  sl_free(&v->stages);
+  rp_table_free(&v->t);
+  rp_sl_free(&v->models);
+  rp_sl_free(&v->stages);
   free(v->worst_row);
   free(v->mworst);
   free(v->mfail);
   free(v->mhas);
-  table_free(&R->traj);
-  for (int i = 0; i < R->nrun; i++) table_free(&R->runs[i].t);
+  rp_table_free(&R->traj);
+  for (int i = 0; i < R->nrun; i++) rp_table_free(&R->runs[i].t);
   free(R->runs);
   free(R->bench);
-  sl_free(&R->bench_files);
+  rp_sl_free(&R->bench_files);
   for (int k = 0; k < R->nchain; k++) {
     free(R->chains[k].links);
     free(R->chains[k].ours);
     free(R->chains[k].mj);
   }
   free(R->chains);
-  table_free(&R->meta);
+  rp_table_free(&R->meta);
+  rs_free(&R->studies);
 }
 
 int rl_report(const char *dir, FILE *log, char *err, int errlen) {
-  g_err = err;
-  g_errlen = errlen;
+  rp_set_err(err, errlen);
   err[0] = 0;
   report R;
   memset(&R, 0, sizeof R);
   R.dir = dir;
   R.log = log;
   struct stat sb;
-  if (stat(dir, &sb) || !S_ISDIR(sb.st_mode)) return fail("%s: not a results directory", dir);
+  if (stat(dir, &sb) || !S_ISDIR(sb.st_mode)) return rp_fail("%s: not a results directory", dir);
 
   int st = load_verify(&R);
   if (!st) st = load_traj(&R);
   if (!st) st = load_contact(&R);
   if (!st) st = load_bench(&R);
   if (!st) st = load_meta(&R);
+  if (!st) st = rs_load(dir, &R.studies);
   if (st) {
     report_free(&R);
     return st;
@@ -1191,56 +784,57 @@ int rl_report(const char *dir, FILE *log, char *err, int errlen) {
   snprintf(pdir, sizeof pdir, "%s/plots.tmp.%ld", dir, (long)getpid());
   snprintf(final, sizeof final, "%s/plots", dir);
   snprintf(old, sizeof old, "%s/plots.old.%ld", dir, (long)getpid());
-  rm_flat_dir(pdir);
+  rp_rm_flat_dir(pdir);
   if (mkdir(pdir, 0755)) {
-    st = fail("%s: cannot create: %s", pdir, strerror(errno));
+    st = rp_fail("%s: cannot create: %s", pdir, strerror(errno));
     report_free(&R);
     return st;
   }
   strlist plots = {0}, scenes = {0};
   outfile sum = {0}, tx = {0};
-  for (int i = 0; i < R.nrun; i++) sl_add(&scenes, R.runs[i].scene);
+  for (int i = 0; i < R.nrun; i++) rp_sl_add(&scenes, R.runs[i].scene);
 
-  st = plot(&R, pdir, "verify", body_verify, NULL, &plots);
+  st = rp_plot(&R, pdir, "verify", body_verify, NULL, &plots);
   for (int s = 0; s < scenes.n && !st; s++) {
     char base[300];
     snprintf(base, sizeof base, "contact_%s", scenes.s[s]);
-    st = plot(&R, pdir, base, body_contact, scenes.s[s], &plots);
+    st = rp_plot(&R, pdir, base, body_contact, scenes.s[s], &plots);
   }
-  if (!st && R.nbench) st = plot(&R, pdir, "bench_ratio", body_bench, NULL, &plots);
-  if (!st && R.nchain) st = plot(&R, pdir, "chains", body_chains, NULL, &plots);
-  if (!st) st = out_open(&sum, dir, "summary.md");
+  if (!st && R.nbench) st = rp_plot(&R, pdir, "bench_ratio", body_bench, NULL, &plots);
+  if (!st && R.nchain) st = rp_plot(&R, pdir, "chains", body_chains, NULL, &plots);
+  if (!st) st = rs_plots(&R.studies, pdir, &plots);
+  if (!st) st = rp_out_open(&sum, dir, "summary.md");
   if (!st) {
     write_summary(&R, sum.f, &plots, &scenes);
-    st = out_close(&sum);
+    st = rp_out_close(&sum);
   }
-  if (!st) st = out_open(&tx, dir, "tables.tex");
+  if (!st) st = rp_out_open(&tx, dir, "tables.tex");
   if (!st) {
     write_tex(&R, tx.f);
-    st = out_close(&tx);
+    st = rp_out_close(&tx);
   }
   /* commit: old plots aside, new plots in, then the two files */
   if (!st) {
     int had_old = !stat(final, &sb);
-    if (had_old && rename(final, old)) st = fail("%s: cannot replace: %s", final, strerror(errno));
+    if (had_old && rename(final, old)) st = rp_fail("%s: cannot replace: %s", final, strerror(errno));
     else if (rename(pdir, final)) {
-      st = fail("%s: cannot rename into place: %s", final, strerror(errno));
+      st = rp_fail("%s: cannot rename into place: %s", final, strerror(errno));
       if (had_old) rename(old, final);
     } else {
-      if (had_old) rm_flat_dir(old);
-      if (rename(sum.tmp, sum.path)) st = fail("%s: cannot rename into place: %s", sum.path, strerror(errno));
-      else if (rename(tx.tmp, tx.path)) st = fail("%s: cannot rename into place: %s", tx.path, strerror(errno));
+      if (had_old) rp_rm_flat_dir(old);
+      if (rename(sum.tmp, sum.path)) st = rp_fail("%s: cannot rename into place: %s", sum.path, strerror(errno));
+      else if (rename(tx.tmp, tx.path)) st = rp_fail("%s: cannot rename into place: %s", tx.path, strerror(errno));
     }
   }
   if (st) {
-    out_drop(&sum);
-    out_drop(&tx);
-    rm_flat_dir(pdir);
+    rp_out_drop(&sum);
+    rp_out_drop(&tx);
+    rp_rm_flat_dir(pdir);
   } else if (log) {
     fprintf(log, "wrote %s/summary.md, %s/tables.tex and %d plots (SVG + PNG) in %s/\n", dir, dir, plots.n, final);
   }
-  sl_free(&plots);
-  sl_free(&scenes);
+  rp_sl_free(&plots);
+  rp_sl_free(&scenes);
   report_free(&R);
   return st;
 }

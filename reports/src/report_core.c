@@ -1,0 +1,421 @@
+/* report_core.c — see report_core.h. */
+#include "report_core.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gsl/gsl_fit.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { BADINPUT = RP_BADINPUT };
+
+/* ---------- errors ---------- */
+
+static char *g_err;
+static int g_errlen;
+
+void rp_set_err(char *err, int errlen) {
+  g_err = err;
+  g_errlen = errlen;
+}
+
+int rp_fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(g_err, (size_t)g_errlen, fmt, ap);
+  va_end(ap);
+  for (char *c = g_err; *c; c++)
+    if (*c == '\n' || *c == '\r') *c = ' ';
+  return BADINPUT;
+}
+
+void *rp_xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (!q) {
+    fputs("rigidlab: out of memory\n", stderr);
+    exit(BADINPUT);
+  }
+  return q;
+}
+
+char *rp_xstrdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  return memcpy(rp_xrealloc(NULL, n), s, n);
+}
+
+/* ---------- CSV reader (RFC 4180: quotes, doubled quotes, CRLF) ---------- */
+
+
+void rp_table_free(table *t) {
+  free(t->buf);
+  free(t->hdr);
+  free(t->cell);
+  free(t->line);
+  memset(t, 0, sizeof *t);
+}
+
+int rp_table_load(table *t, const char *path) {
+  memset(t, 0, sizeof *t);
+  snprintf(t->path, sizeof t->path, "%s", path);
+  FILE *f = fopen(path, "rb");
+  if (!f) return rp_fail("%s: cannot read: %s", path, strerror(errno));
+  size_t cap = 1 << 16, n = 0;
+  t->buf = rp_xrealloc(NULL, cap);
+  for (;;) {
+    if (n + 1 >= cap) t->buf = rp_xrealloc(t->buf, cap *= 2);
+    size_t k = fread(t->buf + n, 1, cap - n - 1, f);
+    if (!k) break;
+    n += k;
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) return rp_fail("%s: read error", path);
+  t->buf[n] = 0;
+  if (memchr(t->buf, 0, n)) return rp_fail("%s: binary data (NUL byte)", path);
+
+  /* tokenize in place: unquoted text is copied down over the quotes */
+  char *r = t->buf, *w = t->buf;
+  int line = 1;
+  char **fields = NULL;
+  int nf = 0, fcap = 0, rcap = 0;
+  while (*r) {
+    int rowline = line;
+    nf = 0;
+    for (;;) { /* one field */
+      if (nf == fcap) fields = rp_xrealloc(fields, sizeof *fields * (size_t)(fcap = fcap ? 2 * fcap : 32));
+      fields[nf++] = w;
+      if (*r == '"') {
+        r++;
+        for (;;) {
+          if (!*r) {
+            free(fields);
+            return rp_fail("%s:%d: unterminated quoted field", path, rowline);
+          }
+          if (*r == '"' && r[1] == '"') { *w++ = '"'; r += 2; continue; }
+          if (*r == '"') { r++; break; }
+          if (*r == '\n') line++;
+          *w++ = *r++;
+        }
+        if (*r && *r != ',' && *r != '\n' && *r != '\r') {
+          free(fields);
+          return rp_fail("%s:%d: text after a closing quote", path, rowline);
+        }
+      } else {
+        while (*r && *r != ',' && *r != '\n' && *r != '\r') {
+          if (*r == '"') {
+            free(fields);
+            return rp_fail("%s:%d: quote inside an unquoted field", path, rowline);
+          }
+          *w++ = *r++;
+        }
+      }
+      char c = *r;
+      *w++ = 0;
+      if (c == ',') { r++; continue; }
+      /* c was overwritten by the terminator when w == r: test the saved copy */
+      if (c == '\r') {
+        r++;
+        if (*r == '\n') r++;
+        line++;
+      } else if (c == '\n') {
+        r++;
+        line++;
+      }
+      break;
+    }
+    if (nf == 1 && !fields[0][0]) continue; /* blank line */
+    if (!t->hdr) {
+      t->ncol = nf;
+      t->hdr = rp_xrealloc(NULL, sizeof *t->hdr * (size_t)nf);
+      memcpy(t->hdr, fields, sizeof *fields * (size_t)nf);
+      continue;
+    }
+    if (nf != t->ncol) {
+      free(fields);
+      return rp_fail("%s:%d: %d fields, the header has %d", path, rowline, nf, t->ncol);
+    }
+    if (t->nrow == rcap) {
+      rcap = rcap ? 2 * rcap : 256;
+      t->cell = rp_xrealloc(t->cell, sizeof *t->cell * (size_t)rcap * (size_t)t->ncol);
+      t->line = rp_xrealloc(t->line, sizeof *t->line * (size_t)rcap);
+    }
+    memcpy(t->cell + (size_t)t->nrow * (size_t)t->ncol, fields, sizeof *fields * (size_t)nf);
+    t->line[t->nrow++] = rowline;
+  }
+  free(fields);
+  if (!t->hdr) return rp_fail("%s: empty file (no header row)", path);
+  return 0;
+}
+
+const char *rp_cell(const table *t, int r, int c) { return t->cell[(size_t)r * (size_t)t->ncol + (size_t)c]; }
+
+int rp_col(const table *t, const char *name) {
+  for (int c = 0; c < t->ncol; c++)
+    if (!strcmp(t->hdr[c], name)) return c;
+  return -1;
+}
+
+int rp_need_col(const table *t, const char *name, int *c) {
+  if ((*c = rp_col(t, name)) < 0) return rp_fail("%s: no column '%s'", t->path, name);
+  return 0;
+}
+
+/* a number, nan or [-]inf */
+int rp_num(const table *t, int r, int c, double *v) {
+  const char *s = rp_cell(t, r, c);
+  char *end;
+  errno = 0;
+  *v = strtod(s, &end);
+  if (!*s || *end || end == s)
+    return rp_fail("%s:%d: column '%s': not a number: '%s'", t->path, t->line[r], t->hdr[c], s);
+  return 0;
+}
+
+/* ---------- small helpers ---------- */
+
+
+int rp_sl_find(const strlist *l, const char *s) {
+  for (int i = 0; i < l->n; i++)
+    if (!strcmp(l->s[i], s)) return i;
+  return -1;
+}
+int rp_sl_add(strlist *l, const char *s) {
+  int i = rp_sl_find(l, s);
+  if (i >= 0) return i;
+  l->s = rp_xrealloc(l->s, sizeof *l->s * (size_t)(l->n + 1));
+  l->s[l->n] = rp_xstrdup(s);
+  return l->n++;
+}
+void rp_sl_free(strlist *l) {
+  for (int i = 0; i < l->n; i++) free(l->s[i]);
+  free(l->s);
+  l->s = NULL;
+  l->n = 0;
+}
+
+/* "worse" for errors: NaN beats everything, then larger */
+int rp_worse(double a, double b) {
+  if (isnan(b)) return 0;
+  if (isnan(a)) return 1;
+  return a > b;
+}
+
+void rp_fmt_e(char *buf, size_t n, double v) {
+  if (isnan(v)) snprintf(buf, n, "nan");
+  else if (isinf(v)) snprintf(buf, n, v > 0 ? "inf" : "-inf");
+  else snprintf(buf, n, "%.3e", v);
+}
+
+/* LaTeX-escape into a static ring of buffers (enough for one fprintf call) */
+const char *rp_tex(const char *s) {
+  static char ring[8][512];
+  static int k;
+  char *o = ring[k = (k + 1) % 8], *e = o + sizeof ring[0] - 8;
+  for (; *s && o < e; s++) {
+    if (strchr("_&%$#{}", *s)) *o++ = '\\';
+    *o++ = *s;
+  }
+  *o = 0;
+  return ring[k];
+}
+
+/* a number for LaTeX: 1.23e-16 → $1.23\times10^{-16}$ */
+const char *rp_tex_num(double v, int bold) {
+  static char ring[8][96];
+  static int k;
+  char *o = ring[k = (k + 1) % 8];
+  if (!isfinite(v)) {
+    snprintf(o, sizeof ring[0], "%s%s%s", bold ? "\\textbf{" : "", isnan(v) ? "nan" : "inf", bold ? "}" : "");
+    return o;
+  }
+  if (v == 0) {
+    snprintf(o, sizeof ring[0], "%s", bold ? "\\textbf{0}" : "0");
+    return o;
+  }
+  int ex = (int)floor(log10(fabs(v)));
+  double m = v / pow(10, ex);
+  if (fabs(m) >= 9.995) { m /= 10; ex++; }
+  snprintf(o, sizeof ring[0], "$%s%.2f\\times10^{%d}%s$", bold ? "\\mathbf{" : "", m, ex, bold ? "}" : "");
+  return o;
+}
+
+void rp_path_in(char *out, size_t n, const char *dir, const char *name) { snprintf(out, n, "%s/%s", dir, name); }
+
+int rp_cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* sorted names in DIR with this prefix and suffix */
+int rp_list_files(const char *dir, const char *prefix, strlist *out) {
+  DIR *d = opendir(dir);
+  if (!d) return rp_fail("%s: cannot read directory: %s", dir, strerror(errno));
+  struct dirent *e;
+  size_t np = strlen(prefix);
+  while ((e = readdir(d))) {
+    size_t n = strlen(e->d_name);
+    if (n > np + 4 && !strncmp(e->d_name, prefix, np) && !strcmp(e->d_name + n - 4, ".csv") && !strstr(e->d_name, ".tmp."))
+      rp_sl_add(out, e->d_name);
+  }
+  closedir(d);
+  qsort(out->s, (size_t)out->n, sizeof *out->s, rp_cmp_str);
+  return 0;
+}
+
+void rp_fit(const double *x, const double *y, int n, double *slope, double *inter, double *r2) {
+  *slope = *inter = *r2 = NAN;
+  if (n < 2) return;
+  double *lx = rp_xrealloc(NULL, sizeof(double) * (size_t)n), *ly = rp_xrealloc(NULL, sizeof(double) * (size_t)n);
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (x[i] > 0 && y[i] > 0 && isfinite(y[i])) {
+      lx[m] = log10(x[i]);
+      ly[m++] = log10(y[i]);
+    }
+  double c00, c01, c11, ss;
+  if (m >= 2 && !gsl_fit_linear(lx, 1, ly, 1, (size_t)m, inter, slope, &c00, &c01, &c11, &ss)) {
+    double mean = 0, tot = 0;
+    for (int i = 0; i < m; i++) mean += ly[i] / m;
+    for (int i = 0; i < m; i++) tot += (ly[i] - mean) * (ly[i] - mean);
+    *r2 = tot > 0 ? 1 - ss / tot : 1;
+  }
+  free(lx);
+  free(ly);
+}
+
+/* ---------- output files: temporary name, renamed on commit ---------- */
+
+
+int rp_out_open(outfile *o, const char *dir, const char *name) {
+  rp_path_in(o->path, sizeof o->path, dir, name);
+  snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->path, (long)getpid());
+  o->f = fopen(o->tmp, "w");
+  if (!o->f) return rp_fail("%s: cannot write: %s", o->path, strerror(errno));
+  return 0;
+}
+/* close (keep the temporary name); renamed later by out_commit */
+int rp_out_close(outfile *o) {
+  int bad = ferror(o->f);
+  bad |= fclose(o->f) != 0;
+  o->f = NULL;
+  if (bad) return rp_fail("%s: write failed", o->path);
+  return 0;
+}
+void rp_out_drop(outfile *o) {
+  if (o->f) fclose(o->f);
+  o->f = NULL;
+  if (o->tmp[0]) remove(o->tmp);
+}
+
+void rp_rm_flat_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  char p[8192];
+  while ((e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+      snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+      remove(p);
+    }
+  closedir(d);
+  rmdir(dir);
+}
+
+/* ---------- gnuplot ---------- */
+
+/* the shared preamble: a comment (datablocks follow it: gnuplot cannot define them inside a loop),
+ * then gp_loop opens one loop that draws into SVG, then PNG (pngcairo when built in, else png) */
+void rp_gp_begin(FILE *f, const char *base, const char *what) {
+  fprintf(f, "# %s -- generated by `rigidlab report`; rerun with: cd plots && gnuplot %s.gp\n", what, base);
+}
+void rp_gp_loop(FILE *f, const char *base, int w, int h) {
+  fprintf(f,
+          "do for [fmt in \"svg png\"] {\n"
+          "if (fmt eq \"svg\") {\n"
+          "  set terminal svg size %d,%d dynamic noenhanced font \"Sans,12\" background \"white\"\n"
+          "  set output \"%s.svg\"\n"
+          "} else {\n"
+          "  if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+          "    set terminal pngcairo size %d,%d noenhanced font \"Sans,10\" background \"white\"\n"
+          "  } else {\n"
+          "    set terminal png size %d,%d noenhanced\n"
+          "  }\n"
+          "  set output \"%s.png\"\n"
+          "}\n"
+          "reset\n"
+          "set encoding utf8\n"
+          "set grid ytics\n"
+          "set key outside right top box opaque\n",
+          w, h, base, w, h, w, h, base);
+}
+void rp_gp_end(FILE *f) { fprintf(f, "set output\n}\n"); }
+
+void rp_gp_num(FILE *f, double v) {
+  if (isnan(v)) fputs("NaN", f);
+  else fprintf(f, "%.9g", v);
+}
+
+const char *const rp_colors[RP_NCOLORS] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+                               "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+int rp_run_gnuplot(const char *dir, const char *script) {
+  pid_t pid = fork();
+  if (pid < 0) return rp_fail("%s/%s: cannot start gnuplot: %s", dir, script, strerror(errno));
+  if (pid == 0) {
+    if (chdir(dir)) _exit(126);
+    int fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(fd);
+    }
+    execlp("gnuplot", "gnuplot", script, (char *)NULL);
+    _exit(127);
+  }
+  int ws;
+  while (waitpid(pid, &ws, 0) < 0)
+    if (errno != EINTR) return rp_fail("%s/%s: waitpid: %s", dir, script, strerror(errno));
+  if (!WIFEXITED(ws) || WEXITSTATUS(ws)) {
+    int code = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    if (code == 127) return rp_fail("%s/%s: gnuplot not found (install gnuplot-nox)", dir, script);
+    /* the last line of the log says why */
+    char lp[4200], last[512] = "", buf[512];
+    snprintf(lp, sizeof lp, "%s/gnuplot.log", dir);
+    FILE *lf = fopen(lp, "r");
+    if (lf) {
+      while (fgets(buf, sizeof buf, lf))
+        if (buf[0] != '\n' && buf[0] != ' ') snprintf(last, sizeof last, "%s", buf);
+      fclose(lf);
+    }
+    return rp_fail("%s: gnuplot failed (exit %d): %s", script, code, last);
+  }
+  return 0;
+}
+
+/* write DIR/NAME.gp with the body writer, run it, check both outputs exist */
+int rp_plot(const void *R, const char *pdir, const char *base, rp_gp_body body, const void *arg, strlist *made) {
+  char p[4300];
+  snprintf(p, sizeof p, "%s/%s.gp", pdir, base);
+  FILE *f = fopen(p, "w");
+  if (!f) return rp_fail("%s: cannot write: %s", p, strerror(errno));
+  body(R, f, arg);
+  int bad = ferror(f);
+  bad |= fclose(f) != 0;
+  if (bad) return rp_fail("%s: write failed", p);
+  char script[300];
+  snprintf(script, sizeof script, "%s.gp", base);
+  int st = rp_run_gnuplot(pdir, script);
+  if (st) return st;
+  const char *ext[2] = {"svg", "png"};
+  for (int i = 0; i < 2; i++) {
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/%s.%s", pdir, base, ext[i]);
+    if (stat(p, &sb) || sb.st_size == 0) return rp_fail("%s.gp: gnuplot wrote no %s.%s", base, base, ext[i]);
+  }
+  rp_sl_add(made, base);
+  return 0;
+}

@@ -1,0 +1,70 @@
+/* report_core.h — the pieces `rigidlab report` is built from (report_core.c): the error line, a checked
+ * RFC 4180 CSV reader, string lists, number formatting for Markdown and LaTeX, output files under temporary
+ * names renamed on commit, and gnuplot scripts run into SVG and PNG.  Errors: every rp_ function that can fail
+ * returns 2 (bad input) after writing one line into the buffer given to rp_set_err. */
+#ifndef RL_REPORT_CORE_H
+#define RL_REPORT_CORE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define RP_BADINPUT 2
+#define RP_NCOLORS 10
+
+typedef struct {
+  char path[4096];
+  char *buf;
+  int ncol, nrow;
+  char **hdr;   /* ncol */
+  char **cell;  /* nrow * ncol */
+  int *line;    /* file line of each row */
+} table;
+
+typedef struct {
+  char **s;
+  int n;
+} strlist;
+
+typedef struct {
+  FILE *f;
+  char tmp[4200], path[4096];
+} outfile;
+
+/* where rp_fail writes its one-line message */
+void rp_set_err(char *err, int errlen);
+int rp_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* the body of a gnuplot script: datablocks, then rp_gp_loop … rp_gp_end */
+typedef void (*rp_gp_body)(const void *ctx, FILE *f, const void *arg);
+extern const char *const rp_colors[RP_NCOLORS];
+
+void *rp_xrealloc(void *p, size_t n);
+char *rp_xstrdup(const char *s);
+void rp_table_free(table *t);
+int rp_table_load(table *t, const char *path);
+const char *rp_cell(const table *t, int r, int c);
+int rp_col(const table *t, const char *name);
+int rp_need_col(const table *t, const char *name, int *c);
+int rp_num(const table *t, int r, int c, double *v);
+int rp_sl_find(const strlist *l, const char *s);
+int rp_sl_add(strlist *l, const char *s);
+void rp_sl_free(strlist *l);
+int rp_worse(double a, double b);
+void rp_fmt_e(char *buf, size_t n, double v);
+const char *rp_tex(const char *s);
+const char *rp_tex_num(double v, int bold);
+void rp_path_in(char *out, size_t n, const char *dir, const char *name);
+int rp_cmp_str(const void *a, const void *b);
+int rp_list_files(const char *dir, const char *prefix, strlist *out);
+void rp_fit(const double *x, const double *y, int n, double *slope, double *inter, double *r2);
+int rp_out_open(outfile *o, const char *dir, const char *name);
+int rp_out_close(outfile *o);
+void rp_out_drop(outfile *o);
+void rp_rm_flat_dir(const char *dir);
+void rp_gp_begin(FILE *f, const char *base, const char *what);
+void rp_gp_loop(FILE *f, const char *base, int w, int h);
+void rp_gp_end(FILE *f);
+void rp_gp_num(FILE *f, double v);
+int rp_run_gnuplot(const char *dir, const char *script);
+int rp_plot(const void *R, const char *pdir, const char *base, rp_gp_body body, const void *arg, strlist *made);
+
+#endif

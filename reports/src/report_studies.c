@@ -1,0 +1,655 @@
+/* report_studies.c — the `rigidlab run` studies of a results directory (DIR/studies/<name>/, see
+ * report_studies.h): plots, a summary.md section and LaTeX tables from each study's metrics.csv (tidy:
+ * study,point,engine,precision,dt,metric,value,step,index), meta.csv and spec.ini, plus the per-point CSVs a
+ * plot needs (the fp32 trajectories, the lock-step errors).  The plot follows the study's kind:
+ *   convergence  residual vs iteration, log y: one panel per metric family NAME_it<k> (k on x)
+ *   refinement   error vs step size, log–log: families NAME_L<k> against their dt, with the fitted slope
+ *   fp32, device divergence vs time: max |Δqpos| between the two runs of a point per row, log y
+ *   lockstep     one-step error vs time (traj_ID.lock.csv), log y; and the maxima as bars
+ *   speed        time per step rigidlab/MuJoCo as bars per scene, parity line at 1
+ *   residuals, analytic, trajectory   the metrics as bars per scene, log y
+ * Values ≤ 0 on a log axis are drawn at the axis floor (1e-17) and said so in the key. */
+#include "report_studies.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LOG_FLOOR 1e-17
+#define MAX_ROWS_PLOTTED 400
+
+/* the study kind from spec.ini's `kind = …` line (trajectory when absent) */
+static void read_kind(const char *dir, char *kind, size_t n, char *desc, size_t dn) {
+  char p[4400], line[1024];
+  snprintf(kind, n, "trajectory");
+  desc[0] = 0;
+  rp_path_in(p, sizeof p, dir, "spec.ini");
+  FILE *f = fopen(p, "r");
+  if (!f) return;
+  while (fgets(line, sizeof line, f)) {
+    char key[64], val[900];
+    if (line[0] == ';' || line[0] == '#') continue;
+    if (sscanf(line, " %63[a-z_] = %899[^\r\n]", key, val) != 2) continue;
+    if (!strcmp(key, "kind")) snprintf(kind, n, "%.*s", (int)n - 1, val);
+    else if (!strcmp(key, "description")) snprintf(desc, dn, "%.*s", (int)dn - 1, val);
+  }
+  fclose(f);
+}
+
+static int load_one(rs_study *s, const char *root, const char *name) {
+  memset(s, 0, sizeof *s);
+  snprintf(s->name, sizeof s->name, "%s", name);
+  snprintf(s->dir, sizeof s->dir, "%s/%s", root, name);
+  read_kind(s->dir, s->kind, sizeof s->kind, s->description, sizeof s->description);
+  char p[4400];
+  rp_path_in(p, sizeof p, s->dir, "metrics.csv");
+  int st = rp_table_load(&s->m, p);
+  if (st) return st;
+  const char *need[] = {"point", "engine", "precision", "dt", "metric", "value"};
+  int *cols[] = {&s->c_point, &s->c_engine, &s->c_prec, &s->c_dt, &s->c_metric, &s->c_value};
+  for (int i = 0; i < 6; i++)
+    if ((st = rp_need_col(&s->m, need[i], cols[i]))) return st;
+  for (int r = 0; r < s->m.nrow; r++) {
+    double x;
+    if ((st = rp_num(&s->m, r, s->c_value, &x)) || (st = rp_num(&s->m, r, s->c_dt, &x))) return st;
+  }
+  rp_path_in(p, sizeof p, s->dir, "meta.csv");
+  if (!access(p, F_OK)) {
+    if ((st = rp_table_load(&s->meta, p))) return st;
+    if (s->meta.ncol < 2 || rp_col(&s->meta, "key") != 0 || rp_col(&s->meta, "value") != 1)
+      return rp_fail("%s: header is not key,value", p);
+    s->has_meta = 1;
+  }
+  return 0;
+}
+
+int rs_load(const char *dir, rs_studies *S) {
+  memset(S, 0, sizeof *S);
+  char root[4200];
+  snprintf(root, sizeof root, "%s/studies", dir);
+  struct stat sb;
+  if (stat(root, &sb) || !S_ISDIR(sb.st_mode)) return 0;
+  DIR *d = opendir(root);
+  if (!d) return rp_fail("%s: cannot read directory: %s", root, strerror(errno));
+  strlist names = {0};
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    char p[8400];
+    snprintf(p, sizeof p, "%s/%s/metrics.csv", root, e->d_name);
+    if (e->d_name[0] != '.' && !access(p, F_OK)) rp_sl_add(&names, e->d_name);
+  }
+  closedir(d);
+  qsort(names.s, (size_t)names.n, sizeof *names.s, rp_cmp_str);
+  S->s = rp_xrealloc(NULL, sizeof *S->s * (size_t)(names.n + 1));
+  int st = 0;
+  for (int i = 0; i < names.n && !st; i++) {
+    st = load_one(&S->s[i], root, names.s[i]);
+    S->n = i + 1;
+  }
+  rp_sl_free(&names);
+  return st;
+}
+
+void rs_free(rs_studies *S) {
+  for (int i = 0; i < S->n; i++) {
+    rp_table_free(&S->s[i].m);
+    rp_table_free(&S->s[i].meta);
+  }
+  free(S->s);
+  memset(S, 0, sizeof *S);
+}
+
+/* ---------- the metrics of a study ---------- */
+
+static const char *M(const rs_study *s, int r, int c) { return rp_cell(&s->m, r, c); }
+static double V(const rs_study *s, int r) { return strtod(M(s, r, s->c_value), NULL); }
+
+/* NAME<digits> at the end after SEP ("_it", "_L"): the family NAME and the index; 0 when not */
+static int family_of(const char *metric, const char *sep, char *fam, size_t n, int *k) {
+  const char *p = strstr(metric, sep);
+  if (!p) return 0;
+  const char *last = p;
+  while ((p = strstr(p + 1, sep))) last = p;
+  const char *d = last + strlen(sep);
+  if (!*d) return 0;
+  for (const char *c = d; *c; c++)
+    if (*c < '0' || *c > '9') return 0;
+  snprintf(fam, n, "%.*s", (int)(last - metric), metric);
+  *k = atoi(d);
+  return 1;
+}
+
+/* a metric that is one number per point (not a member of a per-iteration or per-level family) */
+static int scalar_metric(const char *metric) {
+  char fam[128];
+  int k;
+  return !family_of(metric, "_it", fam, sizeof fam, &k) && !family_of(metric, "it", fam, sizeof fam, &k) &&
+         !family_of(metric, "_L", fam, sizeof fam, &k);
+}
+
+/* the scene of a point id (its first dot-separated field) and the rest (the label within a scene) */
+static void split_point(const char *id, char *scene, size_t ns, char *rest, size_t nr) {
+  const char *dot = strchr(id, '.');
+  if (!dot) {
+    snprintf(scene, ns, "%s", id);
+    snprintf(rest, nr, "%s", id);
+    return;
+  }
+  snprintf(scene, ns, "%.*s", (int)(dot - id), id);
+  snprintf(rest, nr, "%s", dot + 1);
+}
+
+static void lists_of(const rs_study *s, strlist *points, strlist *scenes, strlist *scalars) {
+  char sc[256], rest[512];
+  for (int r = 0; r < s->m.nrow; r++) {
+    rp_sl_add(points, M(s, r, s->c_point));
+    split_point(M(s, r, s->c_point), sc, sizeof sc, rest, sizeof rest);
+    rp_sl_add(scenes, sc);
+    if (scalar_metric(M(s, r, s->c_metric))) rp_sl_add(scalars, M(s, r, s->c_metric));
+  }
+}
+
+/* the row of POINT × METRIC, −1 when absent */
+static int find_row(const rs_study *s, const char *point, const char *metric) {
+  for (int r = 0; r < s->m.nrow; r++)
+    if (!strcmp(M(s, r, s->c_point), point) && !strcmp(M(s, r, s->c_metric), metric)) return r;
+  return -1;
+}
+
+static double on_log(double v) { return v > LOG_FLOOR ? v : LOG_FLOOR; }
+
+/* ---------- plots ---------- */
+
+typedef struct {
+  const rs_study *s;
+  const char *base;
+} plot_arg;
+
+/* what a per-iteration family measures (the runner's names, study_run.c / study_kinds.h) */
+static const char *family_title(const char *fam) {
+  static const char *const known[][2] = {
+      {"gap", "relative objective gap (cost(a_k) - cost(a*)) / |cost(a*)|, a* = LAPACK optimum"},
+      {"grad", "rigidlab scaled gradient"},
+      {"mj_grad", "MuJoCo's scaled gradient (mjSolverStat)"},
+      {"avbd_ref_dist", "AVBD iterate's distance to the dense KKT reference step"}};
+  for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+    if (!strcmp(fam, known[i][0])) return known[i][1];
+  return fam;
+}
+
+/* convergence: one panel per family NAME_it<k>, value vs k, one line per point (log y) */
+static void body_iter(const void *ctx, FILE *f, const void *arg) {
+  (void)ctx;
+  const plot_arg *a = arg;
+  const rs_study *s = a->s;
+  strlist fams = {0}, points = {0};
+  char fam[128];
+  int k;
+  for (int r = 0; r < s->m.nrow; r++)
+    if (family_of(M(s, r, s->c_metric), "_it", fam, sizeof fam, &k)) {
+      rp_sl_add(&fams, fam);
+      rp_sl_add(&points, M(s, r, s->c_point));
+    }
+  rp_gp_begin(f, a->base, "residual vs iteration");
+  for (int fi = 0; fi < fams.n; fi++)
+    for (int p = 0; p < points.n; p++) {
+      fprintf(f, "$d%d_%d << EOD\n", fi, p);
+      int any = 0;
+      for (int r = 0; r < s->m.nrow; r++)
+        if (!strcmp(M(s, r, s->c_point), points.s[p]) && family_of(M(s, r, s->c_metric), "_it", fam, sizeof fam, &k) &&
+            !strcmp(fam, fams.s[fi])) {
+          fprintf(f, "%d ", k);
+          rp_gp_num(f, on_log(V(s, r)));
+          fputc('\n', f);
+          any = 1;
+        }
+      if (!any) fprintf(f, "NaN NaN\n");
+      fprintf(f, "EOD\n");
+    }
+  int cols = fams.n > 1 ? 2 : 1, rows = (fams.n + cols - 1) / cols;
+  rp_gp_loop(f, a->base, 1300, 460 * (rows ? rows : 1) + 60);
+  fprintf(f, "set multiplot layout %d,%d title \"%s: residual vs iteration (max over the states of each point; <= %g drawn at %g)\"\n", rows ? rows : 1,
+          cols, s->name, LOG_FLOOR, LOG_FLOOR);
+  fprintf(f, "set logscale y\nset format y \"%%.0e\"\nset key outside right top box opaque font \",9\"\n");
+  for (int fi = 0; fi < fams.n; fi++) {
+    if (fi == 1) fprintf(f, "unset key\n"); /* the first panel's key names every line */
+    fprintf(f, "set title \"%s\"\nset xlabel \"iteration k\"\nset ylabel \"%s (log scale)\"\n", family_title(fams.s[fi]), fams.s[fi]);
+    for (int p = 0; p < points.n; p++)
+      fprintf(f, "%s $d%d_%d using 1:2 with linespoints pt 7 ps 0.5 lc rgb \"%s\" dt %d title \"%s\"", p ? ", \\\n    " : "plot", fi, p,
+              rp_colors[p % RP_NCOLORS], 1 + p / RP_NCOLORS, points.s[p]);
+    fprintf(f, "\n");
+  }
+  if (!fams.n) fprintf(f, "plot NaN notitle\n");
+  fprintf(f, "unset multiplot\n");
+  rp_gp_end(f);
+  rp_sl_free(&fams);
+  rp_sl_free(&points);
+}
+
+/* refinement: families NAME_L<k> vs their dt, log–log, one line per point and family, with the slope of
+   the least-squares line through the drawn points (gsl_fit_linear on log10) */
+static void body_refine(const void *ctx, FILE *f, const void *arg) {
+  (void)ctx;
+  const plot_arg *a = arg;
+  const rs_study *s = a->s;
+  strlist series = {0};
+  char fam[128], key[700];
+  int k;
+  for (int r = 0; r < s->m.nrow; r++)
+    if (family_of(M(s, r, s->c_metric), "_L", fam, sizeof fam, &k)) {
+      snprintf(key, sizeof key, "%s\t%s", M(s, r, s->c_point), fam);
+      rp_sl_add(&series, key);
+    }
+  rp_gp_begin(f, a->base, "error vs step size");
+  double *sl = rp_xrealloc(NULL, sizeof(double) * (size_t)(series.n + 1)), *ic = rp_xrealloc(NULL, sizeof(double) * (size_t)(series.n + 1));
+  for (int i = 0; i < series.n; i++) {
+    double x[64], y[64];
+    int n = 0;
+    fprintf(f, "$s%d << EOD\n", i);
+    for (int r = 0; r < s->m.nrow && n < 64; r++) {
+      if (!family_of(M(s, r, s->c_metric), "_L", fam, sizeof fam, &k)) continue;
+      snprintf(key, sizeof key, "%s\t%s", M(s, r, s->c_point), fam);
+      if (strcmp(key, series.s[i])) continue;
+      x[n] = strtod(M(s, r, s->c_dt), NULL);
+      y[n] = V(s, r);
+      fprintf(f, "%.9g ", x[n]);
+      rp_gp_num(f, on_log(y[n]));
+      fputc('\n', f);
+      n++;
+    }
+    fprintf(f, "EOD\n");
+    double r2;
+    rp_fit(x, y, n, &sl[i], &ic[i], &r2);
+  }
+  rp_gp_loop(f, a->base, 1300, 700);
+  fprintf(f, "set title \"%s: error vs step size h (log-log); lines: least-squares power law, slope = order\"\n", s->name);
+  fprintf(f, "set xlabel \"step size h (s, log scale)\"\nset ylabel \"error (max |q - q_ref|, rad or m, log scale)\"\n");
+  fprintf(f, "set logscale xy\nset format y \"%%.0e\"\nset key outside right top box opaque font \",9\"\n");
+  for (int i = 0; i < series.n; i++) {
+    char pt[512], fm[128];
+    sscanf(series.s[i], "%511[^\t]\t%127s", pt, fm);
+    const char *c = rp_colors[i % RP_NCOLORS];
+    fprintf(f, "%s $s%d using 1:2 with points pt %d ps 1.2 lc rgb \"%s\" title \"%s %s\"", i ? ", \\\n    " : "plot", i, 5 + 2 * (i / RP_NCOLORS),
+            c, pt, fm);
+    if (isfinite(sl[i]))
+      fprintf(f, ", \\\n    10**(%.9g)*x**(%.9g) with lines lc rgb \"%s\" title \"  fit slope %.3f\"", ic[i], sl[i], c, sl[i]);
+  }
+  if (!series.n) fprintf(f, "plot NaN notitle");
+  fprintf(f, "\n");
+  rp_gp_end(f);
+  free(sl);
+  free(ic);
+  rp_sl_free(&series);
+}
+
+/* per-row series of a point's per-step CSV files, subsampled to ≤ MAX_ROWS_PLOTTED rows */
+typedef struct {
+  char label[512];
+  int n;
+  double *t, *y;
+} series_t;
+
+static void series_free(series_t *v, int n) {
+  for (int i = 0; i < n; i++) {
+    free(v[i].t);
+    free(v[i].y);
+  }
+  free(v);
+}
+
+/* the divergence of a point's two trajectories (traj_ID.csv vs traj_ID.SUFFIX.csv): max_i |qpos_i − qpos'_i| per row */
+static int divergence(const rs_study *s, const char *point, const char *suffix, series_t *out) {
+  char p1[4700], p2[4700], nm[800];
+  snprintf(nm, sizeof nm, "traj_%s.csv", point);
+  rp_path_in(p1, sizeof p1, s->dir, nm);
+  snprintf(nm, sizeof nm, "traj_%s.%s.csv", point, suffix);
+  rp_path_in(p2, sizeof p2, s->dir, nm);
+  if (access(p1, F_OK) || access(p2, F_OK)) return 1;
+  table a, b;
+  int st = rp_table_load(&a, p1);
+  if (st) return st;
+  if ((st = rp_table_load(&b, p2))) {
+    rp_table_free(&a);
+    return st;
+  }
+  int ct = rp_col(&a, "time");
+  if (ct < 0) st = rp_fail("%s: no column 'time'", p1);
+  int n = a.nrow < b.nrow ? a.nrow : b.nrow, stride = n > MAX_ROWS_PLOTTED ? (n + MAX_ROWS_PLOTTED - 1) / MAX_ROWS_PLOTTED : 1;
+  out->t = rp_xrealloc(NULL, sizeof(double) * (size_t)(n / stride + 2));
+  out->y = rp_xrealloc(NULL, sizeof(double) * (size_t)(n / stride + 2));
+  out->n = 0;
+  double worst = 0; /* the largest difference since the last drawn row: subsampling keeps the envelope */
+  for (int r = 0; r < n && !st; r++) {
+    for (int c = 0; c < a.ncol; c++) {
+      if (strncmp(a.hdr[c], "qpos_", 5)) continue;
+      int cb = rp_col(&b, a.hdr[c]);
+      double x, y;
+      if (cb < 0) {
+        st = rp_fail("%s: no column '%s'", p2, a.hdr[c]);
+        break;
+      }
+      if ((st = rp_num(&a, r, c, &x)) || (st = rp_num(&b, r, cb, &y))) break;
+      double d = fabs(x - y);
+      if (!(d <= worst)) worst = d;
+    }
+    if (st) break;
+    if (r % stride == 0 || r == n - 1) {
+      double t;
+      if ((st = rp_num(&a, r, ct, &t))) break;
+      out->t[out->n] = t;
+      out->y[out->n++] = worst;
+      worst = 0;
+    }
+  }
+  rp_table_free(&a);
+  rp_table_free(&b);
+  return st;
+}
+
+/* a column of a point's per-step file traj_ID.SUFFIX.csv vs its time column (the largest value over each
+   subsampled stretch) */
+static int column_series(const rs_study *s, const char *point, const char *suffix, const char *colname, series_t *out) {
+  char p[4700], nm[800];
+  snprintf(nm, sizeof nm, "traj_%s.%s.csv", point, suffix);
+  rp_path_in(p, sizeof p, s->dir, nm);
+  if (access(p, F_OK)) return 1;
+  table a;
+  int st = rp_table_load(&a, p), ct, cy;
+  if (st) return st;
+  if ((st = rp_need_col(&a, "time", &ct)) || (st = rp_need_col(&a, colname, &cy))) {
+    rp_table_free(&a);
+    return st;
+  }
+  int n = a.nrow, stride = n > MAX_ROWS_PLOTTED ? (n + MAX_ROWS_PLOTTED - 1) / MAX_ROWS_PLOTTED : 1;
+  out->t = rp_xrealloc(NULL, sizeof(double) * (size_t)(n / stride + 2));
+  out->y = rp_xrealloc(NULL, sizeof(double) * (size_t)(n / stride + 2));
+  out->n = 0;
+  double worst = 0;
+  for (int r = 0; r < n && !st; r++) {
+    double y, t;
+    if ((st = rp_num(&a, r, cy, &y))) break;
+    if (!(y <= worst)) worst = y;
+    if (r % stride == 0 || r == n - 1) {
+      if ((st = rp_num(&a, r, ct, &t))) break;
+      out->t[out->n] = t;
+      out->y[out->n++] = worst;
+      worst = 0;
+    }
+  }
+  rp_table_free(&a);
+  return st;
+}
+
+typedef struct {
+  const rs_study *s;
+  const char *base, *title, *ylabel;
+  series_t *v;
+  int n;
+  const double *hlines; /* thresholds drawn as dashed lines (NaN-terminated), may be NULL */
+} time_arg;
+
+static void body_time(const void *ctx, FILE *f, const void *arg) {
+  (void)ctx;
+  const time_arg *a = arg;
+  rp_gp_begin(f, a->base, a->title);
+  for (int i = 0; i < a->n; i++) {
+    fprintf(f, "$t%d << EOD\n", i);
+    for (int k = 0; k < a->v[i].n; k++) {
+      fprintf(f, "%.9g ", a->v[i].t[k]);
+      rp_gp_num(f, on_log(a->v[i].y[k]));
+      fputc('\n', f);
+    }
+    if (!a->v[i].n) fprintf(f, "NaN NaN\n");
+    fprintf(f, "EOD\n");
+  }
+  rp_gp_loop(f, a->base, 1300, 650);
+  fprintf(f, "set title \"%s: %s (<= %g drawn at %g)\"\n", a->s->name, a->title, LOG_FLOOR, LOG_FLOOR);
+  fprintf(f, "set xlabel \"simulated time (s)\"\nset ylabel \"%s (log scale)\"\n", a->ylabel);
+  fprintf(f, "set logscale y\nset format y \"%%.0e\"\nset key outside right top box opaque font \",9\"\n");
+  for (int i = 0; i < a->n; i++)
+    fprintf(f, "%s $t%d using 1:2 with lines lw 1.5 lc rgb \"%s\" dt %d title \"%s\"", i ? ", \\\n    " : "plot", i, rp_colors[i % RP_NCOLORS],
+            1 + i / RP_NCOLORS, a->v[i].label);
+  if (!a->n) fprintf(f, "plot NaN notitle");
+  for (int h = 0; a->hlines && !isnan(a->hlines[h]); h++)
+    fprintf(f, ", \\\n    %g with lines lw 1 dt 3 lc rgb \"black\" title \"threshold %g\"", a->hlines[h], a->hlines[h]);
+  fprintf(f, "\n");
+  rp_gp_end(f);
+}
+
+/* bars: one panel per scene; x = metric, one bar per point of the scene (its id without the scene); log y
+   unless LINEAR (then a parity line at 1) */
+typedef struct {
+  const rs_study *s;
+  const char *base;
+  const strlist *metrics; /* the x categories */
+  int linear;
+  const char *ylabel;
+} bar_arg;
+
+static void body_bars(const void *ctx, FILE *f, const void *arg) {
+  (void)ctx;
+  const bar_arg *a = arg;
+  const rs_study *s = a->s;
+  strlist points = {0}, scenes = {0}, unused = {0};
+  lists_of(s, &points, &scenes, &unused);
+  rp_sl_free(&unused);
+  char sc[256], rest[512];
+  rp_gp_begin(f, a->base, "metrics per scene");
+  /* per scene: the points of that scene, each a datablock x value lo hi */
+  int maxp = 1;
+  for (int c = 0; c < scenes.n; c++) {
+    int np = 0;
+    for (int p = 0; p < points.n; p++) {
+      split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
+      if (strcmp(sc, scenes.s[c])) continue;
+      np++;
+    }
+    if (np > maxp) maxp = np;
+  }
+  double w = 0.8 / maxp;
+  for (int c = 0; c < scenes.n; c++) {
+    int j = 0;
+    for (int p = 0; p < points.n; p++) {
+      split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
+      if (strcmp(sc, scenes.s[c])) continue;
+      fprintf(f, "$b%d_%d << EOD\n", c, p);
+      for (int m = 0; m < a->metrics->n; m++) {
+        int r = find_row(s, points.s[p], a->metrics->s[m]);
+        if (r < 0) continue;
+        double x = m + 1 + (j - (maxp - 1) / 2.0) * w, v = V(s, r);
+        fprintf(f, "%g ", x);
+        rp_gp_num(f, a->linear ? v : on_log(v));
+        fprintf(f, " %g %g\n", x - w / 2 * 0.95, x + w / 2 * 0.95);
+      }
+      fprintf(f, "NaN NaN NaN NaN\nEOD\n");
+      j++;
+    }
+  }
+  int cols = scenes.n > 1 ? 2 : 1, rows = (scenes.n + cols - 1) / cols;
+  rp_gp_loop(f, a->base, 1400, 430 * (rows ? rows : 1) + 80);
+  fprintf(f, "set multiplot layout %d,%d title \"%s%s\"\n", rows ? rows : 1, cols, s->name,
+          a->linear ? "" : " (log scale; values <= 1e-17 drawn at 1e-17)");
+  fprintf(f, "set style fill solid 0.8 border -1\nset key outside right top box opaque font \",9\"\n");
+  if (!a->linear) fprintf(f, "set logscale y\nset format y \"%%.0e\"\n");
+  for (int c = 0; c < scenes.n; c++) {
+    fprintf(f, "set title \"%s\"\nset xlabel \"metric\"\nset ylabel \"%s\"\n", scenes.s[c], a->ylabel);
+    fprintf(f, "set xrange [0.4:%d.6]\nset xtics rotate by -25 (", a->metrics->n);
+    for (int m = 0; m < a->metrics->n; m++) fprintf(f, "%s\"%s\" %d", m ? ", " : "", a->metrics->s[m], m + 1);
+    fprintf(f, ")\n");
+    int j = 0;
+    for (int p = 0; p < points.n; p++) {
+      split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
+      if (strcmp(sc, scenes.s[c])) continue;
+      fprintf(f, "%s $b%d_%d using 1:2:3:4:(%s):2 with boxxyerror lc rgb \"%s\" title \"%s\"", j ? ", \\\n    " : "plot", c, p,
+              a->linear ? "0" : "1e-17", rp_colors[j % RP_NCOLORS], rest);
+      j++;
+    }
+    if (!j) fprintf(f, "plot NaN notitle");
+    if (a->linear) fprintf(f, ", \\\n    1 with lines lw 2 dt 2 lc rgb \"black\" title \"parity (1)\"");
+    fprintf(f, "\n");
+  }
+  if (!scenes.n) fprintf(f, "plot NaN notitle\n");
+  fprintf(f, "unset multiplot\n");
+  rp_gp_end(f);
+  rp_sl_free(&points);
+  rp_sl_free(&scenes);
+}
+
+/* the per-point time plots of fp32 / device / lockstep studies */
+static int plot_time(const rs_study *s, const char *pdir, const char *base, int lockstep, strlist *made) {
+  strlist points = {0}, scenes = {0}, scalars = {0};
+  lists_of(s, &points, &scenes, &scalars);
+  series_t *v = rp_xrealloc(NULL, sizeof *v * (size_t)(points.n + 1));
+  int n = 0, st = 0;
+  for (int p = 0; p < points.n && !st; p++) {
+    memset(&v[n], 0, sizeof v[n]);
+    int r = lockstep ? column_series(s, points.s[p], "lock", "err_qvel", &v[n])
+                     : divergence(s, points.s[p], strcmp(s->kind, "device") ? "f32" : "cuda", &v[n]);
+    if (r == 1) continue; /* that point has no such files */
+    if (r) {
+      st = r;
+      n++;
+      break;
+    }
+    snprintf(v[n].label, sizeof v[n].label, "%s", points.s[p]);
+    n++;
+  }
+  static const double thr[] = {1e-6, 1e-3, NAN};
+  time_arg a = {s, base,
+                lockstep ? "one-step error vs MuJoCo along MuJoCo's trajectory (max over stretches)"
+                         : strcmp(s->kind, "device") ? "f32 vs f64 divergence, free running" : "CUDA vs CPU divergence, free running",
+                lockstep ? "max |dqvel| / max(|qvel|, 1)" : "max_i |qpos_i(a) - qpos_i(b)| (rad or m)", v, n, lockstep ? NULL : thr};
+  if (!st && n) st = rp_plot(NULL, pdir, base, body_time, &a, made);
+  series_free(v, n);
+  rp_sl_free(&points);
+  rp_sl_free(&scenes);
+  rp_sl_free(&scalars);
+  return st;
+}
+
+int rs_plots(const rs_studies *S, const char *pdir, strlist *made) {
+  int st = 0;
+  for (int i = 0; i < S->n && !st; i++) {
+    const rs_study *s = &S->s[i];
+    if (!s->m.nrow) continue;
+    char base[300];
+    snprintf(base, sizeof base, "study_%s", s->name);
+    plot_arg pa = {s, base};
+    strlist points = {0}, scenes = {0}, scalars = {0};
+    lists_of(s, &points, &scenes, &scalars);
+    if (!strcmp(s->kind, "convergence")) st = rp_plot(NULL, pdir, base, body_iter, &pa, made);
+    else if (!strcmp(s->kind, "refinement")) st = rp_plot(NULL, pdir, base, body_refine, &pa, made);
+    else if (!strcmp(s->kind, "fp32") || !strcmp(s->kind, "device")) st = plot_time(s, pdir, base, 0, made);
+    else if (!strcmp(s->kind, "speed")) {
+      strlist one = {0};
+      rp_sl_add(&one, "time_ratio");
+      bar_arg ba = {s, base, &one, 1, "time per step, rigidlab / MuJoCo (below 1: faster)"};
+      st = rp_plot(NULL, pdir, base, body_bars, &ba, made);
+      rp_sl_free(&one);
+    } else {
+      if (!strcmp(s->kind, "lockstep")) {
+        char b2[320];
+        snprintf(b2, sizeof b2, "%s_steps", base);
+        st = plot_time(s, pdir, b2, 1, made);
+      }
+      bar_arg ba = {s, base, &scalars, 0, "value (log scale)"};
+      if (!st && scalars.n) st = rp_plot(NULL, pdir, base, body_bars, &ba, made);
+    }
+    rp_sl_free(&points);
+    rp_sl_free(&scenes);
+    rp_sl_free(&scalars);
+  }
+  return st;
+}
+
+/* ---------- summary.md and tables.tex ---------- */
+
+static void fmt_g(char *b, size_t n, double v) {
+  if (isnan(v)) snprintf(b, n, "nan");
+  else if (v == 0) snprintf(b, n, "0");
+  else if (fabs(v) >= 1e-3 && fabs(v) < 1e5) snprintf(b, n, "%.4g", v);
+  else snprintf(b, n, "%.3e", v);
+}
+
+void rs_summary(const rs_studies *S, FILE *f, const strlist *plots) {
+  fprintf(f, "\n## Studies (studies/*/metrics.csv)\n\n");
+  if (!S->n) {
+    fprintf(f, "No studies/ directory: the INI studies were not run.\n");
+    return;
+  }
+  fprintf(f, "Each study: its spec (studies/NAME/spec.ini), one row per point with its scalar metrics "
+             "(per-iteration and per-level values are in metrics.csv and the plot), and the gate: "
+             "`rigidlab check DIR/studies/NAME`.\n");
+  for (int i = 0; i < S->n; i++) {
+    const rs_study *s = &S->s[i];
+    fprintf(f, "\n### %s (kind %s)\n\n", s->name, s->kind);
+    if (s->description[0]) fprintf(f, "%s.\n\n", s->description);
+    for (int r = 0; s->has_meta && r < s->meta.nrow; r++) {
+      const char *k = rp_cell(&s->meta, r, 0);
+      size_t n = strlen(k);
+      if ((n > 7 && !strcmp(k + n - 7, "_reason")) || (n > 5 && !strcmp(k + n - 5, "_rows")))
+        fprintf(f, "- meta `%s`: %s\n", k, rp_cell(&s->meta, r, 1));
+    }
+    strlist points = {0}, scenes = {0}, scalars = {0};
+    lists_of(s, &points, &scenes, &scalars);
+    if (!points.n) fprintf(f, "No rows in metrics.csv.\n");
+    else {
+      fprintf(f, "| point |");
+      for (int m = 0; m < scalars.n; m++) fprintf(f, " %s |", scalars.s[m]);
+      fprintf(f, "\n|---|");
+      for (int m = 0; m < scalars.n; m++) fprintf(f, "---:|");
+      fprintf(f, "\n");
+      for (int p = 0; p < points.n; p++) {
+        fprintf(f, "| %s |", points.s[p]);
+        for (int m = 0; m < scalars.n; m++) {
+          int r = find_row(s, points.s[p], scalars.s[m]);
+          char b[64] = "";
+          if (r >= 0) fmt_g(b, sizeof b, V(s, r));
+          fprintf(f, " %s |", r >= 0 ? b : "–");
+        }
+        fprintf(f, "\n");
+      }
+    }
+    char base[300];
+    for (int k = 0; k < 2; k++) {
+      snprintf(base, sizeof base, k ? "study_%s_steps" : "study_%s", s->name);
+      if (rp_sl_find(plots, base) >= 0) fprintf(f, "\n![%s](plots/%s.svg) ([PNG](plots/%s.png))\n", base, base, base);
+    }
+    rp_sl_free(&points);
+    rp_sl_free(&scenes);
+    rp_sl_free(&scalars);
+  }
+}
+
+void rs_tex(const rs_studies *S, FILE *f) {
+  for (int i = 0; i < S->n; i++) {
+    const rs_study *s = &S->s[i];
+    strlist points = {0}, scenes = {0}, scalars = {0};
+    lists_of(s, &points, &scenes, &scalars);
+    if (points.n && scalars.n) {
+      fprintf(f, "\n\\begin{table}[tbp]\n\\centering\n\\caption{Study %s (kind %s)%s%s.}\n\\label{tab:study-%s}\n", rp_tex(s->name), rp_tex(s->kind),
+              s->description[0] ? ": " : "", rp_tex(s->description), rp_tex(s->name));
+      fprintf(f, "\\resizebox{\\textwidth}{!}{%%\n\\begin{tabular}{l");
+      for (int m = 0; m < scalars.n; m++) fprintf(f, "r");
+      fprintf(f, "}\n\\toprule\npoint");
+      for (int m = 0; m < scalars.n; m++) fprintf(f, " & %s", rp_tex(scalars.s[m]));
+      fprintf(f, " \\\\\n\\midrule\n");
+      for (int p = 0; p < points.n; p++) {
+        fprintf(f, "%s", rp_tex(points.s[p]));
+        for (int m = 0; m < scalars.n; m++) {
+          int r = find_row(s, points.s[p], scalars.s[m]);
+          fprintf(f, " & %s", r >= 0 ? rp_tex_num(V(s, r), 0) : "--");
+        }
+        fprintf(f, " \\\\\n");
+      }
+      fprintf(f, "\\bottomrule\n\\end{tabular}}\n\\end{table}\n");
+    }
+    rp_sl_free(&points);
+    rp_sl_free(&scenes);
+    rp_sl_free(&scalars);
+  }
+}
