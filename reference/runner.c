@@ -19,7 +19,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "build_info.h"
 #include "csv.h"
+#include "mj_load.h"
 #include "runner.h"
 #include "spec.h"
 #include "study_kinds.h"
@@ -206,8 +208,20 @@ static int write_meta(const char *dir, const rl_spec *s, const rl_run_args *a, i
 #ifdef __VERSION__
   KV("compiler", __VERSION__);
 #endif
-  KV("c_flags", "c11 -ffp-contract=off -fno-fast-math");
-  KV("mujoco_version", "2.2.2");
+  KV("c_flags", RL_BUILD_FLAGS);
+  KV("git", RL_GIT_DESCRIBE);
+  KV("blas", RL_BLAS);
+  rl_snprintf(buf, sizeof buf, "%d.%d.%d", mj_version() / 100, mj_version() / 10 % 10, mj_version() % 10);
+  KV("mujoco_version", buf);
+  /* the precisions the sweep runs (f64 when it has no precision axis; kind fp32 runs both) */
+  rl_snprintf(buf, sizeof buf, "%s", s->kind == RL_KIND_FP32 ? "f64, f32" : "f64");
+  for (int i = 0; i < s->naxes && s->kind != RL_KIND_FP32; i++)
+    if (!strcmp(s->axis[i].key, "precision")) {
+      buf[0] = 0;
+      for (int v = 0; v < s->axis[i].nval; v++)
+        rl_snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", v ? ", " : "", s->axis[i].val[v]);
+    }
+  KV("precision", buf);
   if (!uname(&u)) {
     rl_snprintf(buf, sizeof buf, "%s %s %s %ld cores", u.sysname, u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN));
     KV("machine", buf);
