@@ -187,7 +187,7 @@ static int write_whole(const char *path, const char *text, char *err, int errlen
 
 /* ---------- meta.csv and metrics.csv ---------- */
 
-static int write_meta(const char *dir, const rl_spec *s, const rl_run_args *a, const rl_point *pts, const int *mine,
+static int write_meta(const char *dir, const rl_spec *s, const rl_run_args *a, const rl_point *pts, int nall,
                       int npoints, char *err, int errlen) {
   char path[4096];
   rl_snprintf(path, sizeof path, "%s/meta.csv", dir);
@@ -227,7 +227,7 @@ static int write_meta(const char *dir, const rl_spec *s, const rl_run_args *a, c
   buf[0] = 0;
   for (int i = 0; a && i < a->nopts; i++) rl_snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? " " : "", a->opts[i]);
   if (buf[0]) KV("extra_opts", buf);
-  rl_study_meta_rows(&w, s, pts, mine, npoints); /* e.g. cuda_rows,absent */
+  rl_study_meta_rows(&w, s, pts, nall); /* e.g. cuda_rows,absent (the whole study's, so every shard says it) */
   KV("spec_path", s->path);
   KV("spec", s->text);
 #undef KV
@@ -488,7 +488,7 @@ static int run_study(const char *path, const rl_run_args *a, int jobs) {
     rl_errorf("%s", err);
     st = RL_EXIT_BADINPUT;
   }
-  if (!st && write_meta(dir, &s, a, pts, mine, nmine, err, sizeof err)) {
+  if (!st && write_meta(dir, &s, a, pts, n, nmine, err, sizeof err)) {
     rl_errorf("%s", err);
     st = RL_EXIT_BADINPUT;
   }

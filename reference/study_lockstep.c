@@ -87,10 +87,10 @@ int rl_study_point_absent(const rl_spec *s, const rl_point *q, char *why, size_t
   return 1;
 }
 
-void rl_study_meta_rows(rl_csv *w, const rl_spec *s, const rl_point *pts, const int *mine, int n) {
+void rl_study_meta_rows(rl_csv *w, const rl_spec *s, const rl_point *pts, int n) {
   char why[512] = "", buf[32];
   int absent = 0;
-  for (int k = 0; k < n; k++) absent += rl_study_point_absent(s, &pts[mine[k]], why, sizeof why);
+  for (int k = 0; k < n; k++) absent += rl_study_point_absent(s, &pts[k], why, sizeof why);
   if (!absent) return;
   rl_csv_str(w, "cuda_rows");
   rl_csv_str(w, "absent");

@@ -29,9 +29,9 @@ int rl_lockstep_kind_check(const struct rl_spec *s, char *err, int errlen);
 /* 1 when point Q cannot be run on this build (kind = device, device = cuda without a CUDA engine), with the
    reason in WHY (may be NULL); 0 otherwise */
 int rl_study_point_absent(const struct rl_spec *s, const struct rl_point *q, char *why, size_t whylen);
-/* the study's extra meta.csv rows (key,value) for the points MINE[0..n−1]: cuda_rows,absent and
-   cuda_reason,"…" when cuda points were not run */
-void rl_study_meta_rows(struct rl_csv *w, const struct rl_spec *s, const struct rl_point *pts, const int *mine, int n);
+/* the study's extra meta.csv rows (key,value) from all its points PTS[0..n−1] (every shard writes the same):
+   cuda_rows,absent, cuda_reason,"…" and cuda_points_not_run,N when the study has points this build cannot run */
+void rl_study_meta_rows(struct rl_csv *w, const struct rl_spec *s, const struct rl_point *pts, int n);
 /* from DIR/meta.csv: "cuda rows absent: REASON" into NOTE and 1 when the study left rows out; else 0 */
 int rl_study_absent_note(const char *dir, char *note, size_t n);
 /* worker, done-file and metrics of the two kinds (study_run.c dispatches here) */
