@@ -235,7 +235,8 @@ static int metrics_lockstep(rl_csv *w, const char *dir, const rl_spec *s, const 
     rl_traj_free(&t);
     return -1;
   }
-  double dt = q->dt > 0 ? q->dt : t.nrow > 1 ? t.v[(size_t)t.ncol + 1] - t.v[1] : 0;
+  /* times from MuJoCo's f64 trajectory (an f32 trajectory's time column is rounded) */
+  double dt = q->dt > 0 ? q->dt : ref.nrow > 1 ? ref.v[(size_t)ref.ncol + 1] - ref.v[1] : 0;
   /* columns: step,time,err_qpos,err_qvel,ncon,mj_ncon */
   static const int met[2] = {RL_MET_LOCKSTEP_QPOS_MAX, RL_MET_LOCKSTEP_QVEL_MAX};
   for (int j = 0; j < 2 && nrow; j++) {
@@ -260,9 +261,9 @@ static int metrics_lockstep(rl_csv *w, const char *dir, const rl_spec *s, const 
     rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_FREE_QPOS_ERR_MAX], r[t.nrow - 1],
                  rl_metric_step(RL_MET_QPOS_ERR_MAX, &t, r));
   if (s->metrics >> RL_MET_FREE_DIVERGE_1EM6 & 1 && !rl_metric_series(RL_MET_FINAL_QPOS_ERR, &t, &ref, r)) {
-    int k = 0;
-    while (k < t.nrow - 1 && r[k] <= 1e-6) k++;
-    rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_FREE_DIVERGE_1EM6], t.v[(size_t)k * (size_t)t.ncol + 1],
+    int k = 0, last = (t.nrow < ref.nrow ? t.nrow : ref.nrow) - 1;
+    while (k < last && r[k] <= 1e-6) k++;
+    rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_FREE_DIVERGE_1EM6], ref.v[(size_t)k * (size_t)ref.ncol + 1],
                  (long)t.v[(size_t)k * (size_t)t.ncol + (size_t)t.c_step]);
   }
   free(r);
