@@ -63,7 +63,9 @@ int rl_lockstep_kind_check(const rl_spec *s, char *err, int errlen) {
       cuda |= !strcmp(s->axis[dev].val[i], "cuda");
     }
     if (!cpu || !cuda || s->axis[dev].nval != 2) {
-      if (dev < 0) rl_snprintf(err, (size_t)errlen, "%s: [sweep] kind = device needs 'device = cpu, cuda'", s->path);
+      if (dev < 0)
+        rl_snprintf(err, (size_t)errlen, "%s:%d: [experiment] kind = device needs the sweep axis 'device = cpu, cuda'",
+                    s->path, s->kind_line);
       else rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] device: kind = device compares cpu with cuda (allowed: "
                        "device = cpu, cuda, each once)", s->path, line);
       return -1;

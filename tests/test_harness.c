@@ -325,5 +325,5 @@ Test(harness, kind_device_without_cuda_writes_no_cuda_rows_and_says_why) {
   cr_expect_not_null(strstr(out, "device: cuda rows absent: rigidlab was built without a CUDA engine"), "%s", out);
   bad_spec("kind = device\n[sweep]\ndevice = cpu", "bad.ini:7:", "compares cpu with cuda");
   bad_spec("kind = device\n[sweep]\ndevice = gpu", "bad.ini:7:", "allowed: cpu, cuda");
-  bad_spec("kind = device", "bad.ini", "needs 'device = cpu, cuda'");
+  bad_spec("kind = device", "bad.ini:5:", "needs the sweep axis 'device = cpu, cuda'");
 }
