@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "runner.h"
 #include "spec.h"
+#include "study_lockstep.h"
 
 typedef struct mrow {
   char point[512], metric[64];
@@ -170,6 +171,8 @@ static int check_study(const char *dir, const rl_check_args *a, int *nviol, int 
     rl_spec_free(&s);
     return st;
   }
+  char note[1200];
+  if (rl_study_absent_note(dir, note, sizeof note)) printf("%s: %s (not compared)\n", name, note);
   rl_point *pts = NULL;
   int n = rl_spec_expand(&s, &pts, err, sizeof err);
   mrow *res = NULL, *base = NULL;

@@ -25,6 +25,7 @@
 #include "runner.h"
 #include "spec.h"
 #include "study_kinds.h"
+#include "study_lockstep.h"
 
 /* ---------- trajectory CSVs ---------- */
 
@@ -188,7 +189,8 @@ static int write_whole(const char *path, const char *text, char *err, int errlen
 
 /* ---------- meta.csv and metrics.csv ---------- */
 
-static int write_meta(const char *dir, const rl_spec *s, const rl_run_args *a, int npoints, char *err, int errlen) {
+static int write_meta(const char *dir, const rl_spec *s, const rl_run_args *a, const rl_point *pts, int nall,
+                      int npoints, char *err, int errlen) {
   char path[4096];
   rl_snprintf(path, sizeof path, "%s/meta.csv", dir);
   rl_csv w;
@@ -239,6 +241,7 @@ static int write_meta(const char *dir, const rl_spec *s, const rl_run_args *a, i
   buf[0] = 0;
   for (int i = 0; a && i < a->nopts; i++) rl_snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? " " : "", a->opts[i]);
   if (buf[0]) KV("extra_opts", buf);
+  rl_study_meta_rows(&w, s, pts, nall); /* e.g. cuda_rows,absent (the whole study's, so every shard says it) */
   KV("spec_path", s->path);
   KV("spec", s->text);
 #undef KV
@@ -485,7 +488,7 @@ static int run_study(const char *path, const rl_run_args *a, int jobs) {
       if (pts[i].ref >= 0) need[pts[i].ref] = 1;
     }
   for (int i = 0; i < n; i++) {
-    if (!need[i]) continue;
+    if (!need[i] || rl_study_point_absent(&s, &pts[i], NULL, 0)) continue; /* not runnable here: meta.csv says why */
     char tp[4096];
     rl_study_done_path(tp, sizeof tp, dir, &s, &pts[i]);
     if (a->resume && exists(tp)) nskip++;
@@ -499,7 +502,7 @@ static int run_study(const char *path, const rl_run_args *a, int jobs) {
     rl_errorf("%s", err);
     st = RL_EXIT_BADINPUT;
   }
-  if (!st && write_meta(dir, &s, a, nmine, err, sizeof err)) {
+  if (!st && write_meta(dir, &s, a, pts, n, nmine, err, sizeof err)) {
     rl_errorf("%s", err);
     st = RL_EXIT_BADINPUT;
   }

@@ -9,13 +9,19 @@
 #include <string.h>
 #include "mj_load.h"
 #include "spec.h"
+#include "study_lockstep.h"
 
 const char *const rl_metric_names[RL_NMET] = {"final_qpos_err", "qpos_err_max", "penetration_max", "anchor_err_max",
                                               "energy_drift", "iterations_mean", "converged_frac",
                                               "order", "order_stderr", "order_final", "onestep_rel_max",
                                               "diverge_time_1e-06", "diverge_time_0.001", "signorini_max",
                                               "coulomb_max", "mdp_max", "ncp_max", "iters_to_1e-10_gap",
-                                              "final_gap", "richardson_err", "order_ode", "order_ode_stderr"};
+                                              "final_gap", "richardson_err", "order_ode", "order_ode_stderr",
+                                              "lockstep_qpos_max", "lockstep_qvel_max", "lockstep_qvel_median",
+                                              "free_diverge_time_1e-06", "free_qpos_err_max"};
+_Static_assert(RL_NMET < 64, "rl_spec.metrics is a 64-bit mask");
+const char *const rl_kind_names[RL_NKIND] = {"trajectory", "refinement", "fp32",    "residuals",
+                                             "convergence", "lockstep",  "device"};
 
 int rl_snprintf(char *dst, size_t n, const char *fmt, ...) {
   va_list ap;
@@ -34,7 +40,8 @@ int rl_metric_find(const char *name) {
 static const char *metric_list =
     "final_qpos_err, qpos_err_max, penetration_max, anchor_err_max, energy_drift, iterations_mean, converged_frac, "
     "order, order_stderr, order_final, onestep_rel_max, diverge_time_1e-06, diverge_time_0.001, signorini_max, "
-    "coulomb_max, mdp_max, ncp_max, iters_to_1e-10_gap, final_gap, richardson_err, order_ode, order_ode_stderr";
+    "coulomb_max, mdp_max, ncp_max, iters_to_1e-10_gap, final_gap, richardson_err, order_ode, order_ode_stderr, "
+    "lockstep_qpos_max, lockstep_qvel_max, lockstep_qvel_median, free_diverge_time_1e-06, free_qpos_err_max";
 
 /* the reader counts lines so that the handler knows where it is */
 typedef struct reader {
@@ -144,10 +151,11 @@ static int handler(void *user, const char *section, const char *name, const char
     } else if (!strcmp(name, "description")) {
       rl_snprintf(s->description, sizeof s->description, "%s", value);
     } else if (!strcmp(name, "kind")) {
-      static const char *const kinds[] = {"trajectory", "refinement", "fp32", "residuals", "convergence"};
       int k = 0;
-      while (k < 5 && strcmp(value, kinds[k])) k++;
-      if (k == 5) FAIL("kind '%s': bad value (allowed: trajectory, refinement, fp32, residuals, convergence)", value);
+      while (k < RL_NKIND && strcmp(value, rl_kind_names[k])) k++;
+      if (k == RL_NKIND)
+        FAIL("kind '%s': bad value (allowed: trajectory, refinement, fp32, residuals, convergence, lockstep, device)",
+             value);
       s->kind = k;
       s->kind_line = s->line;
     } else if (!strcmp(name, "levels")) {
@@ -189,6 +197,8 @@ static int handler(void *user, const char *section, const char *name, const char
       } else if (!strcmp(name, "dt")) {
         double x;
         if (!parse_num(v, &x) || !(x > 0)) FAIL("[sweep] dt: bad value '%s' (allowed: a positive number)", v);
+      } else if (!strcmp(name, "device")) {
+        if (strcmp(v, "cpu") && strcmp(v, "cuda")) FAIL("[sweep] device: bad value '%s' (allowed: cpu, cuda)", v);
       } else if (!strcmp(name, "timestep"))
         FAIL("[sweep] use 'dt' for the time step, not '%s'", name);
       /* the other keys are model/solver options, checked against a loaded scene after parsing */
@@ -208,7 +218,7 @@ static int handler(void *user, const char *section, const char *name, const char
         for (int j = 0; j < n; j++) free(items[j]);
         return 0;
       }
-      s->metrics |= 1u << k;
+      s->metrics |= 1ull << k;
     }
     for (int j = 0; j < n; j++) free(items[j]);
     if (r || !n) FAIL("[metrics] names = '%s': expected a comma-separated list of: %s", value, metric_list);
@@ -273,7 +283,8 @@ static char *slurp(const char *path) {
 
 /* the study kind's constraints on the sweep; 0 or −1 with a one-line err */
 static int kind_check(rl_spec *s, char *err, int errlen) {
-  static const char *const kinds[] = {"trajectory", "refinement", "fp32", "residuals", "convergence"};
+  const char *const *kinds = rl_kind_names;
+  if (rl_lockstep_kind_check(s, err, errlen)) return -1;
   if (s->states && s->kind != RL_KIND_CONVERGENCE) {
     rl_snprintf(err, (size_t)errlen, "%s:%d: [experiment] states is for kind = convergence only (kind is %s)", s->path,
                 s->states_line, kinds[s->kind]);
@@ -324,7 +335,7 @@ static int load(const char *path, rl_spec *s, int no_files, char *err, int errle
   rl_snprintf(s->path, sizeof s->path, "%s", path);
   s->steps = -1;
   s->seed = 1;
-  s->metrics = (1u << RL_NMET) - 1;
+  s->metrics = (1ull << RL_NMET) - 1;
   FILE *f = fopen(path, "r");
   if (!f) {
     rl_snprintf(err, (size_t)errlen, "%s: cannot read: %s", path, strerror(errno));
@@ -351,7 +362,9 @@ static int load(const char *path, rl_spec *s, int no_files, char *err, int errle
   }
   /* option axes: apply every value to the first scene, as `--opt` would */
   int nopt = 0;
-  for (int a = 0; a < s->naxes; a++) nopt += strcmp(s->axis[a].key, "engine") && strcmp(s->axis[a].key, "precision") && strcmp(s->axis[a].key, "dt");
+  for (int a = 0; a < s->naxes; a++)
+    nopt += strcmp(s->axis[a].key, "engine") && strcmp(s->axis[a].key, "precision") && strcmp(s->axis[a].key, "dt") &&
+            strcmp(s->axis[a].key, "device");
   if (nopt && !no_files) {
     char e2[1024];
     mjModel *m = rl_mj_load(s->scene[0], e2, sizeof e2);
@@ -362,7 +375,9 @@ static int load(const char *path, rl_spec *s, int no_files, char *err, int errle
     }
     for (int a = 0; a < s->naxes; a++) {
       const rl_spec_axis *ax = &s->axis[a];
-      if (!strcmp(ax->key, "engine") || !strcmp(ax->key, "precision") || !strcmp(ax->key, "dt")) continue;
+      if (!strcmp(ax->key, "engine") || !strcmp(ax->key, "precision") || !strcmp(ax->key, "dt") ||
+          !strcmp(ax->key, "device"))
+        continue;
       for (int i = 0; i < ax->nval; i++) {
         char kv[512];
         rl_ext_options ext;
@@ -371,7 +386,7 @@ static int load(const char *path, rl_spec *s, int no_files, char *err, int errle
         if (rl_mj_apply_opt(m, &ext, kv, e2, sizeof e2)) {
           const char *msg = !strncmp(e2, "--opt: ", 7) ? e2 + 7 : !strncmp(e2, "--opt ", 6) ? e2 + 6 : e2;
           rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] %s%s", path, ax->line, msg,
-                   !strncmp(msg, "unknown key", 11) ? " or engine, precision, dt" : "");
+                   !strncmp(msg, "unknown key", 11) ? " or engine, precision, dt, device" : "");
           mj_deleteModel(m);
           rl_spec_free(s);
           return RL_EXIT_BADINPUT;
@@ -426,6 +441,7 @@ int rl_spec_expand(const rl_spec *s, rl_point **pts, char *err, int errlen) {
     if (dot) *dot = 0;
     q->engine = "newton";
     q->dt_text = "";
+    q->device = "cpu";
     for (int a = 0; a < s->naxes; a++) {
       const char *k = s->axis[a].key, *v = s->axis[a].val[idx[a + 1]];
       if (!strcmp(k, "engine")) q->engine = v;
@@ -433,7 +449,8 @@ int rl_spec_expand(const rl_spec *s, rl_point **pts, char *err, int errlen) {
       else if (!strcmp(k, "dt")) {
         q->dt = strtod(v, NULL);
         q->dt_text = v;
-      } else if (q->nopts < RL_MAX_OPTS) {
+      } else if (!strcmp(k, "device")) q->device = v;
+      else if (q->nopts < RL_MAX_OPTS) {
         size_t l = strlen(k) + strlen(v) + 2;
         q->opts[q->nopts] = malloc(l);
         rl_snprintf(q->opts[q->nopts++], l, "%s=%s", k, v);
@@ -455,6 +472,7 @@ int rl_spec_expand(const rl_spec *s, rl_point **pts, char *err, int errlen) {
       safe(part, sizeof part, dtp);
       append_id(q->id, sizeof q->id, part);
     }
+    if (s->kind == RL_KIND_DEVICE) append_id(q->id, sizeof q->id, q->device);
     for (int i = 0; i < q->nopts; i++) {
       safe(part, sizeof part, q->opts[i]);
       append_id(q->id, sizeof q->id, part);

@@ -5,12 +5,14 @@
  *                 steps = N | duration = T
  *                 seed = S              (recorded in meta.csv; the trajectories start from qpos0)
  *                 description = TEXT
- *                 kind = trajectory | refinement | fp32 | residuals | convergence   (default trajectory; study_kinds.h)
+ *                 kind = trajectory | refinement | fp32 | residuals | convergence | lockstep | device
+ *                        (default trajectory; study_kinds.h, study_lockstep.c)
  *                 states = K            (convergence: K states `steps` apart; 1 ≤ K ≤ 100, default 5)
  *                 levels = K            (refinement: dt0·2^-k, k = 0..K−1; 4 ≤ K ≤ 12, default 5)
  *   [sweep]       engine = newton, cg, avbd, mujoco
  *                 precision = f64, f32
  *                 dt = 0.002, 0.001
+ *                 device = cpu, cuda    (kind = device only; study_lockstep.c)
  *                 KEY = V1, V2, ...     any `--opt KEY=VALUE` option (cone, iterations, tolerance, ...)
  *   [metrics]     names = final_qpos_err, ...        (default: all of rl_metric_names)
  *   [check]       METRIC = abs T | rel T | ratio R   (bands against the baseline; default = … for the rest)
@@ -40,8 +42,13 @@ enum { RL_MET_FINAL_QPOS_ERR, RL_MET_QPOS_ERR_MAX, RL_MET_PENETRATION_MAX, RL_ME
        /* kind = convergence */
        RL_MET_ITERS_TO_1EM10_GAP, RL_MET_FINAL_GAP,
        /* kind = refinement: Richardson extrapolation and the GSL ODE reference (study_run.c) */
-       RL_MET_RICHARDSON_ERR, RL_MET_ORDER_ODE, RL_MET_ORDER_ODE_STDERR, RL_NMET };
-enum { RL_KIND_TRAJECTORY, RL_KIND_REFINEMENT, RL_KIND_FP32, RL_KIND_RESIDUALS, RL_KIND_CONVERGENCE };
+       RL_MET_RICHARDSON_ERR, RL_MET_ORDER_ODE, RL_MET_ORDER_ODE_STDERR,
+       /* kind = lockstep (study_lockstep.c) */
+       RL_MET_LOCKSTEP_QPOS_MAX, RL_MET_LOCKSTEP_QVEL_MAX, RL_MET_LOCKSTEP_QVEL_MEDIAN, RL_MET_FREE_DIVERGE_1EM6,
+       RL_MET_FREE_QPOS_ERR_MAX, RL_NMET };
+enum { RL_KIND_TRAJECTORY, RL_KIND_REFINEMENT, RL_KIND_FP32, RL_KIND_RESIDUALS, RL_KIND_CONVERGENCE, RL_KIND_LOCKSTEP,
+       RL_KIND_DEVICE, RL_NKIND };
+extern const char *const rl_kind_names[RL_NKIND];
 extern const char *const rl_metric_names[RL_NMET];
 
 typedef struct rl_spec_axis {
@@ -71,7 +78,7 @@ typedef struct rl_spec {
   int states, states_line; /* convergence */
   int naxes;
   rl_spec_axis axis[RL_SPEC_MAXAXES];
-  unsigned metrics; /* bit mask of RL_MET_* */
+  unsigned long long metrics; /* bit mask of RL_MET_* (64 bits) */
   int nband;
   rl_band band[RL_SPEC_MAXBANDS];
   char *text; /* the file's text (meta.csv, spec.ini copy) */
@@ -91,6 +98,7 @@ typedef struct rl_point {
   int f32;
   double dt;           /* 0: the model's */
   const char *dt_text; /* as written, "" when the model's */
+  const char *device;  /* "cpu" | "cuda" (the device axis; "cpu" without one) */
   int nopts;
   char *opts[RL_MAX_OPTS]; /* "key=value" */
   int ref;                 /* index of the mujoco point with the same scene, dt and options (−1: none) */

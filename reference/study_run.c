@@ -42,6 +42,7 @@
 #include "runner.h"
 #include "spec.h"
 #include "study_kinds.h"
+#include "study_lockstep.h"
 
 #define NSEG 8
 #define NONESTEP 20
@@ -102,6 +103,8 @@ void rl_study_done_path(char *p, size_t n, const char *dir, const rl_spec *s, co
   case RL_KIND_FP32: file_path(p, n, dir, q, ".onestep"); break;
   case RL_KIND_RESIDUALS: file_path(p, n, dir, q, ".res"); break;
   case RL_KIND_CONVERGENCE: file_path(p, n, dir, q, ".conv"); break;
+  case RL_KIND_LOCKSTEP:
+  case RL_KIND_DEVICE: rl_lockstep_done_path(p, n, dir, s, q); break;
   default: file_path(p, n, dir, q, "");
   }
 }
@@ -388,6 +391,8 @@ int rl_study_run_point(const char *dir, const rl_spec *s, const rl_point *q, rl_
   case RL_KIND_REFINEMENT: return run_refinement(dir, s, q, sa);
   case RL_KIND_FP32: return run_fp32(dir, q, sa);
   case RL_KIND_RESIDUALS: return run_residuals(dir, q, sa);
+  case RL_KIND_LOCKSTEP:
+  case RL_KIND_DEVICE: return rl_lockstep_run_point(dir, s, q, sa);
   default: return RL_EXIT_BADINPUT;
   }
 }
@@ -648,6 +653,25 @@ int rl_study_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_poin
   case RL_KIND_REFINEMENT: return metrics_refinement(w, dir, s, q, err, errlen);
   case RL_KIND_FP32: return metrics_fp32(w, dir, s, q, err, errlen);
   case RL_KIND_RESIDUALS: return metrics_residuals(w, dir, s, q, err, errlen);
+  case RL_KIND_LOCKSTEP:
+  case RL_KIND_DEVICE: return rl_lockstep_metrics(w, dir, s, q, err, errlen);
   default: return -1;
   }
+}
+
+/* ---------- helpers for the kinds in other files (study_kinds.h) ---------- */
+
+int rl_study_sim_to(rl_sim_args *sa, int f32, const char *path) { return sim_to(sa, f32, path); }
+
+void rl_study_row(rl_csv *w, const rl_spec *s, const rl_point *q, double dt, const char *metric, double v, long step) {
+  row(w, s, q, dt, metric, v, step);
+}
+
+int rl_study_table_read(const char *path, int *nrow, int *ncol, double **v, char *err, int errlen) {
+  table t;
+  if (table_read(path, &t, err, errlen)) return -1;
+  *nrow = t.nrow;
+  *ncol = t.ncol;
+  *v = t.v;
+  return 0;
 }

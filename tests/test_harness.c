@@ -2,8 +2,9 @@
  * the smoke study passes the gate against reports/baselines/smoke; a planted regression (every solver
  * capped at one iteration) fails it naming the metric; bad specs exit 2 naming file:line; --jobs 1 and
  * --jobs 2, and two shards merged, give byte-identical metrics.csv; --resume finishes a partial run.
- * The study kinds (refinement, fp32, residuals, convergence): each bundled spec passes its gate, its key figure is
- * sane, and a planted change fails the gate naming the metric. */
+ * The study kinds (refinement, fp32, residuals, convergence, lockstep): each bundled spec passes its gate, its key
+ * figure is sane, and a planted change fails the gate naming the metric.  Kind device: without a CUDA engine the
+ * cuda points are absent (no rows, no files) and meta.csv and `check` say why. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -258,4 +259,71 @@ Test(harness, kind_convergence_gaps_to_the_lapack_optimum_and_gates) {
   bad_spec("kind = convergence\n[sweep]\nprecision = f32", "bad.ini:7:", "allowed: f64");
   bad_spec("states = 3", "bad.ini:5:", "states is for kind = convergence only");
   bad_spec("kind = convergence\nstates = 0", "bad.ini:6:", "states '0'");
+}
+
+Test(harness, kind_lockstep_matches_mujoco_on_the_pendulum_and_gates) {
+  char a[1024], p[512];
+  snprintf(a, sizeof a, "run %s --out %s/ls --jobs 2", STUDY("lockstep"), tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(a, sizeof a, "check %s/ls/lockstep --baseline %s", tmpdir, BASE);
+  cr_expect_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(p, sizeof p, "%s/ls/lockstep/metrics.csv", tmpdir);
+  /* contact-free: Newton's one step from MuJoCo's state is MuJoCo's step to round-off */
+  double qp = metric_of(p, "pendulum.newton.f64", "lockstep_qpos_max"),
+         qv = metric_of(p, "pendulum.newton.f64", "lockstep_qvel_max");
+  cr_expect(qp <= 1e-12, "pendulum newton lock-step qpos error %g (want <= 1e-12)", qp);
+  cr_expect(qv <= 1e-12, "pendulum newton lock-step qvel error %g (want <= 1e-12)", qv);
+  /* AVBD is a different (hard) model: its one-step difference is far above round-off */
+  double av = metric_of(p, "pendulum.avbd.f64", "lockstep_qvel_max");
+  cr_expect(av > 1e-8, "pendulum avbd lock-step qvel difference %g (a different model: want > 1e-8)", av);
+  double t6 = metric_of(p, "box_stack.newton.f64", "free_diverge_time_1e-06");
+  cr_expect(t6 > 0 && t6 <= 0.4 + 1e-9, "free-running divergence time %g", t6);
+  snprintf(p, sizeof p, "%s/ls/lockstep/traj_pendulum.newton.f64.lock.csv", tmpdir);
+  char *t = slurp(p);
+  cr_assert_not_null(t, "%s missing", p);
+  int rows = 0;
+  for (char *c = t; *c; c++) rows += *c == '\n';
+  cr_expect_eq(rows, 201, "%s: %d lines (want the header and 200 steps)", p, rows);
+  cr_expect_eq(strncmp(t, "step,time,err_qpos,err_qvel,ncon,mj_ncon\n", 40), 0, "%s", t);
+  free(t);
+  /* a solver capped at one iteration: the gate names the metric */
+  snprintf(a, sizeof a, "run %s --out %s/ls1 --jobs 2 --opt iterations=1", STUDY("lockstep"), tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(a, sizeof a, "check %s/ls1/lockstep --baseline %s", tmpdir, BASE);
+  cr_expect_eq(rl(a, out, sizeof out), 1, "%s", out);
+  cr_expect_not_null(strstr(out, "lockstep box_stack.newton.f64 free_qpos_err_max = "), "%s", out);
+  bad_spec("kind = lockstep\n[sweep]\nengine = mujoco", "bad.ini:7:", "not available for kind = lockstep");
+  bad_spec("[sweep]\ndevice = cpu, cuda", "bad.ini:6:", "device is for kind = device only");
+}
+
+Test(harness, kind_device_without_cuda_writes_no_cuda_rows_and_says_why) {
+  char a[1024], p[512];
+  snprintf(a, sizeof a, "run %s --out %s/dv --jobs 2", STUDY("device"), tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(p, sizeof p, "%s/dv/device/meta.csv", tmpdir);
+  char *meta = slurp(p);
+  cr_assert_not_null(meta, "%s missing", p);
+  cr_expect_not_null(strstr(meta, "\ncuda_rows,absent\n"), "%s", meta);
+  cr_expect_not_null(strstr(meta, "\ncuda_reason,rigidlab was built without a CUDA engine"), "%s", meta);
+  free(meta);
+  snprintf(p, sizeof p, "%s/dv/device/metrics.csv", tmpdir);
+  char *m = slurp(p);
+  cr_assert_not_null(m, "%s missing", p);
+  cr_expect_null(strstr(m, "cuda"), "a cuda row in %s: %s", p, m);
+  free(m);
+  /* the cpu trajectories are there, no cuda file at all */
+  snprintf(p, sizeof p, "%s/dv/device/traj_microduck.avbd.f64.cpu.csv", tmpdir);
+  cr_expect_eq(access(p, F_OK), 0, "%s missing", p);
+  snprintf(a, sizeof a, "ls %s/dv/device | grep -c cuda > %s/n.txt", tmpdir, tmpdir);
+  if (system(a)) {}
+  snprintf(p, sizeof p, "%s/n.txt", tmpdir);
+  char *n = slurp(p);
+  cr_expect(n && atoi(n) == 0, "files naming cuda: %s", n ? n : "?");
+  free(n);
+  snprintf(a, sizeof a, "check %s/dv/device --baseline %s", tmpdir, BASE);
+  cr_expect_eq(rl(a, out, sizeof out), 0, "%s", out);
+  cr_expect_not_null(strstr(out, "device: cuda rows absent: rigidlab was built without a CUDA engine"), "%s", out);
+  bad_spec("kind = device\n[sweep]\ndevice = cpu", "bad.ini:7:", "compares cpu with cuda");
+  bad_spec("kind = device\n[sweep]\ndevice = gpu", "bad.ini:7:", "allowed: cpu, cuda");
+  bad_spec("kind = device", "bad.ini:5:", "needs the sweep axis 'device = cpu, cuda'");
 }

@@ -1,0 +1,125 @@
+/* study_lockstep_prec.c — kind = lockstep, the per-precision part: one engine step from each of MuJoCo's
+ * states, compared with MuJoCo's next state (study_lockstep.h: study_lockstep). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "csv.h"
+#include "pair.h"
+#include "rl_avbd.h"
+#include "study_lockstep.h"
+
+#define study_lockstep RL_NAME(study_lockstep)
+
+/* rel = ‖x − x_ref‖∞ / max(‖x_ref‖∞, 1) over n entries (NaN in x gives NaN) */
+static double rel_inf_error(int n, const real *x, const double *xref) {
+  double e = 0, s = 1;
+  for (int i = 0; i < n; i++) {
+    double d = fabs((double)x[i] - xref[i]);
+    if (isnan(d)) return NAN;
+    e = fmax(e, d);
+    s = fmax(s, fabs(xref[i]));
+  }
+  return e / s;
+}
+
+/* MuJoCo's state before its step → rigidlab: qpos, qvel, ctrl (rounded to real), time, and for the soft
+   engines qacc_warmstart (the previous step's qacc, which MuJoCo's own step starts its solver from) */
+static void load_mujoco_state(const rl_pair *p, rl_data *d, const mjData *mjd, int warm) {
+  rl_set_state(p, d, NULL, mjd->qpos, mjd->qvel, mjd->ctrl);
+  d->time = (real)mjd->time;
+  if (warm)
+    for (int i = 0; i < p->m->nv; i++) d->qacc_warmstart[i] = (real)mjd->qacc_warmstart[i];
+}
+
+/* AVBD from the generalized state with its own warm start kept: rl_avbd_from_generalized resets the row
+   multipliers/penalties and empties the contact cache; the previous step's λ, ρ of every joint/equality row
+   and the cache (am->prev, matched by key in rl_avbd_step) are put back afterwards */
+static void avbd_enter(rl_avbd *am, const rl_model *m, rl_data *d, real *save) {
+  int nprev = am->nprev;
+  for (int r = 0; r < am->nrow; r++) {
+    save[2 * r] = am->row[r].lambda;
+    save[2 * r + 1] = am->row[r].rho;
+  }
+  rl_avbd_from_generalized(am, m, d);
+  for (int r = 0; r < am->nrow; r++) {
+    am->row[r].lambda = save[2 * r];
+    am->row[r].rho = save[2 * r + 1];
+  }
+  am->nprev = nprev;
+}
+
+int study_lockstep(const rl_sim_args *a) {
+  char err[1024], why[512];
+  int newton = !strcmp(a->engine, "newton"), cg = !strcmp(a->engine, "cg"), avbd = !strcmp(a->engine, "avbd");
+  if (!newton && !cg && !avbd) {
+    rl_errorf("lockstep: engine '%s' is not available (allowed: newton, cg, avbd)", a->engine);
+    return RL_EXIT_BADINPUT;
+  }
+  rl_pair p;
+  int st = rl_pair_load(&p, &a->c, a->dt, err, sizeof err);
+  if (st) {
+    rl_errorf("%s", err);
+    return st;
+  }
+  if (p.mjm->na) {
+    rl_errorf("lockstep: %s: %d activation states (lockstep loads qpos, qvel, ctrl only)", a->c.model, p.mjm->na);
+    rl_pair_free(&p);
+    return RL_EXIT_BADINPUT;
+  }
+  rl_avbd *am = NULL;
+  if (avbd) {
+    am = rl_avbd_build(p.m, why, sizeof why);
+    if (!am) {
+      rl_errorf("%s: %s", a->c.model, why);
+      rl_pair_free(&p);
+      return RL_EXIT_BADINPUT;
+    }
+  } else {
+    p.m->opt.solver = cg ? RL_SOLVER_CG : RL_SOLVER_NEWTON;
+    if (rl_solver_check_options(p.m, why, sizeof why)) {
+      rl_errorf("%s: %s", a->c.model, why);
+      rl_pair_free(&p);
+      return RL_EXIT_BADINPUT;
+    }
+  }
+  long steps = a->steps >= 0 ? a->steps : lround(a->duration / p.mjm->opt.timestep);
+  mjData *mjd = mj_makeData(p.mjm);
+  rl_data *d = rl_data_alloc(p.m);
+  real *save = am ? malloc(sizeof(real) * (2 * (size_t)am->nrow + 1)) : NULL;
+  mj_resetData(p.mjm, mjd);
+  if (am) {
+    load_mujoco_state(&p, d, mjd, 0);
+    rl_avbd_from_generalized(am, p.m, d);
+  }
+  rl_csv *w = a->c.out;
+  const char *cols[] = {"step", "time", "err_qpos", "err_qvel", "ncon", "mj_ncon"};
+  for (int k = 0; k < 6; k++) rl_csv_str(w, cols[k]);
+  rl_csv_end_row(w);
+  for (long s = 1; s <= steps; s++) {
+    load_mujoco_state(&p, d, mjd, !am);
+    int ncon;
+    if (am) {
+      avbd_enter(am, p.m, d, save);
+      if (rl_avbd_step(am, p.m, d) != RL_OK) d->warning[RL_WARN_BADQACC]++; /* the step was undone */
+      rl_avbd_to_generalized(am, p.m, d);
+      ncon = am->stat.ncon;
+    } else {
+      rl_step(p.m, d);
+      ncon = d->ncon;
+    }
+    mj_step(p.mjm, mjd);
+    rl_csv_int(w, s);
+    rl_csv_num(w, mjd->time);
+    rl_csv_num(w, rel_inf_error(p.m->nq, d->qpos, mjd->qpos));
+    rl_csv_num(w, rel_inf_error(p.m->nv, d->qvel, mjd->qvel));
+    rl_csv_int(w, ncon);
+    rl_csv_int(w, mjd->ncon);
+    rl_csv_end_row(w);
+  }
+  free(save);
+  rl_avbd_free(am);
+  rl_data_free(d);
+  mj_deleteData(mjd);
+  rl_pair_free(&p);
+  return 0;
+}
