@@ -392,11 +392,16 @@ typedef struct {
   const double *hlines; /* thresholds drawn as dashed lines (NaN-terminated), may be NULL */
 } time_arg;
 
+/* one panel per scene (the first dot-separated field of the series labels), one line per series */
 static void body_time(const void *ctx, FILE *f, const void *arg) {
   (void)ctx;
   const time_arg *a = arg;
+  strlist scenes = {0};
+  char sc[256], rest[512];
   rp_gp_begin(f, a->base, a->title);
   for (int i = 0; i < a->n; i++) {
+    split_point(a->v[i].label, sc, sizeof sc, rest, sizeof rest);
+    rp_sl_add(&scenes, sc);
     fprintf(f, "$t%d << EOD\n", i);
     for (int k = 0; k < a->v[i].n; k++) {
       fprintf(f, "%.9g ", a->v[i].t[k]);
@@ -406,18 +411,29 @@ static void body_time(const void *ctx, FILE *f, const void *arg) {
     if (!a->v[i].n) fprintf(f, "NaN NaN\n");
     fprintf(f, "EOD\n");
   }
-  rp_gp_loop(f, a->base, 1300, 650);
-  fprintf(f, "set title \"%s: %s (<= %g drawn at %g)\"\n", a->s->name, a->title, LOG_FLOOR, LOG_FLOOR);
+  int cols = scenes.n > 1 ? 2 : 1, rows = scenes.n ? (scenes.n + cols - 1) / cols : 1;
+  rp_gp_loop(f, a->base, 1400, 430 * rows + 80);
+  fprintf(f, "set multiplot layout %d,%d title \"%s: %s (<= %g drawn at %g)\"\n", rows, cols, a->s->name, a->title, LOG_FLOOR, LOG_FLOOR);
   fprintf(f, "set xlabel \"simulated time (s)\"\nset ylabel \"%s (log scale)\"\n", a->ylabel);
   fprintf(f, "set logscale y\nset format y \"%%.0e\"\nset key outside right top box opaque font \",9\"\n");
-  for (int i = 0; i < a->n; i++)
-    fprintf(f, "%s $t%d using 1:2 with lines lw 1.5 lc rgb \"%s\" dt %d title \"%s\"", i ? ", \\\n    " : "plot", i, rp_colors[i % RP_NCOLORS],
-            1 + i / RP_NCOLORS, a->v[i].label);
-  if (!a->n) fprintf(f, "plot NaN notitle");
-  for (int h = 0; a->hlines && !isnan(a->hlines[h]); h++)
-    fprintf(f, ", \\\n    %g with lines lw 1 dt 3 lc rgb \"black\" title \"threshold %g\"", a->hlines[h], a->hlines[h]);
-  fprintf(f, "\n");
+  for (int c = 0; c < scenes.n; c++) {
+    fprintf(f, "set title \"%s\"\n", scenes.s[c]);
+    int j = 0;
+    for (int i = 0; i < a->n; i++) {
+      split_point(a->v[i].label, sc, sizeof sc, rest, sizeof rest);
+      if (strcmp(sc, scenes.s[c])) continue;
+      fprintf(f, "%s $t%d using 1:2 with lines lw 1.5 lc rgb \"%s\" dt %d title \"%s\"", j ? ", \\\n    " : "plot", i,
+              rp_colors[j % RP_NCOLORS], 1 + j / RP_NCOLORS, rest);
+      j++;
+    }
+    for (int h = 0; a->hlines && !isnan(a->hlines[h]); h++)
+      fprintf(f, ", \\\n    %g with lines lw 1 dt %d lc rgb \"black\" title \"threshold %g\"", a->hlines[h], 2 + h, a->hlines[h]);
+    fprintf(f, "\n");
+  }
+  if (!scenes.n) fprintf(f, "plot NaN notitle\n");
+  fprintf(f, "unset multiplot\n");
   rp_gp_end(f);
+  rp_sl_free(&scenes);
 }
 
 /* bars: one panel per scene; x = metric, one bar per point of the scene (its id without the scene); log y
@@ -499,6 +515,15 @@ static void body_bars(const void *ctx, FILE *f, const void *arg) {
   rp_sl_free(&scenes);
 }
 
+/* the units of a kind's bar metrics */
+static const char *bars_ylabel(const char *kind) {
+  if (!strcmp(kind, "lockstep")) return "lockstep_*: relative error; free_qpos_err_max: m or rad (log scale)";
+  if (!strcmp(kind, "residuals"))
+    return "signorini, mdp: W; coulomb: N; ncp: max(N, m/s); penetration: m (log scale)";
+  if (!strcmp(kind, "analytic")) return "relative error or drift (log scale)";
+  return "value (log scale)";
+}
+
 /* the per-point time plots of fp32 / device / lockstep studies */
 static int plot_time(const rs_study *s, const char *pdir, const char *base, int lockstep, strlist *made) {
   strlist points = {0}, scenes = {0}, scalars = {0};
@@ -556,8 +581,12 @@ int rs_plots(const rs_studies *S, const char *pdir, strlist *made) {
         snprintf(b2, sizeof b2, "%s_steps", base);
         st = plot_time(s, pdir, b2, 1, made);
       }
-      bar_arg ba = {s, base, &scalars, 0, "value (log scale)"};
-      if (!st && scalars.n) st = rp_plot(NULL, pdir, base, body_bars, &ba, made);
+      strlist errs = {0};
+      for (int m = 0; m < scalars.n; m++)
+        if (!strstr(scalars.s[m], "time")) rp_sl_add(&errs, scalars.s[m]); /* times (s) are in the table, not on an error axis */
+      bar_arg ba = {s, base, &errs, 0, bars_ylabel(s->kind)};
+      if (!st && errs.n) st = rp_plot(NULL, pdir, base, body_bars, &ba, made);
+      rp_sl_free(&errs);
     }
     rp_sl_free(&points);
     rp_sl_free(&scenes);
