@@ -49,7 +49,7 @@ static const char *const bench_stage[NB] = {"kinematics", "com",          "inert
                                             "actuation",  "smooth", "step_smooth", "collision", "step"};
 
 typedef struct ctx {
-  const rl_pair *p;
+  rl_pair *p;
   mjModel *mjfree;       /* constraint-free copy (smooth stages) */
   const mjModel *mjfull; /* the model as loaded (collision, step) */
   rl_data *d;
@@ -203,7 +203,7 @@ static void bench_stage_row(ctx *c, int stage, const char *engine, int reps, lon
 /* The timing context of a loaded pair: the constraint-free copy for the smooth stages, both datas, the
    smooth stages' state (the second of rl_states_draw(seed 12345, 2)) and the contact-rich state
    (contact_state) for collision and step.  Release with bench_ctx_close. */
-static void bench_ctx_open(ctx *c, const rl_pair *p, rl_states *S) {
+static void bench_ctx_open(ctx *c, rl_pair *p, rl_states *S) {
   memset(c, 0, sizeof *c);
   c->clock = CLOCK_MONOTONIC;
   c->p = p;
@@ -237,7 +237,7 @@ static void bench_ctx_close(ctx *c, rl_states *S) {
    contacts when dynamic bodies can collide) and leaves both solvers as the model's, MuJoCo's then being the
    comparison.  0, or −1 with a one-line WHY when AVBD cannot represent the model. */
 static int bench_engine_begin(ctx *c, const char *engine, int solver0, int mjsolver0, char *why, int whylen) {
-  rl_pair *p = (rl_pair *)c->p;
+  rl_pair *p = c->p;
   if (engine_solver(engine) == BENCH_AVBD) {
     p->m->opt.solver = solver0;
     p->mjm->opt.solver = mjsolver0;
@@ -252,7 +252,7 @@ static int bench_engine_begin(ctx *c, const char *engine, int solver0, int mjsol
 }
 
 static void bench_engine_end(ctx *c, int solver0, int mjsolver0) {
-  rl_pair *p = (rl_pair *)c->p;
+  rl_pair *p = c->p;
   rl_avbd_free(c->am);
   c->am = NULL;
   p->m->opt.solver = solver0;
