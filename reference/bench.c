@@ -25,15 +25,19 @@
 #include "rl_collide.h"
 #include "pair.h"
 #include "states.h"
+#include "study_speed.h"
 #include "tolerances.h"
 
 #define rl_cmd_bench RL_NAME(cmd_bench)
+#define rl_bench_step_reps RL_NAME(bench_step_reps)
 
-static double now_ns(void) {
+/* ns on CLOCK (CLOCK_MONOTONIC: wall time; CLOCK_THREAD_CPUTIME_ID: this thread's CPU time) */
+static double clock_ns(clockid_t clock) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(clock, &t);
   return 1e9 * (double)t.tv_sec + (double)t.tv_nsec;
 }
+static double now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -45,14 +49,15 @@ static const char *const bench_stage[NB] = {"kinematics", "com",          "inert
                                             "actuation",  "smooth", "step_smooth", "collision", "step"};
 
 typedef struct ctx {
-  const rl_pair *p;
-  const mjModel *mjfree; /* constraint-free copy (smooth stages) */
+  rl_pair *p;
+  mjModel *mjfree;       /* constraint-free copy (smooth stages) */
   const mjModel *mjfull; /* the model as loaded (collision, step) */
   rl_data *d;
   mjData *mjd, *mjdfull;
   const double *qpos, *qvel, *ctrl;
   double *cqpos, *cqvel, *cctrl; /* the contact-rich state */
   rl_avbd *am;                   /* non-NULL: the step stage runs AVBD */
+  clockid_t clock;               /* bench_time_stage's clock (CLOCK_MONOTONIC unless set) */
 } ctx;
 
 static void run_ours(ctx *c, int stage, long n) {
@@ -142,9 +147,9 @@ static int bench_dynamic_pairs(const rl_model *m) {
   return 0;
 }
 
-/* time one stage (both sides, alternating) and report it */
-static void bench_stage_row(ctx *c, int stage, const char *engine, int reps, long n, double *tr, double *tm,
-                            rl_csv *w, const char *label, int quiet) {
+/* REPS repetitions of N calls of one stage, ours then MuJoCo's, both from the same state each time:
+   tr[r], tm[r] = ns per call of repetition r (run order) */
+static void bench_time_stage(ctx *c, int stage, int reps, long n, double *tr, double *tm) {
   const rl_pair *p = c->p;
   for (int r = 0; r < reps; r++) {
     /* same state for both, full forward first so every stage has its inputs */
@@ -164,14 +169,20 @@ static void bench_stage_row(ctx *c, int stage, const char *engine, int reps, lon
       rl_forward_smooth(p->m, c->d);
       mj_forward(c->mjfree, c->mjd);
     }
-    double t0 = now_ns();
+    double t0 = clock_ns(c->clock);
     run_ours(c, stage, n);
-    double t1 = now_ns();
+    double t1 = clock_ns(c->clock);
     run_mujoco(c, stage, n);
-    double t2 = now_ns();
+    double t2 = clock_ns(c->clock);
     tr[r] = (t1 - t0) / (double)n;
     tm[r] = (t2 - t1) / (double)n;
   }
+}
+
+/* time one stage (both sides, alternating) and report the medians and their ratio */
+static void bench_stage_row(ctx *c, int stage, const char *engine, int reps, long n, double *tr, double *tm,
+                            rl_csv *w, const char *label, int quiet) {
+  bench_time_stage(c, stage, reps, n, tr, tm);
   qsort(tr, (size_t)reps, sizeof(double), cmp_double);
   qsort(tm, (size_t)reps, sizeof(double), cmp_double);
   double ours = tr[reps / 2], theirs = tm[reps / 2];
@@ -187,6 +198,98 @@ static void bench_stage_row(ctx *c, int stage, const char *engine, int reps, lon
     rl_csv_num(w, ours / theirs);
     rl_csv_end_row(w);
   }
+}
+
+/* The timing context of a loaded pair: the constraint-free copy for the smooth stages, both datas, the
+   smooth stages' state (the second of rl_states_draw(seed 12345, 2)) and the contact-rich state
+   (contact_state) for collision and step.  Release with bench_ctx_close. */
+static void bench_ctx_open(ctx *c, rl_pair *p, rl_states *S) {
+  memset(c, 0, sizeof *c);
+  c->clock = CLOCK_MONOTONIC;
+  c->p = p;
+  c->mjfree = mj_copyModel(NULL, p->mjm);
+  c->mjfree->opt.disableflags |= mjDSBL_CONSTRAINT;
+  c->mjfull = p->mjm;
+  c->d = rl_data_alloc(p->m);
+  c->mjd = mj_makeData(c->mjfree);
+  c->mjdfull = mj_makeData(p->mjm);
+  rl_states_draw(p->mjm, 2, 12345, S);
+  c->qpos = S->qpos + S->nq;
+  c->qvel = S->qvel + S->nv;
+  c->ctrl = S->ctrl + S->nu;
+  double *cs = calloc((size_t)(p->mjm->nq + p->mjm->nv + p->mjm->nu + 3), sizeof(double));
+  c->cqpos = cs;
+  c->cqvel = cs + p->mjm->nq + 1;
+  c->cctrl = cs + p->mjm->nq + p->mjm->nv + 2;
+  contact_state(p->mjm, c->ctrl, c->cqpos, c->cqvel, c->cctrl);
+}
+
+static void bench_ctx_close(ctx *c, rl_states *S) {
+  free(c->cqpos);
+  rl_data_free(c->d);
+  mj_deleteData(c->mjd);
+  mj_deleteData(c->mjdfull);
+  mj_deleteModel(c->mjfree);
+  rl_states_free(S);
+}
+
+/* The step stage's engine: newton | cg set as the solver of both sides; avbd builds the AVBD model (data
+   contacts when dynamic bodies can collide) and leaves both solvers as the model's, MuJoCo's then being the
+   comparison.  0, or −1 with a one-line WHY when AVBD cannot represent the model. */
+static int bench_engine_begin(ctx *c, const char *engine, int solver0, int mjsolver0, char *why, int whylen) {
+  rl_pair *p = c->p;
+  if (engine_solver(engine) == BENCH_AVBD) {
+    p->m->opt.solver = solver0;
+    p->mjm->opt.solver = mjsolver0;
+    c->am = rl_avbd_build(p->m, why, whylen);
+    if (!c->am) return -1;
+    if (bench_dynamic_pairs(p->m)) c->am->prm.contacts = RL_AVBD_CONTACTS_DATA;
+    return 0;
+  }
+  p->m->opt.solver = engine_solver(engine);
+  p->mjm->opt.solver = p->m->opt.solver == RL_SOLVER_CG ? mjSOL_CG : mjSOL_NEWTON;
+  return 0;
+}
+
+static void bench_engine_end(ctx *c, int solver0, int mjsolver0) {
+  rl_pair *p = c->p;
+  rl_avbd_free(c->am);
+  c->am = NULL;
+  p->m->opt.solver = solver0;
+  p->mjm->opt.solver = mjsolver0;
+}
+
+/* kind = speed (study_speed.h): the step stage of a->engine vs mj_step, REPS repetitions of N steps, timed in
+   this thread's CPU time */
+int rl_bench_step_reps(const rl_sim_args *a, int reps, long n, double *tr, double *tm, char *why, int whylen) {
+  char err[1024];
+  rl_pair p;
+  int st = rl_pair_load(&p, &a->c, a->dt, err, sizeof err);
+  if (st) {
+    rl_errorf("%s", err);
+    return st;
+  }
+  if (engine_solver(a->engine) < 0) {
+    rl_errorf("speed: engine '%s' (allowed: newton, cg, avbd)", a->engine);
+    rl_pair_free(&p);
+    return RL_EXIT_BADINPUT;
+  }
+  if (rl_solver_check_options(p.m, err, sizeof err)) {
+    rl_errorf("%s: %s", a->c.model, err);
+    rl_pair_free(&p);
+    return RL_EXIT_BADINPUT;
+  }
+  ctx c;
+  rl_states S;
+  bench_ctx_open(&c, &p, &S);
+  c.clock = CLOCK_THREAD_CPUTIME_ID; /* time slices given to other processes are not counted */
+  int solver0 = p.m->opt.solver, mjsolver0 = p.mjm->opt.solver;
+  st = bench_engine_begin(&c, a->engine, solver0, mjsolver0, why, whylen);
+  if (!st) bench_time_stage(&c, B_STEP, reps, n, tr, tm);
+  bench_engine_end(&c, solver0, mjsolver0);
+  bench_ctx_close(&c, &S);
+  rl_pair_free(&p);
+  return st;
 }
 
 /* ---------------------------------------------------------------- chain scaling */
@@ -358,14 +461,9 @@ int rl_cmd_bench(const rl_bench_args *a) {
     return RL_EXIT_BADINPUT;
   }
   rl_csv *w = a->c.out;
-  mjModel *mjfree = mj_copyModel(NULL, p.mjm);
-  mjfree->opt.disableflags |= mjDSBL_CONSTRAINT;
+  ctx c;
   rl_states S;
-  rl_states_draw(p.mjm, 2, 12345, &S);
-  double *cs = calloc((size_t)(p.mjm->nq + p.mjm->nv + p.mjm->nu + 3), sizeof(double));
-  ctx c = {&p, mjfree, p.mjm, rl_data_alloc(p.m), mj_makeData(mjfree), mj_makeData(p.mjm), S.qpos + S.nq, S.qvel + S.nv,
-           S.ctrl + S.nu, cs, cs + p.mjm->nq + 1, cs + p.mjm->nq + p.mjm->nv + 2, NULL};
-  contact_state(p.mjm, c.ctrl, c.cqpos, c.cqvel, c.cctrl);
+  bench_ctx_open(&c, &p, &S);
   int reps = a->reps > 0 ? a->reps : 15;
   long n = a->steps > 0 ? a->steps : 200;
   double *tr = malloc(sizeof(double) * (size_t)reps), *tm = malloc(sizeof(double) * (size_t)reps);
@@ -381,39 +479,21 @@ int rl_cmd_bench(const rl_bench_args *a) {
     if (want & (1u << stage)) bench_stage_row(&c, stage, "newton", reps, n, tr, tm, w, label, a->c.quiet);
   int solver0 = p.m->opt.solver, mjsolver0 = p.mjm->opt.solver;
   for (int e = 0; e < ne && (want & (1u << B_STEP)); e++) {
-    if (engine_solver(engines[e]) == BENCH_AVBD) {
-      p.m->opt.solver = solver0;
-      p.mjm->opt.solver = mjsolver0;
-      c.am = rl_avbd_build(p.m, err, sizeof err);
-      if (!c.am) {
-        rl_errorf("bench: %s: %s", a->c.model, err);
-        st = RL_EXIT_BADINPUT;
-        continue;
-      }
-      if (bench_dynamic_pairs(p.m)) c.am->prm.contacts = RL_AVBD_CONTACTS_DATA;
-      bench_stage_row(&c, B_STEP, engines[e], reps, n, tr, tm, w, label, a->c.quiet);
-      if (!a->c.quiet)
-        printf("  (avbd: %s contacts, last step %d sweeps, %d contacts, %ld of %ld steps budget-exhausted)\n",
-               c.am->prm.contacts == RL_AVBD_CONTACTS_DATA ? "rl_collision" : "own ground", c.am->stat.iterations,
-               c.am->stat.ncon, c.am->exhausted, c.am->steps);
-      rl_avbd_free(c.am);
-      c.am = NULL;
+    if (bench_engine_begin(&c, engines[e], solver0, mjsolver0, err, sizeof err)) {
+      rl_errorf("bench: %s: %s", a->c.model, err);
+      st = RL_EXIT_BADINPUT;
       continue;
     }
-    p.m->opt.solver = engine_solver(engines[e]);
-    p.mjm->opt.solver = p.m->opt.solver == RL_SOLVER_CG ? mjSOL_CG : mjSOL_NEWTON;
     bench_stage_row(&c, B_STEP, engines[e], reps, n, tr, tm, w, label, a->c.quiet);
+    if (c.am && !a->c.quiet)
+      printf("  (avbd: %s contacts, last step %d sweeps, %d contacts, %ld of %ld steps budget-exhausted)\n",
+             c.am->prm.contacts == RL_AVBD_CONTACTS_DATA ? "rl_collision" : "own ground", c.am->stat.iterations,
+             c.am->stat.ncon, c.am->exhausted, c.am->steps);
+    bench_engine_end(&c, solver0, mjsolver0);
   }
-  p.m->opt.solver = solver0;
-  p.mjm->opt.solver = mjsolver0;
   free(tr);
   free(tm);
-  free(cs);
-  rl_data_free(c.d);
-  mj_deleteData(c.mjd);
-  mj_deleteData(c.mjdfull);
-  mj_deleteModel(mjfree);
-  rl_states_free(&S);
+  bench_ctx_close(&c, &S);
   rl_pair_free(&p);
   return st;
 }

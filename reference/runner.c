@@ -495,7 +495,9 @@ static int run_study(const char *path, const rl_run_args *a, int jobs) {
     else pending[npending++] = i;
   }
   if (nskip) fprintf(stderr, "run %s: --resume: %d of %d points already done\n", s.name, nskip, nskip + npending);
-  st = run_pool(dir, &s, pts, pending, npending, a, jobs);
+  /* kind = speed: one point at a time, so that timed points never share the cores */
+  if (s.kind == RL_KIND_SPEED && jobs > 1) fprintf(stderr, "run %s: kind = speed runs one point at a time (--jobs %d not used)\n", s.name, jobs);
+  st = run_pool(dir, &s, pts, pending, npending, a, s.kind == RL_KIND_SPEED ? 1 : jobs);
   if (st == 130)
     rl_errorf("run: %s: interrupted; every finished trajectory is whole: continue with --resume", s.name);
   if (!st && write_metrics(dir, &s, pts, mine, nmine, err, sizeof err)) {

@@ -10,6 +10,7 @@
 #include "mj_load.h"
 #include "spec.h"
 #include "study_lockstep.h"
+#include "study_speed.h"
 
 const char *const rl_metric_names[RL_NMET] = {"final_qpos_err", "qpos_err_max", "penetration_max", "anchor_err_max",
                                               "energy_drift", "iterations_mean", "converged_frac",
@@ -18,10 +19,15 @@ const char *const rl_metric_names[RL_NMET] = {"final_qpos_err", "qpos_err_max", 
                                               "coulomb_max", "mdp_max", "ncp_max", "iters_to_1e-10_gap",
                                               "final_gap", "richardson_err", "order_ode", "order_ode_stderr",
                                               "lockstep_qpos_max", "lockstep_qvel_max", "lockstep_qvel_median",
-                                              "free_diverge_time_1e-06", "free_qpos_err_max"};
+                                              "free_diverge_time_1e-06", "free_qpos_err_max",
+                                              "steps_per_s", "mujoco_steps_per_s", "time_ratio",
+                                              "incline_accel_rel_err", "incline_creep", "freefall_err",
+                                              "momentum_drift", "kinetic_energy_drift"};
+
 _Static_assert(RL_NMET < 64, "rl_spec.metrics is a 64-bit mask");
 const char *const rl_kind_names[RL_NKIND] = {"trajectory", "refinement", "fp32",    "residuals",
-                                             "convergence", "lockstep",  "device"};
+                                             "convergence", "lockstep",  "device",    "speed",
+                                             "analytic"};
 
 int rl_snprintf(char *dst, size_t n, const char *fmt, ...) {
   va_list ap;
@@ -41,7 +47,10 @@ static const char *metric_list =
     "final_qpos_err, qpos_err_max, penetration_max, anchor_err_max, energy_drift, iterations_mean, converged_frac, "
     "order, order_stderr, order_final, onestep_rel_max, diverge_time_1e-06, diverge_time_0.001, signorini_max, "
     "coulomb_max, mdp_max, ncp_max, iters_to_1e-10_gap, final_gap, richardson_err, order_ode, order_ode_stderr, "
-    "lockstep_qpos_max, lockstep_qvel_max, lockstep_qvel_median, free_diverge_time_1e-06, free_qpos_err_max";
+    "lockstep_qpos_max, lockstep_qvel_max, lockstep_qvel_median, free_diverge_time_1e-06, free_qpos_err_max, "
+    "steps_per_s, mujoco_steps_per_s, time_ratio, incline_accel_rel_err, incline_creep, freefall_err, momentum_drift, "
+    "kinetic_energy_drift";
+
 
 /* the reader counts lines so that the handler knows where it is */
 typedef struct reader {
@@ -154,7 +163,7 @@ static int handler(void *user, const char *section, const char *name, const char
       int k = 0;
       while (k < RL_NKIND && strcmp(value, rl_kind_names[k])) k++;
       if (k == RL_NKIND)
-        FAIL("kind '%s': bad value (allowed: trajectory, refinement, fp32, residuals, convergence, lockstep, device)",
+        FAIL("kind '%s': bad value (allowed: trajectory, refinement, fp32, residuals, convergence, lockstep, device, speed, analytic)",
              value);
       s->kind = k;
       s->kind_line = s->line;
@@ -316,6 +325,8 @@ static int kind_check(rl_spec *s, char *err, int errlen) {
       const char *v = ax->val[i];
       const char *allowed = s->kind == RL_KIND_CONVERGENCE && strcmp(v, "newton") && strcmp(v, "cg") ? "newton, cg"
                             : s->kind == RL_KIND_FP32 && !strcmp(v, "mujoco") ? "newton, cg, avbd (MuJoCo is f64 only)"
+                            : s->kind == RL_KIND_SPEED && !strcmp(v, "mujoco")
+                                ? "newton, cg, avbd (mj_step is timed beside every point)"
                             : s->kind == RL_KIND_RESIDUALS && !strcmp(v, "avbd")
                                 ? "newton, cg, mujoco (avbd's contact multipliers are not reported yet)"
                                 : NULL;
@@ -359,6 +370,15 @@ static int load(const char *path, rl_spec *s, int no_files, char *err, int errle
   if (kind_check(s, err, errlen)) {
     rl_spec_free(s);
     return RL_EXIT_BADINPUT;
+  }
+  /* kind = analytic: every scene declares a closed-form check it satisfies (study_analytic.c) */
+  for (int i = 0; s->kind == RL_KIND_ANALYTIC && !no_files && i < s->nscene; i++) {
+    char e2[1024];
+    if (rl_study_analytic_check_scene(s->scene[i], e2, sizeof e2)) {
+      rl_snprintf(err, (size_t)errlen, "%s:%d: %s", path, s->scene_line, e2);
+      rl_spec_free(s);
+      return RL_EXIT_BADINPUT;
+    }
   }
   /* option axes: apply every value to the first scene, as `--opt` would */
   int nopt = 0;

@@ -5,8 +5,13 @@
  *                 steps = N | duration = T
  *                 seed = S              (recorded in meta.csv; the trajectories start from qpos0)
  *                 description = TEXT
- *                 kind = trajectory | refinement | fp32 | residuals | convergence | lockstep | device
- *                        (default trajectory; study_kinds.h, study_lockstep.c)
+ *                 kind = trajectory | refinement | fp32 | residuals | convergence | lockstep | device | speed |
+ *                        analytic   (default trajectory; study_kinds.h, study_lockstep.c, study_speed.h)
+ *                 kind = speed: steps = the steps per timed repetition; engine ∈ newton, cg, avbd (mj_step
+ *                   is timed beside every point); points run one at a time whatever --jobs says.
+ *                 kind = analytic: each scene declares its closed-form check in its MJCF file,
+ *                   <custom><text name="rigidlab_check" data="incline | freefall | torque_free"/></custom>
+ *                   (study_analytic.c); the run starts from the scene's first keyframe when it has one.
  *                 states = K            (convergence: K states `steps` apart; 1 ≤ K ≤ 100, default 5)
  *                 levels = K            (refinement: dt0·2^-k, k = 0..K−1; 4 ≤ K ≤ 12, default 5)
  *   [sweep]       engine = newton, cg, avbd, mujoco
@@ -45,9 +50,15 @@ enum { RL_MET_FINAL_QPOS_ERR, RL_MET_QPOS_ERR_MAX, RL_MET_PENETRATION_MAX, RL_ME
        RL_MET_RICHARDSON_ERR, RL_MET_ORDER_ODE, RL_MET_ORDER_ODE_STDERR,
        /* kind = lockstep (study_lockstep.c) */
        RL_MET_LOCKSTEP_QPOS_MAX, RL_MET_LOCKSTEP_QVEL_MAX, RL_MET_LOCKSTEP_QVEL_MEDIAN, RL_MET_FREE_DIVERGE_1EM6,
-       RL_MET_FREE_QPOS_ERR_MAX, RL_NMET };
+       RL_MET_FREE_QPOS_ERR_MAX,
+       /* kind = speed (study_speed.c) */
+       RL_MET_STEPS_PER_S, RL_MET_MUJOCO_STEPS_PER_S, RL_MET_TIME_RATIO,
+       /* kind = analytic (study_analytic.c) */
+       RL_MET_INCLINE_ACCEL_REL_ERR, RL_MET_INCLINE_CREEP, RL_MET_FREEFALL_ERR, RL_MET_MOMENTUM_DRIFT,
+       RL_MET_KINETIC_ENERGY_DRIFT, RL_NMET };
+
 enum { RL_KIND_TRAJECTORY, RL_KIND_REFINEMENT, RL_KIND_FP32, RL_KIND_RESIDUALS, RL_KIND_CONVERGENCE, RL_KIND_LOCKSTEP,
-       RL_KIND_DEVICE, RL_NKIND };
+       RL_KIND_DEVICE, RL_KIND_SPEED, RL_KIND_ANALYTIC, RL_NKIND };
 extern const char *const rl_kind_names[RL_NKIND];
 extern const char *const rl_metric_names[RL_NMET];
 

@@ -43,6 +43,7 @@
 #include "spec.h"
 #include "study_kinds.h"
 #include "study_lockstep.h"
+#include "study_speed.h"
 
 #define NSEG 8
 #define NONESTEP 20
@@ -105,6 +106,7 @@ void rl_study_done_path(char *p, size_t n, const char *dir, const rl_spec *s, co
   case RL_KIND_CONVERGENCE: file_path(p, n, dir, q, ".conv"); break;
   case RL_KIND_LOCKSTEP:
   case RL_KIND_DEVICE: rl_lockstep_done_path(p, n, dir, s, q); break;
+  case RL_KIND_SPEED: file_path(p, n, dir, q, ".speed"); break;
   default: file_path(p, n, dir, q, "");
   }
 }
@@ -393,6 +395,8 @@ int rl_study_run_point(const char *dir, const rl_spec *s, const rl_point *q, rl_
   case RL_KIND_RESIDUALS: return run_residuals(dir, q, sa);
   case RL_KIND_LOCKSTEP:
   case RL_KIND_DEVICE: return rl_lockstep_run_point(dir, s, q, sa);
+  case RL_KIND_SPEED: return rl_study_speed_run(dir, s, q, sa);
+  case RL_KIND_ANALYTIC: return rl_study_analytic_run(dir, s, q, sa);
   default: return RL_EXIT_BADINPUT;
   }
 }
@@ -655,6 +659,8 @@ int rl_study_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_poin
   case RL_KIND_RESIDUALS: return metrics_residuals(w, dir, s, q, err, errlen);
   case RL_KIND_LOCKSTEP:
   case RL_KIND_DEVICE: return rl_lockstep_metrics(w, dir, s, q, err, errlen);
+  case RL_KIND_SPEED: return rl_study_speed_metrics(w, dir, s, q, err, errlen);
+  case RL_KIND_ANALYTIC: return rl_study_analytic_metrics(w, dir, s, q, err, errlen);
   default: return -1;
   }
 }
