@@ -1354,10 +1354,56 @@ static void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, r
   }
 }
 
+/* Wrench of contact c on its body on side `side` (0: A, 1: B) with the final multipliers, world, at the
+ * body's COM: −Σ λ_r J_r over the rows of avbd_assemble, J_r = ±[w_r, l_r × w_r] (w = n, t1, t2; lever
+ * l to the centre of curvature for n, to the material point for t) and the spin/roll rows ±[0, frame_k]:
+ *   F = ∓Σ_r λ_r w_r,   τ = ∓(Σ_r λ_r l_r × w_r + Σ_k λ_k^ang frame_k)   (upper sign: B). */
+static void avbd_contact_wrench(const rl_avbd *am, const rl_avbd_contact *c, int side, real F[3], real tau[3]) {
+  real pA[3], pB[3], uA[3], uB[3], vA[3], vB[3], x[3];
+  avbd_contact_points(am, c, pA, uA, pB, uB);
+  avbd_contact_centres(am, c, pA, vA, pB, vB);
+  real sg = side ? -1 : 1;
+  rl_v3_zero(F);
+  rl_v3_zero(tau);
+  for (int r = 0; r < 3; r++) {
+    const real *w = c->frame + 3 * r;
+    rl_v3_cross(x, r == 0 ? (side ? vB : vA) : (side ? uB : uA), w);
+    rl_v3_addscl(F, w, sg * c->lambda[r]);
+    rl_v3_addscl(tau, x, sg * c->lambda[r]);
+    rl_v3_addscl(tau, w, sg * c->alam[r]);
+  }
+}
+
+/* Contact load on tree joint jt (rl_avbd_load.contact): with a the world axis and p the anchor,
+ *   hinge τ = a·Σ ((x_s − p) × F_s + τ_s),  slide τ = a·Σ F_s,
+ * over every contact side s on a body of the subtree below jt (F_s, τ_s: avbd_contact_wrench at the COM x_s). */
+static real avbd_contact_load(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt, const real a[3],
+                              const real p[3]) {
+  if (jt->eq >= 0 || jt->jnt < 0) return 0;
+  int top = am->body[jt->b];
+  real tot = 0;
+  for (int i = 0; i < am->ncon; i++) {
+    const rl_avbd_contact *c = am->con + i;
+    for (int side = 0; side < 2; side++) {
+      int s = side ? c->b : c->a;
+      if (s < 0 || !avbd_in_subtree(m, am->body[s], top)) continue;
+      real F[3], tau[3], arm[3], t[3];
+      avbd_contact_wrench(am, c, side, F, tau);
+      if (jt->kind == RL_AVBD_SLIDE) { tot += rl_v3_dot(a, F); continue; }
+      rl_v3_sub(arm, am->pose[s].x, p);
+      rl_v3_cross(t, arm, F);
+      rl_v3_add(t, t, tau);
+      tot += rl_v3_dot(a, t);
+    }
+  }
+  return tot;
+}
+
 /* Joint-space loads (A11, rl_avbd_load) with the final multipliers and coordinate:
  *   servo = avbd_servo(φ),  limit = −(λ_lo − λ_hi),  friction = −λ_f,
  *   reaction on B: F = −Σ λ_r J_B,r[0:3],  τ_p = −Σ λ_r J_B,r[3:6] + (x_B − p) × F,  p = x_B + R_B r_B,
- *   axial = a·τ_p (hinge) or a·F (slide), a the joint axis in the world. */
+ *   axial = a·τ_p (hinge) or a·F (slide), a the joint axis in the world,
+ *   contact = avbd_contact_load (tree joints). */
 static void avbd_loads(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
   int dis = m->opt.disableflags;
   for (int j = 0; j < am->njoint; j++) {
@@ -1376,9 +1422,11 @@ static void avbd_loads(rl_avbd *am, const rl_model *m, const rl_data *d, real h)
       rl_v3_add(L->reaction + 3, L->reaction + 3, t);
     }
     if (jt->kind != RL_AVBD_HINGE && jt->kind != RL_AVBD_SLIDE) continue;
-    real a[3], k;
+    real a[3], k, p[3], u[3];
     rl_m3_mulv(a, A->R, jt->axA);
     L->axial = rl_v3_dot(a, L->reaction + (jt->kind == RL_AVBD_HINGE ? 3 : 0));
+    rl_avbd_point(p, u, B, jt->rB);
+    L->contact = avbd_contact_load(am, m, jt, a, p);
     L->servo = avbd_servo(am, m, d, jt, jt->phi, h, &k);
     if (m->jnt_limited[jt->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT)))
       L->limit = -(am->row[jt->lo_row].lambda - am->row[jt->hi_row].lambda);

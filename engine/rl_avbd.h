@@ -64,6 +64,11 @@ typedef struct rl_avbd_load {
   real friction;     /* dry-friction row (frictionloss + BAM Coulomb): −λ_f */
   real axial;        /* two-sided rows projected on the joint axis: a·τ_p (hinge, N m) or a·F (slide, N);
                         ≈ 0 for an ideal joint */
+  real contact;      /* contact forces projected on the joint through the tree, τ = Σ J_jᵀ f over the
+                        contacts on bodies of the subtree below the joint (tree joints only): hinge
+                        a·Σ ((x_c − p) × f_c + τ_c) about the anchor p, slide a·Σ f_c, with each
+                        contact's wrench (f_c at x_c, spin/roll torque τ_c) from its final multipliers.
+                        At rest: servo + limit + friction + contact + axial = qfrc_bias (RNEA gravity) */
   real reaction[6];  /* two-sided rows' force (N) and torque about the anchor p (N m) on B, world:
                         F = −Σ λ_r J_B,r[0:3], τ_p = −Σ λ_r J_B,r[3:6] + (x_B − p) × F */
 } rl_avbd_load;

@@ -387,6 +387,54 @@ Test(avbd, microduck_stands_10s, .timeout = 600) {
   rl_pair_free(&p);
 }
 
+/* A11 contact projection: the microduck standing still on its PD servos (ctrl = 0, 1 s at 1 ms) is in
+   static balance, so on every hinge the reported loads carry the gravity load of the subtree:
+   servo + limit + friction + contact + axial = qfrc_bias (rl_rne at the AVBD pose, independent of
+   the AVBD rows).  The residual left is the inertial/damping load of the remaining motion: f64
+   4.6e-5 N m (0.13 % of max |rne|); f32 7.2e-4 N m (2 %, on the neck/head, which carry no contact,
+   qvel 9e-5 rad/s); without the contact term it is 4.2e-2 N m. */
+Test(avbd, microduck_joint_loads_balance_gravity, .timeout = 300) {
+  rl_pair p;
+  load(&p, SCENE("microduck.xml"), NULL);
+  p.m->opt.timestep = (real)1e-3;
+  rl_avbd *am = build(p.m);
+  rl_data *d = rl_data_alloc(p.m);
+  rl_avbd_from_generalized(am, p.m, d);
+  for (int k = 0; k < 1000; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
+  rl_avbd_to_generalized(am, p.m, d);
+  rl_kinematics(p.m, d);
+  rl_com_pos(p.m, d);
+  rl_com_vel(p.m, d);
+  rl_rne(p.m, d);
+  double rmax = 0, gmax = 0, cmax = 0, rnoc = 0, vmax = 0;
+  int nh = 0;
+  for (int j = 0; j < am->njoint; j++) {
+    const rl_avbd_joint *jt = am->joint + j;
+    if (jt->kind != RL_AVBD_HINGE) continue;
+    const rl_avbd_load *L = am->load + j;
+    int dof = p.m->jnt_dofadr[jt->jnt];
+    double bias = d->qfrc_bias[dof], sum = L->servo + L->limit + L->friction + L->axial;
+    printf("  %-12s servo %8.4f limit %8.4f friction %8.4f contact %8.4f axial %9.2e | rne %8.4f residual %9.2e\n",
+           rl_model_name(p.m, p.m->name_jntadr[jt->jnt]), L->servo, L->limit, L->friction, L->contact, L->axial, bias,
+           sum + L->contact - bias);
+    rmax = fmax(rmax, fabs(sum + L->contact - bias));
+    rnoc = fmax(rnoc, fabs(sum - bias));
+    gmax = fmax(gmax, fabs(bias));
+    cmax = fmax(cmax, fabs(L->contact));
+    vmax = fmax(vmax, fabs(d->qvel[dof]));
+    nh++;
+  }
+  printf("avbd microduck joint loads (%s, %d hinges, t = 1 s): max |servo + limit + friction + contact + axial - rne| "
+         "%.3e N m (without contact %.3e), max |rne| %.4f, max |contact| %.4f N m, max |qvel| %.1e rad/s, %d contacts\n",
+         RL_PREC_NAME, nh, rmax, rnoc, gmax, cmax, vmax, am->stat.ncon);
+  cr_expect_gt(nh, 0);
+  cr_expect_gt(cmax, 0.1 * gmax, "contacts carry no joint load");
+  cr_expect_leq(rmax, TOL(1e-2, 3e-2) * gmax);
+  rl_data_free(d);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+}
+
 /* ======================================================= issue 5 references (GSL ODE, dense KKT) */
 
 /* least-squares slope of log y vs log x over the first n points (gsl_fit_linear) */
