@@ -1315,7 +1315,8 @@ static void avbd_recover_velocity(rl_avbd *am, real h) {
 static void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
   rl_avbd_stat *st = &am->stat;
   st->anchor_err = st->axis_err = st->penetration = 0;
-  st->kkt_stationarity = st->kkt_primal = st->kkt_normal_sign = st->kkt_cone = st->kkt_complementarity = 0;
+  st->kkt_stationarity_force = st->kkt_stationarity_torque = 0;
+  st->kkt_primal = st->kkt_normal_sign = st->kkt_cone = st->kkt_complementarity = 0;
   for (int j = 0; j < am->njoint; j++) {
     const rl_avbd_joint *jt = am->joint + j;
     if (!avbd_joint_on(m, d, jt)) continue;
@@ -1350,7 +1351,10 @@ static void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, r
   for (int s = 0; s < am->nb; s++) {
     real H[36], g[6];
     avbd_assemble(am, m, d, s, h, 1, H, g);
-    for (int i = 0; i < 6; i++) st->kkt_stationarity = rl_fmax(st->kkt_stationarity, rl_fabs(g[i]));
+    for (int i = 0; i < 3; i++) {
+      st->kkt_stationarity_force = rl_fmax(st->kkt_stationarity_force, rl_fabs(g[i]));
+      st->kkt_stationarity_torque = rl_fmax(st->kkt_stationarity_torque, rl_fabs(g[3 + i]));
+    }
   }
 }
 

@@ -142,7 +142,12 @@ typedef struct rl_avbd_stat {
   real penetration;        /* max penetration (m) */
   real dry_residual;       /* max r_f = |λ_f − clip(λ_f + ρ_f Δφ, ±τ_f)|/ρ_f (rad or m) */
   real update;             /* last sweep's largest ‖δx‖ */
-  real kkt_stationarity;   /* max_i ‖∇E_i + Σ Jᵀλ‖∞ over bodies with the final multipliers (N, N m) */
+  /* stationarity ∇E_i + Σ Jᵀλ of body i's block with the final multipliers, reported as two numbers
+     because its rows have two units: the force part (rows δx, N) and the torque part (rows δθ about
+     the COM, N m).  (A single norm mixed N with N m; scaling the torque by a characteristic length was
+     not chosen: no one length fits 1 mm links and 1 m links alike, and the split keeps the units.) */
+  real kkt_stationarity_force;  /* max_i ‖(∇E_i + Σ Jᵀλ)[0:3]‖∞ (N) */
+  real kkt_stationarity_torque; /* max_i ‖(∇E_i + Σ Jᵀλ)[3:6]‖∞ (N m) */
   real kkt_primal;         /* max |C̃| of two-sided rows, max(−C̃, 0) of one-sided rows */
   real kkt_normal_sign;    /* max(λ_n, 0) over contact normals and limits (0: right sign) */
   real kkt_cone;           /* max(‖λ_t‖ − μ(−λ_n), 0) */
