@@ -722,6 +722,9 @@ static void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
         rl_v3_addscl(pA, n, -dist);
         rl_v3_copy(k->rA, pA);
         avbd_to_local(k->rB, P, pB);
+        rl_v3_copy(k->cA, pA);
+        avbd_to_local(k->cB, P, c);
+        k->rad[1] = r;
         rl_v3_copy(k->frame, n);
         avbd_perp(k->frame + 3, k->frame + 6, n);
         k->mu = rl_fmax(m->geom_friction[3 * p], m->geom_friction[3 * g]);
@@ -729,6 +732,13 @@ static void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
       }
     }
   }
+}
+
+/* radius of the spherical surface of geom g at any contact (sphere, capsule: size[0]); 0 for flat or
+ * cornered surfaces and for geoms whose curvature varies (ellipsoid, cylinder: body-fixed point kept) */
+static real avbd_geom_radius(const rl_model *m, int g) {
+  int t = m->geom_type[g];
+  return (t == RL_GEOM_SPHERE || t == RL_GEOM_CAPSULE) ? m->geom_size[3 * g] : 0;
 }
 
 void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d) {
@@ -750,6 +760,13 @@ void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d) {
     rl_v3_addscl(p2, c->frame, c->dist / 2);
     avbd_to_local(k->rA, avbd_pose_of(am, s1), p1);
     avbd_to_local(k->rB, avbd_pose_of(am, s2), p2);
+    /* centres of curvature: A's surface point is c_A + rad_A·n, B's is c_B − rad_B·n */
+    k->rad[0] = avbd_geom_radius(m, c->geom1);
+    k->rad[1] = avbd_geom_radius(m, c->geom2);
+    rl_v3_addscl(p1, c->frame, -k->rad[0]);
+    rl_v3_addscl(p2, c->frame, k->rad[1]);
+    avbd_to_local(k->cA, avbd_pose_of(am, s1), p1);
+    avbd_to_local(k->cB, avbd_pose_of(am, s2), p2);
     memcpy(k->frame, c->frame, sizeof k->frame);
     k->mu = c->mu > 0 ? c->mu : c->friction[0];
     if (c->dim == 1) k->mu = 0;
@@ -766,12 +783,23 @@ static void avbd_contact_points(const rl_avbd *am, const rl_avbd_contact *k, rea
   rl_avbd_point(pB, uB, avbd_pose_of(am, k->b), k->rB);
 }
 
-/* C_k = w_k·(p_B − p_A) for w = n, t1, t2 */
+/* world centres of curvature and their lever arms: c = x + R c_local (rl_avbd_contact.cA, cB) */
+static void avbd_contact_centres(const rl_avbd *am, const rl_avbd_contact *k, real cA[3], real vA[3], real cB[3],
+                                 real vB[3]) {
+  rl_avbd_point(cA, vA, avbd_pose_of(am, k->a), k->cA);
+  rl_avbd_point(cB, vB, avbd_pose_of(am, k->b), k->cB);
+}
+
+/* C_n = n·(c_B − c_A) − rad_A − rad_B (centres of curvature);  C_k = t_k·(p_B − p_A), k = 1, 2
+ * (body-fixed contact points: the slip of the material points) */
 static void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[3]) {
   real pA[3], pB[3], uA[3], uB[3], dd[3];
   avbd_contact_points(am, k, pA, uA, pB, uB);
   rl_v3_sub(dd, pB, pA);
-  for (int r = 0; r < 3; r++) C[r] = rl_v3_dot(k->frame + 3 * r, dd);
+  for (int r = 1; r < 3; r++) C[r] = rl_v3_dot(k->frame + 3 * r, dd);
+  avbd_contact_centres(am, k, pA, uA, pB, uB);
+  rl_v3_sub(dd, pB, pA);
+  C[0] = rl_v3_dot(k->frame, dd) - k->rad[0] - k->rad[1];
 }
 
 /* relative rotation of a contact's bodies since the step start, C_r = frame_r · (Log(Δq_B) − Log(Δq_A))
@@ -838,7 +866,7 @@ static void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
         rl_v3_sub(d, o->rA, k->rA);
         nd = rl_v3_dot(d, k->frame);
         rl_v3_addscl(d, k->frame, -nd);
-        if (rl_v3_norm(d) < (real)1e-2) rl_v3_add(k->rA, k->rA, d);
+        if (rl_v3_norm(d) < (real)1e-2) { rl_v3_add(k->rA, k->rA, d); rl_v3_add(k->cA, k->cA, d); }
       }
       break;
     }
@@ -1057,10 +1085,10 @@ static void avbd_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d
   for (int q = am->cadr[s]; q < am->cadr[s] + am->cnum[s]; q++) {
     const rl_avbd_contact *c = am->con + am->clist[q];
     int side = c->b == s;
-    real pA[3], pB[3], uA[3], uB[3], dd[3], C[3], f[3], fv[3] = {0, 0, 0};
+    real pA[3], pB[3], uA[3], uB[3], cA[3], cB[3], vA[3], vB[3], C[3], f[3], fv[3] = {0, 0, 0};
     avbd_contact_points(am, c, pA, uA, pB, uB);
-    rl_v3_sub(dd, pB, pA);
-    for (int r = 0; r < 3; r++) C[r] = rl_v3_dot(c->frame + 3 * r, dd);
+    avbd_contact_centres(am, c, cA, vA, cB, vB);
+    avbd_contact_c(am, c, C);
     real Cn = C[0] - pr->alpha * rl_fmin(c->c0[0], 0);
     f[0] = kkt ? c->lambda[0] : rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * Cn);
     if (kkt) { f[1] = c->lambda[1]; f[2] = c->lambda[2]; }
@@ -1072,14 +1100,23 @@ static void avbd_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d
     for (int r = 0; r < 3; r++) {
       const real *w = c->frame + 3 * r;
       real J[6], x[3];
-      rl_v3_cross(x, side ? uB : uA, w);
+      /* normal row: lever to the centre of curvature; tangent rows: to the material point */
+      if (r == 0) rl_v3_cross(x, side ? vB : vA, w);
+      else rl_v3_cross(x, side ? uB : uA, w);
       for (int i = 0; i < 3; i++) { J[i] = side ? w[i] : -w[i]; J[3 + i] = side ? x[i] : -x[i]; }
       real wt = (kkt || !(f[0] < 0 || c->lambda[0] < 0)) ? 0 : c->rho[r];
       if (r > 0 && c->mu <= 0) wt = 0;
       rl_avbd_add_row(H, g, J, f[r], wt);
-      rl_v3_addscl(fv, w, f[r]);
+      if (r > 0 || c->rad[side] == 0) rl_v3_addscl(fv, w, f[r]);
     }
-    if (!kkt) rl_avbd_geo_diag(K, fv, side ? uB : uA);
+    if (!kkt) {
+      if (c->rad[side] > 0) { /* the normal force acts on the lever to the centre */
+        real fn[3];
+        rl_v3_scale(fn, c->frame, f[0]);
+        rl_avbd_geo_diag(K, fn, side ? vB : vA);
+      }
+      rl_avbd_geo_diag(K, fv, side ? uB : uA);
+    }
     if (c->mu_spin > 0 || c->mu_roll > 0) avbd_contact_ang_rows(am, c, side, kkt, f[0], H, g);
   }
   for (int i = 0; i < 3; i++) H[7 * (3 + i)] += K[i];
@@ -1278,7 +1315,8 @@ static void avbd_recover_velocity(rl_avbd *am, real h) {
 static void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
   rl_avbd_stat *st = &am->stat;
   st->anchor_err = st->axis_err = st->penetration = 0;
-  st->kkt_stationarity = st->kkt_primal = st->kkt_normal_sign = st->kkt_cone = st->kkt_complementarity = 0;
+  st->kkt_stationarity_force = st->kkt_stationarity_torque = 0;
+  st->kkt_primal = st->kkt_normal_sign = st->kkt_cone = st->kkt_complementarity = 0;
   for (int j = 0; j < am->njoint; j++) {
     const rl_avbd_joint *jt = am->joint + j;
     if (!avbd_joint_on(m, d, jt)) continue;
@@ -1313,14 +1351,63 @@ static void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, r
   for (int s = 0; s < am->nb; s++) {
     real H[36], g[6];
     avbd_assemble(am, m, d, s, h, 1, H, g);
-    for (int i = 0; i < 6; i++) st->kkt_stationarity = rl_fmax(st->kkt_stationarity, rl_fabs(g[i]));
+    for (int i = 0; i < 3; i++) {
+      st->kkt_stationarity_force = rl_fmax(st->kkt_stationarity_force, rl_fabs(g[i]));
+      st->kkt_stationarity_torque = rl_fmax(st->kkt_stationarity_torque, rl_fabs(g[3 + i]));
+    }
   }
+}
+
+/* Wrench of contact c on its body on side `side` (0: A, 1: B) with the final multipliers, world, at the
+ * body's COM: −Σ λ_r J_r over the rows of avbd_assemble, J_r = ±[w_r, l_r × w_r] (w = n, t1, t2; lever
+ * l to the centre of curvature for n, to the material point for t) and the spin/roll rows ±[0, frame_k]:
+ *   F = ∓Σ_r λ_r w_r,   τ = ∓(Σ_r λ_r l_r × w_r + Σ_k λ_k^ang frame_k)   (upper sign: B). */
+static void avbd_contact_wrench(const rl_avbd *am, const rl_avbd_contact *c, int side, real F[3], real tau[3]) {
+  real pA[3], pB[3], uA[3], uB[3], vA[3], vB[3], x[3];
+  avbd_contact_points(am, c, pA, uA, pB, uB);
+  avbd_contact_centres(am, c, pA, vA, pB, vB);
+  real sg = side ? -1 : 1;
+  rl_v3_zero(F);
+  rl_v3_zero(tau);
+  for (int r = 0; r < 3; r++) {
+    const real *w = c->frame + 3 * r;
+    rl_v3_cross(x, r == 0 ? (side ? vB : vA) : (side ? uB : uA), w);
+    rl_v3_addscl(F, w, sg * c->lambda[r]);
+    rl_v3_addscl(tau, x, sg * c->lambda[r]);
+    rl_v3_addscl(tau, w, sg * c->alam[r]);
+  }
+}
+
+/* Contact load on tree joint jt (rl_avbd_load.contact): with a the world axis and p the anchor,
+ *   hinge τ = a·Σ ((x_s − p) × F_s + τ_s),  slide τ = a·Σ F_s,
+ * over every contact side s on a body of the subtree below jt (F_s, τ_s: avbd_contact_wrench at the COM x_s). */
+static real avbd_contact_load(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt, const real a[3],
+                              const real p[3]) {
+  if (jt->eq >= 0 || jt->jnt < 0) return 0;
+  int top = am->body[jt->b];
+  real tot = 0;
+  for (int i = 0; i < am->ncon; i++) {
+    const rl_avbd_contact *c = am->con + i;
+    for (int side = 0; side < 2; side++) {
+      int s = side ? c->b : c->a;
+      if (s < 0 || !avbd_in_subtree(m, am->body[s], top)) continue;
+      real F[3], tau[3], arm[3], t[3];
+      avbd_contact_wrench(am, c, side, F, tau);
+      if (jt->kind == RL_AVBD_SLIDE) { tot += rl_v3_dot(a, F); continue; }
+      rl_v3_sub(arm, am->pose[s].x, p);
+      rl_v3_cross(t, arm, F);
+      rl_v3_add(t, t, tau);
+      tot += rl_v3_dot(a, t);
+    }
+  }
+  return tot;
 }
 
 /* Joint-space loads (A11, rl_avbd_load) with the final multipliers and coordinate:
  *   servo = avbd_servo(φ),  limit = −(λ_lo − λ_hi),  friction = −λ_f,
  *   reaction on B: F = −Σ λ_r J_B,r[0:3],  τ_p = −Σ λ_r J_B,r[3:6] + (x_B − p) × F,  p = x_B + R_B r_B,
- *   axial = a·τ_p (hinge) or a·F (slide), a the joint axis in the world. */
+ *   axial = a·τ_p (hinge) or a·F (slide), a the joint axis in the world,
+ *   contact = avbd_contact_load (tree joints). */
 static void avbd_loads(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
   int dis = m->opt.disableflags;
   for (int j = 0; j < am->njoint; j++) {
@@ -1339,9 +1426,11 @@ static void avbd_loads(rl_avbd *am, const rl_model *m, const rl_data *d, real h)
       rl_v3_add(L->reaction + 3, L->reaction + 3, t);
     }
     if (jt->kind != RL_AVBD_HINGE && jt->kind != RL_AVBD_SLIDE) continue;
-    real a[3], k;
+    real a[3], k, p[3], u[3];
     rl_m3_mulv(a, A->R, jt->axA);
     L->axial = rl_v3_dot(a, L->reaction + (jt->kind == RL_AVBD_HINGE ? 3 : 0));
+    rl_avbd_point(p, u, B, jt->rB);
+    L->contact = avbd_contact_load(am, m, jt, a, p);
     L->servo = avbd_servo(am, m, d, jt, jt->phi, h, &k);
     if (m->jnt_limited[jt->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT)))
       L->limit = -(am->row[jt->lo_row].lambda - am->row[jt->hi_row].lambda);

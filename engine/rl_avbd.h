@@ -64,6 +64,11 @@ typedef struct rl_avbd_load {
   real friction;     /* dry-friction row (frictionloss + BAM Coulomb): −λ_f */
   real axial;        /* two-sided rows projected on the joint axis: a·τ_p (hinge, N m) or a·F (slide, N);
                         ≈ 0 for an ideal joint */
+  real contact;      /* contact forces projected on the joint through the tree, τ = Σ J_jᵀ f over the
+                        contacts on bodies of the subtree below the joint (tree joints only): hinge
+                        a·Σ ((x_c − p) × f_c + τ_c) about the anchor p, slide a·Σ f_c, with each
+                        contact's wrench (f_c at x_c, spin/roll torque τ_c) from its final multipliers.
+                        At rest: servo + limit + friction + contact + axial = qfrc_bias (RNEA gravity) */
   real reaction[6];  /* two-sided rows' force (N) and torque about the anchor p (N m) on B, world:
                         F = −Σ λ_r J_B,r[0:3], τ_p = −Σ λ_r J_B,r[3:6] + (x_B − p) × F */
 } rl_avbd_load;
@@ -114,6 +119,14 @@ typedef struct rl_avbd_contact {
   int dim;             /* 1, 3, 4, 6 (3 for own ground contacts) */
   real mu_spin, mu_roll;
   real alam[3], arho[3], arho0;
+  /* normal row through the centres of curvature (B3): a side whose surface is a sphere of radius
+     rad (sphere, capsule; 0 for planes, boxes, meshes, other geoms) has its centre cA / cB (COM frame,
+     world point for the world) at the contact point moved rad along its inward normal, and
+     C_n = n·(c_B − c_A) − rad_A − rad_B (= n·(p_B − p_A) at the step start).  The normal force of a
+     rolling sphere then passes through its centre; at the body-fixed contact point it acts on a lever
+     that turns with the sphere (r·ω·h behind the centre) and drives the rolling (−20 % of the rolling
+     resistance at 1 m/s, r = 0.1 m, h = 2 ms). */
+  real rad[2], cA[3], cB[3];
 } rl_avbd_contact;
 
 /* Per-step diagnostics (A20) and KKT residuals of the step's optimization problem. */
@@ -129,7 +142,12 @@ typedef struct rl_avbd_stat {
   real penetration;        /* max penetration (m) */
   real dry_residual;       /* max r_f = |λ_f − clip(λ_f + ρ_f Δφ, ±τ_f)|/ρ_f (rad or m) */
   real update;             /* last sweep's largest ‖δx‖ */
-  real kkt_stationarity;   /* max_i ‖∇E_i + Σ Jᵀλ‖∞ over bodies with the final multipliers (N, N m) */
+  /* stationarity ∇E_i + Σ Jᵀλ of body i's block with the final multipliers, reported as two numbers
+     because its rows have two units: the force part (rows δx, N) and the torque part (rows δθ about
+     the COM, N m).  (A single norm mixed N with N m; scaling the torque by a characteristic length was
+     not chosen: no one length fits 1 mm links and 1 m links alike, and the split keeps the units.) */
+  real kkt_stationarity_force;  /* max_i ‖(∇E_i + Σ Jᵀλ)[0:3]‖∞ (N) */
+  real kkt_stationarity_torque; /* max_i ‖(∇E_i + Σ Jᵀλ)[3:6]‖∞ (N m) */
   real kkt_primal;         /* max |C̃| of two-sided rows, max(−C̃, 0) of one-sided rows */
   real kkt_normal_sign;    /* max(λ_n, 0) over contact normals and limits (0: right sign) */
   real kkt_cone;           /* max(‖λ_t‖ − μ(−λ_n), 0) */

@@ -197,7 +197,8 @@ static void coord_energy(const prob *pb, int j, double phi, double *G, double *k
 }
 
 /* assemble the KKT matrix K (N×N, N = 6nb + nrow, row-major) and right-hand side; returns max |C − αC⁰| and,
-   through gmax, ‖g + Jᵀλ‖∞ for the multipliers lam (NULL: not computed) */
+   through gmax, ‖g + Jᵀλ‖∞ for the multipliers lam (NULL: not computed), split by unit: gmax[0] over the
+   force rows δx (N), gmax[1] over the torque rows δθ (N m) */
 static double assemble(const prob *pb, const rl_avbd_ref *ref, double *K, double *rhs, const double *lam, double *gmax) {
   int nb = pb->nb, N = 6 * nb + pb->nrow;
   const rl_avbd *am = pb->am;
@@ -270,11 +271,11 @@ static double assemble(const prob *pb, const rl_avbd_ref *ref, double *K, double
     }
   }
   if (gmax) {
-    *gmax = 0;
+    gmax[0] = gmax[1] = 0;
     for (int i = 0; i < 6 * nb; i++) {
       double v = g[i];
       for (int r = 0; r < pb->nrow && lam; r++) v += K[(size_t)(6 * nb + r) * N + i] * lam[r];
-      *gmax = fmax(*gmax, fabs(v));
+      gmax[i % 6 >= 3] = fmax(gmax[i % 6 >= 3], fabs(v));
     }
   }
   for (int i = 0; i < N; i++) rhs[i] = -rhs[i];
@@ -399,7 +400,7 @@ int rl_avbd_ref_solve(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, co
     ref->step = step;
     if (step <= 1e-14) { ref->iterations++; break; }
   }
-  ref->primal = assemble(&pb, ref, K, rhs, ref->lambda, &ref->stationarity);
+  ref->primal = assemble(&pb, ref, K, rhs, ref->lambda, ref->stationarity);
   for (int s = 0; s < nb; s++) {
     memcpy(ref->x + 3 * s, pb.P[s].x, sizeof(double) * 3);
     memcpy(ref->q + 4 * s, pb.P[s].q, sizeof(double) * 4);

@@ -44,7 +44,7 @@ typedef struct rl_avbd_ref {
   int iterations;      /* Newton iterations */
   int info;            /* LAPACKE_dsysv info of the last solve (0: ok) */
   double step;         /* ‖δz‖∞ of the last Newton step */
-  double stationarity; /* ‖g + Jᵀλ‖∞ at the solution (N, N m) */
+  double stationarity[2]; /* ‖g + Jᵀλ‖∞ at the solution: [0] force rows (N), [1] torque rows (N m) */
   double primal;       /* ‖C − αC⁰‖∞ at the solution (m, rad) */
   int omitted;         /* terms of the AVBD step not in the reference (contacts, limits, dry friction, servos) */
 } rl_avbd_ref;

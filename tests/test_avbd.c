@@ -387,6 +387,88 @@ Test(avbd, microduck_stands_10s, .timeout = 600) {
   rl_pair_free(&p);
 }
 
+/* A11 contact projection: the microduck standing still on its PD servos (ctrl = 0, 1 s at 1 ms) is in
+   static balance, so on every hinge the reported loads carry the gravity load of the subtree:
+   servo + limit + friction + contact + axial = qfrc_bias (rl_rne at the AVBD pose, independent of
+   the AVBD rows).  The residual left is the inertial/damping load of the remaining motion: f64
+   4.6e-5 N m (0.13 % of max |rne|); f32 7.2e-4 N m (2 %, on the neck/head, which carry no contact,
+   qvel 9e-5 rad/s); without the contact term it is 4.2e-2 N m. */
+Test(avbd, microduck_joint_loads_balance_gravity, .timeout = 300) {
+  rl_pair p;
+  load(&p, SCENE("microduck.xml"), NULL);
+  p.m->opt.timestep = (real)1e-3;
+  rl_avbd *am = build(p.m);
+  rl_data *d = rl_data_alloc(p.m);
+  rl_avbd_from_generalized(am, p.m, d);
+  for (int k = 0; k < 1000; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
+  rl_avbd_to_generalized(am, p.m, d);
+  rl_kinematics(p.m, d);
+  rl_com_pos(p.m, d);
+  rl_com_vel(p.m, d);
+  rl_rne(p.m, d);
+  double rmax = 0, gmax = 0, cmax = 0, rnoc = 0, vmax = 0;
+  int nh = 0;
+  for (int j = 0; j < am->njoint; j++) {
+    const rl_avbd_joint *jt = am->joint + j;
+    if (jt->kind != RL_AVBD_HINGE) continue;
+    const rl_avbd_load *L = am->load + j;
+    int dof = p.m->jnt_dofadr[jt->jnt];
+    double bias = d->qfrc_bias[dof], sum = L->servo + L->limit + L->friction + L->axial;
+    printf("  %-12s servo %8.4f limit %8.4f friction %8.4f contact %8.4f axial %9.2e | rne %8.4f residual %9.2e\n",
+           rl_model_name(p.m, p.m->name_jntadr[jt->jnt]), L->servo, L->limit, L->friction, L->contact, L->axial, bias,
+           sum + L->contact - bias);
+    rmax = fmax(rmax, fabs(sum + L->contact - bias));
+    rnoc = fmax(rnoc, fabs(sum - bias));
+    gmax = fmax(gmax, fabs(bias));
+    cmax = fmax(cmax, fabs(L->contact));
+    vmax = fmax(vmax, fabs(d->qvel[dof]));
+    nh++;
+  }
+  printf("avbd microduck joint loads (%s, %d hinges, t = 1 s): max |servo + limit + friction + contact + axial - rne| "
+         "%.3e N m (without contact %.3e), max |rne| %.4f, max |contact| %.4f N m, max |qvel| %.1e rad/s, %d contacts\n",
+         RL_PREC_NAME, nh, rmax, rnoc, gmax, cmax, vmax, am->stat.ncon);
+  cr_expect_gt(nh, 0);
+  cr_expect_gt(cmax, 0.1 * gmax, "contacts carry no joint load");
+  cr_expect_leq(rmax, TOL(1e-2, 3e-2) * gmax);
+  rl_data_free(d);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+}
+
+/* A11 contact projection, analytic: avbd_arm_press at rest (1 s).  The shoulder carries no servo, limit or
+   friction, so its contact load is minus the gravity torque of the whole arm about the shoulder axis,
+   −Σ m_i g (x_i − p)_x from the AVBD body poses; the elbow's servo + contact loads balance the forearm's.
+   Through the tree: the contact is on the forearm, two bodies below the shoulder. */
+Test(avbd, arm_press_contact_load_balances_gravity) {
+  rl_pair p;
+  load(&p, MODEL("avbd_arm_press.xml"), NULL);
+  rl_avbd *am = build(p.m);
+  rl_data *d = rl_data_alloc(p.m);
+  rl_avbd_from_generalized(am, p.m, d);
+  for (int k = 0; k < 500; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
+  cr_assert_eq(am->njoint, 2);
+  double worst = 0, ref[2];
+  for (int j = 0; j < 2; j++) {
+    const rl_avbd_joint *jt = am->joint + j;
+    const rl_avbd_pose *B = am->pose + jt->b;
+    double px = B->x[0] + B->R[0] * jt->rB[0] + B->R[1] * jt->rB[1] + B->R[2] * jt->rB[2], tg = 0;
+    for (int s = jt->b; s < am->nb; s++) tg += am->mass[s] * 9.81 * (am->pose[s].x[0] - px); /* subtree: slots ≥ b */
+    const rl_avbd_load *L = am->load + j;
+    double sum = L->servo + L->limit + L->friction + L->contact + L->axial;
+    ref[j] = -tg;
+    worst = fmax(worst, fabs(sum + tg) / tg);
+    printf("avbd arm_press (%s) %-8s: contact %.5f N m, servo %.5f, axial %.1e, gravity %.5f: |sum + gravity| / gravity "
+           "%.2e\n", RL_PREC_NAME, rl_model_name(p.m, p.m->name_jntadr[jt->jnt]), L->contact, L->servo, L->axial, tg,
+           fabs(sum + tg) / tg);
+  }
+  /* measured |sum + gravity| / gravity: f64 6.5e-6 (shoulder), f32 2.8e-3 (shoulder; not analysed further) */
+  cr_expect_leq(fabs(am->load[0].contact - ref[0]), TOL(1e-4, 1e-2) * fabs(ref[0]));
+  cr_expect_leq(worst, TOL(1e-4, 1e-2));
+  rl_data_free(d);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+}
+
 /* ======================================================= issue 5 references (GSL ODE, dense KKT) */
 
 /* least-squares slope of log y vs log x over the first n points (gsl_fit_linear) */
@@ -561,11 +643,12 @@ static void dense_vs_avbd(const char *model, const char *name, int warm) {
   double px = 0;
   for (int s = 0; s < am->nb; s++)
     for (int i = 0; i < 3; i++) px = fmax(px, fabs(ref.xp[3 * s + i] - ref.x[3 * s + i]));
-  printf("avbd dense KKT reference, %s (%s) step %d: %d rows, %d Newton iterations (last step %.1e, stationarity %.1e, "
-         "primal %.1e, %d omitted terms); AVBD %d sweeps (converged %d, tol %.0e m / %.0e rad): distance %.3e m, %.3e rad "
-         "(prediction-to-solution %.3e m)\n",
-         name, RL_PREC_NAME, warm + 1, ref.nrow, ref.iterations, ref.step, ref.stationarity, ref.primal, ref.omitted,
-         am->stat.iterations, am->stat.converged, (double)am->prm.tol_lin, (double)am->prm.tol_ang, dx, dth, px);
+  printf("avbd dense KKT reference, %s (%s) step %d: %d rows, %d Newton iterations (last step %.1e, stationarity %.1e N "
+         "/ %.1e N m, primal %.1e, %d omitted terms); AVBD %d sweeps (converged %d, tol %.0e m / %.0e rad, stationarity "
+         "%.1e N / %.1e N m): distance %.3e m, %.3e rad (prediction-to-solution %.3e m)\n",
+         name, RL_PREC_NAME, warm + 1, ref.nrow, ref.iterations, ref.step, ref.stationarity[0], ref.stationarity[1],
+         ref.primal, ref.omitted, am->stat.iterations, am->stat.converged, (double)am->prm.tol_lin,
+         (double)am->prm.tol_ang, am->stat.kkt_stationarity_force, am->stat.kkt_stationarity_torque, dx, dth, px);
   cr_expect_eq(ref.omitted, 0);
   cr_expect_leq(ref.primal, 1e-12);
   cr_expect(am->stat.converged);
@@ -573,6 +656,14 @@ static void dense_vs_avbd(const char *model, const char *name, int warm) {
      few tol of the fixed point (f32: plus the rounding of the poses, ~ε·|x| ≈ 1e-7 m) */
   cr_expect_leq(dx, TOL(1e2 * 1e-8, 1e-5));
   cr_expect_leq(dth, TOL(1e2 * 1e-8, 1e-4));
+  /* force part of AVBD's stationarity against the step's correction force m/h²·(prediction-to-solution):
+     measured ≤ 2.2e-4 of it (f64, chain8 step 1), ≤ 7e-2 (f32, chain8 step 101: the rounding of the poses,
+     (m/h²)·ε|x|, is of the size of the correction) */
+  double mmax = 0, h = p.m->opt.timestep;
+  for (int s = 0; s < am->nb; s++) mmax = fmax(mmax, am->mass[s]);
+  double fcorr = mmax / (h * h) * px;
+  printf("  AVBD stationarity force part / correction force %.1e N = %.2e\n", fcorr, am->stat.kkt_stationarity_force / fcorr);
+  cr_expect_leq(am->stat.kkt_stationarity_force, TOL(1e-3, 2e-1) * fcorr);
   rl_avbd_ref_free(&ref);
   rl_data_free(d);
   rl_avbd_free(am);
@@ -801,10 +892,10 @@ Test(avbd, spin_sphere_stops_under_torsional_friction) {
 
 /* avbd_roll (condim 6, rolling coefficient 0.01 m, contacts from rl_collision): a sphere rolling
    without slip at 1 m/s decelerates at a = μ_roll g / (1.4 r) = 0.7007 m/s² (rolling torque μ_roll·m g
-   against I_contact = 1.4 m r²); v(0.5 s) = 0.6497 m/s, and it keeps rolling (v = ω r).
-   Measured: v(0.5 s) 0.7106 f64 / 0.7088 f32, i.e. 83% of the exact deceleration (open: the body-fixed
-   contact points of a rolling sphere sink it ~0.3 mm and the first steps have no contact); the
-   assertion is the deceleration within [75%, 105%] of exact until that is understood. */
+   against I_contact = 1.4 m r²); v(0.5 s) = 0.6496 m/s, and it keeps rolling (v = ω r).  The
+   deceleration must be within 2 % of exact.  (With the normal row on the body-fixed contact point the
+   normal force acted r·ω·h behind the centre, a forward torque of 20 % of the rolling resistance at
+   1 m/s: 83 % of the exact deceleration; the normal row now runs through the sphere's centre.) */
 Test(avbd, rolling_friction_decelerates_sphere) {
   rl_pair p;
   load(&p, MODEL("avbd_roll.xml"), NULL);
@@ -822,10 +913,10 @@ Test(avbd, rolling_friction_decelerates_sphere) {
     cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
   }
   double v = am->vel[0], slip = v - 0.1 * am->vel[4], exact = 1 - 0.01 * 9.81 / 0.14 * 0.5;
-  printf("avbd rolling friction (%s): v(0.5 s) %.4f m/s (exact %.4f), slip v - w r %.2e m/s, %d contact(s)\n",
-         RL_PREC_NAME, v, exact, slip, am->stat.ncon);
   double ratio = (1 - v) / (1 - exact);
-  cr_expect(ratio > 0.75 && ratio < 1.05, "deceleration %.3f of exact", ratio);
+  printf("avbd rolling friction (%s): v(0.5 s) %.5f m/s (exact %.5f), deceleration %.4f of exact, slip v - w r "
+         "%.2e m/s, %d contact(s)\n", RL_PREC_NAME, v, exact, ratio, slip, am->stat.ncon);
+  cr_expect(ratio > 0.98 && ratio < 1.02, "deceleration %.4f of exact", ratio);
   cr_expect_leq(fabs(slip), TOL(1e-4, 1e-3));
   rl_data_free(d);
   rl_avbd_free(am);
