@@ -130,7 +130,11 @@ typedef struct rl_avbd_stat {
   real dry_residual;       /* max r_f = |λ_f − clip(λ_f + ρ_f Δφ, ±τ_f)|/ρ_f (rad or m) */
   real update;             /* last sweep's largest ‖δx‖ */
   real kkt_stationarity;   /* max_i ‖∇E_i + Σ Jᵀλ‖∞ over bodies with the final multipliers (N, N m) */
+  real kkt_stationarity_force;  /* its translational part: max over bodies and x, y, z (N) */
+  real kkt_stationarity_torque; /* its rotational part (N m) */
   real kkt_primal;         /* max |C̃| of two-sided rows, max(−C̃, 0) of one-sided rows */
+  real kkt_primal_lin;     /* its length rows: anchors, lateral, contact normals, slide limits (m) */
+  real kkt_primal_ang;     /* its angle rows: axes, rotations, hinge limits (rad) */
   real kkt_normal_sign;    /* max(λ_n, 0) over contact normals and limits (0: right sign) */
   real kkt_cone;           /* max(‖λ_t‖ − μ(−λ_n), 0) */
   real kkt_complementarity;/* max |λ·C̃| over contacts and limits */
