@@ -15,7 +15,8 @@ const char *const rl_metric_names[RL_NMET] = {"final_qpos_err", "qpos_err_max", 
                                               "order", "order_stderr", "order_final", "onestep_rel_max",
                                               "diverge_time_1e-06", "diverge_time_0.001", "signorini_max",
                                               "coulomb_max", "mdp_max", "ncp_max", "iters_to_1e-10_gap",
-                                              "final_gap", "richardson_err", "order_ode", "order_ode_stderr"};
+                                              "final_gap", "richardson_err", "order_ode", "order_ode_stderr",
+                                              "avbd_iters_to_1e-6_dist", "avbd_final_dist_m", "avbd_final_dist_rad"};
 
 int rl_snprintf(char *dst, size_t n, const char *fmt, ...) {
   va_list ap;
@@ -34,7 +35,8 @@ int rl_metric_find(const char *name) {
 static const char *metric_list =
     "final_qpos_err, qpos_err_max, penetration_max, anchor_err_max, energy_drift, iterations_mean, converged_frac, "
     "order, order_stderr, order_final, onestep_rel_max, diverge_time_1e-06, diverge_time_0.001, signorini_max, "
-    "coulomb_max, mdp_max, ncp_max, iters_to_1e-10_gap, final_gap, richardson_err, order_ode, order_ode_stderr";
+    "coulomb_max, mdp_max, ncp_max, iters_to_1e-10_gap, final_gap, richardson_err, order_ode, order_ode_stderr, "
+    "avbd_iters_to_1e-6_dist, avbd_final_dist_m, avbd_final_dist_rad";
 
 /* the reader counts lines so that the handler knows where it is */
 typedef struct reader {
@@ -303,11 +305,10 @@ static int kind_check(rl_spec *s, char *err, int errlen) {
     if (strcmp(ax->key, "engine")) continue;
     for (int i = 0; i < ax->nval; i++) {
       const char *v = ax->val[i];
-      const char *allowed = s->kind == RL_KIND_CONVERGENCE && strcmp(v, "newton") && strcmp(v, "cg") ? "newton, cg"
+      const char *allowed = s->kind == RL_KIND_CONVERGENCE && !strcmp(v, "mujoco")
+                                ? "newton, cg, avbd (MuJoCo's statistics come with newton and cg)"
                             : s->kind == RL_KIND_FP32 && !strcmp(v, "mujoco") ? "newton, cg, avbd (MuJoCo is f64 only)"
-                            : s->kind == RL_KIND_RESIDUALS && !strcmp(v, "avbd")
-                                ? "newton, cg, mujoco (avbd's contact multipliers are not reported yet)"
-                                : NULL;
+                                                                               : NULL;
       if (allowed) {
         rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] engine: '%s' is not available for kind = %s (allowed: %s)",
                     s->path, ax->line, v, kinds[s->kind], allowed);

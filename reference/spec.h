@@ -6,7 +6,9 @@
  *                 seed = S              (recorded in meta.csv; the trajectories start from qpos0)
  *                 description = TEXT
  *                 kind = trajectory | refinement | fp32 | residuals | convergence   (default trajectory; study_kinds.h)
- *                 states = K            (convergence: K states `steps` apart; 1 ≤ K ≤ 100, default 5)
+ *                 states = K            (convergence: K states `steps` apart; 1 ≤ K ≤ 100, default 5; engine
+ *                                        newton/cg: gap to the LAPACK optimum, avbd: distance to the dense KKT
+ *                                        reference of the step)
  *                 levels = K            (refinement: dt0·2^-k, k = 0..K−1; 4 ≤ K ≤ 12, default 5)
  *   [sweep]       engine = newton, cg, avbd, mujoco
  *                 precision = f64, f32
@@ -40,7 +42,9 @@ enum { RL_MET_FINAL_QPOS_ERR, RL_MET_QPOS_ERR_MAX, RL_MET_PENETRATION_MAX, RL_ME
        /* kind = convergence */
        RL_MET_ITERS_TO_1EM10_GAP, RL_MET_FINAL_GAP,
        /* kind = refinement: Richardson extrapolation and the GSL ODE reference (study_run.c) */
-       RL_MET_RICHARDSON_ERR, RL_MET_ORDER_ODE, RL_MET_ORDER_ODE_STDERR, RL_NMET };
+       RL_MET_RICHARDSON_ERR, RL_MET_ORDER_ODE, RL_MET_ORDER_ODE_STDERR,
+       /* kind = convergence, engine = avbd: against the dense step reference (avbd_ref.h) */
+       RL_MET_AVBD_ITERS_TO_1EM6_DIST, RL_MET_AVBD_FINAL_DIST_M, RL_MET_AVBD_FINAL_DIST_RAD, RL_NMET };
 enum { RL_KIND_TRAJECTORY, RL_KIND_REFINEMENT, RL_KIND_FP32, RL_KIND_RESIDUALS, RL_KIND_CONVERGENCE };
 extern const char *const rl_metric_names[RL_NMET];
 
