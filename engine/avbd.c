@@ -1310,6 +1310,14 @@ static void avbd_recover_velocity(rl_avbd *am, real h) {
   }
 }
 
+/* primal residual r of one row into kkt_primal and its length (m) or angle (rad) part:
+ * kkt_primal = max(kkt_primal_lin, kkt_primal_ang) */
+static void avbd_primal_add(rl_avbd_stat *st, int angular, real r) {
+  if (angular) st->kkt_primal_ang = rl_fmax(st->kkt_primal_ang, r);
+  else st->kkt_primal_lin = rl_fmax(st->kkt_primal_lin, r);
+  st->kkt_primal = rl_fmax(st->kkt_primal, r);
+}
+
 /* Diagnostics after the step (A20): anchor/axis errors from the raw rows, penetration, and the KKT
  * residuals of the step problem with the final multipliers. */
 static void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
@@ -1317,6 +1325,7 @@ static void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, r
   st->anchor_err = st->axis_err = st->penetration = 0;
   st->kkt_stationarity_force = st->kkt_stationarity_torque = 0;
   st->kkt_primal = st->kkt_normal_sign = st->kkt_cone = st->kkt_complementarity = 0;
+  st->kkt_primal_lin = st->kkt_primal_ang = 0;
   for (int j = 0; j < am->njoint; j++) {
     const rl_avbd_joint *jt = am->joint + j;
     if (!avbd_joint_on(m, d, jt)) continue;
@@ -1326,14 +1335,14 @@ static void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, r
     for (int r = 0; r < n; r++) {
       const rl_avbd_row *w = am->row + jt->row + r;
       if (w->kind == RL_AVBD_ROW_ANG) ang += C[r] * C[r]; else lin += C[r] * C[r];
-      st->kkt_primal = rl_fmax(st->kkt_primal, rl_fabs(w->c));
+      avbd_primal_add(st, w->kind == RL_AVBD_ROW_ANG, rl_fabs(w->c));
     }
     st->anchor_err = rl_fmax(st->anchor_err, rl_sqrt(lin));
     st->axis_err = rl_fmax(st->axis_err, rl_sqrt(ang));
     if ((jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) && m->jnt_limited[jt->jnt])
       for (int side = 0; side < 2; side++) {
         const rl_avbd_row *w = am->row + (side ? jt->hi_row : jt->lo_row);
-        st->kkt_primal = rl_fmax(st->kkt_primal, -w->c);
+        avbd_primal_add(st, jt->kind == RL_AVBD_HINGE, -w->c);
         st->kkt_normal_sign = rl_fmax(st->kkt_normal_sign, w->lambda);
         st->kkt_complementarity = rl_fmax(st->kkt_complementarity, rl_fabs(w->lambda * w->c));
       }
@@ -1343,7 +1352,7 @@ static void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, r
     real C[3];
     avbd_contact_c(am, c, C);
     st->penetration = rl_fmax(st->penetration, -C[0]);
-    st->kkt_primal = rl_fmax(st->kkt_primal, -c->c[0]);
+    avbd_primal_add(st, 0, -c->c[0]);
     st->kkt_normal_sign = rl_fmax(st->kkt_normal_sign, c->lambda[0]);
     st->kkt_cone = rl_fmax(st->kkt_cone, rl_sqrt(c->lambda[1] * c->lambda[1] + c->lambda[2] * c->lambda[2]) + c->mu * c->lambda[0]);
     st->kkt_complementarity = rl_fmax(st->kkt_complementarity, rl_fabs(c->lambda[0] * c->c[0]));

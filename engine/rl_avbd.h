@@ -149,6 +149,8 @@ typedef struct rl_avbd_stat {
   real kkt_stationarity_force;  /* max_i ‖(∇E_i + Σ Jᵀλ)[0:3]‖∞ (N) */
   real kkt_stationarity_torque; /* max_i ‖(∇E_i + Σ Jᵀλ)[3:6]‖∞ (N m) */
   real kkt_primal;         /* max |C̃| of two-sided rows, max(−C̃, 0) of one-sided rows */
+  real kkt_primal_lin;     /* its length rows: anchors, lateral, contact normals, slide limits (m) */
+  real kkt_primal_ang;     /* its angle rows: axes, rotations, hinge limits (rad) */
   real kkt_normal_sign;    /* max(λ_n, 0) over contact normals and limits (0: right sign) */
   real kkt_cone;           /* max(‖λ_t‖ − μ(−λ_n), 0) */
   real kkt_complementarity;/* max |λ·C̃| over contacts and limits */

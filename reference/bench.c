@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 #include "csv.h"
+#include "avbd_step.h"
 #include "rl_avbd.h"
 #include "rl_collide.h"
 #include "pair.h"
@@ -74,16 +75,9 @@ static void run_ours(ctx *c, int stage, long n) {
       case B_STEP_SMOOTH: rl_step_smooth(m, d); break;
       case B_COLLISION: rl_collision(m, d); break;
       default:
-        if (c->am) {
-          if (c->am->prm.contacts == RL_AVBD_CONTACTS_DATA) {
-            rl_avbd_to_generalized(c->am, m, d);
-            rl_kinematics(m, d);
-            rl_collision(m, d);
-            rl_avbd_load_contacts(c->am, m, d);
-          }
-          rl_avbd_step(c->am, m, d);
-          rl_avbd_to_generalized(c->am, m, d);
-        } else
+        if (c->am)
+          rl_avbd_harness_step(c->am, m, d);
+        else
           rl_step(m, d);
         break;
     }
@@ -133,18 +127,6 @@ static int engine_solver(const char *e) {
   if (!strcmp(e, "cg")) return RL_SOLVER_CG;
   if (!strcmp(e, "avbd")) return BENCH_AVBD;
   return -1;
-}
-
-/* 1 if two geoms on different dynamic bodies pass the contype/conaffinity filter (AVBD then needs the
-   data contacts of rl_collision; its own ground contacts cover dynamic-vs-static planes only) */
-static int bench_dynamic_pairs(const rl_model *m) {
-  for (int g1 = 0; g1 < m->ngeom; g1++)
-    for (int g2 = g1 + 1; g2 < m->ngeom; g2++) {
-      int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
-      if (b1 == b2 || m->body_weldid[b1] == 0 || m->body_weldid[b2] == 0) continue;
-      if ((m->geom_contype[g1] & m->geom_conaffinity[g2]) || (m->geom_contype[g2] & m->geom_conaffinity[g1])) return 1;
-    }
-  return 0;
 }
 
 /* REPS repetitions of N calls of one stage, ours then MuJoCo's, both from the same state each time:
@@ -243,7 +225,7 @@ static int bench_engine_begin(ctx *c, const char *engine, int solver0, int mjsol
     p->mjm->opt.solver = mjsolver0;
     c->am = rl_avbd_build(p->m, why, whylen);
     if (!c->am) return -1;
-    if (bench_dynamic_pairs(p->m)) c->am->prm.contacts = RL_AVBD_CONTACTS_DATA;
+    rl_avbd_harness_contacts(c->am, p->m); /* avbd_step.h: rl_collision's contacts where dynamic bodies can touch */
     return 0;
   }
   p->m->opt.solver = engine_solver(engine);

@@ -16,6 +16,7 @@
 #include "pair.h"
 #include "states.h"
 #include "rl_so3.h"
+#include "avbd_step.h"
 #include "rl_avbd.h"
 #include "tolerances.h"
 
@@ -209,6 +210,7 @@ int rl_cmd_sim(const rl_sim_args *a) {
       rl_pair_free(&p);
       return RL_EXIT_BADINPUT;
     }
+    rl_avbd_harness_contacts(am, p.m); /* avbd_step.h: rl_collision's contacts where dynamic bodies can touch */
   }
   long steps = a->steps >= 0 ? a->steps : lround(a->duration / p.mjm->opt.timestep);
   mjData *mjd = mj_makeData(p.mjm);
@@ -243,8 +245,7 @@ int rl_cmd_sim(const rl_sim_args *a) {
     rl_avbd_from_generalized(am, p.m, d);
     row_rl(w, 0, p.m, d, am);
     for (long s = 1; s <= steps; s++) {
-      if (rl_avbd_step(am, p.m, d) != RL_OK) d->warning[RL_WARN_BADQACC]++; /* the step was undone */
-      rl_avbd_to_generalized(am, p.m, d);
+      if (rl_avbd_harness_step(am, p.m, d) != RL_OK) d->warning[RL_WARN_BADQACC]++; /* the step was undone */
       row_rl(w, s, p.m, d, am);
     }
   } else if (!mujoco) {

@@ -22,7 +22,8 @@ const char *const rl_metric_names[RL_NMET] = {"final_qpos_err", "qpos_err_max", 
                                               "free_diverge_time_1e-06", "free_qpos_err_max",
                                               "steps_per_s", "mujoco_steps_per_s", "time_ratio",
                                               "incline_accel_rel_err", "incline_creep", "freefall_err",
-                                              "momentum_drift", "kinetic_energy_drift"};
+                                              "momentum_drift", "kinetic_energy_drift",
+                                              "avbd_iters_to_1e-6_dist", "avbd_final_dist_m", "avbd_final_dist_rad"};
 
 _Static_assert(RL_NMET < 64, "rl_spec.metrics is a 64-bit mask");
 const char *const rl_kind_names[RL_NKIND] = {"trajectory", "refinement", "fp32",    "residuals",
@@ -49,7 +50,7 @@ static const char *metric_list =
     "coulomb_max, mdp_max, ncp_max, iters_to_1e-10_gap, final_gap, richardson_err, order_ode, order_ode_stderr, "
     "lockstep_qpos_max, lockstep_qvel_max, lockstep_qvel_median, free_diverge_time_1e-06, free_qpos_err_max, "
     "steps_per_s, mujoco_steps_per_s, time_ratio, incline_accel_rel_err, incline_creep, freefall_err, momentum_drift, "
-    "kinetic_energy_drift";
+    "kinetic_energy_drift, avbd_iters_to_1e-6_dist, avbd_final_dist_m, avbd_final_dist_rad";
 
 
 /* the reader counts lines so that the handler knows where it is */
@@ -323,12 +324,11 @@ static int kind_check(rl_spec *s, char *err, int errlen) {
     if (strcmp(ax->key, "engine")) continue;
     for (int i = 0; i < ax->nval; i++) {
       const char *v = ax->val[i];
-      const char *allowed = s->kind == RL_KIND_CONVERGENCE && strcmp(v, "newton") && strcmp(v, "cg") ? "newton, cg"
+      const char *allowed = s->kind == RL_KIND_CONVERGENCE && !strcmp(v, "mujoco")
+                                ? "newton, cg, avbd (MuJoCo's statistics come with newton and cg)"
                             : s->kind == RL_KIND_FP32 && !strcmp(v, "mujoco") ? "newton, cg, avbd (MuJoCo is f64 only)"
                             : s->kind == RL_KIND_SPEED && !strcmp(v, "mujoco")
                                 ? "newton, cg, avbd (mj_step is timed beside every point)"
-                            : s->kind == RL_KIND_RESIDUALS && !strcmp(v, "avbd")
-                                ? "newton, cg, mujoco (avbd's contact multipliers are not reported yet)"
                                 : NULL;
       if (allowed) {
         rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] engine: '%s' is not available for kind = %s (allowed: %s)",

@@ -12,7 +12,9 @@
  *                 kind = analytic: each scene declares its closed-form check in its MJCF file,
  *                   <custom><text name="rigidlab_check" data="incline | freefall | torque_free"/></custom>
  *                   (study_analytic.c); the run starts from the scene's first keyframe when it has one.
- *                 states = K            (convergence: K states `steps` apart; 1 ≤ K ≤ 100, default 5)
+ *                 states = K            (convergence: K states `steps` apart; 1 ≤ K ≤ 100, default 5; engine
+ *                                        newton/cg: gap to the LAPACK optimum, avbd: distance to the dense KKT
+ *                                        reference of the step)
  *                 levels = K            (refinement: dt0·2^-k, k = 0..K−1; 4 ≤ K ≤ 12, default 5)
  *   [sweep]       engine = newton, cg, avbd, mujoco
  *                 precision = f64, f32
@@ -55,7 +57,9 @@ enum { RL_MET_FINAL_QPOS_ERR, RL_MET_QPOS_ERR_MAX, RL_MET_PENETRATION_MAX, RL_ME
        RL_MET_STEPS_PER_S, RL_MET_MUJOCO_STEPS_PER_S, RL_MET_TIME_RATIO,
        /* kind = analytic (study_analytic.c) */
        RL_MET_INCLINE_ACCEL_REL_ERR, RL_MET_INCLINE_CREEP, RL_MET_FREEFALL_ERR, RL_MET_MOMENTUM_DRIFT,
-       RL_MET_KINETIC_ENERGY_DRIFT, RL_NMET };
+       RL_MET_KINETIC_ENERGY_DRIFT,
+       /* kind = convergence, engine = avbd: against the dense step reference (avbd_ref.h) */
+       RL_MET_AVBD_ITERS_TO_1EM6_DIST, RL_MET_AVBD_FINAL_DIST_M, RL_MET_AVBD_FINAL_DIST_RAD, RL_NMET };
 
 enum { RL_KIND_TRAJECTORY, RL_KIND_REFINEMENT, RL_KIND_FP32, RL_KIND_RESIDUALS, RL_KIND_CONVERGENCE, RL_KIND_LOCKSTEP,
        RL_KIND_DEVICE, RL_KIND_SPEED, RL_KIND_ANALYTIC, RL_NKIND };

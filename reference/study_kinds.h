@@ -5,8 +5,8 @@
 
 #include "harness.h"
 
-/* NSTEPS steps of engine a->engine (newton | cg) from each of the N f64 states (qpos[N×nq], qvel[N×nv]),
-   at a->dt (0: the model's), each from a zero warm start; the stepped states into qpos_out[N×nq], qvel_out[N×nv].  nq/nv must
+/* NSTEPS steps of engine a->engine (newton | cg | avbd) from each of the N f64 states (qpos[N×nq], qvel[N×nv]),
+   at a->dt (0: the model's), each from a zero warm start (avbd: rl_avbd_from_generalized, fresh multipliers); the stepped states into qpos_out[N×nq], qvel_out[N×nv].  nq/nv must
    match the model.  Returns 0 or RL_EXIT_BADINPUT (one-line message on stderr). */
 int rl64_study_onestep(const rl_sim_args *a, long nsteps, int n, int nq, int nv, const double *qpos, const double *qvel,
                        double *qpos_out, double *qvel_out);
@@ -23,13 +23,16 @@ int rl64_study_ode(const rl_sim_args *a, double tfinal, int nq, const double *qp
 int rl32_study_ode(const rl_sim_args *a, double tfinal, int nq, const double *qpos0, const double *qvel0, double *qpos_out,
                    char *why, int whylen);
 
-/* Run a->engine (newton | cg | mujoco) and write per step to a->c.out the physical residuals (B1)
+/* Run a->engine (newton | cg | mujoco | avbd) and write per step to a->c.out the physical residuals (B1)
    of the step's contact forces f and the post-step contact velocities v = J·qvel⁺ (J: the step's
    contact Jacobian, i.e. at the state the forces were solved at):
    step,time,signorini,coulomb,mdp,ncp,penetration,ncon with, over the step's contacts,
      signorini = max |v_n f_n|, coulomb = max(‖f_t‖ − μ f_n, 0), mdp = max(f_t·v_t + ‖f_t‖‖v_t‖),
      ncp = max |min(f_n, v_n)|, penetration = max(−dist).  Pyramidal rows are mapped back to
-   f_n = Σ edges, f_t,j = μ_j (f_j+ − f_j−), v_n = (v_j+ + v_j−)/2, v_t,j = (v_j+ − v_j−)/(2μ_j). */
+   f_n = Σ edges, f_t,j = μ_j (f_j+ − f_j−), v_n = (v_j+ + v_j−)/2, v_t,j = (v_j+ − v_j−)/(2μ_j).
+   avbd (its own contacts, as `sim` runs it): f = −λ per contact (normal, t1, t2; N), v = the relative velocity of
+   the contact points from the recovered post-step body velocities, dist = the normal gap at the step's end
+   (AVBD solves its forces at the end-of-step poses); ncon = AVBD's contact points. */
 int rl64_study_residuals(const rl_sim_args *a);
 int rl32_study_residuals(const rl_sim_args *a);
 
@@ -42,6 +45,18 @@ int rl32_study_residuals(const rl_sim_args *a);
    NITER run), mj_grad = MuJoCo's mjSolverStat gradient (0 past the solver's last iteration). */
 int rl64_study_convergence(const rl_sim_args *a, int nstates, long stride, int niter);
 int rl32_study_convergence(const rl_sim_args *a, int nstates, long stride, int niter);
+
+/* kind = convergence, engine = avbd: the same NSTATES states of MuJoCo's trajectory, each loaded into AVBD
+   (rl_avbd_from_generalized) and its step solved by the dense global reference (avbd_ref.h); per sweep budget
+   it = 1..NITER (tolerance 0, fresh multipliers: the iterate after exactly `it` sweeps) to a->c.out
+   state,step,iter,dist_m,dist_rad,stat_force,stat_torque,primal_m,primal_rad,sweeps with dist_m / dist_rad =
+   max over bodies of the COM distance (m) and rotation angle (rad) to the reference solution, stat_force /
+   stat_torque = AVBD's stationarity residual with its final multipliers, translational (N) and rotational
+   (N m) rows apart, primal_m / primal_rad = max |C̃| of its length (m) and angle (rad) rows, sweeps = the
+   sweeps the step used.  A state whose step has terms the reference leaves out (contacts, joint limits, dry
+   friction, position servos: rl_avbd_ref.omitted, or contacts made in the step) gets no rows. */
+int rl64_study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, int niter);
+int rl32_study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, int niter);
 
 #endif
 

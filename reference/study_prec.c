@@ -7,6 +7,8 @@
 #include <string.h>
 #include "csv.h"
 #include "lapack_ref.h"
+#include "avbd_ref.h"
+#include "avbd_step.h"
 #include "pair.h"
 #include "study_kinds.h"
 #include "tolerances.h"
@@ -14,14 +16,19 @@
 #define study_onestep RL_NAME(study_onestep)
 #define study_residuals RL_NAME(study_residuals)
 #define study_convergence RL_NAME(study_convergence)
+#define study_convergence_avbd RL_NAME(study_convergence_avbd)
 #define study_ode RL_NAME(study_ode)
 
-static int load_soft(rl_pair *p, const rl_sim_args *a, int allow_mujoco, int *mujoco) {
+/* the engine of a study point: a->engine among newton, cg and (where ALLOW_MUJOCO / ALLOW_AVBD) mujoco and
+   avbd; the pair loaded, the soft solver set, AVBD built into *AM (NULL for the other engines) */
+static int load_engine(rl_pair *p, const rl_sim_args *a, int allow_mujoco, int allow_avbd, int *mujoco, rl_avbd **am) {
   char err[1024], why[512];
-  int newton = !strcmp(a->engine, "newton"), cg = !strcmp(a->engine, "cg");
+  int newton = !strcmp(a->engine, "newton"), cg = !strcmp(a->engine, "cg"), avbd = !strcmp(a->engine, "avbd");
   *mujoco = !strcmp(a->engine, "mujoco");
-  if (!newton && !cg && !(allow_mujoco && *mujoco)) {
-    rl_errorf("study: engine '%s' is not available here (allowed: newton, cg%s)", a->engine, allow_mujoco ? ", mujoco" : "");
+  *am = NULL;
+  if (!newton && !cg && !(allow_mujoco && *mujoco) && !(allow_avbd && avbd)) {
+    rl_errorf("study: engine '%s' is not available here (allowed: newton, cg%s%s)", a->engine, allow_mujoco ? ", mujoco" : "",
+              allow_avbd ? ", avbd" : "");
     return RL_EXIT_BADINPUT;
   }
   int st = rl_pair_load(p, &a->c, a->dt, err, sizeof err);
@@ -29,7 +36,14 @@ static int load_soft(rl_pair *p, const rl_sim_args *a, int allow_mujoco, int *mu
     rl_errorf("%s", err);
     return st;
   }
-  if (!*mujoco) {
+  if (avbd) {
+    if (!(*am = rl_avbd_build(p->m, why, sizeof why))) {
+      rl_errorf("%s: %s", a->c.model, why);
+      rl_pair_free(p);
+      return RL_EXIT_BADINPUT;
+    }
+    rl_avbd_harness_contacts(*am, p->m); /* as `sim` runs it (avbd_step.h) */
+  } else if (!*mujoco) {
     p->m->opt.solver = cg ? RL_SOLVER_CG : RL_SOLVER_NEWTON;
     if (rl_solver_check_options(p->m, why, sizeof why)) {
       rl_errorf("%s: %s", a->c.model, why);
@@ -40,13 +54,20 @@ static int load_soft(rl_pair *p, const rl_sim_args *a, int allow_mujoco, int *mu
   return 0;
 }
 
+static int load_soft(rl_pair *p, const rl_sim_args *a, int allow_mujoco, int *mujoco) {
+  rl_avbd *am;
+  return load_engine(p, a, allow_mujoco, 0, mujoco, &am);
+}
+
 int study_onestep(const rl_sim_args *a, long nsteps, int n, int nq, int nv, const double *qpos, const double *qvel, double *qpos_out,
                   double *qvel_out) {
   rl_pair p;
-  int mujoco, st = load_soft(&p, a, 0, &mujoco);
+  rl_avbd *am;
+  int mujoco, st = load_engine(&p, a, 0, 1, &mujoco, &am);
   if (st) return st;
   if (p.m->nq != nq || p.m->nv != nv) {
     rl_errorf("study: %s: nq/nv %d/%d, expected %d/%d", a->c.model, p.m->nq, p.m->nv, nq, nv);
+    rl_avbd_free(am);
     rl_pair_free(&p);
     return RL_EXIT_BADINPUT;
   }
@@ -54,11 +75,16 @@ int study_onestep(const rl_sim_args *a, long nsteps, int n, int nq, int nv, cons
   for (int s = 0; s < n; s++) {
     rl_set_state(&p, d, NULL, qpos + (size_t)s * (size_t)nq, qvel + (size_t)s * (size_t)nv, NULL);
     for (int i = 0; i < nv; i++) d->qacc_warmstart[i] = 0;
-    for (long k = 0; k < nsteps; k++) rl_step(p.m, d);
+    if (am) { /* AVBD restarted from the generalized state: fresh multipliers and contact cache */
+      rl_avbd_from_generalized(am, p.m, d);
+      for (long k = 0; k < nsteps; k++) rl_avbd_harness_step(am, p.m, d); /* a non-finite step is undone (`sim`) */
+    } else
+      for (long k = 0; k < nsteps; k++) rl_step(p.m, d);
     for (int i = 0; i < nq; i++) qpos_out[(size_t)s * (size_t)nq + (size_t)i] = (double)d->qpos[i];
     for (int i = 0; i < nv; i++) qvel_out[(size_t)s * (size_t)nv + (size_t)i] = (double)d->qvel[i];
   }
   rl_data_free(d);
+  rl_avbd_free(am);
   rl_pair_free(&p);
   return 0;
 }
@@ -191,9 +217,45 @@ static void resid_row(rl_csv *w, long step, double time, const resid *r, int nco
   rl_csv_end_row(w);
 }
 
+/* one AVBD contact after its step (A17), frame (n, t1, t2) frozen in the step, normal from body a to b:
+ *   force on b   f = −λ  (λ_n ≤ 0, so f_n = −λ_n ≥ 0; λ in N: the step energy is in J and C in m),
+ *   velocity     v = (v_b + ω_b × R_b r_b) − (v_a + ω_a × R_a r_a)   (the recovered post-step velocities),
+ *   gap          dist = C_n = n·(p_b − p_a) at the step's end (the poses AVBD solved the forces at).
+ * The sliding part only (dim 3; a dim-1 contact has its normal row alone). */
+static void avbd_contact_resid(resid *r, const rl_avbd *am, const rl_avbd_contact *c) {
+  double vr[3] = {0, 0, 0}, p[2][3] = {{0, 0, 0}, {0, 0, 0}};
+  for (int side = 0; side < 2; side++) {
+    int s = side ? c->b : c->a;
+    const real *rl = side ? c->rB : c->rA;
+    if (s < 0) { /* the world: r is the world point, at rest */
+      for (int i = 0; i < 3; i++) p[side][i] = (double)rl[i];
+      continue;
+    }
+    const rl_avbd_pose *P = am->pose + s;
+    const real *v = am->vel + 6 * s;
+    double u[3], w[3] = {(double)v[3], (double)v[4], (double)v[5]};
+    for (int i = 0; i < 3; i++)
+      u[i] = (double)P->R[3 * i] * (double)rl[0] + (double)P->R[3 * i + 1] * (double)rl[1] + (double)P->R[3 * i + 2] * (double)rl[2];
+    double wu[3] = {w[1] * u[2] - w[2] * u[1], w[2] * u[0] - w[0] * u[2], w[0] * u[1] - w[1] * u[0]};
+    for (int i = 0; i < 3; i++) {
+      p[side][i] = (double)P->x[i] + u[i];
+      vr[i] += (side ? 1 : -1) * ((double)v[i] + wu[i]);
+    }
+  }
+  double f[3], v[3], mu[5] = {c->mu, c->mu, 0, 0, 0}, dist = 0;
+  for (int k = 0; k < 3; k++) {
+    const real *e = c->frame + 3 * k;
+    f[k] = -(double)c->lambda[k];
+    v[k] = (double)e[0] * vr[0] + (double)e[1] * vr[1] + (double)e[2] * vr[2];
+  }
+  for (int i = 0; i < 3; i++) dist += (double)c->frame[i] * (p[1][i] - p[0][i]);
+  contact_resid(r, 0, c->dim == 1 ? 1 : 3, mu, f, v, dist, NULL);
+}
+
 int study_residuals(const rl_sim_args *a) {
   rl_pair p;
-  int mujoco, st = load_soft(&p, a, 1, &mujoco);
+  rl_avbd *am;
+  int mujoco, st = load_engine(&p, a, 1, 1, &mujoco, &am);
   if (st) return st;
   if (mujoco && RL_IS_F32) {
     rl_errorf("study: engine mujoco runs in f64 only");
@@ -205,6 +267,7 @@ int study_residuals(const rl_sim_args *a) {
   rl_data *d = rl_data_alloc(p.m);
   mj_resetData(p.mjm, mjd);
   rl_set_state(&p, d, mjd, mjd->qpos, mjd->qvel, mjd->ctrl);
+  if (am) rl_avbd_from_generalized(am, p.m, d);
   rl_csv *w = a->c.out;
   w->f32 = RL_IS_F32 && !mujoco;
   const char *cols[] = {"step", "time", "signorini", "coulomb", "mdp", "ncp", "penetration", "ncon"};
@@ -233,6 +296,13 @@ int study_residuals(const rl_sim_args *a) {
       }
       ncon = mjd->ncon;
       time = mjd->time;
+    } else if (am) {
+      /* AVBD as `sim` runs it (its own contacts); the step's contacts and multipliers stay in am */
+      if (rl_avbd_harness_step(am, p.m, d) != RL_OK) /* a non-finite step, undone: no forces to judge */
+        r.signorini = r.coulomb = r.mdp = r.ncp = r.penetration = NAN;
+      for (int i = 0; i < am->ncon; i++) avbd_contact_resid(&r, am, am->con + i);
+      ncon = am->ncon;
+      time = (double)d->time;
     } else {
       rl_step(p.m, d);
       if (d->nefc > vcap) v = realloc(v, sizeof(double) * (size_t)(vcap = d->nefc));
@@ -259,6 +329,7 @@ int study_residuals(const rl_sim_args *a) {
     resid_row(w, s, time, &r, ncon);
   }
   free(v);
+  rl_avbd_free(am);
   rl_data_free(d);
   mj_deleteData(mjd);
   rl_pair_free(&p);
@@ -337,6 +408,102 @@ int study_convergence(const rl_sim_args *a, int nstates, long stride, int niter)
   mj_deleteData(traj);
   mj_deleteData(dc);
   mj_deleteModel(mc);
+  rl_pair_free(&p);
+  return st;
+}
+
+/* kind = convergence, engine = avbd (study_kinds.h): one state's rows, buffered until the state is known to be
+   applicable (the dense reference covers every term of its step) */
+enum { AVBD_CONV_NCOL = 10 };
+
+/* AVBD's step-start state from d's generalized state (d->time = T0), with the contacts the harness gives it
+   (avbd_step.h: rl_collision's at this state for RL_AVBD_CONTACTS_DATA; own ground contacts are made in the step) */
+static void avbd_conv_start(rl_avbd *am, const rl_model *m, rl_data *d, double t0) {
+  d->time = (real)t0;
+  rl_avbd_from_generalized(am, m, d); /* runs rl_kinematics on d's state */
+  if (am->prm.contacts == RL_AVBD_CONTACTS_DATA) {
+    rl_collision(m, d);
+    rl_avbd_load_contacts(am, m, d);
+  }
+}
+
+/* AVBD from the generalized state with a budget of IT sweeps and tolerance 0 (am->prm set by the caller):
+   the step's iterate after exactly IT sweeps (fewer only if an update is exactly zero); the row
+   iter,dist_m,dist_rad,stat_force,stat_torque,primal_m,primal_rad,sweeps into ROW[2..9] (the caller sets
+   state, step) */
+static int avbd_conv_iterate(rl_avbd *am, const rl_model *m, rl_data *d, const rl_avbd_ref *ref, double t0, int it,
+                             double *row) {
+  avbd_conv_start(am, m, d, t0);
+  am->prm.iterations = it;
+  if (rl_avbd_step(am, m, d) != RL_OK) return -1;
+  const rl_avbd_stat *st = &am->stat;
+  row[2] = it;
+  rl_avbd_ref_distance(ref, am, &row[3], &row[4]);
+  row[5] = (double)st->kkt_stationarity_force;
+  row[6] = (double)st->kkt_stationarity_torque;
+  row[7] = (double)st->kkt_primal_lin;
+  row[8] = (double)st->kkt_primal_ang;
+  row[9] = st->iterations;
+  return 0;
+}
+
+int study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, int niter) {
+  rl_pair p;
+  rl_avbd *am;
+  int mujoco, st = load_engine(&p, a, 0, 1, &mujoco, &am);
+  if (st) return st;
+  if (!am) {
+    rl_errorf("study: convergence (avbd): engine '%s' is not avbd", a->engine);
+    rl_pair_free(&p);
+    return RL_EXIT_BADINPUT;
+  }
+  am->prm.tol_lin = am->prm.tol_ang = 0;
+  mjData *traj = mj_makeData(p.mjm);
+  rl_data *d = rl_data_alloc(p.m);
+  double *rows = malloc(sizeof(double) * AVBD_CONV_NCOL * ((size_t)niter + 1));
+  rl_csv *w = a->c.out;
+  const char *cols[AVBD_CONV_NCOL] = {"state",      "step",        "iter",     "dist_m",     "dist_rad",
+                                      "stat_force", "stat_torque", "primal_m", "primal_rad", "sweeps"};
+  for (int c = 0; c < AVBD_CONV_NCOL; c++) rl_csv_str(w, cols[c]);
+  rl_csv_end_row(w);
+  mj_resetData(p.mjm, traj);
+  for (int s = 0; s < nstates && !st; s++) {
+    for (long k = 0; k < stride; k++) mj_step(p.mjm, traj);
+    rl_set_state(&p, d, NULL, traj->qpos, traj->qvel, traj->ctrl);
+    avbd_conv_start(am, p.m, d, traj->time);
+    rl_avbd_ref ref;
+    if (rl_avbd_ref_solve(&ref, am, p.m, d)) {
+      rl_errorf("study: %s: state %d: the dense AVBD reference failed (LAPACKE_dsysv info %d)", a->c.model, s, ref.info);
+      rl_avbd_ref_free(&ref);
+      st = RL_EXIT_BADINPUT;
+      break;
+    }
+    /* not applicable (no rows): the reference leaves out limits, dry friction, servos and contacts (loaded ones
+       are counted in ref.omitted, own ground contacts show in the step's stat.ncon) */
+    int applicable = ref.omitted == 0;
+    for (int it = 1; it <= niter && applicable && !st; it++) {
+      double *row = rows + (size_t)AVBD_CONV_NCOL * (size_t)it;
+      row[0] = s;
+      row[1] = (double)((long long)(s + 1) * stride);
+      if (avbd_conv_iterate(am, p.m, d, &ref, traj->time, it, row)) {
+        rl_errorf("study: %s: state %d: the AVBD step is not finite after %d sweeps", a->c.model, s, it);
+        st = RL_EXIT_BADINPUT;
+      }
+      applicable = am->stat.ncon == 0; /* contacts made in the step are not in the reference */
+    }
+    for (int it = 1; it <= niter && applicable && !st; it++) {
+      const double *row = rows + (size_t)AVBD_CONV_NCOL * (size_t)it;
+      for (int c = 0; c < AVBD_CONV_NCOL; c++)
+        if (c < 3 || c == 9) rl_csv_int(w, (long long)row[c]);
+        else rl_csv_num(w, row[c]);
+      rl_csv_end_row(w);
+    }
+    rl_avbd_ref_free(&ref);
+  }
+  free(rows);
+  rl_data_free(d);
+  mj_deleteData(traj);
+  rl_avbd_free(am);
   rl_pair_free(&p);
   return st;
 }

@@ -1,7 +1,7 @@
 /* study_run.c — the runner's study kinds other than `trajectory` (spec.h: kind = …): the worker side
  * (which files a point writes) and the metrics the parent computes from those files.
  *   refinement  traj_ID.L<k>.csv: the trajectory at dt0·2^−k (k = 0..K−1) to the same final time;
- *               traj_ID.seg.csv (newton, cg): level,dt,segment,err — each level advanced over S = 8
+ *               traj_ID.seg.csv (newton, cg, avbd): level,dt,segment,err — each level advanced over S = 8
  *               segments from the finest trajectory's state at the segment's start (zero warm start)
  *               and compared with the finest level advanced the same way, so that chaos between
  *               segments cannot masquerade as discretization error.  Metrics: per level k < K−1
@@ -17,7 +17,8 @@
  *               rigidlab's f64 smooth dynamics; metrics ode_err_L<k> (k = 0..K−1: max |q_k − q_ode| at
  *               the final time) and order_ode ± order_ode_stderr (the slope of log ode_err vs log dt).
  *   fp32        traj_ID.csv (f64), traj_ID.f32.csv (f32) free running from qpos0; traj_ID.onestep.csv:
- *               one step in f64 and in f32 from 20 f64 states along the f64 trajectory (newton, cg).
+ *               one step in f64 and in f32 from 20 f64 states along the f64 trajectory (newton, cg, avbd: each
+ *               restarted from the generalized state, study_onestep).
  *               Metrics: onestep_rel_max = max over states of max(‖Δqpos‖∞/max(‖qpos‖∞,1),
  *               ‖Δqvel‖∞/max(‖qvel‖∞,1)); diverge_time_1e-06, diverge_time_0.001: the first time
  *               max |Δqpos| exceeds the threshold (the final time if never).
@@ -28,7 +29,9 @@
  *               the argmax state's step): per iteration k = 1..NCONV gap_it<k> (the relative objective gap
  *               (cost(a_k) − cost(a*))/|cost(a*)|), grad_it<k> (rigidlab's scaled gradient), mj_grad_it<k>
  *               (MuJoCo's); iters_to_1e-10_gap: the first iteration whose relative gap is < 1e-10 (NCONV + 1
- *               when none); final_gap: the relative gap at iteration NCONV. */
+ *               when none); final_gap: the relative gap at iteration NCONV.
+ *               engine = avbd: NCONV_AVBD = 200 sweeps against the dense KKT reference of each state's step
+ *               (study_kinds.h: study_convergence_avbd; metrics_convergence_avbd below). */
 #include <dirent.h>
 #include <errno.h>
 #include <gsl/gsl_fit.h>
@@ -48,6 +51,7 @@
 #define NSEG 8
 #define NONESTEP 20
 #define NCONV 30
+#define NCONV_AVBD 200
 
 /* a small numeric CSV (header + numbers) */
 typedef struct table {
@@ -156,6 +160,8 @@ static int sim_to(rl_sim_args *sa, int f32, const char *path) {
 }
 
 static int soft(const char *engine) { return !strcmp(engine, "newton") || !strcmp(engine, "cg"); }
+/* engines study_onestep restarts from a generalized state (avbd: rl_avbd_from_generalized) */
+static int restartable(const char *engine) { return soft(engine) || !strcmp(engine, "avbd"); }
 
 /* qpos/qvel of rows ROW[0..n−1] of T */
 static void states_at(const rl_traj *t, const long *row, int n, int nv, double *qpos, double *qvel) {
@@ -236,7 +242,7 @@ static int run_refinement(const char *dir, const rl_spec *s, const rl_point *q, 
   for (int c = 0; c < 5; c++) rl_csv_str(&w, cols[c]);
   rl_csv_end_row(&w);
   long seg0 = steps0 / NSEG;
-  if (soft(q->engine) && seg0 >= 1) {
+  if (restartable(q->engine) && seg0 >= 1) {
     rl_traj fine;
     char fp[4096], suf[16];
     rl_snprintf(suf, sizeof suf, ".L%d", K - 1);
@@ -309,7 +315,7 @@ static int run_fp32(const char *dir, const rl_point *q, rl_sim_args *sa) {
   const char *cols[] = {"step", "rel_qpos", "rel_qvel"};
   for (int c = 0; c < 3; c++) rl_csv_str(&w, cols[c]);
   rl_csv_end_row(&w);
-  if (soft(q->engine) && t.nrow > 1) {
+  if (restartable(q->engine) && t.nrow > 1) {
     int n = NONESTEP < t.nrow - 1 ? NONESTEP : t.nrow - 1;
     long row[NONESTEP];
     for (int i = 0; i < n; i++) row[i] = (long)i * (t.nrow - 1) / n;
@@ -383,7 +389,8 @@ static int run_convergence(const char *dir, const rl_spec *s, const rl_point *q,
   sa->c.out = &w;
   sa->c.csv = path;
   sa->dt = q->dt;
-  int st = rl64_study_convergence(sa, s->states, stride, NCONV);
+  int st = !strcmp(q->engine, "avbd") ? rl64_study_convergence_avbd(sa, s->states, stride, NCONV_AVBD)
+                                      : rl64_study_convergence(sa, s->states, stride, NCONV);
   return finish_csv(&w, st);
 }
 
@@ -602,6 +609,54 @@ static int metrics_residuals(rl_csv *w, const char *dir, const rl_spec *s, const
   return 0;
 }
 
+/* the maximum over the rows of iteration K of column C of T (its state's step into *AT); −INFINITY when none */
+static double conv_max_at(const table *t, int k, int c, long *at) {
+  double mx = -INFINITY;
+  for (int r = 0; r < t->nrow; r++)
+    if ((int)TV(t, r, 2) == k && (TV(t, r, c) > mx || isnan(TV(t, r, c)))) {
+      mx = TV(t, r, c);
+      *at = (long)TV(t, r, 1);
+      if (isnan(mx)) break;
+    }
+  return mx;
+}
+
+/* engine = avbd: columns state,step,iter,dist_m,dist_rad,stat_force,stat_torque,primal_m,primal_rad,sweeps
+   (study_kinds.h: study_convergence_avbd).  Per sweep k (k ≤ 10 and every 10th; the .conv.csv has them all)
+   the maximum over the states of each column, then
+   avbd_iters_to_1e-6_dist (the first k with dist_m ≤ 1e-6 m and dist_rad ≤ 1e-6 rad, the worst state;
+   NCONV_AVBD + 1 when none) and avbd_final_dist_m / _rad (k = NCONV_AVBD).  No rows (not applicable) when
+   no state's step is covered by the dense reference. */
+static void metrics_convergence_avbd(rl_csv *w, const rl_spec *s, const rl_point *q, const table *t, double dt) {
+  static const char *const pre[6] = {"avbd_dist_m_it",  "avbd_dist_rad_it",  "avbd_stat_force_it",
+                                     "avbd_stat_torque_it", "avbd_primal_m_it", "avbd_primal_rad_it"};
+  char name[64];
+  for (int k = 1; k <= NCONV_AVBD; k++)
+    for (int j = 0; j < 6 && (k <= 10 || k % 10 == 0); j++) {
+      long at = 0;
+      double mx = conv_max_at(t, k, 3 + j, &at);
+      if (mx == -INFINITY) continue;
+      rl_snprintf(name, sizeof name, "%s%d", pre[j], k);
+      row(w, s, q, dt, name, mx, at);
+    }
+  if (!t->nrow) return;
+  double worst = 0;
+  long at_it = 0;
+  for (int r = 0; r < t->nrow; r++) {
+    if ((int)TV(t, r, 2) != 1) continue;
+    int first = NCONV_AVBD + 1;
+    for (int r2 = r; r2 < t->nrow && (int)TV(t, r2, 0) == (int)TV(t, r, 0) && first > NCONV_AVBD; r2++)
+      if (TV(t, r2, 3) <= 1e-6 && TV(t, r2, 4) <= 1e-6) first = (int)TV(t, r2, 2);
+    if (first > worst) worst = first, at_it = (long)TV(t, r, 1);
+  }
+  long at_m = 0, at_r = 0;
+  double fm = conv_max_at(t, NCONV_AVBD, 3, &at_m), fr = conv_max_at(t, NCONV_AVBD, 4, &at_r);
+  if (want(s, RL_MET_AVBD_ITERS_TO_1EM6_DIST)) row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_ITERS_TO_1EM6_DIST], worst, at_it);
+  if (want(s, RL_MET_AVBD_FINAL_DIST_M) && fm > -INFINITY) row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_FINAL_DIST_M], fm, at_m);
+  if (want(s, RL_MET_AVBD_FINAL_DIST_RAD) && fr > -INFINITY)
+    row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_FINAL_DIST_RAD], fr, at_r);
+}
+
 static int metrics_convergence(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *q, char *err, int errlen) {
   char path[4096], name[64];
   table t;
@@ -616,6 +671,11 @@ static int metrics_convergence(rl_csv *w, const char *dir, const rl_spec *s, con
     }
     dt = m->opt.timestep;
     mj_deleteModel(m);
+  }
+  if (!strcmp(q->engine, "avbd")) {
+    metrics_convergence_avbd(w, s, q, &t, dt);
+    free(t.v);
+    return 0;
   }
   /* columns: state,step,iter,gap,rel_gap,grad,mj_grad,nefc */
   static const char *const pre[3] = {"gap_it", "grad_it", "mj_grad_it"};

@@ -3,8 +3,9 @@
  * capped at one iteration) fails it naming the metric; bad specs exit 2 naming file:line; --jobs 1 and
  * --jobs 2, and two shards merged, give byte-identical metrics.csv; --resume finishes a partial run.
  * The study kinds (refinement, fp32, residuals, convergence, lockstep): each bundled spec passes its gate, its key
- * figure is sane, and a planted change fails the gate naming the metric.  Kind device: without a CUDA engine the
- * cuda points are absent (no rows, no files) and meta.csv and `check` say why. */
+ * figure is sane, and a planted change fails the gate naming the metric; every kind runs AVBD too (convergence: against
+ * the dense KKT reference, experiments/convergence_avbd.ini).  Kind device: without a CUDA engine the cuda points
+ * are absent (no rows, no files) and meta.csv and `check` say why. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -190,6 +191,10 @@ Test(harness, kind_refinement_fits_first_order_and_gates) {
          eo = metric_of(p, "pendulum.newton.f64.dt0.004", "ode_err_L4");
   cr_expect(re > 0.5 * eo && re < 2 * eo, "Richardson error estimate %g vs ODE reference error %g", re, eo);
   cr_expect(isnan(metric_of(p, "box_stack.newton.f64.dt0.004", "order_ode")), "box_stack has contacts: no ODE reference");
+  /* AVBD (segments restarted from the generalized state) is first order against the ODE reference too */
+  double ao = metric_of(p, "pendulum.avbd.f64.dt0.004", "order_ode"), co = metric_of(p, "chain8.avbd.f64.dt0.004", "order_ode");
+  cr_expect(fabs(ao - 1) < 0.05 && fabs(co - 1) < 0.1, "avbd vs the ODE reference: order %g (pendulum), %g (chain8)", ao, co);
+  cr_expect(!isnan(metric_of(p, "chain8.avbd.f64.dt0.004", "err_seg_L0")), "avbd restarts the segments");
   /* RK4 is fourth order: the gate must name the order */
   snprintf(a, sizeof a, "run %s --out %s/rk --jobs 2 --opt integrator=rk4", STUDY("refinement"), tmpdir);
   cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
@@ -213,7 +218,10 @@ Test(harness, kind_fp32_measures_divergence_and_gates) {
   double t6 = metric_of(p, "microduck.newton.f64", "diverge_time_1e-06"),
          t3 = metric_of(p, "microduck.newton.f64", "diverge_time_0.001");
   cr_expect(t6 > 0 && t6 <= t3 && t3 <= 1 + 1e-9, "divergence times %g, %g", t6, t3);
-  cr_expect(isnan(metric_of(p, "microduck.avbd.f64", "onestep_rel_max")), "avbd has no one-step error");
+  /* AVBD's one step restarts from the generalized state; f32 stops at its looser sweep tolerance (5e-6 rad), so
+     the velocity error is that over h: ~1e-3, far above float round-off but bounded */
+  double ea = metric_of(p, "microduck.avbd.f64", "onestep_rel_max");
+  cr_expect(ea > 1e-9 && ea < 1e-2, "avbd f32 one-step error %g", ea);
 }
 
 Test(harness, kind_residuals_gate_and_name_a_sloppy_solver) {
@@ -227,7 +235,14 @@ Test(harness, kind_residuals_gate_and_name_a_sloppy_solver) {
   snprintf(a, sizeof a, "check %s/res1/residuals --baseline %s", tmpdir, BASE);
   cr_expect_eq(rl(a, out, sizeof out), 1, "%s", out);
   cr_expect_not_null(strstr(out, "residuals box_stack.cg.f64 signorini_max = "), "%s", out);
-  bad_spec("kind = residuals\n[sweep]\nengine = avbd", "bad.ini:7:", "not available for kind = residuals");
+  /* AVBD's multipliers as forces: box_stack (rl_collision's contacts, the boxes stay stacked) penetrates less
+     than 1 mm, its friction forces stay in the cone */
+  char p[512];
+  snprintf(p, sizeof p, "%s/res/residuals/metrics.csv", tmpdir);
+  double pen = metric_of(p, "box_stack.avbd.f64", "penetration_max"), cou = metric_of(p, "box_stack.avbd.f64", "coulomb_max");
+  cr_expect(pen >= 0 && pen < 1e-3, "avbd box_stack penetration %g", pen);
+  cr_expect(cou >= 0 && cou < 1e-9, "avbd box_stack Coulomb residual %g", cou);
+  cr_expect(!isnan(metric_of(p, "microduck.avbd.f64", "signorini_max")), "avbd microduck residuals");
   bad_spec("kind = sideways", "bad.ini:5:", "allowed: trajectory, refinement, fp32, residuals");
 }
 
@@ -326,4 +341,41 @@ Test(harness, kind_device_without_cuda_writes_no_cuda_rows_and_says_why) {
   bad_spec("kind = device\n[sweep]\ndevice = cpu", "bad.ini:7:", "compares cpu with cuda");
   bad_spec("kind = device\n[sweep]\ndevice = gpu", "bad.ini:7:", "allowed: cpu, cuda");
   bad_spec("kind = device", "bad.ini:5:", "needs the sweep axis 'device = cpu, cuda'");
+}
+
+/* engine = avbd: the distance of AVBD's iterate after k sweeps to the dense KKT reference of the same step */
+Test(harness, kind_convergence_avbd_distance_to_the_dense_reference_and_gates) {
+  char a[1024], p[512];
+  snprintf(a, sizeof a, "run %s --out %s/ca --jobs 2", STUDY("convergence_avbd"), tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(a, sizeof a, "check %s/ca/convergence_avbd --baseline %s", tmpdir, BASE);
+  cr_expect_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(p, sizeof p, "%s/ca/convergence_avbd/metrics.csv", tmpdir);
+  static const char *const pts[] = {"chain8.avbd.f64", "double_pendulum.avbd.f64"};
+  for (int i = 0; i < 2; i++) {
+    double d1 = metric_of(p, pts[i], "avbd_dist_m_it1"), dn = metric_of(p, pts[i], "avbd_final_dist_m"),
+           r1 = metric_of(p, pts[i], "avbd_dist_rad_it1"), rn = metric_of(p, pts[i], "avbd_final_dist_rad"),
+           it = metric_of(p, pts[i], "avbd_iters_to_1e-6_dist");
+    cr_expect(d1 > 1e-7 && dn < 1e-7 && dn < 1e-2 * d1, "%s: distance %g m after 1 sweep, %g m after 200", pts[i], d1, dn);
+    cr_expect(r1 > 1e-7 && rn < 1e-7, "%s: %g rad after 1 sweep, %g rad after 200", pts[i], r1, rn);
+    cr_expect(it >= 1 && it <= 200, "%s: 1e-6 reached at sweep %g", pts[i], it);
+    cr_expect(metric_of(p, pts[i], "avbd_stat_force_it200") < metric_of(p, pts[i], "avbd_stat_force_it1"), "%s", pts[i]);
+  }
+  /* a coarser step (dt 4 ms) converges slower: the gate names it */
+  snprintf(a, sizeof a, "run %s --out %s/ca2 --jobs 2 --opt timestep=0.004", STUDY("convergence_avbd"), tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(a, sizeof a, "check %s/ca2/convergence_avbd --baseline %s", tmpdir, BASE);
+  cr_expect_eq(rl(a, out, sizeof out), 1, "%s", out);
+  cr_expect_not_null(strstr(out, "convergence_avbd double_pendulum.avbd.f64 avbd_iters_to_1e-6_dist = "), "%s", out);
+  /* not applicable: box_stack's steps have contacts, which the dense reference leaves out: no rows */
+  char spec[512];
+  snprintf(spec, sizeof spec, "%s/na.ini", tmpdir);
+  FILE *f = fopen(spec, "w");
+  fprintf(f, "[experiment]\nname = na\nkind = convergence\nscene = %s/experiments/scenes/box_stack.xml\nsteps = 5\n"
+             "states = 2\n[sweep]\nengine = avbd\n", SRCDIR);
+  fclose(f);
+  snprintf(a, sizeof a, "run %s --out %s/na --jobs 1", spec, tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(p, sizeof p, "%s/na/na/metrics.csv", tmpdir);
+  cr_expect(isnan(metric_of(p, "box_stack.avbd.f64", "avbd_dist_m_it1")), "box_stack: rows without a reference");
 }
