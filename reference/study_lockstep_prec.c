@@ -5,6 +5,7 @@
 #include <string.h>
 #include "csv.h"
 #include "pair.h"
+#include "avbd_step.h"
 #include "rl_avbd.h"
 #include "study_lockstep.h"
 
@@ -74,6 +75,7 @@ int study_lockstep(const rl_sim_args *a) {
       rl_pair_free(&p);
       return RL_EXIT_BADINPUT;
     }
+    rl_avbd_harness_contacts(am, p.m); /* avbd_step.h: rl_collision's contacts where dynamic bodies can touch */
   } else {
     p.m->opt.solver = cg ? RL_SOLVER_CG : RL_SOLVER_NEWTON;
     if (rl_solver_check_options(p.m, why, sizeof why)) {
@@ -100,8 +102,7 @@ int study_lockstep(const rl_sim_args *a) {
     int ncon;
     if (am) {
       avbd_enter(am, p.m, d, save);
-      if (rl_avbd_step(am, p.m, d) != RL_OK) d->warning[RL_WARN_BADQACC]++; /* the step was undone */
-      rl_avbd_to_generalized(am, p.m, d);
+      if (rl_avbd_harness_step(am, p.m, d) != RL_OK) d->warning[RL_WARN_BADQACC]++; /* the step was undone */
       ncon = am->stat.ncon;
     } else {
       rl_step(p.m, d);
