@@ -78,6 +78,8 @@ typedef struct rl_avbd_param {
   real gamma;          /* warm start λ ·= αγ, ρ ·= γ */
   int adaptive_start;  /* 1: a jointless body in contact starts its sweeps at x + hv + h²(ã + f/m), ã the
                           last step's acceleration (clamped to ‖g‖), instead of the prediction */
+  int coarse;          /* k > 0: a rigid-motion step of each free articulated component after every k-th
+                          sweep (avbd_coarse); 0: none */
   real beta;           /* penalty growth ρ ← min(ρ + β·ρ₀·|C̃|/ℓ, ρ_max), ℓ = 1 mm or 1 mrad */
   real rho_init;       /* ρ₀ = rho_init · m_eff/h² (m_eff: the lighter body's mass or inertia) */
   real rho_max;        /* ρ_max = rho_max · ρ₀ */
@@ -180,6 +182,8 @@ typedef struct rl_avbd {
   int servo_scaled;         /* servo model the row scales (ρ₀ of armature) were computed for */
   real time;
   real *vprev;              /* [nb×3] v_com at the previous step start (adaptive initial guess) */
+  int *comp;                /* [nb] component root slot for the coarse step, −1 if none */
+  real *cwork;              /* [nb×46] coarse-step sums */
   long step0;               /* steps at the last rl_avbd_from_generalized (no previous velocity before) */
   void *buffer;
 } rl_avbd;
