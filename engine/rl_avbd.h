@@ -78,13 +78,19 @@ typedef struct rl_avbd_param {
   int iterations;      /* sweep budget per step */
   int contacts;        /* RL_AVBD_CONTACTS_* */
   int force_overflow;  /* debug: every body in the overflow (serial) color */
-  real alpha;          /* stabilization C̃ = C − α·C⁰ */
+  real alpha;          /* stabilization C̃ = C − α·C⁰ (contacts, limits) */
+  real alpha_joint;    /* the same for the two-sided joint/equality rows (steady gap ≈ tol/(1 − α)) */
   real gamma;          /* warm start λ ·= αγ, ρ ·= γ */
+  int adaptive_start;  /* 1: a jointless body in contact starts its sweeps at x + hv + h²(ã + f/m), ã the
+                          last step's acceleration (clamped to ‖g‖), instead of the prediction */
+  int coarse;          /* k > 0: a rigid-motion step of each free articulated component after every k-th
+                          sweep (avbd_coarse); 0: none */
   real beta;           /* penalty growth ρ ← min(ρ + β·ρ₀·|C̃|/ℓ, ρ_max), ℓ = 1 mm or 1 mrad */
   real rho_init;       /* ρ₀ = rho_init · m_eff/h² (m_eff: the lighter body's mass or inertia) */
   real rho_max;        /* ρ_max = rho_max · ρ₀ */
-  real tol_lin;        /* convergence: residual of length rows (m) and translation updates */
-  real tol_ang;        /* convergence: residual of angle rows (rad) and rotation updates */
+  real tol_lin;        /* convergence: residual of length rows (m) and translation updates, at h ≤ 1 ms;
+                          f64: × (h/1 ms)² above (the same acceleration error tol/(1 ms)²) */
+  real tol_ang;        /* convergence: residual of angle rows (rad) and rotation updates, likewise */
   real max_dx;         /* clamp of one translation update (m) */
   real max_dtheta;     /* clamp of one rotation update (rad) */
   real contact_margin; /* ground contact detection margin (m), added to h·‖v‖·2 */
@@ -195,6 +201,10 @@ typedef struct rl_avbd {
                                connect except reaction */
   int servo_scaled;         /* servo model the row scales (ρ₀ of armature) were computed for */
   real time;
+  real *vprev;              /* [nb×3] v_com at the previous step start (adaptive initial guess) */
+  int *comp;                /* [nb] component root slot for the coarse step, −1 if none */
+  real *cwork;              /* [nb×46] coarse-step sums */
+  long step0;               /* steps at the last rl_avbd_from_generalized (no previous velocity before) */
   void *buffer;
 } rl_avbd;
 

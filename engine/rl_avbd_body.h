@@ -51,16 +51,17 @@ typedef struct rl_avbd_joint {
 
 /* ------------------------------------------------------------------ 6×6 algebra */
 
-/* H += k·J Jᵀ, g += f·J  (one Gauss–Newton row: energy λC + ½ρC², force f = λ + ρC̃, weight k) */
+/* H += k·J Jᵀ, g += f·J  (one Gauss–Newton row: energy λC + ½ρC², force f = λ + ρC̃, weight k).
+ * Only the lower triangle of H (j ≤ i) is accumulated: rl_avbd_chol_solve6 reads no other entry. */
 RL_HD void rl_avbd_add_row(real H[36], real g[6], const real J[6], real f, real k) {
   for (int i = 0; i < 6; i++) {
     g[i] += f * J[i];
     if (k != 0)
-      for (int j = 0; j < 6; j++) H[6 * i + j] += k * J[i] * J[j];
+      for (int j = 0; j <= i; j++) H[6 * i + j] += k * J[i] * J[j];
   }
 }
 
-/* Guarded Cholesky H = L Lᵀ in place (lower triangle), then δ = −H⁻¹ g.
+/* Guarded Cholesky H = L Lᵀ in place (reads and writes the lower triangle only), then δ = −H⁻¹ g.
  * Guard: a pivot below eps·max diag (not positive definite to working precision) is replaced by
  * eps·max diag + tiny, so the solve never divides by ≤ 0.  Returns the number of guarded pivots. */
 RL_HD int rl_avbd_chol_solve6(real H[36], const real g[6], real dz[6]) {
@@ -333,6 +334,27 @@ RL_HD int rl_avbd_joint_rows(const rl_avbd_joint *jt, const rl_avbd_pose *A, con
       rl_avbd_rot_rows(C + 3, JA + 3, JB + 3, A, B, jt->qrel0);
       if (K) rl_avbd_geo_diag(K, f, side == 0 ? uA : uB);
       return 6;
+  }
+}
+
+/* The geometric-stiffness diagonal of rl_avbd_joint_rows alone (same K, same order of sums), for the
+ * forces f[0..neq) on side `side` (0: A, 1: B): K += Σ geo_diag over the rows' lever arms and axes,
+ * without the rows' values and Jacobians (the block sweep has them already). */
+RL_HD void rl_avbd_joint_geo(const rl_avbd_joint *jt, const rl_avbd_pose *A, const rl_avbd_pose *B, const real *f,
+                             int side, real K[3]) {
+  real u[3];
+  if (jt->kind == RL_AVBD_SLIDE) return;
+  if (side == 0) rl_m3_mulv(u, A->R, jt->rA); else rl_m3_mulv(u, B->R, jt->rB);
+  rl_avbd_geo_diag(K, f, u);
+  if (jt->kind != RL_AVBD_HINGE) return;
+  real t[2][3], a[3];
+  rl_m3_mulv(t[0], A->R, jt->t1A);
+  rl_m3_mulv(t[1], A->R, jt->t2A);
+  rl_m3_mulv(a, B->R, jt->axB);
+  for (int k = 0; k < 2; k++) {
+    real fv[3];
+    if (side == 0) { rl_v3_scale(fv, a, f[3 + k]); rl_avbd_geo_diag(K, fv, t[k]); }
+    else { rl_v3_scale(fv, t[k], f[3 + k]); rl_avbd_geo_diag(K, fv, a); }
   }
 }
 

@@ -284,7 +284,7 @@ static double assemble(const prob *pb, const rl_avbd_ref *ref, double *K, double
 
 int rl_avbd_ref_solve(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, const rl_data *d) {
   memset(ref, 0, sizeof *ref);
-  prob pb = {am, m, d, (double)m->opt.timestep, (double)am->prm.alpha, am->nb, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+  prob pb = {am, m, d, (double)m->opt.timestep, (double)am->prm.alpha_joint, am->nb, 0, NULL, NULL, NULL, NULL, NULL, NULL};
   int dis = m->opt.disableflags;
   pb.on = calloc((size_t)am->njoint + 1, sizeof(int));
   for (int j = 0; j < am->njoint; j++) {
