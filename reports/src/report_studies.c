@@ -175,7 +175,12 @@ static const char *family_title(const char *fam) {
       {"gap", "relative objective gap (cost(a_k) - cost(a*)) / |cost(a*)|, a* = LAPACK optimum"},
       {"grad", "rigidlab scaled gradient"},
       {"mj_grad", "MuJoCo's scaled gradient (mjSolverStat)"},
-      {"avbd_ref_dist", "AVBD iterate's distance to the dense KKT reference step"}};
+      {"avbd_dist_m", "AVBD iterate's distance to the dense KKT reference step, positions (m)"},
+      {"avbd_dist_rad", "the same, orientations (rad)"},
+      {"avbd_stat_force", "AVBD KKT stationarity, force rows (N)"},
+      {"avbd_stat_torque", "AVBD KKT stationarity, torque rows (N m)"},
+      {"avbd_primal_m", "AVBD primal residual, length rows (m)"},
+      {"avbd_primal_rad", "AVBD primal residual, angle rows (rad)"}};
   for (size_t i = 0; i < sizeof known / sizeof *known; i++)
     if (!strcmp(fam, known[i][0])) return known[i][1];
   return fam;
@@ -442,7 +447,7 @@ typedef struct {
   const rs_study *s;
   const char *base;
   const strlist *metrics; /* the x categories */
-  int linear;
+  int ratio; /* time ratios: log y from 0.1 with a parity line at 1 (else errors: log y from 1e-17) */
   const char *ylabel;
 } bar_arg;
 
@@ -478,7 +483,7 @@ static void body_bars(const void *ctx, FILE *f, const void *arg) {
         if (r < 0) continue;
         double x = m + 1 + (j - (maxp - 1) / 2.0) * w, v = V(s, r);
         fprintf(f, "%g ", x);
-        rp_gp_num(f, a->linear ? v : on_log(v));
+        rp_gp_num(f, on_log(v));
         fprintf(f, " %g %g\n", x - w / 2 * 0.95, x + w / 2 * 0.95);
       }
       fprintf(f, "NaN NaN NaN NaN\nEOD\n");
@@ -488,9 +493,10 @@ static void body_bars(const void *ctx, FILE *f, const void *arg) {
   int cols = scenes.n > 1 ? 2 : 1, rows = (scenes.n + cols - 1) / cols;
   rp_gp_loop(f, a->base, 1400, 430 * (rows ? rows : 1) + 80);
   fprintf(f, "set multiplot layout %d,%d title \"%s%s\"\n", rows ? rows : 1, cols, s->name,
-          a->linear ? "" : " (log scale; values <= 1e-17 drawn at 1e-17)");
+          a->ratio ? " (log scale; dashed: parity)" : " (log scale; values <= 1e-17 drawn at 1e-17)");
   fprintf(f, "set style fill solid 0.8 border -1\nset key outside right top box opaque font \",9\"\n");
-  if (!a->linear) fprintf(f, "set logscale y\nset format y \"%%.0e\"\n");
+  if (a->ratio) fprintf(f, "set logscale y\nset yrange [0.1:2<*]\n");
+  else fprintf(f, "set logscale y\nset format y \"%%.0e\"\n");
   for (int c = 0; c < scenes.n; c++) {
     fprintf(f, "set title \"%s\"\nset xlabel \"metric\"\nset ylabel \"%s\"\n", scenes.s[c], a->ylabel);
     fprintf(f, "set xrange [0.4:%d.6]\nset xtics rotate by -25 (", a->metrics->n);
@@ -501,11 +507,11 @@ static void body_bars(const void *ctx, FILE *f, const void *arg) {
       split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
       if (strcmp(sc, scenes.s[c])) continue;
       fprintf(f, "%s $b%d_%d using 1:2:3:4:(%s):2 with boxxyerror lc rgb \"%s\" title \"%s\"", j ? ", \\\n    " : "plot", c, p,
-              a->linear ? "0" : "1e-17", rp_colors[j % RP_NCOLORS], rest);
+              a->ratio ? "0.1" : "1e-17", rp_colors[j % RP_NCOLORS], rest);
       j++;
     }
     if (!j) fprintf(f, "plot NaN notitle");
-    if (a->linear) fprintf(f, ", \\\n    1 with lines lw 2 dt 2 lc rgb \"black\" title \"parity (1)\"");
+    if (a->ratio) fprintf(f, ", \\\n    1 with lines lw 2 dt 2 lc rgb \"black\" title \"parity (1)\"");
     fprintf(f, "\n");
   }
   if (!scenes.n) fprintf(f, "plot NaN notitle\n");
@@ -572,7 +578,7 @@ int rs_plots(const rs_studies *S, const char *pdir, strlist *made) {
     else if (!strcmp(s->kind, "speed")) {
       strlist one = {0};
       rp_sl_add(&one, "time_ratio");
-      bar_arg ba = {s, base, &one, 1, "time per step, rigidlab / MuJoCo (below 1: faster)"};
+      bar_arg ba = {s, base, &one, 1, "time per step, rigidlab / MuJoCo (below 1: faster; log scale)"};
       st = rp_plot(NULL, pdir, base, body_bars, &ba, made);
       rp_sl_free(&one);
     } else {
