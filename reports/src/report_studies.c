@@ -448,8 +448,21 @@ typedef struct {
   const char *base;
   const strlist *metrics; /* the x categories */
   int ratio; /* time ratios: log y from 0.1 with a parity line at 1 (else errors: log y from 1e-17) */
-  const char *ylabel;
+  const char *ylabel, *units;
 } bar_arg;
+
+/* the metrics of A->metrics that some point of SCENE has, in A->metrics' order */
+static void scene_metrics(const bar_arg *a, const strlist *points, const char *scene, strlist *out) {
+  char sc[256], rest[512];
+  for (int m = 0; m < a->metrics->n; m++)
+    for (int p = 0; p < points->n; p++) {
+      split_point(points->s[p], sc, sizeof sc, rest, sizeof rest);
+      if (!strcmp(sc, scene) && find_row(a->s, points->s[p], a->metrics->s[m]) >= 0) {
+        rp_sl_add(out, a->metrics->s[m]);
+        break;
+      }
+    }
+}
 
 static void body_bars(const void *ctx, FILE *f, const void *arg) {
   (void)ctx;
@@ -460,47 +473,51 @@ static void body_bars(const void *ctx, FILE *f, const void *arg) {
   rp_sl_free(&unused);
   char sc[256], rest[512];
   rp_gp_begin(f, a->base, "metrics per scene");
-  /* per scene: the points of that scene, each a datablock x value lo hi */
+  /* per scene: its own metrics on x, one datablock (x value lo hi) per point of that scene */
   int maxp = 1;
   for (int c = 0; c < scenes.n; c++) {
     int np = 0;
     for (int p = 0; p < points.n; p++) {
       split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
-      if (strcmp(sc, scenes.s[c])) continue;
-      np++;
+      np += !strcmp(sc, scenes.s[c]);
     }
     if (np > maxp) maxp = np;
   }
   double w = 0.8 / maxp;
   for (int c = 0; c < scenes.n; c++) {
+    strlist mets = {0};
+    scene_metrics(a, &points, scenes.s[c], &mets);
     int j = 0;
     for (int p = 0; p < points.n; p++) {
       split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
       if (strcmp(sc, scenes.s[c])) continue;
       fprintf(f, "$b%d_%d << EOD\n", c, p);
-      for (int m = 0; m < a->metrics->n; m++) {
-        int r = find_row(s, points.s[p], a->metrics->s[m]);
+      for (int m = 0; m < mets.n; m++) {
+        int r = find_row(s, points.s[p], mets.s[m]);
         if (r < 0) continue;
-        double x = m + 1 + (j - (maxp - 1) / 2.0) * w, v = V(s, r);
+        double x = m + 1 + (j - (maxp - 1) / 2.0) * w;
         fprintf(f, "%g ", x);
-        rp_gp_num(f, on_log(v));
+        rp_gp_num(f, on_log(V(s, r)));
         fprintf(f, " %g %g\n", x - w / 2 * 0.95, x + w / 2 * 0.95);
       }
       fprintf(f, "NaN NaN NaN NaN\nEOD\n");
       j++;
     }
+    rp_sl_free(&mets);
   }
   int cols = scenes.n > 1 ? 2 : 1, rows = (scenes.n + cols - 1) / cols;
   rp_gp_loop(f, a->base, 1400, 430 * (rows ? rows : 1) + 80);
-  fprintf(f, "set multiplot layout %d,%d title \"%s%s\"\n", rows ? rows : 1, cols, s->name,
-          a->ratio ? " (log scale; dashed: parity)" : " (log scale; values <= 1e-17 drawn at 1e-17)");
+  fprintf(f, "set multiplot layout %d,%d title \"%s: %s%s\"\n", rows ? rows : 1, cols, s->name, a->units,
+          a->ratio ? " (dashed: parity)" : " (values <= 1e-17 drawn at 1e-17)");
   fprintf(f, "set style fill solid 0.8 border -1\nset key outside right top box opaque font \",9\"\n");
   if (a->ratio) fprintf(f, "set logscale y\nset yrange [0.1:2<*]\n");
   else fprintf(f, "set logscale y\nset format y \"%%.0e\"\n");
   for (int c = 0; c < scenes.n; c++) {
+    strlist mets = {0};
+    scene_metrics(a, &points, scenes.s[c], &mets);
     fprintf(f, "set title \"%s\"\nset xlabel \"metric\"\nset ylabel \"%s\"\n", scenes.s[c], a->ylabel);
-    fprintf(f, "set xrange [0.4:%d.6]\nset xtics rotate by -25 (", a->metrics->n);
-    for (int m = 0; m < a->metrics->n; m++) fprintf(f, "%s\"%s\" %d", m ? ", " : "", a->metrics->s[m], m + 1);
+    fprintf(f, "set xrange [0.4:%d.6]\nset xtics rotate by -25 (", mets.n ? mets.n : 1);
+    for (int m = 0; m < mets.n; m++) fprintf(f, "%s\"%s\" %d", m ? ", " : "", mets.s[m], m + 1);
     fprintf(f, ")\n");
     int j = 0;
     for (int p = 0; p < points.n; p++) {
@@ -513,6 +530,7 @@ static void body_bars(const void *ctx, FILE *f, const void *arg) {
     if (!j) fprintf(f, "plot NaN notitle");
     if (a->ratio) fprintf(f, ", \\\n    1 with lines lw 2 dt 2 lc rgb \"black\" title \"parity (1)\"");
     fprintf(f, "\n");
+    rp_sl_free(&mets);
   }
   if (!scenes.n) fprintf(f, "plot NaN notitle\n");
   fprintf(f, "unset multiplot\n");
@@ -521,13 +539,19 @@ static void body_bars(const void *ctx, FILE *f, const void *arg) {
   rp_sl_free(&scenes);
 }
 
-/* the units of a kind's bar metrics */
-static const char *bars_ylabel(const char *kind) {
-  if (!strcmp(kind, "lockstep")) return "lockstep_*: relative error; free_qpos_err_max: m or rad (log scale)";
-  if (!strcmp(kind, "residuals"))
-    return "signorini, mdp: W; coulomb: N; ncp: max(N, m/s); penetration: m (log scale)";
-  if (!strcmp(kind, "analytic")) return "relative error or drift (log scale)";
-  return "value (log scale)";
+/* an error, drift or residual (drawn as bars on a log axis); not a time (s), a count or a context value */
+static int error_metric(const char *m) {
+  if (strstr(m, "time")) return 0;
+  return strstr(m, "err") || strstr(m, "drift") || strstr(m, "creep") || strstr(m, "_max") || strstr(m, "median") ||
+         strstr(m, "resid");
+}
+
+/* the units of a kind's bar metrics (in the plot title; the y label stays short) */
+static const char *bars_units(const char *kind) {
+  if (!strcmp(kind, "lockstep")) return "lockstep_*: relative error; free_qpos_err_max: m or rad";
+  if (!strcmp(kind, "residuals")) return "signorini, mdp: W; coulomb: N; ncp: N or m/s; penetration: m";
+  if (!strcmp(kind, "analytic")) return "relative errors and drifts; incline_creep: m/s";
+  return "";
 }
 
 /* the per-point time plots of fp32 / device / lockstep studies */
@@ -578,7 +602,7 @@ int rs_plots(const rs_studies *S, const char *pdir, strlist *made) {
     else if (!strcmp(s->kind, "speed")) {
       strlist one = {0};
       rp_sl_add(&one, "time_ratio");
-      bar_arg ba = {s, base, &one, 1, "time per step, rigidlab / MuJoCo (below 1: faster; log scale)"};
+      bar_arg ba = {s, base, &one, 1, "time per step, rigidlab / MuJoCo (log scale)", "below 1: rigidlab faster"};
       st = rp_plot(NULL, pdir, base, body_bars, &ba, made);
       rp_sl_free(&one);
     } else {
@@ -589,8 +613,8 @@ int rs_plots(const rs_studies *S, const char *pdir, strlist *made) {
       }
       strlist errs = {0};
       for (int m = 0; m < scalars.n; m++)
-        if (!strstr(scalars.s[m], "time")) rp_sl_add(&errs, scalars.s[m]); /* times (s) are in the table, not on an error axis */
-      bar_arg ba = {s, base, &errs, 0, bars_ylabel(s->kind)};
+        if (error_metric(scalars.s[m])) rp_sl_add(&errs, scalars.s[m]); /* the other values are in the table */
+      bar_arg ba = {s, base, &errs, 0, "value (log scale)", bars_units(s->kind)};
       if (!st && errs.n) st = rp_plot(NULL, pdir, base, body_bars, &ba, made);
       rp_sl_free(&errs);
     }
