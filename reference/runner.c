@@ -224,6 +224,8 @@ static int write_meta(const char *dir, const rl_spec *s, const rl_run_args *a, c
         rl_snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", v ? ", " : "", s->axis[i].val[v]);
     }
   KV("precision", buf);
+  rl_spec_refs_text(s, buf, sizeof buf);
+  KV("references", buf);
   if (!uname(&u)) {
     rl_snprintf(buf, sizeof buf, "%s %s %s %ld cores", u.sysname, u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN));
     KV("machine", buf);
@@ -272,7 +274,7 @@ static int write_metrics(const char *dir, const rl_spec *s, const rl_point *pts,
     int have_ref = 0;
     traj_path(path, sizeof path, dir, q);
     if (rl_traj_read(path, &t, err, errlen)) goto fail;
-    if (q->ref >= 0) {
+    if (q->ref >= 0 && rl_spec_uses(s, RL_REF_MUJOCO_FREE)) {
       traj_path(path, sizeof path, dir, &pts[q->ref]);
       if (rl_traj_read(path, &ref, err, errlen)) {
         rl_traj_free(&t);

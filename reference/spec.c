@@ -30,6 +30,38 @@ const char *const rl_kind_names[RL_NKIND] = {"trajectory", "refinement", "fp32",
                                              "convergence", "lockstep",  "device",    "speed",
                                              "analytic"};
 
+const char *const rl_ref_names[RL_NREF] = {"mujoco_lockstep", "mujoco_free", "lapack_optimum", "dense_kkt",
+                                           "gsl_ode",         "richardson",  "mujoco_timing",  "closed_form"};
+
+#define REF(r) (1u << RL_REF_##r)
+/* per kind: the references it can use (= its default) and those it cannot run without */
+static const unsigned ref_allowed[RL_NKIND] = {
+    [RL_KIND_TRAJECTORY] = REF(MUJOCO_FREE),
+    [RL_KIND_REFINEMENT] = REF(RICHARDSON) | REF(GSL_ODE),
+    [RL_KIND_CONVERGENCE] = REF(LAPACK_OPTIMUM) | REF(DENSE_KKT),
+    [RL_KIND_LOCKSTEP] = REF(MUJOCO_LOCKSTEP) | REF(MUJOCO_FREE),
+    [RL_KIND_SPEED] = REF(MUJOCO_TIMING),
+    [RL_KIND_ANALYTIC] = REF(CLOSED_FORM)};
+static const unsigned ref_required[RL_NKIND] = {[RL_KIND_SPEED] = REF(MUJOCO_TIMING),
+                                                [RL_KIND_ANALYTIC] = REF(CLOSED_FORM)};
+
+int rl_spec_uses(const rl_spec *s, int ref) { return s->refs >> ref & 1; }
+
+void rl_spec_refs_text(const rl_spec *s, char *out, size_t n) {
+  out[0] = 0;
+  for (int r = 0; r < RL_NREF; r++)
+    if (rl_spec_uses(s, r)) rl_snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? ", " : "", rl_ref_names[r]);
+  if (!out[0]) rl_snprintf(out, n, "none");
+}
+
+/* the kind's references as "a, b" for messages */
+static void refs_list(unsigned mask, char *out, size_t n) {
+  out[0] = 0;
+  for (int r = 0; r < RL_NREF; r++)
+    if (mask >> r & 1) rl_snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? ", " : "", rl_ref_names[r]);
+  if (!out[0]) rl_snprintf(out, n, "none");
+}
+
 int rl_snprintf(char *dst, size_t n, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -105,8 +137,33 @@ static int parse_num(const char *v, double *x) {
 
 static int handler(void *user, const char *section, const char *name, const char *value) {
   rl_spec *s = user;
-  if (strcmp(section, "experiment") && strcmp(section, "sweep") && strcmp(section, "metrics") && strcmp(section, "check"))
-    FAIL("unknown section [%s] (allowed: experiment, sweep, metrics, check)", section);
+  if (strcmp(section, "experiment") && strcmp(section, "sweep") && strcmp(section, "reference") &&
+      strcmp(section, "metrics") && strcmp(section, "check"))
+    FAIL("unknown section [%s] (allowed: experiment, sweep, reference, metrics, check)", section);
+  if (!strcmp(section, "reference")) {
+    if (strcmp(name, "use")) FAIL("[reference] unknown key '%s' (allowed: use)", name);
+    if (s->refs_line) FAIL("[reference] use given twice (first on line %d)", s->refs_line);
+    char *items[RL_NREF + 1];
+    int n, r = split(value, items, RL_NREF + 1, &n), bad = -1;
+    s->refs = 0;
+    for (int i = 0; i < n && bad < 0; i++) {
+      int k = 0;
+      while (k < RL_NREF && strcmp(items[i], rl_ref_names[k])) k++;
+      if (k == RL_NREF) bad = i;
+      else s->refs |= 1u << k;
+    }
+    if (bad >= 0) {
+      rl_snprintf(s->err, sizeof s->err, "%s:%d: [reference] use: unknown reference '%s' (allowed: mujoco_lockstep, "
+                  "mujoco_free, lapack_optimum, dense_kkt, gsl_ode, richardson, mujoco_timing, closed_form)",
+                  s->path, s->line, items[bad]);
+      for (int j = 0; j < n; j++) free(items[j]);
+      return 0;
+    }
+    for (int j = 0; j < n; j++) free(items[j]);
+    if (r || !n) FAIL("[reference] use = '%s': expected a comma-separated list of references", value);
+    s->refs_line = s->line;
+    return 1;
+  }
   if (!strcmp(section, "experiment")) {
     if (!strcmp(name, "name")) {
       if (!*value || strlen(value) >= sizeof s->name) FAIL("name '%s': expected 1-127 characters", value);
@@ -294,6 +351,22 @@ static char *slurp(const char *path) {
 /* the study kind's constraints on the sweep; 0 or −1 with a one-line err */
 static int kind_check(rl_spec *s, char *err, int errlen) {
   const char *const *kinds = rl_kind_names;
+  /* [reference]: only the kind's own references; the required ones present; default all of them */
+  char have[256];
+  refs_list(ref_allowed[s->kind], have, sizeof have);
+  if (!s->refs_line) s->refs = ref_allowed[s->kind];
+  for (int r = 0; r < RL_NREF; r++) {
+    if (rl_spec_uses(s, r) && !(ref_allowed[s->kind] >> r & 1)) {
+      rl_snprintf(err, (size_t)errlen, "%s:%d: [reference] use: '%s' is not a reference of kind = %s (allowed: %s)",
+                  s->path, s->refs_line, rl_ref_names[r], kinds[s->kind], have);
+      return -1;
+    }
+    if ((ref_required[s->kind] >> r & 1) && !rl_spec_uses(s, r)) {
+      rl_snprintf(err, (size_t)errlen, "%s:%d: [reference] use: kind = %s needs '%s'", s->path, s->refs_line,
+                  kinds[s->kind], rl_ref_names[r]);
+      return -1;
+    }
+  }
   if (rl_lockstep_kind_check(s, err, errlen)) return -1;
   if (s->states && s->kind != RL_KIND_CONVERGENCE) {
     rl_snprintf(err, (size_t)errlen, "%s:%d: [experiment] states is for kind = convergence only (kind is %s)", s->path,
@@ -324,6 +397,14 @@ static int kind_check(rl_spec *s, char *err, int errlen) {
     if (strcmp(ax->key, "engine")) continue;
     for (int i = 0; i < ax->nval; i++) {
       const char *v = ax->val[i];
+      if (s->kind == RL_KIND_CONVERGENCE) {
+        int need = !strcmp(v, "avbd") ? RL_REF_DENSE_KKT : RL_REF_LAPACK_OPTIMUM;
+        if (!rl_spec_uses(s, need)) {
+          rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] engine: '%s' needs the reference '%s' ([reference] use, line %d)",
+                      s->path, ax->line, v, rl_ref_names[need], s->refs_line);
+          return -1;
+        }
+      }
       const char *allowed = s->kind == RL_KIND_CONVERGENCE && !strcmp(v, "mujoco")
                                 ? "newton, cg, avbd (MuJoCo's statistics come with newton and cg)"
                             : s->kind == RL_KIND_FP32 && !strcmp(v, "mujoco") ? "newton, cg, avbd (MuJoCo is f64 only)"

@@ -21,6 +21,13 @@
  *                 dt = 0.002, 0.001
  *                 device = cpu, cuda    (kind = device only; study_lockstep.c)
  *                 KEY = V1, V2, ...     any `--opt KEY=VALUE` option (cone, iterations, tolerance, ...)
+ *   [reference]   use = R1, R2, ...     the references the study compares against (default: all the kind's own):
+ *                   trajectory: mujoco_free (final_qpos_err, qpos_err_max vs the mujoco point);
+ *                   refinement: richardson, gsl_ode (each optional: off skips its metrics/ODE solve);
+ *                   convergence: lapack_optimum (required by newton/cg points), dense_kkt (required by avbd);
+ *                   lockstep: mujoco_lockstep, mujoco_free (lockstep_* | free_* metrics);
+ *                   speed: mujoco_timing (required); analytic: closed_form (required);
+ *                   fp32, device, residuals: none (their reference is the run itself: f64, cpu, the physics)
  *   [metrics]     names = final_qpos_err, ...        (default: all of rl_metric_names)
  *   [check]       METRIC = abs T | rel T | ratio R   (bands against the baseline; default = … for the rest)
  *
@@ -64,6 +71,10 @@ enum { RL_MET_FINAL_QPOS_ERR, RL_MET_QPOS_ERR_MAX, RL_MET_PENETRATION_MAX, RL_ME
 enum { RL_KIND_TRAJECTORY, RL_KIND_REFINEMENT, RL_KIND_FP32, RL_KIND_RESIDUALS, RL_KIND_CONVERGENCE, RL_KIND_LOCKSTEP,
        RL_KIND_DEVICE, RL_KIND_SPEED, RL_KIND_ANALYTIC, RL_NKIND };
 extern const char *const rl_kind_names[RL_NKIND];
+/* [reference] use = … (spec.c: which kinds take which) */
+enum { RL_REF_MUJOCO_LOCKSTEP, RL_REF_MUJOCO_FREE, RL_REF_LAPACK_OPTIMUM, RL_REF_DENSE_KKT, RL_REF_GSL_ODE,
+       RL_REF_RICHARDSON, RL_REF_MUJOCO_TIMING, RL_REF_CLOSED_FORM, RL_NREF };
+extern const char *const rl_ref_names[RL_NREF];
 extern const char *const rl_metric_names[RL_NMET];
 
 typedef struct rl_spec_axis {
@@ -94,6 +105,8 @@ typedef struct rl_spec {
   int naxes;
   rl_spec_axis axis[RL_SPEC_MAXAXES];
   unsigned long long metrics; /* bit mask of RL_MET_* (64 bits) */
+  unsigned refs;              /* bit mask of RL_REF_*: [reference] use, else the kind's default */
+  int refs_line;              /* 0: not given */
   int nband;
   rl_band band[RL_SPEC_MAXBANDS];
   char *text; /* the file's text (meta.csv, spec.ini copy) */
@@ -127,6 +140,10 @@ int rl_spec_load_text_only(const char *path, rl_spec *s, char *err, int errlen);
 int rl_spec_expand(const rl_spec *s, rl_point **pts, char *err, int errlen);
 void rl_spec_free_points(rl_point *pts, int n);
 void rl_spec_free(rl_spec *s);
+/* 1 if the study compares against reference REF (RL_REF_*) */
+int rl_spec_uses(const rl_spec *s, int ref);
+/* the references as "a, b" (meta.csv) */
+void rl_spec_refs_text(const rl_spec *s, char *out, size_t n);
 /* the band of METRIC (or the default band), NULL when unchecked */
 const rl_band *rl_spec_band(const rl_spec *s, int metric);
 int rl_metric_find(const char *name);

@@ -241,13 +241,14 @@ static int metrics_lockstep(rl_csv *w, const char *dir, const rl_spec *s, const 
   double dt = q->dt > 0 ? q->dt : ref.nrow > 1 ? ref.v[(size_t)ref.ncol + 1] - ref.v[1] : 0;
   /* columns: step,time,err_qpos,err_qvel,ncon,mj_ncon */
   static const int met[2] = {RL_MET_LOCKSTEP_QPOS_MAX, RL_MET_LOCKSTEP_QVEL_MAX};
-  for (int j = 0; j < 2 && nrow; j++) {
+  int lock = rl_spec_uses(s, RL_REF_MUJOCO_LOCKSTEP), free_ = rl_spec_uses(s, RL_REF_MUJOCO_FREE);
+  for (int j = 0; j < 2 && nrow && lock; j++) {
     if (!(s->metrics >> met[j] & 1)) continue;
     int at;
     double mx = column_max(v, nrow, ncol, 2 + j, &at);
     rl_study_row(w, s, q, dt, rl_metric_names[met[j]], mx, (long)v[(size_t)at * (size_t)ncol]);
   }
-  if (nrow && s->metrics >> RL_MET_LOCKSTEP_QVEL_MEDIAN & 1) {
+  if (nrow && lock && s->metrics >> RL_MET_LOCKSTEP_QVEL_MEDIAN & 1) {
     double *e = malloc(sizeof(double) * (size_t)nrow);
     int nan = 0;
     for (int r = 0; r < nrow; r++) nan |= isnan(e[r] = v[(size_t)r * (size_t)ncol + 3]);
@@ -259,10 +260,10 @@ static int metrics_lockstep(rl_csv *w, const char *dir, const rl_spec *s, const 
   }
   /* free running: the runner's qpos-error series of the engine's trajectory against MuJoCo's */
   double *r = malloc(sizeof(double) * (size_t)t.nrow);
-  if (s->metrics >> RL_MET_FREE_QPOS_ERR_MAX & 1 && !rl_metric_series(RL_MET_QPOS_ERR_MAX, &t, &ref, r))
+  if (free_ && s->metrics >> RL_MET_FREE_QPOS_ERR_MAX & 1 && !rl_metric_series(RL_MET_QPOS_ERR_MAX, &t, &ref, r))
     rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_FREE_QPOS_ERR_MAX], r[t.nrow - 1],
                  rl_metric_step(RL_MET_QPOS_ERR_MAX, &t, r));
-  if (s->metrics >> RL_MET_FREE_DIVERGE_1EM6 & 1 && !rl_metric_series(RL_MET_FINAL_QPOS_ERR, &t, &ref, r)) {
+  if (free_ && s->metrics >> RL_MET_FREE_DIVERGE_1EM6 & 1 && !rl_metric_series(RL_MET_FINAL_QPOS_ERR, &t, &ref, r)) {
     int k = 0, last = (t.nrow < ref.nrow ? t.nrow : ref.nrow) - 1;
     while (k < last && r[k] <= 1e-6) k++;
     rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_FREE_DIVERGE_1EM6], ref.v[(size_t)k * (size_t)ref.ncol + 1],

@@ -175,7 +175,7 @@ static void states_at(const rl_traj *t, const long *row, int n, int nv, double *
    from level 0's initial state to TFINAL; header only when the scene can make constraint rows
    (contacts, limits, …: rl_constraint_free) or is not hinge-only, where the smooth ODE is not the
    model's dynamics and there is no reference. */
-static int ode_reference(const char *dir, const rl_point *q, rl_sim_args *sa, double tfinal) {
+static int ode_reference(const char *dir, const rl_point *q, rl_sim_args *sa, double tfinal, int use_ode) {
   char path[4096], err[1024], why[512] = "";
   rl_traj l0;
   file_path(path, sizeof path, dir, q, ".L0");
@@ -187,7 +187,8 @@ static int ode_reference(const char *dir, const rl_point *q, rl_sim_args *sa, do
   double *y0 = malloc(sizeof(double) * (size_t)(nq + nv + 1)), *qf = malloc(sizeof(double) * (size_t)(nq + 1));
   for (int i = 0; i < nq + nv; i++) y0[i] = QP(&l0, 0, i);
   rl_traj_free(&l0);
-  int r = nq == nv ? rl64_study_ode(sa, tfinal, nq, y0, y0 + nq, qf, why, sizeof why) : 1;
+  /* [reference] use without gsl_ode: no ODE solve, a header-only file (no ode metrics) */
+  int r = !use_ode ? 1 : nq == nv ? rl64_study_ode(sa, tfinal, nq, y0, y0 + nq, qf, why, sizeof why) : 1;
   rl_csv w;
   file_path(path, sizeof path, dir, q, ".ode");
   if (r < 0 || rl_csv_open(&w, path, 0, err, sizeof err)) {
@@ -230,7 +231,7 @@ static int run_refinement(const char *dir, const rl_spec *s, const rl_point *q, 
     st = sim_to(sa, q->f32, path);
   }
   if (st) return st;
-  if ((st = ode_reference(dir, q, sa, dt0 * (double)steps0))) return st;
+  if ((st = ode_reference(dir, q, sa, dt0 * (double)steps0, rl_spec_uses(s, RL_REF_GSL_ODE)))) return st;
   /* segments from the finest trajectory's states */
   rl_csv w;
   file_path(path, sizeof path, dir, q, ".seg");
@@ -503,7 +504,7 @@ static int metrics_refinement(rl_csv *w, const char *dir, const rl_spec *s, cons
   if (want(s, RL_MET_ORDER_FINAL)) row(w, s, q, dt0, "order_final", pf, last);
   /* Richardson from the two finest levels C, F and the fitted order p: q_R = q_F + (q_F − q_C)/(2^p − 1);
      richardson_err = max |q_F − q_R| = max |q_F − q_C|/(2^p − 1), the estimated error of the finest run */
-  if (want(s, RL_MET_RICHARDSON_ERR) && isfinite(p) && p > 0) {
+  if (want(s, RL_MET_RICHARDSON_ERR) && rl_spec_uses(s, RL_REF_RICHARDSON) && isfinite(p) && p > 0) {
     const rl_traj *C = &lv[K - 2];
     double e = 0;
     for (int i = 0; i < C->nq && i < F->nq; i++) e = fmax(e, fabs(QP(F, F->nrow - 1, i) - QP(C, C->nrow - 1, i)));

@@ -152,6 +152,11 @@ Test(harness, bad_specs_exit_2_naming_file_and_line) {
   bad_spec("[sweep]\nwobble = 1", "bad.ini:6:", "unknown key 'wobble'");
   bad_spec("[check]\niterations_mean = ratio 0.5", "bad.ini:6:", "below 1");
   bad_spec("[check]\nspeed = abs 1", "bad.ini:6:", "unknown metric 'speed'");
+  bad_spec("[reference]\nuse = lapack", "bad.ini:6:", "unknown reference 'lapack'");
+  bad_spec("[reference]\nuse = gsl_ode", "bad.ini:6:", "'gsl_ode' is not a reference of kind = trajectory (allowed: mujoco_free)");
+  bad_spec("kind = speed\n[reference]\nuse = mujoco_free", "bad.ini:7:", "not a reference of kind = speed");
+  bad_spec("kind = convergence\n[reference]\nuse = dense_kkt\n[sweep]\nengine = newton", "bad.ini:9:",
+           "'newton' needs the reference 'lapack_optimum'");
   bad_spec("[metrics]\nnames = speed", "bad.ini:6:", "allowed: final_qpos_err");
 }
 
@@ -378,4 +383,35 @@ Test(harness, kind_convergence_avbd_distance_to_the_dense_reference_and_gates) {
   cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
   snprintf(p, sizeof p, "%s/na/na/metrics.csv", tmpdir);
   cr_expect(isnan(metric_of(p, "box_stack.avbd.f64", "avbd_dist_m_it1")), "box_stack: rows without a reference");
+}
+
+/* [reference] use: a refinement study without the ODE reference solves no ODE and has no ode metrics; the
+   Richardson estimate stays; meta.csv lists the references */
+Test(harness, reference_section_selects_what_a_study_compares_against) {
+  char spec[512], a[1024], p[512];
+  snprintf(spec, sizeof spec, "%s/ref.ini", tmpdir);
+  FILE *f = fopen(spec, "w");
+  fprintf(f, "[experiment]\nname = ref\nkind = refinement\nlevels = 4\nscene = %s/experiments/scenes/pendulum.xml\n"
+             "duration = 0.1\n[sweep]\nengine = newton\ndt = 0.004\n[reference]\nuse = richardson\n", SRCDIR);
+  fclose(f);
+  snprintf(a, sizeof a, "run %s --out %s/ref --jobs 1", spec, tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(p, sizeof p, "%s/ref/ref/metrics.csv", tmpdir);
+  cr_expect(isnan(metric_of(p, "pendulum.newton.f64.dt0.004", "order_ode")), "order_ode without the gsl_ode reference");
+  cr_expect(metric_of(p, "pendulum.newton.f64.dt0.004", "richardson_err") > 0, "richardson_err missing");
+  snprintf(p, sizeof p, "%s/ref/ref/meta.csv", tmpdir);
+  char *meta = slurp(p);
+  cr_assert_not_null(meta, "%s missing", p);
+  cr_expect_not_null(strstr(meta, "\nreferences,richardson\n"), "%s", meta);
+  free(meta);
+  /* the default: the kind's own references, the ODE included */
+  f = fopen(spec, "w");
+  fprintf(f, "[experiment]\nname = ref\nkind = refinement\nlevels = 4\nscene = %s/experiments/scenes/pendulum.xml\n"
+             "duration = 0.1\n[sweep]\nengine = newton\ndt = 0.004\n", SRCDIR);
+  fclose(f);
+  snprintf(a, sizeof a, "run %s --out %s/ref2 --jobs 1", spec, tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(p, sizeof p, "%s/ref2/ref/metrics.csv", tmpdir);
+  double o = metric_of(p, "pendulum.newton.f64.dt0.004", "order_ode");
+  cr_expect(o > 0.9 && o < 1.1, "order_ode %g with the default references", o);
 }
