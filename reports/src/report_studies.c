@@ -551,7 +551,9 @@ static const char *bars_units(const char *kind) {
   if (!strcmp(kind, "lockstep")) return "lockstep_*: relative error; free_qpos_err_max: m or rad";
   if (!strcmp(kind, "residuals")) return "signorini, mdp: W; coulomb: N; ncp: N or m/s; penetration: m";
   if (!strcmp(kind, "analytic")) return "relative errors and drifts; incline_creep: m/s";
-  return "";
+  if (!strcmp(kind, "trajectory"))
+    return "qpos errors vs MuJoCo: m or rad; penetration, anchor: m; energy_drift: relative";
+  return "values";
 }
 
 /* the per-point time plots of fp32 / device / lockstep studies */
