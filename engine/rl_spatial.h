@@ -41,17 +41,23 @@ RL_HD void rl_sp_inert_mul(real res[6], const real I[10], const real v[6]) {
   res[5] = m * u[2] - (h[0] * w[1] - h[1] * w[0]);
 }
 
-/* res = v ×* (I·v), the velocity-product (gyroscopic) force, with I·v = (n, f):
-   [ω×n + u×f ; ω×f], where u×f = u×(m·u − h×ω) = −u×(h×ω) is evaluated without the m·u×u term
-   (exactly zero, but not in rounding: for a body spinning at its own COM it would dominate the result). */
+/* res = v ×* (I·v), the velocity-product (gyroscopic) force, with I·v = (n, f), f = m·u − h×ω:
+   [ω×n + u×f ; ω×f] = [ω×n − u×(h×ω) ; m·(ω×u) − ω×(h×ω)].
+   u×f = u×(m·u − h×ω) = −u×(h×ω) is evaluated without the m·u×u term (exactly zero, but not in rounding:
+   for a body spinning at its own COM it would dominate the result), and ω×f as m·(ω×u) − ω×(h×ω), the
+   mass applied after the cross product as in I·a (f = m·a − h×α): for a free body (h = 0) the m·(v×ω)
+   of its bias acceleration and this m·(ω×v) then cancel exactly in rounding. */
 RL_HD void rl_sp_inert_cross(real res[6], const real I[10], const real v[6]) {
-  real f[6], hw[3], a[3], b[3];
+  real f[6], hw[3], a[3], b[3], wu[3], whw[3];
+  real m = I[9];
   rl_sp_inert_mul(f, I, v);
   rl_v3_cross(hw, I + 6, v);   /* h×ω */
   rl_v3_cross(a, v, f);        /* ω×n */
   rl_v3_cross(b, v + 3, hw);   /* u×(h×ω) */
   rl_v3_sub(res, a, b);
-  rl_v3_cross(res + 3, v, f + 3);
+  rl_v3_cross(wu, v, v + 3);   /* ω×u */
+  rl_v3_cross(whw, v, hw);     /* ω×(h×ω) */
+  for (int k = 0; k < 3; k++) res[3 + k] = m * wu[k] - whw[k];
 }
 
 /* Spatial inertia about a point at offset −d from the COM (d = COM − point):

@@ -94,7 +94,8 @@ void rl_kinematics(const rl_model *m, rl_data *d) {
 
 /* ------------------------------------------------------------------ com frame */
 
-/* subtree COM c_b = Σ_{i∈subtree(b)} m_i·xipos_i / M_b;
+/* subtree COM c_b = Σ_{i∈subtree(b)} m_i·xipos_i / M_b (c_b = xipos_b exactly when M_b = m_b: the mean of
+   one mass point, e.g. a free body alone, is that point, not (m·x)/m rounded);
    cinert_b = spatial inertia about c_root(b);  cdof = motion subspace at c_root. */
 void rl_com_pos(const rl_model *m, rl_data *d) {
   int nb = m->nbody;
@@ -104,7 +105,7 @@ void rl_com_pos(const rl_model *m, rl_data *d) {
               d->subtree_com + 3 * b);
   for (int b = 0; b < nb; b++) {
     real sm = m->body_subtreemass[b];
-    if (sm < RL_TINY)
+    if (sm < RL_TINY || sm == m->body_mass[b])
       rl_v3_copy(d->subtree_com + 3 * b, d->xipos + 3 * b);
     else
       rl_v3_scale(d->subtree_com + 3 * b, d->subtree_com + 3 * b, 1 / sm);
@@ -266,41 +267,62 @@ void rl_jac_point(const rl_model *m, const rl_data *d, real *jacp, real *jacr, c
 
 /* --------------------------------------------------------------- velocities */
 
+/* One body's velocity recursion over its joints, in MuJoCo's mj_comVel order:
+   cvel ← cvel_parent;  per joint j with joint velocity s_j = S_j·q̇_j (free: the translation part
+   s = [0; v] first, then the rotation part as a ball joint):
+     cdof_dot_i = cvel ×ₘ cdof_i for the dofs i of j, with cvel taken before s_j (free translation: 0);
+     acc += Σ_i cdof_dot_i·q̇_i, for ball/free rotation evaluated as cvel ×ₘ s_j (equal by linearity);
+     cvel += s_j.
+   cdof_dot (the model's nv×6 array) and acc may be NULL.  For ball/free, acc is formed from the same
+   rounded s_j = [ω; ω×off] that enters cvel: for a free body at its COM, m·(v×ω) from acc and m·(ω×v)
+   in the velocity product (rl_sp_inert_cross) are then bitwise negatives and cancel exactly (the sum
+   Σ_k (v×R_k)·ω_k leaves ~ε·m|v||ω|).  Hinge and slide keep MuJoCo's (cvel ×ₘ cdof)·q̇. */
+static void body_velocity(const rl_model *m, const rl_data *d, int b, real cvel[6], real *cdof_dot, real acc[6]) {
+  memcpy(cvel, d->cvel + 6 * m->body_parentid[b], sizeof(real) * 6);
+  if (acc) memset(acc, 0, sizeof(real) * 6);
+  for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; j++) {
+    int da = m->jnt_dofadr[j], n = 1;
+    real s[6], t[6];
+    switch (m->jnt_type[j]) {
+      case RL_JNT_FREE:
+        if (cdof_dot) memset(cdof_dot + 6 * da, 0, sizeof(real) * 18);
+        rl_sp_mul_dof(s, d->cdof + 6 * da, d->qvel + da, 3);
+        for (int k = 0; k < 6; k++) cvel[k] += s[k];
+        da += 3;
+        /* fall through */
+      case RL_JNT_BALL:
+        n = 3;
+        break;
+      default:
+        break;
+    }
+    if (cdof_dot)
+      for (int k = 0; k < n; k++) rl_sp_cross_motion(cdof_dot + 6 * (da + k), cvel, d->cdof + 6 * (da + k));
+    rl_sp_mul_dof(s, d->cdof + 6 * da, d->qvel + da, n);
+    if (acc) {
+      if (n == 1) { /* hinge/slide: (cvel ×ₘ cdof)·q̇, MuJoCo's cdof_dot·q̇ */
+        rl_sp_cross_motion(t, cvel, d->cdof + 6 * da);
+        for (int k = 0; k < 6; k++) acc[k] += t[k] * d->qvel[da];
+      } else {
+        rl_sp_cross_motion(t, cvel, s);
+        for (int k = 0; k < 6; k++) acc[k] += t[k];
+      }
+    }
+    for (int k = 0; k < 6; k++) cvel[k] += s[k];
+  }
+}
+
 /* cvel_b = cvel_parent + Σ cdof·q̇ over b's joints;  cdof_dot = cvel ×ₘ cdof with cvel taken before the
    joint's own contribution (free: translation dofs have cdof_dot = 0, rotation uses cvel after the
    translation part), exactly the recursion MuJoCo evaluates. */
 void rl_com_vel(const rl_model *m, rl_data *d) {
   memset(d->cvel, 0, sizeof(real) * 6);
-  for (int b = 1; b < m->nbody; b++) {
-    real cvel[6], tmp[6];
-    memcpy(cvel, d->cvel + 6 * m->body_parentid[b], sizeof cvel);
-    for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; j++) {
-      int da = m->jnt_dofadr[j];
-      switch (m->jnt_type[j]) {
-        case RL_JNT_FREE:
-          memset(d->cdof_dot + 6 * da, 0, sizeof(real) * 18);
-          rl_sp_mul_dof(tmp, d->cdof + 6 * da, d->qvel + da, 3);
-          for (int k = 0; k < 6; k++) cvel[k] += tmp[k];
-          da += 3;
-          /* fall through */
-        case RL_JNT_BALL:
-          for (int k = 0; k < 3; k++) rl_sp_cross_motion(d->cdof_dot + 6 * (da + k), cvel, d->cdof + 6 * (da + k));
-          rl_sp_mul_dof(tmp, d->cdof + 6 * da, d->qvel + da, 3);
-          for (int k = 0; k < 6; k++) cvel[k] += tmp[k];
-          break;
-        default:
-          rl_sp_cross_motion(d->cdof_dot + 6 * da, cvel, d->cdof + 6 * da);
-          for (int k = 0; k < 6; k++) cvel[k] += d->cdof[6 * da + k] * d->qvel[da];
-          break;
-      }
-    }
-    memcpy(d->cvel + 6 * b, cvel, sizeof cvel);
-  }
+  for (int b = 1; b < m->nbody; b++) body_velocity(m, d, b, d->cvel + 6 * b, d->cdof_dot, NULL);
 }
 
 /* Recursive Newton–Euler with q̈ = 0 (gravity as a base acceleration −g):
-   a_b = a_parent + Σ cdof_dot·q̇;  f_b = I_b·a_b + v_b ×* (I_b·v_b);  f_parent += f_child;
-   qfrc_bias_i = cdof_iᵀ·f_{body(i)}. */
+   a_b = a_parent + Σ cdof_dot·q̇ (evaluated per joint as Σ_j cvel_{<j} ×ₘ S_j·q̇_j, see body_velocity);
+   f_b = I_b·a_b + v_b ×* (I_b·v_b);  f_parent += f_child;  qfrc_bias_i = cdof_iᵀ·f_{body(i)}. */
 void rl_rne(const rl_model *m, rl_data *d) {
   size_t mark = rl_arena_mark(d);
   real *cacc = rl_arena_take(d, 6 * (size_t)m->nbody);
@@ -310,8 +332,8 @@ void rl_rne(const rl_model *m, rl_data *d) {
     for (int k = 0; k < 3; k++) cacc[3 + k] = -m->opt.gravity[k];
   memset(cfrc, 0, sizeof(real) * 6);
   for (int b = 1; b < m->nbody; b++) {
-    real tmp[6];
-    rl_sp_mul_dof(tmp, d->cdof_dot + 6 * m->body_dofadr[b], d->qvel + m->body_dofadr[b], m->body_dofnum[b]);
+    real tmp[6], cvel[6];
+    body_velocity(m, d, b, cvel, NULL, tmp);
     for (int k = 0; k < 6; k++) cacc[6 * b + k] = cacc[6 * m->body_parentid[b] + k] + tmp[k];
     rl_sp_inert_mul(cfrc + 6 * b, d->cinert + 10 * b, cacc + 6 * b);
     rl_sp_inert_cross(tmp, d->cinert + 10 * b, d->cvel + 6 * b);
