@@ -836,14 +836,21 @@ static void avbd_contact_centres(const rl_avbd *am, const rl_avbd_contact *k, re
 
 /* C_n = n·(c_B − c_A) − rad_A − rad_B (centres of curvature);  C_k = t_k·(p_B − p_A), k = 1, 2
  * (body-fixed contact points: the slip of the material points) */
-static void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[3]) {
-  real pA[3], pB[3], uA[3], uB[3], dd[3];
-  avbd_contact_points(am, k, pA, uA, pB, uB);
+static void avbd_contact_c_at(const rl_avbd_contact *k, const real pA[3], const real pB[3], const real cA[3],
+                              const real cB[3], real C[3]) {
+  real dd[3];
   rl_v3_sub(dd, pB, pA);
   for (int r = 1; r < 3; r++) C[r] = rl_v3_dot(k->frame + 3 * r, dd);
-  avbd_contact_centres(am, k, pA, uA, pB, uB);
-  rl_v3_sub(dd, pB, pA);
+  rl_v3_sub(dd, cB, cA);
   C[0] = rl_v3_dot(k->frame, dd) - k->rad[0] - k->rad[1];
+}
+
+/* the same at the current poses (points and centres evaluated here) */
+static void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[3]) {
+  real pA[3], pB[3], uA[3], uB[3], cA[3], cB[3];
+  avbd_contact_points(am, k, pA, uA, pB, uB);
+  avbd_contact_centres(am, k, cA, uA, cB, uB);
+  avbd_contact_c_at(k, pA, pB, cA, cB, C);
 }
 
 /* relative rotation of a contact's bodies since the step start, C_r = frame_r · (Log(Δq_B) − Log(Δq_A))
@@ -1110,14 +1117,15 @@ static void avbd_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
     int side = jt->b == s;
     if (avbd_joint_on(m, d, jt)) {
-      real C[6], JA[6][6], JB[6][6], f[6];
-      int n = rl_avbd_joint_rows(jt, A, B, C, JA, JB, NULL, 0, NULL);
+      real C[6], J[6][6], f[6];
+      rl_avbd_joint_arms arms;
+      int n = rl_avbd_joint_side_rows(jt, A, B, side, C, J, &arms);
       for (int r = 0; r < n; r++) {
         const rl_avbd_row *w = am->row + jt->row + r;
         f[r] = kkt ? w->lambda : w->lambda + w->rho * (C[r] - pr->alpha_joint * w->c0);
-        rl_avbd_add_row(H, g, side ? JB[r] : JA[r], f[r], kkt ? 0 : w->rho);
+        rl_avbd_add_row(H, g, J[r], f[r], kkt ? 0 : w->rho);
       }
-      if (!kkt) rl_avbd_joint_geo(jt, A, B, f, side, K);
+      if (!kkt) rl_avbd_joint_arms_geo(jt, &arms, f, side, K);
     }
     if (jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) {
       real dA[6], dB[6], G, k;
@@ -1132,7 +1140,7 @@ static void avbd_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d
     real pA[3], pB[3], uA[3], uB[3], cA[3], cB[3], vA[3], vB[3], C[3], f[3], fv[3] = {0, 0, 0};
     avbd_contact_points(am, c, pA, uA, pB, uB);
     avbd_contact_centres(am, c, cA, vA, cB, vB);
-    avbd_contact_c(am, c, C);
+    avbd_contact_c_at(c, pA, pB, cA, cB, C);
     real Cn = C[0] - pr->alpha * rl_fmin(c->c0[0], 0);
     f[0] = kkt ? c->lambda[0] : rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * Cn);
     if (kkt) { f[1] = c->lambda[1]; f[2] = c->lambda[2]; }
@@ -1310,8 +1318,9 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
     rl_avbd_joint *jt = am->joint + j;
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
     if (avbd_joint_on(m, d, jt)) {
-      real C[6], JA[6][6], JB[6][6];
-      int n = rl_avbd_joint_rows(jt, A, B, C, JA, JB, NULL, 0, NULL);
+      real C[6];
+      rl_avbd_joint_arms arms;
+      int n = rl_avbd_joint_side_rows(jt, A, B, 0, C, NULL, &arms);
       for (int r = 0; r < n; r++) {
         rl_avbd_row *w = am->row + jt->row + r;
         w->c = C[r] - pr->alpha_joint * w->c0;

@@ -358,6 +358,104 @@ RL_HD void rl_avbd_joint_geo(const rl_avbd_joint *jt, const rl_avbd_pose *A, con
   }
 }
 
+/* ------------------------------------------------------- one side of a joint (block sweep) */
+
+/* Lever arms and axes of a joint's rows at the current poses: u_A = R_A r_A, u_B = R_B r_B,
+ * t_k = R_A t_kA, a = R_B axB (hinge); what the geometric stiffness of rl_avbd_joint_geo needs. */
+typedef struct rl_avbd_joint_arms {
+  real uA[3], uB[3], t[2][3], a[3];
+} rl_avbd_joint_arms;
+
+/* Anchor rows C = p_A − p_B as rl_avbd_anchor_rows, the Jacobian of one side only
+ * (side 0: J = [I, u_A × e_k]; side 1: J = [−I, −u_B × e_k]; J = NULL: values only). */
+RL_HD void rl_avbd_anchor_side(real C[3], real J[][6], int side, const rl_avbd_pose *A, const rl_avbd_pose *B,
+                               const real rA[3], const real rB[3], real uA[3], real uB[3]) {
+  real pA[3], pB[3];
+  rl_avbd_point(pA, uA, A, rA);
+  rl_avbd_point(pB, uB, B, rB);
+  rl_v3_sub(C, pA, pB);
+  if (!J) return;
+  const real *u = side ? uB : uA;
+  for (int k = 0; k < 3; k++) {
+    real e[3] = {0, 0, 0}, c[3];
+    e[k] = 1;
+    rl_v3_cross(c, u, e);
+    for (int i = 0; i < 3; i++) { J[k][i] = side ? -e[i] : e[i]; J[k][3 + i] = side ? -c[i] : c[i]; }
+  }
+}
+
+/* Axis rows C_k = t_k · a as rl_avbd_axis_rows, one side's Jacobian (A: t_k × a, B: a × t_k). */
+RL_HD void rl_avbd_axis_side(real C[2], real J[][6], int side, const rl_avbd_pose *A, const rl_avbd_pose *B,
+                             const rl_avbd_joint *jt, real t[2][3], real a[3]) {
+  rl_m3_mulv(t[0], A->R, jt->t1A);
+  rl_m3_mulv(t[1], A->R, jt->t2A);
+  rl_m3_mulv(a, B->R, jt->axB);
+  for (int k = 0; k < 2; k++) {
+    real c[3];
+    C[k] = rl_v3_dot(t[k], a);
+    if (!J) continue;
+    rl_v3_cross(c, t[k], a);
+    for (int i = 0; i < 3; i++) { J[k][i] = 0; J[k][3 + i] = side ? -c[i] : c[i]; }
+  }
+}
+
+/* Rotation rows C = Log(q_B (q_A q_rel0)⁻¹) as rl_avbd_rot_rows, one side's Jacobian
+ * (A: −Jr⁻¹(C), B: Jl⁻¹(C)); only that side's inverse Jacobian is formed. */
+RL_HD void rl_avbd_rot_side(real C[3], real J[][6], int side, const rl_avbd_pose *A, const rl_avbd_pose *B,
+                            const real qrel0[4]) {
+  real qa[4], M[9];
+  rl_q_mul(qa, A->q, qrel0);
+  rl_q_boxminus(C, B->q, qa);
+  if (!J) return;
+  if (side) rl_so3_jl_inv(M, C); else rl_so3_jr_inv(M, C);
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < 3; i++) { J[k][i] = 0; J[k][3 + i] = side ? M[3 * k + i] : -M[3 * k + i]; }
+}
+
+/* The two-sided rows of rl_avbd_joint_rows (same values, same order) seen from one body: C[0..neq)
+ * and the Jacobian of side `side` (0: A, 1: B) only, or no Jacobian when J = NULL; the lever arms and
+ * axes in *w (for rl_avbd_joint_arms_geo).  Returns neq. */
+RL_HD int rl_avbd_joint_side_rows(const rl_avbd_joint *jt, const rl_avbd_pose *A, const rl_avbd_pose *B, int side,
+                                  real C[6], real J[][6], rl_avbd_joint_arms *w) {
+  switch (jt->kind) {
+    case RL_AVBD_HINGE:
+      rl_avbd_anchor_side(C, J, side, A, B, jt->rA, jt->rB, w->uA, w->uB);
+      rl_avbd_axis_side(C + 3, J ? J + 3 : NULL, side, A, B, jt, w->t, w->a);
+      return 5;
+    case RL_AVBD_SLIDE: {
+      real JA[2][6], JB[2][6];
+      rl_avbd_lateral_rows(C, JA, JB, A, B, jt);
+      if (J)
+        for (int k = 0; k < 2; k++)
+          for (int i = 0; i < 6; i++) J[k][i] = side ? JB[k][i] : JA[k][i];
+      rl_avbd_rot_side(C + 2, J ? J + 2 : NULL, side, A, B, jt->qrel0);
+      return 5;
+    }
+    case RL_AVBD_BALL:
+    case RL_AVBD_CONNECT:
+      rl_avbd_anchor_side(C, J, side, A, B, jt->rA, jt->rB, w->uA, w->uB);
+      return 3;
+    default: /* weld */
+      rl_avbd_anchor_side(C, J, side, A, B, jt->rA, jt->rB, w->uA, w->uB);
+      rl_avbd_rot_side(C + 3, J ? J + 3 : NULL, side, A, B, jt->qrel0);
+      return 6;
+  }
+}
+
+/* rl_avbd_joint_geo from the lever arms and axes of rl_avbd_joint_side_rows (same terms, same order):
+ * K += geo_diag(f_anchor, u_side) and, for a hinge, the two axis rows' terms. */
+RL_HD void rl_avbd_joint_arms_geo(const rl_avbd_joint *jt, const rl_avbd_joint_arms *w, const real *f, int side,
+                                  real K[3]) {
+  if (jt->kind == RL_AVBD_SLIDE) return;
+  rl_avbd_geo_diag(K, f, side == 0 ? w->uA : w->uB);
+  if (jt->kind != RL_AVBD_HINGE) return;
+  for (int k = 0; k < 2; k++) {
+    real fv[3];
+    if (side == 0) { rl_v3_scale(fv, w->a, f[3 + k]); rl_avbd_geo_diag(K, fv, w->t[k]); }
+    else { rl_v3_scale(fv, w->t[k], f[3 + k]); rl_avbd_geo_diag(K, fv, w->a); }
+  }
+}
+
 /* ------------------------------------------------------------ bounded projections */
 
 /* λ⁺ = min(t, 0) (normal rows, one-sided limits: λ ≤ 0 with C ≥ 0) */
