@@ -1123,7 +1123,9 @@ static void avbd_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d
       for (int r = 0; r < n; r++) {
         const rl_avbd_row *w = am->row + jt->row + r;
         f[r] = kkt ? w->lambda : w->lambda + w->rho * (C[r] - pr->alpha_joint * w->c0);
-        rl_avbd_add_row(H, g, J[r], f[r], kkt ? 0 : w->rho);
+        if (w->kind == RL_AVBD_ROW_ANG) rl_avbd_add_row_ang(H, g, J[r], f[r], kkt ? 0 : w->rho);
+        else if (jt->kind != RL_AVBD_SLIDE) rl_avbd_add_row_anchor(H, g, J[r], f[r], kkt ? 0 : w->rho, r);
+        else rl_avbd_add_row(H, g, J[r], f[r], kkt ? 0 : w->rho);
       }
       if (!kkt) rl_avbd_joint_arms_geo(jt, &arms, f, side, K);
     }
@@ -1131,7 +1133,8 @@ static void avbd_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d
       real dA[6], dB[6], G, k;
       real phi = rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
       avbd_coord_terms(am, m, d, jt, phi, h, kkt, &G, &k);
-      rl_avbd_add_row(H, g, side ? dB : dA, G, kkt ? 0 : k);
+      if (jt->kind == RL_AVBD_HINGE) rl_avbd_add_row_ang(H, g, side ? dB : dA, G, kkt ? 0 : k);
+      else rl_avbd_add_row(H, g, side ? dB : dA, G, kkt ? 0 : k);
     }
   }
   for (int q = am->cadr[s]; q < am->cadr[s] + am->cnum[s]; q++) {

@@ -61,6 +61,30 @@ RL_HD void rl_avbd_add_row(real H[36], real g[6], const real J[6], real f, real 
   }
 }
 
+/* rl_avbd_add_row for a purely angular row, J = [0, j] (axis, rotation, hinge coordinate rows): only
+ * g[3:6] and the lower triangle of H's δθ block change (the other terms are k·0·J = 0). */
+RL_HD void rl_avbd_add_row_ang(real H[36], real g[6], const real J[6], real f, real k) {
+  for (int i = 3; i < 6; i++) {
+    g[i] += f * J[i];
+    if (k != 0)
+      for (int j = 3; j <= i; j++) H[6 * i + j] += k * J[i] * J[j];
+  }
+}
+
+/* rl_avbd_add_row for an anchor row k, J = [±e_k, j] (rl_avbd_anchor_side): g[k], g[3:6], H[k][k],
+ * H[3:6][k] and the δθ block change, the same products as rl_avbd_add_row in the same order. */
+RL_HD void rl_avbd_add_row_anchor(real H[36], real g[6], const real J[6], real f, real k, int r) {
+  g[r] += f * J[r];
+  if (k != 0) H[7 * r] += k * J[r] * J[r];
+  for (int i = 3; i < 6; i++) {
+    g[i] += f * J[i];
+    if (k != 0) {
+      H[6 * i + r] += k * J[i] * J[r];
+      for (int j = 3; j <= i; j++) H[6 * i + j] += k * J[i] * J[j];
+    }
+  }
+}
+
 /* Guarded Cholesky H = L Lᵀ in place (reads and writes the lower triangle only), then δ = −H⁻¹ g.
  * Guard: a pivot below eps·max diag (not positive definite to working precision) is replaced by
  * eps·max diag + tiny, so the solve never divides by ≤ 0.  Returns the number of guarded pivots. */
