@@ -18,6 +18,16 @@
 
 #include "rl_so3.h"
 
+/* Full unrolling of the fixed-size 6×6 loops (same operations in the same order, no branches on the
+ * loop counters): nvcc and clang "#pragma unroll", gcc "#pragma GCC unroll". */
+#if defined(__CUDACC__) || defined(__clang__)
+#define RL_AVBD_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define RL_AVBD_UNROLL _Pragma("GCC unroll 6")
+#else
+#define RL_AVBD_UNROLL
+#endif
+
 /* A rigid body pose at its COM (the world is x = 0, q = 1, R = I). */
 typedef struct rl_avbd_pose {
   real x[3], q[4], R[9];
@@ -91,28 +101,37 @@ RL_HD void rl_avbd_add_row_anchor(real H[36], real g[6], const real J[6], real f
 RL_HD int rl_avbd_chol_solve6(real H[36], const real g[6], real dz[6]) {
   real dmax = 0;
   int guarded = 0;
+  RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++) dmax = rl_fmax(dmax, rl_fabs(H[7 * i]));
   real floor_ = 64 * RL_EPS * dmax + RL_TINY;
+  RL_AVBD_UNROLL
   for (int j = 0; j < 6; j++) {
     real s = H[7 * j];
+    RL_AVBD_UNROLL
     for (int k = 0; k < j; k++) s -= H[6 * j + k] * H[6 * j + k];
     if (!(s > floor_)) { s = floor_; guarded++; }
     real l = rl_sqrt(s);
     H[7 * j] = l;
+    RL_AVBD_UNROLL
     for (int i = j + 1; i < 6; i++) {
       real t = H[6 * i + j];
+      RL_AVBD_UNROLL
       for (int k = 0; k < j; k++) t -= H[6 * i + k] * H[6 * j + k];
       H[6 * i + j] = t / l;
     }
   }
   real y[6];
+  RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++) {
     real t = -g[i];
+    RL_AVBD_UNROLL
     for (int k = 0; k < i; k++) t -= H[6 * i + k] * y[k];
     y[i] = t / H[7 * i];
   }
+  RL_AVBD_UNROLL
   for (int i = 5; i >= 0; i--) {
     real t = y[i];
+    RL_AVBD_UNROLL
     for (int k = i + 1; k < 6; k++) t -= H[6 * k + i] * dz[k];
     dz[i] = t / H[7 * i];
   }
@@ -399,13 +418,15 @@ RL_HD void rl_avbd_anchor_side(real C[3], real J[][6], int side, const rl_avbd_p
   rl_avbd_point(pB, uB, B, rB);
   rl_v3_sub(C, pA, pB);
   if (!J) return;
+  /* u × e_0 = (0, u_2, −u_1),  u × e_1 = (−u_2, 0, u_0),  u × e_2 = (u_1, −u_0, 0), written out */
   const real *u = side ? uB : uA;
-  for (int k = 0; k < 3; k++) {
-    real e[3] = {0, 0, 0}, c[3];
-    e[k] = 1;
-    rl_v3_cross(c, u, e);
-    for (int i = 0; i < 3; i++) { J[k][i] = side ? -e[i] : e[i]; J[k][3 + i] = side ? -c[i] : c[i]; }
-  }
+  real sg = side ? -1 : 1;
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < 6; i++) J[k][i] = 0;
+  for (int k = 0; k < 3; k++) J[k][k] = sg;
+  J[0][4] = sg * u[2]; J[0][5] = -sg * u[1];
+  J[1][3] = -sg * u[2]; J[1][5] = sg * u[0];
+  J[2][3] = sg * u[1]; J[2][4] = -sg * u[0];
 }
 
 /* Axis rows C_k = t_k · a as rl_avbd_axis_rows, one side's Jacobian (A: t_k × a, B: a × t_k). */
