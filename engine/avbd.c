@@ -1225,6 +1225,28 @@ static void avbd_coarse_contacts(const rl_avbd *am, int s, int c, real H[36], re
   }
 }
 
+/* H_c += Tᵀ H T, g_c += Tᵀ g with T = [I, −[r]×; 0, I] (H full symmetric, lower triangle of H_c).
+ * Column 3+a of T has its nonzeros at rows b < c (the two indices other than a: T[b][3+a], T[c][3+a]
+ * from −[r]×) and 3+a (1); the products skip T's zeros and keep the order of the dense sums. */
+static void avbd_coarse_add(real Hc[36], real gc[6], const real H[36], const real g[6], const real r[3]) {
+  real T[9] = {0, r[2], -r[1], -r[2], 0, r[0], r[1], -r[0], 0}; /* T[k][3+a] = T[3k + a], k, a < 3 */
+  real HT[36];
+  for (int i = 0; i < 6; i++) {
+    for (int j = 0; j < 3; j++) HT[6 * i + j] = H[6 * i + j];
+    for (int a = 0; a < 3; a++) {
+      int b = a == 0 ? 1 : 0, c = a == 2 ? 1 : 2;
+      HT[6 * i + 3 + a] = H[6 * i + b] * T[3 * b + a] + H[6 * i + c] * T[3 * c + a] + H[6 * i + 3 + a];
+    }
+  }
+  for (int i = 0; i < 6; i++) {
+    int a = i - 3, b = a == 0 ? 1 : 0, c = a == 2 ? 1 : 2;
+    gc[i] += i < 3 ? g[i] : T[3 * b + a] * g[b] + T[3 * c + a] * g[c] + g[i];
+    for (int j = 0; j <= i; j++)
+      Hc[6 * i + j] += i < 3 ? HT[6 * i + j]
+                             : T[3 * b + a] * HT[6 * b + j] + T[3 * c + a] * HT[6 * c + j] + HT[6 * i + j];
+  }
+}
+
 /* Coarse step on each free articulated component (a rigid motion of all its bodies together): block
  * Gauss–Seidel moves a whole assembly only through its local rows, so a global mode (microduck tipping
  * on its feet: every body turning ~2e-10 … 5e-7 rad per sweep in lockstep) converges at ~0.5 % per
@@ -1247,33 +1269,14 @@ static void avbd_coarse(rl_avbd *am, real h) {
   for (int s = 0; s < nb; s++) {
     int c = am->comp[s];
     if (c < 0) continue;
-    real *Hc = W + 46 * c, *gc = Hc + 36, xc[3], r[3], H[36], g[6], T[36], HT[36];
+    real *Hc = W + 46 * c, *gc = Hc + 36, xc[3], r[3], H[36], g[6];
     rl_v3_scale(xc, Hc + 42, 1 / Hc[45]);
     rl_v3_sub(r, am->pose[s].x, xc);
     rl_avbd_inertia(H, g, am->mass[s], am->I0 + 9 * s, am->pose + s, am->xp + 3 * s, am->qp + 4 * s, h);
     avbd_coarse_contacts(am, s, c, H, g);
     for (int i = 0; i < 6; i++)
       for (int j = 0; j < i; j++) H[6 * j + i] = H[6 * i + j]; /* full symmetric */
-    for (int i = 0; i < 36; i++) T[i] = (i % 7 == 0);
-    T[0 * 6 + 4] = r[2];  T[0 * 6 + 5] = -r[1]; /* −[r]× */
-    T[1 * 6 + 3] = -r[2]; T[1 * 6 + 5] = r[0];
-    T[2 * 6 + 3] = r[1];  T[2 * 6 + 4] = -r[0];
-    for (int i = 0; i < 6; i++)
-      for (int j = 0; j < 6; j++) {
-        real t = 0;
-        for (int k = 0; k < 6; k++) t += H[6 * i + k] * T[6 * k + j];
-        HT[6 * i + j] = t;
-      }
-    for (int i = 0; i < 6; i++) {
-      real t = 0;
-      for (int k = 0; k < 6; k++) t += T[6 * k + i] * g[k];
-      gc[i] += t;
-      for (int j = 0; j <= i; j++) {
-        real u = 0;
-        for (int k = 0; k < 6; k++) u += T[6 * k + i] * HT[6 * k + j];
-        Hc[6 * i + j] += u;
-      }
-    }
+    avbd_coarse_add(Hc, gc, H, g, r);
   }
   for (int c = 0; c < nb; c++) {
     if (!(W[46 * c + 45] > 0)) continue;
