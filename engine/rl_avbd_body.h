@@ -64,20 +64,26 @@ typedef struct rl_avbd_joint {
 /* H += k·J Jᵀ, g += f·J  (one Gauss–Newton row: energy λC + ½ρC², force f = λ + ρC̃, weight k).
  * Only the lower triangle of H (j ≤ i) is accumulated: rl_avbd_chol_solve6 reads no other entry. */
 RL_HD void rl_avbd_add_row(real H[36], real g[6], const real J[6], real f, real k) {
+  RL_AVBD_UNROLL
+  for (int i = 0; i < 6; i++) g[i] += f * J[i];
+  if (k == 0) return;
+  RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++) {
-    g[i] += f * J[i];
-    if (k != 0)
-      for (int j = 0; j <= i; j++) H[6 * i + j] += k * J[i] * J[j];
+    RL_AVBD_UNROLL
+    for (int j = 0; j <= i; j++) H[6 * i + j] += k * J[i] * J[j];
   }
 }
 
 /* rl_avbd_add_row for a purely angular row, J = [0, j] (axis, rotation, hinge coordinate rows): only
  * g[3:6] and the lower triangle of H's δθ block change (the other terms are k·0·J = 0). */
 RL_HD void rl_avbd_add_row_ang(real H[36], real g[6], const real J[6], real f, real k) {
+  RL_AVBD_UNROLL
+  for (int i = 3; i < 6; i++) g[i] += f * J[i];
+  if (k == 0) return;
+  RL_AVBD_UNROLL
   for (int i = 3; i < 6; i++) {
-    g[i] += f * J[i];
-    if (k != 0)
-      for (int j = 3; j <= i; j++) H[6 * i + j] += k * J[i] * J[j];
+    RL_AVBD_UNROLL
+    for (int j = 3; j <= i; j++) H[6 * i + j] += k * J[i] * J[j];
   }
 }
 
@@ -85,13 +91,15 @@ RL_HD void rl_avbd_add_row_ang(real H[36], real g[6], const real J[6], real f, r
  * H[3:6][k] and the δθ block change, the same products as rl_avbd_add_row in the same order. */
 RL_HD void rl_avbd_add_row_anchor(real H[36], real g[6], const real J[6], real f, real k, int r) {
   g[r] += f * J[r];
-  if (k != 0) H[7 * r] += k * J[r] * J[r];
+  RL_AVBD_UNROLL
+  for (int i = 3; i < 6; i++) g[i] += f * J[i];
+  if (k == 0) return;
+  H[7 * r] += k * J[r] * J[r];
+  RL_AVBD_UNROLL
   for (int i = 3; i < 6; i++) {
-    g[i] += f * J[i];
-    if (k != 0) {
-      H[6 * i + r] += k * J[i] * J[r];
-      for (int j = 3; j <= i; j++) H[6 * i + j] += k * J[i] * J[j];
-    }
+    H[6 * i + r] += k * J[i] * J[r];
+    RL_AVBD_UNROLL
+    for (int j = 3; j <= i; j++) H[6 * i + j] += k * J[i] * J[j];
   }
 }
 
