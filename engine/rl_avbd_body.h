@@ -1,6 +1,13 @@
 /* rl_avbd_body.h — per-body AVBD math shared by the CPU solver (avbd.c) and the CUDA port.
  *
- * Header-only, RL_HD (static inline, __host__ __device__ under nvcc), no allocation, no globals.
+ * Header-only, RL_HD (static inline, __host__ __device__ under nvcc), no allocation, no globals: every
+ * function works on the plain structs and arrays passed in (no rl_avbd, rl_model or rl_data).
+ * Contents: the row, joint and contact structs; 6×6 row accumulation (generic, angular-only, anchor) and
+ * the guarded Cholesky solve; prediction and inertia term; joint rows (both sides, or one side for the
+ * block sweep) and the joint coordinate; contact rows (normal, Coulomb tangents, spin/roll); one body's
+ * block: rl_avbd_joint_assemble, rl_avbd_contact_assemble, rl_avbd_body_update (solve, clamp,
+ * x ← x⁰ + dx, q ← Exp(δθ)·q).  avbd.c keeps the orchestration: contacts, coloring, loops, joint-space
+ * terms that read the model (limits, servos), dual update, diagnostics.
  * Conventions of rl_math.h / rl_so3.h: quat (w,x,y,z), mat3 row-major, world-frame rotation
  * increments: a body's orientation is updated q ← Exp(δθ)·q, so every angular Jacobian below is
  * with respect to a world-frame δθ.  A body's 6-D increment is δz = (δx, δθ).
@@ -58,6 +65,43 @@ typedef struct rl_avbd_joint {
   real phi;            /* current coordinate (unwrapped) */
   real phi_n, dphi_n;  /* coordinate and its rate at the step start */
 } rl_avbd_joint;
+
+/* One augmented-Lagrangian row. */
+typedef struct rl_avbd_row {
+  int kind;      /* RL_AVBD_ROW_* */
+  real lambda;   /* multiplier (force or torque) */
+  real rho;      /* penalty */
+  real rho0;     /* lower bound and growth unit (ρ₀ = rho_init·meff/h², set each step) */
+  real meff;     /* mass (kg) or moment of inertia (kg m²) that scales ρ₀ */
+  real c0;       /* C at the step start */
+  real c;        /* stabilized C̃ after the last dual update */
+} rl_avbd_row;
+
+/* One contact point: normal from body a to body b (a = −1: the world); rows n, t1, t2. */
+typedef struct rl_avbd_contact {
+  int a, b;
+  int key[3];          /* cache key: geom a, geom b, support feature (−1 if none) */
+  real rA[3], rB[3];   /* contact points in the COM frames (world point if the body is the world) */
+  real frame[9];       /* n, t1, t2 (frozen within the step) */
+  real mu;
+  real lambda[3], rho[3], rho0;
+  real c0[3], c[3];    /* C at the step start and C̃ after the last dual update */
+  int stick;           /* tangent multiplier inside the disc after the last dual update */
+  /* torsional (about n) and rolling (about t1, t2) rows, condim 4 / 6 (B3): the relative rotation
+     since the step start w = Log(Δq_B) − Log(Δq_A), C_r = frame_r·w, force bounded by the patch-radius
+     coefficients: |λ_spin| ≤ μ_spin(−λ_n), ‖λ_roll‖ ≤ μ_roll(−λ_n) */
+  int dim;             /* 1, 3, 4, 6 (3 for own ground contacts) */
+  real mu_spin, mu_roll;
+  real alam[3], arho[3], arho0;
+  /* normal row through the centres of curvature (B3): a side whose surface is a sphere of radius
+     rad (sphere, capsule; 0 for planes, boxes, meshes, other geoms) has its centre cA / cB (COM frame,
+     world point for the world) at the contact point moved rad along its inward normal, and
+     C_n = n·(c_B − c_A) − rad_A − rad_B (= n·(p_B − p_A) at the step start).  The normal force of a
+     rolling sphere then passes through its centre; at the body-fixed contact point it acts on a lever
+     that turns with the sphere (r·ω·h behind the centre) and drives the rolling (−20 % of the rolling
+     resistance at 1 m/s, r = 0.1 m, h = 2 ms). */
+  real rad[2], cA[3], cB[3];
+} rl_avbd_contact;
 
 /* ------------------------------------------------------------------ 6×6 algebra */
 
@@ -522,6 +566,172 @@ RL_HD int rl_avbd_proj_disc(real t[2], real r) {
   real s = r > 0 ? r / n : 0;
   t[0] *= s; t[1] *= s;
   return 0;
+}
+
+/* ------------------------------------------------------------ contact rows (A6) */
+
+/* world points and lever arms of a contact: p = x + R r (A, B: the poses of bodies a, b; the world's
+ * for a side that is the world) */
+RL_HD void rl_avbd_contact_points(const rl_avbd_contact *k, const rl_avbd_pose *A, const rl_avbd_pose *B, real pA[3],
+                                  real uA[3], real pB[3], real uB[3]) {
+  rl_avbd_point(pA, uA, A, k->rA);
+  rl_avbd_point(pB, uB, B, k->rB);
+}
+
+/* world centres of curvature and their lever arms: c = x + R c_local (rl_avbd_contact.cA, cB) */
+RL_HD void rl_avbd_contact_centres(const rl_avbd_contact *k, const rl_avbd_pose *A, const rl_avbd_pose *B, real cA[3],
+                                   real vA[3], real cB[3], real vB[3]) {
+  rl_avbd_point(cA, vA, A, k->cA);
+  rl_avbd_point(cB, vB, B, k->cB);
+}
+
+/* C_n = n·(c_B − c_A) − rad_A − rad_B (centres of curvature);  C_k = t_k·(p_B − p_A), k = 1, 2
+ * (body-fixed contact points: the slip of the material points), from the points and centres */
+RL_HD void rl_avbd_contact_c_at(const rl_avbd_contact *k, const real pA[3], const real pB[3], const real cA[3],
+                                const real cB[3], real C[3]) {
+  real dd[3];
+  rl_v3_sub(dd, pB, pA);
+  for (int r = 1; r < 3; r++) C[r] = rl_v3_dot(k->frame + 3 * r, dd);
+  rl_v3_sub(dd, cB, cA);
+  C[0] = rl_v3_dot(k->frame, dd) - k->rad[0] - k->rad[1];
+}
+
+/* relative rotation of a contact's bodies since the step start, C_r = frame_r · (Log(Δq_B) − Log(Δq_A))
+ * (Δq = q (q⁰)⁻¹; dqA / dqB NULL for the world, which does not rotate) for r = spin (n), roll (t1, t2) */
+RL_HD void rl_avbd_contact_ang(const rl_avbd_contact *k, const real *dqA, const real *dqB, real C[3]) {
+  real wa[3] = {0, 0, 0}, wb[3] = {0, 0, 0}, w[3];
+  if (dqA) rl_so3_log_quat(wa, dqA);
+  if (dqB) rl_so3_log_quat(wb, dqB);
+  rl_v3_sub(w, wb, wa);
+  for (int r = 0; r < 3; r++) C[r] = rl_v3_dot(k->frame + 3 * r, w);
+}
+
+/* Bounded spin/roll forces t = λ + ρC projected: spin clip(t₀, ±μ_spin·b), roll disc ‖(t₁,t₂)‖ ≤ μ_roll·b,
+ * b = −λ_n ≥ 0 (rows off below condim 4 / 6).  Returns 1 if every active row was inside its bound. */
+RL_HD int rl_avbd_contact_ang_proj(const rl_avbd_contact *k, real t[3], real b) {
+  int in = 1;
+  if (k->mu_spin > 0) {
+    real c = rl_avbd_clip(t[0], k->mu_spin * b);
+    in &= c == t[0];
+    t[0] = c;
+  } else t[0] = 0;
+  if (k->mu_roll > 0) in &= rl_avbd_proj_disc(t + 1, k->mu_roll * b);
+  else t[1] = t[2] = 0;
+  return in;
+}
+
+/* Spin/roll rows of contact c on one of its bodies (side 1: B): force t = Π(λ + ρC) (rl_avbd_contact_ang_proj,
+ * bound from the normal force fn of this assembly), J = ±[0, frame_r]; weight ρ while the normal is
+ * active.  kkt: the multipliers themselves. */
+RL_HD void rl_avbd_contact_ang_rows(const rl_avbd_contact *c, const real *dqA, const real *dqB, int side, int kkt,
+                                    real fn, real H[36], real g[6]) {
+  real C[3], t[3];
+  rl_avbd_contact_ang(c, dqA, dqB, C);
+  for (int r = 0; r < 3; r++) t[r] = kkt ? c->alam[r] : c->alam[r] + c->arho[r] * C[r];
+  if (!kkt) rl_avbd_contact_ang_proj(c, t, -fn);
+  for (int r = 0; r < 3; r++) {
+    if ((r == 0 && !(c->mu_spin > 0)) || (r > 0 && !(c->mu_roll > 0))) continue;
+    real J[6] = {0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < 3; i++) J[3 + i] = side ? c->frame[3 * r + i] : -c->frame[3 * r + i];
+    real wt = (kkt || !(fn < 0 || c->lambda[0] < 0)) ? 0 : c->arho[r];
+    rl_avbd_add_row_ang(H, g, J, t[r], wt);
+  }
+}
+
+/* Contact c's rows on the body of side `side` (1: B) into H (lower triangle), g and the geometric-
+ * stiffness diagonal K:  normal f_n = min(λ_n + ρ_n C̃_n, 0), C̃_n = C_n − α·min(C⁰_n, 0), lever to the
+ * centre of curvature;  tangents f_t = λ_t + ρ_t(C_t − α C⁰_t) projected on the disc μ(−f_n), lever to
+ * the material point;  J = ±[w, u × w];  weight ρ while the normal is active (tangents: and μ > 0);
+ * then the spin/roll rows (dqA, dqB: Δq of the bodies, NULL for the world).  kkt = 1: the multipliers
+ * themselves, no weights, no K. */
+RL_HD void rl_avbd_contact_assemble(real H[36], real g[6], real K[3], const rl_avbd_contact *c, const rl_avbd_pose *A,
+                                    const rl_avbd_pose *B, const real *dqA, const real *dqB, int side, real alpha,
+                                    int kkt) {
+  real pA[3], pB[3], uA[3], uB[3], cA[3], cB[3], vA[3], vB[3], C[3], f[3], fv[3] = {0, 0, 0};
+  rl_avbd_contact_points(c, A, B, pA, uA, pB, uB);
+  rl_avbd_contact_centres(c, A, B, cA, vA, cB, vB);
+  rl_avbd_contact_c_at(c, pA, pB, cA, cB, C);
+  real Cn = C[0] - alpha * rl_fmin(c->c0[0], 0);
+  f[0] = kkt ? c->lambda[0] : rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * Cn);
+  if (kkt) { f[1] = c->lambda[1]; f[2] = c->lambda[2]; }
+  else {
+    f[1] = c->lambda[1] + c->rho[1] * (C[1] - alpha * c->c0[1]);
+    f[2] = c->lambda[2] + c->rho[2] * (C[2] - alpha * c->c0[2]);
+    rl_avbd_proj_disc(f + 1, c->mu * -f[0]);
+  }
+  for (int r = 0; r < 3; r++) {
+    const real *w = c->frame + 3 * r;
+    real J[6], x[3];
+    /* normal row: lever to the centre of curvature; tangent rows: to the material point */
+    if (r == 0) rl_v3_cross(x, side ? vB : vA, w);
+    else rl_v3_cross(x, side ? uB : uA, w);
+    for (int i = 0; i < 3; i++) { J[i] = side ? w[i] : -w[i]; J[3 + i] = side ? x[i] : -x[i]; }
+    real wt = (kkt || !(f[0] < 0 || c->lambda[0] < 0)) ? 0 : c->rho[r];
+    if (r > 0 && c->mu <= 0) wt = 0;
+    rl_avbd_add_row(H, g, J, f[r], wt);
+    if (r > 0 || c->rad[side] == 0) rl_v3_addscl(fv, w, f[r]);
+  }
+  if (!kkt) {
+    if (c->rad[side] > 0) { /* the normal force acts on the lever to the centre */
+      real fn[3];
+      rl_v3_scale(fn, c->frame, f[0]);
+      rl_avbd_geo_diag(K, fn, side ? vB : vA);
+    }
+    rl_avbd_geo_diag(K, fv, side ? uB : uA);
+  }
+  if (c->mu_spin > 0 || c->mu_roll > 0) rl_avbd_contact_ang_rows(c, dqA, dqB, side, kkt, f[0], H, g);
+}
+
+/* ------------------------------------------------------------ one body's block (A7) */
+
+/* Two-sided rows of joint jt (rows: its rl_avbd_row entries) on the body of side `side` (1: B):
+ * f = λ + ρ(C − α_j C⁰), H += ρ JJᵀ, g += f J, K += the rows' geometric stiffness; kkt = 1: f = λ,
+ * no weights, no K. */
+RL_HD void rl_avbd_joint_assemble(real H[36], real g[6], real K[3], const rl_avbd_joint *jt, const rl_avbd_row *rows,
+                                  const rl_avbd_pose *A, const rl_avbd_pose *B, int side, real alpha_joint, int kkt) {
+  real C[6], J[6][6], f[6];
+  rl_avbd_joint_arms arms;
+  int n = rl_avbd_joint_side_rows(jt, A, B, side, C, J, &arms);
+  for (int r = 0; r < n; r++) {
+    const rl_avbd_row *w = rows + r;
+    f[r] = kkt ? w->lambda : w->lambda + w->rho * (C[r] - alpha_joint * w->c0);
+    if (w->kind == RL_AVBD_ROW_ANG) rl_avbd_add_row_ang(H, g, J[r], f[r], kkt ? 0 : w->rho);
+    else if (jt->kind != RL_AVBD_SLIDE) rl_avbd_add_row_anchor(H, g, J[r], f[r], kkt ? 0 : w->rho, r);
+    else rl_avbd_add_row(H, g, J[r], f[r], kkt ? 0 : w->rho);
+  }
+  if (!kkt) rl_avbd_joint_arms_geo(jt, &arms, f, side, K);
+}
+
+/* R = R(q) after normalizing q */
+RL_HD void rl_avbd_pose_sync(rl_avbd_pose *p) {
+  rl_q_normalize(p->q);
+  rl_q_to_mat(p->R, p->q);
+}
+
+/* Move a body by (δx, δθ) relative to its step start (x⁰, q⁰): dx += δx, x = x⁰ + dx, dq ← Exp(δθ)·dq,
+ * q = dq·q⁰, R = R(q) (the accumulated dx, dq keep v = dx/h, ω = Log(dq)/h free of cancellation). */
+RL_HD void rl_avbd_body_move(rl_avbd_pose *P, real dx[3], real dq[4], const real x0[3], const real q0[4],
+                             const real dlin[3], const real dth[3]) {
+  rl_v3_add(dx, dx, dlin);
+  rl_v3_add(P->x, x0, dx);
+  rl_q_boxplus(dq, dth, dq);
+  rl_q_mul(P->q, dq, q0);
+  rl_avbd_pose_sync(P);
+}
+
+/* One block update (A7) from the assembled system: H δz = −g (guarded Cholesky, H overwritten), clamp
+ * ‖δx‖ ≤ max_dx, ‖δθ‖ ≤ max_dθ, then rl_avbd_body_move.  Returns the guarded pivots; *ndx, *ndth the
+ * sizes of the (clamped) update. */
+RL_HD int rl_avbd_body_update(rl_avbd_pose *P, real dx[3], real dq[4], const real x0[3], const real q0[4], real H[36],
+                              const real g[6], real max_dx, real max_dth, real *ndx, real *ndth) {
+  real dz[6];
+  int guarded = rl_avbd_chol_solve6(H, g, dz);
+  rl_avbd_clamp3(dz, max_dx);
+  rl_avbd_clamp3(dz + 3, max_dth);
+  rl_avbd_body_move(P, dx, dq, x0, q0, dz, dz + 3);
+  *ndx = rl_v3_norm(dz);
+  *ndth = rl_v3_norm(dz + 3);
+  return guarded;
 }
 
 #endif
