@@ -26,9 +26,12 @@
 #include "rl_so3.h"
 
 /* Full unrolling of the fixed-size 6×6 loops (same operations in the same order, no branches on the
- * loop counters): nvcc and clang "#pragma unroll", gcc "#pragma GCC unroll". */
-#if defined(__CUDACC__) || defined(__clang__)
+ * loop counters): nvcc's device pass and clang "#pragma unroll", gcc "#pragma GCC unroll"; nothing in
+ * nvcc's host pass (its front end rejects the GCC form, its host compiler the other). */
+#if defined(__CUDA_ARCH__) || (defined(__clang__) && !defined(__CUDACC__))
 #define RL_AVBD_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define RL_AVBD_UNROLL
 #elif defined(__GNUC__)
 #define RL_AVBD_UNROLL _Pragma("GCC unroll 6")
 #else
@@ -651,7 +654,7 @@ RL_HD void rl_avbd_contact_assemble(real H[36], real g[6], real K[3], const rl_a
   rl_avbd_contact_points(c, A, B, pA, uA, pB, uB);
   rl_avbd_contact_centres(c, A, B, cA, vA, cB, vB);
   rl_avbd_contact_c_at(c, pA, pB, cA, cB, C);
-  real Cn = C[0] - alpha * rl_fmin(c->c0[0], 0);
+  real Cn = C[0] - alpha * rl_fmin(c->c0[0], (real)0);
   f[0] = kkt ? c->lambda[0] : rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * Cn);
   if (kkt) { f[1] = c->lambda[1]; f[2] = c->lambda[2]; }
   else {
