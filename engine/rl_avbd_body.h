@@ -435,31 +435,10 @@ RL_HD int rl_avbd_joint_rows(const rl_avbd_joint *jt, const rl_avbd_pose *A, con
   }
 }
 
-/* The geometric-stiffness diagonal of rl_avbd_joint_rows alone (same K, same order of sums), for the
- * forces f[0..neq) on side `side` (0: A, 1: B): K += Σ geo_diag over the rows' lever arms and axes,
- * without the rows' values and Jacobians (the block sweep has them already). */
-RL_HD void rl_avbd_joint_geo(const rl_avbd_joint *jt, const rl_avbd_pose *A, const rl_avbd_pose *B, const real *f,
-                             int side, real K[3]) {
-  real u[3];
-  if (jt->kind == RL_AVBD_SLIDE) return;
-  if (side == 0) rl_m3_mulv(u, A->R, jt->rA); else rl_m3_mulv(u, B->R, jt->rB);
-  rl_avbd_geo_diag(K, f, u);
-  if (jt->kind != RL_AVBD_HINGE) return;
-  real t[2][3], a[3];
-  rl_m3_mulv(t[0], A->R, jt->t1A);
-  rl_m3_mulv(t[1], A->R, jt->t2A);
-  rl_m3_mulv(a, B->R, jt->axB);
-  for (int k = 0; k < 2; k++) {
-    real fv[3];
-    if (side == 0) { rl_v3_scale(fv, a, f[3 + k]); rl_avbd_geo_diag(K, fv, t[k]); }
-    else { rl_v3_scale(fv, t[k], f[3 + k]); rl_avbd_geo_diag(K, fv, a); }
-  }
-}
-
 /* ------------------------------------------------------- one side of a joint (block sweep) */
 
 /* Lever arms and axes of a joint's rows at the current poses: u_A = R_A r_A, u_B = R_B r_B,
- * t_k = R_A t_kA, a = R_B axB (hinge); what the geometric stiffness of rl_avbd_joint_geo needs. */
+ * t_k = R_A t_kA, a = R_B axB (hinge); what the joint rows' geometric stiffness needs. */
 typedef struct rl_avbd_joint_arms {
   real uA[3], uB[3], t[2][3], a[3];
 } rl_avbd_joint_arms;
@@ -542,7 +521,8 @@ RL_HD int rl_avbd_joint_side_rows(const rl_avbd_joint *jt, const rl_avbd_pose *A
   }
 }
 
-/* rl_avbd_joint_geo from the lever arms and axes of rl_avbd_joint_side_rows (same terms, same order):
+/* Geometric stiffness of the joint rows on side `side` (the K of rl_avbd_joint_rows, same terms, same
+ * order) from the lever arms and axes of rl_avbd_joint_side_rows:
  * K += geo_diag(f_anchor, u_side) and, for a hinge, the two axis rows' terms. */
 RL_HD void rl_avbd_joint_arms_geo(const rl_avbd_joint *jt, const rl_avbd_joint_arms *w, const real *f, int side,
                                   real K[3]) {
