@@ -3,7 +3,8 @@
  * Build (model → bodies at their COM, joints → rows), generalized ↔ maximal mapping, and the step:
  *   servo targets → contacts + cache → coloring → save/decay/predict → colored 6×6 block sweeps +
  *   dual update → residual test or budget → velocity recovery → diagnostics.
- * The per-body math (rows, inertia term, guarded Cholesky) is in rl_avbd_body.h, shared with CUDA.
+ * The per-body math (joint and contact rows, inertia term, 6×6 assembly, guarded Cholesky, the body
+ * update) is in rl_avbd_body.h, shared with CUDA; this file keeps the orchestration.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,12 +22,6 @@ static const rl_avbd_pose avbd_world = {{0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0, 1,
 
 /* pose of slot s, the world for s < 0 */
 static const rl_avbd_pose *avbd_pose_of(const rl_avbd *am, int s) { return s < 0 ? &avbd_world : am->pose + s; }
-
-/* R = R(q) after normalizing q */
-static void avbd_pose_sync(rl_avbd_pose *p) {
-  rl_q_normalize(p->q);
-  rl_q_to_mat(p->R, p->q);
-}
 
 /* ------------------------------------------------------------------------ build */
 
@@ -281,7 +276,7 @@ static void avbd_row_scales(rl_avbd *am, const rl_model *m, const rl_avbd_joint 
 static void avbd_com_pose(const rl_model *m, const rl_data *d, int b, rl_avbd_pose *p) {
   rl_v3_copy(p->x, d->xipos + 3 * b);
   rl_q_mul(p->q, d->xquat + 4 * b, m->body_iquat + 4 * b);
-  avbd_pose_sync(p);
+  rl_avbd_pose_sync(p);
 }
 
 /* express a world point w in the COM frame of pose p (the world: w itself) */
@@ -820,55 +815,28 @@ void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d) {
   }
 }
 
-/* world points and lever arms of a contact: p = x + R r */
+/* world points and lever arms of a contact at the current poses (rl_avbd_contact_points) */
 static void avbd_contact_points(const rl_avbd *am, const rl_avbd_contact *k, real pA[3], real uA[3], real pB[3],
                                 real uB[3]) {
-  rl_avbd_point(pA, uA, avbd_pose_of(am, k->a), k->rA);
-  rl_avbd_point(pB, uB, avbd_pose_of(am, k->b), k->rB);
+  rl_avbd_contact_points(k, avbd_pose_of(am, k->a), avbd_pose_of(am, k->b), pA, uA, pB, uB);
 }
 
-/* world centres of curvature and their lever arms: c = x + R c_local (rl_avbd_contact.cA, cB) */
+/* world centres of curvature and their lever arms at the current poses (rl_avbd_contact_centres) */
 static void avbd_contact_centres(const rl_avbd *am, const rl_avbd_contact *k, real cA[3], real vA[3], real cB[3],
                                  real vB[3]) {
-  rl_avbd_point(cA, vA, avbd_pose_of(am, k->a), k->cA);
-  rl_avbd_point(cB, vB, avbd_pose_of(am, k->b), k->cB);
+  rl_avbd_contact_centres(k, avbd_pose_of(am, k->a), avbd_pose_of(am, k->b), cA, vA, cB, vB);
 }
 
-/* C_n = n·(c_B − c_A) − rad_A − rad_B (centres of curvature);  C_k = t_k·(p_B − p_A), k = 1, 2
- * (body-fixed contact points: the slip of the material points) */
+/* contact rows' C at the current poses (rl_avbd_contact_c_at) */
 static void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[3]) {
-  real pA[3], pB[3], uA[3], uB[3], dd[3];
+  real pA[3], pB[3], uA[3], uB[3], cA[3], cB[3];
   avbd_contact_points(am, k, pA, uA, pB, uB);
-  rl_v3_sub(dd, pB, pA);
-  for (int r = 1; r < 3; r++) C[r] = rl_v3_dot(k->frame + 3 * r, dd);
-  avbd_contact_centres(am, k, pA, uA, pB, uB);
-  rl_v3_sub(dd, pB, pA);
-  C[0] = rl_v3_dot(k->frame, dd) - k->rad[0] - k->rad[1];
+  avbd_contact_centres(am, k, cA, uA, cB, uB);
+  rl_avbd_contact_c_at(k, pA, pB, cA, cB, C);
 }
 
-/* relative rotation of a contact's bodies since the step start, C_r = frame_r · (Log(Δq_B) − Log(Δq_A))
- * (Δq = q (q⁰)⁻¹; the world does not rotate) for r = spin (n), roll (t1, t2) */
-static void avbd_contact_ang(const rl_avbd *am, const rl_avbd_contact *k, real C[3]) {
-  real wa[3] = {0, 0, 0}, wb[3] = {0, 0, 0}, w[3];
-  if (k->a >= 0) rl_so3_log_quat(wa, am->dq + 4 * k->a);
-  if (k->b >= 0) rl_so3_log_quat(wb, am->dq + 4 * k->b);
-  rl_v3_sub(w, wb, wa);
-  for (int r = 0; r < 3; r++) C[r] = rl_v3_dot(k->frame + 3 * r, w);
-}
-
-/* Bounded spin/roll forces t = λ + ρC projected: spin clip(t₀, ±μ_spin·b), roll disc ‖(t₁,t₂)‖ ≤ μ_roll·b,
- * b = −λ_n ≥ 0 (rows off below condim 4 / 6).  Returns 1 if every active row was inside its bound. */
-static int avbd_contact_ang_proj(const rl_avbd_contact *k, real t[3], real b) {
-  int in = 1;
-  if (k->mu_spin > 0) {
-    real c = rl_avbd_clip(t[0], k->mu_spin * b);
-    in &= c == t[0];
-    t[0] = c;
-  } else t[0] = 0;
-  if (k->mu_roll > 0) in &= rl_avbd_proj_disc(t + 1, k->mu_roll * b);
-  else t[1] = t[2] = 0;
-  return in;
-}
+/* Δq = q (q⁰)⁻¹ of slot s, NULL for the world */
+static const real *avbd_dq_of(const rl_avbd *am, int s) { return s < 0 ? NULL : am->dq + 4 * s; }
 
 /* Cache matching (A16): a contact with the key of one in the previous step inherits its multipliers
  * (decayed: λ ·= αγ, ρ ·= γ) and, for a ground contact that was sticking, its static-friction
@@ -1079,24 +1047,6 @@ static void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data
   *k += ks;
 }
 
-/* Spin/roll rows of contact c on one of its bodies (side 1: B): force t = Π(λ + ρC) (avbd_contact_ang_proj,
- * bound from the normal force fn of this assembly), J = ±[0, frame_r]; weight ρ while the normal is
- * active.  kkt: the multipliers themselves. */
-static void avbd_contact_ang_rows(const rl_avbd *am, const rl_avbd_contact *c, int side, int kkt, real fn, real H[36],
-                                  real g[6]) {
-  real C[3], t[3];
-  avbd_contact_ang(am, c, C);
-  for (int r = 0; r < 3; r++) t[r] = kkt ? c->alam[r] : c->alam[r] + c->arho[r] * C[r];
-  if (!kkt) avbd_contact_ang_proj(c, t, -fn);
-  for (int r = 0; r < 3; r++) {
-    if ((r == 0 && !(c->mu_spin > 0)) || (r > 0 && !(c->mu_roll > 0))) continue;
-    real J[6] = {0, 0, 0, 0, 0, 0};
-    for (int i = 0; i < 3; i++) J[3 + i] = side ? c->frame[3 * r + i] : -c->frame[3 * r + i];
-    real wt = (kkt || !(fn < 0 || c->lambda[0] < 0)) ? 0 : c->arho[r];
-    rl_avbd_add_row(H, g, J, t[r], wt);
-  }
-}
-
 /* Local system of body s: H = inertia + Σ ρ JJᵀ + diag geometric stiffness (lower triangle), g = ∇E + Σ J f.
  * kkt = 1: forces are the multipliers λ themselves (H unused).  Returns nothing; H, g filled. */
 static void avbd_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, real H[36],
@@ -1109,59 +1059,19 @@ static void avbd_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d
     const rl_avbd_joint *jt = am->joint + am->jlist[q];
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
     int side = jt->b == s;
-    if (avbd_joint_on(m, d, jt)) {
-      real C[6], JA[6][6], JB[6][6], f[6];
-      int n = rl_avbd_joint_rows(jt, A, B, C, JA, JB, NULL, 0, NULL);
-      for (int r = 0; r < n; r++) {
-        const rl_avbd_row *w = am->row + jt->row + r;
-        f[r] = kkt ? w->lambda : w->lambda + w->rho * (C[r] - pr->alpha_joint * w->c0);
-        rl_avbd_add_row(H, g, side ? JB[r] : JA[r], f[r], kkt ? 0 : w->rho);
-      }
-      if (!kkt) rl_avbd_joint_geo(jt, A, B, f, side, K);
-    }
+    if (avbd_joint_on(m, d, jt)) rl_avbd_joint_assemble(H, g, K, jt, am->row + jt->row, A, B, side, pr->alpha_joint, kkt);
     if (jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) {
       real dA[6], dB[6], G, k;
       real phi = rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
       avbd_coord_terms(am, m, d, jt, phi, h, kkt, &G, &k);
-      rl_avbd_add_row(H, g, side ? dB : dA, G, kkt ? 0 : k);
+      if (jt->kind == RL_AVBD_HINGE) rl_avbd_add_row_ang(H, g, side ? dB : dA, G, kkt ? 0 : k);
+      else rl_avbd_add_row(H, g, side ? dB : dA, G, kkt ? 0 : k);
     }
   }
   for (int q = am->cadr[s]; q < am->cadr[s] + am->cnum[s]; q++) {
     const rl_avbd_contact *c = am->con + am->clist[q];
-    int side = c->b == s;
-    real pA[3], pB[3], uA[3], uB[3], cA[3], cB[3], vA[3], vB[3], C[3], f[3], fv[3] = {0, 0, 0};
-    avbd_contact_points(am, c, pA, uA, pB, uB);
-    avbd_contact_centres(am, c, cA, vA, cB, vB);
-    avbd_contact_c(am, c, C);
-    real Cn = C[0] - pr->alpha * rl_fmin(c->c0[0], 0);
-    f[0] = kkt ? c->lambda[0] : rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * Cn);
-    if (kkt) { f[1] = c->lambda[1]; f[2] = c->lambda[2]; }
-    else {
-      f[1] = c->lambda[1] + c->rho[1] * (C[1] - pr->alpha * c->c0[1]);
-      f[2] = c->lambda[2] + c->rho[2] * (C[2] - pr->alpha * c->c0[2]);
-      rl_avbd_proj_disc(f + 1, c->mu * -f[0]);
-    }
-    for (int r = 0; r < 3; r++) {
-      const real *w = c->frame + 3 * r;
-      real J[6], x[3];
-      /* normal row: lever to the centre of curvature; tangent rows: to the material point */
-      if (r == 0) rl_v3_cross(x, side ? vB : vA, w);
-      else rl_v3_cross(x, side ? uB : uA, w);
-      for (int i = 0; i < 3; i++) { J[i] = side ? w[i] : -w[i]; J[3 + i] = side ? x[i] : -x[i]; }
-      real wt = (kkt || !(f[0] < 0 || c->lambda[0] < 0)) ? 0 : c->rho[r];
-      if (r > 0 && c->mu <= 0) wt = 0;
-      rl_avbd_add_row(H, g, J, f[r], wt);
-      if (r > 0 || c->rad[side] == 0) rl_v3_addscl(fv, w, f[r]);
-    }
-    if (!kkt) {
-      if (c->rad[side] > 0) { /* the normal force acts on the lever to the centre */
-        real fn[3];
-        rl_v3_scale(fn, c->frame, f[0]);
-        rl_avbd_geo_diag(K, fn, side ? vB : vA);
-      }
-      rl_avbd_geo_diag(K, fv, side ? uB : uA);
-    }
-    if (c->mu_spin > 0 || c->mu_roll > 0) avbd_contact_ang_rows(am, c, side, kkt, f[0], H, g);
+    rl_avbd_contact_assemble(H, g, K, c, avbd_pose_of(am, c->a), avbd_pose_of(am, c->b), avbd_dq_of(am, c->a),
+                             avbd_dq_of(am, c->b), c->b == s, pr->alpha, kkt);
   }
   for (int i = 0; i < 3; i++) H[7 * (3 + i)] += K[i];
 }
@@ -1169,19 +1079,10 @@ static void avbd_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d
 /* One block update (A7): H δz = −g (guarded Cholesky), clamp ‖δx‖ ≤ max_dx, ‖δθ‖ ≤ max_dθ,
  * x ← x + δx, q ← Exp(δθ)·q.  Returns the update sizes. */
 static void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, real *dx, real *dth) {
-  real H[36], g[6], dz[6];
+  real H[36], g[6];
   avbd_assemble(am, m, d, s, h, 0, H, g);
-  am->stat.guarded += rl_avbd_chol_solve6(H, g, dz);
-  rl_avbd_clamp3(dz, am->prm.max_dx);
-  rl_avbd_clamp3(dz + 3, am->prm.max_dtheta);
-  rl_avbd_pose *P = am->pose + s;
-  rl_v3_add(am->dx + 3 * s, am->dx + 3 * s, dz);
-  rl_v3_add(P->x, am->x0 + 3 * s, am->dx + 3 * s);
-  rl_q_boxplus(am->dq + 4 * s, dz + 3, am->dq + 4 * s);
-  rl_q_mul(P->q, am->dq + 4 * s, am->q0 + 4 * s);
-  avbd_pose_sync(P);
-  *dx = rl_v3_norm(dz);
-  *dth = rl_v3_norm(dz + 3);
+  am->stat.guarded += rl_avbd_body_update(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s,
+                                          H, g, am->prm.max_dx, am->prm.max_dtheta, dx, dth);
 }
 
 /* --------------------------------------------------------------- coarse step */
@@ -1214,6 +1115,28 @@ static void avbd_coarse_contacts(const rl_avbd *am, int s, int c, real H[36], re
   }
 }
 
+/* H_c += Tᵀ H T, g_c += Tᵀ g with T = [I, −[r]×; 0, I] (H full symmetric, lower triangle of H_c).
+ * Column 3+a of T has its nonzeros at rows b < c (the two indices other than a: T[b][3+a], T[c][3+a]
+ * from −[r]×) and 3+a (1); the products skip T's zeros and keep the order of the dense sums. */
+static void avbd_coarse_add(real Hc[36], real gc[6], const real H[36], const real g[6], const real r[3]) {
+  real T[9] = {0, r[2], -r[1], -r[2], 0, r[0], r[1], -r[0], 0}; /* T[k][3+a] = T[3k + a], k, a < 3 */
+  real HT[36];
+  for (int i = 0; i < 6; i++) {
+    for (int j = 0; j < 3; j++) HT[6 * i + j] = H[6 * i + j];
+    for (int a = 0; a < 3; a++) {
+      int b = a == 0 ? 1 : 0, c = a == 2 ? 1 : 2;
+      HT[6 * i + 3 + a] = H[6 * i + b] * T[3 * b + a] + H[6 * i + c] * T[3 * c + a] + H[6 * i + 3 + a];
+    }
+  }
+  for (int i = 0; i < 6; i++) {
+    int a = i - 3, b = a == 0 ? 1 : 0, c = a == 2 ? 1 : 2;
+    gc[i] += i < 3 ? g[i] : T[3 * b + a] * g[b] + T[3 * c + a] * g[c] + g[i];
+    for (int j = 0; j <= i; j++)
+      Hc[6 * i + j] += i < 3 ? HT[6 * i + j]
+                             : T[3 * b + a] * HT[6 * b + j] + T[3 * c + a] * HT[6 * c + j] + HT[6 * i + j];
+  }
+}
+
 /* Coarse step on each free articulated component (a rigid motion of all its bodies together): block
  * Gauss–Seidel moves a whole assembly only through its local rows, so a global mode (microduck tipping
  * on its feet: every body turning ~2e-10 … 5e-7 rad per sweep in lockstep) converges at ~0.5 % per
@@ -1236,33 +1159,14 @@ static void avbd_coarse(rl_avbd *am, real h) {
   for (int s = 0; s < nb; s++) {
     int c = am->comp[s];
     if (c < 0) continue;
-    real *Hc = W + 46 * c, *gc = Hc + 36, xc[3], r[3], H[36], g[6], T[36], HT[36];
+    real *Hc = W + 46 * c, *gc = Hc + 36, xc[3], r[3], H[36], g[6];
     rl_v3_scale(xc, Hc + 42, 1 / Hc[45]);
     rl_v3_sub(r, am->pose[s].x, xc);
     rl_avbd_inertia(H, g, am->mass[s], am->I0 + 9 * s, am->pose + s, am->xp + 3 * s, am->qp + 4 * s, h);
     avbd_coarse_contacts(am, s, c, H, g);
     for (int i = 0; i < 6; i++)
       for (int j = 0; j < i; j++) H[6 * j + i] = H[6 * i + j]; /* full symmetric */
-    for (int i = 0; i < 36; i++) T[i] = (i % 7 == 0);
-    T[0 * 6 + 4] = r[2];  T[0 * 6 + 5] = -r[1]; /* −[r]× */
-    T[1 * 6 + 3] = -r[2]; T[1 * 6 + 5] = r[0];
-    T[2 * 6 + 3] = r[1];  T[2 * 6 + 4] = -r[0];
-    for (int i = 0; i < 6; i++)
-      for (int j = 0; j < 6; j++) {
-        real t = 0;
-        for (int k = 0; k < 6; k++) t += H[6 * i + k] * T[6 * k + j];
-        HT[6 * i + j] = t;
-      }
-    for (int i = 0; i < 6; i++) {
-      real t = 0;
-      for (int k = 0; k < 6; k++) t += T[6 * k + i] * g[k];
-      gc[i] += t;
-      for (int j = 0; j <= i; j++) {
-        real u = 0;
-        for (int k = 0; k < 6; k++) u += T[6 * k + i] * HT[6 * k + j];
-        Hc[6 * i + j] += u;
-      }
-    }
+    avbd_coarse_add(Hc, gc, H, g, r);
   }
   for (int c = 0; c < nb; c++) {
     if (!(W[46 * c + 45] > 0)) continue;
@@ -1281,12 +1185,7 @@ static void avbd_coarse(rl_avbd *am, real h) {
     rl_v3_sub(r, am->pose[s].x, xc);
     rl_v3_cross(w, dz + 3, r);
     rl_v3_add(w, w, dz);
-    rl_avbd_pose *P = am->pose + s;
-    rl_v3_add(am->dx + 3 * s, am->dx + 3 * s, w);
-    rl_v3_add(P->x, am->x0 + 3 * s, am->dx + 3 * s);
-    rl_q_boxplus(am->dq + 4 * s, dz + 3, am->dq + 4 * s);
-    rl_q_mul(P->q, am->dq + 4 * s, am->q0 + 4 * s);
-    avbd_pose_sync(P);
+    rl_avbd_body_move(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s, w, dz + 3);
   }
 }
 
@@ -1310,8 +1209,9 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
     rl_avbd_joint *jt = am->joint + j;
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
     if (avbd_joint_on(m, d, jt)) {
-      real C[6], JA[6][6], JB[6][6];
-      int n = rl_avbd_joint_rows(jt, A, B, C, JA, JB, NULL, 0, NULL);
+      real C[6];
+      rl_avbd_joint_arms arms;
+      int n = rl_avbd_joint_side_rows(jt, A, B, 0, C, NULL, &arms);
       for (int r = 0; r < n; r++) {
         rl_avbd_row *w = am->row + jt->row + r;
         w->c = C[r] - pr->alpha_joint * w->c0;
@@ -1372,9 +1272,9 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
       for (int r = 1; r < 3; r++) c->rho[r] = avbd_grow(pr, c->rho[r], c->rho0, c->c[r], AVBD_LIN_SCALE);
     if (c->mu_spin > 0 || c->mu_roll > 0) {
       real Ca[3], ta[3];
-      avbd_contact_ang(am, c, Ca);
+      rl_avbd_contact_ang(c, avbd_dq_of(am, c->a), avbd_dq_of(am, c->b), Ca);
       for (int r = 0; r < 3; r++) ta[r] = c->alam[r] + c->arho[r] * Ca[r];
-      int in = avbd_contact_ang_proj(c, ta, -nl);
+      int in = rl_avbd_contact_ang_proj(c, ta, -nl);
       for (int r = 0; r < 3; r++) {
         res[1] = rl_fmax(res[1], rl_fabs(c->alam[r] - ta[r]) / c->arho[r]);
         c->alam[r] = ta[r];
@@ -1466,7 +1366,7 @@ static void avbd_predict(rl_avbd *am, const rl_model *m, real h) {
     rl_q_normalize(am->qp + 4 * s);
     rl_v3_add(P->x, am->x0 + 3 * s, am->dx + 3 * s);
     rl_q_copy(P->q, am->qp + 4 * s);
-    avbd_pose_sync(P);
+    rl_avbd_pose_sync(P);
   }
 }
 
@@ -1695,7 +1595,7 @@ rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d) {
     for (int s = 0; s < am->nb; s++) {
       rl_v3_copy(am->pose[s].x, am->x0 + 3 * s);
       rl_q_copy(am->pose[s].q, am->q0 + 4 * s);
-      avbd_pose_sync(am->pose + s);
+      rl_avbd_pose_sync(am->pose + s);
       for (int i = 0; i < 6; i++) am->vel[6 * s + i] = 0;
     }
     for (int r = 0; r < am->nrow; r++) am->row[r].lambda = 0;

@@ -98,42 +98,8 @@ typedef struct rl_avbd_param {
   rl_avbd_bam bam;     /* BAM parameters (defaults: STS3215 "M1") */
 } rl_avbd_param;
 
-/* One augmented-Lagrangian row. */
-typedef struct rl_avbd_row {
-  int kind;      /* RL_AVBD_ROW_* */
-  real lambda;   /* multiplier (force or torque) */
-  real rho;      /* penalty */
-  real rho0;     /* lower bound and growth unit (ρ₀ = rho_init·meff/h², set each step) */
-  real meff;     /* mass (kg) or moment of inertia (kg m²) that scales ρ₀ */
-  real c0;       /* C at the step start */
-  real c;        /* stabilized C̃ after the last dual update */
-} rl_avbd_row;
-
-/* One contact point: normal from body a to body b (a = −1: the world); rows n, t1, t2. */
-typedef struct rl_avbd_contact {
-  int a, b;
-  int key[3];          /* cache key: geom a, geom b, support feature (−1 if none) */
-  real rA[3], rB[3];   /* contact points in the COM frames (world point if the body is the world) */
-  real frame[9];       /* n, t1, t2 (frozen within the step) */
-  real mu;
-  real lambda[3], rho[3], rho0;
-  real c0[3], c[3];    /* C at the step start and C̃ after the last dual update */
-  int stick;           /* tangent multiplier inside the disc after the last dual update */
-  /* torsional (about n) and rolling (about t1, t2) rows, condim 4 / 6 (B3): the relative rotation
-     since the step start w = Log(Δq_B) − Log(Δq_A), C_r = frame_r·w, force bounded by the patch-radius
-     coefficients: |λ_spin| ≤ μ_spin(−λ_n), ‖λ_roll‖ ≤ μ_roll(−λ_n) */
-  int dim;             /* 1, 3, 4, 6 (3 for own ground contacts) */
-  real mu_spin, mu_roll;
-  real alam[3], arho[3], arho0;
-  /* normal row through the centres of curvature (B3): a side whose surface is a sphere of radius
-     rad (sphere, capsule; 0 for planes, boxes, meshes, other geoms) has its centre cA / cB (COM frame,
-     world point for the world) at the contact point moved rad along its inward normal, and
-     C_n = n·(c_B − c_A) − rad_A − rad_B (= n·(p_B − p_A) at the step start).  The normal force of a
-     rolling sphere then passes through its centre; at the body-fixed contact point it acts on a lever
-     that turns with the sphere (r·ω·h behind the centre) and drives the rolling (−20 % of the rolling
-     resistance at 1 m/s, r = 0.1 m, h = 2 ms). */
-  real rad[2], cA[3], cB[3];
-} rl_avbd_contact;
+/* rl_avbd_row (one augmented-Lagrangian row) and rl_avbd_contact (one contact point) are in
+ * rl_avbd_body.h, beside the per-body math that reads them. */
 
 /* Per-step diagnostics (A20) and KKT residuals of the step's optimization problem. */
 typedef struct rl_avbd_stat {

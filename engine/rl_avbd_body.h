@@ -1,6 +1,13 @@
 /* rl_avbd_body.h — per-body AVBD math shared by the CPU solver (avbd.c) and the CUDA port.
  *
- * Header-only, RL_HD (static inline, __host__ __device__ under nvcc), no allocation, no globals.
+ * Header-only, RL_HD (static inline, __host__ __device__ under nvcc), no allocation, no globals: every
+ * function works on the plain structs and arrays passed in (no rl_avbd, rl_model or rl_data).
+ * Contents: the row, joint and contact structs; 6×6 row accumulation (generic, angular-only, anchor) and
+ * the guarded Cholesky solve; prediction and inertia term; joint rows (both sides, or one side for the
+ * block sweep) and the joint coordinate; contact rows (normal, Coulomb tangents, spin/roll); one body's
+ * block: rl_avbd_joint_assemble, rl_avbd_contact_assemble, rl_avbd_body_update (solve, clamp,
+ * x ← x⁰ + dx, q ← Exp(δθ)·q).  avbd.c keeps the orchestration: contacts, coloring, loops, joint-space
+ * terms that read the model (limits, servos), dual update, diagnostics.
  * Conventions of rl_math.h / rl_so3.h: quat (w,x,y,z), mat3 row-major, world-frame rotation
  * increments: a body's orientation is updated q ← Exp(δθ)·q, so every angular Jacobian below is
  * with respect to a world-frame δθ.  A body's 6-D increment is δz = (δx, δθ).
@@ -17,6 +24,19 @@
 #define RL_AVBD_BODY_H
 
 #include "rl_so3.h"
+
+/* Full unrolling of the fixed-size 6×6 loops (same operations in the same order, no branches on the
+ * loop counters): nvcc's device pass and clang "#pragma unroll", gcc "#pragma GCC unroll"; nothing in
+ * nvcc's host pass (its front end rejects the GCC form, its host compiler the other). */
+#if defined(__CUDA_ARCH__) || (defined(__clang__) && !defined(__CUDACC__))
+#define RL_AVBD_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define RL_AVBD_UNROLL
+#elif defined(__GNUC__)
+#define RL_AVBD_UNROLL _Pragma("GCC unroll 6")
+#else
+#define RL_AVBD_UNROLL
+#endif
 
 /* A rigid body pose at its COM (the world is x = 0, q = 1, R = I). */
 typedef struct rl_avbd_pose {
@@ -49,15 +69,84 @@ typedef struct rl_avbd_joint {
   real phi_n, dphi_n;  /* coordinate and its rate at the step start */
 } rl_avbd_joint;
 
+/* One augmented-Lagrangian row. */
+typedef struct rl_avbd_row {
+  int kind;      /* RL_AVBD_ROW_* */
+  real lambda;   /* multiplier (force or torque) */
+  real rho;      /* penalty */
+  real rho0;     /* lower bound and growth unit (ρ₀ = rho_init·meff/h², set each step) */
+  real meff;     /* mass (kg) or moment of inertia (kg m²) that scales ρ₀ */
+  real c0;       /* C at the step start */
+  real c;        /* stabilized C̃ after the last dual update */
+} rl_avbd_row;
+
+/* One contact point: normal from body a to body b (a = −1: the world); rows n, t1, t2. */
+typedef struct rl_avbd_contact {
+  int a, b;
+  int key[3];          /* cache key: geom a, geom b, support feature (−1 if none) */
+  real rA[3], rB[3];   /* contact points in the COM frames (world point if the body is the world) */
+  real frame[9];       /* n, t1, t2 (frozen within the step) */
+  real mu;
+  real lambda[3], rho[3], rho0;
+  real c0[3], c[3];    /* C at the step start and C̃ after the last dual update */
+  int stick;           /* tangent multiplier inside the disc after the last dual update */
+  /* torsional (about n) and rolling (about t1, t2) rows, condim 4 / 6 (B3): the relative rotation
+     since the step start w = Log(Δq_B) − Log(Δq_A), C_r = frame_r·w, force bounded by the patch-radius
+     coefficients: |λ_spin| ≤ μ_spin(−λ_n), ‖λ_roll‖ ≤ μ_roll(−λ_n) */
+  int dim;             /* 1, 3, 4, 6 (3 for own ground contacts) */
+  real mu_spin, mu_roll;
+  real alam[3], arho[3], arho0;
+  /* normal row through the centres of curvature (B3): a side whose surface is a sphere of radius
+     rad (sphere, capsule; 0 for planes, boxes, meshes, other geoms) has its centre cA / cB (COM frame,
+     world point for the world) at the contact point moved rad along its inward normal, and
+     C_n = n·(c_B − c_A) − rad_A − rad_B (= n·(p_B − p_A) at the step start).  The normal force of a
+     rolling sphere then passes through its centre; at the body-fixed contact point it acts on a lever
+     that turns with the sphere (r·ω·h behind the centre) and drives the rolling (−20 % of the rolling
+     resistance at 1 m/s, r = 0.1 m, h = 2 ms). */
+  real rad[2], cA[3], cB[3];
+} rl_avbd_contact;
+
 /* ------------------------------------------------------------------ 6×6 algebra */
 
 /* H += k·J Jᵀ, g += f·J  (one Gauss–Newton row: energy λC + ½ρC², force f = λ + ρC̃, weight k).
  * Only the lower triangle of H (j ≤ i) is accumulated: rl_avbd_chol_solve6 reads no other entry. */
 RL_HD void rl_avbd_add_row(real H[36], real g[6], const real J[6], real f, real k) {
+  RL_AVBD_UNROLL
+  for (int i = 0; i < 6; i++) g[i] += f * J[i];
+  if (k == 0) return;
+  RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++) {
-    g[i] += f * J[i];
-    if (k != 0)
-      for (int j = 0; j <= i; j++) H[6 * i + j] += k * J[i] * J[j];
+    RL_AVBD_UNROLL
+    for (int j = 0; j <= i; j++) H[6 * i + j] += k * J[i] * J[j];
+  }
+}
+
+/* rl_avbd_add_row for a purely angular row, J = [0, j] (axis, rotation, hinge coordinate rows): only
+ * g[3:6] and the lower triangle of H's δθ block change (the other terms are k·0·J = 0). */
+RL_HD void rl_avbd_add_row_ang(real H[36], real g[6], const real J[6], real f, real k) {
+  RL_AVBD_UNROLL
+  for (int i = 3; i < 6; i++) g[i] += f * J[i];
+  if (k == 0) return;
+  RL_AVBD_UNROLL
+  for (int i = 3; i < 6; i++) {
+    RL_AVBD_UNROLL
+    for (int j = 3; j <= i; j++) H[6 * i + j] += k * J[i] * J[j];
+  }
+}
+
+/* rl_avbd_add_row for an anchor row k, J = [±e_k, j] (rl_avbd_anchor_side): g[k], g[3:6], H[k][k],
+ * H[3:6][k] and the δθ block change, the same products as rl_avbd_add_row in the same order. */
+RL_HD void rl_avbd_add_row_anchor(real H[36], real g[6], const real J[6], real f, real k, int r) {
+  g[r] += f * J[r];
+  RL_AVBD_UNROLL
+  for (int i = 3; i < 6; i++) g[i] += f * J[i];
+  if (k == 0) return;
+  H[7 * r] += k * J[r] * J[r];
+  RL_AVBD_UNROLL
+  for (int i = 3; i < 6; i++) {
+    H[6 * i + r] += k * J[i] * J[r];
+    RL_AVBD_UNROLL
+    for (int j = 3; j <= i; j++) H[6 * i + j] += k * J[i] * J[j];
   }
 }
 
@@ -67,28 +156,37 @@ RL_HD void rl_avbd_add_row(real H[36], real g[6], const real J[6], real f, real 
 RL_HD int rl_avbd_chol_solve6(real H[36], const real g[6], real dz[6]) {
   real dmax = 0;
   int guarded = 0;
+  RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++) dmax = rl_fmax(dmax, rl_fabs(H[7 * i]));
   real floor_ = 64 * RL_EPS * dmax + RL_TINY;
+  RL_AVBD_UNROLL
   for (int j = 0; j < 6; j++) {
     real s = H[7 * j];
+    RL_AVBD_UNROLL
     for (int k = 0; k < j; k++) s -= H[6 * j + k] * H[6 * j + k];
     if (!(s > floor_)) { s = floor_; guarded++; }
     real l = rl_sqrt(s);
     H[7 * j] = l;
+    RL_AVBD_UNROLL
     for (int i = j + 1; i < 6; i++) {
       real t = H[6 * i + j];
+      RL_AVBD_UNROLL
       for (int k = 0; k < j; k++) t -= H[6 * i + k] * H[6 * j + k];
       H[6 * i + j] = t / l;
     }
   }
   real y[6];
+  RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++) {
     real t = -g[i];
+    RL_AVBD_UNROLL
     for (int k = 0; k < i; k++) t -= H[6 * i + k] * y[k];
     y[i] = t / H[7 * i];
   }
+  RL_AVBD_UNROLL
   for (int i = 5; i >= 0; i--) {
     real t = y[i];
+    RL_AVBD_UNROLL
     for (int k = i + 1; k < 6; k++) t -= H[6 * k + i] * dz[k];
     dz[i] = t / H[7 * i];
   }
@@ -337,24 +435,104 @@ RL_HD int rl_avbd_joint_rows(const rl_avbd_joint *jt, const rl_avbd_pose *A, con
   }
 }
 
-/* The geometric-stiffness diagonal of rl_avbd_joint_rows alone (same K, same order of sums), for the
- * forces f[0..neq) on side `side` (0: A, 1: B): K += Σ geo_diag over the rows' lever arms and axes,
- * without the rows' values and Jacobians (the block sweep has them already). */
-RL_HD void rl_avbd_joint_geo(const rl_avbd_joint *jt, const rl_avbd_pose *A, const rl_avbd_pose *B, const real *f,
-                             int side, real K[3]) {
-  real u[3];
-  if (jt->kind == RL_AVBD_SLIDE) return;
-  if (side == 0) rl_m3_mulv(u, A->R, jt->rA); else rl_m3_mulv(u, B->R, jt->rB);
-  rl_avbd_geo_diag(K, f, u);
-  if (jt->kind != RL_AVBD_HINGE) return;
-  real t[2][3], a[3];
+/* ------------------------------------------------------- one side of a joint (block sweep) */
+
+/* Lever arms and axes of a joint's rows at the current poses: u_A = R_A r_A, u_B = R_B r_B,
+ * t_k = R_A t_kA, a = R_B axB (hinge); what the joint rows' geometric stiffness needs. */
+typedef struct rl_avbd_joint_arms {
+  real uA[3], uB[3], t[2][3], a[3];
+} rl_avbd_joint_arms;
+
+/* Anchor rows C = p_A − p_B as rl_avbd_anchor_rows, the Jacobian of one side only
+ * (side 0: J = [I, u_A × e_k]; side 1: J = [−I, −u_B × e_k]; J = NULL: values only). */
+RL_HD void rl_avbd_anchor_side(real C[3], real J[][6], int side, const rl_avbd_pose *A, const rl_avbd_pose *B,
+                               const real rA[3], const real rB[3], real uA[3], real uB[3]) {
+  real pA[3], pB[3];
+  rl_avbd_point(pA, uA, A, rA);
+  rl_avbd_point(pB, uB, B, rB);
+  rl_v3_sub(C, pA, pB);
+  if (!J) return;
+  /* u × e_0 = (0, u_2, −u_1),  u × e_1 = (−u_2, 0, u_0),  u × e_2 = (u_1, −u_0, 0), written out */
+  const real *u = side ? uB : uA;
+  real sg = side ? -1 : 1;
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < 6; i++) J[k][i] = 0;
+  for (int k = 0; k < 3; k++) J[k][k] = sg;
+  J[0][4] = sg * u[2]; J[0][5] = -sg * u[1];
+  J[1][3] = -sg * u[2]; J[1][5] = sg * u[0];
+  J[2][3] = sg * u[1]; J[2][4] = -sg * u[0];
+}
+
+/* Axis rows C_k = t_k · a as rl_avbd_axis_rows, one side's Jacobian (A: t_k × a, B: a × t_k). */
+RL_HD void rl_avbd_axis_side(real C[2], real J[][6], int side, const rl_avbd_pose *A, const rl_avbd_pose *B,
+                             const rl_avbd_joint *jt, real t[2][3], real a[3]) {
   rl_m3_mulv(t[0], A->R, jt->t1A);
   rl_m3_mulv(t[1], A->R, jt->t2A);
   rl_m3_mulv(a, B->R, jt->axB);
   for (int k = 0; k < 2; k++) {
+    real c[3];
+    C[k] = rl_v3_dot(t[k], a);
+    if (!J) continue;
+    rl_v3_cross(c, t[k], a);
+    for (int i = 0; i < 3; i++) { J[k][i] = 0; J[k][3 + i] = side ? -c[i] : c[i]; }
+  }
+}
+
+/* Rotation rows C = Log(q_B (q_A q_rel0)⁻¹) as rl_avbd_rot_rows, one side's Jacobian
+ * (A: −Jr⁻¹(C), B: Jl⁻¹(C)); only that side's inverse Jacobian is formed. */
+RL_HD void rl_avbd_rot_side(real C[3], real J[][6], int side, const rl_avbd_pose *A, const rl_avbd_pose *B,
+                            const real qrel0[4]) {
+  real qa[4], M[9];
+  rl_q_mul(qa, A->q, qrel0);
+  rl_q_boxminus(C, B->q, qa);
+  if (!J) return;
+  if (side) rl_so3_jl_inv(M, C); else rl_so3_jr_inv(M, C);
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < 3; i++) { J[k][i] = 0; J[k][3 + i] = side ? M[3 * k + i] : -M[3 * k + i]; }
+}
+
+/* The two-sided rows of rl_avbd_joint_rows (same values, same order) seen from one body: C[0..neq)
+ * and the Jacobian of side `side` (0: A, 1: B) only, or no Jacobian when J = NULL; the lever arms and
+ * axes in *w (for rl_avbd_joint_arms_geo).  Returns neq. */
+RL_HD int rl_avbd_joint_side_rows(const rl_avbd_joint *jt, const rl_avbd_pose *A, const rl_avbd_pose *B, int side,
+                                  real C[6], real J[][6], rl_avbd_joint_arms *w) {
+  switch (jt->kind) {
+    case RL_AVBD_HINGE:
+      rl_avbd_anchor_side(C, J, side, A, B, jt->rA, jt->rB, w->uA, w->uB);
+      rl_avbd_axis_side(C + 3, J ? J + 3 : NULL, side, A, B, jt, w->t, w->a);
+      return 5;
+    case RL_AVBD_SLIDE: {
+      real JA[2][6], JB[2][6];
+      rl_avbd_lateral_rows(C, JA, JB, A, B, jt);
+      if (J)
+        for (int k = 0; k < 2; k++)
+          for (int i = 0; i < 6; i++) J[k][i] = side ? JB[k][i] : JA[k][i];
+      rl_avbd_rot_side(C + 2, J ? J + 2 : NULL, side, A, B, jt->qrel0);
+      return 5;
+    }
+    case RL_AVBD_BALL:
+    case RL_AVBD_CONNECT:
+      rl_avbd_anchor_side(C, J, side, A, B, jt->rA, jt->rB, w->uA, w->uB);
+      return 3;
+    default: /* weld */
+      rl_avbd_anchor_side(C, J, side, A, B, jt->rA, jt->rB, w->uA, w->uB);
+      rl_avbd_rot_side(C + 3, J ? J + 3 : NULL, side, A, B, jt->qrel0);
+      return 6;
+  }
+}
+
+/* Geometric stiffness of the joint rows on side `side` (the K of rl_avbd_joint_rows, same terms, same
+ * order) from the lever arms and axes of rl_avbd_joint_side_rows:
+ * K += geo_diag(f_anchor, u_side) and, for a hinge, the two axis rows' terms. */
+RL_HD void rl_avbd_joint_arms_geo(const rl_avbd_joint *jt, const rl_avbd_joint_arms *w, const real *f, int side,
+                                  real K[3]) {
+  if (jt->kind == RL_AVBD_SLIDE) return;
+  rl_avbd_geo_diag(K, f, side == 0 ? w->uA : w->uB);
+  if (jt->kind != RL_AVBD_HINGE) return;
+  for (int k = 0; k < 2; k++) {
     real fv[3];
-    if (side == 0) { rl_v3_scale(fv, a, f[3 + k]); rl_avbd_geo_diag(K, fv, t[k]); }
-    else { rl_v3_scale(fv, t[k], f[3 + k]); rl_avbd_geo_diag(K, fv, a); }
+    if (side == 0) { rl_v3_scale(fv, w->a, f[3 + k]); rl_avbd_geo_diag(K, fv, w->t[k]); }
+    else { rl_v3_scale(fv, w->t[k], f[3 + k]); rl_avbd_geo_diag(K, fv, w->a); }
   }
 }
 
@@ -371,6 +549,172 @@ RL_HD int rl_avbd_proj_disc(real t[2], real r) {
   real s = r > 0 ? r / n : 0;
   t[0] *= s; t[1] *= s;
   return 0;
+}
+
+/* ------------------------------------------------------------ contact rows (A6) */
+
+/* world points and lever arms of a contact: p = x + R r (A, B: the poses of bodies a, b; the world's
+ * for a side that is the world) */
+RL_HD void rl_avbd_contact_points(const rl_avbd_contact *k, const rl_avbd_pose *A, const rl_avbd_pose *B, real pA[3],
+                                  real uA[3], real pB[3], real uB[3]) {
+  rl_avbd_point(pA, uA, A, k->rA);
+  rl_avbd_point(pB, uB, B, k->rB);
+}
+
+/* world centres of curvature and their lever arms: c = x + R c_local (rl_avbd_contact.cA, cB) */
+RL_HD void rl_avbd_contact_centres(const rl_avbd_contact *k, const rl_avbd_pose *A, const rl_avbd_pose *B, real cA[3],
+                                   real vA[3], real cB[3], real vB[3]) {
+  rl_avbd_point(cA, vA, A, k->cA);
+  rl_avbd_point(cB, vB, B, k->cB);
+}
+
+/* C_n = n·(c_B − c_A) − rad_A − rad_B (centres of curvature);  C_k = t_k·(p_B − p_A), k = 1, 2
+ * (body-fixed contact points: the slip of the material points), from the points and centres */
+RL_HD void rl_avbd_contact_c_at(const rl_avbd_contact *k, const real pA[3], const real pB[3], const real cA[3],
+                                const real cB[3], real C[3]) {
+  real dd[3];
+  rl_v3_sub(dd, pB, pA);
+  for (int r = 1; r < 3; r++) C[r] = rl_v3_dot(k->frame + 3 * r, dd);
+  rl_v3_sub(dd, cB, cA);
+  C[0] = rl_v3_dot(k->frame, dd) - k->rad[0] - k->rad[1];
+}
+
+/* relative rotation of a contact's bodies since the step start, C_r = frame_r · (Log(Δq_B) − Log(Δq_A))
+ * (Δq = q (q⁰)⁻¹; dqA / dqB NULL for the world, which does not rotate) for r = spin (n), roll (t1, t2) */
+RL_HD void rl_avbd_contact_ang(const rl_avbd_contact *k, const real *dqA, const real *dqB, real C[3]) {
+  real wa[3] = {0, 0, 0}, wb[3] = {0, 0, 0}, w[3];
+  if (dqA) rl_so3_log_quat(wa, dqA);
+  if (dqB) rl_so3_log_quat(wb, dqB);
+  rl_v3_sub(w, wb, wa);
+  for (int r = 0; r < 3; r++) C[r] = rl_v3_dot(k->frame + 3 * r, w);
+}
+
+/* Bounded spin/roll forces t = λ + ρC projected: spin clip(t₀, ±μ_spin·b), roll disc ‖(t₁,t₂)‖ ≤ μ_roll·b,
+ * b = −λ_n ≥ 0 (rows off below condim 4 / 6).  Returns 1 if every active row was inside its bound. */
+RL_HD int rl_avbd_contact_ang_proj(const rl_avbd_contact *k, real t[3], real b) {
+  int in = 1;
+  if (k->mu_spin > 0) {
+    real c = rl_avbd_clip(t[0], k->mu_spin * b);
+    in &= c == t[0];
+    t[0] = c;
+  } else t[0] = 0;
+  if (k->mu_roll > 0) in &= rl_avbd_proj_disc(t + 1, k->mu_roll * b);
+  else t[1] = t[2] = 0;
+  return in;
+}
+
+/* Spin/roll rows of contact c on one of its bodies (side 1: B): force t = Π(λ + ρC) (rl_avbd_contact_ang_proj,
+ * bound from the normal force fn of this assembly), J = ±[0, frame_r]; weight ρ while the normal is
+ * active.  kkt: the multipliers themselves. */
+RL_HD void rl_avbd_contact_ang_rows(const rl_avbd_contact *c, const real *dqA, const real *dqB, int side, int kkt,
+                                    real fn, real H[36], real g[6]) {
+  real C[3], t[3];
+  rl_avbd_contact_ang(c, dqA, dqB, C);
+  for (int r = 0; r < 3; r++) t[r] = kkt ? c->alam[r] : c->alam[r] + c->arho[r] * C[r];
+  if (!kkt) rl_avbd_contact_ang_proj(c, t, -fn);
+  for (int r = 0; r < 3; r++) {
+    if ((r == 0 && !(c->mu_spin > 0)) || (r > 0 && !(c->mu_roll > 0))) continue;
+    real J[6] = {0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < 3; i++) J[3 + i] = side ? c->frame[3 * r + i] : -c->frame[3 * r + i];
+    real wt = (kkt || !(fn < 0 || c->lambda[0] < 0)) ? 0 : c->arho[r];
+    rl_avbd_add_row_ang(H, g, J, t[r], wt);
+  }
+}
+
+/* Contact c's rows on the body of side `side` (1: B) into H (lower triangle), g and the geometric-
+ * stiffness diagonal K:  normal f_n = min(λ_n + ρ_n C̃_n, 0), C̃_n = C_n − α·min(C⁰_n, 0), lever to the
+ * centre of curvature;  tangents f_t = λ_t + ρ_t(C_t − α C⁰_t) projected on the disc μ(−f_n), lever to
+ * the material point;  J = ±[w, u × w];  weight ρ while the normal is active (tangents: and μ > 0);
+ * then the spin/roll rows (dqA, dqB: Δq of the bodies, NULL for the world).  kkt = 1: the multipliers
+ * themselves, no weights, no K. */
+RL_HD void rl_avbd_contact_assemble(real H[36], real g[6], real K[3], const rl_avbd_contact *c, const rl_avbd_pose *A,
+                                    const rl_avbd_pose *B, const real *dqA, const real *dqB, int side, real alpha,
+                                    int kkt) {
+  real pA[3], pB[3], uA[3], uB[3], cA[3], cB[3], vA[3], vB[3], C[3], f[3], fv[3] = {0, 0, 0};
+  rl_avbd_contact_points(c, A, B, pA, uA, pB, uB);
+  rl_avbd_contact_centres(c, A, B, cA, vA, cB, vB);
+  rl_avbd_contact_c_at(c, pA, pB, cA, cB, C);
+  real Cn = C[0] - alpha * rl_fmin(c->c0[0], (real)0);
+  f[0] = kkt ? c->lambda[0] : rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * Cn);
+  if (kkt) { f[1] = c->lambda[1]; f[2] = c->lambda[2]; }
+  else {
+    f[1] = c->lambda[1] + c->rho[1] * (C[1] - alpha * c->c0[1]);
+    f[2] = c->lambda[2] + c->rho[2] * (C[2] - alpha * c->c0[2]);
+    rl_avbd_proj_disc(f + 1, c->mu * -f[0]);
+  }
+  for (int r = 0; r < 3; r++) {
+    const real *w = c->frame + 3 * r;
+    real J[6], x[3];
+    /* normal row: lever to the centre of curvature; tangent rows: to the material point */
+    if (r == 0) rl_v3_cross(x, side ? vB : vA, w);
+    else rl_v3_cross(x, side ? uB : uA, w);
+    for (int i = 0; i < 3; i++) { J[i] = side ? w[i] : -w[i]; J[3 + i] = side ? x[i] : -x[i]; }
+    real wt = (kkt || !(f[0] < 0 || c->lambda[0] < 0)) ? 0 : c->rho[r];
+    if (r > 0 && c->mu <= 0) wt = 0;
+    rl_avbd_add_row(H, g, J, f[r], wt);
+    if (r > 0 || c->rad[side] == 0) rl_v3_addscl(fv, w, f[r]);
+  }
+  if (!kkt) {
+    if (c->rad[side] > 0) { /* the normal force acts on the lever to the centre */
+      real fn[3];
+      rl_v3_scale(fn, c->frame, f[0]);
+      rl_avbd_geo_diag(K, fn, side ? vB : vA);
+    }
+    rl_avbd_geo_diag(K, fv, side ? uB : uA);
+  }
+  if (c->mu_spin > 0 || c->mu_roll > 0) rl_avbd_contact_ang_rows(c, dqA, dqB, side, kkt, f[0], H, g);
+}
+
+/* ------------------------------------------------------------ one body's block (A7) */
+
+/* Two-sided rows of joint jt (rows: its rl_avbd_row entries) on the body of side `side` (1: B):
+ * f = λ + ρ(C − α_j C⁰), H += ρ JJᵀ, g += f J, K += the rows' geometric stiffness; kkt = 1: f = λ,
+ * no weights, no K. */
+RL_HD void rl_avbd_joint_assemble(real H[36], real g[6], real K[3], const rl_avbd_joint *jt, const rl_avbd_row *rows,
+                                  const rl_avbd_pose *A, const rl_avbd_pose *B, int side, real alpha_joint, int kkt) {
+  real C[6], J[6][6], f[6];
+  rl_avbd_joint_arms arms;
+  int n = rl_avbd_joint_side_rows(jt, A, B, side, C, J, &arms);
+  for (int r = 0; r < n; r++) {
+    const rl_avbd_row *w = rows + r;
+    f[r] = kkt ? w->lambda : w->lambda + w->rho * (C[r] - alpha_joint * w->c0);
+    if (w->kind == RL_AVBD_ROW_ANG) rl_avbd_add_row_ang(H, g, J[r], f[r], kkt ? 0 : w->rho);
+    else if (jt->kind != RL_AVBD_SLIDE) rl_avbd_add_row_anchor(H, g, J[r], f[r], kkt ? 0 : w->rho, r);
+    else rl_avbd_add_row(H, g, J[r], f[r], kkt ? 0 : w->rho);
+  }
+  if (!kkt) rl_avbd_joint_arms_geo(jt, &arms, f, side, K);
+}
+
+/* R = R(q) after normalizing q */
+RL_HD void rl_avbd_pose_sync(rl_avbd_pose *p) {
+  rl_q_normalize(p->q);
+  rl_q_to_mat(p->R, p->q);
+}
+
+/* Move a body by (δx, δθ) relative to its step start (x⁰, q⁰): dx += δx, x = x⁰ + dx, dq ← Exp(δθ)·dq,
+ * q = dq·q⁰, R = R(q) (the accumulated dx, dq keep v = dx/h, ω = Log(dq)/h free of cancellation). */
+RL_HD void rl_avbd_body_move(rl_avbd_pose *P, real dx[3], real dq[4], const real x0[3], const real q0[4],
+                             const real dlin[3], const real dth[3]) {
+  rl_v3_add(dx, dx, dlin);
+  rl_v3_add(P->x, x0, dx);
+  rl_q_boxplus(dq, dth, dq);
+  rl_q_mul(P->q, dq, q0);
+  rl_avbd_pose_sync(P);
+}
+
+/* One block update (A7) from the assembled system: H δz = −g (guarded Cholesky, H overwritten), clamp
+ * ‖δx‖ ≤ max_dx, ‖δθ‖ ≤ max_dθ, then rl_avbd_body_move.  Returns the guarded pivots; *ndx, *ndth the
+ * sizes of the (clamped) update. */
+RL_HD int rl_avbd_body_update(rl_avbd_pose *P, real dx[3], real dq[4], const real x0[3], const real q0[4], real H[36],
+                              const real g[6], real max_dx, real max_dth, real *ndx, real *ndth) {
+  real dz[6];
+  int guarded = rl_avbd_chol_solve6(H, g, dz);
+  rl_avbd_clamp3(dz, max_dx);
+  rl_avbd_clamp3(dz + 3, max_dth);
+  rl_avbd_body_move(P, dx, dq, x0, q0, dz, dz + 3);
+  *ndx = rl_v3_norm(dz);
+  *ndth = rl_v3_norm(dz + 3);
+  return guarded;
 }
 
 #endif
