@@ -336,15 +336,7 @@ static int run_point(const char *dir, const rl_spec *s, const rl_point *q, const
   }
   sa.c.out = &w;
   int st = q->f32 ? rl32_cmd_sim(&sa) : rl64_cmd_sim(&sa);
-  if (st) {
-    rl_csv_abort(&w);
-    return st;
-  }
-  if (rl_csv_close(&w, err, sizeof err)) {
-    rl_errorf("%s", err);
-    return RL_EXIT_BADINPUT;
-  }
-  return 0;
+  return rl_study_finish_csv(&w, st);
 }
 
 static void progress(int tty, const char *study, int done, int total, const char *id, double secs) {

@@ -29,6 +29,7 @@
 #include "mj_load.h"
 #include "runner.h"
 #include "spec.h"
+#include "study_kinds.h"
 #include "study_speed.h"
 
 enum { CHECK_INCLINE, CHECK_FREEFALL, CHECK_TORQUE_FREE };
@@ -247,15 +248,7 @@ int rl_study_analytic_run(const char *dir, const rl_spec *s, const rl_point *q, 
   sa->c.csv = path;
   sa->dt = q->dt;
   int st = q->f32 ? rl32_cmd_sim(sa) : rl64_cmd_sim(sa);
-  if (st) {
-    rl_csv_abort(&w);
-    return st;
-  }
-  if (rl_csv_close(&w, err, sizeof err)) {
-    rl_errorf("%s", err);
-    return RL_EXIT_BADINPUT;
-  }
-  return 0;
+  return rl_study_finish_csv(&w, st);
 }
 
 #define QPOS(t, r, k) ((t)->v[(size_t)(r) * (size_t)(t)->ncol + (size_t)(t)->c_qpos + (size_t)(k)])
@@ -269,7 +262,7 @@ static void metrics_incline(rl_csv *w, const rl_spec *s, const rl_point *q, cons
   double gt = sqrt(dot3(d, d)), sn = gt / gn;
   if (gt > 0)
     for (int k = 0; k < 3; k++) d[k] /= gt;
-  rl_study_metric_row(w, s, q, a->dt, "incline_tan_over_mu", sn / c / a->mu, STEP(t, t->nrow - 1));
+  rl_study_row(w, s, q, a->dt, "incline_tan_over_mu", sn / c / a->mu, STEP(t, t->nrow - 1));
   int r0 = t->nrow / 2, n = t->nrow - r0;
   if (sn / c > a->mu) {
     double exact = gn * (sn - a->mu * c);
@@ -285,9 +278,9 @@ static void metrics_incline(rl_csv *w, const rl_spec *s, const rl_point *q, cons
     free(y);
     long last = STEP(t, t->nrow - 1);
     if (s->metrics >> RL_MET_INCLINE_ACCEL_REL_ERR & 1)
-      rl_study_metric_row(w, s, q, a->dt, "incline_accel_rel_err", fabs(c1 - exact) / exact, last);
-    rl_study_metric_row(w, s, q, a->dt, "incline_accel", c1, last);
-    rl_study_metric_row(w, s, q, a->dt, "incline_accel_exact", exact, last);
+      rl_study_row(w, s, q, a->dt, "incline_accel_rel_err", fabs(c1 - exact) / exact, last);
+    rl_study_row(w, s, q, a->dt, "incline_accel", c1, last);
+    rl_study_row(w, s, q, a->dt, "incline_accel_exact", exact, last);
   } else if (s->metrics >> RL_MET_INCLINE_CREEP & 1) {
     double mx = -1;
     long at = 0;
@@ -300,7 +293,7 @@ static void metrics_incline(rl_csv *w, const rl_spec *s, const rl_point *q, cons
         if (isnan(sp)) break;
       }
     }
-    rl_study_metric_row(w, s, q, a->dt, "incline_creep", mx, at);
+    rl_study_row(w, s, q, a->dt, "incline_creep", mx, at);
   }
 }
 
@@ -323,8 +316,8 @@ static void metrics_freefall(rl_csv *w, const rl_spec *s, const rl_point *q, con
     if (!(sqrt(dc) <= ec)) ec = sqrt(dc), atc = STEP(t, r);
     scale = fmax(scale, sqrt(dx));
   }
-  if (s->metrics >> RL_MET_FREEFALL_ERR & 1) rl_study_metric_row(w, s, q, a->dt, "freefall_err", e / scale, at);
-  rl_study_metric_row(w, s, q, a->dt, "freefall_err_continuous", ec / scale, atc);
+  if (s->metrics >> RL_MET_FREEFALL_ERR & 1) rl_study_row(w, s, q, a->dt, "freefall_err", e / scale, at);
+  rl_study_row(w, s, q, a->dt, "freefall_err_continuous", ec / scale, atc);
 }
 
 /* L = R I_b ω and T = ½ m ‖v + R(ω × c)‖² + ½ ωᵀ I_b ω at row r (R from the free joint's quaternion) */
@@ -353,9 +346,9 @@ static void metrics_torque_free(rl_csv *w, const rl_spec *s, const rl_point *q, 
     if (!(x <= dl)) dl = x, atl = STEP(t, r);
     if (!(y <= de)) de = y, ate = STEP(t, r);
   }
-  if (s->metrics >> RL_MET_MOMENTUM_DRIFT & 1) rl_study_metric_row(w, s, q, a->dt, "momentum_drift", dl, atl);
+  if (s->metrics >> RL_MET_MOMENTUM_DRIFT & 1) rl_study_row(w, s, q, a->dt, "momentum_drift", dl, atl);
   if (s->metrics >> RL_MET_KINETIC_ENERGY_DRIFT & 1)
-    rl_study_metric_row(w, s, q, a->dt, "kinetic_energy_drift", de, ate);
+    rl_study_row(w, s, q, a->dt, "kinetic_energy_drift", de, ate);
 }
 
 int rl_study_analytic_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *q, char *err, int errlen) {

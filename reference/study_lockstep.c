@@ -182,15 +182,7 @@ static int run_lockstep(const char *dir, const rl_point *q, rl_sim_args *sa) {
   sa->c.out = &w;
   sa->c.csv = path;
   st = q->f32 ? rl32_study_lockstep(sa) : rl64_study_lockstep(sa);
-  if (st) {
-    rl_csv_abort(&w);
-    return st;
-  }
-  if (rl_csv_close(&w, err, sizeof err)) {
-    rl_errorf("%s", err);
-    return RL_EXIT_BADINPUT;
-  }
-  return 0;
+  return rl_study_finish_csv(&w, st);
 }
 
 int rl_lockstep_run_point(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {

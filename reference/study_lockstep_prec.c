@@ -8,6 +8,7 @@
 #include "avbd_step.h"
 #include "rl_avbd.h"
 #include "study_lockstep.h"
+#include "study_prec.h"
 
 #define study_lockstep RL_NAME(study_lockstep)
 
@@ -50,39 +51,15 @@ static void avbd_enter(rl_avbd *am, const rl_model *m, rl_data *d, real *save) {
 }
 
 int study_lockstep(const rl_sim_args *a) {
-  char err[1024], why[512];
-  int newton = !strcmp(a->engine, "newton"), cg = !strcmp(a->engine, "cg"), avbd = !strcmp(a->engine, "avbd");
-  if (!newton && !cg && !avbd) {
-    rl_errorf("lockstep: engine '%s' is not available (allowed: newton, cg, avbd)", a->engine);
-    return RL_EXIT_BADINPUT;
-  }
   rl_pair p;
-  int st = rl_pair_load(&p, &a->c, a->dt, err, sizeof err);
-  if (st) {
-    rl_errorf("%s", err);
-    return st;
-  }
+  rl_avbd *am;
+  int mujoco, st = study_load_engine(&p, a, 0, 1, &mujoco, &am);
+  if (st) return st;
   if (p.mjm->na) {
     rl_errorf("lockstep: %s: %d activation states (lockstep loads qpos, qvel, ctrl only)", a->c.model, p.mjm->na);
+    rl_avbd_free(am);
     rl_pair_free(&p);
     return RL_EXIT_BADINPUT;
-  }
-  rl_avbd *am = NULL;
-  if (avbd) {
-    am = rl_avbd_build(p.m, why, sizeof why);
-    if (!am) {
-      rl_errorf("%s: %s", a->c.model, why);
-      rl_pair_free(&p);
-      return RL_EXIT_BADINPUT;
-    }
-    rl_avbd_harness_contacts(am, p.m); /* avbd_step.h: rl_collision's contacts where dynamic bodies can touch */
-  } else {
-    p.m->opt.solver = cg ? RL_SOLVER_CG : RL_SOLVER_NEWTON;
-    if (rl_solver_check_options(p.m, why, sizeof why)) {
-      rl_errorf("%s: %s", a->c.model, why);
-      rl_pair_free(&p);
-      return RL_EXIT_BADINPUT;
-    }
   }
   long steps = a->steps >= 0 ? a->steps : lround(a->duration / p.mjm->opt.timestep);
   mjData *mjd = mj_makeData(p.mjm);

@@ -9,6 +9,7 @@
 #include "lapack_ref.h"
 #include "avbd_ref.h"
 #include "avbd_step.h"
+#include "study_prec.h"
 #include "pair.h"
 #include "study_kinds.h"
 #include "tolerances.h"
@@ -19,9 +20,8 @@
 #define study_convergence_avbd RL_NAME(study_convergence_avbd)
 #define study_ode RL_NAME(study_ode)
 
-/* the engine of a study point: a->engine among newton, cg and (where ALLOW_MUJOCO / ALLOW_AVBD) mujoco and
-   avbd; the pair loaded, the soft solver set, AVBD built into *AM (NULL for the other engines) */
-static int load_engine(rl_pair *p, const rl_sim_args *a, int allow_mujoco, int allow_avbd, int *mujoco, rl_avbd **am) {
+/* study_prec.h */
+int study_load_engine(rl_pair *p, const rl_sim_args *a, int allow_mujoco, int allow_avbd, int *mujoco, rl_avbd **am) {
   char err[1024], why[512];
   int newton = !strcmp(a->engine, "newton"), cg = !strcmp(a->engine, "cg"), avbd = !strcmp(a->engine, "avbd");
   *mujoco = !strcmp(a->engine, "mujoco");
@@ -56,14 +56,14 @@ static int load_engine(rl_pair *p, const rl_sim_args *a, int allow_mujoco, int a
 
 static int load_soft(rl_pair *p, const rl_sim_args *a, int allow_mujoco, int *mujoco) {
   rl_avbd *am;
-  return load_engine(p, a, allow_mujoco, 0, mujoco, &am);
+  return study_load_engine(p, a, allow_mujoco, 0, mujoco, &am);
 }
 
 int study_onestep(const rl_sim_args *a, long nsteps, int n, int nq, int nv, const double *qpos, const double *qvel, double *qpos_out,
                   double *qvel_out) {
   rl_pair p;
   rl_avbd *am;
-  int mujoco, st = load_engine(&p, a, 0, 1, &mujoco, &am);
+  int mujoco, st = study_load_engine(&p, a, 0, 1, &mujoco, &am);
   if (st) return st;
   if (p.m->nq != nq || p.m->nv != nv) {
     rl_errorf("study: %s: nq/nv %d/%d, expected %d/%d", a->c.model, p.m->nq, p.m->nv, nq, nv);
@@ -255,7 +255,7 @@ static void avbd_contact_resid(resid *r, const rl_avbd *am, const rl_avbd_contac
 int study_residuals(const rl_sim_args *a) {
   rl_pair p;
   rl_avbd *am;
-  int mujoco, st = load_engine(&p, a, 1, 1, &mujoco, &am);
+  int mujoco, st = study_load_engine(&p, a, 1, 1, &mujoco, &am);
   if (st) return st;
   if (mujoco && RL_IS_F32) {
     rl_errorf("study: engine mujoco runs in f64 only");
@@ -450,7 +450,7 @@ static int avbd_conv_iterate(rl_avbd *am, const rl_model *m, rl_data *d, const r
 int study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, int niter) {
   rl_pair p;
   rl_avbd *am;
-  int mujoco, st = load_engine(&p, a, 0, 1, &mujoco, &am);
+  int mujoco, st = study_load_engine(&p, a, 0, 1, &mujoco, &am);
   if (st) return st;
   if (!am) {
     rl_errorf("study: convergence (avbd): engine '%s' is not avbd", a->engine);

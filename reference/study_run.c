@@ -133,7 +133,7 @@ void rl_study_remove_temps(const char *dir, long pid) {
 
 /* one sim run into PATH */
 /* close a study CSV: abort it (no half-written file) when the study failed, else rename it into place */
-static int finish_csv(rl_csv *w, int st) {
+int rl_study_finish_csv(rl_csv *w, int st) {
   char err[1024];
   if (st) {
     rl_csv_abort(w);
@@ -156,7 +156,7 @@ static int sim_to(rl_sim_args *sa, int f32, const char *path) {
   sa->c.out = &w;
   sa->c.csv = path;
   int st = f32 ? rl32_cmd_sim(sa) : rl64_cmd_sim(sa);
-  return finish_csv(&w, st);
+  return rl_study_finish_csv(&w, st);
 }
 
 static int soft(const char *engine) { return !strcmp(engine, "newton") || !strcmp(engine, "cg"); }
@@ -207,7 +207,7 @@ static int ode_reference(const char *dir, const rl_point *q, rl_sim_args *sa, do
   }
   free(y0);
   free(qf);
-  return finish_csv(&w, 0);
+  return rl_study_finish_csv(&w, 0);
 }
 
 static int run_refinement(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
@@ -285,7 +285,7 @@ static int run_refinement(const char *dir, const rl_spec *s, const rl_point *q, 
     free(ov);
     rl_traj_free(&fine);
   }
-  return finish_csv(&w, st);
+  return rl_study_finish_csv(&w, st);
 }
 
 static int run_fp32(const char *dir, const rl_point *q, rl_sim_args *sa) {
@@ -351,7 +351,7 @@ static int run_fp32(const char *dir, const rl_point *q, rl_sim_args *sa) {
     free(v32);
   }
   rl_traj_free(&t);
-  return finish_csv(&w, st);
+  return rl_study_finish_csv(&w, st);
 }
 
 static int run_residuals(const char *dir, const rl_point *q, rl_sim_args *sa) {
@@ -365,7 +365,7 @@ static int run_residuals(const char *dir, const rl_point *q, rl_sim_args *sa) {
   sa->c.out = &w;
   sa->c.csv = path;
   int st = q->f32 ? rl32_study_residuals(sa) : rl64_study_residuals(sa);
-  return finish_csv(&w, st);
+  return rl_study_finish_csv(&w, st);
 }
 
 static int run_convergence(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
@@ -392,7 +392,7 @@ static int run_convergence(const char *dir, const rl_spec *s, const rl_point *q,
   sa->dt = q->dt;
   int st = !strcmp(q->engine, "avbd") ? rl64_study_convergence_avbd(sa, s->states, stride, NCONV_AVBD)
                                       : rl64_study_convergence(sa, s->states, stride, NCONV);
-  return finish_csv(&w, st);
+  return rl_study_finish_csv(&w, st);
 }
 
 int rl_study_run_point(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
@@ -411,7 +411,7 @@ int rl_study_run_point(const char *dir, const rl_spec *s, const rl_point *q, rl_
 
 /* ---------- metrics ---------- */
 
-static void row(rl_csv *w, const rl_spec *s, const rl_point *q, double dt, const char *metric, double v, long step) {
+void rl_study_row(rl_csv *w, const rl_spec *s, const rl_point *q, double dt, const char *metric, double v, long step) {
   rl_csv_str(w, s->name);
   rl_csv_str(w, q->id);
   rl_csv_str(w, q->engine);
@@ -486,10 +486,10 @@ static int metrics_refinement(rl_csv *w, const char *dir, const rl_spec *s, cons
     es[k] = n ? sum / n : NAN;
     ds[k] = n ? sumd / n : NAN;
     rl_snprintf(name, sizeof name, "err_final_L%d", k);
-    row(w, s, q, dt[k], name, ef[k], (long)TV(L, L->nrow - 1, L->c_step));
+    rl_study_row(w, s, q, dt[k], name, ef[k], (long)TV(L, L->nrow - 1, L->c_step));
     if (n) {
       rl_snprintf(name, sizeof name, "err_seg_L%d", k);
-      row(w, s, q, dt[k], name, es[k], (long)TV(L, L->nrow - 1, L->c_step));
+      rl_study_row(w, s, q, dt[k], name, es[k], (long)TV(L, L->nrow - 1, L->c_step));
     }
   }
   double p, se, pf, sef;
@@ -499,16 +499,16 @@ static int metrics_refinement(rl_csv *w, const char *dir, const rl_spec *s, cons
   if (seg.nrow) fit_order(dt, ds, K - 1, &p, &se);
   else p = pf, se = sef;
   long last = (long)TV(&lv[0], lv[0].nrow - 1, lv[0].c_step);
-  if (want(s, RL_MET_ORDER)) row(w, s, q, dt0, "order", p, last);
-  if (want(s, RL_MET_ORDER_STDERR)) row(w, s, q, dt0, "order_stderr", se, last);
-  if (want(s, RL_MET_ORDER_FINAL)) row(w, s, q, dt0, "order_final", pf, last);
+  if (want(s, RL_MET_ORDER)) rl_study_row(w, s, q, dt0, "order", p, last);
+  if (want(s, RL_MET_ORDER_STDERR)) rl_study_row(w, s, q, dt0, "order_stderr", se, last);
+  if (want(s, RL_MET_ORDER_FINAL)) rl_study_row(w, s, q, dt0, "order_final", pf, last);
   /* Richardson from the two finest levels C, F and the fitted order p: q_R = q_F + (q_F − q_C)/(2^p − 1);
      richardson_err = max |q_F − q_R| = max |q_F − q_C|/(2^p − 1), the estimated error of the finest run */
   if (want(s, RL_MET_RICHARDSON_ERR) && rl_spec_uses(s, RL_REF_RICHARDSON) && isfinite(p) && p > 0) {
     const rl_traj *C = &lv[K - 2];
     double e = 0;
     for (int i = 0; i < C->nq && i < F->nq; i++) e = fmax(e, fabs(QP(F, F->nrow - 1, i) - QP(C, C->nrow - 1, i)));
-    row(w, s, q, ldexp(dt0, -(K - 1)), "richardson_err", e / (exp2(p) - 1), (long)TV(F, F->nrow - 1, F->c_step));
+    rl_study_row(w, s, q, ldexp(dt0, -(K - 1)), "richardson_err", e / (exp2(p) - 1), (long)TV(F, F->nrow - 1, F->c_step));
   }
   /* against the GSL ODE reference (contact-free scenes only: .ode.csv has no rows otherwise) */
   table ode;
@@ -526,12 +526,12 @@ static int metrics_refinement(rl_csv *w, const char *dir, const rl_spec *s, cons
       eo[k] = 0;
       for (int i = 0; i < L->nq && i < ode.nrow; i++) eo[k] = fmax(eo[k], fabs(QP(L, L->nrow - 1, i) - TV(&ode, i, 1)));
       rl_snprintf(name, sizeof name, "ode_err_L%d", k);
-      row(w, s, q, dto[k], name, eo[k], (long)TV(L, L->nrow - 1, L->c_step));
+      rl_study_row(w, s, q, dto[k], name, eo[k], (long)TV(L, L->nrow - 1, L->c_step));
     }
     double po, seo;
     fit_order(dto, eo, K, &po, &seo);
-    if (want(s, RL_MET_ORDER_ODE)) row(w, s, q, dt0, "order_ode", po, last);
-    if (want(s, RL_MET_ORDER_ODE_STDERR)) row(w, s, q, dt0, "order_ode_stderr", seo, last);
+    if (want(s, RL_MET_ORDER_ODE)) rl_study_row(w, s, q, dt0, "order_ode", po, last);
+    if (want(s, RL_MET_ORDER_ODE_STDERR)) rl_study_row(w, s, q, dt0, "order_ode_stderr", seo, last);
   }
   free(ode.v);
   free(seg.v);
@@ -564,7 +564,7 @@ static int metrics_fp32(rl_csv *w, const char *dir, const rl_spec *s, const rl_p
       double x = fmax(TV(&os, r, 1), TV(&os, r, 2));
       if (x > mx) mx = x, at = (long)TV(&os, r, 0);
     }
-    row(w, s, q, dt, "onestep_rel_max", mx, at);
+    rl_study_row(w, s, q, dt, "onestep_rel_max", mx, at);
   }
   static const double thr[2] = {1e-6, 1e-3};
   static const int met[2] = {RL_MET_DIVERGE_1EM6, RL_MET_DIVERGE_1EM3};
@@ -578,7 +578,7 @@ static int metrics_fp32(rl_csv *w, const char *dir, const rl_spec *s, const rl_p
       if (!(e <= thr[j])) break;
     }
     int at = r < n ? r : n - 1;
-    row(w, s, q, dt, rl_metric_names[met[j]], TV(&a, at, 1), (long)TV(&a, at, a.c_step));
+    rl_study_row(w, s, q, dt, rl_metric_names[met[j]], TV(&a, at, 1), (long)TV(&a, at, a.c_step));
   }
   free(os.v);
   rl_traj_free(&a);
@@ -604,7 +604,7 @@ static int metrics_residuals(rl_csv *w, const char *dir, const rl_spec *s, const
         at = (long)TV(&t, r, 0);
         if (isnan(mx)) break;
       }
-    row(w, s, q, dt, rl_metric_names[met[j]], mx, at);
+    rl_study_row(w, s, q, dt, rl_metric_names[met[j]], mx, at);
   }
   free(t.v);
   return 0;
@@ -638,7 +638,7 @@ static void metrics_convergence_avbd(rl_csv *w, const rl_spec *s, const rl_point
       double mx = conv_max_at(t, k, 3 + j, &at);
       if (mx == -INFINITY) continue;
       rl_snprintf(name, sizeof name, "%s%d", pre[j], k);
-      row(w, s, q, dt, name, mx, at);
+      rl_study_row(w, s, q, dt, name, mx, at);
     }
   if (!t->nrow) return;
   double worst = 0;
@@ -652,10 +652,10 @@ static void metrics_convergence_avbd(rl_csv *w, const rl_spec *s, const rl_point
   }
   long at_m = 0, at_r = 0;
   double fm = conv_max_at(t, NCONV_AVBD, 3, &at_m), fr = conv_max_at(t, NCONV_AVBD, 4, &at_r);
-  if (want(s, RL_MET_AVBD_ITERS_TO_1EM6_DIST)) row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_ITERS_TO_1EM6_DIST], worst, at_it);
-  if (want(s, RL_MET_AVBD_FINAL_DIST_M) && fm > -INFINITY) row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_FINAL_DIST_M], fm, at_m);
+  if (want(s, RL_MET_AVBD_ITERS_TO_1EM6_DIST)) rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_ITERS_TO_1EM6_DIST], worst, at_it);
+  if (want(s, RL_MET_AVBD_FINAL_DIST_M) && fm > -INFINITY) rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_FINAL_DIST_M], fm, at_m);
   if (want(s, RL_MET_AVBD_FINAL_DIST_RAD) && fr > -INFINITY)
-    row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_FINAL_DIST_RAD], fr, at_r);
+    rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_FINAL_DIST_RAD], fr, at_r);
 }
 
 static int metrics_convergence(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *q, char *err, int errlen) {
@@ -693,7 +693,7 @@ static int metrics_convergence(rl_csv *w, const char *dir, const rl_spec *s, con
         }
       if (mx == -INFINITY) continue;
       rl_snprintf(name, sizeof name, "%s%d", pre[j], k);
-      row(w, s, q, dt, name, mx, at);
+      rl_study_row(w, s, q, dt, name, mx, at);
     }
   double worst_it = 0, final = -INFINITY;
   long at_it = 0, at_final = 0;
@@ -706,8 +706,8 @@ static int metrics_convergence(rl_csv *w, const char *dir, const rl_spec *s, con
     }
     if (first > worst_it) worst_it = first, at_it = (long)TV(&t, r, 1);
   }
-  if (want(s, RL_MET_ITERS_TO_1EM10_GAP)) row(w, s, q, dt, rl_metric_names[RL_MET_ITERS_TO_1EM10_GAP], worst_it, at_it);
-  if (want(s, RL_MET_FINAL_GAP) && final > -INFINITY) row(w, s, q, dt, rl_metric_names[RL_MET_FINAL_GAP], final, at_final);
+  if (want(s, RL_MET_ITERS_TO_1EM10_GAP)) rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_ITERS_TO_1EM10_GAP], worst_it, at_it);
+  if (want(s, RL_MET_FINAL_GAP) && final > -INFINITY) rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_FINAL_GAP], final, at_final);
   free(t.v);
   return 0;
 }
@@ -730,9 +730,6 @@ int rl_study_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_poin
 
 int rl_study_sim_to(rl_sim_args *sa, int f32, const char *path) { return sim_to(sa, f32, path); }
 
-void rl_study_row(rl_csv *w, const rl_spec *s, const rl_point *q, double dt, const char *metric, double v, long step) {
-  row(w, s, q, dt, metric, v, step);
-}
 
 int rl_study_table_read(const char *path, int *nrow, int *ncol, double **v, char *err, int errlen) {
   table t;

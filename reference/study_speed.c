@@ -22,23 +22,11 @@
 #include "csv.h"
 #include "mj_load.h"
 #include "spec.h"
+#include "study_kinds.h"
 #include "study_speed.h"
 
 #define SPEED_REPS 11
 
-void rl_study_metric_row(rl_csv *w, const rl_spec *s, const rl_point *q, double dt, const char *metric, double v,
-                         long step) {
-  rl_csv_str(w, s->name);
-  rl_csv_str(w, q->id);
-  rl_csv_str(w, q->engine);
-  rl_csv_str(w, q->f32 ? "f32" : "f64");
-  rl_csv_num(w, dt);
-  rl_csv_str(w, metric);
-  rl_csv_num(w, v);
-  rl_csv_int(w, step);
-  rl_csv_int(w, q->index);
-  rl_csv_end_row(w);
-}
 
 double rl_study_point_dt(const rl_point *q, char *err, int errlen) {
   if (q->dt > 0) return q->dt;
@@ -127,9 +115,9 @@ int rl_study_speed_metrics(rl_csv *w, const char *dir, const rl_spec *s, const r
   double dt = rl_study_point_dt(q, err, errlen);
   if (isnan(dt)) return -1;
   double ours = median(tr, n), theirs = median(tm, n);
-  if (s->metrics >> RL_MET_STEPS_PER_S & 1) rl_study_metric_row(w, s, q, dt, "steps_per_s", 1e9 / ours, steps);
+  if (s->metrics >> RL_MET_STEPS_PER_S & 1) rl_study_row(w, s, q, dt, "steps_per_s", 1e9 / ours, steps);
   if (s->metrics >> RL_MET_MUJOCO_STEPS_PER_S & 1)
-    rl_study_metric_row(w, s, q, dt, "mujoco_steps_per_s", 1e9 / theirs, steps);
-  if (s->metrics >> RL_MET_TIME_RATIO & 1) rl_study_metric_row(w, s, q, dt, "time_ratio", ours / theirs, steps);
+    rl_study_row(w, s, q, dt, "mujoco_steps_per_s", 1e9 / theirs, steps);
+  if (s->metrics >> RL_MET_TIME_RATIO & 1) rl_study_row(w, s, q, dt, "time_ratio", ours / theirs, steps);
   return 0;
 }

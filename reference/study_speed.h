@@ -29,9 +29,6 @@ int rl_study_analytic_metrics(struct rl_csv *w, const char *dir, const struct rl
 /* kind = analytic, at spec load: 0 when SCENE declares a check it satisfies (study_analytic.c), else −1 with a
    one-line err naming the scene */
 int rl_study_analytic_check_scene(const char *scene, char *err, int errlen);
-/* one metrics.csv row: study,point,engine,precision,dt,metric,value,step,index */
-void rl_study_metric_row(struct rl_csv *w, const struct rl_spec *s, const struct rl_point *q, double dt,
-                         const char *metric, double v, long step);
 /* the point's time step: q->dt, else the scene's; NAN with err when the scene does not load */
 double rl_study_point_dt(const struct rl_point *q, char *err, int errlen);
 
