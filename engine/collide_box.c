@@ -344,12 +344,13 @@ static void face_perm_mat(const face_perm *P, real out[9], const real M[9]) {
  * (0..5: face of box 1, 6..11: face of box 2, 12 + 3i + j: edge i of box 1 × edge j of box 2) and,
  * for edge–edge, the edge-selection bits, the axis and the side.  Per-precision rules (rl_prec.h):
  * edge pairs closer to parallel than RL_BOXBOX_PARALLEL are skipped, an edge–edge axis must beat the
- * best by the tie margin, and an edge–edge axis within face_angle of a face normal of box 1 still
- * separates but never becomes the contact axis (face_angle = 0 in RL_COLL_MUJOCO mode and in f64). */
+ * best by the tie margin.  Also kept: the penetration along the chosen axis and the best face axis. */
 typedef struct boxbox_sat {
   real pos21[3], pos12[3], rot[9], rott[9], rotabs[9], rottabs[9];
   real clnorm[3];
+  real penetration;    /* overlap along the chosen axis (> 0: overlapping) */
   int code, cle1, cle2, in;
+  int face_code;       /* best face axis (0..11), −1 if none */
 } boxbox_sat;
 
 /* An edge–edge axis replaces the best axis so far when it is clearly shallower:
@@ -359,16 +360,8 @@ static int edge_axis_wins(real c3, real penetration, real tie) {
   return c3 < penetration * (1 - (real)RL_BOXBOX_TIE_REL) - tie;
 }
 
-/* The unit axis n = e1_i × e2_j / |e1_i × e2_j| (box-1 frame, n_i = 0) lies within RL_BOXBOX_FACE_ANGLE
- * of a face normal e1_k of box 1 when min over k ≠ i of |n_{3−i−k}| < RL_BOXBOX_FACE_ANGLE: then the
- * two edges lie in (nearly) parallel faces and the contact is that face's (0 in f64: never). */
-static int edge_axis_on_face(const real n[3], int i, real face_angle) {
-  real a = rl_fabs(n[(i + 1) % 3]), b = rl_fabs(n[(i + 2) % 3]);
-  return (a < b ? a : b) < face_angle;
-}
-
 static int boxbox_axes(boxbox_sat *S, const real *pos1, const real *mat1, const real *size1,
-                       const real *pos2, const real *mat2, const real *size2, real margin, real face_angle) {
+                       const real *pos2, const real *mat2, const real *size2, real margin) {
   real tmp1[3], tmp2[3], plen1[3], plen2[3], penetration = margin;
   S->code = -1;
   rl_v3_sub(tmp1, pos2, pos1);
@@ -398,6 +391,7 @@ static int boxbox_axes(boxbox_sat *S, const real *pos1, const real *mat1, const 
     }
   }
 
+  S->face_code = S->code;
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) {
       rl_v3_zero(tmp2);
@@ -415,7 +409,7 @@ static int boxbox_axes(boxbox_sat *S, const real *pos1, const real *mat1, const 
         if (k != j) c3 += size2[k] * S->rotabs[3 * i + 3 - k - j] / c1;
       c3 -= rl_fabs(c2);
       if (c3 < -margin) return 0;
-      if (!edge_axis_on_face(tmp2, i, face_angle) && edge_axis_wins(c3, penetration, tie)) {
+      if (edge_axis_wins(c3, penetration, tie)) {
         penetration = c3;
         S->cle1 = 0;
         for (int k = 0; k < 3; k++)
@@ -428,6 +422,7 @@ static int boxbox_axes(boxbox_sat *S, const real *pos1, const real *mat1, const 
         S->in = c2 < 0;
       }
     }
+  S->penetration = penetration;
   return S->code != -1;
 }
 
@@ -721,6 +716,19 @@ static int boxbox_edge(const boxbox_sat *S, rl_contact *con, real margin, const 
   return n;
 }
 
+/* An edge–edge manifold is inconsistent when a point's depth exceeds the overlap along the axis it was
+ * built for: −dist > penetration + RL_BOXBOX_EDGE_SLACK·Σ half sizes.  MuJoCo's edge–edge branch does
+ * this for an axis that is nearly a face normal (two perpendicular edges in parallel faces) when the
+ * other box overhangs the face: it reports the lateral overhang as depth.  Never in f64 (slack < 0). */
+static int edge_depth_exceeds_overlap(const boxbox_sat *S, const rl_contact *c, int n, const real *size1,
+                                      const real *size2) {
+  if (RL_BOXBOX_EDGE_SLACK < 0 || S->face_code < 0) return 0;
+  real slack = (real)RL_BOXBOX_EDGE_SLACK * (size1[0] + size1[1] + size1[2] + size2[0] + size2[1] + size2[2]);
+  for (int i = 0; i < n; i++)
+    if (-c[i].dist > S->penetration + slack) return 1;
+  return 0;
+}
+
 /* mj_collideGeoms' box–box clean-up: a contact whose position equals (exactly) that of a later
  * contact is dropped; the order of the rest is kept. */
 static int remove_repeated(rl_contact *c, int n) {
@@ -741,11 +749,12 @@ int rl_collide_box_box(RL_NARROW_ARGS) {
   if (!view_finite(g1) || !view_finite(g2)) return 0;
   boxbox_sat S;
   rl_contact tmp[BOX_MAXPTS];
-  real face_angle = mode == RL_COLL_MUJOCO ? 0 : (real)RL_BOXBOX_FACE_ANGLE;
-  if (!boxbox_axes(&S, g1->pos, g1->mat, g1->size, g2->pos, g2->mat, g2->size, margin, face_angle)) return 0;
+  if (!boxbox_axes(&S, g1->pos, g1->mat, g1->size, g2->pos, g2->mat, g2->size, margin)) return 0;
   int n;
   if (S.code >= 12) n = boxbox_edge(&S, tmp, margin, g1->pos, g1->mat, g1->size, g2->size);
-  else n = boxbox_face(&S, tmp, margin, g1->pos, g1->mat, g1->size, g2->pos, g2->mat, g2->size);
+  if (S.code >= 12 && mode != RL_COLL_MUJOCO && edge_depth_exceeds_overlap(&S, tmp, n, g1->size, g2->size))
+    S.code = S.face_code; /* RL_COLL_MANIFOLD, f32: the face manifold instead (rl_prec.h) */
+  if (S.code < 12) n = boxbox_face(&S, tmp, margin, g1->pos, g1->mat, g1->size, g2->pos, g2->mat, g2->size);
   n = remove_repeated(tmp, n);
   if (n > RL_MAXCONPAIR) n = RL_MAXCONPAIR;
   for (int i = 0; i < n; i++) {
