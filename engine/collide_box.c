@@ -1,7 +1,8 @@
 /* collide_box.c — analytic narrow phase for boxes: sphere–box, capsule–box and box–box (see
  * rl_narrow.h), reproducing MuJoCo 2.2.2's engine_collision_box.c (mjc_SphereBox, mjc_CapsuleBox,
  * mjc_BoxBox) operation by operation, plus what mj_collideGeoms does to their output (box–box
- * contacts at exactly repeated positions removed; every frame completed by rl_make_frame).
+ * contacts at exactly repeated positions removed; every frame completed by rl_make_frame).  In f64
+ * box–box is MuJoCo's bit for bit; in f32 its separating-axis tie rules are float-sized (rl_prec.h).
  * The normal points from g1 to g2; g1 has the lower geom type.  A non-finite pose gives no contact. */
 #include "rl_narrow.h"
 #include "rl_math.h"
@@ -341,12 +342,23 @@ static void face_perm_mat(const face_perm *P, real out[9], const real M[9]) {
 /* Separating-axis search of mjc_BoxBox: face axes of both boxes and the 9 edge–edge cross products;
  * returns 0 if separated by more than the margin, else 1 with the axis of least penetration in *code
  * (0..5: face of box 1, 6..11: face of box 2, 12 + 3i + j: edge i of box 1 × edge j of box 2) and,
- * for edge–edge, the edge-selection bits, the axis and the side. */
+ * for edge–edge, the edge-selection bits, the axis and the side.  Per-precision rules (rl_prec.h):
+ * edge pairs closer to parallel than RL_BOXBOX_PARALLEL are skipped, an edge–edge axis must beat the
+ * best by the tie margin.  Also kept: the penetration along the chosen axis and the best face axis. */
 typedef struct boxbox_sat {
   real pos21[3], pos12[3], rot[9], rott[9], rotabs[9], rottabs[9];
   real clnorm[3];
+  real penetration;    /* overlap along the chosen axis (> 0: overlapping) */
   int code, cle1, cle2, in;
+  int face_code;       /* best face axis (0..11), −1 if none */
 } boxbox_sat;
+
+/* An edge–edge axis replaces the best axis so far when it is clearly shallower:
+ * c3 < penetration·(1 − RL_BOXBOX_TIE_REL) − tie (tie = RL_BOXBOX_TIE_ABS·Σ half sizes).  In f64 this
+ * is MuJoCo's c3 < penetration·(1 − 1e-12); see rl_prec.h for the float rule. */
+static int edge_axis_wins(real c3, real penetration, real tie) {
+  return c3 < penetration * (1 - (real)RL_BOXBOX_TIE_REL) - tie;
+}
 
 static int boxbox_axes(boxbox_sat *S, const real *pos1, const real *mat1, const real *size1,
                        const real *pos2, const real *mat2, const real *size2, real margin) {
@@ -363,6 +375,7 @@ static int boxbox_axes(boxbox_sat *S, const real *pos1, const real *mat1, const 
   rl_m3_mulv(plen2, S->rotabs, size2);
   rl_m3_tmulv(plen1, S->rotabs, size1);
   for (int i = 0; i < 3; i++) penetration += size1[i] * 3 + size2[i] * 3;
+  real tie = (real)RL_BOXBOX_TIE_ABS * (size1[0] + size1[1] + size1[2] + size2[0] + size2[1] + size2[2]);
 
   for (int i = 0; i < 3; i++) {
     real c1 = -rl_fabs(S->pos21[i]) + size1[i] + plen2[i];
@@ -378,6 +391,7 @@ static int boxbox_axes(boxbox_sat *S, const real *pos1, const real *mat1, const 
     }
   }
 
+  S->face_code = S->code;
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) {
       rl_v3_zero(tmp2);
@@ -386,7 +400,7 @@ static int boxbox_axes(boxbox_sat *S, const real *pos1, const real *mat1, const 
       else if (i == 1) { tmp2[0] = rj[2]; tmp2[2] = -rj[0]; }
       else { tmp2[0] = -rj[1]; tmp2[1] = rj[0]; }
       real c1 = mj_normalize3(tmp2);
-      if (c1 < MJ_MINVAL) continue;
+      if (c1 < (real)RL_BOXBOX_PARALLEL) continue; /* parallel edges: the face axes cover them */
       real c2 = rl_v3_dot(S->pos21, tmp2);
       real c3 = 0;
       for (int k = 0; k < 3; k++)
@@ -395,7 +409,7 @@ static int boxbox_axes(boxbox_sat *S, const real *pos1, const real *mat1, const 
         if (k != j) c3 += size2[k] * S->rotabs[3 * i + 3 - k - j] / c1;
       c3 -= rl_fabs(c2);
       if (c3 < -margin) return 0;
-      if (c3 < penetration * (1 - (real)1e-12)) {
+      if (edge_axis_wins(c3, penetration, tie)) {
         penetration = c3;
         S->cle1 = 0;
         for (int k = 0; k < 3; k++)
@@ -408,6 +422,7 @@ static int boxbox_axes(boxbox_sat *S, const real *pos1, const real *mat1, const 
         S->in = c2 < 0;
       }
     }
+  S->penetration = penetration;
   return S->code != -1;
 }
 
@@ -701,6 +716,19 @@ static int boxbox_edge(const boxbox_sat *S, rl_contact *con, real margin, const 
   return n;
 }
 
+/* An edge–edge manifold is inconsistent when a point's depth exceeds the overlap along the axis it was
+ * built for: −dist > penetration + RL_BOXBOX_EDGE_SLACK·Σ half sizes.  MuJoCo's edge–edge branch does
+ * this for an axis that is nearly a face normal (two perpendicular edges in parallel faces) when the
+ * other box overhangs the face: it reports the lateral overhang as depth.  Never in f64 (slack < 0). */
+static int edge_depth_exceeds_overlap(const boxbox_sat *S, const rl_contact *c, int n, const real *size1,
+                                      const real *size2) {
+  if (RL_BOXBOX_EDGE_SLACK < 0 || S->face_code < 0) return 0;
+  real slack = (real)RL_BOXBOX_EDGE_SLACK * (size1[0] + size1[1] + size1[2] + size2[0] + size2[1] + size2[2]);
+  for (int i = 0; i < n; i++)
+    if (-c[i].dist > S->penetration + slack) return 1;
+  return 0;
+}
+
 /* mj_collideGeoms' box–box clean-up: a contact whose position equals (exactly) that of a later
  * contact is dropped; the order of the rest is kept. */
 static int remove_repeated(rl_contact *c, int n) {
@@ -717,14 +745,16 @@ static int remove_repeated(rl_contact *c, int n) {
 /* Box vs box (mjc_BoxBox): separating-axis test over 15 axes, then the face or edge–edge manifold;
  * exact duplicates removed as mj_collideGeoms does; at most RL_MAXCONPAIR contacts are returned. */
 int rl_collide_box_box(RL_NARROW_ARGS) {
-  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  (void)mpr_iterations; (void)mpr_tolerance;
   if (!view_finite(g1) || !view_finite(g2)) return 0;
   boxbox_sat S;
   rl_contact tmp[BOX_MAXPTS];
   if (!boxbox_axes(&S, g1->pos, g1->mat, g1->size, g2->pos, g2->mat, g2->size, margin)) return 0;
   int n;
   if (S.code >= 12) n = boxbox_edge(&S, tmp, margin, g1->pos, g1->mat, g1->size, g2->size);
-  else n = boxbox_face(&S, tmp, margin, g1->pos, g1->mat, g1->size, g2->pos, g2->mat, g2->size);
+  if (S.code >= 12 && mode != RL_COLL_MUJOCO && edge_depth_exceeds_overlap(&S, tmp, n, g1->size, g2->size))
+    S.code = S.face_code; /* RL_COLL_MANIFOLD, f32: the face manifold instead (rl_prec.h) */
+  if (S.code < 12) n = boxbox_face(&S, tmp, margin, g1->pos, g1->mat, g1->size, g2->pos, g2->mat, g2->size);
   n = remove_repeated(tmp, n);
   if (n > RL_MAXCONPAIR) n = RL_MAXCONPAIR;
   for (int i = 0; i < n; i++) {

@@ -547,3 +547,128 @@ Test(narrow, nonfinite_pose_gives_no_contact) {
     cr_expect_eq(pc->fn(&a, &b, 0, RL_COLL_MUJOCO, 50, (real)1e-6, con), 0, "%s: infinite size", pc->name);
   }
 }
+
+/* ---------------------------------------------------------------- box–box on stacked boxes (float poses) */
+
+/* Geom frames of two touching 0.1 m cubes as float runs produce them (printed with %.9g: exact floats):
+ * a box resting half a box off the one below with a float-sized tilt.  In float, MuJoCo's face-over-edge
+ * tie rule (1 − 1e-12) rounds away, and an edge–edge axis that is a face normal in disguise (two
+ * perpendicular edges in parallel faces) took the contact: verify reported dist off by 4.8e-3 of the
+ * size, and the AVBD pyramid got dist −0.0505 m (the overhang reported as depth; MuJoCo's double
+ * routine gives the same on the three AVBD poses, f64 reproduces it bit for bit). */
+typedef struct stacked_pose {
+  const char *what;
+  double p1[3], m1[9], p2[3], m2[9];
+  int match_mujoco; /* f32 RL_COLL_MUJOCO must agree with MuJoCo here (MuJoCo's choice is resolved) */
+} stacked_pose;
+
+static const stacked_pose STACKED[] = {
+  {"avbd f32 box_pyramid step 3, geoms 8/12 (tilt 4e-7 rad)",
+   {-0.101000503, 2.74932262e-07, 0.149885863},
+   {1, -1.21694983e-08, -2.15922296e-06, 1.21732979e-08, 1, 1.75980426e-06, 2.15922296e-06, -1.75980426e-06, 1},
+   {-0.151500821, 4.6907374e-07, 0.249885753},
+   {1, -1.12314694e-07, -2.55311284e-06, 1.12319611e-07, 1, 1.92453126e-06, 2.55311284e-06, -1.92453172e-06, 1}, 0},
+  {"avbd f32 box_pyramid, geoms 16/19 (tilt 1.2e-4 rad)",
+   {-0.100951366, 2.69608354e-05, 0.349982679},
+   {0.99999994, 0.0004968305, -0.000126004656, -0.000496813387, 0.99999994, 0.000136066126, 0.000126072235,
+    -0.000136003495, 1.00000012},
+   {-0.0504869148, -9.67866072e-06, 0.449990422},
+   {1, 6.75345509e-05, -1.00755979e-05, -6.75335032e-05, 1, 0.000103729872, 1.00826028e-05, -0.000103729188, 1}, 0},
+  {"avbd f32 box_pyramid, geoms 8/13 (tilt 3.9e-4 rad)",
+   {-0.100899771, -2.77683357e-05, 0.149966478},
+   {0.999999881, 0.000503298943, -0.000345515844, -0.000503289164, 0.99999994, 2.83992867e-05, 0.000345530105,
+    -2.82253877e-05, 1},
+   {-0.0504006781, -3.34079559e-05, 0.249987617},
+   {1, 0.000159676289, 4.60806514e-05, -0.00015968176, 1, 0.000118477124, -4.60617339e-05, -0.000118484488, 1}, 0},
+  {"verify f32 box_pyramid seed 1, geoms 2/7",
+   {-0.150533512, -1.42069257e-06, 0.0507571436},
+   {0.999991894, -0.00385352247, -0.0011526437, 0.00385213387, 0.999991894, -0.00120450568, 0.00115727587,
+    0.00120005582, 0.999998569},
+   {-0.202578574, -8.45944451e-05, 0.149257854},
+   {0.999994874, 0.00108565635, 0.00301461807, -0.00108130451, 0.999998331, -0.00144485, -0.00301618176,
+    0.00144158292, 0.999994397}, 1},
+};
+
+/* Upper bound of the true overlap depth: the least face-axis penetration,
+ * min over face normals u of box a or b of  h_a(u) + h_b(u) − |u·(p_b − p_a)|,  h(u) = Σ_k s_k |u·R e_k|
+ * (the true depth is the least over all directions, so it is at most this). */
+static double face_axis_depth_bound(const geom_in *a, const geom_in *b) {
+  const geom_in *g[2] = {a, b};
+  double best = INFINITY, d[3];
+  for (int k = 0; k < 3; k++) d[k] = b->pos[k] - a->pos[k];
+  for (int w = 0; w < 2; w++)
+    for (int k = 0; k < 3; k++) {
+      double u[3] = {g[w]->mat[k], g[w]->mat[3 + k], g[w]->mat[6 + k]}, pen = -fabs(u[0] * d[0] + u[1] * d[1] + u[2] * d[2]);
+      for (int v = 0; v < 2; v++)
+        for (int e = 0; e < 3; e++)
+          pen += g[v]->size[e] * fabs(u[0] * g[v]->mat[e] + u[1] * g[v]->mat[3 + e] + u[2] * g[v]->mat[6 + e]);
+      if (pen < best) best = pen;
+    }
+  return best;
+}
+
+/* The depth is held to float rounding of the size: tol = 16 ε × the box edge (1.9e-7 m in f32).
+ * f32 RL_COLL_MANIFOLD: every contact within [−bound − tol, tol] (no overhang reported as depth; the
+ * 3.9e-4 rad pose wins the edge axis on its float tie margin too, so only the depth check catches it).
+ * f32 RL_COLL_MUJOCO, where MuJoCo's choice is resolved: MuJoCo's count, dist within tol.
+ * f64, both modes: MuJoCo's contacts bit for bit (including its −0.0505 m on the two AVBD poses). */
+Test(narrow, box_box_stacked_float_poses) {
+  mj_scene s = scene_load(mjGEOM_BOX, mjGEOM_BOX);
+  const double edge = 0.1, tol = 16 * RL_EPS * edge;
+  for (size_t p = 0; p < sizeof STACKED / sizeof STACKED[0]; p++) {
+    const stacked_pose *sp = &STACKED[p];
+    geom_in a = {mjGEOM_BOX, {0.05, 0.05, 0.05}, {0}, {0}, 0}, b = a;
+    memcpy(a.pos, sp->p1, sizeof a.pos); memcpy(a.mat, sp->m1, sizeof a.mat);
+    memcpy(b.pos, sp->p2, sizeof b.pos); memcpy(b.mat, sp->m2, sizeof b.mat);
+    a.rbound = b.rbound = rbound_of(mjGEOM_BOX, a.size);
+    round_geom(&a);
+    round_geom(&b);
+    scene_set(&s, &a, &b, 0);
+    mjContact raw[mjMAXCONPAIR];
+    int nraw = mj_raw(&s, mjGEOM_BOX, mjGEOM_BOX, 0, raw);
+    double bound = face_axis_depth_bound(&a, &b);
+    rl_geomview v1, v2;
+    real p1[3], m1[9], p2[3], m2[9];
+    make_view(&v1, &a, p1, m1, NULL, 0, NULL);
+    make_view(&v2, &b, p2, m2, NULL, 0, NULL);
+    for (int mode = 0; mode < 2; mode++) {
+      int cmode = mode ? RL_COLL_MUJOCO : RL_COLL_MANIFOLD;
+      rl_contact con[RL_MAXCONPAIR];
+      int n = rl_collide_box_box(&v1, &v2, 0, cmode, 50, (real)1e-6, con);
+      double lo = INFINITY, hi = -INFINITY, err = 0;
+      for (int i = 0; i < n; i++) {
+        lo = fmin(lo, (double)con[i].dist);
+        hi = fmax(hi, (double)con[i].dist);
+      }
+      for (int i = 0; i < nraw && n == nraw; i++) { /* nearest of ours to each of MuJoCo's */
+        int best = 0;
+        double bd = INFINITY;
+        for (int j = 0; j < n; j++) {
+          double e = 0;
+          for (int k = 0; k < 3; k++) e += (raw[i].pos[k] - con[j].pos[k]) * (raw[i].pos[k] - con[j].pos[k]);
+          if (e < bd) { bd = e; best = j; }
+        }
+        err = fmax(err, fabs(raw[i].dist - (double)con[best].dist));
+      }
+      char cmp[64] = "counts differ";
+      if (n == nraw) snprintf(cmp, sizeof cmp, "|dist - MuJoCo| %.3g m", err);
+      printf("box-box %s, %s mode, %s: %d contacts (MuJoCo %d), dist in [%.3g, %.3g] m, depth bound %.3g m, %s "
+             "(tol %.2g)\n", sp->what, mode ? "mujoco" : "manifold", RL_PREC_NAME, n, nraw, lo, hi, bound, cmp, tol);
+#if defined(RL_REAL_F64)
+      cr_expect_eq(n, nraw, "%s: count", sp->what);
+      for (int i = 0; i < n && i < nraw; i++)
+        cr_expect(con[i].dist == raw[i].dist, "%s: contact %d dist %.17g, MuJoCo %.17g", sp->what, i, con[i].dist, raw[i].dist);
+#else
+      if (cmode == RL_COLL_MANIFOLD) {
+        cr_expect(n > 0, "%s: touching boxes, no contact", sp->what);
+        cr_expect(lo >= -bound - tol && hi <= tol, "%s: dist in [%.3g, %.3g], allowed [%.3g, %.3g]", sp->what, lo, hi,
+                  -bound - tol, tol);
+      } else if (sp->match_mujoco) {
+        cr_expect_eq(n, nraw, "%s: count", sp->what);
+        cr_expect_leq(err, tol, "%s: |dist - MuJoCo| %.3g > %.3g", sp->what, err, tol);
+      }
+#endif
+    }
+  }
+  scene_free(&s);
+}
