@@ -240,12 +240,7 @@ int rl_study_analytic_run(const char *dir, const rl_spec *s, const rl_point *q, 
   mj_deleteModel(m);
   rl_snprintf(path, sizeof path, "%s/traj_%s.csv", dir, q->id);
   rl_csv w;
-  if (rl_csv_open(&w, path, q->f32, err, sizeof err)) {
-    rl_errorf("%s", err);
-    return RL_EXIT_BADINPUT;
-  }
-  sa->c.out = &w;
-  sa->c.csv = path;
+  if (rl_study_open_csv(&w, path, q->f32, sa)) return RL_EXIT_BADINPUT;
   sa->dt = q->dt;
   int st = q->f32 ? rl32_cmd_sim(sa) : rl64_cmd_sim(sa);
   return rl_study_finish_csv(&w, st);

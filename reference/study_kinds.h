@@ -77,6 +77,9 @@ void rl_study_remove_temps(const char *dir, long pid);
 /* for the kinds in other files (study_lockstep.c): one `sim` run into the trajectory CSV PATH (renamed into place
    when whole); one metrics row; a small numeric CSV (header + numbers) into *v (nrow × ncol, malloc'ed) */
 int rl_study_sim_to(rl_sim_args *sa, int f32, const char *path);
+/* open PATH (f32: floats written as such) for a worker and point SA's output at it; 0 or RL_EXIT_BADINPUT after
+   one line on stderr */
+int rl_study_open_csv(struct rl_csv *w, const char *path, int f32, rl_sim_args *sa);
 /* close W (0) or remove it (ST != 0: a failed point leaves no half-written file); the status */
 int rl_study_finish_csv(struct rl_csv *w, int st);
 void rl_study_row(struct rl_csv *w, const struct rl_spec *s, const struct rl_point *q, double dt, const char *metric,

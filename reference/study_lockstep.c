@@ -165,7 +165,7 @@ void rl_lockstep_done_path(char *p, size_t n, const char *dir, const rl_spec *s,
 }
 
 static int run_lockstep(const char *dir, const rl_point *q, rl_sim_args *sa) {
-  char path[4096], err[1024];
+  char path[4096];
   kind_path(path, sizeof path, dir, q, "");
   int st = rl_study_sim_to(sa, q->f32, path);
   if (st) return st;
@@ -175,12 +175,7 @@ static int run_lockstep(const char *dir, const rl_point *q, rl_sim_args *sa) {
   if ((st = rl_study_sim_to(&mj, 0, path))) return st;
   kind_path(path, sizeof path, dir, q, ".lock");
   rl_csv w;
-  if (rl_csv_open(&w, path, 0, err, sizeof err)) {
-    rl_errorf("%s", err);
-    return RL_EXIT_BADINPUT;
-  }
-  sa->c.out = &w;
-  sa->c.csv = path;
+  if (rl_study_open_csv(&w, path, 0, sa)) return RL_EXIT_BADINPUT;
   st = q->f32 ? rl32_study_lockstep(sa) : rl64_study_lockstep(sa);
   return rl_study_finish_csv(&w, st);
 }

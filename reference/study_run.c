@@ -133,6 +133,17 @@ void rl_study_remove_temps(const char *dir, long pid) {
 
 /* one sim run into PATH */
 /* close a study CSV: abort it (no half-written file) when the study failed, else rename it into place */
+int rl_study_open_csv(rl_csv *w, const char *path, int f32, rl_sim_args *sa) {
+  char err[1024];
+  if (rl_csv_open(w, path, f32, err, sizeof err)) {
+    rl_errorf("%s", err);
+    return RL_EXIT_BADINPUT;
+  }
+  sa->c.out = w;
+  sa->c.csv = path;
+  return 0;
+}
+
 int rl_study_finish_csv(rl_csv *w, int st) {
   char err[1024];
   if (st) {
@@ -147,14 +158,8 @@ int rl_study_finish_csv(rl_csv *w, int st) {
 }
 
 static int sim_to(rl_sim_args *sa, int f32, const char *path) {
-  char err[1024];
   rl_csv w;
-  if (rl_csv_open(&w, path, f32, err, sizeof err)) {
-    rl_errorf("%s", err);
-    return RL_EXIT_BADINPUT;
-  }
-  sa->c.out = &w;
-  sa->c.csv = path;
+  if (rl_study_open_csv(&w, path, f32, sa)) return RL_EXIT_BADINPUT;
   int st = f32 ? rl32_cmd_sim(sa) : rl64_cmd_sim(sa);
   return rl_study_finish_csv(&w, st);
 }
@@ -355,15 +360,10 @@ static int run_fp32(const char *dir, const rl_point *q, rl_sim_args *sa) {
 }
 
 static int run_residuals(const char *dir, const rl_point *q, rl_sim_args *sa) {
-  char path[4096], err[1024];
+  char path[4096];
   file_path(path, sizeof path, dir, q, ".res");
   rl_csv w;
-  if (rl_csv_open(&w, path, q->f32, err, sizeof err)) {
-    rl_errorf("%s", err);
-    return RL_EXIT_BADINPUT;
-  }
-  sa->c.out = &w;
-  sa->c.csv = path;
+  if (rl_study_open_csv(&w, path, q->f32, sa)) return RL_EXIT_BADINPUT;
   int st = q->f32 ? rl32_study_residuals(sa) : rl64_study_residuals(sa);
   return rl_study_finish_csv(&w, st);
 }
@@ -383,12 +383,7 @@ static int run_convergence(const char *dir, const rl_spec *s, const rl_point *q,
   }
   file_path(path, sizeof path, dir, q, ".conv");
   rl_csv w;
-  if (rl_csv_open(&w, path, 0, err, sizeof err)) {
-    rl_errorf("%s", err);
-    return RL_EXIT_BADINPUT;
-  }
-  sa->c.out = &w;
-  sa->c.csv = path;
+  if (rl_study_open_csv(&w, path, 0, sa)) return RL_EXIT_BADINPUT;
   sa->dt = q->dt;
   int st = !strcmp(q->engine, "avbd") ? rl64_study_convergence_avbd(sa, s->states, stride, NCONV_AVBD)
                                       : rl64_study_convergence(sa, s->states, stride, NCONV);
