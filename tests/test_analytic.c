@@ -14,50 +14,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char tmpdir[256];
+#include "rl_test_cli.h"
+
 static char out[1 << 16];
 
-static void setup(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/rl_analytic_XXXXXX");
-  cr_assert_not_null(mkdtemp(tmpdir));
-}
-static void teardown(void) {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-  if (system(cmd)) {}
-}
-
-/* run `rigidlab ARGS`, stdout+stderr into OUT; the exit status */
-static int rl(const char *args) {
-  char cmd[8192], path[512];
-  snprintf(path, sizeof path, "%s/log.txt", tmpdir);
-  snprintf(cmd, sizeof cmd, "%s %s > %s 2>&1", RIGIDLAB, args, path);
-  int st = system(cmd);
-  out[0] = 0;
-  FILE *f = fopen(path, "r");
-  if (f) {
-    size_t n = fread(out, 1, sizeof out - 1, f);
-    out[n] = 0;
-    fclose(f);
-  }
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* the value of METRIC of POINT in metrics.csv PATH; NAN when absent */
-static double metric_of(const char *path, const char *point, const char *metric) {
-  char line[1024], key[640];
-  double v = NAN;
-  FILE *f = fopen(path, "r");
-  if (!f) return v;
-  snprintf(key, sizeof key, ",%s,", point);
-  while (fgets(line, sizeof line, f)) {
-    char m[80], *p = strstr(line, key), *q;
-    snprintf(m, sizeof m, ",%s,", metric);
-    if (p && (q = strstr(line, m))) v = strtod(q + strlen(m), NULL);
-  }
-  fclose(f);
-  return v;
-}
+static void setup(void) { rl_cli_mkdtemp("analytic"); }
+static void teardown(void) { rl_cli_teardown(); }
+static int rl(const char *args) { return rl_cli_run(args, out, sizeof out); }
+#define metric_of rl_cli_metric
 
 static int count_lines(const char *path) {
   FILE *f = fopen(path, "r");

@@ -14,33 +14,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char tmpdir[256];
+#include "rl_test_cli.h"
 
-static void setup(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/rl_harness_XXXXXX");
-  cr_assert_not_null(mkdtemp(tmpdir));
-}
-static void teardown(void) {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-  if (system(cmd)) {}
-}
-
-/* run `rigidlab ARGS`, stdout+stderr into *out; the exit status */
-static int rl(const char *args, char *out, size_t outlen) {
-  char cmd[8192], path[512];
-  snprintf(path, sizeof path, "%s/log.txt", tmpdir);
-  snprintf(cmd, sizeof cmd, "%s %s > %s 2>&1", RIGIDLAB, args, path);
-  int st = system(cmd);
-  out[0] = 0;
-  FILE *f = fopen(path, "r");
-  if (f) {
-    size_t n = fread(out, 1, outlen - 1, f);
-    out[n] = 0;
-    fclose(f);
-  }
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
+static void setup(void) { rl_cli_mkdtemp("harness"); }
+static void teardown(void) { rl_cli_teardown(); }
+#define rl rl_cli_run
+#define metric_of rl_cli_metric
 
 static char *slurp(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -161,21 +140,6 @@ Test(harness, bad_specs_exit_2_naming_file_and_line) {
 }
 
 /* the value of METRIC at POINT in metrics.csv PATH (NAN when absent) */
-static double metric_of(const char *path, const char *point, const char *metric) {
-  char *t = slurp(path), key[640];
-  double v = NAN;
-  if (!t) return v;
-  snprintf(key, sizeof key, ",%s,", point);
-  for (char *l = strtok(t, "\n"); l; l = strtok(NULL, "\n")) {
-    char *p = strstr(l, key), m[80];
-    if (!p) continue;
-    snprintf(m, sizeof m, ",%s,", metric);
-    char *q = strstr(l, m);
-    if (q) v = strtod(q + strlen(m), NULL);
-  }
-  free(t);
-  return v;
-}
 
 #define STUDY(x) SRCDIR "/experiments/" x ".ini"
 
