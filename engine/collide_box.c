@@ -719,7 +719,7 @@ static int boxbox_edge(const boxbox_sat *S, rl_contact *con, real margin, const 
 /* An edge–edge manifold is inconsistent when a point's depth exceeds the overlap along the axis it was
  * built for: −dist > penetration + RL_BOXBOX_EDGE_SLACK·Σ half sizes.  MuJoCo's edge–edge branch does
  * this for an axis that is nearly a face normal (two perpendicular edges in parallel faces) when the
- * other box overhangs the face: it reports the lateral overhang as depth.  Never in f64 (slack < 0). */
+ * other box overhangs the face: it reports the lateral overhang as depth.  Off when the slack is < 0. */
 static int edge_depth_exceeds_overlap(const boxbox_sat *S, const rl_contact *c, int n, const real *size1,
                                       const real *size2) {
   if (RL_BOXBOX_EDGE_SLACK < 0 || S->face_code < 0) return 0;
@@ -753,7 +753,7 @@ int rl_collide_box_box(RL_NARROW_ARGS) {
   int n;
   if (S.code >= 12) n = boxbox_edge(&S, tmp, margin, g1->pos, g1->mat, g1->size, g2->size);
   if (S.code >= 12 && mode != RL_COLL_MUJOCO && edge_depth_exceeds_overlap(&S, tmp, n, g1->size, g2->size))
-    S.code = S.face_code; /* RL_COLL_MANIFOLD, f32: the face manifold instead (rl_prec.h) */
+    S.code = S.face_code; /* RL_COLL_MANIFOLD: the face manifold instead (rl_prec.h) */
   if (S.code < 12) n = boxbox_face(&S, tmp, margin, g1->pos, g1->mat, g1->size, g2->pos, g2->mat, g2->size);
   n = remove_repeated(tmp, n);
   if (n > RL_MAXCONPAIR) n = RL_MAXCONPAIR;

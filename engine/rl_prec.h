@@ -26,12 +26,16 @@ typedef double real;
 #define RL_FMT "%.17g"           /* round-trip exact printing */
 /* box–box (collide_box.c): MuJoCo's own rules.  Edge pairs with |e1 × e2| < 1e-15 (mjMINVAL) are
    parallel and skipped; an edge–edge axis replaces the best axis only if its penetration is below
-   best·(1 − 1e-12) − TIE_ABS·Σ half sizes (TIE_ABS = 0); the edge–edge manifold is kept whatever
-   depths it reports (EDGE_SLACK < 0: no check), in both collision modes. */
+   best·(1 − 1e-12) − TIE_ABS·Σ half sizes (TIE_ABS = 0).  `collision=mujoco` keeps MuJoCo's edge–edge
+   manifold whatever depths it reports; the default manifold mode replaces one that reports a point deeper
+   than the overlap along its own axis by more than EDGE_SLACK·Σ half sizes (MuJoCo's overhang case, where
+   the lateral overhang comes out as depth) with the best face axis's manifold.  The threshold is
+   geometric, not a rounding size: sound edge–edge manifolds exceed the overlap by ≤ 1.5e-7 of Σ half
+   sizes, the broken ones by > 1e-3 (collide_box.c). */
 #define RL_BOXBOX_PARALLEL 1e-15
 #define RL_BOXBOX_TIE_REL 1e-12
 #define RL_BOXBOX_TIE_ABS 0.0
-#define RL_BOXBOX_EDGE_SLACK (-1.0)
+#define RL_BOXBOX_EDGE_SLACK 3.4526698e-04
 #elif defined(RL_REAL_F32)
 typedef float real;
 #define RL_NAME(x) rl32_##x
