@@ -78,6 +78,9 @@ typedef struct rl_avbd_param {
   int iterations;      /* sweep budget per step */
   int contacts;        /* RL_AVBD_CONTACTS_* */
   int force_overflow;  /* debug: every body in the overflow (serial) color */
+  int threads;         /* > 1: the bodies of one color are updated by that many OpenMP threads (when the
+                          engine is built with OpenMP; results are bit-identical at any count, see
+                          avbd_sweep); ≤ 1: serial (default) */
   real alpha;          /* stabilization C̃ = C − α·C⁰ (contacts, limits) */
   real alpha_joint;    /* the same for the two-sided joint/equality rows (steady gap ≈ tol/(1 − α)) */
   real gamma;          /* warm start λ ·= αγ, ρ ·= γ */
@@ -170,6 +173,8 @@ typedef struct rl_avbd {
   real *vprev;              /* [nb×3] v_com at the previous step start (adaptive initial guess) */
   int *comp;                /* [nb] component root slot for the coarse step, −1 if none */
   real *cwork;              /* [nb×46] coarse-step sums */
+  real *upd;                /* [nb×2] last sweep's update sizes ‖δx‖, ‖δθ‖ per slot */
+  int *guard;               /* [nb] last sweep's guarded pivots per slot */
   long step0;               /* steps at the last rl_avbd_from_generalized (no previous velocity before) */
   void *buffer;
 } rl_avbd;
@@ -189,5 +194,7 @@ void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d);
 /* One step of size m->opt.timestep; returns RL_OK or RL_ERR_NUMERIC (non-finite state: the step is
    undone).  Diagnostics in am->stat. */
 rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d);
+/* 1 if this engine build runs prm.threads > 1 on OpenMP threads (built with OpenMP), else 0 */
+int rl_avbd_openmp(void);
 
 #endif

@@ -20,5 +20,6 @@
 #define rl_avbd_to_generalized RL_NAME(avbd_to_generalized)
 #define rl_avbd_load_contacts RL_NAME(avbd_load_contacts)
 #define rl_avbd_step RL_NAME(avbd_step)
+#define rl_avbd_openmp RL_NAME(avbd_openmp)
 
 #endif

@@ -2,6 +2,8 @@
  * compiled for (-DRL_REAL_F64 / -DRL_REAL_F32).  Every test prints the figures it checks, so they
  * can be quoted:  build-avbd/tests/test_avbd_f64 --verbose  (or ninja -C build-avbd test). */
 #include <criterion/criterion.h>
+#include <time.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1043,4 +1045,68 @@ Test(avbd, kkt_residuals_split_by_unit) {
   rl_data_free(d);
   rl_avbd_free(am);
   rl_pair_free(&p);
+}
+
+/* --- the optional OpenMP sweep (A17): the bodies of one color on several threads give bit-identical poses,
+   velocities, multipliers and statistics at any thread count (box_pyramid: 21 boxes, rl_collision contacts,
+   several colors with many bodies each; microduck: joints, servos, ground contacts).  Without OpenMP in
+   the build the threads setting is ignored and the runs are trivially equal; the test says which. */
+static void run_threads(const char *model, int data_contacts, int threads, long n, real *out, long *iters) {
+  rl_pair p;
+  load(&p, model, NULL);
+  rl_avbd *am = build(p.m);
+  if (data_contacts) am->prm.contacts = RL_AVBD_CONTACTS_DATA;
+  am->prm.threads = threads;
+  rl_data *d = rl_data_alloc(p.m);
+  rl_avbd_from_generalized(am, p.m, d);
+  *iters = 0;
+  for (long k = 0; k < n; k++) {
+    if (data_contacts) {
+      rl_avbd_to_generalized(am, p.m, d);
+      rl_kinematics(p.m, d);
+      rl_collision(p.m, d);
+      rl_avbd_load_contacts(am, p.m, d);
+    }
+    cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
+    *iters += am->stat.iterations + 1000L * am->stat.guarded;
+  }
+  for (int s = 0; s < am->nb; s++) {
+    memcpy(out + 13 * s, am->pose[s].x, sizeof(real) * 3);
+    memcpy(out + 13 * s + 3, am->pose[s].q, sizeof(real) * 4);
+    memcpy(out + 13 * s + 7, am->vel + 6 * s, sizeof(real) * 6);
+  }
+  for (int r = 0; r < am->nrow; r++) out[13 * am->nb + r] = am->row[r].lambda;
+  rl_data_free(d);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+}
+
+Test(avbd, openmp_sweep_bit_identical_at_any_thread_count, .timeout = 300) {
+  const char *built = rl_avbd_openmp() ? "with OpenMP" : "without OpenMP (threads ignored)";
+  static const struct { const char *model; int data; long n; } cases[] = {{SCENE("box_pyramid.xml"), 1, 60},
+                                                                          {SCENE("microduck.xml"), 0, 60}};
+  for (int c = 0; c < 2; c++) {
+    real *ref = calloc(4096, sizeof(real)), *got = calloc(4096, sizeof(real));
+    long it_ref, it;
+    double w[5];
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    run_threads(cases[c].model, cases[c].data, 1, cases[c].n, ref, &it_ref);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    w[1] = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    for (int t = 2; t <= 4; t++) {
+      memset(got, 0, 4096 * sizeof(real));
+      clock_gettime(CLOCK_MONOTONIC, &t0);
+      run_threads(cases[c].model, cases[c].data, t, cases[c].n, got, &it);
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      w[t] = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+      cr_expect_eq(memcmp(ref, got, 4096 * sizeof(real)), 0, "%s: %d threads differ from 1 thread", cases[c].model, t);
+      cr_expect_eq(it, it_ref, "%s: %d threads: sweeps/guards %ld vs %ld", cases[c].model, t, it, it_ref);
+    }
+    printf("avbd OpenMP sweep (%s, built %s): %s, %ld steps, 1 vs 2, 3, 4 threads bit-identical (wall %.2f / %.2f / %.2f / "
+           "%.2f s on %ld cores; not a benchmark)\n", RL_PREC_NAME, built, cases[c].model, cases[c].n, w[1], w[2], w[3], w[4],
+           sysconf(_SC_NPROCESSORS_ONLN));
+    free(ref);
+    free(got);
+  }
 }
