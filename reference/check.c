@@ -118,22 +118,11 @@ static long first_step(const char *dir, const rl_point *pts, int n, const char *
   return step;
 }
 
-static int mkdirs(const char *path) {
-  char p[4096];
-  rl_snprintf(p, sizeof p, "%s", path);
-  for (char *c = p + 1; *c; c++)
-    if (*c == '/') {
-      *c = 0;
-      if (mkdir(p, 0777) && errno != EEXIST) return -1;
-      *c = '/';
-    }
-  return mkdir(p, 0777) && errno != EEXIST ? -1 : 0;
-}
 
 static int update_baseline(const char *dir, const char *bdir, const char *name) {
   char from[4200], to[4200], tmp[4300], d[4200];
   rl_snprintf(d, sizeof d, "%s/%s", bdir, name);
-  if (mkdirs(d)) {
+  if (rl_mkdirs(d)) {
     rl_errorf("check: %s: cannot create: %s", d, strerror(errno));
     return RL_EXIT_BADINPUT;
   }

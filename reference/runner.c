@@ -29,8 +29,10 @@
 
 /* ---------- trajectory CSVs ---------- */
 
-int rl_traj_read(const char *path, rl_traj *t, char *err, int errlen) {
-  memset(t, 0, sizeof *t);
+int rl_numcsv_read(const char *path, char **header, int *nrow, int *ncol, double **v, char *err, int errlen) {
+  *nrow = *ncol = 0;
+  *v = NULL;
+  if (header) *header = NULL;
   FILE *f = fopen(path, "r");
   if (!f) {
     rl_snprintf(err, (size_t)errlen, "%s: cannot read: %s", path, strerror(errno));
@@ -38,57 +40,70 @@ int rl_traj_read(const char *path, rl_traj *t, char *err, int errlen) {
   }
   char *line = NULL;
   size_t cap = 0;
-  ssize_t len;
-  int cap_rows = 0;
-  t->c_step = t->c_qpos = t->c_iter = t->c_conv = t->c_pen = t->c_anchor = t->c_energy = -1;
-  if ((len = getline(&line, &cap, f)) <= 0) goto bad;
-  {
-    int c = 0;
-    for (char *save = NULL, *tok = strtok_r(line, ",\n", &save); tok; tok = strtok_r(NULL, ",\n", &save), c++) {
-      if (!strcmp(tok, "step")) t->c_step = c;
-      else if (!strncmp(tok, "qpos_", 5)) {
-        if (t->c_qpos < 0) t->c_qpos = c;
-        t->nq++;
-      } else if (!strcmp(tok, "iterations")) t->c_iter = c;
-      else if (!strcmp(tok, "converged")) t->c_conv = c;
-      else if (!strcmp(tok, "penetration_max")) t->c_pen = c;
-      else if (!strcmp(tok, "anchor_err_max")) t->c_anchor = c;
-      else if (!strcmp(tok, "energy")) t->c_energy = c;
-    }
-    t->ncol = c;
-  }
-  if (t->c_step < 0 || t->c_qpos < 0 || t->c_iter < 0 || t->c_conv < 0 || t->c_pen < 0 || t->c_anchor < 0 ||
-      t->c_energy < 0)
-    goto bad;
-  while ((len = getline(&line, &cap, f)) > 0) {
-    if (t->nrow == cap_rows) {
-      cap_rows = cap_rows ? 2 * cap_rows : 256;
-      t->v = realloc(t->v, sizeof(double) * (size_t)cap_rows * (size_t)t->ncol);
-    }
-    double *row = t->v + (size_t)t->nrow * (size_t)t->ncol;
-    char *p = line;
-    for (int c = 0; c < t->ncol; c++) {
+  int caprow = 0, lineno = 1;
+  if (getline(&line, &cap, f) <= 0) goto bad;
+  line[strcspn(line, "\r\n")] = 0;
+  *ncol = 1;
+  for (char *c = line; *c; c++) *ncol += *c == ',';
+  if (header) *header = strdup(line);
+  while (getline(&line, &cap, f) > 0) {
+    lineno++;
+    if (*nrow == caprow) *v = realloc(*v, sizeof(double) * (size_t)(caprow = caprow ? 2 * caprow : 256) * (size_t)*ncol);
+    char *q = line;
+    for (int c = 0; c < *ncol; c++) {
       char *end;
-      row[c] = strtod(p, &end);
-      if (end == p || (c + 1 < t->ncol && *end != ',')) goto bad;
-      p = end + 1;
+      (*v)[(size_t)*nrow * (size_t)*ncol + (size_t)c] = strtod(q, &end);
+      if (end == q || (c + 1 < *ncol && *end != ',')) goto bad;
+      q = end + 1;
     }
-    t->nrow++;
+    ++*nrow;
   }
   free(line);
   fclose(f);
-  if (!t->nrow) {
-    rl_snprintf(err, (size_t)errlen, "%s: no rows", path);
-    rl_traj_free(t);
-    return -1;
-  }
   return 0;
 bad:
   free(line);
   fclose(f);
-  rl_traj_free(t);
-  rl_snprintf(err, (size_t)errlen, "%s: not a trajectory CSV (sim --csv columns)", path);
+  free(*v);
+  *v = NULL;
+  if (header) {
+    free(*header);
+    *header = NULL;
+  }
+  rl_snprintf(err, (size_t)errlen, "%s:%d: malformed (%d numbers expected)", path, lineno, *ncol);
   return -1;
+}
+
+int rl_traj_read(const char *path, rl_traj *t, char *err, int errlen) {
+  memset(t, 0, sizeof *t);
+  char *hdr;
+  if (rl_numcsv_read(path, &hdr, &t->nrow, &t->ncol, &t->v, err, errlen)) return -1;
+  t->c_step = t->c_qpos = t->c_iter = t->c_conv = t->c_pen = t->c_anchor = t->c_energy = -1;
+  int c = 0;
+  for (char *save = NULL, *tok = strtok_r(hdr, ",", &save); tok; tok = strtok_r(NULL, ",", &save), c++) {
+    if (!strcmp(tok, "step")) t->c_step = c;
+    else if (!strncmp(tok, "qpos_", 5)) {
+      if (t->c_qpos < 0) t->c_qpos = c;
+      t->nq++;
+    } else if (!strcmp(tok, "iterations")) t->c_iter = c;
+    else if (!strcmp(tok, "converged")) t->c_conv = c;
+    else if (!strcmp(tok, "penetration_max")) t->c_pen = c;
+    else if (!strcmp(tok, "anchor_err_max")) t->c_anchor = c;
+    else if (!strcmp(tok, "energy")) t->c_energy = c;
+  }
+  free(hdr);
+  if (t->c_step < 0 || t->c_qpos < 0 || t->c_iter < 0 || t->c_conv < 0 || t->c_pen < 0 || t->c_anchor < 0 ||
+      t->c_energy < 0) {
+    rl_traj_free(t);
+    rl_snprintf(err, (size_t)errlen, "%s: not a trajectory CSV (sim --csv columns)", path);
+    return -1;
+  }
+  if (!t->nrow) {
+    rl_traj_free(t);
+    rl_snprintf(err, (size_t)errlen, "%s: no rows", path);
+    return -1;
+  }
+  return 0;
 }
 
 void rl_traj_free(rl_traj *t) {
@@ -143,7 +158,7 @@ long rl_metric_step(int metric, const rl_traj *t, const double *r) {
 
 /* ---------- small file helpers ---------- */
 
-static int mkdirs(const char *path) {
+int rl_mkdirs(const char *path) {
   char p[4096];
   rl_snprintf(p, sizeof p, "%s", path);
   for (char *c = p + 1; *c; c++)
@@ -451,7 +466,7 @@ static int run_study(const char *path, const rl_run_args *a, int jobs) {
   }
   rl_snprintf(dir, sizeof dir, "%s/%s", a->out, s.name);
   int st = 0;
-  if (mkdirs(dir)) {
+  if (rl_mkdirs(dir)) {
     rl_errorf("run: %s: cannot create: %s", dir, strerror(errno));
     st = RL_EXIT_BADINPUT;
     goto out;
@@ -595,7 +610,7 @@ int rl_merge(const char *out, const char *const *dirs, int ndirs) {
     const char *name = strrchr(sd[i], '/') ? strrchr(sd[i], '/') + 1 : sd[i];
     char dir[4096], p[4300], err[1024];
     rl_snprintf(dir, sizeof dir, "%s/%s", out, name);
-    if (mkdirs(dir)) {
+    if (rl_mkdirs(dir)) {
       rl_errorf("merge: %s: cannot create: %s", dir, strerror(errno));
       st = RL_EXIT_BADINPUT;
       break;

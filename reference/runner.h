@@ -39,6 +39,12 @@ typedef struct rl_traj {
   int c_step, c_qpos, nq, c_iter, c_conv, c_pen, c_anchor, c_energy;
 } rl_traj;
 int rl_traj_read(const char *path, rl_traj *t, char *err, int errlen);
+/* A numeric CSV: the header line (malloc'ed into *HEADER unless NULL; its commas give ncol) and nrow × ncol
+   numbers into *V (malloc'ed, row-major; every row exactly ncol comma-separated numbers).  0, or −1 with
+   "PATH[:LINE]: …" in err and nothing allocated. */
+int rl_numcsv_read(const char *path, char **header, int *nrow, int *ncol, double **v, char *err, int errlen);
+/* mkdir -p PATH; 0 or −1 (errno) */
+int rl_mkdirs(const char *path);
 void rl_traj_free(rl_traj *t);
 /* running value r[0..nrow−1] of METRIC (the metric is r[nrow−1]); ref is needed by the qpos errors.
    Returns 0, or −1 when the metric cannot be computed (no reference). */

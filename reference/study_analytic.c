@@ -192,33 +192,23 @@ static int write_expect(const char *dir, const rl_point *q, const amodel *a) {
   rl_csv_end_row(&w);
   for (int c = 0; c < NEXPECT; c++) rl_csv_num(&w, x[c]);
   rl_csv_end_row(&w);
-  if (rl_csv_close(&w, err, sizeof err)) {
-    rl_errorf("%s", err);
-    return RL_EXIT_BADINPUT;
-  }
-  return 0;
+  return rl_study_finish_csv(&w, 0);
 }
 
 static int read_expect(const char *dir, const rl_point *q, amodel *a, char *err, int errlen) {
-  char path[4096], line[4096];
-  double x[NEXPECT];
+  char path[4096];
+  int nrow, ncol;
+  double *x;
   rl_snprintf(path, sizeof path, "%s/traj_%s.expect.csv", dir, q->id);
-  FILE *f = fopen(path, "r");
-  int n = 0;
-  if (f && fgets(line, sizeof line, f) && fgets(line, sizeof line, f)) {
-    char *p = line, *end;
-    for (; n < NEXPECT; n++, p = end + 1) {
-      x[n] = strtod(p, &end);
-      if (end == p || (*end != ',' && n + 1 < NEXPECT)) break;
-    }
-  }
-  if (f) fclose(f);
-  if (n < NEXPECT) {
-    rl_snprintf(err, (size_t)errlen, "%s: missing or malformed (%d numbers expected)", path, NEXPECT);
+  if (rl_numcsv_read(path, NULL, &nrow, &ncol, &x, err, errlen)) return -1;
+  if (nrow != 1 || ncol != NEXPECT) {
+    free(x);
+    rl_snprintf(err, (size_t)errlen, "%s: %d rows of %d numbers (1 row of %d expected)", path, nrow, ncol, NEXPECT);
     return -1;
   }
   memset(a, 0, sizeof *a);
   amodel_unpack(x, a);
+  free(x);
   return 0;
 }
 

@@ -74,14 +74,13 @@ int rl_study_metrics(struct rl_csv *w, const char *dir, const struct rl_spec *s,
                      int errlen);
 /* remove DIR's temporaries of worker PID (NAME.tmp.PID) */
 void rl_study_remove_temps(const char *dir, long pid);
-/* for the kinds in other files (study_lockstep.c): one `sim` run into the trajectory CSV PATH (renamed into place
-   when whole); one metrics row; a small numeric CSV (header + numbers) into *v (nrow × ncol, malloc'ed) */
+/* one `sim` run into the trajectory CSV PATH (renamed into place when whole) */
 int rl_study_sim_to(rl_sim_args *sa, int f32, const char *path);
 /* open PATH (f32: floats written as such) for a worker and point SA's output at it; 0 or RL_EXIT_BADINPUT after
    one line on stderr */
 int rl_study_open_csv(struct rl_csv *w, const char *path, int f32, rl_sim_args *sa);
 /* close W (0) or remove it (ST != 0: a failed point leaves no half-written file); the status */
 int rl_study_finish_csv(struct rl_csv *w, int st);
+/* one metrics.csv row: study,point,engine,precision,dt,metric,value,step,index */
 void rl_study_row(struct rl_csv *w, const struct rl_spec *s, const struct rl_point *q, double dt, const char *metric,
                   double v, long step);
-int rl_study_table_read(const char *path, int *nrow, int *ncol, double **v, char *err, int errlen);

@@ -211,7 +211,7 @@ static int metrics_lockstep(rl_csv *w, const char *dir, const rl_spec *s, const 
   int nrow, ncol;
   double *v;
   kind_path(path, sizeof path, dir, q, ".lock");
-  if (rl_study_table_read(path, &nrow, &ncol, &v, err, errlen)) return -1;
+  if (rl_numcsv_read(path, NULL, &nrow, &ncol, &v, err, errlen)) return -1;
   rl_traj t, ref;
   kind_path(path, sizeof path, dir, q, "");
   if (rl_traj_read(path, &t, err, errlen)) {

@@ -60,39 +60,7 @@ typedef struct table {
 } table;
 
 static int table_read(const char *path, table *t, char *err, int errlen) {
-  memset(t, 0, sizeof *t);
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    rl_snprintf(err, (size_t)errlen, "%s: cannot read: %s", path, strerror(errno));
-    return -1;
-  }
-  char *line = NULL;
-  size_t cap = 0;
-  int caprow = 0;
-  if (getline(&line, &cap, f) <= 0) goto bad;
-  t->ncol = 1;
-  for (char *c = line; *c; c++) t->ncol += *c == ',';
-  while (getline(&line, &cap, f) > 0) {
-    if (t->nrow == caprow) t->v = realloc(t->v, sizeof(double) * (size_t)(caprow = caprow ? 2 * caprow : 256) * (size_t)t->ncol);
-    char *p = line;
-    for (int c = 0; c < t->ncol; c++) {
-      char *end;
-      t->v[(size_t)t->nrow * (size_t)t->ncol + (size_t)c] = strtod(p, &end);
-      if (end == p) goto bad;
-      p = end + 1;
-    }
-    t->nrow++;
-  }
-  free(line);
-  fclose(f);
-  return 0;
-bad:
-  free(line);
-  fclose(f);
-  free(t->v);
-  t->v = NULL;
-  rl_snprintf(err, (size_t)errlen, "%s: malformed", path);
-  return -1;
+  return rl_numcsv_read(path, NULL, &t->nrow, &t->ncol, &t->v, err, errlen);
 }
 
 #define TV(t, r, c) ((t)->v[(size_t)(r) * (size_t)(t)->ncol + (size_t)(c)])
@@ -157,7 +125,7 @@ int rl_study_finish_csv(rl_csv *w, int st) {
   return 0;
 }
 
-static int sim_to(rl_sim_args *sa, int f32, const char *path) {
+int rl_study_sim_to(rl_sim_args *sa, int f32, const char *path) {
   rl_csv w;
   if (rl_study_open_csv(&w, path, f32, sa)) return RL_EXIT_BADINPUT;
   int st = f32 ? rl32_cmd_sim(sa) : rl64_cmd_sim(sa);
@@ -233,7 +201,7 @@ static int run_refinement(const char *dir, const rl_spec *s, const rl_point *q, 
     file_path(path, sizeof path, dir, q, suf);
     sa->dt = ldexp(dt0, -k);
     sa->steps = steps0 << k;
-    st = sim_to(sa, q->f32, path);
+    st = rl_study_sim_to(sa, q->f32, path);
   }
   if (st) return st;
   if ((st = ode_reference(dir, q, sa, dt0 * (double)steps0, rl_spec_uses(s, RL_REF_GSL_ODE)))) return st;
@@ -296,11 +264,11 @@ static int run_refinement(const char *dir, const rl_spec *s, const rl_point *q, 
 static int run_fp32(const char *dir, const rl_point *q, rl_sim_args *sa) {
   char path[4096], err[1024];
   file_path(path, sizeof path, dir, q, "");
-  int st = sim_to(sa, 0, path);
+  int st = rl_study_sim_to(sa, 0, path);
   if (!st) {
     char p32[4096];
     file_path(p32, sizeof p32, dir, q, ".f32");
-    st = sim_to(sa, 1, p32);
+    st = rl_study_sim_to(sa, 1, p32);
   }
   if (st) return st;
   rl_traj t;
@@ -723,14 +691,5 @@ int rl_study_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_poin
 
 /* ---------- helpers for the kinds in other files (study_kinds.h) ---------- */
 
-int rl_study_sim_to(rl_sim_args *sa, int f32, const char *path) { return sim_to(sa, f32, path); }
 
 
-int rl_study_table_read(const char *path, int *nrow, int *ncol, double **v, char *err, int errlen) {
-  table t;
-  if (table_read(path, &t, err, errlen)) return -1;
-  *nrow = t.nrow;
-  *ncol = t.ncol;
-  *v = t.v;
-  return 0;
-}

@@ -21,6 +21,7 @@
 #include <string.h>
 #include "csv.h"
 #include "mj_load.h"
+#include "runner.h"
 #include "spec.h"
 #include "study_kinds.h"
 #include "study_speed.h"
@@ -88,27 +89,24 @@ static double median(double *x, size_t n) {
 }
 
 int rl_study_speed_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *q, char *err, int errlen) {
-  char path[4096], line[512];
+  char path[4096], *hdr;
   speed_path(path, sizeof path, dir, q);
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    rl_snprintf(err, (size_t)errlen, "%s: cannot read: %s", path, strerror(errno));
-    return -1;
-  }
-  double tr[SPEED_REPS], tm[SPEED_REPS];
+  int nrow, ncol;
+  double *v, tr[SPEED_REPS], tm[SPEED_REPS];
+  if (rl_numcsv_read(path, &hdr, &nrow, &ncol, &v, err, errlen)) return -1;
+  int bad = strcmp(hdr, "rep,steps,ns_per_step,mujoco_ns_per_step") || nrow > SPEED_REPS, at = 0;
   long steps = 0;
   size_t n = 0;
-  int lineno = 1, bad = !fgets(line, sizeof line, f) || strncmp(line, "rep,steps,ns_per_step,mujoco_ns_per_step", 40);
-  while (!bad && fgets(line, sizeof line, f)) {
-    int rep;
-    lineno++;
-    bad = n == SPEED_REPS || sscanf(line, "%d,%ld,%lf,%lf", &rep, &steps, &tr[n], &tm[n]) != 4 || !(tr[n] > 0) ||
-          !(tm[n] > 0);
-    n++;
+  for (int r = 0; r < nrow && !bad; r++, n++) {
+    steps = (long)v[4 * r + 1];
+    tr[n] = v[4 * r + 2];
+    tm[n] = v[4 * r + 3];
+    if (!(tr[n] > 0) || !(tm[n] > 0)) bad = 1, at = r + 2;
   }
-  fclose(f);
+  free(hdr);
+  free(v);
   if (bad) {
-    rl_snprintf(err, (size_t)errlen, "%s:%d: malformed (rep,steps,ns_per_step,mujoco_ns_per_step)", path, lineno);
+    rl_snprintf(err, (size_t)errlen, "%s:%d: malformed (rep,steps,ns_per_step,mujoco_ns_per_step)", path, at ? at : 1);
     return -1;
   }
   if (!n) return 0; /* the engine cannot run this scene: no metrics */
