@@ -105,6 +105,18 @@ static real disc_k(const rl_data *d, const rl_contact *con, int i) {
   return d->efc_D[i + 1] / (con->friction[0] * con->friction[0]);
 }
 
+/* One-sided row i: cost ½·D·jar² (force −D·jar, already set) while jar < 0, else satisfied, force 0;
+   returns the cost */
+static real one_sided(int i, const real *jar, const real *D, real *force, int *state) {
+  if (jar[i] >= 0) {
+    force[i] = 0;
+    state[i] = RL_CNSTRSTATE_SATISFIED;
+    return 0;
+  }
+  state[i] = RL_CNSTRSTATE_QUADRATIC;
+  return (real)0.5 * D[i] * jar[i] * jar[i];
+}
+
 /* Forces, states and cost s(jar) of every row (mj_constraintUpdate); with hess, the dim×dim Hessian of
    each row block in the CONE state is written at coneH + 6·(its first row).  latch != NULL: signorini. */
 static real constraint_update(const rl_model *m, const rl_data *d, const real *jar, const real *latch, real *force,
@@ -136,14 +148,7 @@ static real constraint_update(const rl_model *m, const rl_data *d, const real *j
   }
   for (int i = ne + nf; i < nefc; i++) {
     if (d->efc_type[i] != RL_CNSTR_CONTACT_ELLIPTIC) {
-      /* one-sided: ½·D·jar² when jar < 0 */
-      if (jar[i] >= 0) {
-        force[i] = 0;
-        state[i] = RL_CNSTRSTATE_SATISFIED;
-      } else {
-        s += (real)0.5 * D[i] * jar[i] * jar[i];
-        state[i] = RL_CNSTRSTATE_QUADRATIC;
-      }
+      s += one_sided(i, jar, D, force, state);
       continue;
     }
     const rl_contact *con = d->contact + d->efc_id[i];
@@ -152,13 +157,7 @@ static real constraint_update(const rl_model *m, const rl_data *d, const real *j
     real mu = con->mu;
     if (latch) {
       /* signorini: one-sided normal row, friction disc of radius latch */
-      if (jar[i] >= 0) {
-        force[i] = 0;
-        state[i] = RL_CNSTRSTATE_SATISFIED;
-      } else {
-        s += (real)0.5 * D[i] * jar[i] * jar[i];
-        state[i] = RL_CNSTRSTATE_QUADRATIC;
-      }
+      s += one_sided(i, jar, D, force, state);
       real u[6], T = 0, k = disc_k(d, con, i), b = latch[i];
       for (int j = 1; j < dim; j++) {
         u[j] = jar[i + j] * fr[j - 1];
