@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "rl_test_pair.h"
 #include "states.h"
 #include "tolerances.h"
 #include "verify.h"
@@ -86,31 +87,12 @@ Test(constraint_verify, options) {
 
 /* ------------------------------------------------------------------ module-level fixture */
 
-typedef struct fixture {
-  rl_pair p;
-  mjData *mjd;
-  rl_data *d;
-  rl_states S;
-} fixture;
 
+/* the fixture with this suite's seed (rl_test_pair.h) */
 static void fixture_open(fixture *f, const char *model, const char *const *opts, int nopts, int nstates) {
-  rl_common_args a;
-  memset(&a, 0, sizeof a);
-  a.model = model;
-  for (int i = 0; i < nopts; i++) a.opts[a.nopts++] = opts[i];
-  char err[512];
-  cr_assert_eq(rl_pair_load(&f->p, &a, 0, err, sizeof err), 0, "%s", err);
-  f->mjd = mj_makeData(f->p.mjm);
-  f->d = rl_data_alloc(f->p.m);
-  cr_assert_eq(rl_states_draw(f->p.mjm, nstates, 3, &f->S), 0);
+  fixture_open_seeded(f, model, opts, nopts, nstates, 3);
 }
 
-static void fixture_close(fixture *f) {
-  rl_states_free(&f->S);
-  rl_data_free(f->d);
-  mj_deleteData(f->mjd);
-  rl_pair_free(&f->p);
-}
 
 /* one comparison table row per module quantity, storage for n states */
 typedef struct table {

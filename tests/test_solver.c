@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "lapack_ref.h"
 #include "pair.h"
+#include "rl_test_pair.h"
 #include "states.h"
 
 #define SCENE(name) SRCDIR "/experiments/scenes/" name
@@ -22,36 +23,12 @@
 #define TOL(f64, f32) (f64)
 #endif
 
-/* one extracted problem per state: a model pair, MuJoCo's data, our data */
-typedef struct fixture {
-  rl_pair p;
-  mjData *mjd;
-  rl_data *d;
-  rl_states S;
-} fixture;
 
-static int fixture_open(fixture *f, const char *model, const char *const *opts, int nopts, int nstates) {
-  rl_common_args a;
-  memset(&a, 0, sizeof a);
-  a.model = model;
-  for (int i = 0; i < nopts; i++) a.opts[a.nopts++] = opts[i];
-  char err[512];
-  if (rl_pair_load(&f->p, &a, 0, err, sizeof err)) {
-    cr_log_error("%s", err);
-    return -1;
-  }
-  f->mjd = mj_makeData(f->p.mjm);
-  f->d = rl_data_alloc(f->p.m);
-  rl_states_draw(f->p.mjm, nstates, 11, &f->S);
-  return 0;
+/* the fixture with this suite's seed (rl_test_pair.h; a load error fails the test) */
+static void fixture_open(fixture *f, const char *model, const char *const *opts, int nopts, int nstates) {
+  fixture_open_seeded(f, model, opts, nopts, nstates, 11);
 }
 
-static void fixture_close(fixture *f) {
-  rl_states_free(&f->S);
-  rl_data_free(f->d);
-  mj_deleteData(f->mjd);
-  rl_pair_free(&f->p);
-}
 
 /* state s → MuJoCo's problem in f->d; 0 if it has rows */
 static int fixture_state(fixture *f, int s) {
@@ -77,7 +54,7 @@ static double rel_err(const real *x, const double *ref, int n) {
 static void check_model(const char *model, const char *cone, int solver, int nstates) {
   const char *opts[1] = {cone};
   fixture f;
-  cr_assert_eq(fixture_open(&f, model, opts, cone ? 1 : 0, nstates), 0);
+  fixture_open(&f, model, opts, cone ? 1 : 0, nstates);
   rl_model mt = *f.p.m;
   mt.opt.solver = solver;
   mt.opt.contact_resolution = RL_RES_CONVEX;
@@ -153,7 +130,7 @@ Test(solver, humanoid_both_solvers_both_cones, .timeout = 300) {
 /* Same algorithm, same arithmetic order: with MuJoCo's default tolerance we stop where MuJoCo stops. */
 Test(solver, newton_matches_mujoco_iterate) {
   fixture f;
-  cr_assert_eq(fixture_open(&f, SCENE("box_stack.xml"), NULL, 0, 12), 0);
+  fixture_open(&f, SCENE("box_stack.xml"), NULL, 0, 12);
   rl_model mm = *f.p.m;
   mm.opt.contact_resolution = RL_RES_CONVEX;
   for (int s = 0; s < f.S.n; s++) {
@@ -170,7 +147,7 @@ Test(solver, newton_matches_mujoco_iterate) {
 /* iterations = 1 with an unreachable tolerance: recorded as not converged, never fatal, still a descent */
 Test(solver, forced_nonconvergence_is_recorded) {
   fixture f;
-  cr_assert_eq(fixture_open(&f, SCENE("box_stack.xml"), NULL, 0, 12), 0);
+  fixture_open(&f, SCENE("box_stack.xml"), NULL, 0, 12);
   rl_model mm = *f.p.m;
   mm.opt.iterations = 1;
   mm.opt.tolerance = 0;
@@ -197,7 +174,7 @@ Test(solver, forced_nonconvergence_is_recorded) {
 /* the warm start is used when it is cheaper: solving from the optimum takes no more than one iteration */
 Test(solver, warm_start_from_optimum) {
   fixture f;
-  cr_assert_eq(fixture_open(&f, SCENE("box_stack.xml"), NULL, 0, 12), 0);
+  fixture_open(&f, SCENE("box_stack.xml"), NULL, 0, 12);
   rl_model mm = *f.p.m;
   mm.opt.contact_resolution = RL_RES_CONVEX;
   for (int s = 0; s < f.S.n; s++) {
@@ -220,7 +197,7 @@ Test(solver, warm_start_from_optimum) {
 Test(solver, skyline_equals_dense_humanoid100, .timeout = 300) {
   if (access(HUMANOID100, R_OK)) cr_skip_test("libmujoco-samples not installed");
   fixture f;
-  cr_assert_eq(fixture_open(&f, HUMANOID100, NULL, 0, 6), 0);
+  fixture_open(&f, HUMANOID100, NULL, 0, 6);
   int nv = f.p.m->nv, nsky = 0;
   real *qd = calloc((size_t)nv, sizeof(real));
   for (int s = 0; s < f.S.n; s++) {
@@ -307,7 +284,7 @@ Test(solver, hfactor_update_downdate) {
 
 Test(solver, options_checked_at_build) {
   fixture f;
-  cr_assert_eq(fixture_open(&f, SCENE("incline.xml"), NULL, 0, 1), 0);
+  fixture_open(&f, SCENE("incline.xml"), NULL, 0, 1);
   rl_model mm = *f.p.m;
   char err[256];
   mm.opt.cone = RL_CONE_PYRAMIDAL;
@@ -336,7 +313,7 @@ Test(solver, options_checked_at_build) {
 Test(solver, signorini_incline_slides_at_coulomb_rate) {
   const char *opts[1] = {"cone=elliptic"};
   fixture f;
-  cr_assert_eq(fixture_open(&f, SCENE("incline.xml"), opts, 1, 1), 0);
+  fixture_open(&f, SCENE("incline.xml"), opts, 1, 1);
   const mjModel *mjm = f.p.mjm;
   real mu = (real)0.2;
   for (int g = 0; g < mjm->ngeom; g++) f.p.mjm->geom_friction[3 * g] = mu;
@@ -551,7 +528,7 @@ Test(solver, aba_equals_dense_chain) {
   for (int len = 10; len <= 24; len += 14) {
     chain_xml(xml, sizeof xml, len);
     cr_assert_eq(write_tmp_model(path, xml), 0);
-    cr_assert_eq(fixture_open(&f, path, NULL, 0, 8), 0);
+    fixture_open(&f, path, NULL, 0, 8);
     unlink(path);
     double e = 0, bw = 0;
     int nrows = 0, n = aba_vs_dense(&f, &e, &bw, &nrows);
@@ -566,7 +543,7 @@ Test(solver, aba_equals_dense_chain) {
      skyline's */
   chain_xml(xml, sizeof xml, 40);
   cr_assert_eq(write_tmp_model(path, xml), 0);
-  cr_assert_eq(fixture_open(&f, path, NULL, 0, 8), 0);
+  fixture_open(&f, path, NULL, 0, 8);
   unlink(path);
   rl_model mm = *f.p.m;
   for (int s = 0; s < f.S.n; s++) {
@@ -602,7 +579,7 @@ Test(solver, aba_equals_dense_frictionloss_tree) {
   char path[64];
   cr_assert_eq(write_tmp_model(path, FRICTION_TREE), 0);
   fixture f;
-  cr_assert_eq(fixture_open(&f, path, NULL, 0, 8), 0);
+  fixture_open(&f, path, NULL, 0, 8);
   double e = 0, bw = 0;
   int nrows = 0, n = aba_vs_dense(&f, &e, &bw, &nrows);
   cr_expect(n >= 4, "tree: %d states checked (ABA refused: -1)", n);
@@ -636,7 +613,7 @@ Test(solver, aba_equals_dense_microduck_contacts, .timeout = 120) {
   const char *cones[3] = {NULL, "cone=elliptic", "cone=elliptic"};
   for (int c = 0; c < 3; c++) {
     fixture f;
-    cr_assert_eq(fixture_open(&f, SCENE("microduck.xml"), cones + c, cones[c] ? 1 : 0, 10), 0);
+    fixture_open(&f, SCENE("microduck.xml"), cones + c, cones[c] ? 1 : 0, 10);
     const rl_model *m = f.p.m;
     if (c == 0) {
       double e = 0, bw = 0;
@@ -674,7 +651,7 @@ Test(solver, aba_equals_dense_microduck_contacts, .timeout = 120) {
 /* a contact between two moving bodies cannot enter a body inertia: ABA refused, the solver falls back */
 Test(solver, aba_refused_body_body_contact) {
   fixture f;
-  cr_assert_eq(fixture_open(&f, SCENE("box_stack.xml"), NULL, 0, 1), 0);
+  fixture_open(&f, SCENE("box_stack.xml"), NULL, 0, 1);
   const rl_model *m = f.p.m;
   rl_data_reset(m, f.d);
   int found = 0;
@@ -719,7 +696,7 @@ Test(solver, aba_refuses_foreign_m) {
   chain_xml(xml, sizeof xml, 12);
   cr_assert_eq(write_tmp_model(path, xml), 0);
   fixture f;
-  cr_assert_eq(fixture_open(&f, path, NULL, 0, 4), 0);
+  fixture_open(&f, path, NULL, 0, 4);
   int n = 0;
   for (int s = 0; s < f.S.n; s++) {
     if (fixture_state(&f, s)) continue; /* MuJoCo's problem: our cdof/crb were never computed */
@@ -790,7 +767,7 @@ Test(solver, recursive_path_equals_factored_chain30) {
   chain_xml(xml, sizeof xml, 30);
   cr_assert_eq(write_tmp_model(path, xml), 0);
   fixture f;
-  cr_assert_eq(fixture_open(&f, path, NULL, 0, 8), 0);
+  fixture_open(&f, path, NULL, 0, 8);
   unlink(path);
   const rl_model *m = f.p.m;
   const rl_states *S = &f.S;
