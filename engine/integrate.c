@@ -40,8 +40,10 @@ static int has_damping(const rl_model *m) {
 }
 
 /* Semi-implicit Euler with implicit dof damping (MuJoCo's mj_Euler):
-   with any damping b > 0, q̈' solves (M + h·diag(b))·q̈' = qfrc_smooth + qfrc_constraint, else q̈' = q̈. */
+   with any damping b > 0, q̈' solves (M + h·diag(b))·q̈' = qfrc_smooth + qfrc_constraint, else q̈' = q̈.
+   f64: the LᵀDL of qM + h·diag(b), as MuJoCo; f32 (RL_LOCAL_FRAMES): the local-frame recursion. */
 void rl_euler(const rl_model *m, rl_data *d) {
+  if (RL_LOCAL_FRAMES && rl_euler_recursive(m, d) == 0) return;
   if (!has_damping(m)) {
     advance(m, d, d->qacc);
     return;
@@ -60,8 +62,9 @@ void rl_euler(const rl_model *m, rl_data *d) {
   rl_arena_release(d, mark);
 }
 
-/* rl_euler on the recursive path (no qM): (M + h·diag(b))·q̈' = qfrc_smooth + qfrc_constraint by the
-   articulated-body recursion with armature + h·b, O(nv).  −1 (nothing advanced) when the arena is too small. */
+/* rl_euler without qM: (M + h·diag(b))·q̈' = qfrc_smooth + qfrc_constraint by the articulated-body
+   recursion at each body's COM (rl_solve_m_local) with armature + h·b, O(nv).  −1 (nothing advanced) when
+   the arena is too small. */
 int rl_euler_recursive(const rl_model *m, rl_data *d) {
   if (!has_damping(m)) {
     advance(m, d, d->qacc);
@@ -72,7 +75,7 @@ int rl_euler_recursive(const rl_model *m, rl_data *d) {
   int ok = acc != NULL;
   if (ok) {
     for (int i = 0; i < m->nv; i++) acc[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
-    ok = rl_solve_m_recursive(m, d, acc, m->opt.timestep, m->dof_damping) == 0;
+    ok = rl_solve_m_local(m, d, acc, m->opt.timestep, m->dof_damping) == 0;
   }
   if (ok) advance(m, d, acc);
   rl_arena_release(d, mark);

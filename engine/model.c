@@ -40,15 +40,15 @@ const char *rl_model_name(const rl_model *m, int adr) {
 }
 
 /* Arena size: the largest temporary any stage needs (reals).  RK4 keeps 4 derivative
-   copies of (qvel, qacc) plus the start state; the Euler damping solve keeps an nM copy. */
+   copies of (qvel, qacc) plus the start state; the Euler damping solve keeps an nM copy; the local-frame
+   recursions (bias forces, M⁻¹, the recursive Euler solve) take rl_local_arena. */
 static size_t arena_reals(const rl_model *m) {
   size_t nv = (size_t)m->nv, nq = (size_t)m->nq;
   size_t rk4 = 2 * nq + 12 * nv + 64;
   size_t euler = 2 * (size_t)m->nM + 3 * nv + 64;
-  if (rl_aba_arena(m) + 2 * nv + 64 > euler) euler = rl_aba_arena(m) + 2 * nv + 64; /* recursive damping solve */
-  size_t rne = 6 * (size_t)m->nbody + 64;
+  size_t local = rl_local_arena(m) + nv + 64; /* rl_rne_local, rl_solve_m_local (qacc_smooth, Euler) */
   size_t n = rk4 > euler ? rk4 : euler;
-  if (rne > n) n = rne;
+  if (local > n) n = local;
   size_t mod = rl_collision_arena(m);
   if (rl_constraint_arena(m) > mod) mod = rl_constraint_arena(m);
   if (rl_solver_arena(m) > mod) mod = rl_solver_arena(m);

@@ -20,7 +20,11 @@
   X(ctrl, nu, 1)         \
   X(qfrc_applied, nv, 1)
 
-/* derived quantities, recomputed by the stages */
+/* derived quantities, recomputed by the stages.  xpos_rel = xpos − xpos_parent and xanchor_rel = xanchor −
+   xpos_body, formed by rl_kinematics from link-sized terms (not as differences of world positions): the
+   local-frame recursions (smooth_local.c) take their lever arms from them.  cdof_local, body_shift and
+   weld_shift are those recursions' geometry (rl_local_frames, called by rl_com_pos): motion subspaces at
+   each dof's body COM, q_b − q_parent, and q_b − q_w with w the weld root of b's parent. */
 #define RL_DATA_DERIVED(X)  \
   X(qacc, nv, 1)            \
   X(xpos, nbody, 3)         \
@@ -30,11 +34,16 @@
   X(ximat, nbody, 9)        \
   X(xanchor, njnt, 3)       \
   X(xaxis, njnt, 3)         \
+  X(xpos_rel, nbody, 3)     \
+  X(xanchor_rel, njnt, 3)   \
   X(geom_xpos, ngeom, 3)    \
   X(geom_xmat, ngeom, 9)    \
   X(subtree_com, nbody, 3)  \
   X(cinert, nbody, 10)      \
   X(cdof, nv, 6)            \
+  X(cdof_local, nv, 6)      \
+  X(body_shift, nbody, 3)   \
+  X(weld_shift, nbody, 3)   \
   X(crb, nbody, 10)         \
   X(qM, nM, 1)              \
   X(qLD, nM, 1)             \

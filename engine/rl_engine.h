@@ -51,8 +51,14 @@ void rl_jac_point(const rl_model *m, const rl_data *d, real *jacp, real *jacr, c
 void rl_com_vel(const rl_model *m, rl_data *d);
 /* Joint springs −k(q − q_spring) (quaternion difference for ball/free) and dof damping −b·q̇. */
 void rl_passive(const rl_model *m, rl_data *d);
-/* Recursive Newton–Euler with q̈ = 0: qfrc_bias = C(q,q̇)q̇ + g(q). */
+/* Recursive Newton–Euler with q̈ = 0: qfrc_bias = C(q,q̇)q̇ + g(q).  rl_rne_com in f64, rl_rne_local in
+   f32 (RL_LOCAL_FRAMES in rl_prec.h). */
 void rl_rne(const rl_model *m, rl_data *d);
+/* in MuJoCo's com frame (needs cvel) */
+void rl_rne_com(const rl_model *m, rl_data *d);
+/* with every body's quantities at its own COM (smooth_local.c; needs rl_com_pos, not cvel): equal in exact
+   arithmetic, link-sized numbers in float */
+void rl_rne_local(const rl_model *m, rl_data *d);
 
 /* --- actuation --- */
 /* Joint transmissions (length = gear·q, moment = gear), force = gain·ctrl + bias (clamped),
@@ -60,12 +66,20 @@ void rl_rne(const rl_model *m, rl_data *d);
 void rl_actuation(const rl_model *m, rl_data *d);
 
 /* --- acceleration --- */
-/* qfrc_smooth = qfrc_passive − qfrc_bias + qfrc_actuator + qfrc_applied; qacc_smooth = M⁻¹·qfrc_smooth. */
+/* qfrc_smooth = qfrc_passive − qfrc_bias + qfrc_actuator + qfrc_applied; qacc_smooth = M⁻¹·qfrc_smooth
+   (f64: by qLD; f32: by rl_solve_m_local, RL_LOCAL_FRAMES). */
 void rl_smooth_acc(const rl_model *m, rl_data *d);
-
-/* qacc_smooth without qLD: the articulated-body recursion on cinert/cdof (recursive path, forward.c);
-   −1 when the arena is too small. */
+/* the same without qLD (recursive path): rl_solve_m_local in both precisions; −1 when the arena is too
+   small */
 int rl_smooth_acc_recursive(const rl_model *m, rl_data *d);
+
+/* the local-frame geometry (cdof_local, body_shift, weld_shift; smooth_local.c), called by rl_com_pos */
+void rl_local_frames(const rl_model *m, rl_data *d);
+/* x = (M + h·diag(b))⁻¹·x (b NULL: M⁻¹) by the articulated-body recursion at each body's COM
+   (smooth_local.c); −1 when the arena is too small (x unchanged). */
+int rl_solve_m_local(const rl_model *m, rl_data *d, real *x, real h, const real *b);
+/* arena reals rl_rne_local and rl_solve_m_local take at most */
+size_t rl_local_arena(const rl_model *m);
 
 /* --- groups --- */
 void rl_fwd_position(const rl_model *m, rl_data *d);
@@ -81,8 +95,8 @@ void rl_integrate_pos(const rl_model *m, real *qpos, const real *qvel, real h);
 /* Semi-implicit Euler as MuJoCo's mj_Euler: with dof damping, (M + h·diag(b))·qacc = qfrc; then
    qvel += h·qacc, qpos ⊕= h·qvel. */
 void rl_euler(const rl_model *m, rl_data *d);
-/* rl_euler without qM (recursive path): (M + h·diag(b))⁻¹ by the articulated-body recursion; −1 when the
-   arena is too small (nothing advanced). */
+/* rl_euler without qM (recursive path, and f32): (M + h·diag(b))⁻¹ by rl_solve_m_local; −1 when the arena is
+   too small (nothing advanced). */
 int rl_euler_recursive(const rl_model *m, rl_data *d);
 /* Classic RK4 on (qpos, qvel) as MuJoCo's mj_RungeKutta(…, 4); d must hold a forward pass at the start. */
 void rl_rk4(const rl_model *m, rl_data *d);

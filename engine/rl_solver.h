@@ -153,8 +153,6 @@ int rl_aba_init_m(rl_aba *a, const rl_model *m, rl_data *d);
 void rl_aba_prepare_m(rl_aba *a, const rl_model *m, const rl_data *d, real h, const real *b);
 /* r = M·v by the composite-body recursion (zero velocity and gravity), O(nv + nbody); −1 arena too small */
 int rl_mul_m_recursive(const rl_model *m, rl_data *d, real *r, const real *v);
-/* x ← (M + h·diag(b))⁻¹·x by the articulated-body recursion (b NULL: M⁻¹), O(nv); −1 arena too small */
-int rl_solve_m_recursive(const rl_model *m, rl_data *d, real *x, real h, const real *b);
 /* rl_constraint_solve on the recursive path: Newton's H by ABA (every row tree-expressible, whatever
    m->opt.newton_factor says), CG's M⁻¹ by ABA, every M·v by rl_mul_m_recursive.  Returns 0 when solved;
    −1 when refused (Newton with a row ABA cannot carry, or the arena too small), d's outputs untouched. */

@@ -106,4 +106,26 @@ RL_HD real rl_sp_dot(const real a[6], const real b[6]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
+/* I6 += the 6×6 of a 10-number inertia: [[I_rot, [h]×], [[h]×ᵀ, m·E]] (row-major) */
+RL_HD void rl_sp_inert_add6(real *I6, const real c[10]) {
+  const real *h = c + 6;
+  real R[9] = {c[0], c[3], c[4], c[3], c[1], c[5], c[4], c[5], c[2]};
+  real X[9] = {0, -h[2], h[1], h[2], 0, -h[0], -h[1], h[0], 0}; /* [h]× */
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      I6[6 * i + j] += R[3 * i + j];
+      I6[6 * i + 3 + j] += X[3 * i + j];
+      I6[6 * (3 + i) + j] += X[3 * j + i];
+    }
+  for (int i = 3; i < 6; i++) I6[7 * i] += c[9];
+}
+
+/* I6 += w·u·vᵀ (6×6, row-major) */
+RL_HD void rl_sp_outer_add(real *I6, real w, const real u[6], const real v[6]) {
+  for (int i = 0; i < 6; i++) {
+    real wu = w * u[i];
+    for (int j = 0; j < 6; j++) I6[6 * i + j] += wu * v[j];
+  }
+}
+
 #endif

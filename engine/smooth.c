@@ -29,9 +29,11 @@ static void frame_local_to_global(real xpos[3], real xmat[9], const real bxpos[3
 /* Body pose from its parent and its joints:
    free:  x = qpos[0:3], q = qpos[3:7]/‖·‖ (world frame)
    else:  x = x_p + R_p·pos_b, q = q_p ⊗ quat_b, then per joint (anchor a = x + R·pos_j, axis n = R·axis_j)
-          slide: x += n·(q_j − q0_j);  hinge/ball: q ← q ⊗ q_loc, x = a − R(q)·pos_j. */
+          slide: x += n·(q_j − q0_j);  hinge/ball: q ← q ⊗ q_loc, x = a − R(q)·pos_j.
+   Beside x and a, the same recursion on δ = x − x_p and a − x_p from the link-sized terms alone gives
+   xpos_rel = δ and xanchor_rel = (a − x_p) − δ without the rounding of world positions. */
 static void body_pose(const rl_model *m, rl_data *d, int b) {
-  real *xpos = d->xpos + 3 * b, *xquat = d->xquat + 4 * b;
+  real *xpos = d->xpos + 3 * b, *xquat = d->xquat + 4 * b, *rel = d->xpos_rel + 3 * b;
   const real *qpos = d->qpos;
   int jadr = m->body_jntadr[b], jnum = m->body_jntnum[b];
   if (jnum > 0 && m->jnt_type[jadr] == RL_JNT_FREE) {
@@ -41,21 +43,26 @@ static void body_pose(const rl_model *m, rl_data *d, int b) {
     rl_q_normalize(xquat);
     rl_v3_copy(d->xanchor + 3 * jadr, xpos);
     rl_v3_copy(d->xaxis + 3 * jadr, m->jnt_axis + 3 * jadr);
+    rl_v3_sub(rel, xpos, d->xpos + 3 * m->body_parentid[b]);
+    rl_v3_zero(d->xanchor_rel + 3 * jadr);
   } else {
     int p = m->body_parentid[b];
     real t[3];
     rl_m3_mulv(t, d->xmat + 9 * p, m->body_pos + 3 * b);
     rl_v3_add(xpos, d->xpos + 3 * p, t);
+    rl_v3_copy(rel, t);
     rl_q_mul(xquat, d->xquat + 4 * p, m->body_quat + 4 * b);
     for (int j = jadr; j < jadr + jnum; j++) {
       int a = m->jnt_qposadr[j];
-      real *anchor = d->xanchor + 3 * j, *axis = d->xaxis + 3 * j;
+      real *anchor = d->xanchor + 3 * j, *axis = d->xaxis + 3 * j, *arel = d->xanchor_rel + 3 * j;
       rl_q_rotate(axis, xquat, m->jnt_axis + 3 * j);
       rl_q_rotate(t, xquat, m->jnt_pos + 3 * j);
       rl_v3_add(anchor, xpos, t);
+      rl_v3_add(arel, rel, t); /* a − x_p for now */
       int type = m->jnt_type[j];
       if (type == RL_JNT_SLIDE) {
         rl_v3_addscl(xpos, axis, qpos[a] - m->qpos0[a]);
+        rl_v3_addscl(rel, axis, qpos[a] - m->qpos0[a]);
       } else {
         real qloc[4];
         if (type == RL_JNT_BALL) {
@@ -67,8 +74,10 @@ static void body_pose(const rl_model *m, rl_data *d, int b) {
         rl_q_mul(xquat, xquat, qloc);
         rl_q_rotate(t, xquat, m->jnt_pos + 3 * j);
         rl_v3_sub(xpos, anchor, t);
+        rl_v3_sub(rel, arel, t);
       }
     }
+    for (int j = jadr; j < jadr + jnum; j++) rl_v3_sub(d->xanchor_rel + 3 * j, d->xanchor_rel + 3 * j, rel);
     rl_q_normalize(xquat);
   }
   rl_q_to_mat(d->xmat + 9 * b, xquat);
@@ -76,6 +85,7 @@ static void body_pose(const rl_model *m, rl_data *d, int b) {
 
 void rl_kinematics(const rl_model *m, rl_data *d) {
   rl_v3_zero(d->xpos);
+  rl_v3_zero(d->xpos_rel);
   rl_q_identity(d->xquat);
   rl_m3_identity(d->xmat);
   rl_v3_zero(d->xipos);
@@ -144,6 +154,7 @@ void rl_com_pos(const rl_model *m, rl_data *d) {
         break;
     }
   }
+  rl_local_frames(m, d);
 }
 
 /* ------------------------------------------------------------- mass matrix */
@@ -320,10 +331,11 @@ void rl_com_vel(const rl_model *m, rl_data *d) {
   for (int b = 1; b < m->nbody; b++) body_velocity(m, d, b, d->cvel + 6 * b, d->cdof_dot, NULL);
 }
 
-/* Recursive Newton–Euler with q̈ = 0 (gravity as a base acceleration −g):
+/* Recursive Newton–Euler with q̈ = 0 in MuJoCo's com frame (gravity as a base acceleration −g):
    a_b = a_parent + Σ cdof_dot·q̇ (evaluated per joint as Σ_j cvel_{<j} ×ₘ S_j·q̇_j, see body_velocity);
-   f_b = I_b·a_b + v_b ×* (I_b·v_b);  f_parent += f_child;  qfrc_bias_i = cdof_iᵀ·f_{body(i)}. */
-void rl_rne(const rl_model *m, rl_data *d) {
+   f_b = I_b·a_b + v_b ×* (I_b·v_b);  f_parent += f_child;  qfrc_bias_i = cdof_iᵀ·f_{body(i)}.
+   Needs cvel (rl_com_vel). */
+void rl_rne_com(const rl_model *m, rl_data *d) {
   size_t mark = rl_arena_mark(d);
   real *cacc = rl_arena_take(d, 6 * (size_t)m->nbody);
   real *cfrc = rl_arena_take(d, 6 * (size_t)m->nbody);
@@ -346,6 +358,14 @@ void rl_rne(const rl_model *m, rl_data *d) {
   }
   for (int i = 0; i < m->nv; i++) d->qfrc_bias[i] = rl_sp_dot(d->cdof + 6 * i, cfrc + 6 * m->dof_bodyid[i]);
   rl_arena_release(d, mark);
+}
+
+/* qfrc_bias: rl_rne_com in f64 (MuJoCo's algorithm), rl_rne_local in f32 (RL_LOCAL_FRAMES, rl_prec.h) */
+void rl_rne(const rl_model *m, rl_data *d) {
+  if (RL_LOCAL_FRAMES)
+    rl_rne_local(m, d);
+  else
+    rl_rne_com(m, d);
 }
 
 /* ------------------------------------------------------------ applied forces */
@@ -411,20 +431,30 @@ void rl_actuation(const rl_model *m, rl_data *d) {
   }
 }
 
-/* qfrc_smooth = qfrc_passive − qfrc_bias + qfrc_actuator + qfrc_applied ;  qacc_smooth = M⁻¹·qfrc_smooth */
-void rl_smooth_acc(const rl_model *m, rl_data *d) {
+/* qfrc_smooth = qfrc_passive − qfrc_bias + qfrc_actuator + qfrc_applied */
+static void smooth_force(const rl_model *m, rl_data *d) {
   for (int i = 0; i < m->nv; i++)
     d->qfrc_smooth[i] = d->qfrc_passive[i] - d->qfrc_bias[i] + d->qfrc_actuator[i] + d->qfrc_applied[i];
-  rl_solve_m(m, d, d->qacc_smooth, d->qfrc_smooth, 1);
 }
 
-/* rl_smooth_acc without qLD: qfrc_smooth as there, qacc_smooth = M⁻¹·qfrc_smooth by the articulated-body
-   recursion on cinert/cdof (O(nv)); −1 when the arena is too small (qacc_smooth not set) */
+/* qacc_smooth = M⁻¹·qfrc_smooth: the LᵀDL factor qLD in f64 (MuJoCo's), the local-frame recursion in f32
+   (RL_LOCAL_FRAMES) */
+void rl_smooth_acc(const rl_model *m, rl_data *d) {
+  smooth_force(m, d);
+  if (RL_LOCAL_FRAMES) {
+    memcpy(d->qacc_smooth, d->qfrc_smooth, sizeof(real) * (size_t)m->nv);
+    rl_solve_m_local(m, d, d->qacc_smooth, 0, NULL); /* the arena is sized for it (arena_reals) */
+  } else {
+    rl_solve_m(m, d, d->qacc_smooth, d->qfrc_smooth, 1);
+  }
+}
+
+/* qacc_smooth without qLD (the recursive path, and f32): the articulated-body recursion at each body's COM;
+   −1 when the arena is too small (qacc_smooth not set) */
 int rl_smooth_acc_recursive(const rl_model *m, rl_data *d) {
-  for (int i = 0; i < m->nv; i++)
-    d->qfrc_smooth[i] = d->qfrc_passive[i] - d->qfrc_bias[i] + d->qfrc_actuator[i] + d->qfrc_applied[i];
+  smooth_force(m, d);
   memcpy(d->qacc_smooth, d->qfrc_smooth, sizeof(real) * (size_t)m->nv);
-  return rl_solve_m_recursive(m, d, d->qacc_smooth, 0, NULL);
+  return rl_solve_m_local(m, d, d->qacc_smooth, 0, NULL);
 }
 
 /* ---------------------------------------------------------------- groups */

@@ -194,28 +194,6 @@ int rl_aba_init_m(rl_aba *a, const rl_model *m, rl_data *d) { return take_tree(a
 
 /* ---------------------------------------------------------------- prepare */
 
-/* I += the 6×6 of a com-frame inertia (10 numbers): [[I_rot, [h]×], [[h]×ᵀ, m·E]] */
-static void add_cinert(real *I, const real c[10]) {
-  const real *h = c + 6;
-  real R[9] = {c[0], c[3], c[4], c[3], c[1], c[5], c[4], c[5], c[2]};
-  real X[9] = {0, -h[2], h[1], h[2], 0, -h[0], -h[1], h[0], 0}; /* [h]× */
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) {
-      I[6 * i + j] += R[3 * i + j];
-      I[6 * i + 3 + j] += X[3 * i + j];
-      I[6 * (3 + i) + j] += X[3 * j + i];
-    }
-  for (int i = 3; i < 6; i++) I[7 * i] += c[9];
-}
-
-/* I += w·u·vᵀ */
-static void add_outer(real *I, real w, const real u[6], const real v[6]) {
-  for (int i = 0; i < 6; i++) {
-    real wu = w * u[i];
-    for (int j = 0; j < 6; j++) I[6 * i + j] += wu * v[j];
-  }
-}
-
 /* cone block from row r: Σ_{p,q} Hc_pq·J_pᵀJ_q — one-dof rows: arm += Σ Hc_pq·J_p·J_q;
    body rows: I += Σ Hc_pq·a_p·a_qᵀ */
 static void add_cone(rl_aba *a, const rl_data *d, int r, int n, const real *Hc) {
@@ -223,7 +201,7 @@ static void add_cone(rl_aba *a, const rl_data *d, int r, int n, const real *Hc) 
   for (int p = 0; p < n; p++)
     for (int q = 0; q < n; q++) {
       if (a->rowbody[r] == ROW_BODY)
-        add_outer(a->IA + 36 * k, Hc[p * n + q], a->rowa + 6 * (r + p), a->rowa + 6 * (r + q));
+        rl_sp_outer_add(a->IA + 36 * k, Hc[p * n + q], a->rowa + 6 * (r + p), a->rowa + 6 * (r + q));
       else
         a->arm[k] += Hc[p * n + q] * d->efc_J[d->efc_J_rowadr[r + p]] * d->efc_J[d->efc_J_rowadr[r + q]];
     }
@@ -236,7 +214,7 @@ static void assemble_tree(rl_aba *a, const rl_model *m, const rl_data *d) {
   memcpy(a->arm, m->dof_armature, sizeof(real) * (size_t)m->nv);
   for (int b = 1; b < m->nbody; b++) {
     int w = m->body_weldid[b];
-    if (w > 0) add_cinert(a->IA + 36 * last_dof(m, w), d->cinert + 10 * b);
+    if (w > 0) rl_sp_inert_add6(a->IA + 36 * last_dof(m, w), d->cinert + 10 * b);
   }
 }
 
@@ -249,7 +227,7 @@ static void assemble(rl_aba *a, const rl_model *m, const rl_data *d, const int *
     int k = a->rowdof[r];
     if (state[r] == RL_CNSTRSTATE_QUADRATIC) {
       if (a->rowbody[r] == ROW_BODY) {
-        add_outer(a->IA + 36 * k, d->efc_D[r], a->rowa + 6 * r, a->rowa + 6 * r);
+        rl_sp_outer_add(a->IA + 36 * k, d->efc_D[r], a->rowa + 6 * r, a->rowa + 6 * r);
       } else {
         real j = d->efc_J[d->efc_J_rowadr[r]];
         a->arm[k] += d->efc_D[r] * j * j;
@@ -276,7 +254,7 @@ static void eliminate(rl_aba *a, const rl_model *m, const rl_data *d) {
     if (p < 0) continue;
     real *Ip = a->IA + 36 * p;
     for (int i = 0; i < 36; i++) Ip[i] += I[i];
-    add_outer(Ip, -a->Dinv[k], U, U);
+    rl_sp_outer_add(Ip, -a->Dinv[k], U, U);
   }
 }
 
@@ -358,17 +336,4 @@ int rl_mul_m_recursive(const rl_model *m, rl_data *d, real *r, const real *v) {
     r[k] = rl_sp_dot(d->cdof + 6 * k, frc + 6 * m->dof_bodyid[k]) + m->dof_armature[k] * v[k];
   rl_arena_release(d, mark);
   return 0;
-}
-
-/* x = (M + h·diag(b))⁻¹·x by the articulated-body recursion (b NULL: M⁻¹), O(nv) */
-int rl_solve_m_recursive(const rl_model *m, rl_data *d, real *x, real h, const real *b) {
-  size_t mark = rl_arena_mark(d);
-  rl_aba a;
-  int ok = rl_aba_init_m(&a, m, d) == 0;
-  if (ok) {
-    rl_aba_prepare_m(&a, m, d, h, b);
-    rl_aba_solve(&a, m, d, x);
-  }
-  rl_arena_release(d, mark);
-  return ok ? 0 : -1;
 }

@@ -1,22 +1,14 @@
-/* test_floor.c — the float representation floor of qacc_smooth = M⁻¹·qfrc_smooth, and rigidlab's f32 error
- * against it.
+/* test_floor.c — rigidlab's f32 qacc_smooth against the floor of any float engine.
  *
- * The foundation issue asks f32 qacc_smooth ≤ 1e-5 relative to MuJoCo.  A float engine receives M and
- * qfrc_smooth (or the quantities they are built from) in float: rounding MuJoCo's own double M and
- * qfrc_smooth to float and solving that system exactly (LAPACK dposv in double) already moves qacc_smooth
- * by the "floor" below, whatever algorithm follows.  Over the states `rigidlab verify` uses (100, seed 7),
- * with verify's error measure (max_s ‖Δ‖∞ / max(‖qacc‖∞, 0.1·max_s ‖qacc‖∞)), printed per model beside
- * rigidlab's f32 qacc_smooth row (`rigidlab verify --precision f32 --stages smooth`).  Measured (seed 7):
- * humanoid floor 6.4e-6, rigidlab 1.8e-5 (2.9×); chain8 1.8e-6 / 4.8e-6; microduck 8.1e-8 / 4.6e-7.  Beside it,
- * the same rounded system factored and solved in float by a textbook Cholesky: humanoid 1.6e-5, i.e. a float
- * factorization of exactly rounded inputs already misses 1e-5 there, and rigidlab's whole float pipeline is
- * within 1.2× of it (chain8 1.7×; held to 2×).  The
- * floor counts one rounding of the finished M and qfrc_smooth only: a float engine also rounds while it
- * builds them (RNEA, CRB), so the floor is a lower bound, not a target.  Regression guard: rigidlab stays
- * within max(4 × floor, 1e-6) on the models whose error comes from the solve.  slider_ball is different:
- * floor 1.6e-7 but rigidlab 3.3e-5, because its qfrc_bias (slides + ball on one body, offset and rotated
- * inertial frames) carries a float cancellation of 3e-6 of ‖qfrc‖∞ that M⁻¹ amplifies; it is held to the
- * f32 tolerance of the M⁻¹ stages (5e-5) here. */
+ * The foundation issue asks f32 qacc_smooth ≤ 1e-5 relative to MuJoCo.  A float engine receives the state
+ * (qpos, qvel, ctrl) in float: MuJoCo in double on the float-rounded state already moves qacc_smooth by the
+ * "state floor" below, whatever a float engine does after.  Beside it, the "M floor": MuJoCo's own double M
+ * and qfrc_smooth rounded to float once and solved exactly (LAPACK dposv) — the floor of any engine that
+ * forms M in float and factors it.  rigidlab does not form M for qacc_smooth: its bias forces and M⁻¹ are
+ * evaluated at each body's own COM (engine/smooth_local.c), so it can and does go below the M floor on the
+ * humanoids.  Over the states `rigidlab verify` uses (100, seed 7), with verify's error measure
+ * (max_s ‖Δ‖∞ / max(‖qacc‖∞, 0.1·max_s ‖qacc‖∞)), printed per model beside `rigidlab verify --precision f32
+ * --stages smooth`'s qacc_smooth row.  Held: ≤ 1e-5 (the issue's bar) and ≤ 30 × the state floor. */
 #include <criterion/criterion.h>
 #include <lapacke.h>
 #include <math.h>
@@ -29,36 +21,34 @@
 #define NSTATE 100
 #define SEED 7
 
-/* the same rounded system factored and solved in float (dense Cholesky LLᵀ, float arithmetic throughout):
-   what a textbook float solve adds to the input rounding */
-static void float_cholesky_solve(int n, const double *A, const double *b, double *x) {
-  float *L = calloc((size_t)(n * n), sizeof(float)), *y = malloc(sizeof(float) * (size_t)n);
-  for (int j = 0; j < n; j++) {
-    float d = (float)A[j * n + j];
-    for (int k = 0; k < j; k++) d -= L[j * n + k] * L[j * n + k];
-    L[j * n + j] = sqrtf(d);
-    for (int i = j + 1; i < n; i++) {
-      float v = (float)A[i * n + j];
-      for (int k = 0; k < j; k++) v -= L[i * n + k] * L[j * n + k];
-      L[i * n + j] = v / L[j * n + j];
-    }
-  }
-  for (int i = 0; i < n; i++) { /* L y = b */
-    float v = (float)b[i];
-    for (int k = 0; k < i; k++) v -= L[i * n + k] * y[k];
-    y[i] = v / L[i * n + i];
-  }
-  for (int i = n - 1; i >= 0; i--) { /* Lᵀ x = y */
-    float v = y[i];
-    for (int k = i + 1; k < n; k++) v -= L[k * n + i] * y[k];
-    y[i] = v / L[i * n + i];
-  }
-  for (int i = 0; i < n; i++) x[i] = y[i];
-  free(L);
-  free(y);
+/* state s into d, each value rounded to float when `round` */
+static void put_state(const mjModel *m, mjData *d, const rl_states *S, int s, int round) {
+  memcpy(d->qpos, S->qpos + (size_t)s * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
+  memcpy(d->qvel, S->qvel + (size_t)s * (size_t)m->nv, sizeof(double) * (size_t)m->nv);
+  if (m->nu) memcpy(d->ctrl, S->ctrl + (size_t)s * (size_t)m->nu, sizeof(double) * (size_t)m->nu);
+  if (!round) return;
+  for (int i = 0; i < m->nq; i++) d->qpos[i] = (float)d->qpos[i];
+  for (int i = 0; i < m->nv; i++) d->qvel[i] = (float)d->qvel[i];
+  for (int i = 0; i < m->nu; i++) d->ctrl[i] = (float)d->ctrl[i];
 }
 
-static double floor_of(const char *path, double *float_solve) {
+/* verify's measure of x against ref over the states (n values per state) */
+static double rel_measure(const double *x, const double *ref, int nstate, int n) {
+  double magmax = 0, worst = 0;
+  for (int i = 0; i < nstate * n; i++) magmax = fmax(magmax, fabs(ref[i]));
+  for (int s = 0; s < nstate; s++) {
+    double e = 0, g = 0;
+    for (int i = 0; i < n; i++) {
+      e = fmax(e, fabs(x[s * n + i] - ref[s * n + i]));
+      g = fmax(g, fabs(ref[s * n + i]));
+    }
+    worst = fmax(worst, e / fmax(g, 0.1 * magmax));
+  }
+  return worst;
+}
+
+/* the state floor and the M floor of qacc_smooth on `path` */
+static void floors_of(const char *path, double *state_floor, double *m_floor) {
   char err[1000];
   mjModel *m = mj_loadXML(path, NULL, err, sizeof err);
   cr_assert_not_null(m, "%s: %s", path, err);
@@ -66,50 +56,31 @@ static double floor_of(const char *path, double *float_solve) {
   rl_states S;
   cr_assert_eq(rl_states_draw(m, NSTATE, SEED, &S), 0);
   int nv = m->nv;
-  double *M = malloc(sizeof(double) * (size_t)(nv * nv)), *x = malloc(sizeof(double) * (size_t)nv);
-  double *Mf = malloc(sizeof(double) * (size_t)(nv * nv)), *xf = malloc(sizeof(double) * (size_t)nv);
-  double *err_s = malloc(sizeof(double) * NSTATE), *mag_s = malloc(sizeof(double) * NSTATE), magmax = 0;
-  double *errf_s = malloc(sizeof(double) * NSTATE);
+  size_t nn = (size_t)NSTATE * (size_t)nv;
+  double *ref = malloc(sizeof(double) * nn), *rounded = malloc(sizeof(double) * nn);
+  double *msolve = malloc(sizeof(double) * nn), *M = malloc(sizeof(double) * (size_t)(nv * nv));
   for (int s = 0; s < NSTATE; s++) {
-    memcpy(d->qpos, S.qpos + (size_t)s * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
-    memcpy(d->qvel, S.qvel + (size_t)s * (size_t)nv, sizeof(double) * (size_t)nv);
-    if (m->nu) memcpy(d->ctrl, S.ctrl + (size_t)s * (size_t)m->nu, sizeof(double) * (size_t)m->nu);
+    double *x = msolve + (size_t)s * (size_t)nv;
+    put_state(m, d, &S, s, 1);
     mj_forward(m, d);
+    memcpy(rounded + (size_t)s * (size_t)nv, d->qacc_smooth, sizeof(double) * (size_t)nv);
+    put_state(m, d, &S, s, 0);
+    mj_forward(m, d);
+    memcpy(ref + (size_t)s * (size_t)nv, d->qacc_smooth, sizeof(double) * (size_t)nv);
     mj_fullM(m, M, d->qM);
-    /* the system as a float engine holds it, solved exactly */
     for (int i = 0; i < nv * nv; i++) M[i] = (double)(float)M[i];
     for (int i = 0; i < nv; i++) x[i] = (double)(float)d->qfrc_smooth[i];
-    memcpy(Mf, M, sizeof(double) * (size_t)(nv * nv));
-    float_cholesky_solve(nv, Mf, x, xf);
     cr_assert_eq(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', nv, 1, M, nv, x, 1), 0, "%s: state %d: dposv", path, s);
-    double e = 0, g = 0, ef = 0;
-    for (int i = 0; i < nv; i++) {
-      ef = fmax(ef, fabs(xf[i] - d->qacc_smooth[i]));
-      e = fmax(e, fabs(x[i] - d->qacc_smooth[i]));
-      g = fmax(g, fabs(d->qacc_smooth[i]));
-    }
-    err_s[s] = e;
-    errf_s[s] = ef;
-    mag_s[s] = g;
-    magmax = fmax(magmax, g);
   }
-  double fl = 0, fs = 0;
-  for (int s = 0; s < NSTATE; s++) {
-    fl = fmax(fl, err_s[s] / fmax(mag_s[s], 0.1 * magmax));
-    fs = fmax(fs, errf_s[s] / fmax(mag_s[s], 0.1 * magmax));
-  }
-  *float_solve = fs;
-  free(Mf);
-  free(xf);
-  free(errf_s);
+  *state_floor = rel_measure(rounded, ref, NSTATE, nv);
+  *m_floor = rel_measure(msolve, ref, NSTATE, nv);
+  free(ref);
+  free(rounded);
+  free(msolve);
   free(M);
-  free(x);
-  free(err_s);
-  free(mag_s);
   rl_states_free(&S);
   mj_deleteData(d);
   mj_deleteModel(m);
-  return fl;
 }
 
 /* rigidlab's f32 qacc_smooth max_rel_err on the same states, from `rigidlab verify` (its CSV) */
@@ -135,24 +106,24 @@ static double ours_of(const char *path) {
   return v;
 }
 
-/* BOUND: the largest f32 error allowed (NAN: max(4 × floor, 1e-6)) */
-static void check(const char *path, double bound) {
-  double fs, fl = floor_of(path, &fs), ours = ours_of(path);
-  if (isnan(bound)) bound = fmax(4 * fl, 1e-6);
-  printf("%-52s floor %.2e  float Cholesky %.2e  rigidlab f32 %.2e (%.1f x floor, bound %.1e)\n", path, fl, fs, ours,
-         ours / fl, bound);
+/* below_m_floor: also expect rigidlab under the M floor (models whose M floor is conditioning-bound) */
+static void check(const char *path, int below_m_floor) {
+  double sf, mf, ours = ours_of(path);
+  floors_of(path, &sf, &mf);
+  printf("%-52s state floor %.2e  M floor %.2e  rigidlab f32 %.2e (%.1f x state floor)\n", path, sf, mf, ours, ours / sf);
   fflush(stdout);
-  cr_expect(fl > 0 && ours >= 0.5 * fl, "%s: f32 %.3e below half the float floor %.3e: the measure is broken", path, ours, fl);
-  cr_expect(ours <= bound, "%s: f32 qacc_smooth %.3e above %.1e (float floor %.3e)", path, ours, bound, fl);
-  if (bound < 5e-5)
-    cr_expect(ours <= 2 * fmax(fs, 1e-7), "%s: f32 qacc_smooth %.3e above 2x a textbook float Cholesky's %.3e", path,
-              ours, fs);
+  cr_expect(sf > 0 && ours >= 0.5 * sf, "%s: f32 %.3e below half the state floor %.3e: the measure is broken", path, ours, sf);
+  cr_expect(ours <= 1e-5, "%s: f32 qacc_smooth %.3e above the issue's 1e-5 (state floor %.3e)", path, ours, sf);
+  cr_expect(ours <= 30 * sf, "%s: f32 qacc_smooth %.3e above 30x the state floor %.3e", path, ours, sf);
+  if (below_m_floor) cr_expect(ours < mf, "%s: f32 qacc_smooth %.3e not below the M floor %.3e", path, ours, mf);
 }
 
 Test(floor, qacc_smooth_against_the_float_floor, .timeout = 300) {
-  check(SRCDIR "/experiments/scenes/chain8.xml", NAN);
-  check(SRCDIR "/experiments/scenes/microduck.xml", NAN);
-  check(SRCDIR "/tests/models/slider_ball.xml", 5e-5);
-  const char *hum = "/usr/share/mujoco/model/humanoid/humanoid.xml";
-  if (!access(hum, R_OK)) check(hum, NAN);
+  check(SRCDIR "/experiments/scenes/chain8.xml", 0);
+  check(SRCDIR "/experiments/scenes/microduck.xml", 0);
+  check(SRCDIR "/tests/models/slider_ball.xml", 0);
+  check(SRCDIR "/tests/models/nocontact_tree.xml", 0);
+  const char *hum = "/usr/share/mujoco/model/humanoid/humanoid.xml", *hum100 = "/usr/share/mujoco/model/humanoid100/humanoid100.xml";
+  if (!access(hum, R_OK)) check(hum, 1);
+  if (!access(hum100, R_OK)) check(hum100, 1);
 }

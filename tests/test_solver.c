@@ -809,3 +809,73 @@ Test(solver, recursive_path_equals_factored_chain30) {
   rl_data_free(e);
   fixture_close(&f);
 }
+
+/* ------------------------------------------------ local frames (smooth_local.c) */
+
+/* ‖a − b‖∞ / max(‖b‖∞, floor) */
+static double rel_diff_floor(const real *a, const real *b, int n, double floor) {
+  double e = 0, g = 0;
+  for (int i = 0; i < n; i++) {
+    e = fmax(e, fabs((double)a[i] - (double)b[i]));
+    g = fmax(g, fabs((double)b[i]));
+  }
+  return e / fmax(g, floor);
+}
+
+/* The local-frame recursions against the com-frame ones in the same precision, 20 states per model:
+   qfrc_bias (rl_rne_local vs rl_rne_com), M⁻¹·qfrc_smooth (rl_solve_m_local vs the LᵀDL of qM) and
+   (M + h·diag(b))⁻¹ (vs the LᵀDL of qM + h·diag(b)).  Equal in exact arithmetic: f64 to 1e-12 relative;
+   f32 to what the com frame itself keeps (its own error, 2e-5 on the humanoid), 1e-4. */
+Test(local_frames, equal_to_the_com_frame_recursions, .timeout = 120) {
+  const char *models[] = {SCENE("chain8.xml"), SCENE("microduck.xml"), SCENE("tumbling.xml"),
+                          SRCDIR "/tests/models/slider_ball.xml", SRCDIR "/tests/models/nocontact_tree.xml",
+                          SRCDIR "/tests/models/weld_torquescale.xml", HUMANOID, NULL};
+  double worst[3] = {0, 0, 0};
+  for (int k = 0; models[k]; k++) {
+    if (access(models[k], R_OK)) continue;
+    fixture f;
+    fixture_open(&f, models[k], NULL, 0, 20);
+    const rl_model *m = f.p.m;
+    rl_data *d = f.d;
+    int nv = m->nv;
+    real *com = calloc((size_t)nv, sizeof(real)), *x = calloc((size_t)nv, sizeof(real));
+    real *H = calloc((size_t)m->nM + 1, sizeof(real)), *hd = calloc((size_t)nv, sizeof(real));
+    for (int s = 0; s < f.S.n; s++) {
+      rl_set_state(&f.p, d, f.mjd, f.S.qpos + (size_t)s * f.S.nq, f.S.qvel + (size_t)s * f.S.nv,
+                   f.S.ctrl + (size_t)s * f.S.nu);
+      rl_forward_smooth(m, d); /* kinematics … crb, factor, cvel */
+      rl_rne_com(m, d);
+      memcpy(com, d->qfrc_bias, sizeof(real) * (size_t)nv);
+      rl_rne_local(m, d);
+      double e0 = rel_diff_floor(d->qfrc_bias, com, nv, 1e-3);
+      /* M⁻¹·f with f = qfrc_smooth */
+      rl_solve_m(m, d, com, d->qfrc_smooth, 1);
+      memcpy(x, d->qfrc_smooth, sizeof(real) * (size_t)nv);
+      cr_assert_eq(rl_solve_m_local(m, d, x, 0, NULL), 0);
+      double e1 = rel_diff_floor(x, com, nv, 1e-3);
+      /* (M + h·diag(b))⁻¹·f */
+      real h = m->opt.timestep;
+      memcpy(H, d->qM, sizeof(real) * (size_t)m->nM);
+      for (int i = 0; i < nv; i++) H[m->dof_Madr[i]] += h * m->dof_damping[i];
+      rl_factor_ld(m, H, hd);
+      memcpy(com, d->qfrc_smooth, sizeof(real) * (size_t)nv);
+      rl_solve_ld(m, H, hd, com);
+      memcpy(x, d->qfrc_smooth, sizeof(real) * (size_t)nv);
+      cr_assert_eq(rl_solve_m_local(m, d, x, h, m->dof_damping), 0);
+      double e2 = rel_diff_floor(x, com, nv, 1e-3);
+      worst[0] = fmax(worst[0], e0);
+      worst[1] = fmax(worst[1], e1);
+      worst[2] = fmax(worst[2], e2);
+      cr_expect(e0 <= TOL(1e-12, 1e-4), "%s state %d: qfrc_bias local vs com %.3e", models[k], s, e0);
+      cr_expect(e1 <= TOL(1e-12, 1e-4), "%s state %d: M⁻¹ local vs LᵀDL %.3e", models[k], s, e1);
+      cr_expect(e2 <= TOL(1e-12, 1e-4), "%s state %d: (M + hB)⁻¹ local vs LᵀDL %.3e", models[k], s, e2);
+    }
+    free(com);
+    free(x);
+    free(H);
+    free(hd);
+    fixture_close(&f);
+  }
+  printf("local vs com frame (%s): qfrc_bias %.2e, M^-1 %.2e, (M + hB)^-1 %.2e\n", RL_PREC_NAME, worst[0], worst[1],
+         worst[2]);
+}

@@ -51,26 +51,12 @@ Test(verify_f64, humanoid_models) {
   cr_expect_eq(verify(HUMANOID100, 0), 0, "f64 verify failed on humanoid100");
 }
 
-/* f32: the tolerance table of reference/tolerances.h (1e-5; 5e-5 for stages through M⁻¹). */
+/* f32: the tolerance table of reference/tolerances.h (1e-5 on every smooth stage, M⁻¹ included), on every
+   model of the f64 list. */
 Test(verify_f32, bundled_scenes_and_humanoid) {
-  static const char *const models[] = {SCENE("pendulum.xml"), SCENE("double_pendulum.xml"), SCENE("chain8.xml"),
-                                       SCENE("tumbling.xml"), SCENE("incline.xml"), SCENE("box_stack.xml"),
-                                       SCENE("box_pyramid.xml"), SCENE("microduck.xml"),
-                                       TMODEL("gears.xml"), TMODEL("nocontact_tree.xml"), TMODEL("equality.xml"),
-                                       TMODEL("tumbling_mass.xml"), NULL};
-  for (int k = 0; models[k]; k++) cr_expect_eq(verify(models[k], 1), 0, "f32 verify failed on %s", models[k]);
+  for (int k = 0; all_models[k]; k++) cr_expect_eq(verify(all_models[k], 1), 0, "f32 verify failed on %s", all_models[k]);
   if (!access(HUMANOID, R_OK)) {
     cr_expect_eq(verify(HUMANOID, 1), 0, "f32 verify failed on humanoid");
     cr_expect_eq(verify(HUMANOID100, 1), 0, "f32 verify failed on humanoid100");
   }
-}
-
-/* Known f32 limit (docs/verify.md): slider_ball's qacc_smooth is conditioning-bound (measured up to 6.5e-5),
-   held to a 5× wider band so that a regression still fails.  (tumbling's qfrc_bias, formerly held to 30×, and
-   box_pyramid's box-box dist, formerly 10×, are in the 1× list above: ≤ 1.6e-6 at seed 7, and 2.7e-7 after the
-   float tie rule of rl_prec.h.) */
-Test(verify_f32, known_limits_held_to_wider_band) {
-  setenv("RL_TOL_SCALE", "5", 1);
-  cr_expect_eq(verify(TMODEL("slider_ball.xml"), 1), 0, "f32 slider_ball beyond 5x band");
-  unsetenv("RL_TOL_SCALE");
 }
