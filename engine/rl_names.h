@@ -47,6 +47,7 @@
 #define rl_solve_m_local RL_NAME(solve_m_local)
 #define rl_local_arena RL_NAME(local_arena)
 #define rl_local_frames RL_NAME(local_frames)
+#define rl_joint_dofs RL_NAME(joint_dofs)
 #define rl_passive RL_NAME(passive)
 #define rl_actuation RL_NAME(actuation)
 #define rl_smooth_acc RL_NAME(smooth_acc)

@@ -104,6 +104,35 @@ void rl_kinematics(const rl_model *m, rl_data *d) {
 
 /* ------------------------------------------------------------------ com frame */
 
+/* Motion subspaces of joint j's dofs (6 numbers each) at a reference point p, off = p − anchor:
+   hinge [a; a × off], slide [0; a], ball [R_k; R_k × off] for the body axes R_k, free: [0; e_k] (world
+   translation) then the ball part about the body origin. */
+void rl_joint_dofs(const rl_model *m, const rl_data *d, int j, const real off[3], real *s) {
+  switch (m->jnt_type[j]) {
+    case RL_JNT_FREE:
+      for (int k = 0; k < 3; k++) {
+        real e[3] = {0, 0, 0};
+        e[k] = 1;
+        rl_sp_dof(s + 6 * k, e, NULL);
+      }
+      s += 18;
+      /* fall through */
+    case RL_JNT_BALL:
+      for (int k = 0; k < 3; k++) {
+        const real *R = d->xmat + 9 * m->jnt_bodyid[j];
+        real col[3] = {R[k], R[3 + k], R[6 + k]}; /* body axis k in world */
+        rl_sp_dof(s + 6 * k, col, off);
+      }
+      break;
+    case RL_JNT_SLIDE:
+      rl_sp_dof(s, d->xaxis + 3 * j, NULL);
+      break;
+    default:
+      rl_sp_dof(s, d->xaxis + 3 * j, off);
+      break;
+  }
+}
+
 /* subtree COM c_b = Σ_{i∈subtree(b)} m_i·xipos_i / M_b (c_b = xipos_b exactly when M_b = m_b: the mean of
    one mass point, e.g. a free body alone, is that point, not (m·x)/m rounded);
    cinert_b = spatial inertia about c_root(b);  cdof = motion subspace at c_root. */
@@ -127,32 +156,9 @@ void rl_com_pos(const rl_model *m, rl_data *d) {
     rl_sp_inert_com(d->cinert + 10 * b, m->body_inertia + 3 * b, d->ximat + 9 * b, off, m->body_mass[b]);
   }
   for (int j = 0; j < m->njnt; j++) {
-    int b = m->jnt_bodyid[j], da = m->jnt_dofadr[j];
-    real off[3], *cdof = d->cdof + 6 * da;
-    rl_v3_sub(off, d->subtree_com + 3 * m->body_rootid[b], d->xanchor + 3 * j);
-    switch (m->jnt_type[j]) {
-      case RL_JNT_FREE:
-        for (int k = 0; k < 3; k++) {
-          real e[3] = {0, 0, 0};
-          e[k] = 1;
-          rl_sp_dof(cdof + 6 * k, e, NULL);
-        }
-        cdof += 18; /* the rotational part is a ball joint at the body origin */
-        /* fall through */
-      case RL_JNT_BALL:
-        for (int k = 0; k < 3; k++) {
-          const real *R = d->xmat + 9 * b;
-          real col[3] = {R[k], R[3 + k], R[6 + k]}; /* body axis k in world */
-          rl_sp_dof(cdof + 6 * k, col, off);
-        }
-        break;
-      case RL_JNT_SLIDE:
-        rl_sp_dof(cdof, d->xaxis + 3 * j, NULL);
-        break;
-      default:
-        rl_sp_dof(cdof, d->xaxis + 3 * j, off);
-        break;
-    }
+    real off[3];
+    rl_v3_sub(off, d->subtree_com + 3 * m->body_rootid[m->jnt_bodyid[j]], d->xanchor + 3 * j);
+    rl_joint_dofs(m, d, j, off, d->cdof + 6 * m->jnt_dofadr[j]);
   }
   rl_local_frames(m, d);
 }

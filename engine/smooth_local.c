@@ -22,46 +22,12 @@
 
 #define MINVAL ((real)1e-15) /* MuJoCo's mjMINVAL: the smallest pivot */
 
-/* s_k at q_{body(k)}: rotational dofs [a; a × lever], lever = q_b − anchor = c_b − xanchor_rel_j;
-   translational [0; a] (rl_com_pos's axes: free joints translate along the world axes and rotate about
-   the body axes at the body origin) */
-static void local_dofs(const rl_model *m, rl_data *d, const real *c) {
-  for (int j = 0; j < m->njnt; j++) {
-    int b = m->jnt_bodyid[j], da = m->jnt_dofadr[j];
-    real off[3], *s = d->cdof_local + 6 * da;
-    rl_v3_sub(off, c + 3 * b, d->xanchor_rel + 3 * j);
-    switch (m->jnt_type[j]) {
-      case RL_JNT_FREE:
-        for (int k = 0; k < 3; k++) {
-          real e[3] = {0, 0, 0};
-          e[k] = 1;
-          rl_sp_dof(s + 6 * k, e, NULL);
-        }
-        s += 18; /* the rotational part is a ball joint at the body origin */
-        /* fall through */
-      case RL_JNT_BALL:
-        for (int k = 0; k < 3; k++) {
-          const real *R = d->xmat + 9 * b;
-          real col[3] = {R[k], R[3 + k], R[6 + k]};
-          rl_sp_dof(s + 6 * k, col, off);
-        }
-        break;
-      case RL_JNT_SLIDE:
-        rl_sp_dof(s, d->xaxis + 3 * j, NULL);
-        break;
-      default:
-        rl_sp_dof(s, d->xaxis + 3 * j, off);
-        break;
-    }
-  }
-}
-
 /* The local frames' geometry, all from link-sized terms (xpos_rel, xanchor_rel, c_b = R_b·ipos_b = q_b − x_b):
      body_shift_b = q_b − q_parent = xpos_rel_b + c_b − c_parent            (the world's c is 0)
      weld_shift_b = q_b − q_w, w the weld root of b's parent: body_shift_b, plus weld_shift_parent when
                     the parent has no dofs (a dofless body's offset from the body it is welded to, and a
                     body with dofs' offset from the body of its parent dof)
-     cdof_local (local_dofs).  Uses 3·nbody arena reals while it runs. */
+     cdof_local: rl_joint_dofs at q_b.  Uses 3·nbody arena reals while it runs. */
 void rl_local_frames(const rl_model *m, rl_data *d) {
   size_t mark = rl_arena_mark(d);
   real *c = rl_arena_take(d, 3 * (size_t)m->nbody);
@@ -80,7 +46,12 @@ void rl_local_frames(const rl_model *m, rl_data *d) {
     else
       rl_v3_copy(up, cr);
   }
-  local_dofs(m, d, c);
+  /* cdof_local: the dofs at q_b, lever q_b − anchor = c_b − xanchor_rel_j */
+  for (int j = 0; j < m->njnt; j++) {
+    real off[3];
+    rl_v3_sub(off, c + 3 * m->jnt_bodyid[j], d->xanchor_rel + 3 * j);
+    rl_joint_dofs(m, d, j, off, d->cdof_local + 6 * m->jnt_dofadr[j]);
+  }
   rl_arena_release(d, mark);
 }
 
