@@ -394,7 +394,8 @@ rl_avbd *rl_avbd_build(const rl_model *m, char *err, int errlen) {
   int maxcon = avbd_ground_capacity(m);
   if (m->nconmax > maxcon) maxcon = m->nconmax;
   size_t R = sizeof(real), nbs = (size_t)nb + 1;
-  size_t bytes = 64 * 40 + sizeof(int) * (2 * nbs + (size_t)m->nbody + 3 * nbs + 2 * (size_t)nj + 3 * nbs + 4 * (size_t)maxcon + 2 * nbs) +
+  size_t bytes = 64 * 45 + sizeof(rl_avbd_joint_val) * ((size_t)nj + 1) + sizeof(rl_avbd_contact_val) * ((size_t)maxcon + 1) +
+                 sizeof(unsigned long long) * (nbs + 2 * ((size_t)nj + 1) + 2 * ((size_t)maxcon + 1)) + sizeof(int) * (2 * nbs + (size_t)m->nbody + 3 * nbs + 2 * (size_t)nj + 3 * nbs + 4 * (size_t)maxcon + 2 * nbs) +
                  R * nbs * (1 + 3 + 4 + 3 + 6 + 3 + 4 + 3 + 4 + 9 + 6 + 3 + 4) + sizeof(rl_avbd_pose) * nbs +
                  sizeof(rl_avbd_joint) * ((size_t)nj + 1) + sizeof(rl_avbd_row) * ((size_t)nr + 1) +
                  2 * sizeof(rl_avbd_contact) * ((size_t)maxcon + 1) + R * 7 * (size_t)m->ngeom +
@@ -447,6 +448,11 @@ rl_avbd *rl_avbd_build(const rl_model *m, char *err, int errlen) {
   am->cwork = avbd_take(&p, R * 46 * nbs);
   am->upd = avbd_take(&p, R * 2 * nbs);
   am->guard = avbd_take(&p, sizeof(int) * nbs);
+  am->ver = avbd_take(&p, sizeof(unsigned long long) * nbs);
+  am->jval = avbd_take(&p, sizeof(rl_avbd_joint_val) * ((size_t)nj + 1));
+  am->jver = avbd_take(&p, sizeof(unsigned long long) * 2 * ((size_t)nj + 1));
+  am->cval = avbd_take(&p, sizeof(rl_avbd_contact_val) * ((size_t)maxcon + 1));
+  am->cver = avbd_take(&p, sizeof(unsigned long long) * 2 * ((size_t)maxcon + 1));
 
   /* bodies */
   int s = 0;
@@ -841,6 +847,43 @@ static void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[3
 /* Δq = q (q⁰)⁻¹ of slot s, NULL for the world */
 static const real *avbd_dq_of(const rl_avbd *am, int s) { return s < 0 ? NULL : am->dq + 4 * s; }
 
+/* ------------------------------------------------------------ evaluation cache */
+
+/* pose version of slot s (the world never moves: 0).  Versions start at 1 with the first prediction
+   and rise on every move (avbd_moved), so a cached value taken at versions (v_a, v_b) is the value at
+   the current poses exactly while both still hold. */
+static unsigned long long avbd_ver(const rl_avbd *am, int s) { return s < 0 ? 0 : am->ver[s]; }
+
+/* slot s moved (block update, coarse step, prediction): its cached joint and contact values are stale */
+static void avbd_moved(rl_avbd *am, int s) { am->ver[s]++; }
+
+/* Values of joint j (rl_avbd_joint_val_ok) at the current poses: the cached ones while neither body has
+   moved since they were taken, else evaluated now.  A block update reads the joints of its own body
+   only, and no two bodies of one color share a joint, so the bodies of one color never touch the same
+   entry (the OpenMP sweep stays race-free and bit-identical). */
+static const rl_avbd_joint_val *avbd_joint_val(rl_avbd *am, int j) {
+  const rl_avbd_joint *jt = am->joint + j;
+  unsigned long long va = avbd_ver(am, jt->a), vb = avbd_ver(am, jt->b), *v = am->jver + 2 * j;
+  if (v[0] != va || v[1] != vb) {
+    rl_avbd_joint_val_eval(am->jval + j, jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b));
+    v[0] = va;
+    v[1] = vb;
+  }
+  return am->jval + j;
+}
+
+/* Values of contact i at the current poses, cached as avbd_joint_val. */
+static const rl_avbd_contact_val *avbd_contact_val(rl_avbd *am, int i) {
+  const rl_avbd_contact *c = am->con + i;
+  unsigned long long va = avbd_ver(am, c->a), vb = avbd_ver(am, c->b), *v = am->cver + 2 * i;
+  if (v[0] != va || v[1] != vb) {
+    rl_avbd_contact_val_eval(am->cval + i, c, avbd_pose_of(am, c->a), avbd_pose_of(am, c->b));
+    v[0] = va;
+    v[1] = vb;
+  }
+  return am->cval + i;
+}
+
 /* Cache matching (A16): a contact with the key of one in the previous step inherits its multipliers
  * (decayed: λ ·= αγ, ρ ·= γ) and, for a ground contact that was sticking, its static-friction
  * anchor on the ground (reset when the drift exceeds 10 mm).  C⁰ is evaluated after this.
@@ -1052,7 +1095,7 @@ static void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data
 
 /* Local system of body s: H = inertia + Σ ρ JJᵀ + diag geometric stiffness (lower triangle), g = ∇E + Σ J f.
  * kkt = 1: forces are the multipliers λ themselves (H unused).  Returns nothing; H, g filled. */
-static void avbd_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, real H[36],
+static void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, real H[36],
                           real g[6]) {
   const rl_avbd_param *pr = &am->prm;
   const rl_avbd_pose *P = am->pose + s;
@@ -1062,6 +1105,18 @@ static void avbd_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d
     const rl_avbd_joint *jt = am->joint + am->jlist[q];
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
     int side = jt->b == s;
+    if (rl_avbd_joint_val_ok(jt)) { /* rows and hinge coordinate from the cached values */
+      const rl_avbd_joint_val *v = avbd_joint_val(am, am->jlist[q]);
+      if (avbd_joint_on(m, d, jt)) rl_avbd_joint_assemble_val(H, g, K, jt, am->row + jt->row, v, side, pr->alpha_joint, kkt);
+      if (jt->kind == RL_AVBD_HINGE) {
+        /* ∂φ/∂δθ_B = a = R_B axB, ∂φ/∂δθ_A = −a (rl_avbd_joint_coord) */
+        real dphi[6] = {0, 0, 0, 0, 0, 0}, G, k;
+        for (int i = 0; i < 3; i++) dphi[3 + i] = side ? v->arms.a[i] : -v->arms.a[i];
+        avbd_coord_terms(am, m, d, jt, rl_avbd_unwrap(v->phi_raw, jt->phi), h, kkt, &G, &k);
+        rl_avbd_add_row_ang(H, g, dphi, G, kkt ? 0 : k);
+      }
+      continue;
+    }
     if (avbd_joint_on(m, d, jt)) rl_avbd_joint_assemble(H, g, K, jt, am->row + jt->row, A, B, side, pr->alpha_joint, kkt);
     if (jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) {
       real dA[6], dB[6], G, k;
@@ -1073,8 +1128,8 @@ static void avbd_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d
   }
   for (int q = am->cadr[s]; q < am->cadr[s] + am->cnum[s]; q++) {
     const rl_avbd_contact *c = am->con + am->clist[q];
-    rl_avbd_contact_assemble(H, g, K, c, avbd_pose_of(am, c->a), avbd_pose_of(am, c->b), avbd_dq_of(am, c->a),
-                             avbd_dq_of(am, c->b), c->b == s, pr->alpha, kkt);
+    rl_avbd_contact_assemble_val(H, g, K, c, avbd_contact_val(am, am->clist[q]), avbd_dq_of(am, c->a),
+                                 avbd_dq_of(am, c->b), c->b == s, pr->alpha, kkt);
   }
   for (int i = 0; i < 3; i++) H[7 * (3 + i)] += K[i];
 }
@@ -1086,6 +1141,7 @@ static void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d, 
   avbd_assemble(am, m, d, s, h, 0, H, g);
   am->guard[s] = rl_avbd_body_update(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s, H, g,
                                      am->prm.max_dx, am->prm.max_dtheta, am->upd + 2 * s, am->upd + 2 * s + 1);
+  avbd_moved(am, s);
 }
 
 int rl_avbd_openmp(void) {
@@ -1226,6 +1282,7 @@ static void avbd_coarse(rl_avbd *am, real h) {
     rl_v3_cross(w, dz + 3, r);
     rl_v3_add(w, w, dz);
     rl_avbd_body_move(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s, w, dz + 3);
+    avbd_moved(am, s);
   }
 }
 
@@ -1248,10 +1305,14 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
   for (int j = 0; j < am->njoint; j++) {
     rl_avbd_joint *jt = am->joint + j;
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
+    const rl_avbd_joint_val *v = rl_avbd_joint_val_ok(jt) ? avbd_joint_val(am, j) : NULL;
     if (avbd_joint_on(m, d, jt)) {
-      real C[6];
+      real Cs[6];
+      const real *C = Cs;
       rl_avbd_joint_arms arms;
-      int n = rl_avbd_joint_side_rows(jt, A, B, 0, C, NULL, &arms);
+      int n;
+      if (v) { C = v->C; n = v->n; }
+      else n = rl_avbd_joint_side_rows(jt, A, B, 0, Cs, NULL, &arms);
       for (int r = 0; r < n; r++) {
         rl_avbd_row *w = am->row + jt->row + r;
         w->c = C[r] - pr->alpha_joint * w->c0;
@@ -1265,7 +1326,7 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
     real dA[6], dB[6];
     int ang = jt->kind == RL_AVBD_HINGE;
     real ell = ang ? AVBD_ANG_SCALE : AVBD_LIN_SCALE;
-    jt->phi = rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
+    jt->phi = v ? rl_avbd_unwrap(v->phi_raw, jt->phi) : rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
     if (m->jnt_limited[jt->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT))) {
       for (int side = 0; side < 2; side++) {
         rl_avbd_row *w = am->row + (side ? jt->hi_row : jt->lo_row);
@@ -1291,8 +1352,7 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
   }
   for (int i = 0; i < am->ncon; i++) {
     rl_avbd_contact *c = am->con + i;
-    real C[3];
-    avbd_contact_c(am, c, C);
+    const real *C = avbd_contact_val(am, i)->C;
     c->c[0] = C[0] - pr->alpha * rl_fmin(c->c0[0], 0);
     real nl = rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * c->c[0]);
     res[0] = rl_fmax(res[0], rl_fabs(c->lambda[0] - nl) / c->rho[0]);
@@ -1407,6 +1467,7 @@ static void avbd_predict(rl_avbd *am, const rl_model *m, real h) {
     rl_v3_add(P->x, am->x0 + 3 * s, am->dx + 3 * s);
     rl_q_copy(P->q, am->qp + 4 * s);
     rl_avbd_pose_sync(P);
+    avbd_moved(am, s);
   }
 }
 
