@@ -256,13 +256,13 @@ static real avbd_side_mass(const rl_model *m, int top, int inside) {
  * M/m ≤ 7) the stiffer rows make the f32 update test stop early (order test fails), so (b) is kept
  * for mass-ratio joints. */
 static void avbd_row_scales(rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
-  real mlin = rl_fmin(avbd_mass(am, jt->a), avbd_mass(am, jt->b));
-  real mang = rl_fmin(avbd_mean_inertia(am, m, jt->a), avbd_mean_inertia(am, m, jt->b));
+  real mlin = rl_avbd_min(avbd_mass(am, jt->a), avbd_mass(am, jt->b));
+  real mang = rl_avbd_min(avbd_mean_inertia(am, m, jt->a), avbd_mean_inertia(am, m, jt->b));
   if (jt->eq < 0) {
     int bB = am->body[jt->b], root = m->body_rootid[bB];
     int anchored = jt->a < 0 || m->body_jntnum[root] == 0 || m->jnt_type[m->body_jntadr[root]] != RL_JNT_FREE;
     real MB = avbd_side_mass(m, bB, 1), MA = anchored ? (real)1e30 : avbd_side_mass(m, bB, 0);
-    real side = rl_fmin(MA, MB);
+    real side = rl_avbd_min(MA, MB);
     if (side > AVBD_SIDE_RATIO * mlin) mlin = side;
   }
   for (int k = 0; k < jt->nrow; k++) {
@@ -775,7 +775,7 @@ static void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
         k->rad[1] = r;
         rl_v3_copy(k->frame, n);
         avbd_perp(k->frame + 3, k->frame + 6, n);
-        k->mu = rl_fmax(m->geom_friction[3 * p], m->geom_friction[3 * g]);
+        k->mu = rl_avbd_max(m->geom_friction[3 * p], m->geom_friction[3 * g]);
         k->dim = 3;
       }
     }
@@ -898,10 +898,10 @@ static void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
   const rl_avbd_param *pr = &am->prm;
   for (int i = 0; i < am->ncon; i++) {
     rl_avbd_contact *k = am->con + i;
-    real meff = rl_fmin(avbd_mass(am, k->a), avbd_mass(am, k->b));
+    real meff = rl_avbd_min(avbd_mass(am, k->a), avbd_mass(am, k->b));
     k->rho0 = pr->rho_init * meff / (h * h);
     for (int r = 0; r < 3; r++) { k->lambda[r] = 0; k->rho[r] = k->rho0; }
-    k->arho0 = pr->rho_init * rl_fmin(avbd_mean_inertia(am, m, k->a), avbd_mean_inertia(am, m, k->b)) / (h * h);
+    k->arho0 = pr->rho_init * rl_avbd_min(avbd_mean_inertia(am, m, k->a), avbd_mean_inertia(am, m, k->b)) / (h * h);
     for (int r = 0; r < 3; r++) { k->alam[r] = 0; k->arho[r] = k->arho0; }
     for (int j = 0; j < am->nprev; j++) {
       const rl_avbd_contact *o = am->prev + j;
@@ -916,7 +916,7 @@ static void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
       for (int r = 0; r < 3; r++) {
         k->lambda[r] = o->lambda[r] * pr->alpha * pr->gamma;
         real cap = k->a >= 0 ? AVBD_PAIR_RHO_CARRY : pr->rho_max;
-        k->rho[r] = rl_fmin(rl_fmax(o->rho[r] * pr->gamma, k->rho0), cap * k->rho0);
+        k->rho[r] = rl_avbd_min(rl_avbd_max(o->rho[r] * pr->gamma, k->rho0), cap * k->rho0);
       }
       for (int r = 0; r < 3; r++) k->alam[r] = o->alam[r] * pr->alpha * pr->gamma;
       if (k->a < 0 && o->stick && o->lambda[0] < 0) {
@@ -1008,7 +1008,7 @@ static real avbd_servo_pd(const rl_model *m, const rl_avbd_joint *jt, int u, rea
     if (F < fr[0]) { F = fr[0]; clamped = 1; }
     if (F > fr[1]) { F = fr[1]; clamped = 1; }
   }
-  *k = clamped ? 0 : rl_fmax(-g * g * (b1 + b2 / h), 0);
+  *k = clamped ? 0 : rl_avbd_max(-g * g * (b1 + b2 / h), 0);
   return g * F;
 }
 
@@ -1069,7 +1069,7 @@ static void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data
     for (int side = 0; side < 2; side++) {
       const rl_avbd_row *r = am->row + (side ? jt->hi_row : jt->lo_row);
       real C = side ? d->jnt_range[2 * jt->jnt + 1] - phi : phi - d->jnt_range[2 * jt->jnt];
-      real Ct = C - pr->alpha * rl_fmin(r->c0, 0);
+      real Ct = C - pr->alpha * rl_avbd_min(r->c0, 0);
       real f = kkt ? r->lambda : rl_avbd_proj_neg(r->lambda + r->rho * Ct);
       *G += side ? -f : f;
       if (f < 0 || r->lambda < 0) *k += r->rho;
@@ -1175,8 +1175,8 @@ static void avbd_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, real h,
   *ux = *uth = 0;
   for (int k = 0; k < nb; k++) {
     int s = am->order[k];
-    *ux = rl_fmax(*ux, am->upd[2 * s]);
-    *uth = rl_fmax(*uth, am->upd[2 * s + 1]);
+    *ux = rl_avbd_max(*ux, am->upd[2 * s]);
+    *uth = rl_avbd_max(*uth, am->upd[2 * s + 1]);
     am->stat.guarded += am->guard[s];
   }
 }
@@ -1195,7 +1195,7 @@ static void avbd_coarse_contacts(const rl_avbd *am, int s, int c, real H[36], re
     avbd_contact_points(am, k, pA, uA, pB, uB);
     rl_v3_sub(dd, pB, pA);
     for (int r = 0; r < 3; r++) C[r] = rl_v3_dot(k->frame + 3 * r, dd);
-    f[0] = rl_avbd_proj_neg(k->lambda[0] + k->rho[0] * (C[0] - pr->alpha * rl_fmin(k->c0[0], 0)));
+    f[0] = rl_avbd_proj_neg(k->lambda[0] + k->rho[0] * (C[0] - pr->alpha * rl_avbd_min(k->c0[0], 0)));
     f[1] = k->lambda[1] + k->rho[1] * (C[1] - pr->alpha * k->c0[1]);
     f[2] = k->lambda[2] + k->rho[2] * (C[2] - pr->alpha * k->c0[2]);
     rl_avbd_proj_disc(f + 1, k->mu * -f[0]);
@@ -1290,7 +1290,7 @@ static void avbd_coarse(rl_avbd *am, real h) {
 
 /* penalty growth ρ ← min(ρ + β·ρ₀·|C̃|/ℓ, ρ_max) */
 static real avbd_grow(const rl_avbd_param *pr, real rho, real rho0, real c, real ell) {
-  return rl_fmin(rho + pr->beta * rho0 * rl_fabs(c) / ell, pr->rho_max * rho0);
+  return rl_avbd_min(rho + pr->beta * rho0 * rl_fabs(c) / ell, pr->rho_max * rho0);
 }
 
 /* After a sweep: two-sided rows λ ← λ + ρC̃ (ρ grows); one-sided rows λ ← min(λ + ρC̃, 0) (ρ grows
@@ -1318,7 +1318,7 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
         w->c = C[r] - pr->alpha_joint * w->c0;
         w->lambda += w->rho * w->c;
         int ang = w->kind == RL_AVBD_ROW_ANG;
-        res[ang] = rl_fmax(res[ang], rl_fabs(w->c));
+        res[ang] = rl_avbd_max(res[ang], rl_fabs(w->c));
         w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ang ? AVBD_ANG_SCALE : AVBD_LIN_SCALE);
       }
     }
@@ -1331,9 +1331,9 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
       for (int side = 0; side < 2; side++) {
         rl_avbd_row *w = am->row + (side ? jt->hi_row : jt->lo_row);
         real C = side ? d->jnt_range[2 * jt->jnt + 1] - jt->phi : jt->phi - d->jnt_range[2 * jt->jnt];
-        w->c = C - pr->alpha * rl_fmin(w->c0, 0);
+        w->c = C - pr->alpha * rl_avbd_min(w->c0, 0);
         real nl = rl_avbd_proj_neg(w->lambda + w->rho * w->c);
-        res[ang] = rl_fmax(res[ang], rl_fabs(w->lambda - nl) / w->rho);
+        res[ang] = rl_avbd_max(res[ang], rl_fabs(w->lambda - nl) / w->rho);
         w->lambda = nl;
         if (nl < 0) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
       }
@@ -1344,8 +1344,8 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
       w->c = jt->phi - jt->phi_n;
       real t = w->lambda + w->rho * w->c, nl = rl_avbd_clip(t, tf);
       real rf = rl_fabs(w->lambda - nl) / w->rho;
-      res[ang] = rl_fmax(res[ang], rf);
-      am->stat.dry_residual = rl_fmax(am->stat.dry_residual, rf);
+      res[ang] = rl_avbd_max(res[ang], rf);
+      am->stat.dry_residual = rl_avbd_max(am->stat.dry_residual, rf);
       w->lambda = nl;
       if (rl_fabs(t) < tf) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
     }
@@ -1353,9 +1353,9 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
   for (int i = 0; i < am->ncon; i++) {
     rl_avbd_contact *c = am->con + i;
     const real *C = avbd_contact_val(am, i)->C;
-    c->c[0] = C[0] - pr->alpha * rl_fmin(c->c0[0], 0);
+    c->c[0] = C[0] - pr->alpha * rl_avbd_min(c->c0[0], 0);
     real nl = rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * c->c[0]);
-    res[0] = rl_fmax(res[0], rl_fabs(c->lambda[0] - nl) / c->rho[0]);
+    res[0] = rl_avbd_max(res[0], rl_fabs(c->lambda[0] - nl) / c->rho[0]);
     c->lambda[0] = nl;
     if (nl < 0) c->rho[0] = avbd_grow(pr, c->rho[0], c->rho0, c->c[0], AVBD_LIN_SCALE);
     real t[2];
@@ -1365,7 +1365,7 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
     }
     c->stick = rl_avbd_proj_disc(t, c->mu * -nl);
     real e0 = (c->lambda[1] - t[0]) / c->rho[1], e1 = (c->lambda[2] - t[1]) / c->rho[2];
-    res[0] = rl_fmax(res[0], rl_sqrt(e0 * e0 + e1 * e1));
+    res[0] = rl_avbd_max(res[0], rl_sqrt(e0 * e0 + e1 * e1));
     c->lambda[1] = t[0];
     c->lambda[2] = t[1];
     if (c->stick && nl < 0)
@@ -1376,7 +1376,7 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
       for (int r = 0; r < 3; r++) ta[r] = c->alam[r] + c->arho[r] * Ca[r];
       int in = rl_avbd_contact_ang_proj(c, ta, -nl);
       for (int r = 0; r < 3; r++) {
-        res[1] = rl_fmax(res[1], rl_fabs(c->alam[r] - ta[r]) / c->arho[r]);
+        res[1] = rl_avbd_max(res[1], rl_fabs(c->alam[r] - ta[r]) / c->arho[r]);
         c->alam[r] = ta[r];
         if (in && nl < 0) c->arho[r] = avbd_grow(pr, c->arho[r], c->arho0, Ca[r], AVBD_ANG_SCALE);
       }
@@ -1406,7 +1406,7 @@ static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d, real h)
     rl_avbd_row *w = am->row + r;
     w->rho0 = pr->rho_init * w->meff / (h * h);
     w->lambda *= pr->alpha * pr->gamma;
-    w->rho = rl_fmin(rl_fmax(w->rho * pr->gamma, w->rho0), pr->rho_max * w->rho0);
+    w->rho = rl_avbd_min(rl_avbd_max(w->rho * pr->gamma, w->rho0), pr->rho_max * w->rho0);
     w->c0 = 0;
   }
   for (int j = 0; j < am->njoint; j++) {
@@ -1484,9 +1484,9 @@ static void avbd_recover_velocity(rl_avbd *am, real h) {
 /* primal residual r of one row into kkt_primal and its length (m) or angle (rad) part:
  * kkt_primal = max(kkt_primal_lin, kkt_primal_ang) */
 static void avbd_primal_add(rl_avbd_stat *st, int angular, real r) {
-  if (angular) st->kkt_primal_ang = rl_fmax(st->kkt_primal_ang, r);
-  else st->kkt_primal_lin = rl_fmax(st->kkt_primal_lin, r);
-  st->kkt_primal = rl_fmax(st->kkt_primal, r);
+  if (angular) st->kkt_primal_ang = rl_avbd_max(st->kkt_primal_ang, r);
+  else st->kkt_primal_lin = rl_avbd_max(st->kkt_primal_lin, r);
+  st->kkt_primal = rl_avbd_max(st->kkt_primal, r);
 }
 
 /* Diagnostics after the step (A20): anchor/axis errors from the raw rows, penetration, and the KKT
@@ -1508,32 +1508,32 @@ static void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, r
       if (w->kind == RL_AVBD_ROW_ANG) ang += C[r] * C[r]; else lin += C[r] * C[r];
       avbd_primal_add(st, w->kind == RL_AVBD_ROW_ANG, rl_fabs(w->c));
     }
-    st->anchor_err = rl_fmax(st->anchor_err, rl_sqrt(lin));
-    st->axis_err = rl_fmax(st->axis_err, rl_sqrt(ang));
+    st->anchor_err = rl_avbd_max(st->anchor_err, rl_sqrt(lin));
+    st->axis_err = rl_avbd_max(st->axis_err, rl_sqrt(ang));
     if ((jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) && m->jnt_limited[jt->jnt])
       for (int side = 0; side < 2; side++) {
         const rl_avbd_row *w = am->row + (side ? jt->hi_row : jt->lo_row);
         avbd_primal_add(st, jt->kind == RL_AVBD_HINGE, -w->c);
-        st->kkt_normal_sign = rl_fmax(st->kkt_normal_sign, w->lambda);
-        st->kkt_complementarity = rl_fmax(st->kkt_complementarity, rl_fabs(w->lambda * w->c));
+        st->kkt_normal_sign = rl_avbd_max(st->kkt_normal_sign, w->lambda);
+        st->kkt_complementarity = rl_avbd_max(st->kkt_complementarity, rl_fabs(w->lambda * w->c));
       }
   }
   for (int i = 0; i < am->ncon; i++) {
     const rl_avbd_contact *c = am->con + i;
     real C[3];
     avbd_contact_c(am, c, C);
-    st->penetration = rl_fmax(st->penetration, -C[0]);
+    st->penetration = rl_avbd_max(st->penetration, -C[0]);
     avbd_primal_add(st, 0, -c->c[0]);
-    st->kkt_normal_sign = rl_fmax(st->kkt_normal_sign, c->lambda[0]);
-    st->kkt_cone = rl_fmax(st->kkt_cone, rl_sqrt(c->lambda[1] * c->lambda[1] + c->lambda[2] * c->lambda[2]) + c->mu * c->lambda[0]);
-    st->kkt_complementarity = rl_fmax(st->kkt_complementarity, rl_fabs(c->lambda[0] * c->c[0]));
+    st->kkt_normal_sign = rl_avbd_max(st->kkt_normal_sign, c->lambda[0]);
+    st->kkt_cone = rl_avbd_max(st->kkt_cone, rl_sqrt(c->lambda[1] * c->lambda[1] + c->lambda[2] * c->lambda[2]) + c->mu * c->lambda[0]);
+    st->kkt_complementarity = rl_avbd_max(st->kkt_complementarity, rl_fabs(c->lambda[0] * c->c[0]));
   }
   for (int s = 0; s < am->nb; s++) {
     real H[36], g[6];
     avbd_assemble(am, m, d, s, h, 1, H, g);
     for (int i = 0; i < 3; i++) {
-      st->kkt_stationarity_force = rl_fmax(st->kkt_stationarity_force, rl_fabs(g[i]));
-      st->kkt_stationarity_torque = rl_fmax(st->kkt_stationarity_torque, rl_fabs(g[3 + i]));
+      st->kkt_stationarity_force = rl_avbd_max(st->kkt_stationarity_force, rl_fabs(g[i]));
+      st->kkt_stationarity_torque = rl_avbd_max(st->kkt_stationarity_torque, rl_fabs(g[3 + i]));
     }
   }
 }

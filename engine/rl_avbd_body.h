@@ -38,6 +38,12 @@
 #define RL_AVBD_UNROLL
 #endif
 
+/* max(x, y) and min(x, y) exactly as the x86-64 libm fmax / fmin return them (maxsd / minsd: x > y ? x : y,
+ * resp. x < y ? x : y; the other argument when one is NaN), inline: the sweep and the dual update call them
+ * a few hundred times per sweep, and each libm call costs a call and spilled registers. */
+RL_HD real rl_avbd_max(real x, real y) { return (x > y || y != y) ? x : y; }
+RL_HD real rl_avbd_min(real x, real y) { return (x < y || y != y) ? x : y; }
+
 /* A rigid body pose at its COM (the world is x = 0, q = 1, R = I). */
 typedef struct rl_avbd_pose {
   real x[3], q[4], R[9];
@@ -157,7 +163,7 @@ RL_HD int rl_avbd_chol_solve6(real H[36], const real g[6], real dz[6]) {
   real dmax = 0;
   int guarded = 0;
   RL_AVBD_UNROLL
-  for (int i = 0; i < 6; i++) dmax = rl_fmax(dmax, rl_fabs(H[7 * i]));
+  for (int i = 0; i < 6; i++) dmax = rl_avbd_max(dmax, rl_fabs(H[7 * i]));
   real floor_ = 64 * RL_EPS * dmax + RL_TINY;
   RL_AVBD_UNROLL
   for (int j = 0; j < 6; j++) {
@@ -670,7 +676,7 @@ RL_HD void rl_avbd_contact_assemble_val(real H[36], real g[6], real K[3], const 
                                         real alpha, int kkt) {
   real f[3], fv[3] = {0, 0, 0};
   const real *uA = v->uA, *uB = v->uB, *vA = v->vA, *vB = v->vB, *C = v->C;
-  real Cn = C[0] - alpha * rl_fmin(c->c0[0], (real)0);
+  real Cn = C[0] - alpha * rl_avbd_min(c->c0[0], (real)0);
   f[0] = kkt ? c->lambda[0] : rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * Cn);
   if (kkt) { f[1] = c->lambda[1]; f[2] = c->lambda[2]; }
   else {
