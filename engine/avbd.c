@@ -1144,6 +1144,27 @@ static void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d, 
   avbd_moved(am, s);
 }
 
+/* Two block updates of the same color, s0 and s1: both systems assembled (neither reads the other's pose
+ * or rows: bodies of one color share no joint or contact), solved together (rl_avbd_chol_solve6_x2, the
+ * same operations per body as rl_avbd_chol_solve6), then both bodies moved.  Bit-identical to
+ * avbd_block_update(s0) followed by avbd_block_update(s1); the two solves' latency chains overlap. */
+static void avbd_block_update2(rl_avbd *am, const rl_model *m, const rl_data *d, int s0, int s1, real h) {
+  real H0[36], g0[6], H1[36], g1[6], dz0[6], dz1[6];
+  int gd[2];
+  avbd_assemble(am, m, d, s0, h, 0, H0, g0);
+  avbd_assemble(am, m, d, s1, h, 0, H1, g1);
+  rl_avbd_chol_solve6_x2(H0, g0, dz0, H1, g1, dz1, gd);
+  const int sl[2] = {s0, s1};
+  real *dz[2] = {dz0, dz1};
+  for (int l = 0; l < 2; l++) {
+    int s = sl[l];
+    am->guard[s] = gd[l];
+    rl_avbd_body_apply(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s, dz[l], am->prm.max_dx,
+                       am->prm.max_dtheta, am->upd + 2 * s, am->upd + 2 * s + 1);
+    avbd_moved(am, s);
+  }
+}
+
 int rl_avbd_openmp(void) {
 #if defined(_OPENMP)
   return 1;
@@ -1169,6 +1190,11 @@ static void avbd_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, real h,
       for (int k = k0; k < k1; k++) avbd_block_update(am, m, d, am->order[k], h);
     } else
 #endif
+    if (c < AVBD_MAXCOLOR) { /* a proper color: its bodies in pairs (avbd_block_update2) */
+      int k = k0;
+      for (; k + 1 < k1; k += 2) avbd_block_update2(am, m, d, am->order[k], am->order[k + 1], h);
+      if (k < k1) avbd_block_update(am, m, d, am->order[k], h);
+    } else /* the overflow color: its bodies may be neighbours, one after the other */
       for (int k = k0; k < k1; k++) avbd_block_update(am, m, d, am->order[k], h);
     k0 = k1;
   }

@@ -199,6 +199,63 @@ RL_HD int rl_avbd_chol_solve6(real H[36], const real g[6], real dz[6]) {
   return guarded;
 }
 
+/* rl_avbd_chol_solve6 on two independent systems at once, lanes l = 0, 1 (H_l, g_l → δ_l = −H_l⁻¹ g_l):
+ * every lane runs the same operations in the same order as rl_avbd_chol_solve6, so each δ_l and guard
+ * count is bit-identical to it; the two dependency chains (6 square roots and 27 divisions each, which
+ * bound one solve by latency) are interleaved so that they overlap.  H_l is read (lower triangle), not
+ * overwritten. */
+RL_HD void rl_avbd_chol_solve6_x2(const real H0[36], const real g0[6], real dz0[6], const real H1[36], const real g1[6],
+                                  real dz1[6], int guarded[2]) {
+  real L[36][2], dmax[2] = {0, 0}, fl[2], y[6][2], z[6][2];
+  const real *g[2] = {g0, g1};
+  RL_AVBD_UNROLL
+  for (int i = 0; i < 6; i++) {
+    RL_AVBD_UNROLL
+    for (int j = 0; j <= i; j++) { L[6 * i + j][0] = H0[6 * i + j]; L[6 * i + j][1] = H1[6 * i + j]; }
+  }
+  RL_AVBD_UNROLL
+  for (int i = 0; i < 6; i++)
+    for (int l = 0; l < 2; l++) dmax[l] = rl_avbd_max(dmax[l], rl_fabs(L[7 * i][l]));
+  for (int l = 0; l < 2; l++) { fl[l] = 64 * RL_EPS * dmax[l] + RL_TINY; guarded[l] = 0; }
+  RL_AVBD_UNROLL
+  for (int j = 0; j < 6; j++) {
+    real sj[2] = {L[7 * j][0], L[7 * j][1]}, lj[2];
+    RL_AVBD_UNROLL
+    for (int k = 0; k < j; k++)
+      for (int l = 0; l < 2; l++) sj[l] -= L[6 * j + k][l] * L[6 * j + k][l];
+    for (int l = 0; l < 2; l++) {
+      if (!(sj[l] > fl[l])) { sj[l] = fl[l]; guarded[l]++; }
+      lj[l] = rl_sqrt(sj[l]);
+      L[7 * j][l] = lj[l];
+    }
+    RL_AVBD_UNROLL
+    for (int i = j + 1; i < 6; i++) {
+      real t[2] = {L[6 * i + j][0], L[6 * i + j][1]};
+      RL_AVBD_UNROLL
+      for (int k = 0; k < j; k++)
+        for (int l = 0; l < 2; l++) t[l] -= L[6 * i + k][l] * L[6 * j + k][l];
+      for (int l = 0; l < 2; l++) L[6 * i + j][l] = t[l] / lj[l];
+    }
+  }
+  RL_AVBD_UNROLL
+  for (int i = 0; i < 6; i++) {
+    real t[2] = {-g[0][i], -g[1][i]};
+    RL_AVBD_UNROLL
+    for (int k = 0; k < i; k++)
+      for (int l = 0; l < 2; l++) t[l] -= L[6 * i + k][l] * y[k][l];
+    for (int l = 0; l < 2; l++) y[i][l] = t[l] / L[7 * i][l];
+  }
+  RL_AVBD_UNROLL
+  for (int i = 5; i >= 0; i--) {
+    real t[2] = {y[i][0], y[i][1]};
+    RL_AVBD_UNROLL
+    for (int k = i + 1; k < 6; k++)
+      for (int l = 0; l < 2; l++) t[l] -= L[6 * k + i][l] * z[k][l];
+    for (int l = 0; l < 2; l++) z[i][l] = t[l] / L[7 * i][l];
+  }
+  for (int i = 0; i < 6; i++) { dz0[i] = z[i][0]; dz1[i] = z[i][1]; }
+}
+
 /* Clamp a 3-vector to length ≤ cap (keeps its direction); returns the scale applied (≤ 1). */
 RL_HD real rl_avbd_clamp3(real v[3], real cap) {
   real n = rl_v3_norm(v);
@@ -817,6 +874,15 @@ RL_HD void rl_avbd_body_move(rl_avbd_pose *P, real dx[3], real dq[4], const real
   rl_avbd_pose_sync(P);
 }
 
+/* The part of rl_avbd_body_update after the solve: clamp the increment δz = (δx, δθ) (dz is clamped in
+ * place), *ndx, *ndth its sizes, then rl_avbd_body_move. */
+RL_HD void rl_avbd_body_apply(rl_avbd_pose *P, real dx[3], real dq[4], const real x0[3], const real q0[4], real dz[6],
+                              real max_dx, real max_dth, real *ndx, real *ndth) {
+  *ndx = rl_avbd_clamp3_norm(dz, max_dx);
+  *ndth = rl_avbd_clamp3_norm(dz + 3, max_dth);
+  rl_avbd_body_move(P, dx, dq, x0, q0, dz, dz + 3);
+}
+
 /* One block update (A7) from the assembled system: H δz = −g (guarded Cholesky, H overwritten), clamp
  * ‖δx‖ ≤ max_dx, ‖δθ‖ ≤ max_dθ, then rl_avbd_body_move.  Returns the guarded pivots; *ndx, *ndth the
  * sizes of the (clamped) update. */
@@ -824,9 +890,7 @@ RL_HD int rl_avbd_body_update(rl_avbd_pose *P, real dx[3], real dq[4], const rea
                               const real g[6], real max_dx, real max_dth, real *ndx, real *ndth) {
   real dz[6];
   int guarded = rl_avbd_chol_solve6(H, g, dz);
-  *ndx = rl_avbd_clamp3_norm(dz, max_dx);
-  *ndth = rl_avbd_clamp3_norm(dz + 3, max_dth);
-  rl_avbd_body_move(P, dx, dq, x0, q0, dz, dz + 3);
+  rl_avbd_body_apply(P, dx, dq, x0, q0, dz, max_dx, max_dth, ndx, ndth);
   return guarded;
 }
 
