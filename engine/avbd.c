@@ -256,13 +256,13 @@ static real avbd_side_mass(const rl_model *m, int top, int inside) {
  * M/m ≤ 7) the stiffer rows make the f32 update test stop early (order test fails), so (b) is kept
  * for mass-ratio joints. */
 static void avbd_row_scales(rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
-  real mlin = rl_fmin(avbd_mass(am, jt->a), avbd_mass(am, jt->b));
-  real mang = rl_fmin(avbd_mean_inertia(am, m, jt->a), avbd_mean_inertia(am, m, jt->b));
+  real mlin = rl_avbd_min(avbd_mass(am, jt->a), avbd_mass(am, jt->b));
+  real mang = rl_avbd_min(avbd_mean_inertia(am, m, jt->a), avbd_mean_inertia(am, m, jt->b));
   if (jt->eq < 0) {
     int bB = am->body[jt->b], root = m->body_rootid[bB];
     int anchored = jt->a < 0 || m->body_jntnum[root] == 0 || m->jnt_type[m->body_jntadr[root]] != RL_JNT_FREE;
     real MB = avbd_side_mass(m, bB, 1), MA = anchored ? (real)1e30 : avbd_side_mass(m, bB, 0);
-    real side = rl_fmin(MA, MB);
+    real side = rl_avbd_min(MA, MB);
     if (side > AVBD_SIDE_RATIO * mlin) mlin = side;
   }
   for (int k = 0; k < jt->nrow; k++) {
@@ -394,7 +394,8 @@ rl_avbd *rl_avbd_build(const rl_model *m, char *err, int errlen) {
   int maxcon = avbd_ground_capacity(m);
   if (m->nconmax > maxcon) maxcon = m->nconmax;
   size_t R = sizeof(real), nbs = (size_t)nb + 1;
-  size_t bytes = 64 * 40 + sizeof(int) * (2 * nbs + (size_t)m->nbody + 3 * nbs + 2 * (size_t)nj + 3 * nbs + 4 * (size_t)maxcon + 2 * nbs) +
+  size_t bytes = 64 * 45 + sizeof(rl_avbd_joint_val) * ((size_t)nj + 1) + sizeof(rl_avbd_contact_val) * ((size_t)maxcon + 1) +
+                 sizeof(unsigned long long) * (nbs + 2 * ((size_t)nj + 1) + 2 * ((size_t)maxcon + 1)) + sizeof(int) * (2 * nbs + (size_t)m->nbody + 3 * nbs + 2 * (size_t)nj + 3 * nbs + 4 * (size_t)maxcon + 2 * nbs) +
                  R * nbs * (1 + 3 + 4 + 3 + 6 + 3 + 4 + 3 + 4 + 9 + 6 + 3 + 4) + sizeof(rl_avbd_pose) * nbs +
                  sizeof(rl_avbd_joint) * ((size_t)nj + 1) + sizeof(rl_avbd_row) * ((size_t)nr + 1) +
                  2 * sizeof(rl_avbd_contact) * ((size_t)maxcon + 1) + R * 7 * (size_t)m->ngeom +
@@ -447,6 +448,11 @@ rl_avbd *rl_avbd_build(const rl_model *m, char *err, int errlen) {
   am->cwork = avbd_take(&p, R * 46 * nbs);
   am->upd = avbd_take(&p, R * 2 * nbs);
   am->guard = avbd_take(&p, sizeof(int) * nbs);
+  am->ver = avbd_take(&p, sizeof(unsigned long long) * nbs);
+  am->jval = avbd_take(&p, sizeof(rl_avbd_joint_val) * ((size_t)nj + 1));
+  am->jver = avbd_take(&p, sizeof(unsigned long long) * 2 * ((size_t)nj + 1));
+  am->cval = avbd_take(&p, sizeof(rl_avbd_contact_val) * ((size_t)maxcon + 1));
+  am->cver = avbd_take(&p, sizeof(unsigned long long) * 2 * ((size_t)maxcon + 1));
 
   /* bodies */
   int s = 0;
@@ -769,7 +775,7 @@ static void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
         k->rad[1] = r;
         rl_v3_copy(k->frame, n);
         avbd_perp(k->frame + 3, k->frame + 6, n);
-        k->mu = rl_fmax(m->geom_friction[3 * p], m->geom_friction[3 * g]);
+        k->mu = rl_avbd_max(m->geom_friction[3 * p], m->geom_friction[3 * g]);
         k->dim = 3;
       }
     }
@@ -841,6 +847,43 @@ static void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[3
 /* Δq = q (q⁰)⁻¹ of slot s, NULL for the world */
 static const real *avbd_dq_of(const rl_avbd *am, int s) { return s < 0 ? NULL : am->dq + 4 * s; }
 
+/* ------------------------------------------------------------ evaluation cache */
+
+/* pose version of slot s (the world never moves: 0).  Versions start at 1 with the first prediction
+   and rise on every move (avbd_moved), so a cached value taken at versions (v_a, v_b) is the value at
+   the current poses exactly while both still hold. */
+static unsigned long long avbd_ver(const rl_avbd *am, int s) { return s < 0 ? 0 : am->ver[s]; }
+
+/* slot s moved (block update, coarse step, prediction): its cached joint and contact values are stale */
+static void avbd_moved(rl_avbd *am, int s) { am->ver[s]++; }
+
+/* Values of joint j (rl_avbd_joint_val_ok) at the current poses: the cached ones while neither body has
+   moved since they were taken, else evaluated now.  A block update reads the joints of its own body
+   only, and no two bodies of one color share a joint, so the bodies of one color never touch the same
+   entry (the OpenMP sweep stays race-free and bit-identical). */
+static const rl_avbd_joint_val *avbd_joint_val(rl_avbd *am, int j) {
+  const rl_avbd_joint *jt = am->joint + j;
+  unsigned long long va = avbd_ver(am, jt->a), vb = avbd_ver(am, jt->b), *v = am->jver + 2 * j;
+  if (v[0] != va || v[1] != vb) {
+    rl_avbd_joint_val_eval(am->jval + j, jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b));
+    v[0] = va;
+    v[1] = vb;
+  }
+  return am->jval + j;
+}
+
+/* Values of contact i at the current poses, cached as avbd_joint_val. */
+static const rl_avbd_contact_val *avbd_contact_val(rl_avbd *am, int i) {
+  const rl_avbd_contact *c = am->con + i;
+  unsigned long long va = avbd_ver(am, c->a), vb = avbd_ver(am, c->b), *v = am->cver + 2 * i;
+  if (v[0] != va || v[1] != vb) {
+    rl_avbd_contact_val_eval(am->cval + i, c, avbd_pose_of(am, c->a), avbd_pose_of(am, c->b));
+    v[0] = va;
+    v[1] = vb;
+  }
+  return am->cval + i;
+}
+
 /* Cache matching (A16): a contact with the key of one in the previous step inherits its multipliers
  * (decayed: λ ·= αγ, ρ ·= γ) and, for a ground contact that was sticking, its static-friction
  * anchor on the ground (reset when the drift exceeds 10 mm).  C⁰ is evaluated after this.
@@ -855,10 +898,10 @@ static void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
   const rl_avbd_param *pr = &am->prm;
   for (int i = 0; i < am->ncon; i++) {
     rl_avbd_contact *k = am->con + i;
-    real meff = rl_fmin(avbd_mass(am, k->a), avbd_mass(am, k->b));
+    real meff = rl_avbd_min(avbd_mass(am, k->a), avbd_mass(am, k->b));
     k->rho0 = pr->rho_init * meff / (h * h);
     for (int r = 0; r < 3; r++) { k->lambda[r] = 0; k->rho[r] = k->rho0; }
-    k->arho0 = pr->rho_init * rl_fmin(avbd_mean_inertia(am, m, k->a), avbd_mean_inertia(am, m, k->b)) / (h * h);
+    k->arho0 = pr->rho_init * rl_avbd_min(avbd_mean_inertia(am, m, k->a), avbd_mean_inertia(am, m, k->b)) / (h * h);
     for (int r = 0; r < 3; r++) { k->alam[r] = 0; k->arho[r] = k->arho0; }
     for (int j = 0; j < am->nprev; j++) {
       const rl_avbd_contact *o = am->prev + j;
@@ -873,7 +916,7 @@ static void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
       for (int r = 0; r < 3; r++) {
         k->lambda[r] = o->lambda[r] * pr->alpha * pr->gamma;
         real cap = k->a >= 0 ? AVBD_PAIR_RHO_CARRY : pr->rho_max;
-        k->rho[r] = rl_fmin(rl_fmax(o->rho[r] * pr->gamma, k->rho0), cap * k->rho0);
+        k->rho[r] = rl_avbd_min(rl_avbd_max(o->rho[r] * pr->gamma, k->rho0), cap * k->rho0);
       }
       for (int r = 0; r < 3; r++) k->alam[r] = o->alam[r] * pr->alpha * pr->gamma;
       if (k->a < 0 && o->stick && o->lambda[0] < 0) {
@@ -965,7 +1008,7 @@ static real avbd_servo_pd(const rl_model *m, const rl_avbd_joint *jt, int u, rea
     if (F < fr[0]) { F = fr[0]; clamped = 1; }
     if (F > fr[1]) { F = fr[1]; clamped = 1; }
   }
-  *k = clamped ? 0 : rl_fmax(-g * g * (b1 + b2 / h), 0);
+  *k = clamped ? 0 : rl_avbd_max(-g * g * (b1 + b2 / h), 0);
   return g * F;
 }
 
@@ -1026,7 +1069,7 @@ static void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data
     for (int side = 0; side < 2; side++) {
       const rl_avbd_row *r = am->row + (side ? jt->hi_row : jt->lo_row);
       real C = side ? d->jnt_range[2 * jt->jnt + 1] - phi : phi - d->jnt_range[2 * jt->jnt];
-      real Ct = C - pr->alpha * rl_fmin(r->c0, 0);
+      real Ct = C - pr->alpha * rl_avbd_min(r->c0, 0);
       real f = kkt ? r->lambda : rl_avbd_proj_neg(r->lambda + r->rho * Ct);
       *G += side ? -f : f;
       if (f < 0 || r->lambda < 0) *k += r->rho;
@@ -1052,7 +1095,7 @@ static void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data
 
 /* Local system of body s: H = inertia + Σ ρ JJᵀ + diag geometric stiffness (lower triangle), g = ∇E + Σ J f.
  * kkt = 1: forces are the multipliers λ themselves (H unused).  Returns nothing; H, g filled. */
-static void avbd_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, real H[36],
+static void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, real H[36],
                           real g[6]) {
   const rl_avbd_param *pr = &am->prm;
   const rl_avbd_pose *P = am->pose + s;
@@ -1062,6 +1105,18 @@ static void avbd_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d
     const rl_avbd_joint *jt = am->joint + am->jlist[q];
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
     int side = jt->b == s;
+    if (rl_avbd_joint_val_ok(jt)) { /* rows and hinge coordinate from the cached values */
+      const rl_avbd_joint_val *v = avbd_joint_val(am, am->jlist[q]);
+      if (avbd_joint_on(m, d, jt)) rl_avbd_joint_assemble_val(H, g, K, jt, am->row + jt->row, v, side, pr->alpha_joint, kkt);
+      if (jt->kind == RL_AVBD_HINGE) {
+        /* ∂φ/∂δθ_B = a = R_B axB, ∂φ/∂δθ_A = −a (rl_avbd_joint_coord) */
+        real dphi[6] = {0, 0, 0, 0, 0, 0}, G, k;
+        for (int i = 0; i < 3; i++) dphi[3 + i] = side ? v->arms.a[i] : -v->arms.a[i];
+        avbd_coord_terms(am, m, d, jt, rl_avbd_unwrap(v->phi_raw, jt->phi), h, kkt, &G, &k);
+        rl_avbd_add_row_ang(H, g, dphi, G, kkt ? 0 : k);
+      }
+      continue;
+    }
     if (avbd_joint_on(m, d, jt)) rl_avbd_joint_assemble(H, g, K, jt, am->row + jt->row, A, B, side, pr->alpha_joint, kkt);
     if (jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) {
       real dA[6], dB[6], G, k;
@@ -1073,8 +1128,8 @@ static void avbd_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d
   }
   for (int q = am->cadr[s]; q < am->cadr[s] + am->cnum[s]; q++) {
     const rl_avbd_contact *c = am->con + am->clist[q];
-    rl_avbd_contact_assemble(H, g, K, c, avbd_pose_of(am, c->a), avbd_pose_of(am, c->b), avbd_dq_of(am, c->a),
-                             avbd_dq_of(am, c->b), c->b == s, pr->alpha, kkt);
+    rl_avbd_contact_assemble_val(H, g, K, c, avbd_contact_val(am, am->clist[q]), avbd_dq_of(am, c->a),
+                                 avbd_dq_of(am, c->b), c->b == s, pr->alpha, kkt);
   }
   for (int i = 0; i < 3; i++) H[7 * (3 + i)] += K[i];
 }
@@ -1086,6 +1141,28 @@ static void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d, 
   avbd_assemble(am, m, d, s, h, 0, H, g);
   am->guard[s] = rl_avbd_body_update(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s, H, g,
                                      am->prm.max_dx, am->prm.max_dtheta, am->upd + 2 * s, am->upd + 2 * s + 1);
+  avbd_moved(am, s);
+}
+
+/* Two block updates of the same color, s0 and s1: both systems assembled (neither reads the other's pose
+ * or rows: bodies of one color share no joint or contact), solved together (rl_avbd_chol_solve6_x2, the
+ * same operations per body as rl_avbd_chol_solve6), then both bodies moved.  Bit-identical to
+ * avbd_block_update(s0) followed by avbd_block_update(s1); the two solves' latency chains overlap. */
+static void avbd_block_update2(rl_avbd *am, const rl_model *m, const rl_data *d, int s0, int s1, real h) {
+  real H0[36], g0[6], H1[36], g1[6], dz0[6], dz1[6];
+  int gd[2];
+  avbd_assemble(am, m, d, s0, h, 0, H0, g0);
+  avbd_assemble(am, m, d, s1, h, 0, H1, g1);
+  rl_avbd_chol_solve6_x2(H0, g0, dz0, H1, g1, dz1, gd);
+  const int sl[2] = {s0, s1};
+  real *dz[2] = {dz0, dz1};
+  for (int l = 0; l < 2; l++) {
+    int s = sl[l];
+    am->guard[s] = gd[l];
+    rl_avbd_body_apply(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s, dz[l], am->prm.max_dx,
+                       am->prm.max_dtheta, am->upd + 2 * s, am->upd + 2 * s + 1);
+    avbd_moved(am, s);
+  }
 }
 
 int rl_avbd_openmp(void) {
@@ -1113,14 +1190,19 @@ static void avbd_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, real h,
       for (int k = k0; k < k1; k++) avbd_block_update(am, m, d, am->order[k], h);
     } else
 #endif
+    if (c < AVBD_MAXCOLOR) { /* a proper color: its bodies in pairs (avbd_block_update2) */
+      int k = k0;
+      for (; k + 1 < k1; k += 2) avbd_block_update2(am, m, d, am->order[k], am->order[k + 1], h);
+      if (k < k1) avbd_block_update(am, m, d, am->order[k], h);
+    } else /* the overflow color: its bodies may be neighbours, one after the other */
       for (int k = k0; k < k1; k++) avbd_block_update(am, m, d, am->order[k], h);
     k0 = k1;
   }
   *ux = *uth = 0;
   for (int k = 0; k < nb; k++) {
     int s = am->order[k];
-    *ux = rl_fmax(*ux, am->upd[2 * s]);
-    *uth = rl_fmax(*uth, am->upd[2 * s + 1]);
+    *ux = rl_avbd_max(*ux, am->upd[2 * s]);
+    *uth = rl_avbd_max(*uth, am->upd[2 * s + 1]);
     am->stat.guarded += am->guard[s];
   }
 }
@@ -1139,7 +1221,7 @@ static void avbd_coarse_contacts(const rl_avbd *am, int s, int c, real H[36], re
     avbd_contact_points(am, k, pA, uA, pB, uB);
     rl_v3_sub(dd, pB, pA);
     for (int r = 0; r < 3; r++) C[r] = rl_v3_dot(k->frame + 3 * r, dd);
-    f[0] = rl_avbd_proj_neg(k->lambda[0] + k->rho[0] * (C[0] - pr->alpha * rl_fmin(k->c0[0], 0)));
+    f[0] = rl_avbd_proj_neg(k->lambda[0] + k->rho[0] * (C[0] - pr->alpha * rl_avbd_min(k->c0[0], 0)));
     f[1] = k->lambda[1] + k->rho[1] * (C[1] - pr->alpha * k->c0[1]);
     f[2] = k->lambda[2] + k->rho[2] * (C[2] - pr->alpha * k->c0[2]);
     rl_avbd_proj_disc(f + 1, k->mu * -f[0]);
@@ -1226,6 +1308,7 @@ static void avbd_coarse(rl_avbd *am, real h) {
     rl_v3_cross(w, dz + 3, r);
     rl_v3_add(w, w, dz);
     rl_avbd_body_move(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s, w, dz + 3);
+    avbd_moved(am, s);
   }
 }
 
@@ -1233,7 +1316,7 @@ static void avbd_coarse(rl_avbd *am, real h) {
 
 /* penalty growth ρ ← min(ρ + β·ρ₀·|C̃|/ℓ, ρ_max) */
 static real avbd_grow(const rl_avbd_param *pr, real rho, real rho0, real c, real ell) {
-  return rl_fmin(rho + pr->beta * rho0 * rl_fabs(c) / ell, pr->rho_max * rho0);
+  return rl_avbd_min(rho + pr->beta * rho0 * rl_fabs(c) / ell, pr->rho_max * rho0);
 }
 
 /* After a sweep: two-sided rows λ ← λ + ρC̃ (ρ grows); one-sided rows λ ← min(λ + ρC̃, 0) (ρ grows
@@ -1248,16 +1331,20 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
   for (int j = 0; j < am->njoint; j++) {
     rl_avbd_joint *jt = am->joint + j;
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
+    const rl_avbd_joint_val *v = rl_avbd_joint_val_ok(jt) ? avbd_joint_val(am, j) : NULL;
     if (avbd_joint_on(m, d, jt)) {
-      real C[6];
+      real Cs[6];
+      const real *C = Cs;
       rl_avbd_joint_arms arms;
-      int n = rl_avbd_joint_side_rows(jt, A, B, 0, C, NULL, &arms);
+      int n;
+      if (v) { C = v->C; n = v->n; }
+      else n = rl_avbd_joint_side_rows(jt, A, B, 0, Cs, NULL, &arms);
       for (int r = 0; r < n; r++) {
         rl_avbd_row *w = am->row + jt->row + r;
         w->c = C[r] - pr->alpha_joint * w->c0;
         w->lambda += w->rho * w->c;
         int ang = w->kind == RL_AVBD_ROW_ANG;
-        res[ang] = rl_fmax(res[ang], rl_fabs(w->c));
+        res[ang] = rl_avbd_max(res[ang], rl_fabs(w->c));
         w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ang ? AVBD_ANG_SCALE : AVBD_LIN_SCALE);
       }
     }
@@ -1265,14 +1352,14 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
     real dA[6], dB[6];
     int ang = jt->kind == RL_AVBD_HINGE;
     real ell = ang ? AVBD_ANG_SCALE : AVBD_LIN_SCALE;
-    jt->phi = rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
+    jt->phi = v ? rl_avbd_unwrap(v->phi_raw, jt->phi) : rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
     if (m->jnt_limited[jt->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT))) {
       for (int side = 0; side < 2; side++) {
         rl_avbd_row *w = am->row + (side ? jt->hi_row : jt->lo_row);
         real C = side ? d->jnt_range[2 * jt->jnt + 1] - jt->phi : jt->phi - d->jnt_range[2 * jt->jnt];
-        w->c = C - pr->alpha * rl_fmin(w->c0, 0);
+        w->c = C - pr->alpha * rl_avbd_min(w->c0, 0);
         real nl = rl_avbd_proj_neg(w->lambda + w->rho * w->c);
-        res[ang] = rl_fmax(res[ang], rl_fabs(w->lambda - nl) / w->rho);
+        res[ang] = rl_avbd_max(res[ang], rl_fabs(w->lambda - nl) / w->rho);
         w->lambda = nl;
         if (nl < 0) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
       }
@@ -1283,19 +1370,18 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
       w->c = jt->phi - jt->phi_n;
       real t = w->lambda + w->rho * w->c, nl = rl_avbd_clip(t, tf);
       real rf = rl_fabs(w->lambda - nl) / w->rho;
-      res[ang] = rl_fmax(res[ang], rf);
-      am->stat.dry_residual = rl_fmax(am->stat.dry_residual, rf);
+      res[ang] = rl_avbd_max(res[ang], rf);
+      am->stat.dry_residual = rl_avbd_max(am->stat.dry_residual, rf);
       w->lambda = nl;
       if (rl_fabs(t) < tf) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
     }
   }
   for (int i = 0; i < am->ncon; i++) {
     rl_avbd_contact *c = am->con + i;
-    real C[3];
-    avbd_contact_c(am, c, C);
-    c->c[0] = C[0] - pr->alpha * rl_fmin(c->c0[0], 0);
+    const real *C = avbd_contact_val(am, i)->C;
+    c->c[0] = C[0] - pr->alpha * rl_avbd_min(c->c0[0], 0);
     real nl = rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * c->c[0]);
-    res[0] = rl_fmax(res[0], rl_fabs(c->lambda[0] - nl) / c->rho[0]);
+    res[0] = rl_avbd_max(res[0], rl_fabs(c->lambda[0] - nl) / c->rho[0]);
     c->lambda[0] = nl;
     if (nl < 0) c->rho[0] = avbd_grow(pr, c->rho[0], c->rho0, c->c[0], AVBD_LIN_SCALE);
     real t[2];
@@ -1305,7 +1391,7 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
     }
     c->stick = rl_avbd_proj_disc(t, c->mu * -nl);
     real e0 = (c->lambda[1] - t[0]) / c->rho[1], e1 = (c->lambda[2] - t[1]) / c->rho[2];
-    res[0] = rl_fmax(res[0], rl_sqrt(e0 * e0 + e1 * e1));
+    res[0] = rl_avbd_max(res[0], rl_sqrt(e0 * e0 + e1 * e1));
     c->lambda[1] = t[0];
     c->lambda[2] = t[1];
     if (c->stick && nl < 0)
@@ -1316,7 +1402,7 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
       for (int r = 0; r < 3; r++) ta[r] = c->alam[r] + c->arho[r] * Ca[r];
       int in = rl_avbd_contact_ang_proj(c, ta, -nl);
       for (int r = 0; r < 3; r++) {
-        res[1] = rl_fmax(res[1], rl_fabs(c->alam[r] - ta[r]) / c->arho[r]);
+        res[1] = rl_avbd_max(res[1], rl_fabs(c->alam[r] - ta[r]) / c->arho[r]);
         c->alam[r] = ta[r];
         if (in && nl < 0) c->arho[r] = avbd_grow(pr, c->arho[r], c->arho0, Ca[r], AVBD_ANG_SCALE);
       }
@@ -1346,7 +1432,7 @@ static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d, real h)
     rl_avbd_row *w = am->row + r;
     w->rho0 = pr->rho_init * w->meff / (h * h);
     w->lambda *= pr->alpha * pr->gamma;
-    w->rho = rl_fmin(rl_fmax(w->rho * pr->gamma, w->rho0), pr->rho_max * w->rho0);
+    w->rho = rl_avbd_min(rl_avbd_max(w->rho * pr->gamma, w->rho0), pr->rho_max * w->rho0);
     w->c0 = 0;
   }
   for (int j = 0; j < am->njoint; j++) {
@@ -1407,6 +1493,7 @@ static void avbd_predict(rl_avbd *am, const rl_model *m, real h) {
     rl_v3_add(P->x, am->x0 + 3 * s, am->dx + 3 * s);
     rl_q_copy(P->q, am->qp + 4 * s);
     rl_avbd_pose_sync(P);
+    avbd_moved(am, s);
   }
 }
 
@@ -1423,9 +1510,9 @@ static void avbd_recover_velocity(rl_avbd *am, real h) {
 /* primal residual r of one row into kkt_primal and its length (m) or angle (rad) part:
  * kkt_primal = max(kkt_primal_lin, kkt_primal_ang) */
 static void avbd_primal_add(rl_avbd_stat *st, int angular, real r) {
-  if (angular) st->kkt_primal_ang = rl_fmax(st->kkt_primal_ang, r);
-  else st->kkt_primal_lin = rl_fmax(st->kkt_primal_lin, r);
-  st->kkt_primal = rl_fmax(st->kkt_primal, r);
+  if (angular) st->kkt_primal_ang = rl_avbd_max(st->kkt_primal_ang, r);
+  else st->kkt_primal_lin = rl_avbd_max(st->kkt_primal_lin, r);
+  st->kkt_primal = rl_avbd_max(st->kkt_primal, r);
 }
 
 /* Diagnostics after the step (A20): anchor/axis errors from the raw rows, penetration, and the KKT
@@ -1447,32 +1534,32 @@ static void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, r
       if (w->kind == RL_AVBD_ROW_ANG) ang += C[r] * C[r]; else lin += C[r] * C[r];
       avbd_primal_add(st, w->kind == RL_AVBD_ROW_ANG, rl_fabs(w->c));
     }
-    st->anchor_err = rl_fmax(st->anchor_err, rl_sqrt(lin));
-    st->axis_err = rl_fmax(st->axis_err, rl_sqrt(ang));
+    st->anchor_err = rl_avbd_max(st->anchor_err, rl_sqrt(lin));
+    st->axis_err = rl_avbd_max(st->axis_err, rl_sqrt(ang));
     if ((jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) && m->jnt_limited[jt->jnt])
       for (int side = 0; side < 2; side++) {
         const rl_avbd_row *w = am->row + (side ? jt->hi_row : jt->lo_row);
         avbd_primal_add(st, jt->kind == RL_AVBD_HINGE, -w->c);
-        st->kkt_normal_sign = rl_fmax(st->kkt_normal_sign, w->lambda);
-        st->kkt_complementarity = rl_fmax(st->kkt_complementarity, rl_fabs(w->lambda * w->c));
+        st->kkt_normal_sign = rl_avbd_max(st->kkt_normal_sign, w->lambda);
+        st->kkt_complementarity = rl_avbd_max(st->kkt_complementarity, rl_fabs(w->lambda * w->c));
       }
   }
   for (int i = 0; i < am->ncon; i++) {
     const rl_avbd_contact *c = am->con + i;
     real C[3];
     avbd_contact_c(am, c, C);
-    st->penetration = rl_fmax(st->penetration, -C[0]);
+    st->penetration = rl_avbd_max(st->penetration, -C[0]);
     avbd_primal_add(st, 0, -c->c[0]);
-    st->kkt_normal_sign = rl_fmax(st->kkt_normal_sign, c->lambda[0]);
-    st->kkt_cone = rl_fmax(st->kkt_cone, rl_sqrt(c->lambda[1] * c->lambda[1] + c->lambda[2] * c->lambda[2]) + c->mu * c->lambda[0]);
-    st->kkt_complementarity = rl_fmax(st->kkt_complementarity, rl_fabs(c->lambda[0] * c->c[0]));
+    st->kkt_normal_sign = rl_avbd_max(st->kkt_normal_sign, c->lambda[0]);
+    st->kkt_cone = rl_avbd_max(st->kkt_cone, rl_sqrt(c->lambda[1] * c->lambda[1] + c->lambda[2] * c->lambda[2]) + c->mu * c->lambda[0]);
+    st->kkt_complementarity = rl_avbd_max(st->kkt_complementarity, rl_fabs(c->lambda[0] * c->c[0]));
   }
   for (int s = 0; s < am->nb; s++) {
     real H[36], g[6];
     avbd_assemble(am, m, d, s, h, 1, H, g);
     for (int i = 0; i < 3; i++) {
-      st->kkt_stationarity_force = rl_fmax(st->kkt_stationarity_force, rl_fabs(g[i]));
-      st->kkt_stationarity_torque = rl_fmax(st->kkt_stationarity_torque, rl_fabs(g[3 + i]));
+      st->kkt_stationarity_force = rl_avbd_max(st->kkt_stationarity_force, rl_fabs(g[i]));
+      st->kkt_stationarity_torque = rl_avbd_max(st->kkt_stationarity_torque, rl_fabs(g[3 + i]));
     }
   }
 }

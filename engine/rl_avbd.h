@@ -176,6 +176,13 @@ typedef struct rl_avbd {
   real *upd;                /* [nb×2] last sweep's update sizes ‖δx‖, ‖δθ‖ per slot */
   int *guard;               /* [nb] last sweep's guarded pivots per slot */
   long step0;               /* steps at the last rl_avbd_from_generalized (no previous velocity before) */
+  /* evaluation cache: a joint's or contact's values at the current poses, reused by every reader until
+     one of its bodies moves (avbd_joint_val, avbd_contact_val) */
+  unsigned long long *ver;  /* [nb] pose version of each slot, raised on every move */
+  rl_avbd_joint_val *jval;  /* [njoint] values of rl_avbd_joint_val_ok joints */
+  unsigned long long *jver; /* [njoint×2] versions of bodies a, b the values were taken at */
+  rl_avbd_contact_val *cval;/* [maxcon] contact values */
+  unsigned long long *cver; /* [maxcon×2] */
   void *buffer;
 } rl_avbd;
 

@@ -38,6 +38,12 @@
 #define RL_AVBD_UNROLL
 #endif
 
+/* max(x, y) and min(x, y) exactly as the x86-64 libm fmax / fmin return them (maxsd / minsd: x > y ? x : y,
+ * resp. x < y ? x : y; the other argument when one is NaN), inline: the sweep and the dual update call them
+ * a few hundred times per sweep, and each libm call costs a call and spilled registers. */
+RL_HD real rl_avbd_max(real x, real y) { return (x > y || y != y) ? x : y; }
+RL_HD real rl_avbd_min(real x, real y) { return (x < y || y != y) ? x : y; }
+
 /* A rigid body pose at its COM (the world is x = 0, q = 1, R = I). */
 typedef struct rl_avbd_pose {
   real x[3], q[4], R[9];
@@ -157,7 +163,7 @@ RL_HD int rl_avbd_chol_solve6(real H[36], const real g[6], real dz[6]) {
   real dmax = 0;
   int guarded = 0;
   RL_AVBD_UNROLL
-  for (int i = 0; i < 6; i++) dmax = rl_fmax(dmax, rl_fabs(H[7 * i]));
+  for (int i = 0; i < 6; i++) dmax = rl_avbd_max(dmax, rl_fabs(H[7 * i]));
   real floor_ = 64 * RL_EPS * dmax + RL_TINY;
   RL_AVBD_UNROLL
   for (int j = 0; j < 6; j++) {
@@ -193,6 +199,63 @@ RL_HD int rl_avbd_chol_solve6(real H[36], const real g[6], real dz[6]) {
   return guarded;
 }
 
+/* rl_avbd_chol_solve6 on two independent systems at once, lanes l = 0, 1 (H_l, g_l → δ_l = −H_l⁻¹ g_l):
+ * every lane runs the same operations in the same order as rl_avbd_chol_solve6, so each δ_l and guard
+ * count is bit-identical to it; the two dependency chains (6 square roots and 27 divisions each, which
+ * bound one solve by latency) are interleaved so that they overlap.  H_l is read (lower triangle), not
+ * overwritten. */
+RL_HD void rl_avbd_chol_solve6_x2(const real H0[36], const real g0[6], real dz0[6], const real H1[36], const real g1[6],
+                                  real dz1[6], int guarded[2]) {
+  real L[36][2], dmax[2] = {0, 0}, fl[2], y[6][2], z[6][2];
+  const real *g[2] = {g0, g1};
+  RL_AVBD_UNROLL
+  for (int i = 0; i < 6; i++) {
+    RL_AVBD_UNROLL
+    for (int j = 0; j <= i; j++) { L[6 * i + j][0] = H0[6 * i + j]; L[6 * i + j][1] = H1[6 * i + j]; }
+  }
+  RL_AVBD_UNROLL
+  for (int i = 0; i < 6; i++)
+    for (int l = 0; l < 2; l++) dmax[l] = rl_avbd_max(dmax[l], rl_fabs(L[7 * i][l]));
+  for (int l = 0; l < 2; l++) { fl[l] = 64 * RL_EPS * dmax[l] + RL_TINY; guarded[l] = 0; }
+  RL_AVBD_UNROLL
+  for (int j = 0; j < 6; j++) {
+    real sj[2] = {L[7 * j][0], L[7 * j][1]}, lj[2];
+    RL_AVBD_UNROLL
+    for (int k = 0; k < j; k++)
+      for (int l = 0; l < 2; l++) sj[l] -= L[6 * j + k][l] * L[6 * j + k][l];
+    for (int l = 0; l < 2; l++) {
+      if (!(sj[l] > fl[l])) { sj[l] = fl[l]; guarded[l]++; }
+      lj[l] = rl_sqrt(sj[l]);
+      L[7 * j][l] = lj[l];
+    }
+    RL_AVBD_UNROLL
+    for (int i = j + 1; i < 6; i++) {
+      real t[2] = {L[6 * i + j][0], L[6 * i + j][1]};
+      RL_AVBD_UNROLL
+      for (int k = 0; k < j; k++)
+        for (int l = 0; l < 2; l++) t[l] -= L[6 * i + k][l] * L[6 * j + k][l];
+      for (int l = 0; l < 2; l++) L[6 * i + j][l] = t[l] / lj[l];
+    }
+  }
+  RL_AVBD_UNROLL
+  for (int i = 0; i < 6; i++) {
+    real t[2] = {-g[0][i], -g[1][i]};
+    RL_AVBD_UNROLL
+    for (int k = 0; k < i; k++)
+      for (int l = 0; l < 2; l++) t[l] -= L[6 * i + k][l] * y[k][l];
+    for (int l = 0; l < 2; l++) y[i][l] = t[l] / L[7 * i][l];
+  }
+  RL_AVBD_UNROLL
+  for (int i = 5; i >= 0; i--) {
+    real t[2] = {y[i][0], y[i][1]};
+    RL_AVBD_UNROLL
+    for (int k = i + 1; k < 6; k++)
+      for (int l = 0; l < 2; l++) t[l] -= L[6 * k + i][l] * z[k][l];
+    for (int l = 0; l < 2; l++) z[i][l] = t[l] / L[7 * i][l];
+  }
+  for (int i = 0; i < 6; i++) { dz0[i] = z[i][0]; dz1[i] = z[i][1]; }
+}
+
 /* Clamp a 3-vector to length ≤ cap (keeps its direction); returns the scale applied (≤ 1). */
 RL_HD real rl_avbd_clamp3(real v[3], real cap) {
   real n = rl_v3_norm(v);
@@ -200,16 +263,31 @@ RL_HD real rl_avbd_clamp3(real v[3], real cap) {
   return 1;
 }
 
+/* rl_avbd_clamp3 returning the length ‖v‖ after the clamp: the norm it computed when v is left as it
+ * was (the same value rl_v3_norm gives again), recomputed only when v was scaled. */
+RL_HD real rl_avbd_clamp3_norm(real v[3], real cap) {
+  real n = rl_v3_norm(v);
+  if (n > cap) { rl_v3_scale(v, v, cap / n); return rl_v3_norm(v); }
+  return n;
+}
+
 /* Geometric stiffness, positive diagonal approximation: the energy term f·(Exp(δθ)u) has the
  * δθ-Hessian G = ½(f uᵀ + u fᵀ) − (f·u)I; K_i += ‖column i of G‖ (AVBD's diagonal lumping). */
 RL_HD void rl_avbd_geo_diag(real K[3], const real f[3], const real u[3]) {
-  real fu = rl_v3_dot(f, u);
+  /* inputs and the three column norms in locals: K may alias neither for the compiler, so the three
+     square roots overlap instead of waiting on each store to K (the same operations, same order) */
+  const real fl[3] = {f[0], f[1], f[2]}, ul[3] = {u[0], u[1], u[2]};
+  real fu = rl_v3_dot(fl, ul), n[3];
+  RL_AVBD_UNROLL
   for (int i = 0; i < 3; i++) {
-    real c0 = (real)0.5 * (f[0] * u[i] + u[0] * f[i]) - (i == 0 ? fu : 0);
-    real c1 = (real)0.5 * (f[1] * u[i] + u[1] * f[i]) - (i == 1 ? fu : 0);
-    real c2 = (real)0.5 * (f[2] * u[i] + u[2] * f[i]) - (i == 2 ? fu : 0);
-    K[i] += rl_sqrt(c0 * c0 + c1 * c1 + c2 * c2);
+    real c0 = (real)0.5 * (fl[0] * ul[i] + ul[0] * fl[i]) - (i == 0 ? fu : 0);
+    real c1 = (real)0.5 * (fl[1] * ul[i] + ul[1] * fl[i]) - (i == 1 ? fu : 0);
+    real c2 = (real)0.5 * (fl[2] * ul[i] + ul[2] * fl[i]) - (i == 2 ? fu : 0);
+    n[i] = rl_sqrt(c0 * c0 + c1 * c1 + c2 * c2);
   }
+  K[0] += n[0];
+  K[1] += n[1];
+  K[2] += n[2];
 }
 
 /* -------------------------------------------------------------- prediction (A3) */
@@ -369,17 +447,25 @@ RL_HD real rl_avbd_wrap(real a) {
  * hinge: r = q_rel0⁻¹ q_A⁻¹ q_B = Rot(axB, φ − φ₀); φ = φ₀ + 2·atan2(r_v·axB, r_w), unwrapped to the
  *        branch nearest `near`; ∂φ/∂δθ_B = a = R_B axB, ∂φ/∂δθ_A = −a.
  * slide: φ = φ₀ + a·(p_B − p_A), a = R_A axA; gradient as the lateral rows with t = a. */
+/* Hinge coordinate before unwrapping: r = q_rel0⁻¹ q_A⁻¹ q_B, φ_raw = φ₀ + 2·atan2(r_v·axB, r_w) */
+RL_HD real rl_avbd_hinge_raw(const rl_avbd_joint *jt, const rl_avbd_pose *A, const rl_avbd_pose *B) {
+  real c[4], t[4], r[4];
+  rl_q_conj(c, jt->qrel0);
+  rl_q_conj(t, A->q);
+  rl_q_mul(r, c, t);
+  rl_q_mul(r, r, B->q);
+  real s = r[1] * jt->axB[0] + r[2] * jt->axB[1] + r[3] * jt->axB[2];
+  return jt->qpos0 + 2 * rl_atan2(s, r[0]);
+}
+
+/* φ = near + wrap(φ_raw − near): the branch of φ_raw nearest `near` */
+RL_HD real rl_avbd_unwrap(real raw, real near) { return near + rl_avbd_wrap(raw - near); }
+
 RL_HD real rl_avbd_joint_coord(const rl_avbd_joint *jt, const rl_avbd_pose *A, const rl_avbd_pose *B, real near,
                                real dA[6], real dB[6]) {
   if (jt->kind == RL_AVBD_HINGE) {
-    real c[4], t[4], r[4], a[3];
-    rl_q_conj(c, jt->qrel0);
-    rl_q_conj(t, A->q);
-    rl_q_mul(r, c, t);
-    rl_q_mul(r, r, B->q);
-    real s = r[1] * jt->axB[0] + r[2] * jt->axB[1] + r[3] * jt->axB[2];
-    real phi = jt->qpos0 + 2 * rl_atan2(s, r[0]);
-    phi = near + rl_avbd_wrap(phi - near);
+    real a[3];
+    real phi = rl_avbd_unwrap(rl_avbd_hinge_raw(jt, A, B), near);
     rl_m3_mulv(a, B->R, jt->axB);
     for (int i = 0; i < 3; i++) { dA[i] = 0; dB[i] = 0; dA[3 + i] = -a[i]; dB[3 + i] = a[i]; }
     return phi;
@@ -621,20 +707,33 @@ RL_HD void rl_avbd_contact_ang_rows(const rl_avbd_contact *c, const real *dqA, c
   }
 }
 
-/* Contact c's rows on the body of side `side` (1: B) into H (lower triangle), g and the geometric-
- * stiffness diagonal K:  normal f_n = min(λ_n + ρ_n C̃_n, 0), C̃_n = C_n − α·min(C⁰_n, 0), lever to the
+/* A contact evaluated at one pair of poses: lever arms to the material points (u) and to the centres of
+ * curvature (v), and C of its three rows (rl_avbd_contact_c_at). */
+typedef struct rl_avbd_contact_val {
+  real uA[3], uB[3], vA[3], vB[3], C[3];
+} rl_avbd_contact_val;
+
+/* v = contact c's lever arms and C at the poses A, B (rl_avbd_contact_points, _centres, _c_at) */
+RL_HD void rl_avbd_contact_val_eval(rl_avbd_contact_val *v, const rl_avbd_contact *c, const rl_avbd_pose *A,
+                                    const rl_avbd_pose *B) {
+  real pA[3], pB[3], cA[3], cB[3];
+  rl_avbd_contact_points(c, A, B, pA, v->uA, pB, v->uB);
+  rl_avbd_contact_centres(c, A, B, cA, v->vA, cB, v->vB);
+  rl_avbd_contact_c_at(c, pA, pB, cA, cB, v->C);
+}
+
+/* Contact c's rows (lever arms and C from v, rl_avbd_contact_val_eval at the current poses) on the body
+ * of side `side` (1: B) into H (lower triangle), g and the geometric-stiffness diagonal K:  normal f_n = min(λ_n + ρ_n C̃_n, 0), C̃_n = C_n − α·min(C⁰_n, 0), lever to the
  * centre of curvature;  tangents f_t = λ_t + ρ_t(C_t − α C⁰_t) projected on the disc μ(−f_n), lever to
  * the material point;  J = ±[w, u × w];  weight ρ while the normal is active (tangents: and μ > 0);
  * then the spin/roll rows (dqA, dqB: Δq of the bodies, NULL for the world).  kkt = 1: the multipliers
  * themselves, no weights, no K. */
-RL_HD void rl_avbd_contact_assemble(real H[36], real g[6], real K[3], const rl_avbd_contact *c, const rl_avbd_pose *A,
-                                    const rl_avbd_pose *B, const real *dqA, const real *dqB, int side, real alpha,
-                                    int kkt) {
-  real pA[3], pB[3], uA[3], uB[3], cA[3], cB[3], vA[3], vB[3], C[3], f[3], fv[3] = {0, 0, 0};
-  rl_avbd_contact_points(c, A, B, pA, uA, pB, uB);
-  rl_avbd_contact_centres(c, A, B, cA, vA, cB, vB);
-  rl_avbd_contact_c_at(c, pA, pB, cA, cB, C);
-  real Cn = C[0] - alpha * rl_fmin(c->c0[0], (real)0);
+RL_HD void rl_avbd_contact_assemble_val(real H[36], real g[6], real K[3], const rl_avbd_contact *c,
+                                        const rl_avbd_contact_val *v, const real *dqA, const real *dqB, int side,
+                                        real alpha, int kkt) {
+  real f[3], fv[3] = {0, 0, 0};
+  const real *uA = v->uA, *uB = v->uB, *vA = v->vA, *vB = v->vB, *C = v->C;
+  real Cn = C[0] - alpha * rl_avbd_min(c->c0[0], (real)0);
   f[0] = kkt ? c->lambda[0] : rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * Cn);
   if (kkt) { f[1] = c->lambda[1]; f[2] = c->lambda[2]; }
   else {
@@ -665,16 +764,24 @@ RL_HD void rl_avbd_contact_assemble(real H[36], real g[6], real K[3], const rl_a
   if (c->mu_spin > 0 || c->mu_roll > 0) rl_avbd_contact_ang_rows(c, dqA, dqB, side, kkt, f[0], H, g);
 }
 
+/* rl_avbd_contact_assemble_val at the poses A, B */
+RL_HD void rl_avbd_contact_assemble(real H[36], real g[6], real K[3], const rl_avbd_contact *c, const rl_avbd_pose *A,
+                                    const rl_avbd_pose *B, const real *dqA, const real *dqB, int side, real alpha,
+                                    int kkt) {
+  rl_avbd_contact_val v;
+  rl_avbd_contact_val_eval(&v, c, A, B);
+  rl_avbd_contact_assemble_val(H, g, K, c, &v, dqA, dqB, side, alpha, kkt);
+}
+
 /* ------------------------------------------------------------ one body's block (A7) */
 
-/* Two-sided rows of joint jt (rows: its rl_avbd_row entries) on the body of side `side` (1: B):
- * f = λ + ρ(C − α_j C⁰), H += ρ JJᵀ, g += f J, K += the rows' geometric stiffness; kkt = 1: f = λ,
- * no weights, no K. */
-RL_HD void rl_avbd_joint_assemble(real H[36], real g[6], real K[3], const rl_avbd_joint *jt, const rl_avbd_row *rows,
-                                  const rl_avbd_pose *A, const rl_avbd_pose *B, int side, real alpha_joint, int kkt) {
-  real C[6], J[6][6], f[6];
-  rl_avbd_joint_arms arms;
-  int n = rl_avbd_joint_side_rows(jt, A, B, side, C, J, &arms);
+/* The rows C[0..n) with side `side`'s Jacobian J into H, g, K (rl_avbd_joint_assemble's sums):
+ * f = λ + ρ(C − α_j C⁰), H += ρ JJᵀ, g += f J, K += the rows' geometric stiffness from the arms;
+ * kkt = 1: f = λ, no weights, no K. */
+RL_HD void rl_avbd_joint_add_rows(real H[36], real g[6], real K[3], const rl_avbd_joint *jt, const rl_avbd_row *rows,
+                                  const real C[6], real J[][6], const rl_avbd_joint_arms *arms, int n, int side,
+                                  real alpha_joint, int kkt) {
+  real f[6];
   for (int r = 0; r < n; r++) {
     const rl_avbd_row *w = rows + r;
     f[r] = kkt ? w->lambda : w->lambda + w->rho * (C[r] - alpha_joint * w->c0);
@@ -682,7 +789,72 @@ RL_HD void rl_avbd_joint_assemble(real H[36], real g[6], real K[3], const rl_avb
     else if (jt->kind != RL_AVBD_SLIDE) rl_avbd_add_row_anchor(H, g, J[r], f[r], kkt ? 0 : w->rho, r);
     else rl_avbd_add_row(H, g, J[r], f[r], kkt ? 0 : w->rho);
   }
-  if (!kkt) rl_avbd_joint_arms_geo(jt, &arms, f, side, K);
+  if (!kkt) rl_avbd_joint_arms_geo(jt, arms, f, side, K);
+}
+
+/* Two-sided rows of joint jt (rows: its rl_avbd_row entries) on the body of side `side` (1: B):
+ * f = λ + ρ(C − α_j C⁰), H += ρ JJᵀ, g += f J, K += the rows' geometric stiffness; kkt = 1: f = λ,
+ * no weights, no K. */
+RL_HD void rl_avbd_joint_assemble(real H[36], real g[6], real K[3], const rl_avbd_joint *jt, const rl_avbd_row *rows,
+                                  const rl_avbd_pose *A, const rl_avbd_pose *B, int side, real alpha_joint, int kkt) {
+  real C[6], J[6][6];
+  rl_avbd_joint_arms arms;
+  int n = rl_avbd_joint_side_rows(jt, A, B, side, C, J, &arms);
+  rl_avbd_joint_add_rows(H, g, K, jt, rows, C, J, &arms, n, side, alpha_joint, kkt);
+}
+
+/* ------------------------------------------------- joint and contact values at a pair of poses */
+
+/* A joint evaluated at one pair of poses: the two-sided rows C[0..n), the lever arms and axes, and
+ * (hinge) the coordinate before unwrapping.  Everything a block update of either body and the dual
+ * update read from the poses, so one evaluation serves every reader until A or B moves
+ * (rl_avbd_joint_val_eval; only hinge, ball and connect joints, rl_avbd_joint_val_ok). */
+typedef struct rl_avbd_joint_val {
+  real C[6];
+  rl_avbd_joint_arms arms;
+  real phi_raw; /* hinge: rl_avbd_hinge_raw */
+  int n;
+} rl_avbd_joint_val;
+
+/* 1 if jt's Jacobians follow from its rl_avbd_joint_val (hinge, ball, connect: anchor and axis rows) */
+RL_HD int rl_avbd_joint_val_ok(const rl_avbd_joint *jt) {
+  return jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_BALL || jt->kind == RL_AVBD_CONNECT;
+}
+
+/* v = jt's rows (rl_avbd_joint_side_rows without a Jacobian) and hinge coordinate at the poses A, B */
+RL_HD void rl_avbd_joint_val_eval(rl_avbd_joint_val *v, const rl_avbd_joint *jt, const rl_avbd_pose *A,
+                                  const rl_avbd_pose *B) {
+  v->n = rl_avbd_joint_side_rows(jt, A, B, 0, v->C, NULL, &v->arms);
+  v->phi_raw = jt->kind == RL_AVBD_HINGE ? rl_avbd_hinge_raw(jt, A, B) : 0;
+}
+
+/* Side `side`'s Jacobian of the rows of v (rl_avbd_joint_val_ok joints), the entries of
+ * rl_avbd_anchor_side and rl_avbd_axis_side:  anchor J_k = ±[e_k, u × e_k] (u = u_A, sign + for A;
+ * u_B, − for B), axis J_k = [0, ±(t_k × a)]. */
+RL_HD void rl_avbd_joint_val_jac(real J[][6], const rl_avbd_joint *jt, const rl_avbd_joint_val *v, int side) {
+  const real *u = side ? v->arms.uB : v->arms.uA;
+  real sg = side ? -1 : 1;
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < 6; i++) J[k][i] = 0;
+  for (int k = 0; k < 3; k++) J[k][k] = sg;
+  J[0][4] = sg * u[2]; J[0][5] = -sg * u[1];
+  J[1][3] = -sg * u[2]; J[1][5] = sg * u[0];
+  J[2][3] = sg * u[1]; J[2][4] = -sg * u[0];
+  if (jt->kind != RL_AVBD_HINGE) return;
+  for (int k = 0; k < 2; k++) {
+    real c[3];
+    rl_v3_cross(c, v->arms.t[k], v->arms.a);
+    for (int i = 0; i < 3; i++) { J[3 + k][i] = 0; J[3 + k][3 + i] = side ? -c[i] : c[i]; }
+  }
+}
+
+/* rl_avbd_joint_assemble from the values v of the current poses (rl_avbd_joint_val_ok joints): the same
+ * rows, Jacobian entries and sums. */
+RL_HD void rl_avbd_joint_assemble_val(real H[36], real g[6], real K[3], const rl_avbd_joint *jt, const rl_avbd_row *rows,
+                                      const rl_avbd_joint_val *v, int side, real alpha_joint, int kkt) {
+  real J[6][6];
+  rl_avbd_joint_val_jac(J, jt, v, side);
+  rl_avbd_joint_add_rows(H, g, K, jt, rows, v->C, J, &v->arms, v->n, side, alpha_joint, kkt);
 }
 
 /* R = R(q) after normalizing q */
@@ -702,6 +874,15 @@ RL_HD void rl_avbd_body_move(rl_avbd_pose *P, real dx[3], real dq[4], const real
   rl_avbd_pose_sync(P);
 }
 
+/* The part of rl_avbd_body_update after the solve: clamp the increment δz = (δx, δθ) (dz is clamped in
+ * place), *ndx, *ndth its sizes, then rl_avbd_body_move. */
+RL_HD void rl_avbd_body_apply(rl_avbd_pose *P, real dx[3], real dq[4], const real x0[3], const real q0[4], real dz[6],
+                              real max_dx, real max_dth, real *ndx, real *ndth) {
+  *ndx = rl_avbd_clamp3_norm(dz, max_dx);
+  *ndth = rl_avbd_clamp3_norm(dz + 3, max_dth);
+  rl_avbd_body_move(P, dx, dq, x0, q0, dz, dz + 3);
+}
+
 /* One block update (A7) from the assembled system: H δz = −g (guarded Cholesky, H overwritten), clamp
  * ‖δx‖ ≤ max_dx, ‖δθ‖ ≤ max_dθ, then rl_avbd_body_move.  Returns the guarded pivots; *ndx, *ndth the
  * sizes of the (clamped) update. */
@@ -709,11 +890,7 @@ RL_HD int rl_avbd_body_update(rl_avbd_pose *P, real dx[3], real dq[4], const rea
                               const real g[6], real max_dx, real max_dth, real *ndx, real *ndth) {
   real dz[6];
   int guarded = rl_avbd_chol_solve6(H, g, dz);
-  rl_avbd_clamp3(dz, max_dx);
-  rl_avbd_clamp3(dz + 3, max_dth);
-  rl_avbd_body_move(P, dx, dq, x0, q0, dz, dz + 3);
-  *ndx = rl_v3_norm(dz);
-  *ndth = rl_v3_norm(dz + 3);
+  rl_avbd_body_apply(P, dx, dq, x0, q0, dz, max_dx, max_dth, ndx, ndth);
   return guarded;
 }
 
