@@ -160,7 +160,7 @@ void rl_com_pos(const rl_model *m, rl_data *d) {
     rl_v3_sub(off, d->subtree_com + 3 * m->body_rootid[m->jnt_bodyid[j]], d->xanchor + 3 * j);
     rl_joint_dofs(m, d, j, off, d->cdof + 6 * m->jnt_dofadr[j]);
   }
-  rl_local_frames(m, d);
+  if (RL_LOCAL_FRAMES) rl_local_frames(m, d); /* f32 evaluates bias forces and M⁻¹ in them */
 }
 
 /* ------------------------------------------------------------- mass matrix */

@@ -75,25 +75,27 @@ static void local_shift_force_add(real out[6], const real f[6], const real r[3])
   }
 }
 
-/* out += Xᵀ·I·X for a 6×6 I: with I = [[A, B], [Bᵀ, C]] and R = [r]× (X = [[E, 0], [−R, E]]),
-   A' = A − B·R + R·Bᵀ − R·C·R,  B' = B + R·C,  C' = C */
+/* out += Xᵀ·I·X for a symmetric 6×6 I = [[A, B], [Bᵀ, C]] and X = [[E, 0], [−R, E]], R = [r]×:
+     P = B·R (row i: B_i × r),  Q = R·C (column j: r × C_j),
+     A' = A − P − Pᵀ − Q·R (row i of Q·R: Q_i × r),  B' = B + Q,  C' = C */
 static void local_shift_inertia_add(real *out, const real *I, const real r[3]) {
-  real T[36]; /* T = I·X: columns 0..2 = I[:,0:3] − I[:,3:6]·R, where (c·R)_j = (c × r)_j for a row c */
-  for (int i = 0; i < 6; i++) {
-    const real *c = I + 6 * i + 3;
-    real cr[3];
-    rl_v3_cross(cr, c, r);
-    for (int j = 0; j < 3; j++) T[6 * i + j] = I[6 * i + j] - cr[j];
-    for (int j = 3; j < 6; j++) T[6 * i + j] = I[6 * i + j];
+  real P[3][3], Q[3][3], QR[3][3];
+  for (int i = 0; i < 3; i++) {
+    real bi[3] = {I[6 * i + 3], I[6 * i + 4], I[6 * i + 5]}, cj[3] = {I[6 * (3 + i) + 3], I[6 * (3 + i) + 4], I[6 * (3 + i) + 5]};
+    real q[3];
+    rl_v3_cross(P[i], bi, r);
+    rl_v3_cross(q, r, cj); /* column i of Q (C symmetric: its column i is its row i) */
+    for (int k = 0; k < 3; k++) Q[k][i] = q[k];
   }
-  for (int j = 0; j < 6; j++) { /* rows 0..2 of Xᵀ·T = T[0:3,:] + R·T[3:6,:] */
-    real t[3] = {T[18 + j], T[24 + j], T[30 + j]}, rt[3];
-    rl_v3_cross(rt, r, t);
-    for (int i = 0; i < 3; i++) {
-      out[6 * i + j] += T[6 * i + j] + rt[i];
-      out[6 * (3 + i) + j] += t[i];
+  for (int i = 0; i < 3; i++) rl_v3_cross(QR[i], Q[i], r);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      real bq = I[6 * i + 3 + j] + Q[i][j];
+      out[6 * i + j] += I[6 * i + j] - P[i][j] - P[j][i] - QR[i][j];
+      out[6 * i + 3 + j] += bq;
+      out[6 * (3 + j) + i] += bq;
+      out[6 * (3 + i) + 3 + j] += I[6 * (3 + i) + 3 + j];
     }
-  }
 }
 
 /* body b's spatial inertia about its own COM (10 numbers, h = 0): R·diag(J)·Rᵀ, m */

@@ -844,6 +844,7 @@ Test(local_frames, equal_to_the_com_frame_recursions, .timeout = 120) {
       rl_set_state(&f.p, d, f.mjd, f.S.qpos + (size_t)s * f.S.nq, f.S.qvel + (size_t)s * f.S.nv,
                    f.S.ctrl + (size_t)s * f.S.nu);
       rl_forward_smooth(m, d); /* kinematics … crb, factor, cvel */
+      rl_local_frames(m, d);   /* (rl_com_pos does it in f32 only) */
       rl_rne_com(m, d);
       memcpy(com, d->qfrc_bias, sizeof(real) * (size_t)nv);
       rl_rne_local(m, d);
