@@ -857,30 +857,31 @@ static unsigned long long avbd_ver(const rl_avbd *am, int s) { return s < 0 ? 0 
 /* slot s moved (block update, coarse step, prediction): its cached joint and contact values are stale */
 static void avbd_moved(rl_avbd *am, int s) { am->ver[s]++; }
 
+/* 1 (and v ← the current versions) when a value cached at pose versions v of slots a, b is stale */
+static int avbd_stale(const rl_avbd *am, int a, int b, unsigned long long v[2]) {
+  unsigned long long va = avbd_ver(am, a), vb = avbd_ver(am, b);
+  if (v[0] == va && v[1] == vb) return 0;
+  v[0] = va;
+  v[1] = vb;
+  return 1;
+}
+
 /* Values of joint j (rl_avbd_joint_val_ok) at the current poses: the cached ones while neither body has
    moved since they were taken, else evaluated now.  A block update reads the joints of its own body
    only, and no two bodies of one color share a joint, so the bodies of one color never touch the same
    entry (the OpenMP sweep stays race-free and bit-identical). */
 static const rl_avbd_joint_val *avbd_joint_val(rl_avbd *am, int j) {
   const rl_avbd_joint *jt = am->joint + j;
-  unsigned long long va = avbd_ver(am, jt->a), vb = avbd_ver(am, jt->b), *v = am->jver + 2 * j;
-  if (v[0] != va || v[1] != vb) {
+  if (avbd_stale(am, jt->a, jt->b, am->jver + 2 * j))
     rl_avbd_joint_val_eval(am->jval + j, jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b));
-    v[0] = va;
-    v[1] = vb;
-  }
   return am->jval + j;
 }
 
 /* Values of contact i at the current poses, cached as avbd_joint_val. */
 static const rl_avbd_contact_val *avbd_contact_val(rl_avbd *am, int i) {
   const rl_avbd_contact *c = am->con + i;
-  unsigned long long va = avbd_ver(am, c->a), vb = avbd_ver(am, c->b), *v = am->cver + 2 * i;
-  if (v[0] != va || v[1] != vb) {
+  if (avbd_stale(am, c->a, c->b, am->cver + 2 * i))
     rl_avbd_contact_val_eval(am->cval + i, c, avbd_pose_of(am, c->a), avbd_pose_of(am, c->b));
-    v[0] = va;
-    v[1] = vb;
-  }
   return am->cval + i;
 }
 

@@ -529,6 +529,17 @@ typedef struct rl_avbd_joint_arms {
   real uA[3], uB[3], t[2][3], a[3];
 } rl_avbd_joint_arms;
 
+/* One side's anchor-row Jacobian J_k = sg·[e_k, u × e_k] (u × e_0 = (0, u_2, −u_1), u × e_1 = (−u_2, 0, u_0),
+   u × e_2 = (u_1, −u_0, 0), written out) */
+RL_HD void rl_avbd_anchor_jac(real J[][6], const real u[3], real sg) {
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < 6; i++) J[k][i] = 0;
+  for (int k = 0; k < 3; k++) J[k][k] = sg;
+  J[0][4] = sg * u[2]; J[0][5] = -sg * u[1];
+  J[1][3] = -sg * u[2]; J[1][5] = sg * u[0];
+  J[2][3] = sg * u[1]; J[2][4] = -sg * u[0];
+}
+
 /* Anchor rows C = p_A − p_B as rl_avbd_anchor_rows, the Jacobian of one side only
  * (side 0: J = [I, u_A × e_k]; side 1: J = [−I, −u_B × e_k]; J = NULL: values only). */
 RL_HD void rl_avbd_anchor_side(real C[3], real J[][6], int side, const rl_avbd_pose *A, const rl_avbd_pose *B,
@@ -538,15 +549,9 @@ RL_HD void rl_avbd_anchor_side(real C[3], real J[][6], int side, const rl_avbd_p
   rl_avbd_point(pB, uB, B, rB);
   rl_v3_sub(C, pA, pB);
   if (!J) return;
-  /* u × e_0 = (0, u_2, −u_1),  u × e_1 = (−u_2, 0, u_0),  u × e_2 = (u_1, −u_0, 0), written out */
   const real *u = side ? uB : uA;
   real sg = side ? -1 : 1;
-  for (int k = 0; k < 3; k++)
-    for (int i = 0; i < 6; i++) J[k][i] = 0;
-  for (int k = 0; k < 3; k++) J[k][k] = sg;
-  J[0][4] = sg * u[2]; J[0][5] = -sg * u[1];
-  J[1][3] = -sg * u[2]; J[1][5] = sg * u[0];
-  J[2][3] = sg * u[1]; J[2][4] = -sg * u[0];
+  rl_avbd_anchor_jac(J, u, sg);
 }
 
 /* Axis rows C_k = t_k · a as rl_avbd_axis_rows, one side's Jacobian (A: t_k × a, B: a × t_k). */
@@ -834,12 +839,7 @@ RL_HD void rl_avbd_joint_val_eval(rl_avbd_joint_val *v, const rl_avbd_joint *jt,
 RL_HD void rl_avbd_joint_val_jac(real J[][6], const rl_avbd_joint *jt, const rl_avbd_joint_val *v, int side) {
   const real *u = side ? v->arms.uB : v->arms.uA;
   real sg = side ? -1 : 1;
-  for (int k = 0; k < 3; k++)
-    for (int i = 0; i < 6; i++) J[k][i] = 0;
-  for (int k = 0; k < 3; k++) J[k][k] = sg;
-  J[0][4] = sg * u[2]; J[0][5] = -sg * u[1];
-  J[1][3] = -sg * u[2]; J[1][5] = sg * u[0];
-  J[2][3] = sg * u[1]; J[2][4] = -sg * u[0];
+  rl_avbd_anchor_jac(J, u, sg);
   if (jt->kind != RL_AVBD_HINGE) return;
   for (int k = 0; k < 2; k++) {
     real c[3];
