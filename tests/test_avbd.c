@@ -360,14 +360,21 @@ Test(avbd, incline_sticks) {
 
 /* ------------------------------------------------------------------------ microduck */
 
+/* the microduck at h = 1 ms in AVBD from its initial state (ctrl = 0: standing on its servos) */
+static rl_avbd *microduck_1ms(rl_pair *p, rl_data **d) {
+  load(p, SCENE("microduck.xml"), NULL);
+  p->m->opt.timestep = (real)1e-3;
+  rl_avbd *am = build(p->m);
+  *d = rl_data_alloc(p->m);
+  rl_avbd_from_generalized(am, p->m, *d);
+  return am;
+}
+
 /* standing on its position servos (ctrl = 0) for 10 s at h = 1 ms */
 Test(avbd, microduck_stands_10s, .timeout = 600) {
   rl_pair p;
-  load(&p, SCENE("microduck.xml"), NULL);
-  p.m->opt.timestep = (real)1e-3;
-  rl_avbd *am = build(p.m);
-  rl_data *d = rl_data_alloc(p.m);
-  rl_avbd_from_generalized(am, p.m, d);
+  rl_data *d;
+  rl_avbd *am = microduck_1ms(&p, &d);
   double an = 0, ax = 0, pen = 0, it = 0;
   int maxit = 0;
   for (int k = 0; k < 10000; k++) {
@@ -398,11 +405,8 @@ Test(avbd, microduck_stands_10s, .timeout = 600) {
    qvel 9e-5 rad/s); without the contact term it is 4.2e-2 N m. */
 Test(avbd, microduck_joint_loads_balance_gravity, .timeout = 300) {
   rl_pair p;
-  load(&p, SCENE("microduck.xml"), NULL);
-  p.m->opt.timestep = (real)1e-3;
-  rl_avbd *am = build(p.m);
-  rl_data *d = rl_data_alloc(p.m);
-  rl_avbd_from_generalized(am, p.m, d);
+  rl_data *d;
+  rl_avbd *am = microduck_1ms(&p, &d);
   for (int k = 0; k < 1000; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
   rl_avbd_to_generalized(am, p.m, d);
   rl_kinematics(p.m, d);
@@ -998,12 +1002,9 @@ Test(avbd, bam_servo_no_load_speed) {
 /* microduck standing on BAM servos (ctrl = 0) for 2 s at h = 1 ms */
 Test(avbd, microduck_stands_bam_2s, .timeout = 300) {
   rl_pair p;
-  load(&p, SCENE("microduck.xml"), NULL);
-  p.m->opt.timestep = (real)1e-3;
-  rl_avbd *am = build(p.m);
+  rl_data *d;
+  rl_avbd *am = microduck_1ms(&p, &d);
   am->prm.servo_model = RL_AVBD_SERVO_BAM;
-  rl_data *d = rl_data_alloc(p.m);
-  rl_avbd_from_generalized(am, p.m, d);
   double an = 0, it = 0, smax = 0;
   for (int k = 0; k < 2000; k++) {
     cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
@@ -1117,12 +1118,9 @@ Test(avbd, openmp_sweep_bit_identical_at_any_thread_count, .timeout = 300) {
    budget-exhausted steps, mean sweeps per step, final trunk height */
 static void cheb_microduck(real rho, double *anchor, long *exhausted, double *sweeps, double *z) {
   rl_pair p;
-  load(&p, SCENE("microduck.xml"), NULL);
-  p.m->opt.timestep = (real)1e-3;
-  rl_avbd *am = build(p.m);
+  rl_data *d;
+  rl_avbd *am = microduck_1ms(&p, &d);
   am->prm.cheb_rho = rho;
-  rl_data *d = rl_data_alloc(p.m);
-  rl_avbd_from_generalized(am, p.m, d);
   double an = 0, it = 0;
   for (int k = 0; k < 10000; k++) {
     cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
