@@ -71,6 +71,17 @@ static void avbd_default_param(rl_avbd_param *p) {
   p->cheb_start = 3;
 }
 
+/* the model's AVBD overrides (--opt avbd_*; 0 keeps the default): sweep budget, stopping tolerance
+   (tol_ang keeps its default ratio to tol_lin), Chebyshev ρ */
+static void avbd_model_param(rl_avbd_param *p, const rl_option *o) {
+  if (o->avbd_iterations > 0) p->iterations = o->avbd_iterations;
+  if (o->avbd_tolerance > 0) {
+    p->tol_ang *= o->avbd_tolerance / p->tol_lin;
+    p->tol_lin = o->avbd_tolerance;
+  }
+  if (o->avbd_cheb_rho > 0) p->cheb_rho = o->avbd_cheb_rho;
+}
+
 /* a unit vector ⊥ n and n × it (a right-handed frame n, t1, t2) */
 static void avbd_perp(real t1[3], real t2[3], const real n[3]) {
   real e[3] = {0, 0, 0};
@@ -413,6 +424,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, char *err, int errlen) {
   am->buffer = buf;
   char *p = (char *)(((uintptr_t)buf + 63) & ~(uintptr_t)63);
   avbd_default_param(&am->prm);
+  avbd_model_param(&am->prm, &m->opt);
   am->nb = nb;
   am->body = avbd_take(&p, sizeof(int) * nbs);
   am->slot = avbd_take(&p, sizeof(int) * (size_t)m->nbody);

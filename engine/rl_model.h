@@ -62,6 +62,10 @@ typedef struct rl_option {
   int collision;          /* RL_COLL_MANIFOLD (default) | RL_COLL_MUJOCO (one MPR point per convex pair, 2.2.2 rules) */
   int contact_resolution; /* RL_RES_AUTO | RL_RES_CONVEX | RL_RES_SIGNORINI */
   int newton_factor;      /* RL_FACTOR_AUTO | RL_FACTOR_DENSE | RL_FACTOR_SKYLINE | RL_FACTOR_ABA */
+  /* AVBD overrides read by rl_avbd_build (0: the engine's precision default) */
+  int avbd_iterations;    /* sweep budget */
+  real avbd_tolerance;    /* tol_lin (m); tol_ang scales with it by the default ratio */
+  real avbd_cheb_rho;     /* Chebyshev acceleration of the joint multipliers (0: off) */
 } rl_option;
 
 enum { RL_COLL_MANIFOLD = 0, RL_COLL_MUJOCO = 1 };

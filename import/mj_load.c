@@ -37,6 +37,9 @@ void rl_ext_options_default(rl_ext_options *ext) {
   ext->collision = 0;
   ext->contact_resolution = 0;
   ext->newton_factor = 0;
+  ext->avbd_iterations = 0;
+  ext->avbd_tolerance = 0;
+  ext->avbd_cheb_rho = 0;
 }
 
 static const char *const disable_names[] = {"constraint", "equality", "frictionloss", "limit", "contact",
@@ -48,7 +51,8 @@ const char *rl_mj_opt_help(void) {
   return "timestep=H gravity=X,Y,Z integrator=euler|rk4 cone=pyramidal|elliptic solver=pgs|cg|newton "
          "iterations=N tolerance=T impratio=R noslip_iterations=N mpr_iterations=N mpr_tolerance=T "
          "ls_iterations=N ls_tolerance=T max_contacts=N collision=manifold|mujoco "
-         "contact_resolution=auto|convex|signorini newton_factor=auto|dense|skyline|aba disable=LIST enable=LIST (LIST: comma-separated flag names, "
+         "contact_resolution=auto|convex|signorini newton_factor=auto|dense|skyline|aba avbd_iterations=N "
+         "avbd_tolerance=T avbd_cheb_rho=R disable=LIST enable=LIST (LIST: comma-separated flag names, "
          "disable: constraint,equality,frictionloss,limit,contact,passive,gravity,clampctrl,warmstart,"
          "filterparent,actuation,refsafe,sensor; enable: override,energy,fwdinv,sensornoise,multiccd)";
 }
@@ -169,6 +173,15 @@ int rl_mj_apply_opt(mjModel *mjm, rl_ext_options *ext, const char *kv, char *err
     else if (!strcmp(val, "skyline")) ext->newton_factor = 2;
     else if (!strcmp(val, "aba")) ext->newton_factor = 3;
     else BAD("auto, dense, skyline, aba");
+  } else if (!strcmp(key, "avbd_iterations")) {
+    if (!parse_int(val, &n) || n < 1) BAD("a positive integer");
+    ext->avbd_iterations = n;
+  } else if (!strcmp(key, "avbd_tolerance")) {
+    if (!parse_num(val, &x) || x <= 0) BAD("a positive number");
+    ext->avbd_tolerance = x;
+  } else if (!strcmp(key, "avbd_cheb_rho")) {
+    if (!parse_num(val, &x) || x < 0 || x >= 1) BAD("a number in [0, 1)");
+    ext->avbd_cheb_rho = x;
   } else if (!strcmp(key, "disable")) {
     if (parse_flags(val, disable_names, &n)) BAD("comma-separated: constraint,equality,frictionloss,limit,contact,passive,gravity,clampctrl,warmstart,filterparent,actuation,refsafe,sensor");
     o->disableflags = n;

@@ -17,6 +17,9 @@ typedef struct rl_ext_options {
   int collision;          /* 0 manifold (default), 1 mujoco (MuJoCo 2.2.2's single MPR point) */
   int contact_resolution; /* 0 auto, 1 convex, 2 signorini */
   int newton_factor;      /* 0 auto, 1 dense, 2 skyline, 3 aba */
+  int avbd_iterations;    /* AVBD sweep budget; 0 = the engine's default */
+  double avbd_tolerance;  /* AVBD stopping tolerance of length rows (m); 0 = the engine's default */
+  double avbd_cheb_rho;   /* AVBD Chebyshev acceleration of the joint multipliers; 0 = off */
 } rl_ext_options;
 void rl_ext_options_default(rl_ext_options *ext);
 int rl_mj_apply_opt(mjModel *mjm, rl_ext_options *ext, const char *kv, char *err, int errlen);

@@ -168,6 +168,9 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_ext_options *ext, const
   m->opt.collision = ext ? ext->collision : RL_COLL_MANIFOLD;
   m->opt.contact_resolution = ext ? ext->contact_resolution : RL_RES_AUTO;
   m->opt.newton_factor = ext ? ext->newton_factor : RL_FACTOR_AUTO;
+  m->opt.avbd_iterations = ext ? ext->avbd_iterations : 0;
+  m->opt.avbd_tolerance = (real)(ext ? ext->avbd_tolerance : 0);
+  m->opt.avbd_cheb_rho = (real)(ext ? ext->avbd_cheb_rho : 0);
 
   COPY(qpos0, m->nq, 1) COPY(qpos_spring, m->nq, 1)
   COPY(body_parentid, m->nbody, 1) COPY(body_rootid, m->nbody, 1) COPY(body_weldid, m->nbody, 1)

@@ -1221,3 +1221,27 @@ Test(avbd, chebyshev_multipliers_fewer_sweeps, .timeout = 600) {
     cr_expect_leq(dist[1][1], TOL(1e2 * 1e-8, 1e-4));
   }
 }
+
+/* --opt avbd_iterations / avbd_tolerance / avbd_cheb_rho reach rl_avbd_build's parameters (tol_ang keeps its
+   default ratio to tol_lin); unset, the defaults stay */
+Test(avbd, model_options_set_the_parameters) {
+  rl_pair p;
+  load(&p, SCENE("pendulum.xml"), NULL);
+  rl_avbd *am = build(p.m);
+  rl_avbd_param def = am->prm;
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+  const char *opts[] = {"avbd_iterations=77", "avbd_tolerance=2e-7", "avbd_cheb_rho=0.93"};
+  for (int k = 0; k < 3; k++) {
+    load(&p, SCENE("pendulum.xml"), opts[k]);
+    am = build(p.m);
+    const rl_avbd_param *q = &am->prm;
+    cr_expect_eq(q->iterations, k == 0 ? 77 : def.iterations, "%s", opts[k]);
+    cr_expect_eq(q->tol_lin, k == 1 ? (real)2e-7 : def.tol_lin, "%s", opts[k]);
+    cr_expect(fabs((double)q->tol_ang - (k == 1 ? 2e-7 * (double)(def.tol_ang / def.tol_lin) : (double)def.tol_ang)) <=
+                  1e-6 * (double)q->tol_ang, "%s: tol_ang %g", opts[k], (double)q->tol_ang);
+    cr_expect_eq(q->cheb_rho, k == 2 ? (real)0.93 : def.cheb_rho, "%s", opts[k]);
+    rl_avbd_free(am);
+    rl_pair_free(&p);
+  }
+}

@@ -85,6 +85,11 @@ Test(badinput, unknown_flag) { expect_bad("verify " SCENE "pendulum.xml --frobni
 Test(badinput, bad_precision) { expect_bad("verify " SCENE "pendulum.xml --precision f16", 1, "f16"); }
 Test(badinput, bad_states) { expect_bad("verify " SCENE "pendulum.xml --states -4", 1, "--states"); }
 Test(badinput, bad_stage) { expect_bad("verify " SCENE "pendulum.xml --stages kinematics,warp", 1, "warp"); }
+Test(badinput, avbd_options) {
+  expect_bad("sim " SCENE "pendulum.xml --engine avbd --opt avbd_cheb_rho=1.5", 1, "avbd_cheb_rho");
+  expect_bad("sim " SCENE "pendulum.xml --engine avbd --opt avbd_tolerance=-1", 1, "avbd_tolerance");
+  expect_bad("sim " SCENE "pendulum.xml --engine avbd --opt avbd_iterations=0", 1, "avbd_iterations");
+}
 Test(badinput, unknown_opt_key) { expect_bad("sim " SCENE "pendulum.xml --engine newton --opt warp=9", 1, "warp"); }
 Test(badinput, bad_engine) { expect_bad("sim " SCENE "pendulum.xml --engine warp", 1, "warp"); }
 Test(badinput, missing_value) { expect_bad("sim " SCENE "pendulum.xml --engine", 0, "--engine"); }
