@@ -139,17 +139,22 @@ Test(harness, bad_specs_exit_2_naming_file_and_line) {
   bad_spec("[metrics]\nnames = speed", "bad.ini:6:", "allowed: final_qpos_err");
 }
 
-/* the value of METRIC at POINT in metrics.csv PATH (NAN when absent) */
-
-#define STUDY(x) SRCDIR "/experiments/" x ".ini"
+/* `rigidlab run experiments/STUDY.ini --out tmpdir/DIR --jobs 2 EXTRA` (must succeed), then `check` of its output
+   against the baselines, expecting exit WANT (0: in band; 1: a metric out of band, named in `out`);
+   metrics (when not NULL) ← the path of its metrics.csv */
+static void run_and_check(const char *study, const char *dir, const char *extra, int want, char *metrics, size_t n) {
+  char a[1024];
+  snprintf(a, sizeof a, "run %s/experiments/%s.ini --out %s/%s --jobs 2%s%s", SRCDIR, study, tmpdir, dir,
+           *extra ? " " : "", extra);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(a, sizeof a, "check %s/%s/%s --baseline %s", tmpdir, dir, study, BASE);
+  cr_expect_eq(rl(a, out, sizeof out), want, "%s", out);
+  if (metrics) snprintf(metrics, n, "%s/%s/%s/metrics.csv", tmpdir, dir, study);
+}
 
 Test(harness, kind_refinement_fits_first_order_and_gates) {
-  char a[1024], p[512];
-  snprintf(a, sizeof a, "run %s --out %s/ref --jobs 2", STUDY("refinement"), tmpdir);
-  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(a, sizeof a, "check %s/ref/refinement --baseline %s", tmpdir, BASE);
-  cr_expect_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(p, sizeof p, "%s/ref/refinement/metrics.csv", tmpdir);
+  char p[512];
+  run_and_check("refinement", "ref", "", 0, p, sizeof p);
   double o = metric_of(p, "pendulum.newton.f64.dt0.004", "order");
   cr_expect(o > 0.95 && o < 1.05, "semi-implicit Euler: order %g (want 1)", o);
   /* against the GSL ODE reference (contact-free scenes only) the order is 1 too, and Richardson's
@@ -165,23 +170,15 @@ Test(harness, kind_refinement_fits_first_order_and_gates) {
   cr_expect(fabs(ao - 1) < 0.05 && fabs(co - 1) < 0.1, "avbd vs the ODE reference: order %g (pendulum), %g (chain8)", ao, co);
   cr_expect(!isnan(metric_of(p, "chain8.avbd.f64.dt0.004", "err_seg_L0")), "avbd restarts the segments");
   /* RK4 is fourth order: the gate must name the order */
-  snprintf(a, sizeof a, "run %s --out %s/rk --jobs 2 --opt integrator=rk4", STUDY("refinement"), tmpdir);
-  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(p, sizeof p, "%s/rk/refinement/metrics.csv", tmpdir);
+  run_and_check("refinement", "rk", "--opt integrator=rk4", 1, p, sizeof p);
   o = metric_of(p, "pendulum.newton.f64.dt0.004", "order");
   cr_expect(o > 3.8 && o < 4.2, "RK4: order %g (want 4)", o);
-  snprintf(a, sizeof a, "check %s/rk/refinement --baseline %s", tmpdir, BASE);
-  cr_expect_eq(rl(a, out, sizeof out), 1, "%s", out);
   cr_expect_not_null(strstr(out, "refinement pendulum.newton.f64.dt0.004 order = 4"), "%s", out);
 }
 
 Test(harness, kind_fp32_measures_divergence_and_gates) {
-  char a[1024], p[512];
-  snprintf(a, sizeof a, "run %s --out %s/fp --jobs 2", STUDY("fp32"), tmpdir);
-  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(a, sizeof a, "check %s/fp/fp32 --baseline %s", tmpdir, BASE);
-  cr_expect_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(p, sizeof p, "%s/fp/fp32/metrics.csv", tmpdir);
+  char p[512];
+  run_and_check("fp32", "fp", "", 0, p, sizeof p);
   double e = metric_of(p, "microduck.newton.f64", "onestep_rel_max");
   cr_expect(e > 1e-9 && e < 1e-4, "f32 one-step error %g (want float round-off)", e);
   double t6 = metric_of(p, "microduck.newton.f64", "diverge_time_1e-06"),
@@ -194,15 +191,8 @@ Test(harness, kind_fp32_measures_divergence_and_gates) {
 }
 
 Test(harness, kind_residuals_gate_and_name_a_sloppy_solver) {
-  char a[1024];
-  snprintf(a, sizeof a, "run %s --out %s/res --jobs 2", STUDY("residuals"), tmpdir);
-  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(a, sizeof a, "check %s/res/residuals --baseline %s", tmpdir, BASE);
-  cr_expect_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(a, sizeof a, "run %s --out %s/res1 --jobs 2 --opt iterations=1", STUDY("residuals"), tmpdir);
-  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(a, sizeof a, "check %s/res1/residuals --baseline %s", tmpdir, BASE);
-  cr_expect_eq(rl(a, out, sizeof out), 1, "%s", out);
+  run_and_check("residuals", "res", "", 0, NULL, 0);
+  run_and_check("residuals", "res1", "--opt iterations=1", 1, NULL, 0);
   cr_expect_not_null(strstr(out, "residuals box_stack.cg.f64 signorini_max = "), "%s", out);
   /* AVBD's multipliers as forces: box_stack (rl_collision's contacts, the boxes stay stacked) penetrates less
      than 1 mm, its friction forces stay in the cone */
@@ -216,12 +206,8 @@ Test(harness, kind_residuals_gate_and_name_a_sloppy_solver) {
 }
 
 Test(harness, kind_convergence_gaps_to_the_lapack_optimum_and_gates) {
-  char a[1024], p[512];
-  snprintf(a, sizeof a, "run %s --out %s/cv --jobs 2", STUDY("convergence"), tmpdir);
-  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(a, sizeof a, "check %s/cv/convergence --baseline %s", tmpdir, BASE);
-  cr_expect_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(p, sizeof p, "%s/cv/convergence/metrics.csv", tmpdir);
+  char p[512];
+  run_and_check("convergence", "cv", "", 0, p, sizeof p);
   static const char *const pts[] = {"box_stack.newton.f64.cone=pyramidal", "box_stack.newton.f64.cone=elliptic",
                                     "microduck.newton.f64.cone=pyramidal", "microduck.newton.f64.cone=elliptic"};
   for (int i = 0; i < 4; i++) {
@@ -234,10 +220,7 @@ Test(harness, kind_convergence_gaps_to_the_lapack_optimum_and_gates) {
   cr_expect(cg >= 0 && cg < 1e-7, "microduck cg final gap %g", cg);
   cr_expect(!isnan(metric_of(p, "box_stack.cg.f64.cone=pyramidal", "gap_it30")), "per-iteration rows");
   /* a crippled CG line search (2 iterations) leaves the CG gaps far from the optimum: the gate names them */
-  snprintf(a, sizeof a, "run %s --out %s/cv2 --jobs 2 --opt ls_iterations=2", STUDY("convergence"), tmpdir);
-  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(a, sizeof a, "check %s/cv2/convergence --baseline %s", tmpdir, BASE);
-  cr_expect_eq(rl(a, out, sizeof out), 1, "%s", out);
+  run_and_check("convergence", "cv2", "--opt ls_iterations=2", 1, NULL, 0);
   cr_expect_not_null(strstr(out, "convergence microduck.cg.f64.cone=elliptic final_gap = "), "%s", out);
   bad_spec("kind = convergence\n[sweep]\nengine = mujoco", "bad.ini:7:", "not available for kind = convergence");
   bad_spec("kind = convergence\n[sweep]\nprecision = f32", "bad.ini:7:", "allowed: f64");
@@ -246,12 +229,8 @@ Test(harness, kind_convergence_gaps_to_the_lapack_optimum_and_gates) {
 }
 
 Test(harness, kind_lockstep_matches_mujoco_on_the_pendulum_and_gates) {
-  char a[1024], p[512];
-  snprintf(a, sizeof a, "run %s --out %s/ls --jobs 2", STUDY("lockstep"), tmpdir);
-  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(a, sizeof a, "check %s/ls/lockstep --baseline %s", tmpdir, BASE);
-  cr_expect_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(p, sizeof p, "%s/ls/lockstep/metrics.csv", tmpdir);
+  char p[512];
+  run_and_check("lockstep", "ls", "", 0, p, sizeof p);
   /* contact-free: Newton's one step from MuJoCo's state is MuJoCo's step to round-off */
   double qp = metric_of(p, "pendulum.newton.f64", "lockstep_qpos_max"),
          qv = metric_of(p, "pendulum.newton.f64", "lockstep_qvel_max");
@@ -271,10 +250,7 @@ Test(harness, kind_lockstep_matches_mujoco_on_the_pendulum_and_gates) {
   cr_expect_eq(strncmp(t, "step,time,err_qpos,err_qvel,ncon,mj_ncon\n", 40), 0, "%s", t);
   free(t);
   /* a solver capped at one iteration: the gate names the metric */
-  snprintf(a, sizeof a, "run %s --out %s/ls1 --jobs 2 --opt iterations=1", STUDY("lockstep"), tmpdir);
-  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(a, sizeof a, "check %s/ls1/lockstep --baseline %s", tmpdir, BASE);
-  cr_expect_eq(rl(a, out, sizeof out), 1, "%s", out);
+  run_and_check("lockstep", "ls1", "--opt iterations=1", 1, NULL, 0);
   cr_expect_not_null(strstr(out, "lockstep box_stack.newton.f64 free_qpos_err_max = "), "%s", out);
   bad_spec("kind = lockstep\n[sweep]\nengine = mujoco", "bad.ini:7:", "not available for kind = lockstep");
   bad_spec("[sweep]\ndevice = cpu, cuda", "bad.ini:6:", "device is for kind = device only");
@@ -282,8 +258,8 @@ Test(harness, kind_lockstep_matches_mujoco_on_the_pendulum_and_gates) {
 
 Test(harness, kind_device_without_cuda_writes_no_cuda_rows_and_says_why) {
   char a[1024], p[512];
-  snprintf(a, sizeof a, "run %s --out %s/dv --jobs 2", STUDY("device"), tmpdir);
-  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  run_and_check("device", "dv", "", 0, NULL, 0);
+  cr_expect_not_null(strstr(out, "device: cuda rows absent: rigidlab was built without a CUDA engine"), "%s", out);
   snprintf(p, sizeof p, "%s/dv/device/meta.csv", tmpdir);
   char *meta = slurp(p);
   cr_assert_not_null(meta, "%s missing", p);
@@ -304,9 +280,6 @@ Test(harness, kind_device_without_cuda_writes_no_cuda_rows_and_says_why) {
   char *n = slurp(p);
   cr_expect(n && atoi(n) == 0, "files naming cuda: %s", n ? n : "?");
   free(n);
-  snprintf(a, sizeof a, "check %s/dv/device --baseline %s", tmpdir, BASE);
-  cr_expect_eq(rl(a, out, sizeof out), 0, "%s", out);
-  cr_expect_not_null(strstr(out, "device: cuda rows absent: rigidlab was built without a CUDA engine"), "%s", out);
   bad_spec("kind = device\n[sweep]\ndevice = cpu", "bad.ini:7:", "compares cpu with cuda");
   bad_spec("kind = device\n[sweep]\ndevice = gpu", "bad.ini:7:", "allowed: cpu, cuda");
   bad_spec("kind = device", "bad.ini:5:", "needs the sweep axis 'device = cpu, cuda'");
@@ -315,11 +288,7 @@ Test(harness, kind_device_without_cuda_writes_no_cuda_rows_and_says_why) {
 /* engine = avbd: the distance of AVBD's iterate after k sweeps to the dense KKT reference of the same step */
 Test(harness, kind_convergence_avbd_distance_to_the_dense_reference_and_gates) {
   char a[1024], p[512];
-  snprintf(a, sizeof a, "run %s --out %s/ca --jobs 2", STUDY("convergence_avbd"), tmpdir);
-  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(a, sizeof a, "check %s/ca/convergence_avbd --baseline %s", tmpdir, BASE);
-  cr_expect_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(p, sizeof p, "%s/ca/convergence_avbd/metrics.csv", tmpdir);
+  run_and_check("convergence_avbd", "ca", "", 0, p, sizeof p);
   static const char *const pts[] = {"chain8.avbd.f64", "double_pendulum.avbd.f64"};
   for (int i = 0; i < 2; i++) {
     double d1 = metric_of(p, pts[i], "avbd_dist_m_it1"), dn = metric_of(p, pts[i], "avbd_final_dist_m"),
@@ -331,10 +300,7 @@ Test(harness, kind_convergence_avbd_distance_to_the_dense_reference_and_gates) {
     cr_expect(metric_of(p, pts[i], "avbd_stat_force_it200") < metric_of(p, pts[i], "avbd_stat_force_it1"), "%s", pts[i]);
   }
   /* a coarser step (dt 4 ms) converges slower: the gate names it */
-  snprintf(a, sizeof a, "run %s --out %s/ca2 --jobs 2 --opt timestep=0.004", STUDY("convergence_avbd"), tmpdir);
-  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(a, sizeof a, "check %s/ca2/convergence_avbd --baseline %s", tmpdir, BASE);
-  cr_expect_eq(rl(a, out, sizeof out), 1, "%s", out);
+  run_and_check("convergence_avbd", "ca2", "--opt timestep=0.004", 1, NULL, 0);
   cr_expect_not_null(strstr(out, "convergence_avbd double_pendulum.avbd.f64 avbd_iters_to_1e-6_dist = "), "%s", out);
   /* not applicable: box_stack's steps have contacts, which the dense reference leaves out: no rows */
   char spec[512];
