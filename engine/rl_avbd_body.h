@@ -114,31 +114,25 @@ typedef struct rl_avbd_contact {
 
 /* ------------------------------------------------------------------ 6×6 algebra */
 
-/* H += k·J Jᵀ, g += f·J  (one Gauss–Newton row: energy λC + ½ρC², force f = λ + ρC̃, weight k).
- * Only the lower triangle of H (j ≤ i) is accumulated: rl_avbd_chol_solve6 reads no other entry. */
-RL_HD void rl_avbd_add_row(real H[36], real g[6], const real J[6], real f, real k) {
+/* H += k·J Jᵀ, g += f·J over the entries i, j ≥ i0 (one Gauss–Newton row: energy λC + ½ρC², force
+ * f = λ + ρC̃, weight k; J[0:i0] = 0 contributes nothing).  Only the lower triangle of H (j ≤ i) is
+ * accumulated: rl_avbd_chol_solve6 reads no other entry. */
+RL_HD void rl_avbd_add_row_from(real H[36], real g[6], const real J[6], real f, real k, int i0) {
   RL_AVBD_UNROLL
-  for (int i = 0; i < 6; i++) g[i] += f * J[i];
+  for (int i = i0; i < 6; i++) g[i] += f * J[i];
   if (k == 0) return;
   RL_AVBD_UNROLL
-  for (int i = 0; i < 6; i++) {
+  for (int i = i0; i < 6; i++) {
     RL_AVBD_UNROLL
-    for (int j = 0; j <= i; j++) H[6 * i + j] += k * J[i] * J[j];
+    for (int j = i0; j <= i; j++) H[6 * i + j] += k * J[i] * J[j];
   }
 }
 
-/* rl_avbd_add_row for a purely angular row, J = [0, j] (axis, rotation, hinge coordinate rows): only
- * g[3:6] and the lower triangle of H's δθ block change (the other terms are k·0·J = 0). */
-RL_HD void rl_avbd_add_row_ang(real H[36], real g[6], const real J[6], real f, real k) {
-  RL_AVBD_UNROLL
-  for (int i = 3; i < 6; i++) g[i] += f * J[i];
-  if (k == 0) return;
-  RL_AVBD_UNROLL
-  for (int i = 3; i < 6; i++) {
-    RL_AVBD_UNROLL
-    for (int j = 3; j <= i; j++) H[6 * i + j] += k * J[i] * J[j];
-  }
-}
+/* a general row */
+RL_HD void rl_avbd_add_row(real H[36], real g[6], const real J[6], real f, real k) { rl_avbd_add_row_from(H, g, J, f, k, 0); }
+
+/* a purely angular row, J = [0, j] (axis, rotation, hinge coordinate rows): g[3:6] and H's δθ block only */
+RL_HD void rl_avbd_add_row_ang(real H[36], real g[6], const real J[6], real f, real k) { rl_avbd_add_row_from(H, g, J, f, k, 3); }
 
 /* rl_avbd_add_row for an anchor row k, J = [±e_k, j] (rl_avbd_anchor_side): g[k], g[3:6], H[k][k],
  * H[3:6][k] and the δθ block change, the same products as rl_avbd_add_row in the same order. */

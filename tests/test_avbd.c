@@ -33,6 +33,16 @@ static rl_avbd *build(const rl_model *m) {
   return am;
 }
 
+/* MODEL in AVBD from its initial state, at time step h (h ≤ 0: the model's); *d its data */
+static rl_avbd *avbd_open(rl_pair *p, const char *model, double h, rl_data **d) {
+  load(p, model, NULL);
+  if (h > 0) p->m->opt.timestep = (real)h;
+  rl_avbd *am = build(p->m);
+  *d = rl_data_alloc(p->m);
+  rl_avbd_from_generalized(am, p->m, *d);
+  return am;
+}
+
 /* ------------------------------------------------------------------ build checks */
 
 Test(avbd, refuses_massless_body_by_name) {
@@ -130,11 +140,8 @@ Test(avbd, free_fall_exact) {
    error and the count of budget-exhausted steps are returned through the pointers */
 static void avbd_run(const char *model, double h, double T, real *q, double *anchor, long *exhausted, double *iters) {
   rl_pair p;
-  load(&p, model, NULL);
-  p.m->opt.timestep = (real)h;
-  rl_avbd *am = build(p.m);
-  rl_data *d = rl_data_alloc(p.m);
-  rl_avbd_from_generalized(am, p.m, d);
+  rl_data *d;
+  rl_avbd *am = avbd_open(&p, model, h, &d);
   long n = lround(T / h), it = 0;
   double an = 0;
   for (long k = 0; k < n; k++) {
@@ -307,10 +314,8 @@ Test(avbd, dry_friction_holds_below_budget_slips_above) {
 /* a cube resting on the floor (own ground contacts: 4 corners) for 2 s */
 Test(avbd, box_rests_on_ground) {
   rl_pair p;
-  load(&p, MODEL("avbd_box.xml"), NULL);
-  rl_avbd *am = build(p.m);
-  rl_data *d = rl_data_alloc(p.m);
-  rl_avbd_from_generalized(am, p.m, d);
+  rl_data *d;
+  rl_avbd *am = avbd_open(&p, MODEL("avbd_box.xml"), 0, &d);
   double pen = 0, kkt = 0;
   long exhausted = 0;
   for (int k = 0; k < 2000; k++) {
@@ -337,10 +342,8 @@ Test(avbd, box_rests_on_ground) {
 /* a block on a 20° incline, μ = 0.7 > tan 20°: static friction holds it (no creep over 2 s) */
 Test(avbd, incline_sticks) {
   rl_pair p;
-  load(&p, SCENE("incline.xml"), NULL);
-  rl_avbd *am = build(p.m);
-  rl_data *d = rl_data_alloc(p.m);
-  rl_avbd_from_generalized(am, p.m, d);
+  rl_data *d;
+  rl_avbd *am = avbd_open(&p, SCENE("incline.xml"), 0, &d);
   real x0[3];
   memcpy(x0, d->qpos, sizeof x0);
   long exhausted = 0;
@@ -361,14 +364,7 @@ Test(avbd, incline_sticks) {
 /* ------------------------------------------------------------------------ microduck */
 
 /* the microduck at h = 1 ms in AVBD from its initial state (ctrl = 0: standing on its servos) */
-static rl_avbd *microduck_1ms(rl_pair *p, rl_data **d) {
-  load(p, SCENE("microduck.xml"), NULL);
-  p->m->opt.timestep = (real)1e-3;
-  rl_avbd *am = build(p->m);
-  *d = rl_data_alloc(p->m);
-  rl_avbd_from_generalized(am, p->m, *d);
-  return am;
-}
+static rl_avbd *microduck_1ms(rl_pair *p, rl_data **d) { return avbd_open(p, SCENE("microduck.xml"), 1e-3, d); }
 
 /* standing on its position servos (ctrl = 0) for 10 s at h = 1 ms */
 Test(avbd, microduck_stands_10s, .timeout = 600) {
@@ -448,10 +444,8 @@ Test(avbd, microduck_joint_loads_balance_gravity, .timeout = 300) {
    Through the tree: the contact is on the forearm, two bodies below the shoulder. */
 Test(avbd, arm_press_contact_load_balances_gravity) {
   rl_pair p;
-  load(&p, MODEL("avbd_arm_press.xml"), NULL);
-  rl_avbd *am = build(p.m);
-  rl_data *d = rl_data_alloc(p.m);
-  rl_avbd_from_generalized(am, p.m, d);
+  rl_data *d;
+  rl_avbd *am = avbd_open(&p, MODEL("avbd_arm_press.xml"), 0, &d);
   for (int k = 0; k < 500; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
   cr_assert_eq(am->njoint, 2);
   double worst = 0, ref[2];
@@ -636,10 +630,8 @@ Test(avbd, pendulum_vs_gsl_ode_first_order) {
 
 static void dense_vs_avbd(const char *model, const char *name, int warm) {
   rl_pair p;
-  load(&p, model, NULL);
-  rl_avbd *am = build(p.m);
-  rl_data *d = rl_data_alloc(p.m);
-  rl_avbd_from_generalized(am, p.m, d);
+  rl_data *d;
+  rl_avbd *am = avbd_open(&p, model, 0, &d);
   for (int k = 0; k < warm; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK); /* a moving state */
   rl_avbd_ref ref;
   cr_assert_eq(rl_avbd_ref_solve(&ref, am, p.m, d), 0, "dense KKT solve failed (info %d)", ref.info);
@@ -754,10 +746,8 @@ static double downhill_speed(const rl_avbd *am) {
 
 Test(avbd, incline_slides_at_coulomb_acceleration) {
   rl_pair p;
-  load(&p, MODEL("incline_slide.xml"), NULL);
-  rl_avbd *am = build(p.m);
-  rl_data *d = rl_data_alloc(p.m);
-  rl_avbd_from_generalized(am, p.m, d);
+  rl_data *d;
+  rl_avbd *am = avbd_open(&p, MODEL("incline_slide.xml"), 0, &d);
   const double th = 20 * 3.14159265358979323846 / 180, mu = 0.3, g = 9.81, h = p.m->opt.timestep;
   double a_exact = g * (sin(th) - mu * cos(th)), tt[400], vv[400];
   int nfit = 0;
@@ -782,10 +772,8 @@ Test(avbd, incline_slides_at_coulomb_acceleration) {
 
 Test(avbd, incline_sticks_creep_speed) {
   rl_pair p;
-  load(&p, SCENE("incline.xml"), NULL);
-  rl_avbd *am = build(p.m);
-  rl_data *d = rl_data_alloc(p.m);
-  rl_avbd_from_generalized(am, p.m, d);
+  rl_data *d;
+  rl_avbd *am = avbd_open(&p, SCENE("incline.xml"), 0, &d);
   double x0[3] = {am->pose[0].x[0], am->pose[0].x[1], am->pose[0].x[2]}, vmax = 0, T = 2;
   long n = lround(T / p.m->opt.timestep);
   for (long k = 0; k < n; k++) {
@@ -1029,10 +1017,8 @@ Test(avbd, microduck_stands_bam_2s, .timeout = 300) {
    from converged, so every part is non-zero. */
 Test(avbd, kkt_residuals_split_by_unit) {
   rl_pair p;
-  load(&p, SCENE("chain8.xml"), NULL);
-  rl_avbd *am = build(p.m);
-  rl_data *d = rl_data_alloc(p.m);
-  rl_avbd_from_generalized(am, p.m, d);
+  rl_data *d;
+  rl_avbd *am = avbd_open(&p, SCENE("chain8.xml"), 0, &d);
   am->prm.iterations = 3;
   am->prm.tol_lin = am->prm.tol_ang = 0;
   cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
@@ -1143,10 +1129,8 @@ static void cheb_microduck(real rho, double *anchor, long *exhausted, double *sw
    distance (m, rad) */
 static void cheb_chain8(real rho, int warm, int *k1e6, int *sweeps, int *converged, double dist[2]) {
   rl_pair p;
-  load(&p, SCENE("chain8.xml"), NULL);
-  rl_avbd *am = build(p.m);
-  rl_data *d = rl_data_alloc(p.m);
-  rl_avbd_from_generalized(am, p.m, d);
+  rl_data *d;
+  rl_avbd *am = avbd_open(&p, SCENE("chain8.xml"), 0, &d);
   for (int k = 0; k < warm; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
   rl_avbd_to_generalized(am, p.m, d);
   real q0[64], v0[64];
