@@ -5,6 +5,7 @@
 #define RL_TEST_CLI_H
 
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,19 @@ static inline void rl_cli_teardown(void) {
 }
 
 /* run `rigidlab ARGS`, stdout and stderr into OUT (OUTLEN bytes); the exit status */
+/* write tmpdir/NAME from a printf FMT; path ← its path */
+__attribute__((format(printf, 4, 5))) static inline void rl_cli_write(char *path, size_t n, const char *name,
+                                                                        const char *fmt, ...) {
+  snprintf(path, n, "%s/%s", tmpdir, name);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f, "%s: cannot write", path);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(f, fmt, ap);
+  va_end(ap);
+  fclose(f);
+}
+
 static inline int rl_cli_run(const char *args, char *out, size_t outlen) {
   char cmd[8192], path[512];
   snprintf(path, sizeof path, "%s/log.txt", tmpdir);

@@ -89,11 +89,9 @@ Test(analytic, closed_form_errors_are_small_and_gate) {
 
 Test(analytic, a_scene_without_a_check_exits_2_naming_file_and_line) {
   char spec[512], a[1024];
-  snprintf(spec, sizeof spec, "%s/bad.ini", tmpdir);
-  FILE *f = fopen(spec, "w");
-  fprintf(f, "[experiment]\nname = bad\nkind = analytic\nscene = %s/freefall.xml, %s/pendulum.xml\nsteps = 5\n", SCENES,
-          SCENES);
-  fclose(f);
+  rl_cli_write(spec, sizeof spec, "bad.ini",
+               "[experiment]\nname = bad\nkind = analytic\nscene = %s/freefall.xml, %s/pendulum.xml\nsteps = 5\n",
+               SCENES, SCENES);
   snprintf(a, sizeof a, "run %s --out %s/out", spec, tmpdir);
   cr_expect_eq(rl(a), 2, "%s", out);
   cr_expect_not_null(strstr(out, "bad.ini:4:"), "%s", out);
@@ -104,11 +102,9 @@ Test(analytic, a_scene_without_a_check_exits_2_naming_file_and_line) {
 
 Test(analytic, speed_writes_raw_repetitions_and_consistent_metrics) {
   char spec[512], a[1024], p[512];
-  snprintf(spec, sizeof spec, "%s/speed.ini", tmpdir);
-  FILE *f = fopen(spec, "w");
-  fprintf(f, "[experiment]\nname = sp\nkind = speed\nscene = %s/box_stack.xml, %s\nsteps = 3\n[sweep]\n"
-          "engine = newton, avbd\nprecision = f64\n", SCENES, "/usr/share/mujoco/model/humanoid/humanoid.xml");
-  fclose(f);
+  rl_cli_write(spec, sizeof spec, "speed.ini",
+               "[experiment]\nname = sp\nkind = speed\nscene = %s/box_stack.xml, %s\nsteps = 3\n[sweep]\n"
+               "engine = newton, avbd\nprecision = f64\n", SCENES, "/usr/share/mujoco/model/humanoid/humanoid.xml");
   snprintf(a, sizeof a, "run %s --out %s/sp --jobs 2", spec, tmpdir);
   cr_assert_eq(rl(a), 0, "%s", out);
   cr_expect_not_null(strstr(out, "runs one point at a time"), "%s", out);
@@ -126,10 +122,9 @@ Test(analytic, speed_writes_raw_repetitions_and_consistent_metrics) {
   }
   cr_expect(isnan(metric_of(p, "humanoid.avbd.f64", "steps_per_s")), "humanoid.avbd has no metrics");
   /* mj_step is timed beside every point: mujoco is no engine of kind = speed */
-  f = fopen(spec, "w");
-  fprintf(f, "[experiment]\nname = sp\nkind = speed\nscene = %s/box_stack.xml\nsteps = 3\n[sweep]\nengine = mujoco\n",
-          SCENES);
-  fclose(f);
+  rl_cli_write(spec, sizeof spec, "speed.ini",
+               "[experiment]\nname = sp\nkind = speed\nscene = %s/box_stack.xml\nsteps = 3\n[sweep]\nengine = mujoco\n",
+               SCENES);
   snprintf(a, sizeof a, "run %s --out %s/sp2", spec, tmpdir);
   cr_expect_eq(rl(a), 2, "%s", out);
   cr_expect_not_null(strstr(out, "speed.ini:7: [sweep] engine: 'mujoco' is not available for kind = speed"), "%s", out);

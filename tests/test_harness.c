@@ -107,10 +107,8 @@ Test(harness, shards_merge_to_the_full_run_and_resume_completes) {
 /* a spec with LINE5 from its fifth line must exit 2 with one line holding every WANT */
 static void bad_spec(const char *line5, const char *want1, const char *want2) {
   char spec[512], a[1024];
-  snprintf(spec, sizeof spec, "%s/bad.ini", tmpdir);
-  FILE *f = fopen(spec, "w");
-  fprintf(f, "[experiment]\nname = bad\nscene = %s/experiments/scenes/box_stack.xml\nsteps = 5\n%s\n", SRCDIR, line5);
-  fclose(f);
+  rl_cli_write(spec, sizeof spec, "bad.ini",
+               "[experiment]\nname = bad\nscene = %s/experiments/scenes/box_stack.xml\nsteps = 5\n%s\n", SRCDIR, line5);
   snprintf(a, sizeof a, "run %s --out %s/out", spec, tmpdir);
   int st = rl(a, out, sizeof out);
   cr_expect_eq(st, 2, "'%s': exit %d (want 2): %s", line5, st, out);
@@ -304,11 +302,9 @@ Test(harness, kind_convergence_avbd_distance_to_the_dense_reference_and_gates) {
   cr_expect_not_null(strstr(out, "convergence_avbd double_pendulum.avbd.f64 avbd_iters_to_1e-6_dist = "), "%s", out);
   /* not applicable: box_stack's steps have contacts, which the dense reference leaves out: no rows */
   char spec[512];
-  snprintf(spec, sizeof spec, "%s/na.ini", tmpdir);
-  FILE *f = fopen(spec, "w");
-  fprintf(f, "[experiment]\nname = na\nkind = convergence\nscene = %s/experiments/scenes/box_stack.xml\nsteps = 5\n"
-             "states = 2\n[sweep]\nengine = avbd\n", SRCDIR);
-  fclose(f);
+  rl_cli_write(spec, sizeof spec, "na.ini",
+               "[experiment]\nname = na\nkind = convergence\nscene = %s/experiments/scenes/box_stack.xml\nsteps = 5\n"
+               "states = 2\n[sweep]\nengine = avbd\n", SRCDIR);
   snprintf(a, sizeof a, "run %s --out %s/na --jobs 1", spec, tmpdir);
   cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
   snprintf(p, sizeof p, "%s/na/na/metrics.csv", tmpdir);
@@ -319,11 +315,9 @@ Test(harness, kind_convergence_avbd_distance_to_the_dense_reference_and_gates) {
    Richardson estimate stays; meta.csv lists the references */
 Test(harness, reference_section_selects_what_a_study_compares_against) {
   char spec[512], a[1024], p[512];
-  snprintf(spec, sizeof spec, "%s/ref.ini", tmpdir);
-  FILE *f = fopen(spec, "w");
-  fprintf(f, "[experiment]\nname = ref\nkind = refinement\nlevels = 4\nscene = %s/experiments/scenes/pendulum.xml\n"
-             "duration = 0.1\n[sweep]\nengine = newton\ndt = 0.004\n[reference]\nuse = richardson\n", SRCDIR);
-  fclose(f);
+  rl_cli_write(spec, sizeof spec, "ref.ini",
+               "[experiment]\nname = ref\nkind = refinement\nlevels = 4\nscene = %s/experiments/scenes/pendulum.xml\n"
+               "duration = 0.1\n[sweep]\nengine = newton\ndt = 0.004\n[reference]\nuse = richardson\n", SRCDIR);
   snprintf(a, sizeof a, "run %s --out %s/ref --jobs 1", spec, tmpdir);
   cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
   snprintf(p, sizeof p, "%s/ref/ref/metrics.csv", tmpdir);
@@ -335,10 +329,9 @@ Test(harness, reference_section_selects_what_a_study_compares_against) {
   cr_expect_not_null(strstr(meta, "\nreferences,richardson\n"), "%s", meta);
   free(meta);
   /* the default: the kind's own references, the ODE included */
-  f = fopen(spec, "w");
-  fprintf(f, "[experiment]\nname = ref\nkind = refinement\nlevels = 4\nscene = %s/experiments/scenes/pendulum.xml\n"
-             "duration = 0.1\n[sweep]\nengine = newton\ndt = 0.004\n", SRCDIR);
-  fclose(f);
+  rl_cli_write(spec, sizeof spec, "ref.ini",
+               "[experiment]\nname = ref\nkind = refinement\nlevels = 4\nscene = %s/experiments/scenes/pendulum.xml\n"
+               "duration = 0.1\n[sweep]\nengine = newton\ndt = 0.004\n", SRCDIR);
   snprintf(a, sizeof a, "run %s --out %s/ref2 --jobs 1", spec, tmpdir);
   cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
   snprintf(p, sizeof p, "%s/ref2/ref/metrics.csv", tmpdir);
