@@ -1510,7 +1510,7 @@ static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d, real h)
     rl_avbd_joint *jt = am->joint + j;
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
     real C[6], JA[6][6], JB[6][6];
-    int n = rl_avbd_joint_rows(jt, A, B, C, JA, JB, NULL, 0, NULL);
+    int n = rl_avbd_joint_rows(jt, A, B, C, JA, JB);
     for (int r = 0; r < n; r++) am->row[jt->row + r].c0 = C[r];
     if (jt->kind != RL_AVBD_HINGE && jt->kind != RL_AVBD_SLIDE) continue;
     real dA[6], dB[6];
@@ -1598,7 +1598,7 @@ static void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, r
     const rl_avbd_joint *jt = am->joint + j;
     if (!avbd_joint_on(m, d, jt)) continue;
     real C[6], JA[6][6], JB[6][6];
-    int n = rl_avbd_joint_rows(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), C, JA, JB, NULL, 0, NULL);
+    int n = rl_avbd_joint_rows(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), C, JA, JB);
     real lin = 0, ang = 0;
     for (int r = 0; r < n; r++) {
       const rl_avbd_row *w = am->row + jt->row + r;
@@ -1694,7 +1694,7 @@ static void avbd_loads(rl_avbd *am, const rl_model *m, const rl_data *d, real h)
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
     if (avbd_joint_on(m, d, jt)) {
       real C[6], JA[6][6], JB[6][6], t[3], arm[3];
-      int n = rl_avbd_joint_rows(jt, A, B, C, JA, JB, NULL, 0, NULL);
+      int n = rl_avbd_joint_rows(jt, A, B, C, JA, JB);
       for (int r = 0; r < n; r++)
         for (int i = 0; i < 6; i++) L->reaction[i] -= am->row[jt->row + r].lambda * JB[r][i];
       rl_m3_mulv(arm, B->R, jt->rB);

@@ -360,40 +360,6 @@ RL_HD void rl_avbd_point(real p[3], real u[3], const rl_avbd_pose *P, const real
   rl_v3_add(p, P->x, u);
 }
 
-/* Anchor rows C = p_A − p_B, p = x + R r:  J_A = [I, −[R_A r_A]×],  J_B = [−I, [R_B r_B]×]
- * (row k of −[u]× is (e_k × u)ᵀ... written out: d(R r) = δθ × (R r)). */
-RL_HD void rl_avbd_anchor_rows(real C[3], real JA[][6], real JB[][6], const rl_avbd_pose *A, const rl_avbd_pose *B,
-                               const real rA[3], const real rB[3], real uA[3], real uB[3]) {
-  real pA[3], pB[3];
-  rl_avbd_point(pA, uA, A, rA);
-  rl_avbd_point(pB, uB, B, rB);
-  rl_v3_sub(C, pA, pB);
-  for (int k = 0; k < 3; k++) {
-    real e[3] = {0, 0, 0}, c[3];
-    e[k] = 1;
-    /* ∂C_k/∂δθ_A = u_A × e_k (since e_k·(δθ × u) = δθ·(u × e_k)) */
-    rl_v3_cross(c, uA, e);
-    for (int i = 0; i < 3; i++) { JA[k][i] = e[i]; JA[k][3 + i] = c[i]; }
-    rl_v3_cross(c, uB, e);
-    for (int i = 0; i < 3; i++) { JB[k][i] = -e[i]; JB[k][3 + i] = -c[i]; }
-  }
-}
-
-/* Axis rows C_k = t_k · a,  t_k = R_A t_kA, a = R_B axB:
- * ∂/∂δθ_A = t_k × a,  ∂/∂δθ_B = a × t_k (translations do not enter). */
-RL_HD void rl_avbd_axis_rows(real C[2], real JA[][6], real JB[][6], const rl_avbd_pose *A, const rl_avbd_pose *B,
-                             const rl_avbd_joint *jt, real t[2][3], real a[3]) {
-  rl_m3_mulv(t[0], A->R, jt->t1A);
-  rl_m3_mulv(t[1], A->R, jt->t2A);
-  rl_m3_mulv(a, B->R, jt->axB);
-  for (int k = 0; k < 2; k++) {
-    real c[3];
-    C[k] = rl_v3_dot(t[k], a);
-    rl_v3_cross(c, t[k], a);
-    for (int i = 0; i < 3; i++) { JA[k][i] = 0; JA[k][3 + i] = c[i]; JB[k][i] = 0; JB[k][3 + i] = -c[i]; }
-  }
-}
-
 /* Lateral rows of a slide C_k = t_k · (p_B − p_A):
  * ∂/∂x_B = t_k, ∂/∂δθ_B = (R_B r_B) × t_k, ∂/∂x_A = −t_k, ∂/∂δθ_A = t_k × (p_B − x_A). */
 RL_HD void rl_avbd_lateral_rows(real C[2], real JA[][6], real JB[][6], const rl_avbd_pose *A, const rl_avbd_pose *B,
@@ -412,22 +378,6 @@ RL_HD void rl_avbd_lateral_rows(real C[2], real JA[][6], real JB[][6], const rl_
     rl_v3_cross(ca, t[k], e);
     for (int i = 0; i < 3; i++) { JA[k][i] = -t[k][i]; JA[k][3 + i] = ca[i]; JB[k][i] = t[k][i]; JB[k][3 + i] = cb[i]; }
   }
-}
-
-/* Rotation rows C = Log(q_B (q_A q_rel0)⁻¹):  ∂C/∂δθ_B = Jl⁻¹(C),  ∂C/∂δθ_A = −Jr⁻¹(C). */
-RL_HD void rl_avbd_rot_rows(real C[3], real JA[][6], real JB[][6], const rl_avbd_pose *A, const rl_avbd_pose *B,
-                            const real qrel0[4]) {
-  real qa[4], Jl[9], Jr[9];
-  rl_q_mul(qa, A->q, qrel0);
-  rl_q_boxminus(C, B->q, qa);
-  rl_so3_jl_inv(Jl, C);
-  rl_so3_jr_inv(Jr, C);
-  for (int k = 0; k < 3; k++)
-    for (int i = 0; i < 3; i++) {
-      JA[k][i] = 0; JB[k][i] = 0;
-      JA[k][3 + i] = -Jr[3 * k + i];
-      JB[k][3 + i] = Jl[3 * k + i];
-    }
 }
 
 /* wrap an angle into (−π, π] */
@@ -476,45 +426,6 @@ RL_HD real rl_avbd_joint_coord(const rl_avbd_joint *jt, const rl_avbd_pose *A, c
   return jt->qpos0 + rl_v3_dot(a, d);
 }
 
-/* All two-sided rows of a joint (C[0..neq), JA, JB), plus the side-`side` geometric-stiffness
- * diagonal for forces f[0..neq) when K != NULL (side 0: A, 1: B).
- *   hinge: 3 anchor + 2 axis;  slide: 2 lateral + 3 rotation;  ball, connect: 3 anchor;
- *   weld: 3 anchor + 3 rotation. */
-RL_HD int rl_avbd_joint_rows(const rl_avbd_joint *jt, const rl_avbd_pose *A, const rl_avbd_pose *B, real C[6],
-                             real JA[][6], real JB[][6], const real *f, int side, real K[3]) {
-  real uA[3], uB[3];
-  switch (jt->kind) {
-    case RL_AVBD_HINGE: {
-      real t[2][3], a[3];
-      rl_avbd_anchor_rows(C, JA, JB, A, B, jt->rA, jt->rB, uA, uB);
-      rl_avbd_axis_rows(C + 3, JA + 3, JB + 3, A, B, jt, t, a);
-      if (K) {
-        rl_avbd_geo_diag(K, f, side == 0 ? uA : uB);
-        for (int k = 0; k < 2; k++) {
-          real fv[3];
-          if (side == 0) { rl_v3_scale(fv, a, f[3 + k]); rl_avbd_geo_diag(K, fv, t[k]); }
-          else { rl_v3_scale(fv, t[k], f[3 + k]); rl_avbd_geo_diag(K, fv, a); }
-        }
-      }
-      return 5;
-    }
-    case RL_AVBD_SLIDE:
-      rl_avbd_lateral_rows(C, JA, JB, A, B, jt);
-      rl_avbd_rot_rows(C + 2, JA + 2, JB + 2, A, B, jt->qrel0);
-      return 5;
-    case RL_AVBD_BALL:
-    case RL_AVBD_CONNECT:
-      rl_avbd_anchor_rows(C, JA, JB, A, B, jt->rA, jt->rB, uA, uB);
-      if (K) rl_avbd_geo_diag(K, f, side == 0 ? uA : uB);
-      return 3;
-    default: /* weld */
-      rl_avbd_anchor_rows(C, JA, JB, A, B, jt->rA, jt->rB, uA, uB);
-      rl_avbd_rot_rows(C + 3, JA + 3, JB + 3, A, B, jt->qrel0);
-      if (K) rl_avbd_geo_diag(K, f, side == 0 ? uA : uB);
-      return 6;
-  }
-}
-
 /* ------------------------------------------------------- one side of a joint (block sweep) */
 
 /* Lever arms and axes of a joint's rows at the current poses: u_A = R_A r_A, u_B = R_B r_B,
@@ -534,7 +445,8 @@ RL_HD void rl_avbd_anchor_jac(real J[][6], const real u[3], real sg) {
   J[2][3] = sg * u[1]; J[2][4] = -sg * u[0];
 }
 
-/* Anchor rows C = p_A − p_B as rl_avbd_anchor_rows, the Jacobian of one side only
+/* Anchor rows C = p_A − p_B, p = x + R r:  J_A = [I, −[R_A r_A]×],  J_B = [−I, [R_B r_B]×]
+ * (∂C_k/∂δθ_A = u_A × e_k since e_k·(δθ × u) = δθ·(u × e_k)), one side's Jacobian only
  * (side 0: J = [I, u_A × e_k]; side 1: J = [−I, −u_B × e_k]; J = NULL: values only). */
 RL_HD void rl_avbd_anchor_side(real C[3], real J[][6], int side, const rl_avbd_pose *A, const rl_avbd_pose *B,
                                const real rA[3], const real rB[3], real uA[3], real uB[3]) {
@@ -548,7 +460,8 @@ RL_HD void rl_avbd_anchor_side(real C[3], real J[][6], int side, const rl_avbd_p
   rl_avbd_anchor_jac(J, u, sg);
 }
 
-/* Axis rows C_k = t_k · a as rl_avbd_axis_rows, one side's Jacobian (A: t_k × a, B: a × t_k). */
+/* Axis rows C_k = t_k · a,  t_k = R_A t_kA, a = R_B axB, one side's Jacobian (∂/∂δθ_A = t_k × a,
+ * ∂/∂δθ_B = a × t_k; translations do not enter). */
 RL_HD void rl_avbd_axis_side(real C[2], real J[][6], int side, const rl_avbd_pose *A, const rl_avbd_pose *B,
                              const rl_avbd_joint *jt, real t[2][3], real a[3]) {
   rl_m3_mulv(t[0], A->R, jt->t1A);
@@ -563,8 +476,8 @@ RL_HD void rl_avbd_axis_side(real C[2], real J[][6], int side, const rl_avbd_pos
   }
 }
 
-/* Rotation rows C = Log(q_B (q_A q_rel0)⁻¹) as rl_avbd_rot_rows, one side's Jacobian
- * (A: −Jr⁻¹(C), B: Jl⁻¹(C)); only that side's inverse Jacobian is formed. */
+/* Rotation rows C = Log(q_B (q_A q_rel0)⁻¹), one side's Jacobian (∂C/∂δθ_A = −Jr⁻¹(C), ∂C/∂δθ_B = Jl⁻¹(C));
+ * only that side's inverse Jacobian is formed. */
 RL_HD void rl_avbd_rot_side(real C[3], real J[][6], int side, const rl_avbd_pose *A, const rl_avbd_pose *B,
                             const real qrel0[4]) {
   real qa[4], M[9];
@@ -576,7 +489,7 @@ RL_HD void rl_avbd_rot_side(real C[3], real J[][6], int side, const rl_avbd_pose
     for (int i = 0; i < 3; i++) { J[k][i] = 0; J[k][3 + i] = side ? M[3 * k + i] : -M[3 * k + i]; }
 }
 
-/* The two-sided rows of rl_avbd_joint_rows (same values, same order) seen from one body: C[0..neq)
+/* The two-sided rows of a joint seen from one body: C[0..neq)
  * and the Jacobian of side `side` (0: A, 1: B) only, or no Jacobian when J = NULL; the lever arms and
  * axes in *w (for rl_avbd_joint_arms_geo).  Returns neq. */
 RL_HD int rl_avbd_joint_side_rows(const rl_avbd_joint *jt, const rl_avbd_pose *A, const rl_avbd_pose *B, int side,
@@ -606,7 +519,17 @@ RL_HD int rl_avbd_joint_side_rows(const rl_avbd_joint *jt, const rl_avbd_pose *A
   }
 }
 
-/* Geometric stiffness of the joint rows on side `side` (the K of rl_avbd_joint_rows, same terms, same
+/* All two-sided rows of a joint with both sides' Jacobians (C[0..neq), JA, JB): rl_avbd_joint_side_rows
+ * for A and for B.  hinge: 3 anchor + 2 axis;  slide: 2 lateral + 3 rotation;  ball, connect: 3 anchor;
+ * weld: 3 anchor + 3 rotation. */
+RL_HD int rl_avbd_joint_rows(const rl_avbd_joint *jt, const rl_avbd_pose *A, const rl_avbd_pose *B, real C[6],
+                             real JA[][6], real JB[][6]) {
+  rl_avbd_joint_arms w;
+  rl_avbd_joint_side_rows(jt, A, B, 1, C, JB, &w);
+  return rl_avbd_joint_side_rows(jt, A, B, 0, C, JA, &w);
+}
+
+/* Geometric stiffness of the joint rows on side `side` (the joint rows' K, same terms, same
  * order) from the lever arms and axes of rl_avbd_joint_side_rows:
  * K += geo_diag(f_anchor, u_side) and, for a hinge, the two axis rows' terms. */
 RL_HD void rl_avbd_joint_arms_geo(const rl_avbd_joint *jt, const rl_avbd_joint_arms *w, const real *f, int side,
