@@ -1808,6 +1808,7 @@ rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d) {
   memcpy(am->prev, am->con, sizeof(rl_avbd_contact) * (size_t)am->ncon);
   am->nprev = am->ncon;
   am->steps++;
+  am->sweeps += st->iterations;
   am->exhausted += !st->converged;
   am->time += h;
   d->time = am->time;

@@ -173,6 +173,7 @@ typedef struct rl_avbd {
   /* statistics */
   rl_avbd_stat stat;        /* last step */
   long steps, exhausted;    /* steps taken, steps that used the whole budget */
+  long sweeps;              /* sweeps of all steps taken (mean per step: sweeps/steps) */
   rl_avbd_load *load;       /* [njoint] joint-space loads after the last step (A11); zero for ball/weld/
                                connect except reaction */
   int servo_scaled;         /* servo model the row scales (ρ₀ of armature) were computed for */

@@ -467,10 +467,16 @@ int rl_cmd_bench(const rl_bench_args *a) {
       continue;
     }
     bench_stage_row(&c, B_STEP, engines[e], reps, n, tr, tm, w, label, a->c.quiet);
-    if (c.am && !a->c.quiet)
-      printf("  (avbd: %s contacts, last step %d sweeps, %d contacts, %ld of %ld steps budget-exhausted)\n",
-             c.am->prm.contacts == RL_AVBD_CONTACTS_DATA ? "rl_collision" : "own ground", c.am->stat.iterations,
-             c.am->stat.ncon, c.am->exhausted, c.am->steps);
+    if (c.am && !a->c.quiet) {
+      /* the step's time per sweep and body: median ns/step ÷ mean sweeps/step ÷ dynamic bodies (collision
+         and the per-step work included, so an upper bound on the cost of one body update) */
+      double sweeps = c.am->steps ? (double)c.am->sweeps / (double)c.am->steps : 0;
+      printf("  (avbd: %s contacts, %d bodies, %.1f sweeps/step (last %d), %.0f ns per body-sweep, %d contacts, "
+             "%ld of %ld steps budget-exhausted)\n",
+             c.am->prm.contacts == RL_AVBD_CONTACTS_DATA ? "rl_collision" : "own ground", c.am->nb, sweeps,
+             c.am->stat.iterations, sweeps > 0 ? tr[reps / 2] / sweeps / c.am->nb : 0, c.am->stat.ncon,
+             c.am->exhausted, c.am->steps);
+    }
     bench_engine_end(&c, solver0, mjsolver0);
   }
   free(tr);
