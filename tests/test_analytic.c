@@ -4,8 +4,9 @@
  * expectations follow the model as run (RK4 by --opt: free fall still exact); a planted change (twice the
  * time step) fails the gate naming the tumbling drift; a scene without a declared check exits 2 naming file:line.
  * speed: a small spec writes 11 raw repetitions per point and the three metrics, consistent with each other;
- * an engine AVBD cannot run is reported and has no metrics; mujoco as an engine exits 2.  No timing is
- * asserted (speed is never a pass/fail test). */
+ * an engine AVBD cannot run is reported and has no metrics; mujoco as an engine exits 2.  bench --engines
+ * avbd: its sweep statistics count every timed step and agree with the timed row.  No timing is asserted
+ * (speed is never a pass/fail test). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -98,6 +99,29 @@ Test(analytic, a_scene_without_a_check_exits_2_naming_file_and_line) {
   cr_expect_not_null(strstr(out, "pendulum.xml: kind = analytic needs <custom><text name=\"rigidlab_check\""), "%s", out);
   snprintf(a, sizeof a, "%s/out", tmpdir);
   cr_expect_neq(access(a, F_OK), 0, "output written for a bad spec");
+}
+
+/* `rigidlab bench --engines avbd`: the AVBD line's mean sweeps per step and time per body-sweep agree with
+   the timed row (ns per step = ns per body-sweep × sweeps/step × bodies) and count every timed step */
+Test(analytic, bench_avbd_reports_sweeps_and_time_per_body_sweep) {
+  char a[1024];
+  snprintf(a, sizeof a, "bench %s/chain8.xml --stages step --engines avbd --precision f64 --reps 3 --steps 10", SCENES);
+  cr_assert_eq(rl(a), 0, "%s", out);
+  double ours, theirs, ratio, sweeps, ns;
+  int nb, last, exh, steps;
+  const char *row = strstr(out, "\nstep ");
+  cr_assert_not_null(row, "%s", out);
+  cr_assert_eq(sscanf(row, "\nstep avbd f64 %lf %lf %lf", &ours, &theirs, &ratio), 3, "%s", out);
+  const char *line = strstr(out, "(avbd: own ground contacts, ");
+  cr_assert_not_null(line, "%s", out);
+  cr_assert_eq(sscanf(line, "(avbd: own ground contacts, %d bodies, %lf sweeps/step (last %d), %lf ns per body-sweep, "
+                      "%*d contacts, %d of %d steps budget-exhausted)", &nb, &sweeps, &last, &ns, &exh, &steps), 6,
+               "%s", out);
+  cr_expect_eq(nb, 8, "%s", out);
+  cr_expect_eq(steps, 30, "%s", out);
+  cr_expect(sweeps >= 1 && sweeps <= 500 && last >= 1 && last <= 500, "%s", out);
+  cr_expect(fabs(ns * sweeps * nb - ours) <= 0.02 * ours, "%g ns per body-sweep × %g sweeps × %d bodies vs %g ns per step",
+            ns, sweeps, nb, ours);
 }
 
 Test(analytic, speed_writes_raw_repetitions_and_consistent_metrics) {
