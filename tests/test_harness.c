@@ -150,6 +150,14 @@ static void run_and_check(const char *study, const char *dir, const char *extra,
   if (metrics) snprintf(metrics, n, "%s/%s/%s/metrics.csv", tmpdir, dir, study);
 }
 
+/* `rigidlab run SPEC --out tmpdir/DIR --jobs 1` must succeed; metrics ← tmpdir/DIR/NAME/metrics.csv */
+static void run_spec(const char *spec, const char *dir, const char *name, char *metrics, size_t n) {
+  char a[1024];
+  snprintf(a, sizeof a, "run %s --out %s/%s --jobs 1", spec, tmpdir, dir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  snprintf(metrics, n, "%s/%s/%s/metrics.csv", tmpdir, dir, name);
+}
+
 Test(harness, kind_refinement_fits_first_order_and_gates) {
   char p[512];
   run_and_check("refinement", "ref", "", 0, p, sizeof p);
@@ -285,7 +293,7 @@ Test(harness, kind_device_without_cuda_writes_no_cuda_rows_and_says_why) {
 
 /* engine = avbd: the distance of AVBD's iterate after k sweeps to the dense KKT reference of the same step */
 Test(harness, kind_convergence_avbd_distance_to_the_dense_reference_and_gates) {
-  char a[1024], p[512];
+  char p[512];
   run_and_check("convergence_avbd", "ca", "", 0, p, sizeof p);
   static const char *const pts[] = {"chain8.avbd.f64", "double_pendulum.avbd.f64"};
   for (int i = 0; i < 2; i++) {
@@ -305,22 +313,18 @@ Test(harness, kind_convergence_avbd_distance_to_the_dense_reference_and_gates) {
   rl_cli_write(spec, sizeof spec, "na.ini",
                "[experiment]\nname = na\nkind = convergence\nscene = %s/experiments/scenes/box_stack.xml\nsteps = 5\n"
                "states = 2\n[sweep]\nengine = avbd\n", SRCDIR);
-  snprintf(a, sizeof a, "run %s --out %s/na --jobs 1", spec, tmpdir);
-  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(p, sizeof p, "%s/na/na/metrics.csv", tmpdir);
+  run_spec(spec, "na", "na", p, sizeof p);
   cr_expect(isnan(metric_of(p, "box_stack.avbd.f64", "avbd_dist_m_it1")), "box_stack: rows without a reference");
 }
 
 /* [reference] use: a refinement study without the ODE reference solves no ODE and has no ode metrics; the
    Richardson estimate stays; meta.csv lists the references */
 Test(harness, reference_section_selects_what_a_study_compares_against) {
-  char spec[512], a[1024], p[512];
+  char spec[512], p[512];
   rl_cli_write(spec, sizeof spec, "ref.ini",
                "[experiment]\nname = ref\nkind = refinement\nlevels = 4\nscene = %s/experiments/scenes/pendulum.xml\n"
                "duration = 0.1\n[sweep]\nengine = newton\ndt = 0.004\n[reference]\nuse = richardson\n", SRCDIR);
-  snprintf(a, sizeof a, "run %s --out %s/ref --jobs 1", spec, tmpdir);
-  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(p, sizeof p, "%s/ref/ref/metrics.csv", tmpdir);
+  run_spec(spec, "ref", "ref", p, sizeof p);
   cr_expect(isnan(metric_of(p, "pendulum.newton.f64.dt0.004", "order_ode")), "order_ode without the gsl_ode reference");
   cr_expect(metric_of(p, "pendulum.newton.f64.dt0.004", "richardson_err") > 0, "richardson_err missing");
   snprintf(p, sizeof p, "%s/ref/ref/meta.csv", tmpdir);
@@ -332,9 +336,7 @@ Test(harness, reference_section_selects_what_a_study_compares_against) {
   rl_cli_write(spec, sizeof spec, "ref.ini",
                "[experiment]\nname = ref\nkind = refinement\nlevels = 4\nscene = %s/experiments/scenes/pendulum.xml\n"
                "duration = 0.1\n[sweep]\nengine = newton\ndt = 0.004\n", SRCDIR);
-  snprintf(a, sizeof a, "run %s --out %s/ref2 --jobs 1", spec, tmpdir);
-  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
-  snprintf(p, sizeof p, "%s/ref2/ref/metrics.csv", tmpdir);
+  run_spec(spec, "ref2", "ref", p, sizeof p);
   double o = metric_of(p, "pendulum.newton.f64.dt0.004", "order_ode");
   cr_expect(o > 0.9 && o < 1.1, "order_ode %g with the default references", o);
 }
