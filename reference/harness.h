@@ -1,5 +1,5 @@
 /* harness.h — precision-free interface between the `rigidlab` front end and the harness
- * commands.  Each command is implemented once (reference/verify.c, sim.c, bench.c) and compiled per precision
+ * commands.  Each command is implemented once (reference/verify/verify.c, sim.c, bench.c) and compiled per precision
  * into rl64_cmd_… and rl32_cmd_…; the front end picks one by --precision. */
 #ifndef RL_HARNESS_H
 #define RL_HARNESS_H

@@ -1,5 +1,5 @@
 /* test_constraint.c — constraint rows (engine/constraint.c) against MuJoCo 2.2.2, through the verify stage
- * module (reference/verify_constraint.c), plus run-time switches, capacities, disable flags, the CSR
+ * module (reference/verify/verify_constraint.c), plus run-time switches, capacities, disable flags, the CSR
  * layout and the impedance formula.  Compiled per precision (-DRL_REAL_F64 / -DRL_REAL_F32); every
  * numerical assertion has an f64 and an f32 tolerance (RL_TOL_SCALE scales the verify ones). */
 #include <criterion/criterion.h>

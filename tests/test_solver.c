@@ -1,5 +1,5 @@
 /* test_solver.c — Newton and CG (engine/solver.c) on MuJoCo 2.2.2's extracted constraint problems,
- * against the dense LAPACK references (reference/lapack_ref.c).  Compiled per precision (-DRL_REAL_F64 /
+ * against the dense LAPACK references (reference/verify/lapack_ref.c).  Compiled per precision (-DRL_REAL_F64 /
  * -DRL_REAL_F32); every numerical assertion has an f64 and an f32 tolerance. */
 #define _DEFAULT_SOURCE /* mkstemps */
 #include <criterion/criterion.h>

@@ -51,7 +51,7 @@ Test(verify_f64, humanoid_models) {
   cr_expect_eq(verify(HUMANOID100, 0), 0, "f64 verify failed on humanoid100");
 }
 
-/* f32: the tolerance table of reference/tolerances.h (1e-5 on every smooth stage, M⁻¹ included), on every
+/* f32: the tolerance table of reference/verify/tolerances.h (1e-5 on every smooth stage, M⁻¹ included), on every
    model of the f64 list. */
 Test(verify_f32, bundled_scenes_and_humanoid) {
   for (int k = 0; all_models[k]; k++) cr_expect_eq(verify(all_models[k], 1), 0, "f32 verify failed on %s", all_models[k]);

@@ -279,7 +279,7 @@ static int cmd_report(int argc, char **argv) {
   return st ? RL_EXIT_BADINPUT : RL_EXIT_OK;
 }
 
-/* `rigidlab run | merge | check`: argument parsing only; the work is in reference/runner.c, check.c. */
+/* `rigidlab run | merge | check`: argument parsing only; the work is in reference/study/runner.c, check.c. */
 static const char *usage_run =
     "usage: rigidlab run [SPEC.ini ...] [--out DIR] [--jobs N] [--shard I/N] [--resume] [--opt K=V]...\n"
     "Expands each experiment spec's sweep (experiments/*.ini; default: every experiments/*.ini) into points,\n"

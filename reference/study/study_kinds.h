@@ -1,5 +1,5 @@
 /* study_kinds.h — the per-precision pieces of the runner's study kinds (spec.h: kind = refinement |
- * fp32 | residuals), compiled into rl64_… and rl32_… (reference/study_prec.c). */
+ * fp32 | residuals), compiled into rl64_… and rl32_… (reference/study/study_prec.c). */
 #ifndef RL_STUDY_KINDS_H
 #define RL_STUDY_KINDS_H
 
