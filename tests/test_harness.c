@@ -1,7 +1,8 @@
 /* test_harness.c — `rigidlab run | merge | check` end to end on experiments/smoke.ini:
  * the smoke study passes the gate against reports/baselines/smoke; a planted regression (every solver
  * capped at one iteration) fails it naming the metric; bad specs exit 2 naming file:line; --jobs 1 and
- * --jobs 2, and two shards merged, give byte-identical metrics.csv; --resume finishes a partial run.
+ * --jobs 2, and two shards merged, give byte-identical metrics.csv; --resume finishes a partial run; check and
+ * report find every study below the top of a results tree.
  * The study kinds (refinement, fp32, residuals, convergence, lockstep): each bundled spec passes its gate, its key
  * figure is sane, and a planted change fails the gate naming the metric; every kind runs AVBD too (convergence: against
  * the dense KKT reference, experiments/convergence_avbd.ini).  Kind device: without a CUDA engine the cuda points
@@ -102,6 +103,54 @@ Test(harness, shards_merge_to_the_full_run_and_resume_completes) {
   cr_expect_str_eq(before, after);
   free(before);
   free(after);
+}
+
+/* lines in OUT */
+static int lines_of(const char *s) {
+  int n = 0;
+  for (; *s; s++) n += *s == '\n';
+  return n;
+}
+
+/* `check` and `report` take the top of any results tree: the studies are found wherever they are below it
+   (tools/run's layout TREE/studies/NAME, a study folder itself); a tree without one: exit 2, one line saying
+   where it looked */
+Test(harness, check_and_report_find_every_study_in_a_results_tree) {
+  char a[1024], p[512];
+  snprintf(a, sizeof a, "run %s --out %s/tree/studies --jobs 2", SMOKE, tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  const char *tops[] = {"tree", "tree/studies", "tree/studies/smoke"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(a, sizeof a, "check %s/%s --baseline %s", tmpdir, tops[i], BASE);
+    int st = rl(a, out, sizeof out);
+    cr_expect_eq(st, 0, "check %s: exit %d:\n%s", tops[i], st, out);
+    cr_expect_not_null(strstr(out, "check: 84 metric(s) compared, 0 outside their bands"), "check %s:\n%s", tops[i], out);
+  }
+  snprintf(a, sizeof a, "report %s/tree", tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "report of a tree with studies only: %s", out);
+  snprintf(p, sizeof p, "%s/tree/summary.md", tmpdir);
+  char *sum = slurp(p);
+  cr_assert_not_null(sum, "%s not written", p);
+  cr_expect_not_null(strstr(sum, "### smoke"), "the smoke study is not in the summary:\n%s", sum);
+  free(sum);
+  snprintf(p, sizeof p, "%s/tree/plots/study_smoke.svg", tmpdir);
+  cr_expect_eq(access(p, F_OK), 0, "%s not written", p);
+  /* a tree without studies, and a folder that is not there */
+  snprintf(a, sizeof a, "mkdir -p %s/empty/a/b", tmpdir);
+  cr_assert_eq(system(a), 0);
+  const char *cmds[] = {"check", "report", "merge"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(a, sizeof a, "%s %s/empty%s", cmds[i], tmpdir, i == 2 ? " --out x" : "");
+    int st = rl(a, out, sizeof out);
+    cr_expect_eq(st, 2, "%s of a tree without studies: exit %d (want 2): %s", cmds[i], st, out);
+    cr_expect_eq(lines_of(out), 1, "%s: not one line: %s", cmds[i], out);
+    cr_expect_not_null(strstr(out, "/empty: no results"), "%s: does not name the folder: %s", cmds[i], out);
+    cr_expect_not_null(strstr(out, "metrics.csv in it or in the 2 folder(s) below it"), "%s: does not say where it looked: %s",
+                       cmds[i], out);
+  }
+  snprintf(a, sizeof a, "check %s/nowhere", tmpdir);
+  cr_expect_eq(rl(a, out, sizeof out), 2, "check of a missing folder: %s", out);
+  cr_expect_not_null(strstr(out, "/nowhere: cannot read"), "%s", out);
 }
 
 /* a spec with LINE5 from its fifth line must exit 2 with one line holding every WANT */

@@ -256,9 +256,10 @@ static int cmd_bench(int argc, char **argv) {
 /* `rigidlab report DIR`: plots and tables from the CSVs alone (reports/src/report.c). */
 static const char *usage_report =
     "usage: rigidlab report RESULTS_DIR\n"
-    "Plots and tables from a results directory's CSVs alone (no simulation):\n"
-    "  reads    verify.csv, traj_compare.csv (required); bench_*.csv, contact_<scene>_<engine>.csv,\n"
-    "           meta.csv (when present)\n"
+    "Plots and tables from a results tree's CSVs alone (no simulation):\n"
+    "  reads    verify.csv, traj_compare.csv (required when RESULTS_DIR holds any verify-run CSV); bench_*.csv,\n"
+    "           contact_<scene>_<engine>.csv, meta.csv (when present); every study below RESULTS_DIR\n"
+    "           (each folder holding metrics.csv: studies/NAME/, a run --out or merge --out folder, one study)\n"
     "  writes   RESULTS_DIR/plots/*.gp with their .svg and .png (gnuplot), RESULTS_DIR/summary.md\n"
     "           (headline figures, linking the plots) and RESULTS_DIR/tables.tex (booktabs tables)\n"
     "Outputs are written under temporary names and renamed at the end. A missing or malformed CSV:\n"
@@ -292,11 +293,12 @@ static const char *usage_run =
     "  --opt KEY=VALUE override an option in every point, after the sweep's (repeatable)\n";
 static const char *usage_merge =
     "usage: rigidlab merge DIR... --out OUT\n"
-    "Combines the results of 'rigidlab run --shard' (each DIR an --out folder or a study folder) into\n"
+    "Combines the results of 'rigidlab run --shard' (every study below each DIR: an --out folder or a study folder) into\n"
     "OUT/STUDY/, metrics in point order, trajectories alongside.\n";
 static const char *usage_check =
     "usage: rigidlab check RESULTS [--baseline DIR] [--update-baseline]\n"
-    "Compares every metric in RESULTS (an --out folder or one study folder) with DIR/STUDY/metrics.csv\n"
+    "Compares every metric of every study below RESULTS (each folder holding metrics.csv: reports/latest,\n"
+    "an --out folder, one study folder) with DIR/STUDY/metrics.csv\n"
     "(default DIR: reports/baselines) within the bands of the spec's [check] section (abs T, rel T, ratio R).\n"
     "Exit 1 with one line per metric outside its band: study, point, metric, value, band, first step out.\n"
     "  --update-baseline  rewrite DIR/STUDY/metrics.csv from RESULTS (on purpose)\n";

@@ -7,14 +7,12 @@
  * The bands are two-sided: a metric that moves either way has moved.  Each violation is one line
  * naming study, point, metric, value, band and the first step from which the metric's running value
  * (runner.h: rl_metric_series) stays outside the band.  Exit 1 on any violation. */
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "csv.h"
 #include "runner.h"
 #include "spec.h"
 #include "study_lockstep.h"
@@ -24,45 +22,34 @@ typedef struct mrow {
   double value;
 } mrow;
 
-/* metrics.csv → rows (point, metric, value); −1 on error */
+/* metrics.csv (csv.h's reader) → rows (point, metric, value); −1 on error */
 static int read_metrics(const char *path, mrow **rows, int *n, char *err, int errlen) {
-  FILE *f = fopen(path, "r");
+  static const char *const cols[8] = {"study", "point", "engine", "precision", "dt", "metric", "value", "step"};
   *rows = NULL;
   *n = 0;
-  if (!f) {
-    rl_snprintf(err, (size_t)errlen, "%s: cannot read: %s", path, strerror(errno));
-    return -1;
-  }
-  char *line = NULL;
-  size_t cap = 0;
-  int capr = 0, lineno = 0;
-  while (getline(&line, &cap, f) > 0) {
-    if (lineno++ == 0) {
-      if (strncmp(line, "study,point,engine,precision,dt,metric,value,step", 49)) goto bad;
-      continue;
+  rl_table t;
+  if (rl_table_load(&t, path, err, errlen)) return -1;
+  for (int c = 0; c < 8; c++)
+    if (c >= t.ncol || strcmp(t.hdr[c], cols[c])) {
+      rl_table_free(&t);
+      rl_snprintf(err, (size_t)errlen, "%s:1: not a metrics.csv (study,point,engine,precision,dt,metric,value,step)", path);
+      return -1;
     }
-    char *fld[10];
-    int k = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(line, ",\n", &save); t && k < 10; t = strtok_r(NULL, ",\n", &save)) fld[k++] = t;
-    if (k < 8) goto bad;
-    if (*n == capr) *rows = realloc(*rows, sizeof **rows * (size_t)(capr = capr ? 2 * capr : 256));
-    mrow *r = &(*rows)[(*n)++];
-    rl_snprintf(r->point, sizeof r->point, "%s", fld[1]);
-    rl_snprintf(r->metric, sizeof r->metric, "%s", fld[5]);
-    r->value = strtod(fld[6], NULL);
+  *rows = malloc(sizeof **rows * (size_t)(t.nrow ? t.nrow : 1));
+  for (int r = 0; r < t.nrow; r++) {
+    mrow *m = &(*rows)[(*n)++];
+    rl_snprintf(m->point, sizeof m->point, "%s", rl_table_cell(&t, r, 1));
+    rl_snprintf(m->metric, sizeof m->metric, "%s", rl_table_cell(&t, r, 5));
+    if (rl_table_num(&t, r, 6, &m->value, err, errlen)) {
+      free(*rows);
+      *rows = NULL;
+      *n = 0;
+      rl_table_free(&t);
+      return -1;
+    }
   }
-  free(line);
-  fclose(f);
+  rl_table_free(&t);
   return 0;
-bad:
-  free(line);
-  fclose(f);
-  free(*rows);
-  *rows = NULL;
-  rl_snprintf(err, (size_t)errlen, "%s:%d: not a metrics.csv (study,point,engine,precision,dt,metric,value,step)", path,
-           lineno);
-  return -1;
 }
 
 static int inside(const rl_band *b, double base, double v) {
@@ -119,8 +106,9 @@ static long first_step(const char *dir, const rl_point *pts, int n, const char *
 }
 
 
+/* BASELINE/NAME/metrics.csv ← DIR/metrics.csv, whole (csv.h: through a temporary, renamed) */
 static int update_baseline(const char *dir, const char *bdir, const char *name) {
-  char from[4200], to[4200], tmp[4300], d[4200];
+  char from[4200], to[4200], d[4200], err[8600];
   rl_snprintf(d, sizeof d, "%s/%s", bdir, name);
   if (rl_mkdirs(d)) {
     rl_errorf("check: %s: cannot create: %s", d, strerror(errno));
@@ -128,19 +116,14 @@ static int update_baseline(const char *dir, const char *bdir, const char *name) 
   }
   rl_snprintf(from, sizeof from, "%s/metrics.csv", dir);
   rl_snprintf(to, sizeof to, "%s/metrics.csv", d);
-  rl_snprintf(tmp, sizeof tmp, "%s.tmp.%ld", to, (long)getpid());
-  FILE *in = fopen(from, "rb"), *out = in ? fopen(tmp, "wb") : NULL;
-  char buf[65536];
-  size_t k;
-  int bad = !in || !out;
-  while (!bad && (k = fread(buf, 1, sizeof buf, in)) > 0) bad = fwrite(buf, 1, k, out) != k;
-  if (in) fclose(in);
-  if (out && fclose(out)) bad = 1;
-  if (bad || rename(tmp, to)) {
-    unlink(tmp);
-    rl_errorf("check: %s: cannot write the baseline from %s", to, from);
+  size_t n;
+  char *text = rl_file_read(from, &n, err, sizeof err);
+  if (!text || rl_file_write(to, text, n, err, sizeof err)) {
+    free(text);
+    rl_errorf("check: %s (the baseline from %s)", err, from);
     return RL_EXIT_BADINPUT;
   }
+  free(text);
   fprintf(stderr, "check %s: baseline rewritten: %s\n", name, to);
   return 0;
 }
@@ -218,36 +201,27 @@ out:
   return st;
 }
 
-static int cmp_str(const void *x, const void *y) { return strcmp(x, y); }
-
 int rl_check(const rl_check_args *a) {
-  char p[4200];
-  rl_snprintf(p, sizeof p, "%s/metrics.csv", a->results);
-  struct stat sb;
-  static char dirs[256][4096];
-  int nd = 0;
-  if (!stat(p, &sb)) rl_snprintf(dirs[nd++], 4096, "%s", a->results);
-  else {
-    /* RESULTS holds study folders */
-    DIR *d = opendir(a->results);
-    struct dirent *e;
-    while (d && (e = readdir(d)) && nd < 256) {
-      if (e->d_name[0] == '.') continue;
-      rl_snprintf(p, sizeof p, "%s/%s/metrics.csv", a->results, e->d_name);
-      if (!stat(p, &sb)) rl_snprintf(dirs[nd++], 4096, "%s/%s", a->results, e->d_name);
-    }
-    if (d) closedir(d);
-    qsort(dirs, (size_t)nd, sizeof dirs[0], cmp_str);
+  /* every study folder in the tree under RESULTS (RESULTS itself when it is one) */
+  char **dirs, err[4400];
+  int nsearched, nd = rl_results_find(a->results, &dirs, &nsearched, err, sizeof err);
+  if (nd < 0) {
+    rl_errorf("check: %s", err);
+    return RL_EXIT_BADINPUT;
   }
-  if (nd <= 0) {
-    rl_errorf("check: %s: no results (no metrics.csv in it or its subfolders)", a->results);
+  if (nd == 0) {
+    rl_errorf("check: %s: no results: no metrics.csv in it or in the %d folder(s) below it", a->results, nsearched - 1);
     return RL_EXIT_BADINPUT;
   }
   int nviol = 0, nchecked = 0;
   for (int i = 0; i < nd; i++) {
     int st = check_study(dirs[i], a, &nviol, &nchecked);
-    if (st) return st;
+    if (st) {
+      rl_results_free(dirs, nd);
+      return st;
+    }
   }
+  rl_results_free(dirs, nd);
   fflush(stdout);
   if (a->update) return 0;
   fprintf(stderr, "check: %d metric(s) compared, %d outside their bands\n", nchecked, nviol);

@@ -29,50 +29,7 @@
 
 /* ---------- trajectory CSVs ---------- */
 
-int rl_numcsv_read(const char *path, char **header, int *nrow, int *ncol, double **v, char *err, int errlen) {
-  *nrow = *ncol = 0;
-  *v = NULL;
-  if (header) *header = NULL;
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    rl_snprintf(err, (size_t)errlen, "%s: cannot read: %s", path, strerror(errno));
-    return -1;
-  }
-  char *line = NULL;
-  size_t cap = 0;
-  int caprow = 0, lineno = 1;
-  if (getline(&line, &cap, f) <= 0) goto bad;
-  line[strcspn(line, "\r\n")] = 0;
-  *ncol = 1;
-  for (char *c = line; *c; c++) *ncol += *c == ',';
-  if (header) *header = strdup(line);
-  while (getline(&line, &cap, f) > 0) {
-    lineno++;
-    if (*nrow == caprow) *v = realloc(*v, sizeof(double) * (size_t)(caprow = caprow ? 2 * caprow : 256) * (size_t)*ncol);
-    char *q = line;
-    for (int c = 0; c < *ncol; c++) {
-      char *end;
-      (*v)[(size_t)*nrow * (size_t)*ncol + (size_t)c] = strtod(q, &end);
-      if (end == q || (c + 1 < *ncol && *end != ',')) goto bad;
-      q = end + 1;
-    }
-    ++*nrow;
-  }
-  free(line);
-  fclose(f);
-  return 0;
-bad:
-  free(line);
-  fclose(f);
-  free(*v);
-  *v = NULL;
-  if (header) {
-    free(*header);
-    *header = NULL;
-  }
-  rl_snprintf(err, (size_t)errlen, "%s:%d: malformed (%d numbers expected)", path, lineno, *ncol);
-  return -1;
-}
+/* (the numeric CSV reader rl_numcsv_read is csv.h's) */
 
 int rl_traj_read(const char *path, rl_traj *t, char *err, int errlen) {
   memset(t, 0, sizeof *t);
@@ -175,31 +132,15 @@ static int exists(const char *path) {
   return !stat(path, &st);
 }
 
+/* PATH's whole text (csv.h); NULL when unreadable */
 static char *read_all(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 4096, n = 0, r;
-  char *t = malloc(cap);
-  while ((r = fread(t + n, 1, cap - n - 1, f)) > 0) {
-    n += r;
-    if (n + 1 == cap) t = realloc(t, cap *= 2);
-  }
-  fclose(f);
-  t[n] = 0;
-  return t;
+  char err[8];
+  return rl_file_read(path, NULL, err, sizeof err);
 }
 
-/* write TEXT to PATH through a temporary and rename */
+/* write TEXT to PATH through a temporary and rename (csv.h) */
 static int write_whole(const char *path, const char *text, char *err, int errlen) {
-  char tmp[4200];
-  rl_snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f || fputs(text, f) < 0 || fclose(f) || rename(tmp, path)) {
-    rl_snprintf(err, (size_t)errlen, "%s: cannot write: %s", path, strerror(errno));
-    if (f) unlink(tmp);
-    return -1;
-  }
-  return 0;
+  return rl_file_write(path, text, strlen(text), err, errlen);
 }
 
 /* ---------- meta.csv and metrics.csv ---------- */
@@ -428,7 +369,7 @@ static int run_pool(const char *dir, const rl_spec *s, const rl_point *pts, cons
     /* a worker that died by a signal leaves its temporaries: remove them */
     char path[4096], tmp[4200];
     traj_path(path, sizeof path, dir, q);
-    rl_snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)p);
+    rl_tmp_path(tmp, sizeof tmp, path, (long)p);
     unlink(tmp);
     if (s->kind != RL_KIND_TRAJECTORY) rl_study_remove_temps(dir, (long)p);
     if (!interrupted && !status) {
@@ -563,27 +504,6 @@ static int cmp_row(const void *x, const void *y) {
   return a->index < b->index ? -1 : a->index > b->index;
 }
 
-/* the study folders under DIR (DIR itself when it holds metrics.csv) */
-static int study_dirs(const char *dir, char out[][4096], int max) {
-  char p[4200];
-  rl_snprintf(p, sizeof p, "%s/metrics.csv", dir);
-  if (exists(p)) {
-    rl_snprintf(out[0], 4096, "%s", dir);
-    return 1;
-  }
-  DIR *d = opendir(dir);
-  if (!d) return -1;
-  struct dirent *e;
-  int n = 0;
-  while ((e = readdir(d)) && n < max) {
-    if (e->d_name[0] == '.') continue;
-    rl_snprintf(p, sizeof p, "%s/%s/metrics.csv", dir, e->d_name);
-    if (exists(p)) rl_snprintf(out[n++], 4096, "%s/%s", dir, e->d_name);
-  }
-  closedir(d);
-  return n;
-}
-
 static int copy_file(const char *from, const char *to) {
   char *t = read_all(from), err[256];
   if (!t) return -1;
@@ -593,15 +513,22 @@ static int copy_file(const char *from, const char *to) {
 }
 
 int rl_merge(const char *out, const char *const *dirs, int ndirs) {
-  static char sd[256][4096];
+  /* every study folder in the tree under each DIR (csv.h: rl_results_find) */
+  char **sd = NULL;
   int nsd = 0;
   for (int i = 0; i < ndirs; i++) {
-    int k = study_dirs(dirs[i], sd + nsd, 256 - nsd);
+    char **found, err[4400];
+    int nsearched, k = rl_results_find(dirs[i], &found, &nsearched, err, sizeof err);
     if (k <= 0) {
-      rl_errorf("merge: %s: no results (no metrics.csv in it or its subfolders)", dirs[i]);
+      if (k < 0) rl_errorf("merge: %s", err);
+      else rl_errorf("merge: %s: no results: no metrics.csv in it or in the %d folder(s) below it", dirs[i], nsearched - 1);
+      rl_results_free(sd, nsd);
       return RL_EXIT_BADINPUT;
     }
+    sd = realloc(sd, sizeof *sd * (size_t)(nsd + k));
+    memcpy(sd + nsd, found, sizeof *sd * (size_t)k);
     nsd += k;
+    free(found);
   }
   char *done = calloc((size_t)nsd, 1);
   int st = 0;
@@ -715,5 +642,6 @@ int rl_merge(const char *out, const char *const *dirs, int ndirs) {
     free(spec);
   }
   free(done);
+  rl_results_free(sd, nsd);
   return st;
 }

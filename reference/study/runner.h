@@ -6,6 +6,7 @@
 #ifndef RL_RUNNER_H
 #define RL_RUNNER_H
 
+#include "csv.h"
 #include "harness.h"
 
 #define RL_RUN_MAXSPECS 64
@@ -39,10 +40,7 @@ typedef struct rl_traj {
   int c_step, c_qpos, nq, c_iter, c_conv, c_pen, c_anchor, c_energy;
 } rl_traj;
 int rl_traj_read(const char *path, rl_traj *t, char *err, int errlen);
-/* A numeric CSV: the header line (malloc'ed into *HEADER unless NULL; its commas give ncol) and nrow × ncol
-   numbers into *V (malloc'ed, row-major; every row exactly ncol comma-separated numbers).  0, or −1 with
-   "PATH[:LINE]: …" in err and nothing allocated. */
-int rl_numcsv_read(const char *path, char **header, int *nrow, int *ncol, double **v, char *err, int errlen);
+/* (numeric CSVs: csv.h's rl_numcsv_read) */
 /* mkdir -p PATH; 0 or −1 (errno) */
 int rl_mkdirs(const char *path);
 void rl_traj_free(rl_traj *t);

@@ -50,117 +50,15 @@ char *rp_xstrdup(const char *s) {
   return memcpy(rp_xrealloc(NULL, n), s, n);
 }
 
-/* ---------- CSV reader (RFC 4180: quotes, doubled quotes, CRLF) ---------- */
+/* ---------- the CSV reader (csv.h), errors through rp_fail's buffer ---------- */
 
+void rp_table_free(table *t) { rl_table_free(t); }
 
-void rp_table_free(table *t) {
-  free(t->buf);
-  free(t->hdr);
-  free(t->cell);
-  free(t->line);
-  memset(t, 0, sizeof *t);
-}
+int rp_table_load(table *t, const char *path) { return rl_table_load(t, path, g_err, g_errlen) ? BADINPUT : 0; }
 
-int rp_table_load(table *t, const char *path) {
-  memset(t, 0, sizeof *t);
-  snprintf(t->path, sizeof t->path, "%s", path);
-  FILE *f = fopen(path, "rb");
-  if (!f) return rp_fail("%s: cannot read: %s", path, strerror(errno));
-  size_t cap = 1 << 16, n = 0;
-  t->buf = rp_xrealloc(NULL, cap);
-  for (;;) {
-    if (n + 1 >= cap) t->buf = rp_xrealloc(t->buf, cap *= 2);
-    size_t k = fread(t->buf + n, 1, cap - n - 1, f);
-    if (!k) break;
-    n += k;
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) return rp_fail("%s: read error", path);
-  t->buf[n] = 0;
-  if (memchr(t->buf, 0, n)) return rp_fail("%s: binary data (NUL byte)", path);
+const char *rp_cell(const table *t, int r, int c) { return rl_table_cell(t, r, c); }
 
-  /* tokenize in place: unquoted text is copied down over the quotes */
-  char *r = t->buf, *w = t->buf;
-  int line = 1;
-  char **fields = NULL;
-  int nf = 0, fcap = 0, rcap = 0;
-  while (*r) {
-    int rowline = line;
-    nf = 0;
-    for (;;) { /* one field */
-      if (nf == fcap) fields = rp_xrealloc(fields, sizeof *fields * (size_t)(fcap = fcap ? 2 * fcap : 32));
-      fields[nf++] = w;
-      if (*r == '"') {
-        r++;
-        for (;;) {
-          if (!*r) {
-            free(fields);
-            return rp_fail("%s:%d: unterminated quoted field", path, rowline);
-          }
-          if (*r == '"' && r[1] == '"') { *w++ = '"'; r += 2; continue; }
-          if (*r == '"') { r++; break; }
-          if (*r == '\n') line++;
-          *w++ = *r++;
-        }
-        if (*r && *r != ',' && *r != '\n' && *r != '\r') {
-          free(fields);
-          return rp_fail("%s:%d: text after a closing quote", path, rowline);
-        }
-      } else {
-        while (*r && *r != ',' && *r != '\n' && *r != '\r') {
-          if (*r == '"') {
-            free(fields);
-            return rp_fail("%s:%d: quote inside an unquoted field", path, rowline);
-          }
-          *w++ = *r++;
-        }
-      }
-      char c = *r;
-      *w++ = 0;
-      if (c == ',') { r++; continue; }
-      /* c was overwritten by the terminator when w == r: test the saved copy */
-      if (c == '\r') {
-        r++;
-        if (*r == '\n') r++;
-        line++;
-      } else if (c == '\n') {
-        r++;
-        line++;
-      }
-      break;
-    }
-    if (nf == 1 && !fields[0][0]) continue; /* blank line */
-    if (!t->hdr) {
-      t->ncol = nf;
-      t->hdr = rp_xrealloc(NULL, sizeof *t->hdr * (size_t)nf);
-      memcpy(t->hdr, fields, sizeof *fields * (size_t)nf);
-      continue;
-    }
-    if (nf != t->ncol) {
-      free(fields);
-      return rp_fail("%s:%d: %d fields, the header has %d", path, rowline, nf, t->ncol);
-    }
-    if (t->nrow == rcap) {
-      rcap = rcap ? 2 * rcap : 256;
-      t->cell = rp_xrealloc(t->cell, sizeof *t->cell * (size_t)rcap * (size_t)t->ncol);
-      t->line = rp_xrealloc(t->line, sizeof *t->line * (size_t)rcap);
-    }
-    memcpy(t->cell + (size_t)t->nrow * (size_t)t->ncol, fields, sizeof *fields * (size_t)nf);
-    t->line[t->nrow++] = rowline;
-  }
-  free(fields);
-  if (!t->hdr) return rp_fail("%s: empty file (no header row)", path);
-  return 0;
-}
-
-const char *rp_cell(const table *t, int r, int c) { return t->cell[(size_t)r * (size_t)t->ncol + (size_t)c]; }
-
-int rp_col(const table *t, const char *name) {
-  for (int c = 0; c < t->ncol; c++)
-    if (!strcmp(t->hdr[c], name)) return c;
-  return -1;
-}
+int rp_col(const table *t, const char *name) { return rl_table_col(t, name); }
 
 int rp_need_col(const table *t, const char *name, int *c) {
   if ((*c = rp_col(t, name)) < 0) return rp_fail("%s: no column '%s'", t->path, name);
@@ -168,15 +66,7 @@ int rp_need_col(const table *t, const char *name, int *c) {
 }
 
 /* a number, nan or [-]inf */
-int rp_num(const table *t, int r, int c, double *v) {
-  const char *s = rp_cell(t, r, c);
-  char *end;
-  errno = 0;
-  *v = strtod(s, &end);
-  if (!*s || *end || end == s)
-    return rp_fail("%s:%d: column '%s': not a number: '%s'", t->path, t->line[r], t->hdr[c], s);
-  return 0;
-}
+int rp_num(const table *t, int r, int c, double *v) { return rl_table_num(t, r, c, v, g_err, g_errlen) ? BADINPUT : 0; }
 
 /* ---------- small helpers ---------- */
 
@@ -287,29 +177,17 @@ void rp_fit(const double *x, const double *y, int n, double *slope, double *inte
   free(ly);
 }
 
-/* ---------- output files: temporary name, renamed on commit ---------- */
-
+/* ---------- output files: temporary name, renamed on commit (csv.h: rl_file) ---------- */
 
 int rp_out_open(outfile *o, const char *dir, const char *name) {
-  rp_path_in(o->path, sizeof o->path, dir, name);
-  snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->path, (long)getpid());
-  o->f = fopen(o->tmp, "w");
-  if (!o->f) return rp_fail("%s: cannot write: %s", o->path, strerror(errno));
-  return 0;
+  char p[4096];
+  rp_path_in(p, sizeof p, dir, name);
+  return rl_file_open(o, p, g_err, g_errlen) ? BADINPUT : 0;
 }
-/* close (keep the temporary name); renamed later by out_commit */
-int rp_out_close(outfile *o) {
-  int bad = ferror(o->f);
-  bad |= fclose(o->f) != 0;
-  o->f = NULL;
-  if (bad) return rp_fail("%s: write failed", o->path);
-  return 0;
-}
-void rp_out_drop(outfile *o) {
-  if (o->f) fclose(o->f);
-  o->f = NULL;
-  if (o->tmp[0]) remove(o->tmp);
-}
+/* close (keep the temporary name); renamed later by rp_out_commit */
+int rp_out_close(outfile *o) { return rl_file_close(o, g_err, g_errlen) ? BADINPUT : 0; }
+int rp_out_commit(outfile *o) { return rl_file_commit(o, g_err, g_errlen) ? BADINPUT : 0; }
+void rp_out_drop(outfile *o) { rl_file_drop(o); }
 
 void rp_rm_flat_dir(const char *dir) {
   DIR *d = opendir(dir);

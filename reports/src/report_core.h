@@ -1,5 +1,5 @@
 /* report_core.h — the pieces `rigidlab report` is built from (report_core.c): the error line, a checked
- * RFC 4180 CSV reader, string lists, number formatting for Markdown and LaTeX, output files under temporary
+ * RFC 4180 CSV reader (csv.h's, reporting through rp_fail), string lists, number formatting for Markdown and LaTeX, output files under temporary
  * names renamed on commit, and gnuplot scripts run into SVG and PNG.  Errors: every rp_ function that can fail
  * returns 2 (bad input) after writing one line into the buffer given to rp_set_err. */
 #ifndef RL_REPORT_CORE_H
@@ -8,27 +8,19 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "csv.h"
+
 #define RP_BADINPUT 2
 #define RP_NCOLORS 10
 
-typedef struct {
-  char path[4096];
-  char *buf;
-  int ncol, nrow;
-  char **hdr;   /* ncol */
-  char **cell;  /* nrow * ncol */
-  int *line;    /* file line of each row */
-} table;
+typedef rl_table table;
 
 typedef struct {
   char **s;
   int n;
 } strlist;
 
-typedef struct {
-  FILE *f;
-  char tmp[4200], path[4096];
-} outfile;
+typedef rl_file outfile;
 
 /* where rp_fail writes its one-line message */
 void rp_set_err(char *err, int errlen);
@@ -58,6 +50,7 @@ int rp_list_files(const char *dir, const char *prefix, strlist *out);
 void rp_fit(const double *x, const double *y, int n, double *slope, double *inter, double *r2);
 int rp_out_open(outfile *o, const char *dir, const char *name);
 int rp_out_close(outfile *o);
+int rp_out_commit(outfile *o);
 void rp_out_drop(outfile *o);
 void rp_rm_flat_dir(const char *dir);
 void rp_gp_begin(FILE *f, const char *base, const char *what);

@@ -40,10 +40,11 @@ static void read_kind(const char *dir, char *kind, size_t n, char *desc, size_t 
   fclose(f);
 }
 
-static int load_one(rs_study *s, const char *root, const char *name) {
+static int load_one(rs_study *s, const char *dir) {
   memset(s, 0, sizeof *s);
+  const char *name = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
   snprintf(s->name, sizeof s->name, "%s", name);
-  snprintf(s->dir, sizeof s->dir, "%s/%s", root, name);
+  snprintf(s->dir, sizeof s->dir, "%s", dir);
   read_kind(s->dir, s->kind, sizeof s->kind, s->description, sizeof s->description);
   char p[4400];
   rp_path_in(p, sizeof p, s->dir, "metrics.csv");
@@ -67,30 +68,23 @@ static int load_one(rs_study *s, const char *root, const char *name) {
   return 0;
 }
 
-int rs_load(const char *dir, rs_studies *S) {
+/* every study folder in the tree under DIR (csv.h: rl_results_find), by path */
+int rs_load(const char *dir, rs_studies *S, int *nsearched) {
   memset(S, 0, sizeof *S);
-  char root[4200];
-  snprintf(root, sizeof root, "%s/studies", dir);
-  struct stat sb;
-  if (stat(root, &sb) || !S_ISDIR(sb.st_mode)) return 0;
-  DIR *d = opendir(root);
-  if (!d) return rp_fail("%s: cannot read directory: %s", root, strerror(errno));
-  strlist names = {0};
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    char p[8400];
-    snprintf(p, sizeof p, "%s/%s/metrics.csv", root, e->d_name);
-    if (e->d_name[0] != '.' && !access(p, F_OK)) rp_sl_add(&names, e->d_name);
-  }
-  closedir(d);
-  qsort(names.s, (size_t)names.n, sizeof *names.s, rp_cmp_str);
-  S->s = rp_xrealloc(NULL, sizeof *S->s * (size_t)(names.n + 1));
+  char **dirs, err[4400];
+  int n = rl_results_find(dir, &dirs, nsearched, err, sizeof err);
+  if (n < 0) return rp_fail("%s", err);
+  S->s = rp_xrealloc(NULL, sizeof *S->s * (size_t)(n + 1));
   int st = 0;
-  for (int i = 0; i < names.n && !st; i++) {
-    st = load_one(&S->s[i], root, names.s[i]);
+  for (int i = 0; i < n && !st; i++) {
+    st = load_one(&S->s[i], dirs[i]);
     S->n = i + 1;
+    for (int j = 0; j < i && !st; j++) /* plots are named after the study */
+      if (!strcmp(S->s[j].name, S->s[i].name))
+        st = rp_fail("%s and %s: two studies named '%s' in one report (merge shards first: rigidlab merge)",
+                     S->s[j].dir, S->s[i].dir, S->s[i].name);
   }
-  rp_sl_free(&names);
+  rl_results_free(dirs, n);
   return st;
 }
 
