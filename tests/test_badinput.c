@@ -117,6 +117,33 @@ Test(badinput, option_ranges) {
   expect_bad_opt("disable=gravity,wind", "comma-separated: constraint,equality,frictionloss,limit,contact,passive,"
                                         "gravity,clampctrl,warmstart,filterparent,actuation,refsafe,sensor");
 }
+/* max_contacts within its range, but 10 rows per contact times a 240-dof chain's row width would overflow
+   the Jacobian's int capacity: refused at import in one line naming the option, nothing written */
+Test(badinput, contact_capacity_overflow) {
+  char model[512], args[2048], msg[4096];
+  int lines;
+  snprintf(model, sizeof model, "%s/chain240.xml", tmpdir);
+  FILE *f = fopen(model, "w");
+  cr_assert_not_null(f);
+  fprintf(f, "<mujoco><worldbody>");
+  for (int b = 0; b < 40; b++) {
+    fprintf(f, "<body pos=\"0 0 0.1\">");
+    for (int j = 0; j < 6; j++) fprintf(f, "<joint type=\"hinge\" axis=\"0 1 0\"/>");
+    fprintf(f, "<geom type=\"sphere\" size=\"0.01\"/>");
+  }
+  for (int b = 0; b < 40; b++) fprintf(f, "</body>");
+  fprintf(f, "</worldbody></mujoco>\n");
+  fclose(f);
+  snprintf(args, sizeof args, "sim %s --engine newton --steps 2 --opt max_contacts=1000 --csv %s/ok.csv", model, tmpdir);
+  cr_expect_eq(run(args, 0, msg, sizeof msg, &lines), 0, "a small capacity works: %s", msg);
+  snprintf(args, sizeof args, "sim %s --engine newton --steps 2 --opt max_contacts=1000000 --csv %s/out.csv", model, tmpdir);
+  int st = run(args, 0, msg, sizeof msg, &lines);
+  cr_expect_eq(st, 2, "exit %d (want 2): %s", st, msg);
+  cr_expect_eq(lines, 1, "%d stderr lines (want 1): %s", lines, msg);
+  cr_expect(strstr(msg, "chain240.xml") && strstr(msg, "max_contacts"), "message names neither model nor option: %s", msg);
+  snprintf(args, sizeof args, "%s/out.csv", tmpdir);
+  cr_expect_neq(access(args, F_OK), 0, "output written for a refused model");
+}
 /* an experiment spec's [sweep] keys are the same options: a bad value names the file, line, key and value
    and nothing is written */
 Test(badinput, sweep_option_range) {
