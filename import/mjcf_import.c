@@ -125,7 +125,7 @@ static int capacities(const mjModel *mjm, const rl_option *o, rl_model *sz, cons
   int width = 2 * chain < mjm->nv ? 2 * chain : mjm->nv;
   if (width < 1) width = 1;
   if ((double)nefc * width > INT_MAX) {
-    snprintf(err, (size_t)errlen, "%s: %d contacts (%s) need %ld constraint rows of width %d: more than an int can count",
+    snprintf(err, (size_t)errlen, "%s: %d contacts (%s) need %ld constraint rows of width %d: more than an int counts",
              path, ncon, o->max_contacts > 0 ? "max_contacts" : "the model's nconmax", nefc, width);
     return -1;
   }

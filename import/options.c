@@ -34,7 +34,9 @@ static int parse_int(const char *s, double lo, double hi, int *v) {
 
 /* x inside the row's range (each bound included unless the row excludes it) */
 static int in_range(const rl_opt_row *r, double x) {
-  return (r->range.lo_open ? x > r->range.lo : x >= r->range.lo) && (r->range.hi_open ? x < r->range.hi : x <= r->range.hi);
+  int above = r->range.lo_open ? x > r->range.lo : x >= r->range.lo;
+  int below = r->range.hi_open ? x < r->range.hi : x <= r->range.hi;
+  return above && below;
 }
 
 /* three comma-separated finite numbers X,Y,Z */
@@ -96,7 +98,8 @@ void rl_opt_allowed(const rl_opt_row *r, char *buf, size_t n) {
     case RL_OPT_REAL:
       if (lo_inf && hi_inf) snprintf(buf, n, "a finite number");
       else if (hi_inf) snprintf(buf, n, "a finite number %s %s", r->range.lo_open ? ">" : ">=", lo);
-      else snprintf(buf, n, "a number in %s%s, %s%s", r->range.lo_open ? "(" : "[", lo, hi, r->range.hi_open ? ")" : "]");
+      else
+        snprintf(buf, n, "a number in %s%s, %s%s", r->range.lo_open ? "(" : "[", lo, hi, r->range.hi_open ? ")" : "]");
       break;
     case RL_OPT_INT: snprintf(buf, n, "an integer from %s to %s", lo, hi); break;
     case RL_OPT_VEC3: snprintf(buf, n, "three comma-separated finite numbers X,Y,Z"); break;
@@ -117,7 +120,8 @@ void rl_opt_allowed(const rl_opt_row *r, char *buf, size_t n) {
 static void key_list(char *buf, size_t n) {
   size_t j = 0;
   buf[0] = 0;
-  for (int i = 0; i < rl_opt_count && j < n; i++) j += (size_t)snprintf(buf + j, n - j, "%s%s", i ? ", " : "", rl_opt_table[i].key);
+  for (int i = 0; i < rl_opt_count && j < n; i++)
+    j += (size_t)snprintf(buf + j, n - j, "%s%s", i ? ", " : "", rl_opt_table[i].key);
 }
 
 int rl_opt_parse(const char *kv, rl_opt_value *v, char *err, int errlen) {

@@ -14,7 +14,8 @@ _Static_assert((int)RL_SOLVER_PGS == (int)mjSOL_PGS && (int)RL_SOLVER_CG == (int
 _Static_assert((int)RL_DSBL_CONSTRAINT == (int)mjDSBL_CONSTRAINT && (int)RL_DSBL_GRAVITY == (int)mjDSBL_GRAVITY &&
                    (int)RL_DSBL_REFSAFE == (int)mjDSBL_REFSAFE, "disable: MuJoCo's bit order");
 _Static_assert(RL_COLL_MANIFOLD == 0 && RL_COLL_MUJOCO == 1, "collision: manifold, mujoco");
-_Static_assert(RL_RES_AUTO == 0 && RL_RES_CONVEX == 1 && RL_RES_SIGNORINI == 2, "contact_resolution: auto, convex, signorini");
+_Static_assert(RL_RES_AUTO == 0 && RL_RES_CONVEX == 1 && RL_RES_SIGNORINI == 2,
+               "contact_resolution: auto, convex, signorini");
 _Static_assert(RL_FACTOR_AUTO == 0 && RL_FACTOR_DENSE == 1 && RL_FACTOR_SKYLINE == 2 && RL_FACTOR_ABA == 3,
                "newton_factor: auto, dense, skyline, aba");
 
@@ -61,8 +62,8 @@ void rl_option_from_mj(rl_option *o, const mjOption *mo) {
     const rl_opt_row *r = &rl_opt_table[i];
     if (r->owner != RL_OPT_MJ) continue;
     const char *f = (const char *)mo + r->mj_offset;
-    const mjtNum *x = (const mjtNum *)(const void *)f;
-    store((char *)o + rl_offset[i], r->type, x, r->type == RL_OPT_REAL || r->type == RL_OPT_VEC3 ? 0 : *(const int *)(const void *)f);
+    int n = r->type == RL_OPT_REAL || r->type == RL_OPT_VEC3 ? 0 : *(const int *)(const void *)f;
+    store((char *)o + rl_offset[i], r->type, (const mjtNum *)(const void *)f, n);
   }
   o->o_margin = (real)mo->o_margin;
 }

@@ -134,13 +134,16 @@ Test(badinput, contact_capacity_overflow) {
   for (int b = 0; b < 40; b++) fprintf(f, "</body>");
   fprintf(f, "</worldbody></mujoco>\n");
   fclose(f);
-  snprintf(args, sizeof args, "sim %s --engine newton --steps 2 --opt max_contacts=1000 --csv %s/ok.csv", model, tmpdir);
+  snprintf(args, sizeof args, "sim %s --engine newton --steps 2 --opt max_contacts=1000 --csv %s/ok.csv", model,
+           tmpdir);
   cr_expect_eq(run(args, 0, msg, sizeof msg, &lines), 0, "a small capacity works: %s", msg);
-  snprintf(args, sizeof args, "sim %s --engine newton --steps 2 --opt max_contacts=1000000 --csv %s/out.csv", model, tmpdir);
+  snprintf(args, sizeof args, "sim %s --engine newton --steps 2 --opt max_contacts=1000000 --csv %s/out.csv", model,
+           tmpdir);
   int st = run(args, 0, msg, sizeof msg, &lines);
   cr_expect_eq(st, 2, "exit %d (want 2): %s", st, msg);
   cr_expect_eq(lines, 1, "%d stderr lines (want 1): %s", lines, msg);
-  cr_expect(strstr(msg, "chain240.xml") && strstr(msg, "max_contacts"), "message names neither model nor option: %s", msg);
+  cr_expect(strstr(msg, "chain240.xml") && strstr(msg, "max_contacts"), "message names neither model nor option: %s",
+            msg);
   snprintf(args, sizeof args, "%s/out.csv", tmpdir);
   cr_expect_neq(access(args, F_OK), 0, "output written for a refused model");
 }
@@ -159,8 +162,9 @@ Test(badinput, sweep_option_range) {
   int st = run(args, 0, msg, sizeof msg, &lines);
   cr_expect_eq(st, 2, "exit %d (want 2): %s", st, msg);
   cr_expect_eq(lines, 1, "%d stderr lines (want 1): %s", lines, msg);
-  cr_expect(strstr(msg, "sweep.ini:6:") && strstr(msg, "iterations: bad value '0' (allowed: an integer from 1 to 1000000)"),
-            "message does not name the line, key, value and range: %s", msg);
+  const char *want = "iterations: bad value '0' (allowed: an integer from 1 to 1000000)";
+  cr_expect(strstr(msg, "sweep.ini:6:") && strstr(msg, want), "message does not name the line, key, value and range: %s",
+            msg);
   cr_expect_neq(access(out, F_OK), 0, "output written for a bad spec");
 }
 Test(badinput, unknown_opt_key) { expect_bad("sim " SCENE "pendulum.xml --engine newton --opt warp=9", 1, "warp"); }
