@@ -40,7 +40,8 @@ enum {
 #define RL_NGAIN 10
 #define RL_NBIAS 10
 
-/* physics and solver options (mjOption subset + rigidlab's own) */
+/* physics and solver options: MuJoCo's mjOption subset and rigidlab's own.  Every field a user can set
+   is one row of import/options.h (`--opt KEY=VALUE`), which also documents its range and default. */
 typedef struct rl_option {
   real timestep;
   real gravity[3];
@@ -62,7 +63,8 @@ typedef struct rl_option {
   int collision;          /* RL_COLL_MANIFOLD (default) | RL_COLL_MUJOCO (one MPR point per convex pair, 2.2.2 rules) */
   int contact_resolution; /* RL_RES_AUTO | RL_RES_CONVEX | RL_RES_SIGNORINI */
   int newton_factor;      /* RL_FACTOR_AUTO | RL_FACTOR_DENSE | RL_FACTOR_SKYLINE | RL_FACTOR_ABA */
-  /* AVBD overrides read by rl_avbd_build (0: the engine's precision default) */
+  int max_contacts;       /* contact capacity asked for (0: the model's nconmax, else max(256, 8·ngeom)); sizes nconmax */
+  /* AVBD parameters set by options (0: the engine's precision default) */
   int avbd_iterations;    /* sweep budget */
   real avbd_tolerance;    /* tol_lin (m); tol_ang scales with it by the default ratio */
   real avbd_cheb_rho;     /* Chebyshev acceleration of the joint multipliers (0: off) */

@@ -4,6 +4,7 @@
  * and the model constants (qpos0, invweight0, subtree masses) that MuJoCo's own runtime uses,
  * so the two engines start from bit-identical model numbers (rounded once in f32).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include "rl_import.h"
@@ -105,10 +106,11 @@ static int hull_graph_edgelen(const mjModel *mjm, int k) {
 }
 
 /* Contact and constraint-row capacities (see rl_model.h): every equality/friction/limit row that can
-   exist, 10 rows per contact (pyramidal condim 6), and rows at most as wide as two root paths. */
-static void capacities(const mjModel *mjm, const rl_ext_options *ext, rl_model *sz) {
-  int ncon = ext && ext->max_contacts > 0 ? ext->max_contacts : mjm->nconmax > 0 ? mjm->nconmax : 8 * mjm->ngeom;
-  if (ncon < 256 && !(ext && ext->max_contacts > 0) && !(mjm->nconmax > 0)) ncon = 256;
+   exist, 10 rows per contact (pyramidal condim 6), and rows at most as wide as two root paths.
+   Returns 0, or −1 with one line when the Jacobian capacity nefcmax · width would not fit in an int. */
+static int capacities(const mjModel *mjm, const rl_option *o, rl_model *sz, const char *path, char *err, int errlen) {
+  int ncon = o->max_contacts > 0 ? o->max_contacts : mjm->nconmax > 0 ? mjm->nconmax : 8 * mjm->ngeom;
+  if (ncon < 256 && !(o->max_contacts > 0) && !(mjm->nconmax > 0)) ncon = 256;
   long nefc = 10L * ncon;
   for (int e = 0; e < mjm->neq; e++) nefc += mjm->eq_type[e] == mjEQ_CONNECT ? 3 : mjm->eq_type[e] == mjEQ_WELD ? 6 : 1;
   for (int i = 0; i < mjm->nv; i++) nefc += mjm->dof_frictionloss[i] > 0;
@@ -122,16 +124,27 @@ static void capacities(const mjModel *mjm, const rl_ext_options *ext, rl_model *
   }
   int width = 2 * chain < mjm->nv ? 2 * chain : mjm->nv;
   if (width < 1) width = 1;
+  if ((double)nefc * width > INT_MAX) {
+    snprintf(err, (size_t)errlen, "%s: %d contacts (%s) need %ld constraint rows of width %d: more than an int counts",
+             path, ncon, o->max_contacts > 0 ? "max_contacts" : "the model's nconmax", nefc, width);
+    return -1;
+  }
   sz->nconmax = ncon;
   sz->nefcmax = (int)nefc;
   sz->njmax = (int)(nefc * width);
+  return 0;
 }
 
 #define COPY(name, count, width)                                                    \
   for (long i_ = 0; i_ < (long)(count) * (width); i_++) m->name[i_] = (real)mjm->name[i_];
 
-rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_ext_options *ext, const char *path, char *err, int errlen) {
+rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *path, char *err, int errlen) {
   if (!check_supported(mjm, path, err, errlen)) return NULL;
+  rl_option def;
+  if (!o) {
+    rl_option_default(&def);
+    o = &def;
+  }
   rl_model sz;
   memset(&sz, 0, sizeof sz);
   sz.nq = mjm->nq; sz.nv = mjm->nv; sz.nu = mjm->nu; sz.nbody = mjm->nbody; sz.njnt = mjm->njnt;
@@ -142,35 +155,15 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_ext_options *ext, const
     int elen = hull_graph_edgelen(mjm, k);
     if (elen >= 0) sz.nmeshgraph += hull_vertnum(mjm, k) + elen;
   }
-  capacities(mjm, ext, &sz);
+  if (capacities(mjm, o, &sz, path, err, errlen)) return NULL;
   rl_model *m = rl_model_alloc(&sz);
   if (!m) {
     snprintf(err, (size_t)errlen, "%s: out of memory building the model", path);
     return NULL;
   }
-  /* options */
-  m->opt.timestep = (real)mjm->opt.timestep;
-  for (int k = 0; k < 3; k++) m->opt.gravity[k] = (real)mjm->opt.gravity[k];
-  m->opt.impratio = (real)mjm->opt.impratio;
-  m->opt.tolerance = (real)mjm->opt.tolerance;
-  m->opt.mpr_tolerance = (real)mjm->opt.mpr_tolerance;
-  m->opt.o_margin = (real)mjm->opt.o_margin;
-  m->opt.integrator = mjm->opt.integrator == mjINT_RK4 ? RL_INT_RK4 : RL_INT_EULER;
-  m->opt.cone = mjm->opt.cone;
-  m->opt.solver = mjm->opt.solver;
-  m->opt.iterations = mjm->opt.iterations;
-  m->opt.noslip_iterations = mjm->opt.noslip_iterations;
-  m->opt.mpr_iterations = mjm->opt.mpr_iterations;
-  m->opt.disableflags = mjm->opt.disableflags;
-  m->opt.enableflags = mjm->opt.enableflags;
-  m->opt.ls_iterations = ext ? ext->ls_iterations : 50;
-  m->opt.ls_tolerance = (real)(ext ? ext->ls_tolerance : 0.01);
-  m->opt.collision = ext ? ext->collision : RL_COLL_MANIFOLD;
-  m->opt.contact_resolution = ext ? ext->contact_resolution : RL_RES_AUTO;
-  m->opt.newton_factor = ext ? ext->newton_factor : RL_FACTOR_AUTO;
-  m->opt.avbd_iterations = ext ? ext->avbd_iterations : 0;
-  m->opt.avbd_tolerance = (real)(ext ? ext->avbd_tolerance : 0);
-  m->opt.avbd_cheb_rho = (real)(ext ? ext->avbd_cheb_rho : 0);
+  /* options: rigidlab's as given, MuJoCo's from the compiled model */
+  m->opt = *o;
+  rl_option_from_mj(&m->opt, &mjm->opt);
 
   COPY(qpos0, m->nq, 1) COPY(qpos_spring, m->nq, 1)
   COPY(body_parentid, m->nbody, 1) COPY(body_rootid, m->nbody, 1) COPY(body_weldid, m->nbody, 1)

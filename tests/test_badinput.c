@@ -1,5 +1,6 @@
 /* test_badinput.c — bad input never crashes: one line on stderr naming the file/element/flag,
- * exit status 2, and no output file left behind (not even a temporary). */
+ * exit status 2, and no output file left behind (not even a temporary).  Also: README.md's option
+ * list is the option table's own Markdown (`rigidlab --help-options --markdown`). */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -66,6 +67,7 @@ static void expect_bad(const char *args, int with_csv, const char *must_contain)
 #define SCENE SRCDIR "/experiments/scenes/"
 
 TestSuite(badinput, .init = setup, .fini = teardown);
+TestSuite(options, .init = setup, .fini = teardown);
 
 Test(badinput, missing_file) { expect_bad("verify /nonexistent/model.xml", 1, "/nonexistent/model.xml"); }
 Test(badinput, malformed_xml) { expect_bad("verify " BAD "malformed.xml", 1, "malformed.xml"); }
@@ -89,6 +91,81 @@ Test(badinput, avbd_options) {
   expect_bad("sim " SCENE "pendulum.xml --engine avbd --opt avbd_cheb_rho=1.5", 1, "avbd_cheb_rho");
   expect_bad("sim " SCENE "pendulum.xml --engine avbd --opt avbd_tolerance=-1", 1, "avbd_tolerance");
   expect_bad("sim " SCENE "pendulum.xml --engine avbd --opt avbd_iterations=0", 1, "avbd_iterations");
+}
+/* a value outside the option table's range: exit 2, one line naming the key, the value and what is allowed */
+static void expect_bad_opt(const char *kv, const char *allowed) {
+  char args[512], want[256];
+  snprintf(args, sizeof args, "sim " SCENE "pendulum.xml --engine newton --steps 2 --opt %s", kv);
+  const char *eq = strchr(kv, '=');
+  snprintf(want, sizeof want, "--opt %.*s: bad value '%s' (allowed: %s)", (int)(eq - kv), kv, eq + 1, allowed);
+  expect_bad(args, 1, want);
+}
+Test(badinput, option_ranges) {
+  expect_bad_opt("timestep=0", "a finite number > 0");
+  expect_bad_opt("timestep=1e400", "a finite number > 0");
+  expect_bad_opt("gravity=0,-9.81", "three comma-separated finite numbers X,Y,Z");
+  expect_bad_opt("iterations=0", "an integer from 1 to 1000000");
+  expect_bad_opt("iterations=1000001", "an integer from 1 to 1000000");
+  expect_bad_opt("iterations=2.5", "an integer from 1 to 1000000");
+  expect_bad_opt("tolerance=-1e-9", "a finite number >= 0");
+  expect_bad_opt("max_contacts=0", "an integer from 1 to 1000000");
+  expect_bad_opt("max_contacts=300000000", "an integer from 1 to 1000000");
+  expect_bad_opt("avbd_iterations=99999999", "an integer from 1 to 1000000");
+  expect_bad_opt("avbd_tolerance=1e-16", "a finite number >= 1e-15");
+  expect_bad_opt("avbd_cheb_rho=1", "a number in [0, 1)");
+  expect_bad_opt("collision=exact", "manifold, mujoco");
+  expect_bad_opt("disable=gravity,wind", "comma-separated: constraint,equality,frictionloss,limit,contact,passive,"
+                                        "gravity,clampctrl,warmstart,filterparent,actuation,refsafe,sensor");
+}
+/* max_contacts within its range, but 10 rows per contact times a 240-dof chain's row width would overflow
+   the Jacobian's int capacity: refused at import in one line naming the option, nothing written */
+Test(badinput, contact_capacity_overflow) {
+  char model[512], args[2048], msg[4096];
+  int lines;
+  snprintf(model, sizeof model, "%s/chain240.xml", tmpdir);
+  FILE *f = fopen(model, "w");
+  cr_assert_not_null(f);
+  fprintf(f, "<mujoco><worldbody>");
+  for (int b = 0; b < 40; b++) {
+    fprintf(f, "<body pos=\"0 0 0.1\">");
+    for (int j = 0; j < 6; j++) fprintf(f, "<joint type=\"hinge\" axis=\"0 1 0\"/>");
+    fprintf(f, "<geom type=\"sphere\" size=\"0.01\"/>");
+  }
+  for (int b = 0; b < 40; b++) fprintf(f, "</body>");
+  fprintf(f, "</worldbody></mujoco>\n");
+  fclose(f);
+  snprintf(args, sizeof args, "sim %s --engine newton --steps 2 --opt max_contacts=1000 --csv %s/ok.csv", model,
+           tmpdir);
+  cr_expect_eq(run(args, 0, msg, sizeof msg, &lines), 0, "a small capacity works: %s", msg);
+  snprintf(args, sizeof args, "sim %s --engine newton --steps 2 --opt max_contacts=1000000 --csv %s/out.csv", model,
+           tmpdir);
+  int st = run(args, 0, msg, sizeof msg, &lines);
+  cr_expect_eq(st, 2, "exit %d (want 2): %s", st, msg);
+  cr_expect_eq(lines, 1, "%d stderr lines (want 1): %s", lines, msg);
+  cr_expect(strstr(msg, "chain240.xml") && strstr(msg, "max_contacts"), "message names neither model nor option: %s",
+            msg);
+  snprintf(args, sizeof args, "%s/out.csv", tmpdir);
+  cr_expect_neq(access(args, F_OK), 0, "output written for a refused model");
+}
+/* an experiment spec's [sweep] keys are the same options: a bad value names the file, line, key and value
+   and nothing is written */
+Test(badinput, sweep_option_range) {
+  char spec[512], args[2048], out[512], msg[4096];
+  int lines;
+  snprintf(spec, sizeof spec, "%s/sweep.ini", tmpdir);
+  FILE *f = fopen(spec, "w");
+  cr_assert_not_null(f);
+  fprintf(f, "[experiment]\nname = bad\nscene = %s\nsteps = 5\n[sweep]\niterations = 10, 0\n", SCENE "box_stack.xml");
+  fclose(f);
+  snprintf(out, sizeof out, "%s/out", tmpdir);
+  snprintf(args, sizeof args, "run %s --out %s", spec, out);
+  int st = run(args, 0, msg, sizeof msg, &lines);
+  cr_expect_eq(st, 2, "exit %d (want 2): %s", st, msg);
+  cr_expect_eq(lines, 1, "%d stderr lines (want 1): %s", lines, msg);
+  const char *want = "iterations: bad value '0' (allowed: an integer from 1 to 1000000)";
+  cr_expect(strstr(msg, "sweep.ini:6:") && strstr(msg, want), "message does not name the line, key, value and range: %s",
+            msg);
+  cr_expect_neq(access(out, F_OK), 0, "output written for a bad spec");
 }
 Test(badinput, unknown_opt_key) { expect_bad("sim " SCENE "pendulum.xml --engine newton --opt warp=9", 1, "warp"); }
 Test(badinput, bad_engine) { expect_bad("sim " SCENE "pendulum.xml --engine warp", 1, "warp"); }
@@ -123,4 +200,30 @@ Test(badinput, good_input_writes_whole_file) {
   while ((c = fgetc(f)) != EOF) rows += c == '\n';
   fclose(f);
   cr_expect_eq(rows, 12, "header + 11 rows expected, got %d", rows);
+}
+
+/* README.md carries `rigidlab --help-options --markdown` between its option-table markers, unchanged */
+Test(options, readme_table_is_generated) {
+  char cmd[1024], path[512];
+  snprintf(path, sizeof path, "%s/help.md", tmpdir);
+  snprintf(cmd, sizeof cmd, "%s --help-options --markdown > %s", RIGIDLAB, path);
+  cr_assert_eq(system(cmd), 0, "%s failed", cmd);
+  FILE *g = fopen(path, "r"), *r = fopen(SRCDIR "/README.md", "r");
+  cr_assert_not_null(g);
+  cr_assert_not_null(r);
+  static char gen[65536], doc[65536], line[4096];
+  size_t ng = fread(gen, 1, sizeof gen - 1, g), nd = 0;
+  gen[ng] = 0;
+  int inside = 0, begins = 0, ends = 0;
+  while (fgets(line, sizeof line, r)) {
+    if (!strncmp(line, "<!-- options:begin", 18)) { inside = 1; begins++; continue; }
+    if (!strncmp(line, "<!-- options:end", 16)) { inside = 0; ends++; continue; }
+    if (inside && nd + strlen(line) < sizeof doc) nd += (size_t)snprintf(doc + nd, sizeof doc - nd, "%s", line);
+  }
+  fclose(g);
+  fclose(r);
+  cr_assert_eq(begins, 1, "README.md: want one '<!-- options:begin' marker, found %d", begins);
+  cr_assert_eq(ends, 1, "README.md: want one '<!-- options:end -->' marker, found %d", ends);
+  cr_expect(ng > 0 && strstr(gen, "| `timestep` |"), "the generated table lacks timestep: %s", gen);
+  cr_expect_str_eq(doc, gen, "README.md's option table differs from `rigidlab --help-options --markdown`: paste it in");
 }

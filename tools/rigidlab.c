@@ -31,6 +31,7 @@ static const char *usage_main =
     "  merge  DIR... --out OUT\n"
     "  check  RESULTS [--baseline DIR] [--update-baseline]\n"
     "  report RESULTS_DIR   plots (gnuplot SVG + PNG), summary.md and tables.tex from the CSVs\n"
+    "  --help-options [--markdown]   every --opt KEY=VALUE (and spec [sweep] key): type, range, default, effect\n"
     "exit status: 0 success, 1 a check failed, 2 bad input\n"
     "run 'rigidlab COMMAND --help' for details\n";
 
@@ -44,7 +45,7 @@ static const char *usage_verify =
     "  --stages LIST              comma-separated subset of: kinematics,com,inertia,bias,passive,actuation,smooth,integrate,\n"
     "                             collision,constraint,solve,step (default: all)\n"
     "  --csv FILE                 model,precision,stage,quantity,max_abs_err,max_rel_err,tolerance,pass\n"
-    "  --opt KEY=VALUE            override a model/solver option (repeatable)\n"
+    "  --opt KEY=VALUE            override a model/solver option (repeatable; see rigidlab --help-options)\n"
     "  --quiet                    no table on stdout\n";
 
 static const char *usage_sim =
@@ -58,7 +59,7 @@ static const char *usage_sim =
     "  --steps N | --duration T   length (default 1000 steps)\n"
     "  --key NAME|INDEX           start from a keyframe\n"
     "  --csv FILE                 output file\n"
-    "  --opt KEY=VALUE            override a model/solver option (repeatable)\n";
+    "  --opt KEY=VALUE            override a model/solver option (repeatable; see rigidlab --help-options)\n";
 
 static const char *usage_bench =
     "usage: rigidlab bench MODEL.xml [options]\n"
@@ -72,7 +73,7 @@ static const char *usage_bench =
     "  --engines LIST             engines for the whole constrained step: newton,cg,avbd (default newton;\n"
     "                             MuJoCo, with the same solver, is always timed beside)\n"
     "  --csv FILE                 model,engine,precision,stage,ns_per_step,mujoco_ns_per_step,ratio\n"
-    "  --opt KEY=VALUE            override a model/solver option (repeatable)\n";
+    "  --opt KEY=VALUE            override a model/solver option (repeatable; see rigidlab --help-options)\n";
 
 static int bad(const char *cmd, const char *fmt, const char *arg) {
   char msg[512];
@@ -253,6 +254,21 @@ static int cmd_bench(int argc, char **argv) {
   return close_out(&p, &w, r);
 }
 
+/* `rigidlab --help-options [--markdown]`: the option table (import/options.h) as text, or as the Markdown
+   table that README.md carries between its option-table markers */
+static int cmd_help_options(int argc, char **argv) {
+  int markdown = 0;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--markdown") || markdown) {
+      rl_errorf("--help-options: unexpected argument '%s' (allowed: --markdown, once)", argv[i]);
+      return RL_EXIT_BADINPUT;
+    }
+    markdown = 1;
+  }
+  rl_opt_print_help(stdout, markdown);
+  return RL_EXIT_OK;
+}
+
 /* `rigidlab report DIR`: plots and tables from the CSVs alone (reports/src/report.c). */
 static const char *usage_report =
     "usage: rigidlab report RESULTS_DIR\n"
@@ -290,7 +306,7 @@ static const char *usage_run =
     "  --jobs N        worker processes (default: all cores); results are byte-identical for any N\n"
     "  --shard I/N     run only the points with index % N == I-1 (combine with 'rigidlab merge')\n"
     "  --resume        skip points whose trajectory CSV is already whole (after Ctrl-C)\n"
-    "  --opt KEY=VALUE override an option in every point, after the sweep's (repeatable)\n";
+    "  --opt KEY=VALUE override an option in every point, after the sweep's (repeatable; see rigidlab --help-options)\n";
 static const char *usage_merge =
     "usage: rigidlab merge DIR... --out OUT\n"
     "Combines the results of 'rigidlab run --shard' (every study below each DIR: an --out folder or a study folder) into\n"
@@ -410,6 +426,7 @@ int main(int argc, char **argv) {
     return argc < 2 ? RL_EXIT_BADINPUT : 0;
   }
   const char *cmd = argv[1];
+  if (!strcmp(cmd, "--help-options")) return cmd_help_options(argc - 2, argv + 2);
   if (!strcmp(cmd, "verify")) return cmd_verify(argc - 2, argv + 2);
   if (!strcmp(cmd, "sim")) return cmd_sim(argc - 2, argv + 2);
   if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);

@@ -481,10 +481,8 @@ static int load(const char *path, rl_spec *s, int no_files, char *err, int errle
         continue;
       for (int i = 0; i < ax->nval; i++) {
         char kv[512];
-        rl_ext_options ext;
-        rl_ext_options_default(&ext);
         rl_snprintf(kv, sizeof kv, "%s=%s", ax->key, ax->val[i]);
-        if (rl_mj_apply_opt(m, &ext, kv, e2, sizeof e2)) {
+        if (rl_mj_apply_opt(m, kv, e2, sizeof e2)) {
           const char *msg = !strncmp(e2, "--opt: ", 7) ? e2 + 7 : !strncmp(e2, "--opt ", 6) ? e2 + 6 : e2;
           rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] %s%s", path, ax->line, msg,
                    !strncmp(msg, "unknown key", 11) ? " or engine, precision, dt, device" : "");

@@ -87,10 +87,8 @@ static int amodel_read(const char *scene, const char *const *opts, int nopts, do
   memset(a, 0, sizeof *a);
   mjModel *m = rl_mj_load(scene, err, errlen);
   if (!m) return -1;
-  rl_ext_options ext;
-  rl_ext_options_default(&ext);
   for (int i = 0; i < nopts; i++)
-    if (rl_mj_apply_opt(m, &ext, opts[i], e2, sizeof e2)) {
+    if (rl_mj_apply_opt(m, opts[i], e2, sizeof e2)) {
       rl_snprintf(err, (size_t)errlen, "%s: %s", scene, e2);
       goto bad;
     }

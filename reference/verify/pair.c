@@ -38,17 +38,18 @@ static void round_model_numbers(mjModel *m) {
 
 int rl_pair_load(rl_pair *p, const rl_common_args *c, double dt, char *err, int errlen) {
   memset(p, 0, sizeof *p);
-  rl_ext_options_default(&p->ext);
+  rl_option opt;
+  rl_option_default(&opt);
   p->mjm = rl_mj_load(c->model, err, errlen);
   if (!p->mjm) return RL_EXIT_BADINPUT;
   for (int i = 0; i < c->nopts; i++)
-    if (rl_mj_apply_opt(p->mjm, &p->ext, c->opts[i], err, errlen)) {
+    if (rl_option_apply(p->mjm, &opt, c->opts[i], err, errlen)) {
       rl_pair_free(p);
       return RL_EXIT_BADINPUT;
     }
   if (dt > 0) p->mjm->opt.timestep = dt;
   round_model_numbers(p->mjm);
-  p->m = rl_import_mjmodel(p->mjm, &p->ext, c->model, err, errlen);
+  p->m = rl_import_mjmodel(p->mjm, &opt, c->model, err, errlen);
   if (!p->m || check_finite(p->m, c->model, err, errlen)) {
     rl_pair_free(p);
     return RL_EXIT_BADINPUT;

@@ -16,7 +16,6 @@
 typedef struct rl_pair {
   mjModel *mjm;
   rl_model *m;
-  rl_ext_options ext;
 } rl_pair;
 
 /* Load, apply options, import.  Returns RL_EXIT_OK or RL_EXIT_BADINPUT with a one-line err. */
