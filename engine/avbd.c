@@ -25,6 +25,7 @@ static const rl_avbd_pose *avbd_pose_of(const rl_avbd *am, int s) { return s < 0
 
 /* ------------------------------------------------------------------------ build */
 
+/* the precision's defaults (documented at rl_avbd_param); contacts: see rl_avbd_default_param */
 static void avbd_default_param(rl_avbd_param *p) {
   p->iterations = 500;
   p->contacts = RL_AVBD_CONTACTS_GROUND;
@@ -80,6 +81,27 @@ static void avbd_model_param(rl_avbd_param *p, const rl_option *o) {
     p->tol_lin = o->avbd_tolerance;
   }
   if (o->avbd_cheb_rho > 0) p->cheb_rho = o->avbd_cheb_rho;
+}
+
+int rl_avbd_dynamic_pairs(const rl_model *m) {
+  for (int g1 = 0; g1 < m->ngeom; g1++)
+    for (int g2 = g1 + 1; g2 < m->ngeom; g2++) {
+      int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
+      if (b1 == b2 || m->body_weldid[b1] == 0 || m->body_weldid[b2] == 0) continue;
+      if ((m->geom_contype[g1] & m->geom_conaffinity[g2]) || (m->geom_contype[g2] & m->geom_conaffinity[g1])) return 1;
+    }
+  return 0;
+}
+
+/* defaults of the precision, the contact source of the model (rl_collision's contacts where two dynamic
+   bodies can touch, else the own ground contacts), then the model's overrides */
+rl_avbd_param rl_avbd_default_param(const rl_model *m) {
+  rl_avbd_param p;
+  memset(&p, 0, sizeof p);
+  avbd_default_param(&p);
+  p.contacts = rl_avbd_dynamic_pairs(m) ? RL_AVBD_CONTACTS_DATA : RL_AVBD_CONTACTS_GROUND;
+  avbd_model_param(&p, &m->opt);
+  return p;
 }
 
 /* a unit vector ⊥ n and n × it (a right-handed frame n, t1, t2) */
@@ -399,7 +421,7 @@ static void avbd_components(rl_avbd *am) {
     if (c[s] >= 0 && n[c[s]] < 2) c[s] = -1;
 }
 
-rl_avbd *rl_avbd_build(const rl_model *m, char *err, int errlen) {
+rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, int errlen) {
   int nj, nr;
   if (!avbd_check(m, &nj, &nr, err, errlen)) return NULL;
   int nb = 0;
@@ -423,8 +445,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, char *err, int errlen) {
   }
   am->buffer = buf;
   char *p = (char *)(((uintptr_t)buf + 63) & ~(uintptr_t)63);
-  avbd_default_param(&am->prm);
-  avbd_model_param(&am->prm, &m->opt);
+  am->prm = *prm;
   am->nb = nb;
   am->body = avbd_take(&p, sizeof(int) * nbs);
   am->slot = avbd_take(&p, sizeof(int) * (size_t)m->nbody);
@@ -556,6 +577,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, char *err, int errlen) {
   rl_data_free(d);
   for (int j = 0; j < am->njoint; j++) avbd_row_scales(am, m, am->joint + j);
   avbd_components(am);
+  am->servo_scaled = am->prm.servo_model;
 
   /* body → joints (CSR) */
   for (int i = 0; i < nb; i++) am->jnum[i] = 0;
@@ -1750,7 +1772,7 @@ static void avbd_step_tolerance(const rl_avbd_param *pr, real h, real *tl, real 
   *ta = pr->tol_ang * sc;
 }
 
-rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d) {
+rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *d) {
   real h = m->opt.timestep;
   rl_avbd_stat *st = &am->stat;
   memset(st, 0, sizeof *st);
@@ -1813,4 +1835,18 @@ rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d) {
   am->time += h;
   d->time = am->time;
   return RL_OK;
+}
+
+/* The whole step: rl_collision's contacts at the step-start poses when prm.contacts says so (qpos from
+   the AVBD state, kinematics, collision, load), the step of the AVBD state, qpos/qvel written back. */
+rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d) {
+  if (am->prm.contacts == RL_AVBD_CONTACTS_DATA) {
+    rl_avbd_to_generalized(am, m, d);
+    rl_kinematics(m, d);
+    rl_collision(m, d);
+    rl_avbd_load_contacts(am, m, d);
+  }
+  rl_status st = rl_avbd_step_maximal(am, m, d);
+  rl_avbd_to_generalized(am, m, d);
+  return st;
 }
