@@ -426,7 +426,7 @@ static void avbd_conv_start(rl_avbd *am, const rl_model *m, rl_data *d, double t
   }
 }
 
-/* AVBD from the generalized state with a budget of IT sweeps and tolerance 0 (am->prm set by the caller):
+/* AVBD from the generalized state with a budget of IT sweeps and tolerance 0 (set here for each run):
    the step's iterate after exactly IT sweeps (fewer only if an update is exactly zero); the row
    iter,dist_m,dist_rad,stat_force,stat_torque,primal_m,primal_rad,sweeps into ROW[2..9] (the caller sets
    state, step) */
@@ -434,6 +434,7 @@ static int avbd_conv_iterate(rl_avbd *am, const rl_model *m, rl_data *d, const r
                              double *row) {
   avbd_conv_start(am, m, d, t0);
   am->prm.iterations = it;
+  am->prm.tol_lin = am->prm.tol_ang = 0;
   if (rl_avbd_step_maximal(am, m, d) != RL_OK) return -1; /* the contacts loaded at this start */
   const rl_avbd_stat *st = &am->stat;
   row[2] = it;
@@ -456,7 +457,6 @@ int study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, int n
     rl_pair_free(&p);
     return RL_EXIT_BADINPUT;
   }
-  am->prm.tol_lin = am->prm.tol_ang = 0;
   mjData *traj = mj_makeData(p.mjm);
   rl_data *d = rl_data_alloc(p.m);
   double *rows = malloc(sizeof(double) * AVBD_CONV_NCOL * ((size_t)niter + 1));
