@@ -2,7 +2,7 @@
  * rl_narrow.h), reproducing MuJoCo 2.2.2's engine_collision_box.c (mjc_SphereBox, mjc_CapsuleBox,
  * mjc_BoxBox) operation by operation, plus what mj_collideGeoms does to their output (box–box
  * contacts at exactly repeated positions removed; every frame completed by rl_make_frame).  In f64
- * box–box is MuJoCo's bit for bit; in f32 its separating-axis tie rules are float-sized (rl_prec.h).
+ * box–box is MuJoCo's bit for bit; in f32 its separating-axis tie rules are float-sized (RL_BOXBOX_* below).
  * The normal points from g1 to g2; g1 has the lower geom type.  A non-finite pose gives no contact. */
 #include "rl_narrow.h"
 #include "rl_math.h"
@@ -10,6 +10,45 @@
 /* MuJoCo's mjMINVAL (smallest accepted denominator; same value in both precisions, see collide_prim.c) */
 /* capacity of the box–box candidate list: 4 edges × 2 axes × 2 sides + 4 + 4 corners */
 #define BOX_MAXPTS 24
+
+#if defined(RL_REAL_F64)
+/* box–box tie rules, per precision.  f64: MuJoCo's own rules.  Edge pairs with |e1 × e2| < 1e-15 (mjMINVAL) are
+   parallel and skipped; an edge–edge axis replaces the best axis only if its penetration is below
+   best·(1 − 1e-12) − TIE_ABS·Σ half sizes (TIE_ABS = 0).  `collision=mujoco` keeps MuJoCo's edge–edge
+   manifold whatever depths it reports; the default manifold mode replaces one that reports a point deeper
+   than the overlap along its own axis by more than EDGE_SLACK·Σ half sizes (MuJoCo's overhang case, where
+   the lateral overhang comes out as depth) with the best face axis's manifold.  The threshold is
+   geometric, not a rounding size: sound edge–edge manifolds exceed the overlap by ≤ 1.5e-7 of Σ half
+   sizes, the broken ones by > 1e-3 (edge_depth_exceeds_overlap below). */
+#define RL_BOXBOX_PARALLEL 1e-15
+#define RL_BOXBOX_TIE_REL 1e-12
+#define RL_BOXBOX_TIE_ABS 0.0
+#define RL_BOXBOX_EDGE_SLACK 3.4526698e-04
+#else
+/* box–box in float (see the f64 block).
+   TIE: 1 − 1e-12 rounds to 1 in float, so MuJoCo's preference of a face axis over an edge–edge axis
+   of equal penetration is lost.  Two perpendicular edges lying in two parallel faces have the face
+   normal as their cross product and the same penetration, so on stacked boxes the choice fell to
+   rounding (edge–edge reports the full depth, the face branch half of it: 4.8e-3 of the size in
+   verify).  The preference is made absolute: ε/4 × Σ half sizes (8.9e-9 m for 0.1 m cubes, about two
+   ulps of the half sizes), above the rounding of that difference in box_pyramid's verify states
+   (6.6e-9).  Random near-aligned poses reach 0.6 ε·Σ half sizes, but ε·Σ already overrides choices
+   MuJoCo resolves (verify box_stack: 1 pair of 5 flips), so near ties inside that band stay open.
+   PARALLEL: the normalized cross product of float edge directions at angle θ carries a direction
+   error ~ε/θ, i.e. a penetration error Σ size·ε/θ, while skipping the pair costs at most ~Σ size·θ
+   (the face axes cover parallel edges); both are Σ size·√ε at θ = √ε.
+   EDGE_SLACK (RL_COLL_MANIFOLD only): an edge–edge manifold with a point deeper than the overlap along
+   its own axis plus √ε·Σ half sizes is replaced by the best face axis's manifold.  MuJoCo's edge–edge
+   branch yields such points for an axis that is nearly a face normal (float tilts 4e-7–3.9e-4 rad)
+   when the upper box overhangs: it reports the 0.0505 m overhang as depth (MuJoCo in double gives the
+   same on those float poses; f64 poses stay aligned to rounding).  Over 4e5 random float poses
+   (near-aligned stacks, general) a sound manifold exceeds the overlap by at most 1.5e-7·Σ, a faulty
+   one by more than 1e-3·Σ (0.3 % of the general edge–edge manifolds).  RL_COLL_MUJOCO keeps MuJoCo's. */
+#define RL_BOXBOX_PARALLEL RL_SQRT_EPS
+#define RL_BOXBOX_TIE_REL 0.0f
+#define RL_BOXBOX_TIE_ABS (0.25f * FLT_EPSILON)
+#define RL_BOXBOX_EDGE_SLACK RL_SQRT_EPS
+#endif
 
 
 
@@ -342,7 +381,7 @@ static void face_perm_mat(const face_perm *P, real out[9], const real M[9]) {
 /* Separating-axis search of mjc_BoxBox: face axes of both boxes and the 9 edge–edge cross products;
  * returns 0 if separated by more than the margin, else 1 with the axis of least penetration in *code
  * (0..5: face of box 1, 6..11: face of box 2, 12 + 3i + j: edge i of box 1 × edge j of box 2) and,
- * for edge–edge, the edge-selection bits, the axis and the side.  Per-precision rules (rl_prec.h):
+ * for edge–edge, the edge-selection bits, the axis and the side.  Per-precision rules (RL_BOXBOX_* above):
  * edge pairs closer to parallel than RL_BOXBOX_PARALLEL are skipped, an edge–edge axis must beat the
  * best by the tie margin.  Also kept: the penetration along the chosen axis and the best face axis. */
 typedef struct boxbox_sat {
@@ -355,7 +394,7 @@ typedef struct boxbox_sat {
 
 /* An edge–edge axis replaces the best axis so far when it is clearly shallower:
  * c3 < penetration·(1 − RL_BOXBOX_TIE_REL) − tie (tie = RL_BOXBOX_TIE_ABS·Σ half sizes).  In f64 this
- * is MuJoCo's c3 < penetration·(1 − 1e-12); see rl_prec.h for the float rule. */
+ * is MuJoCo's c3 < penetration·(1 − 1e-12); see RL_BOXBOX_* above for the float rule. */
 static int edge_axis_wins(real c3, real penetration, real tie) {
   return c3 < penetration * (1 - (real)RL_BOXBOX_TIE_REL) - tie;
 }
@@ -753,7 +792,7 @@ int rl_collide_box_box(RL_NARROW_ARGS) {
   int n;
   if (S.code >= 12) n = boxbox_edge(&S, tmp, margin, g1->pos, g1->mat, g1->size, g2->size);
   if (S.code >= 12 && mode != RL_COLL_MUJOCO && edge_depth_exceeds_overlap(&S, tmp, n, g1->size, g2->size))
-    S.code = S.face_code; /* RL_COLL_MANIFOLD: the face manifold instead (rl_prec.h) */
+    S.code = S.face_code; /* RL_COLL_MANIFOLD: the face manifold instead (RL_BOXBOX_EDGE_SLACK) */
   if (S.code < 12) n = boxbox_face(&S, tmp, margin, g1->pos, g1->mat, g1->size, g2->pos, g2->mat, g2->size);
   n = remove_repeated(tmp, n);
   if (n > RL_MAXCONPAIR) n = RL_MAXCONPAIR;

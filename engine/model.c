@@ -1,4 +1,5 @@
-/* model.c — allocation of the const model and the mutable data (one buffer each). */
+/* model.c — allocation of the const model and the mutable data (one buffer each; the data's scratch
+ * arena sized by rl_arena_reals, arena.c). */
 #include <stdlib.h>
 #include <string.h>
 #include "rl_engine.h"
@@ -39,23 +40,6 @@ const char *rl_model_name(const rl_model *m, int adr) {
   return m->names + adr;
 }
 
-/* Arena size: the largest temporary any stage needs (reals).  RK4 keeps 4 derivative
-   copies of (qvel, qacc) plus the start state; the Euler damping solve keeps an nM copy; the local-frame
-   recursions (bias forces, M⁻¹, the recursive Euler solve) take rl_local_arena. */
-static size_t arena_reals(const rl_model *m) {
-  size_t nv = (size_t)m->nv, nq = (size_t)m->nq;
-  size_t rk4 = 2 * nq + 12 * nv + 64;
-  size_t euler = 2 * (size_t)m->nM + 3 * nv + 64;
-  size_t local = rl_local_arena(m) + nv + 64; /* rl_rne_local, rl_solve_m_local (qacc_smooth, Euler) */
-  size_t n = rk4 > euler ? rk4 : euler;
-  if (local > n) n = local;
-  size_t mod = rl_collision_arena(m);
-  if (rl_constraint_arena(m) > mod) mod = rl_constraint_arena(m);
-  if (rl_solver_arena(m) > mod) mod = rl_solver_arena(m);
-  if (mod > n) n = mod;
-  return n + 6 * (size_t)m->nbody + 1024;
-}
-
 rl_data *rl_data_alloc(const rl_model *m) {
   rl_data *d = calloc(1, sizeof *d);
   if (!d) return NULL;
@@ -69,7 +53,7 @@ rl_data *rl_data_alloc(const rl_model *m) {
   RL_DATA_RUNTIME(RL_X_EFC)
 #undef RL_X_EFC
   bytes += align64(sizeof(rl_contact) * (size_t)m->nconmax);
-  d->arena_size = arena_reals(m);
+  d->arena_size = rl_arena_reals(m);
   bytes += align64(sizeof(real) * d->arena_size);
   char *p = calloc(1, bytes + 64);
   if (!p) { free(d); return NULL; }
@@ -116,17 +100,6 @@ void rl_data_reset(const rl_model *m, rl_data *d) {
   d->solver_converged = 1;
   d->arena_top = 0;
 }
-
-real *rl_arena_take(rl_data *d, size_t n) {
-  if (d->arena_top + n > d->arena_size) return NULL;
-  real *p = d->arena + d->arena_top;
-  d->arena_top += n;
-  if (d->arena_top > d->arena_high) d->arena_high = d->arena_top;
-  return p;
-}
-
-size_t rl_arena_mark(const rl_data *d) { return d->arena_top; }
-void rl_arena_release(rl_data *d, size_t mark) { d->arena_top = mark; }
 
 /* FNV-1a over the bit patterns of time and every state field, in registry order. */
 uint64_t rl_state_hash(const rl_model *m, const rl_data *d) {

@@ -1,27 +1,37 @@
-/* rl_avbd.h — the AVBD solver in maximal coordinates (seed 001, features A1–A18, A20).
+/* rl_avbd.h — the AVBD solver in maximal coordinates.
  *
  * Every dynamic body is a rigid body at its COM (mass, principal inertia, orientation of its
  * inertial frame).  Joints and equalities become augmented-Lagrangian rows between bodies; joint
  * limits, dry friction (frictionloss), damping, armature, stiffness and position servos act on the
- * joint coordinate inside each body's local 6×6 solve.  The step (A17):
+ * joint coordinate inside each body's local 6×6 solve.  The step:
  *
- *   rl_avbd_step:  servo targets → contacts (own ground contacts, or rl_avbd_load_contacts) + cache
- *                  matching + graph coloring → save / warm-start decay / predict → colored block
- *                  sweeps + dual update → residual test or budget → velocity recovery, diagnostics
+ *   rl_avbd_step:  contacts (rl_collision's, loaded from d, or the own ground contacts) → servo targets
+ *                  → cache matching + graph coloring → save / warm-start decay / predict → colored block
+ *                  sweeps + dual update → residual test or budget → velocity recovery, diagnostics →
+ *                  qpos/qvel written back
  *
- * Usage:  am = rl_avbd_build(m, err, n);  rl_avbd_from_generalized(am, m, d);
- *         loop { d->ctrl = …; rl_avbd_step(am, m, d); }  rl_avbd_to_generalized(am, m, d);
- * rl_avbd_step reads d->ctrl (servo targets) and nothing else of d unless contacts come from d
- * (RL_AVBD_CONTACTS_DATA).  The AVBD state (body poses and velocities) lives in rl_avbd and is
- * the one the step integrates; rl_avbd_to_generalized writes qpos/qvel back (d->time advances in
- * rl_avbd_step).
+ * Usage:  prm = rl_avbd_default_param(m);  prm.… = …;  am = rl_avbd_build(m, &prm, err, n);
+ *         rl_avbd_from_generalized(am, m, d);
+ *         loop { d->ctrl = …; rl_avbd_step(am, m, d); }      (d->qpos, d->qvel, d->time current after each)
+ * The AVBD state (body poses and velocities) lives in rl_avbd and is the one the step integrates;
+ * rl_avbd_step writes qpos/qvel/time back (rl_avbd_to_generalized), so after it d holds the stepped
+ * state as after rl_step.  Besides the contacts it reads d->ctrl (servo targets), d->jnt_range and
+ * d->eq_active.  A non-finite step is undone, counted once in d->warning[RL_WARN_BADQACC] and returns
+ * RL_ERR_NUMERIC.
  *
- * Contacts: RL_AVBD_CONTACTS_GROUND (default) builds ground contacts from the AVBD poses at the
- * step start: distributed support points (box corners, sphere centres, capsule end caps) of every
- * geom on a dynamic body against every plane on a static body that passes the contype/conaffinity
- * filter, within a detection margin.  RL_AVBD_CONTACTS_DATA uses the contacts last loaded by
- * rl_avbd_load_contacts(am, m, d) from d->contact (the caller runs rl_avbd_to_generalized,
- * rl_kinematics and rl_collision first, so they describe the AVBD poses).
+ * Contacts (prm.contacts; rl_avbd_default_param picks by the model): RL_AVBD_CONTACTS_DATA takes every
+ * contact from rl_collision: before each step rl_avbd_step writes qpos from the AVBD poses and runs
+ * rl_kinematics, rl_collision and rl_avbd_load_contacts, so the contacts describe the step-start poses
+ * (the default when two geoms on different dynamic bodies pass the contype/conaffinity filter, e.g. the
+ * boxes of box_stack).  RL_AVBD_CONTACTS_GROUND (the default otherwise) builds ground contacts from the
+ * AVBD poses at the step start: distributed support points (box corners, sphere centres, capsule end
+ * caps) of every geom on a dynamic body against every plane on a static body that passes the
+ * contype/conaffinity filter, within a detection margin; it cannot see a dynamic–dynamic pair.
+ * RL_AVBD_CONTACTS_NONE: no contacts.
+ *
+ * rl_avbd_step_maximal is the step of the AVBD state alone (no collision, d's qpos/qvel left as they
+ * were): for a caller that loads its own contacts (rl_avbd_load_contacts) and reads the step in
+ * maximal coordinates only, e.g. a convergence study run from one loaded step start.
  */
 #ifndef RL_AVBD_H
 #define RL_AVBD_H
@@ -73,7 +83,10 @@ typedef struct rl_avbd_load {
                         F = −Σ λ_r J_B,r[0:3], τ_p = −Σ λ_r J_B,r[3:6] + (x_B − p) × F */
 } rl_avbd_load;
 
-/* Solver parameters (set by rl_avbd_build from the precision; change them between steps). */
+/* Solver parameters.  rl_avbd_default_param(m) gives the defaults below (per precision), the model's
+   contact source and the model's overrides (rl_option avbd_iterations, avbd_tolerance, avbd_cheb_rho;
+   `--opt avbd_*`); set fields on it, then rl_avbd_build(m, &prm, …) copies it to am->prm.  am->prm is
+   read at every step, so a field may also change between steps (e.g. a sweep budget per run). */
 typedef struct rl_avbd_param {
   int iterations;      /* sweep budget per step */
   int contacts;        /* RL_AVBD_CONTACTS_* */
@@ -196,9 +209,16 @@ typedef struct rl_avbd {
   void *buffer;
 } rl_avbd;
 
-/* Build from the model: refuses (NULL + one-line err) zero-mass or non-positive-inertia dynamic
-   bodies (naming the body), bodies with more than one joint, unsupported equality types. */
-rl_avbd *rl_avbd_build(const rl_model *m, char *err, int errlen);
+/* 1 if two geoms on different dynamic bodies pass the contype/conaffinity filter */
+int rl_avbd_dynamic_pairs(const rl_model *m);
+/* The documented defaults (see rl_avbd_param) for model m: the precision's values, prm.contacts =
+   RL_AVBD_CONTACTS_DATA if rl_avbd_dynamic_pairs(m) else RL_AVBD_CONTACTS_GROUND, then m->opt's
+   avbd_* overrides (0 keeps the default; avbd_tolerance sets tol_lin and scales tol_ang with it). */
+rl_avbd_param rl_avbd_default_param(const rl_model *m);
+/* Build from the model with parameters PRM (copied): refuses (NULL + one-line err) zero-mass or
+   non-positive-inertia dynamic bodies (naming the body), bodies with more than one joint, unsupported
+   equality types. */
+rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, int errlen);
 void rl_avbd_free(rl_avbd *am);
 /* Body COM poses and world velocities from d->qpos/qvel (rl_kinematics, rl_com_pos, rl_com_vel);
    resets the multipliers and the contact cache. */
@@ -208,9 +228,13 @@ void rl_avbd_from_generalized(rl_avbd *am, const rl_model *m, rl_data *d);
 void rl_avbd_to_generalized(const rl_avbd *am, const rl_model *m, rl_data *d);
 /* Copy d->contact[0..ncon) into the AVBD contact list (RL_AVBD_CONTACTS_DATA). */
 void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d);
-/* One step of size m->opt.timestep; returns RL_OK or RL_ERR_NUMERIC (non-finite state: the step is
-   undone).  Diagnostics in am->stat. */
+/* One whole step of size m->opt.timestep (contacts per am->prm.contacts, the step, qpos/qvel/time
+   written back); returns RL_OK or RL_ERR_NUMERIC (non-finite state: the step is undone, d holds the
+   step-start state).  Diagnostics in am->stat. */
 rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d);
+/* The step of the AVBD state only: the contacts last loaded (RL_AVBD_CONTACTS_DATA) or the own ground
+   contacts, d->qpos/qvel untouched (d->time advances); status as rl_avbd_step. */
+rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *d);
 /* 1 if this engine build runs prm.threads > 1 on OpenMP threads (built with OpenMP), else 0 */
 int rl_avbd_openmp(void);
 

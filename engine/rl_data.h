@@ -162,11 +162,6 @@ rl_data *rl_data_alloc(const rl_model *m);
 void rl_data_free(rl_data *d);
 /* Reset the state to qpos0, zero qvel/ctrl/qfrc_applied, time 0, warnings 0. */
 void rl_data_reset(const rl_model *m, rl_data *d);
-/* Take n reals from the arena (NULL on overflow: the arena is sized at allocation). */
-real *rl_arena_take(rl_data *d, size_t n);
-/* Arena mark/release: every stage releases what it took. */
-size_t rl_arena_mark(const rl_data *d);
-void rl_arena_release(rl_data *d, size_t mark);
 /* FNV-1a hash of the state fields (bit patterns), per precision. */
 uint64_t rl_state_hash(const rl_model *m, const rl_data *d);
 

@@ -14,6 +14,7 @@
 #define RL_ENGINE_H
 
 #include "rl_data.h"
+#include "rl_arena.h"
 #include "rl_collide.h"
 #include "rl_constraint.h"
 #include "rl_solver.h"

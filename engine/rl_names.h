@@ -25,6 +25,7 @@
 #define rl_data_alloc RL_NAME(data_alloc)
 #define rl_data_free RL_NAME(data_free)
 #define rl_data_reset RL_NAME(data_reset)
+#define rl_arena_reals RL_NAME(arena_reals)
 #define rl_arena_take RL_NAME(arena_take)
 #define rl_arena_mark RL_NAME(arena_mark)
 #define rl_arena_release RL_NAME(arena_release)
@@ -78,16 +79,64 @@
 /* constraint rows (engine/constraint.c) */
 #define rl_make_constraint RL_NAME(make_constraint)
 #define rl_constraint_arena RL_NAME(constraint_arena)
+#define rl_make_impedance RL_NAME(make_impedance)
+#define rl_reference_constraint RL_NAME(reference_constraint)
+#define rl_solimp_impedance RL_NAME(solimp_impedance)
+#define rl_solref_kb RL_NAME(solref_kb)
 
-/* solvers (engine/solver.c) */
+/* solvers (engine/solver*.c) */
 #define rl_constraint_solve RL_NAME(constraint_solve)
 #define rl_solver_arena RL_NAME(solver_arena)
+#define rl_solver_check_options RL_NAME(solver_check_options)
+#define rl_solver_resolution RL_NAME(solver_resolution)
+#define rl_solver_meaninertia RL_NAME(solver_meaninertia)
+#define rl_solver_factor_kind RL_NAME(solver_factor_kind)
+#define rl_solver_cost RL_NAME(solver_cost)
+#define rl_solver_observer RL_NAME(solver_observer)
+#define rl_constraint_solve_observed RL_NAME(constraint_solve_observed)
+#define rl_solver_hessian_dense RL_NAME(solver_hessian_dense)
+#define rl_hfactor RL_NAME(hfactor)
+#define rl_hfactor_layout RL_NAME(hfactor_layout)
+#define rl_hfactor_factor RL_NAME(hfactor_factor)
+#define rl_hfactor_solve RL_NAME(hfactor_solve)
+#define rl_hfactor_update RL_NAME(hfactor_update)
+#define rl_aba RL_NAME(aba)
+#define rl_aba_arena RL_NAME(aba_arena)
+#define rl_aba_init RL_NAME(aba_init)
+#define rl_aba_prepare RL_NAME(aba_prepare)
+#define rl_aba_solve RL_NAME(aba_solve)
+#define rl_aba_init_recursive RL_NAME(aba_init_recursive)
+#define rl_aba_init_m RL_NAME(aba_init_m)
+#define rl_aba_prepare_m RL_NAME(aba_prepare_m)
+#define rl_smooth_acc_recursive RL_NAME(smooth_acc_recursive)
+#define rl_euler_recursive RL_NAME(euler_recursive)
+#define rl_mul_m_recursive RL_NAME(mul_m_recursive)
+#define rl_constraint_solve_recursive RL_NAME(constraint_solve_recursive)
+#define rl_recursive_pays RL_NAME(recursive_pays)
+#define rl_forward_path RL_NAME(forward_path)
+#define rl_step_path RL_NAME(step_path)
 
-/* per-module additions, one file per module so that modules are edited independently */
-#include "rl_names_prim.h"
-#include "rl_names_convex.h"
-#include "rl_names_constraint.h"
-#include "rl_names_solver.h"
-#include "rl_names_avbd.h"
+/* AVBD (engine/avbd*.c) */
+/* types */
+#define rl_avbd RL_NAME(avbd)
+#define rl_avbd_param RL_NAME(avbd_param)
+#define rl_avbd_row RL_NAME(avbd_row)
+#define rl_avbd_contact RL_NAME(avbd_contact)
+#define rl_avbd_stat RL_NAME(avbd_stat)
+#define rl_avbd_pose RL_NAME(avbd_pose)
+#define rl_avbd_joint RL_NAME(avbd_joint)
+#define rl_avbd_bam RL_NAME(avbd_bam)
+#define rl_avbd_load RL_NAME(avbd_load)
+/* functions */
+#define rl_avbd_build RL_NAME(avbd_build)
+#define rl_avbd_free RL_NAME(avbd_free)
+#define rl_avbd_from_generalized RL_NAME(avbd_from_generalized)
+#define rl_avbd_to_generalized RL_NAME(avbd_to_generalized)
+#define rl_avbd_load_contacts RL_NAME(avbd_load_contacts)
+#define rl_avbd_step RL_NAME(avbd_step)
+#define rl_avbd_step_maximal RL_NAME(avbd_step_maximal)
+#define rl_avbd_default_param RL_NAME(avbd_default_param)
+#define rl_avbd_dynamic_pairs RL_NAME(avbd_dynamic_pairs)
+#define rl_avbd_openmp RL_NAME(avbd_openmp)
 
 #endif

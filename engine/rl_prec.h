@@ -6,7 +6,8 @@
  * (rl64_… / rl32_…).  A harness that links both libraries therefore cannot mix a
  * float model with a double routine: the types and the symbols differ.
  *
- * Per-precision constants live in this header and nowhere else.
+ * The precision's own constants (round-off, tiny, printing) live here; tuning of one algorithm to a
+ * precision lives beside that algorithm (e.g. the box–box tie rules in collide_box.c).
  */
 #ifndef RL_PREC_H
 #define RL_PREC_H
@@ -24,18 +25,6 @@ typedef double real;
 #define RL_SQRT_EPS 1.4901161193847656e-08
 #define RL_SMALL_ANGLE 1e-4      /* below this angle SO(3) maps switch to Taylor series */
 #define RL_FMT "%.17g"           /* round-trip exact printing */
-/* box–box (collide_box.c): MuJoCo's own rules.  Edge pairs with |e1 × e2| < 1e-15 (mjMINVAL) are
-   parallel and skipped; an edge–edge axis replaces the best axis only if its penetration is below
-   best·(1 − 1e-12) − TIE_ABS·Σ half sizes (TIE_ABS = 0).  `collision=mujoco` keeps MuJoCo's edge–edge
-   manifold whatever depths it reports; the default manifold mode replaces one that reports a point deeper
-   than the overlap along its own axis by more than EDGE_SLACK·Σ half sizes (MuJoCo's overhang case, where
-   the lateral overhang comes out as depth) with the best face axis's manifold.  The threshold is
-   geometric, not a rounding size: sound edge–edge manifolds exceed the overlap by ≤ 1.5e-7 of Σ half
-   sizes, the broken ones by > 1e-3 (collide_box.c). */
-#define RL_BOXBOX_PARALLEL 1e-15
-#define RL_BOXBOX_TIE_REL 1e-12
-#define RL_BOXBOX_TIE_ABS 0.0
-#define RL_BOXBOX_EDGE_SLACK 3.4526698e-04
 /* bias forces and M⁻¹ (qacc_smooth, Euler's damping solve) in MuJoCo's com frame with its LᵀDL: the f64
    engine follows MuJoCo's algorithms (see RL_LOCAL_FRAMES in the f32 block) */
 #define RL_LOCAL_FRAMES 0
@@ -48,29 +37,6 @@ typedef float real;
 #define RL_SQRT_EPS 3.4526698e-04f
 #define RL_SMALL_ANGLE 1e-2f
 #define RL_FMT "%.9g"
-/* box–box in float (see the f64 block).
-   TIE: 1 − 1e-12 rounds to 1 in float, so MuJoCo's preference of a face axis over an edge–edge axis
-   of equal penetration is lost.  Two perpendicular edges lying in two parallel faces have the face
-   normal as their cross product and the same penetration, so on stacked boxes the choice fell to
-   rounding (edge–edge reports the full depth, the face branch half of it: 4.8e-3 of the size in
-   verify).  The preference is made absolute: ε/4 × Σ half sizes (8.9e-9 m for 0.1 m cubes, about two
-   ulps of the half sizes), above the rounding of that difference in box_pyramid's verify states
-   (6.6e-9).  Random near-aligned poses reach 0.6 ε·Σ half sizes, but ε·Σ already overrides choices
-   MuJoCo resolves (verify box_stack: 1 pair of 5 flips), so near ties inside that band stay open.
-   PARALLEL: the normalized cross product of float edge directions at angle θ carries a direction
-   error ~ε/θ, i.e. a penetration error Σ size·ε/θ, while skipping the pair costs at most ~Σ size·θ
-   (the face axes cover parallel edges); both are Σ size·√ε at θ = √ε.
-   EDGE_SLACK (RL_COLL_MANIFOLD only): an edge–edge manifold with a point deeper than the overlap along
-   its own axis plus √ε·Σ half sizes is replaced by the best face axis's manifold.  MuJoCo's edge–edge
-   branch yields such points for an axis that is nearly a face normal (float tilts 4e-7–3.9e-4 rad)
-   when the upper box overhangs: it reports the 0.0505 m overhang as depth (MuJoCo in double gives the
-   same on those float poses; f64 poses stay aligned to rounding).  Over 4e5 random float poses
-   (near-aligned stacks, general) a sound manifold exceeds the overlap by at most 1.5e-7·Σ, a faulty
-   one by more than 1e-3·Σ (0.3 % of the general edge–edge manifolds).  RL_COLL_MUJOCO keeps MuJoCo's. */
-#define RL_BOXBOX_PARALLEL RL_SQRT_EPS
-#define RL_BOXBOX_TIE_REL 0.0f
-#define RL_BOXBOX_TIE_ABS (0.25f * FLT_EPSILON)
-#define RL_BOXBOX_EDGE_SLACK RL_SQRT_EPS
 /* LOCAL_FRAMES: bias forces and M⁻¹ (qacc_smooth, Euler's damping solve) with every body's quantities at
    its own COM (engine/smooth_local.c) instead of MuJoCo's com frame.  In the com frame a light body far
    from its root's subtree COM carries its own inertia as a difference of m·‖x − c‖² terms and its joint

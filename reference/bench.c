@@ -7,8 +7,8 @@
  * cg — rigidlab's solver set accordingly, MuJoCo with the same solver) run on the full model at a
  * contact-rich state: the model's initial state if it already has contacts, else MuJoCo's
  * trajectory from it after the first contacts appear (+100 steps).
- * Engine avbd (step stage only): rl_avbd_step + rl_avbd_to_generalized per step (qpos/qvel written back,
- * as mj_step leaves them), the AVBD state set from the same generalized state by rl_avbd_from_generalized
+ * Engine avbd (step stage only): rl_avbd_step per step (contacts, the step, qpos/qvel written back, as
+ * mj_step leaves them), the AVBD state set from the same generalized state by rl_avbd_from_generalized
  * before each timed run (not timed), vs mj_step with the model's own solver.  Contacts: AVBD's own ground
  * contacts when no two dynamic bodies can collide (contype/conaffinity), else the mapping the data
  * contacts need is timed too (rl_avbd_to_generalized, rl_kinematics, rl_collision, rl_avbd_load_contacts). */
@@ -21,7 +21,6 @@
 #include <string.h>
 #include <time.h>
 #include "csv.h"
-#include "avbd_step.h"
 #include "rl_avbd.h"
 #include "rl_collide.h"
 #include "pair.h"
@@ -76,7 +75,7 @@ static void run_ours(ctx *c, int stage, long n) {
       case B_COLLISION: rl_collision(m, d); break;
       default:
         if (c->am)
-          rl_avbd_harness_step(c->am, m, d);
+          rl_avbd_step(c->am, m, d);
         else
           rl_step(m, d);
         break;
@@ -223,9 +222,9 @@ static int bench_engine_begin(ctx *c, const char *engine, int solver0, int mjsol
   if (engine_solver(engine) == BENCH_AVBD) {
     p->m->opt.solver = solver0;
     p->mjm->opt.solver = mjsolver0;
-    c->am = rl_avbd_build(p->m, why, whylen);
+    rl_avbd_param prm = rl_avbd_default_param(p->m); /* contacts: rl_collision's where dynamic bodies can touch */
+    c->am = rl_avbd_build(p->m, &prm, why, whylen);
     if (!c->am) return -1;
-    rl_avbd_harness_contacts(c->am, p->m); /* avbd_step.h: rl_collision's contacts where dynamic bodies can touch */
     return 0;
   }
   p->m->opt.solver = engine_solver(engine);

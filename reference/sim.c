@@ -16,7 +16,6 @@
 #include "pair.h"
 #include "states.h"
 #include "rl_so3.h"
-#include "avbd_step.h"
 #include "rl_avbd.h"
 #include "tolerances.h"
 
@@ -204,13 +203,13 @@ int rl_cmd_sim(const rl_sim_args *a) {
     }
   }
   if (avbd) {
-    am = rl_avbd_build(p.m, why, sizeof why);
+    rl_avbd_param prm = rl_avbd_default_param(p.m); /* contacts: rl_collision's where dynamic bodies can touch */
+    am = rl_avbd_build(p.m, &prm, why, sizeof why);
     if (!am) {
       rl_errorf("%s: %s", a->c.model, why);
       rl_pair_free(&p);
       return RL_EXIT_BADINPUT;
     }
-    rl_avbd_harness_contacts(am, p.m); /* avbd_step.h: rl_collision's contacts where dynamic bodies can touch */
   }
   long steps = a->steps >= 0 ? a->steps : lround(a->duration / p.mjm->opt.timestep);
   mjData *mjd = mj_makeData(p.mjm);
@@ -245,7 +244,7 @@ int rl_cmd_sim(const rl_sim_args *a) {
     rl_avbd_from_generalized(am, p.m, d);
     row_rl(w, 0, p.m, d, am);
     for (long s = 1; s <= steps; s++) {
-      if (rl_avbd_harness_step(am, p.m, d) != RL_OK) d->warning[RL_WARN_BADQACC]++; /* the step was undone */
+      rl_avbd_step(am, p.m, d); /* a non-finite step is undone and counted in d->warning */
       row_rl(w, s, p.m, d, am);
     }
   } else if (!mujoco) {

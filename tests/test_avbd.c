@@ -1,4 +1,4 @@
-/* test_avbd.c — the AVBD solver in maximal coordinates (issue 5), in the precision this file is
+/* test_avbd.c — the AVBD solver in maximal coordinates, in the precision this file is
  * compiled for (-DRL_REAL_F64 / -DRL_REAL_F32).  Every test prints the figures it checks, so they
  * can be quoted:  build-avbd/tests/test_avbd_f64 --verbose  (or ninja -C build-avbd test). */
 #include <criterion/criterion.h>
@@ -26,21 +26,39 @@
 #endif
 
 
-static rl_avbd *build(const rl_model *m) {
+/* AVBD of m with parameters PRM (fails the test with the build error) */
+static rl_avbd *build_prm(const rl_model *m, const rl_avbd_param *prm) {
   char err[256];
-  rl_avbd *am = rl_avbd_build(m, err, sizeof err);
+  rl_avbd *am = rl_avbd_build(m, prm, err, sizeof err);
   cr_assert_not_null(am, "%s", err);
   return am;
 }
 
-/* MODEL in AVBD from its initial state, at time step h (h ≤ 0: the model's); *d its data */
-static rl_avbd *avbd_open(rl_pair *p, const char *model, double h, rl_data **d) {
+/* AVBD of m with its default parameters */
+static rl_avbd *build(const rl_model *m) {
+  rl_avbd_param prm = rl_avbd_default_param(m);
+  return build_prm(m, &prm);
+}
+
+/* MODEL loaded at time step h (h ≤ 0: the model's); its default AVBD parameters */
+static rl_avbd_param avbd_load(rl_pair *p, const char *model, double h) {
   load(p, model, NULL);
   if (h > 0) p->m->opt.timestep = (real)h;
-  rl_avbd *am = build(p->m);
+  return rl_avbd_default_param(p->m);
+}
+
+/* the loaded model in AVBD with parameters PRM from its initial state; *d its data */
+static rl_avbd *avbd_start(rl_pair *p, const rl_avbd_param *prm, rl_data **d) {
+  rl_avbd *am = build_prm(p->m, prm);
   *d = rl_data_alloc(p->m);
   rl_avbd_from_generalized(am, p->m, *d);
   return am;
+}
+
+/* MODEL in AVBD with its default parameters from its initial state, at time step h (h ≤ 0: the model's) */
+static rl_avbd *avbd_open(rl_pair *p, const char *model, double h, rl_data **d) {
+  rl_avbd_param prm = avbd_load(p, model, h);
+  return avbd_start(p, &prm, d);
 }
 
 /* ------------------------------------------------------------------ build checks */
@@ -50,13 +68,14 @@ Test(avbd, refuses_massless_body_by_name) {
   load(&p, SCENE("double_pendulum.xml"), NULL);
   char err[256] = "";
   p.m->body_mass[2] = 0;
-  rl_avbd *am = rl_avbd_build(p.m, err, sizeof err);
+  rl_avbd_param prm = rl_avbd_default_param(p.m);
+  rl_avbd *am = rl_avbd_build(p.m, &prm, err, sizeof err);
   printf("avbd build with body 2 massless: %s\n", err);
   cr_expect_null(am);
   cr_expect(strstr(err, rl_model_name(p.m, p.m->name_bodyadr[2])) != NULL, "error does not name the body: %s", err);
   p.m->body_mass[2] = 1;
   p.m->body_inertia[3 * 2 + 1] = 0;
-  am = rl_avbd_build(p.m, err, sizeof err);
+  am = rl_avbd_build(p.m, &prm, err, sizeof err);
   cr_expect_null(am, "zero inertia accepted");
   rl_avbd_free(am);
   rl_pair_free(&p);
@@ -149,7 +168,6 @@ static void avbd_run(const char *model, double h, double T, real *q, double *anc
     an = fmax(an, am->stat.anchor_err);
     it += am->stat.iterations;
   }
-  rl_avbd_to_generalized(am, p.m, d);
   memcpy(q, d->qpos, sizeof(real) * (size_t)p.m->nq);
   if (anchor) *anchor = an;
   if (exhausted) *exhausted = am->exhausted;
@@ -256,7 +274,6 @@ Test(avbd, joint_limit_hit_at_speed) {
   long exhausted = 0;
   for (int k = 0; k < 500; k++) {
     cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
-    rl_avbd_to_generalized(am, p.m, d);
     qmax = fmax(qmax, d->qpos[0]);
     qmin = fmin(qmin, d->qpos[0]);
     vend = d->qvel[0];
@@ -288,7 +305,6 @@ static double dry_run(real frictionloss, double *resid) {
     cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
     r = fmax(r, am->stat.dry_residual);
   }
-  rl_avbd_to_generalized(am, p.m, d);
   double drift = fabs((double)d->qpos[0] - q0);
   *resid = r;
   rl_data_free(d);
@@ -324,7 +340,6 @@ Test(avbd, box_rests_on_ground) {
     kkt = fmax(kkt, fmax(am->stat.kkt_cone, am->stat.kkt_normal_sign));
     exhausted += !am->stat.converged;
   }
-  rl_avbd_to_generalized(am, p.m, d);
   double v = 0;
   for (int i = 0; i < 6; i++) v = fmax(v, fabs(d->qvel[i]));
   printf("avbd box on ground (%s), 2 s: z %.9f (0.05), max penetration %.3e m, final |qvel| %.3e, %d contacts, "
@@ -351,7 +366,6 @@ Test(avbd, incline_sticks) {
     cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
     exhausted += !am->stat.converged;
   }
-  rl_avbd_to_generalized(am, p.m, d);
   double dx = fabs((double)d->qpos[0] - x0[0]) + fabs((double)d->qpos[1] - x0[1]);
   printf("avbd incline (%s), 2 s at 2 ms: downhill creep %.3e m, %d contacts, stick friction KKT cone %.1e, %ld "
          "budget-exhausted steps\n", RL_PREC_NAME, dx, am->stat.ncon, am->stat.kkt_cone, exhausted);
@@ -363,8 +377,14 @@ Test(avbd, incline_sticks) {
 
 /* ------------------------------------------------------------------------ microduck */
 
-/* the microduck at h = 1 ms in AVBD from its initial state (ctrl = 0: standing on its servos) */
-static rl_avbd *microduck_1ms(rl_pair *p, rl_data **d) { return avbd_open(p, SCENE("microduck.xml"), 1e-3, d); }
+/* the microduck at h = 1 ms in AVBD from its initial state (ctrl = 0: standing on its servos), with the
+   default parameters changed by SET (NULL: none) */
+static rl_avbd *microduck_1ms_with(rl_pair *p, rl_data **d, void (*set)(rl_avbd_param *, real), real v) {
+  rl_avbd_param prm = avbd_load(p, SCENE("microduck.xml"), 1e-3);
+  if (set) set(&prm, v);
+  return avbd_start(p, &prm, d);
+}
+static rl_avbd *microduck_1ms(rl_pair *p, rl_data **d) { return microduck_1ms_with(p, d, NULL, 0); }
 
 /* standing on its position servos (ctrl = 0) for 10 s at h = 1 ms */
 Test(avbd, microduck_stands_10s, .timeout = 600) {
@@ -381,7 +401,6 @@ Test(avbd, microduck_stands_10s, .timeout = 600) {
     it += am->stat.iterations;
     if (am->stat.iterations > maxit) maxit = am->stat.iterations;
   }
-  rl_avbd_to_generalized(am, p.m, d);
   printf("avbd microduck (%s) 10 s at 1 ms: trunk z %.5f, max anchor error %.3e m, max axis error %.3e rad, max "
          "penetration %.3e m, %.1f sweeps/step (max %d), %ld of %ld steps budget-exhausted, %d contacts, %d colors\n",
          RL_PREC_NAME, d->qpos[2], an, ax, pen, it / 10000, maxit, am->exhausted, am->steps, am->stat.ncon, am->stat.ncolor);
@@ -404,7 +423,6 @@ Test(avbd, microduck_joint_loads_balance_gravity, .timeout = 300) {
   rl_data *d;
   rl_avbd *am = microduck_1ms(&p, &d);
   for (int k = 0; k < 1000; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
-  rl_avbd_to_generalized(am, p.m, d);
   rl_kinematics(p.m, d);
   rl_com_pos(p.m, d);
   rl_com_vel(p.m, d);
@@ -445,7 +463,9 @@ Test(avbd, microduck_joint_loads_balance_gravity, .timeout = 300) {
 Test(avbd, arm_press_contact_load_balances_gravity) {
   rl_pair p;
   rl_data *d;
-  rl_avbd *am = avbd_open(&p, MODEL("avbd_arm_press.xml"), 0, &d);
+  rl_avbd_param prm = avbd_load(&p, MODEL("avbd_arm_press.xml"), 0);
+  prm.contacts = RL_AVBD_CONTACTS_GROUND; /* the press only: the links could touch each other, so not the default */
+  rl_avbd *am = avbd_start(&p, &prm, &d);
   for (int k = 0; k < 500; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
   cr_assert_eq(am->njoint, 2);
   double worst = 0, ref[2];
@@ -682,11 +702,10 @@ Test(avbd, dense_kkt_reference_chain8) {
 
 static double stack_drift(const char *model, const char *name, double T) {
   rl_pair p;
-  load(&p, model, NULL);
-  rl_avbd *am = build(p.m);
-  am->prm.contacts = RL_AVBD_CONTACTS_DATA;
-  rl_data *d = rl_data_alloc(p.m);
-  rl_avbd_from_generalized(am, p.m, d);
+  rl_data *d;
+  rl_avbd_param prm = avbd_load(&p, model, 0);
+  prm.contacts = RL_AVBD_CONTACTS_DATA;
+  rl_avbd *am = avbd_start(&p, &prm, &d);
   real x0[64 * 3];
   cr_assert_leq(am->nb, 64);
   for (int s = 0; s < am->nb; s++) memcpy(x0 + 3 * s, am->pose[s].x, sizeof(real) * 3);
@@ -694,11 +713,7 @@ static double stack_drift(const char *model, const char *name, double T) {
   long n = lround(T / p.m->opt.timestep), it = 0;
   int maxcon = 0;
   for (long k = 0; k < n; k++) {
-    rl_avbd_to_generalized(am, p.m, d);
-    rl_kinematics(p.m, d);
-    rl_collision(p.m, d);
-    rl_avbd_load_contacts(am, p.m, d);
-    cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
+    cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK); /* rl_collision's contacts at the step start */
     it += am->stat.iterations;
     pen = fmax(pen, am->stat.penetration);
     if (am->stat.ncon > maxcon) maxcon = am->stat.ncon;
@@ -729,7 +744,7 @@ Test(avbd, box_stack_rests_10s, .timeout = 600) {
    test runs 2 s unless RL_AVBD_FULL is set in the environment.  Measured 10 s: f64 5.886e-4 m (reached at
    0.01 s: the initial settling, then at rest), f32 6.050e-4 m (2 s: 3.924e-4 m).  f32 collapsed (0.956 m)
    while rl_collision (f32) reported box–box points with dist −0.0505 m from step 4: float tilts let an
-   edge–edge axis take the contact of two parallel faces (see RL_BOXBOX_* in rl_prec.h). */
+   edge–edge axis take the contact of two parallel faces (see RL_BOXBOX_* in collide_box.c). */
 Test(avbd, box_pyramid_rests, .timeout = 600) {
   double T = getenv("RL_AVBD_FULL") ? 10 : 2;
   double dr = stack_drift(SCENE("box_pyramid.xml"), "box_pyramid", T);
@@ -812,22 +827,17 @@ Test(avbd, chain50_supported_mass_penalty_holds_anchors) {
    (box–box rows restart at ρ₀ each step, see avbd_contact_warmstart) */
 Test(avbd, box_stack_collision_contacts_rest, .timeout = 300) {
   rl_pair p;
-  load(&p, SCENE("box_stack.xml"), NULL);
-  rl_avbd *am = build(p.m);
-  am->prm.contacts = RL_AVBD_CONTACTS_DATA;
-  rl_data *d = rl_data_alloc(p.m);
-  rl_avbd_from_generalized(am, p.m, d);
+  rl_data *d;
+  rl_avbd_param prm = avbd_load(&p, SCENE("box_stack.xml"), 0);
+  prm.contacts = RL_AVBD_CONTACTS_DATA;
+  rl_avbd *am = avbd_start(&p, &prm, &d);
   real x0[5 * 3];
   cr_assert_eq(am->nb, 5);
   for (int s = 0; s < 5; s++) memcpy(x0 + 3 * s, am->pose[s].x, sizeof(real) * 3);
   double drift = 0, pen = 0, it = 0, sign = 0, cone = 0;
   int mincon = 1000, n = 1000;
   for (int k = 0; k < n; k++) {
-    rl_avbd_to_generalized(am, p.m, d);
-    rl_kinematics(p.m, d);
-    rl_collision(p.m, d);
-    rl_avbd_load_contacts(am, p.m, d);
-    cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
+    cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK); /* rl_collision's contacts at the step start */
     it += am->stat.iterations;
     pen = fmax(pen, am->stat.penetration);
     sign = fmax(sign, am->stat.kkt_normal_sign);
@@ -856,19 +866,16 @@ Test(avbd, box_stack_collision_contacts_rest, .timeout = 300) {
 Test(avbd, spin_sphere_stops_under_torsional_friction) {
   rl_pair p;
   load(&p, MODEL("spin_sphere.xml"), NULL);
-  rl_avbd *am = build(p.m);
-  am->prm.contacts = RL_AVBD_CONTACTS_DATA;
+  rl_avbd_param prm = rl_avbd_default_param(p.m);
+  prm.contacts = RL_AVBD_CONTACTS_DATA; /* one body: no dynamic pair, so not the default */
+  rl_avbd *am = build_prm(p.m, &prm);
   rl_data *d = rl_data_alloc(p.m);
   d->qvel[5] = 20;
   rl_avbd_from_generalized(am, p.m, d);
   double h = p.m->opt.timestep, tstop = -1, wmin = 0, w_01 = 0, lam_sign = 0;
   const double mus = 0.05, r = 0.1, g = 9.81, wdot = mus * g / (0.4 * r * r), tstar = 20 / wdot;
   for (int k = 0; k < 500; k++) {
-    rl_avbd_to_generalized(am, p.m, d);
-    rl_kinematics(p.m, d);
-    rl_collision(p.m, d);
-    rl_avbd_load_contacts(am, p.m, d);
-    cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
+    cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK); /* rl_collision's contacts at the step start */
     double w = am->vel[5], t = (k + 1) * h;
     if (tstop < 0 && fabs(w) < 1e-3) tstop = t;
     if (tstop >= 0) wmin = fmax(wmin, fabs(w));
@@ -896,18 +903,15 @@ Test(avbd, spin_sphere_stops_under_torsional_friction) {
 Test(avbd, rolling_friction_decelerates_sphere) {
   rl_pair p;
   load(&p, MODEL("avbd_roll.xml"), NULL);
-  rl_avbd *am = build(p.m);
-  am->prm.contacts = RL_AVBD_CONTACTS_DATA;
+  rl_avbd_param prm = rl_avbd_default_param(p.m);
+  prm.contacts = RL_AVBD_CONTACTS_DATA; /* one body: no dynamic pair, so not the default */
+  rl_avbd *am = build_prm(p.m, &prm);
   rl_data *d = rl_data_alloc(p.m);
   d->qvel[0] = 1;
   d->qvel[4] = 10;
   rl_avbd_from_generalized(am, p.m, d);
   for (int k = 0; k < 250; k++) {
-    rl_avbd_to_generalized(am, p.m, d);
-    rl_kinematics(p.m, d);
-    rl_collision(p.m, d);
-    rl_avbd_load_contacts(am, p.m, d);
-    cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
+    cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK); /* rl_collision's contacts at the step start */
   }
   double v = am->vel[0], slip = v - 0.1 * am->vel[4], exact = 1 - 0.01 * 9.81 / 0.14 * 0.5;
   double ratio = (1 - v) / (1 - exact);
@@ -930,19 +934,19 @@ Test(avbd, rolling_friction_decelerates_sphere) {
 Test(avbd, bam_servo_static_balance_under_gravity) {
   rl_pair p;
   load(&p, MODEL("avbd_bam.xml"), NULL);
-  rl_avbd *am = build(p.m);
-  am->prm.servo_model = RL_AVBD_SERVO_BAM;
+  rl_avbd_param prm = rl_avbd_default_param(p.m);
+  prm.servo_model = RL_AVBD_SERVO_BAM;
+  rl_avbd *am = build_prm(p.m, &prm);
   const rl_avbd_bam *b = &am->prm.bam;
   double S = b->kt * b->supply * b->kp * b->error_gain / b->R, tg = 0.5 * 9.81 * 0.3, phi_x = 0;
   for (int i = 0; i < 100; i++) phi_x = tg * cos(phi_x) / S;
   double phi[2];
   for (int pass = 0; pass < 2; pass++) {
-    am->prm.bam.friction = pass ? (real)0.0515 : 0;
+    am->prm.bam.friction = pass ? (real)0.0515 : 0; /* a parameter changed between runs */
     rl_data *d = rl_data_alloc(p.m);
     rl_avbd_from_generalized(am, p.m, d);
     d->ctrl[0] = 0;
     for (int k = 0; k < 3000; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
-    rl_avbd_to_generalized(am, p.m, d);
     phi[pass] = d->qpos[0];
     const rl_avbd_load *L = am->load;
     printf("avbd BAM static (%s, friction %.4f): phi %.6f rad (friction-free balance %.6f), qvel %.2e, loads: servo "
@@ -969,15 +973,15 @@ Test(avbd, bam_servo_no_load_speed) {
   rl_pair p;
   load(&p, MODEL("avbd_bam.xml"), NULL);
   p.m->opt.disableflags |= RL_DSBL_GRAVITY;
-  rl_avbd *am = build(p.m);
-  am->prm.servo_model = RL_AVBD_SERVO_BAM;
+  rl_avbd_param prm = rl_avbd_default_param(p.m);
+  prm.servo_model = RL_AVBD_SERVO_BAM;
+  rl_avbd *am = build_prm(p.m, &prm);
   const rl_avbd_bam *b = &am->prm.bam;
   double w_x = (b->kt * b->supply * b->max_duty / b->R - b->friction) / (b->kt * b->kt / b->R + b->viscous);
   rl_data *d = rl_data_alloc(p.m);
   rl_avbd_from_generalized(am, p.m, d);
   d->ctrl[0] = 1000;
   for (int k = 0; k < 1500; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
-  rl_avbd_to_generalized(am, p.m, d);
   double w = d->qvel[0];
   printf("avbd BAM no-load speed (%s): %.5f rad/s (back-EMF limit %.5f), servo torque %.5f N m, %ld exhausted\n",
          RL_PREC_NAME, w, w_x, am->load[0].servo, am->exhausted);
@@ -987,12 +991,16 @@ Test(avbd, bam_servo_no_load_speed) {
   rl_pair_free(&p);
 }
 
+static void set_bam(rl_avbd_param *prm, real v) {
+  (void)v;
+  prm->servo_model = RL_AVBD_SERVO_BAM;
+}
+
 /* microduck standing on BAM servos (ctrl = 0) for 2 s at h = 1 ms */
 Test(avbd, microduck_stands_bam_2s, .timeout = 300) {
   rl_pair p;
   rl_data *d;
-  rl_avbd *am = microduck_1ms(&p, &d);
-  am->prm.servo_model = RL_AVBD_SERVO_BAM;
+  rl_avbd *am = microduck_1ms_with(&p, &d, set_bam, 0);
   double an = 0, it = 0, smax = 0;
   for (int k = 0; k < 2000; k++) {
     cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
@@ -1000,7 +1008,6 @@ Test(avbd, microduck_stands_bam_2s, .timeout = 300) {
     it += am->stat.iterations;
   }
   for (int j = 0; j < am->njoint; j++) smax = fmax(smax, fabs(am->load[j].servo));
-  rl_avbd_to_generalized(am, p.m, d);
   printf("avbd microduck BAM (%s) 2 s at 1 ms: trunk z %.5f, max anchor error %.3e m, %.1f sweeps/step, %ld of %ld "
          "steps budget-exhausted, max |servo torque| %.4f N m\n",
          RL_PREC_NAME, d->qpos[2], an, it / 2000, am->exhausted, am->steps, smax);
@@ -1018,9 +1025,10 @@ Test(avbd, microduck_stands_bam_2s, .timeout = 300) {
 Test(avbd, kkt_residuals_split_by_unit) {
   rl_pair p;
   rl_data *d;
-  rl_avbd *am = avbd_open(&p, SCENE("chain8.xml"), 0, &d);
-  am->prm.iterations = 3;
-  am->prm.tol_lin = am->prm.tol_ang = 0;
+  rl_avbd_param prm = avbd_load(&p, SCENE("chain8.xml"), 0);
+  prm.iterations = 3;
+  prm.tol_lin = prm.tol_ang = 0;
+  rl_avbd *am = avbd_start(&p, &prm, &d);
   cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
   const rl_avbd_stat *st = &am->stat;
   cr_expect_eq(st->iterations, 3);
@@ -1040,20 +1048,13 @@ Test(avbd, kkt_residuals_split_by_unit) {
    the build the threads setting is ignored and the runs are trivially equal; the test says which. */
 static void run_threads(const char *model, int data_contacts, int threads, long n, real *out, long *iters) {
   rl_pair p;
-  load(&p, model, NULL);
-  rl_avbd *am = build(p.m);
-  if (data_contacts) am->prm.contacts = RL_AVBD_CONTACTS_DATA;
-  am->prm.threads = threads;
-  rl_data *d = rl_data_alloc(p.m);
-  rl_avbd_from_generalized(am, p.m, d);
+  rl_data *d;
+  rl_avbd_param prm = avbd_load(&p, model, 0);
+  prm.contacts = data_contacts ? RL_AVBD_CONTACTS_DATA : RL_AVBD_CONTACTS_GROUND;
+  prm.threads = threads;
+  rl_avbd *am = avbd_start(&p, &prm, &d);
   *iters = 0;
   for (long k = 0; k < n; k++) {
-    if (data_contacts) {
-      rl_avbd_to_generalized(am, p.m, d);
-      rl_kinematics(p.m, d);
-      rl_collision(p.m, d);
-      rl_avbd_load_contacts(am, p.m, d);
-    }
     cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
     *iters += am->stat.iterations + 1000L * am->stat.guarded;
   }
@@ -1100,20 +1101,20 @@ Test(avbd, openmp_sweep_bit_identical_at_any_thread_count, .timeout = 300) {
 
 /* ------------------------------------------- Chebyshev acceleration of the multipliers (cheb_rho) */
 
+static void set_cheb_rho(rl_avbd_param *prm, real rho) { prm->cheb_rho = rho; }
+
 /* microduck standing on its servos (ctrl = 0) for 10 s at 1 ms with cheb_rho = rho: max anchor error,
    budget-exhausted steps, mean sweeps per step, final trunk height */
 static void cheb_microduck(real rho, double *anchor, long *exhausted, double *sweeps, double *z) {
   rl_pair p;
   rl_data *d;
-  rl_avbd *am = microduck_1ms(&p, &d);
-  am->prm.cheb_rho = rho;
+  rl_avbd *am = microduck_1ms_with(&p, &d, set_cheb_rho, rho);
   double an = 0, it = 0;
   for (int k = 0; k < 10000; k++) {
     cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
     an = fmax(an, am->stat.anchor_err);
     it += am->stat.iterations;
   }
-  rl_avbd_to_generalized(am, p.m, d);
   *anchor = an;
   *exhausted = am->exhausted;
   *sweeps = it / 10000;
@@ -1206,8 +1207,8 @@ Test(avbd, chebyshev_multipliers_fewer_sweeps, .timeout = 600) {
   }
 }
 
-/* --opt avbd_iterations / avbd_tolerance / avbd_cheb_rho reach rl_avbd_build's parameters (tol_ang keeps its
-   default ratio to tol_lin); unset, the defaults stay */
+/* --opt avbd_iterations / avbd_tolerance / avbd_cheb_rho reach rl_avbd_default_param and through it the built
+   parameters (tol_ang keeps its default ratio to tol_lin); unset, the defaults stay */
 Test(avbd, model_options_set_the_parameters) {
   rl_pair p;
   load(&p, SCENE("pendulum.xml"), NULL);
@@ -1228,4 +1229,43 @@ Test(avbd, model_options_set_the_parameters) {
     rl_avbd_free(am);
     rl_pair_free(&p);
   }
+}
+
+/* rl_avbd_default_param picks the contact source by the model: rl_collision's where two geoms on different
+   dynamic bodies pass the contype/conaffinity filter (box_stack), else the own ground contacts (pendulum,
+   the single sphere of spin_sphere) */
+Test(avbd, default_param_picks_contact_source) {
+  static const struct { const char *model; int pairs; } cases[] = {
+      {SCENE("box_stack.xml"), 1}, {SCENE("pendulum.xml"), 0}, {MODEL("spin_sphere.xml"), 0}};
+  for (int k = 0; k < 3; k++) {
+    rl_pair p;
+    load(&p, cases[k].model, NULL);
+    rl_avbd_param prm = rl_avbd_default_param(p.m);
+    printf("avbd default contacts (%s) %s: %s\n", RL_PREC_NAME, cases[k].model,
+           prm.contacts == RL_AVBD_CONTACTS_DATA ? "rl_collision" : "own ground");
+    cr_expect_eq(rl_avbd_dynamic_pairs(p.m), cases[k].pairs, "%s", cases[k].model);
+    cr_expect_eq(prm.contacts, cases[k].pairs ? RL_AVBD_CONTACTS_DATA : RL_AVBD_CONTACTS_GROUND, "%s", cases[k].model);
+    rl_pair_free(&p);
+  }
+}
+
+/* after rl_avbd_step, d holds the stepped state as rl_avbd_to_generalized writes it (nothing stale), and a
+   second write-back changes no bit */
+Test(avbd, step_leaves_data_current) {
+  rl_pair p;
+  rl_data *d;
+  rl_avbd *am = avbd_open(&p, SCENE("box_stack.xml"), 0, &d);
+  cr_assert_eq(am->prm.contacts, RL_AVBD_CONTACTS_DATA);
+  for (int k = 0; k < 20; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
+  uint64_t h = rl_state_hash(p.m, d);
+  double t = d->time;
+  rl_avbd_to_generalized(am, p.m, d);
+  printf("avbd box_stack (%s) after 20 steps: t %.4f s, state hash %016llx, unchanged by a second write-back: %d\n",
+         RL_PREC_NAME, t, (unsigned long long)h, rl_state_hash(p.m, d) == h);
+  cr_expect_eq(rl_state_hash(p.m, d), h);
+  cr_expect_eq(t, (double)am->time, "d->time %.17g, AVBD time %.17g", t, (double)am->time);
+  cr_expect_eq(am->steps, 20);
+  rl_data_free(d);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
 }

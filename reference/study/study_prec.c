@@ -8,7 +8,6 @@
 #include "csv.h"
 #include "lapack_ref.h"
 #include "avbd_ref.h"
-#include "avbd_step.h"
 #include "study_prec.h"
 #include "pair.h"
 #include "study_kinds.h"
@@ -37,12 +36,12 @@ int study_load_engine(rl_pair *p, const rl_sim_args *a, int allow_mujoco, int al
     return st;
   }
   if (avbd) {
-    if (!(*am = rl_avbd_build(p->m, why, sizeof why))) {
+    rl_avbd_param prm = rl_avbd_default_param(p->m); /* as `sim` runs it */
+    if (!(*am = rl_avbd_build(p->m, &prm, why, sizeof why))) {
       rl_errorf("%s: %s", a->c.model, why);
       rl_pair_free(p);
       return RL_EXIT_BADINPUT;
     }
-    rl_avbd_harness_contacts(*am, p->m); /* as `sim` runs it (avbd_step.h) */
   } else if (!*mujoco) {
     p->m->opt.solver = cg ? RL_SOLVER_CG : RL_SOLVER_NEWTON;
     if (rl_solver_check_options(p->m, why, sizeof why)) {
@@ -77,7 +76,7 @@ int study_onestep(const rl_sim_args *a, long nsteps, int n, int nq, int nv, cons
     for (int i = 0; i < nv; i++) d->qacc_warmstart[i] = 0;
     if (am) { /* AVBD restarted from the generalized state: fresh multipliers and contact cache */
       rl_avbd_from_generalized(am, p.m, d);
-      for (long k = 0; k < nsteps; k++) rl_avbd_harness_step(am, p.m, d); /* a non-finite step is undone (`sim`) */
+      for (long k = 0; k < nsteps; k++) rl_avbd_step(am, p.m, d); /* a non-finite step is undone (`sim`) */
     } else
       for (long k = 0; k < nsteps; k++) rl_step(p.m, d);
     for (int i = 0; i < nq; i++) qpos_out[(size_t)s * (size_t)nq + (size_t)i] = (double)d->qpos[i];
@@ -298,7 +297,7 @@ int study_residuals(const rl_sim_args *a) {
       time = mjd->time;
     } else if (am) {
       /* AVBD as `sim` runs it (its own contacts); the step's contacts and multipliers stay in am */
-      if (rl_avbd_harness_step(am, p.m, d) != RL_OK) /* a non-finite step, undone: no forces to judge */
+      if (rl_avbd_step(am, p.m, d) != RL_OK) /* a non-finite step, undone: no forces to judge */
         r.signorini = r.coulomb = r.mdp = r.ncp = r.penetration = NAN;
       for (int i = 0; i < am->ncon; i++) avbd_contact_resid(&r, am, am->con + i);
       ncon = am->ncon;
@@ -416,8 +415,8 @@ int study_convergence(const rl_sim_args *a, int nstates, long stride, int niter)
    applicable (the dense reference covers every term of its step) */
 enum { AVBD_CONV_NCOL = 10 };
 
-/* AVBD's step-start state from d's generalized state (d->time = T0), with the contacts the harness gives it
-   (avbd_step.h: rl_collision's at this state for RL_AVBD_CONTACTS_DATA; own ground contacts are made in the step) */
+/* AVBD's step-start state from d's generalized state (d->time = T0), with the contacts rl_avbd_step would take
+   (rl_collision's at this state for RL_AVBD_CONTACTS_DATA; own ground contacts are made in the step) */
 static void avbd_conv_start(rl_avbd *am, const rl_model *m, rl_data *d, double t0) {
   d->time = (real)t0;
   rl_avbd_from_generalized(am, m, d); /* runs rl_kinematics on d's state */
@@ -427,7 +426,7 @@ static void avbd_conv_start(rl_avbd *am, const rl_model *m, rl_data *d, double t
   }
 }
 
-/* AVBD from the generalized state with a budget of IT sweeps and tolerance 0 (am->prm set by the caller):
+/* AVBD from the generalized state with a budget of IT sweeps and tolerance 0 (set here for each run):
    the step's iterate after exactly IT sweeps (fewer only if an update is exactly zero); the row
    iter,dist_m,dist_rad,stat_force,stat_torque,primal_m,primal_rad,sweeps into ROW[2..9] (the caller sets
    state, step) */
@@ -435,7 +434,8 @@ static int avbd_conv_iterate(rl_avbd *am, const rl_model *m, rl_data *d, const r
                              double *row) {
   avbd_conv_start(am, m, d, t0);
   am->prm.iterations = it;
-  if (rl_avbd_step(am, m, d) != RL_OK) return -1;
+  am->prm.tol_lin = am->prm.tol_ang = 0;
+  if (rl_avbd_step_maximal(am, m, d) != RL_OK) return -1; /* the contacts loaded at this start */
   const rl_avbd_stat *st = &am->stat;
   row[2] = it;
   rl_avbd_ref_distance(ref, am, &row[3], &row[4]);
@@ -457,7 +457,6 @@ int study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, int n
     rl_pair_free(&p);
     return RL_EXIT_BADINPUT;
   }
-  am->prm.tol_lin = am->prm.tol_ang = 0;
   mjData *traj = mj_makeData(p.mjm);
   rl_data *d = rl_data_alloc(p.m);
   double *rows = malloc(sizeof(double) * AVBD_CONV_NCOL * ((size_t)niter + 1));

@@ -1,0 +1,31 @@
+/* arena.c — the scratch arena of rl_data (see rl_arena.h): its size, the largest temporary of any stage,
+ * and the stack discipline the stages take and release it by. */
+#include "rl_engine.h"
+
+/* Arena size: the largest temporary any stage needs (reals).  RK4 keeps 4 derivative
+   copies of (qvel, qacc) plus the start state; the Euler damping solve keeps an nM copy; the local-frame
+   recursions (bias forces, M⁻¹, the recursive Euler solve) take rl_local_arena. */
+size_t rl_arena_reals(const rl_model *m) {
+  size_t nv = (size_t)m->nv, nq = (size_t)m->nq;
+  size_t rk4 = 2 * nq + 12 * nv + 64;
+  size_t euler = 2 * (size_t)m->nM + 3 * nv + 64;
+  size_t local = rl_local_arena(m) + nv + 64; /* rl_rne_local, rl_solve_m_local (qacc_smooth, Euler) */
+  size_t n = rk4 > euler ? rk4 : euler;
+  if (local > n) n = local;
+  size_t mod = rl_collision_arena(m);
+  if (rl_constraint_arena(m) > mod) mod = rl_constraint_arena(m);
+  if (rl_solver_arena(m) > mod) mod = rl_solver_arena(m);
+  if (mod > n) n = mod;
+  return n + 6 * (size_t)m->nbody + 1024;
+}
+
+real *rl_arena_take(rl_data *d, size_t n) {
+  if (d->arena_top + n > d->arena_size) return NULL;
+  real *p = d->arena + d->arena_top;
+  d->arena_top += n;
+  if (d->arena_top > d->arena_high) d->arena_high = d->arena_top;
+  return p;
+}
+
+size_t rl_arena_mark(const rl_data *d) { return d->arena_top; }
+void rl_arena_release(rl_data *d, size_t mark) { d->arena_top = mark; }

@@ -1,0 +1,709 @@
+/* avbd_build.c — the AVBD model: parameters (the precision's defaults, the model's contact source and
+ * overrides), the build (model → dynamic bodies at their COM, joints and equalities → augmented-Lagrangian
+ * rows, row scales, components for the coarse step) and the generalized ↔ maximal mapping of the state. */
+#include <stdlib.h>
+#include <string.h>
+#include "avbd_internal.h"
+
+/* ------------------------------------------------------------------------ build */
+
+/* the precision's defaults (documented at rl_avbd_param); contacts: see rl_avbd_default_param */
+static void avbd_default_param(rl_avbd_param *p) {
+  p->iterations = 500;
+  p->contacts = RL_AVBD_CONTACTS_GROUND;
+  p->force_overflow = 0;
+  p->threads = 1;
+  p->alpha = (real)0.95;
+  /* every 3rd sweep; measured on microduck f64 (sweeps/step: standing 1 ms / standing 2 ms / the bench's
+     moving state at 2 ms): off 91.3 / 36.0 / 496.5 (27 of 30 steps exhausted), every sweep 95.7 / 49.0 /
+     131.1, every 3rd 90.6 / 34.9 / 132.0, every 10th 434.7 / 404.0 / 138.7 (the standing robot stalls) */
+  p->coarse = 3;
+  p->gamma = (real)0.99;
+  p->beta = (real)1;
+  p->rho_init = (real)1;
+  p->rho_max = (real)1e6;
+#if defined(RL_REAL_F64)
+  /* joints: steady gap ≈ tol/(1 − α); microduck 1 ms anchor gap 2.0e-7 → 2.5e-8 m.  f32 keeps 0.95:
+     correcting half the rounding noise of the poses (~ε|x|) each step put velocity noise into chain8
+     (order test 0.36 at α 0.5) */
+  p->alpha_joint = (real)0.5;
+  p->adaptive_start = 1;
+  p->tol_lin = (real)1e-8;
+  p->tol_ang = (real)1e-8;
+#else
+  p->alpha_joint = (real)0.95;
+  p->adaptive_start = 0; /* spin_sphere f32: |ω| after the stop 1.6e-4 → 1.1e-3 rad/s with it */
+  p->tol_lin = (real)5e-7;
+  p->tol_ang = (real)5e-6;
+#endif
+  p->max_dx = (real)0.5;
+  p->max_dtheta = (real)0.5;
+  p->contact_margin = (real)2e-3;
+  p->servo_model = RL_AVBD_SERVO_PD;
+  /* Feetech STS3215 "M1" fit (BAM) */
+  p->bam.kt = (real)1.178;
+  p->bam.R = (real)2.479;
+  p->bam.armature = (real)0.0261;
+  p->bam.friction = (real)0.0515;
+  p->bam.viscous = (real)0.0599;
+  p->bam.supply = (real)7.4;
+  p->bam.kp = (real)32;
+  p->bam.error_gain = (real)0.166;
+  p->bam.max_duty = (real)0.97;
+  p->cheb_rho = 0;
+  p->cheb_start = 3;
+}
+
+/* the model's AVBD overrides (--opt avbd_*; 0 keeps the default): sweep budget, stopping tolerance
+   (tol_ang keeps its default ratio to tol_lin), Chebyshev ρ */
+static void avbd_model_param(rl_avbd_param *p, const rl_option *o) {
+  if (o->avbd_iterations > 0) p->iterations = o->avbd_iterations;
+  if (o->avbd_tolerance > 0) {
+    p->tol_ang *= o->avbd_tolerance / p->tol_lin;
+    p->tol_lin = o->avbd_tolerance;
+  }
+  if (o->avbd_cheb_rho > 0) p->cheb_rho = o->avbd_cheb_rho;
+}
+
+/* 1 if some pair of geoms g1 < g2 on two different dynamic bodies passes the contype/conaffinity filter
+   (parent–child and <exclude> not applied: a dynamic–dynamic pair is possible, so rl_collision is needed) */
+int rl_avbd_dynamic_pairs(const rl_model *m) {
+  for (int g1 = 0; g1 < m->ngeom; g1++)
+    for (int g2 = g1 + 1; g2 < m->ngeom; g2++) {
+      int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
+      if (b1 == b2 || m->body_weldid[b1] == 0 || m->body_weldid[b2] == 0) continue;
+      if ((m->geom_contype[g1] & m->geom_conaffinity[g2]) || (m->geom_contype[g2] & m->geom_conaffinity[g1])) return 1;
+    }
+  return 0;
+}
+
+/* defaults of the precision, the contact source of the model (rl_collision's contacts where two dynamic
+   bodies can touch, else the own ground contacts), then the model's overrides */
+rl_avbd_param rl_avbd_default_param(const rl_model *m) {
+  rl_avbd_param p;
+  memset(&p, 0, sizeof p);
+  avbd_default_param(&p);
+  p.contacts = rl_avbd_dynamic_pairs(m) ? RL_AVBD_CONTACTS_DATA : RL_AVBD_CONTACTS_GROUND;
+  avbd_model_param(&p, &m->opt);
+  return p;
+}
+
+/* a unit vector ⊥ n and n × it (a right-handed frame n, t1, t2) */
+void avbd_perp(real t1[3], real t2[3], const real n[3]) {
+  real e[3] = {0, 0, 0};
+  int k = (rl_fabs(n[0]) < rl_fabs(n[1])) ? (rl_fabs(n[0]) < rl_fabs(n[2]) ? 0 : 2) : (rl_fabs(n[1]) < rl_fabs(n[2]) ? 1 : 2);
+  e[k] = 1;
+  rl_v3_cross(t1, n, e);
+  rl_v3_normalize(t1);
+  rl_v3_cross(t2, n, t1);
+}
+
+/* support features of geom g for ground contacts: 0 if none */
+int avbd_nfeature(const rl_model *m, int g) {
+  switch (m->geom_type[g]) {
+    case RL_GEOM_SPHERE: return 1;
+    case RL_GEOM_CAPSULE: return 2;
+    case RL_GEOM_BOX: return 8;
+    case RL_GEOM_MESH: {
+      int id = m->geom_dataid[g];
+      return id >= 0 ? m->mesh_vertnum[id] : 0;
+    }
+    default: return 0;
+  }
+}
+
+/* contype/conaffinity filter of MuJoCo: (ct1 & ca2) || (ct2 & ca1) */
+int avbd_pair_filter(const rl_model *m, int g1, int g2) {
+  return (m->geom_contype[g1] & m->geom_conaffinity[g2]) || (m->geom_contype[g2] & m->geom_conaffinity[g1]);
+}
+
+static int avbd_is_static(const rl_model *m, int b) { return b == 0 || m->body_weldid[b] == 0; }
+
+static int avbd_ground_capacity(const rl_model *m) {
+  int n = 0;
+  for (int p = 0; p < m->ngeom; p++) {
+    if (m->geom_type[p] != RL_GEOM_PLANE || !avbd_is_static(m, m->geom_bodyid[p])) continue;
+    for (int g = 0; g < m->ngeom; g++)
+      if (!avbd_is_static(m, m->geom_bodyid[g]) && avbd_pair_filter(m, p, g)) n += avbd_nfeature(m, g);
+  }
+  return n;
+}
+
+/* Rotational scale of slot s for ρ₀: mean principal inertia + the armature of every joint at the body
+ * (a joint's armature couples the body's rotation to its neighbour's as strongly as an inertia: a row
+ * whose ρ is far below it converges at the rate ρ/armature per dual update). */
+/* 1 if actuator u is a position servo (gain fixed, bias affine with b₁ < 0: F = kp(u − φ) − kv φ̇) */
+static int avbd_is_position(const rl_model *m, int u) {
+  return m->actuator_biastype[u] == RL_BIAS_AFFINE && m->actuator_biasprm[RL_NBIAS * u + 1] < 0;
+}
+
+/* 1 if joint jt's actuator runs the BAM servo model (prm.servo_model = BAM and a position servo) */
+int avbd_bam_on(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
+  return am->prm.servo_model == RL_AVBD_SERVO_BAM && jt->act >= 0 && avbd_is_position(m, jt->act);
+}
+
+/* armature of the coordinate: a = dof_armature + (BAM) g²·bam.armature */
+real avbd_armature(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
+  if (!avbd_bam_on(am, m, jt)) return jt->armature;
+  real g = m->actuator_gear[jt->act];
+  return jt->armature + g * g * am->prm.bam.armature;
+}
+
+/* dry-friction budget of the coordinate: τ_f = frictionloss + (BAM) |g|·bam.friction */
+real avbd_dry_budget(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
+  if (!avbd_bam_on(am, m, jt)) return jt->frictionloss;
+  return jt->frictionloss + rl_fabs(m->actuator_gear[jt->act]) * am->prm.bam.friction;
+}
+
+real avbd_mean_inertia(const rl_avbd *am, const rl_model *m, int s) {
+  if (s < 0) return (real)1e30;
+  const real *I = am->inertia + 3 * s;
+  real r = (I[0] + I[1] + I[2]) / 3;
+  for (int j = 0; j < am->njoint; j++)
+    if (am->joint[j].a == s || am->joint[j].b == s) r += avbd_armature(am, m, am->joint + j);
+  return r;
+}
+
+/* Count joints and rows; refuse what the solver does not model.  Returns 0 and writes err. */
+static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int errlen) {
+  int nj = 0, nr = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    if (avbd_is_static(m, b)) continue;
+    const char *name = rl_model_name(m, m->name_bodyadr[b]);
+    const real *I = m->body_inertia + 3 * b;
+    if (!(m->body_mass[b] > 0)) {
+      snprintf(err, (size_t)errlen, "avbd: body '%s' is dynamic but has zero mass", name);
+      return 0;
+    }
+    if (!(I[0] > 0 && I[1] > 0 && I[2] > 0)) {
+      snprintf(err, (size_t)errlen, "avbd: body '%s' has a non-positive principal inertia", name);
+      return 0;
+    }
+    int jn = m->body_jntnum[b];
+    if (jn > 1) {
+      snprintf(err, (size_t)errlen, "avbd: body '%s' has %d joints (one per body is supported)", name, jn);
+      return 0;
+    }
+    if (jn == 0) { nj++; nr += 6; continue; } /* welded to a dynamic parent */
+    int j = m->body_jntadr[b], t = m->jnt_type[j];
+    if (t == RL_JNT_FREE) continue;
+    nj++;
+    nr += (t == RL_JNT_BALL) ? 3 : 5;
+    if (t != RL_JNT_BALL) nr += 3; /* limit lo, hi, dry friction (allocated always) */
+  }
+  for (int e = 0; e < m->neq; e++) {
+    if (avbd_is_static(m, m->eq_obj1id[e]) && avbd_is_static(m, m->eq_obj2id[e])) {
+      snprintf(err, (size_t)errlen, "avbd: equality '%s' joins two static bodies", rl_model_name(m, m->name_eqadr[e]));
+      return 0;
+    }
+    if (m->eq_type[e] == RL_EQ_CONNECT) { nj++; nr += 3; }
+    else if (m->eq_type[e] == RL_EQ_WELD) { nj++; nr += 6; }
+    else {
+      snprintf(err, (size_t)errlen, "avbd: equality '%s' is a joint coupling (unsupported by avbd)",
+               rl_model_name(m, m->name_eqadr[e]));
+      return 0;
+    }
+  }
+  *njoint = nj;
+  *nrow = nr;
+  return 1;
+}
+
+/* carve one aligned block out of the buffer */
+static void *avbd_take(char **p, size_t bytes) {
+  void *r = *p;
+  *p += (bytes + 63) & ~(size_t)63;
+  return r;
+}
+
+/* Rows of joint jt (kinds): two-sided rows first, then limit lo/hi and dry friction. */
+static void avbd_make_rows(rl_avbd *am, rl_avbd_joint *jt, int *rowtop) {
+  static const int kinds[5][6] = {
+    {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, 0},   /* hinge */
+    {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, 0},   /* slide */
+    {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, 0, 0, 0},                               /* ball */
+    {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG}, /* weld */
+    {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, 0, 0, 0}};                              /* connect */
+  static const int neq[5] = {5, 5, 3, 6, 3};
+  jt->row = *rowtop;
+  jt->neq = neq[jt->kind];
+  jt->lo_row = jt->hi_row = jt->dry_row = -1;
+  int n = jt->neq;
+  for (int k = 0; k < n; k++) am->row[jt->row + k].kind = kinds[jt->kind][k];
+  if (jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) {
+    jt->lo_row = jt->row + n;
+    jt->hi_row = jt->row + n + 1;
+    jt->dry_row = jt->row + n + 2;
+    am->row[jt->lo_row].kind = RL_AVBD_ROW_LIMLO;
+    am->row[jt->hi_row].kind = RL_AVBD_ROW_LIMHI;
+    am->row[jt->dry_row].kind = RL_AVBD_ROW_DRY;
+    n += 3;
+  }
+  jt->nrow = n;
+  *rowtop += n;
+}
+
+/* 1 if body b lies in the subtree of body top (parents precede children in the body order) */
+int avbd_in_subtree(const rl_model *m, int b, int top) {
+  while (b > top) b = m->body_parentid[b];
+  return b == top;
+}
+
+/* Mass of one side of a tree joint: inside = 1: the subtree of body top (M = Σ m_i over it);
+ * inside = 0: the rest of top's kinematic tree. */
+static real avbd_side_mass(const rl_model *m, int top, int inside) {
+  int root = m->body_rootid[top];
+  real M = 0;
+  for (int b = root; b < m->nbody; b++)
+    if (avbd_in_subtree(m, b, root) && avbd_in_subtree(m, b, top) == inside) M += m->body_mass[b];
+  return M;
+}
+
+/* meff of the rows of joint jt: length rows the mass, angle rows (hinge coordinate rows too) the
+ * rotational scale (mean principal inertia + armature), a slide's coordinate rows mass + armature.
+ * The mass is the larger of (a) the lighter of the two bodies and (b) for a joint of the kinematic
+ * tree, the lighter of the two sides it separates: the subtree below it and the rest of the tree
+ * (infinite when the tree hangs from the world), M = min(M_rest, M_sub), when M > AVBD_SIDE_RATIO·(a).
+ * Why (b): a joint between light links that carries a heavy load (avbd_chain50: 1 g links holding
+ * 50 kg, 50 000:1) needs a penalty on the scale of the load, not of the links.  With ρ₀ = m_link/h²
+ * the penalty has to grow ~10⁵× through the dual updates while the block sweeps creep along the
+ * chain: 968/1000 steps exhausted 500 sweeps, anchor gap 8.6e-5 m.  Scaled by the supported mass
+ * the gap is 4e-8 m.  (Tried and dropped: over-relaxed sweeps (diverge with the per-sweep dual
+ * update), no warm-start decay (no gain), the same side scaling for angle rows (no gain on the
+ * exhausted steps, 1e-6 m gap at full scale).)  Only for large ratios: in a uniform chain (chain8,
+ * M/m ≤ 7) the stiffer rows make the f32 update test stop early (order test fails), so (b) is kept
+ * for mass-ratio joints. */
+void avbd_row_scales(rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
+  real mlin = rl_avbd_min(avbd_mass(am, jt->a), avbd_mass(am, jt->b));
+  real mang = rl_avbd_min(avbd_mean_inertia(am, m, jt->a), avbd_mean_inertia(am, m, jt->b));
+  if (jt->eq < 0) {
+    int bB = am->body[jt->b], root = m->body_rootid[bB];
+    int anchored = jt->a < 0 || m->body_jntnum[root] == 0 || m->jnt_type[m->body_jntadr[root]] != RL_JNT_FREE;
+    real MB = avbd_side_mass(m, bB, 1), MA = anchored ? (real)1e30 : avbd_side_mass(m, bB, 0);
+    real side = rl_avbd_min(MA, MB);
+    if (side > AVBD_SIDE_RATIO * mlin) mlin = side;
+  }
+  for (int k = 0; k < jt->nrow; k++) {
+    rl_avbd_row *r = am->row + jt->row + k;
+    if (r->kind == RL_AVBD_ROW_LIN) r->meff = mlin;
+    else if (r->kind == RL_AVBD_ROW_ANG) r->meff = mang;
+    else r->meff = jt->kind == RL_AVBD_HINGE ? mang : mlin + avbd_armature(am, m, jt);
+  }
+}
+
+/* COM-frame pose of body b from the kinematics in d: x = xipos, q = xquat ⊗ iquat */
+static void avbd_com_pose(const rl_model *m, const rl_data *d, int b, rl_avbd_pose *p) {
+  rl_v3_copy(p->x, d->xipos + 3 * b);
+  rl_q_mul(p->q, d->xquat + 4 * b, m->body_iquat + 4 * b);
+  rl_avbd_pose_sync(p);
+}
+
+/* express a world point w in the COM frame of pose p (the world: w itself) */
+void avbd_to_local(real r[3], const rl_avbd_pose *p, const real w[3]) {
+  real t[3];
+  rl_v3_sub(t, w, p->x);
+  rl_m3_tmulv(r, p->R, t);
+}
+
+/* Joint geometry from the reference configuration d (kinematics at qpos0):
+ * anchors, axes (world → each COM frame), q_rel0 = q_A⁻¹ q_B, two ⊥ vectors in A. */
+static void avbd_joint_geometry(const rl_model *m, const rl_data *d, rl_avbd *am, rl_avbd_joint *jt,
+                                const real anchor[3], const real axis[3]) {
+  rl_avbd_pose A, B;
+  if (jt->a < 0) A = avbd_world; else avbd_com_pose(m, d, am->body[jt->a], &A);
+  avbd_com_pose(m, d, am->body[jt->b], &B);
+  avbd_to_local(jt->rA, &A, anchor);
+  avbd_to_local(jt->rB, &B, anchor);
+  rl_m3_tmulv(jt->axA, A.R, axis);
+  rl_m3_tmulv(jt->axB, B.R, axis);
+  rl_v3_normalize(jt->axA);
+  rl_v3_normalize(jt->axB);
+  avbd_perp(jt->t1A, jt->t2A, jt->axA);
+  real c[4];
+  rl_q_conj(c, A.q);
+  rl_q_mul(jt->qrel0, c, B.q);
+  rl_q_normalize(jt->qrel0);
+}
+
+/* Equality geometry (MuJoCo's body semantic, eq_data):
+ *   connect: p₁ = x₁ + R₁·data[0:3] on body1, p₂ = x₂ + R₂·data[3:6] on body2;
+ *   weld:    p₁ = x₁ + R₁·data[3:6] (relpos), p₂ = x₂ + R₂·data[0:3] (anchor), and at rest
+ *            q₂ = q₁ ⊗ rel (rel = data[6:10]; a zero rel means the qpos0 relative pose).
+ * Rows are p_A − p_B with B = body1 when it is dynamic (A = body2, possibly static), else B = body2.
+ * torquescale is not modeled (rotation rows are plain radians). */
+static void avbd_equality_geometry(const rl_model *m, const rl_data *d, rl_avbd *am, int e, rl_avbd_joint *jt) {
+  int b1 = m->eq_obj1id[e], b2 = m->eq_obj2id[e];
+  const real *dat = m->eq_data + RL_NEQDATA * e;
+  int weld = m->eq_type[e] == RL_EQ_WELD;
+  jt->kind = weld ? RL_AVBD_WELD : RL_AVBD_CONNECT;
+  jt->jnt = -1;
+  jt->eq = e;
+  jt->act = -1;
+  real p1[3], p2[3], t[3], rel[4];
+  const real *o1 = weld ? dat + 3 : dat, *o2 = weld ? dat : dat + 3;
+  rl_m3_mulv(t, d->xmat + 9 * b1, o1);
+  rl_v3_add(p1, d->xpos + 3 * b1, t);
+  rl_m3_mulv(t, d->xmat + 9 * b2, o2);
+  rl_v3_add(p2, d->xpos + 3 * b2, t);
+  rl_q_copy(rel, dat + 6);
+  if (weld && rl_q_normalize(rel) < (real)0.5) { /* no relpose: the qpos0 relative pose */
+    real c[4];
+    rl_q_conj(c, d->xquat + 4 * b1);
+    rl_q_mul(rel, c, d->xquat + 4 * b2);
+  }
+  int swap = am->slot[b1] < 0; /* body1 static: B = body2 */
+  int bA = swap ? b1 : b2, bB = swap ? b2 : b1;
+  const real *pA = swap ? p1 : p2, *pB = swap ? p2 : p1;
+  jt->a = am->slot[bA];
+  jt->b = am->slot[bB];
+  rl_avbd_pose A = avbd_world, B;
+  if (jt->a >= 0) avbd_com_pose(m, d, bA, &A);
+  avbd_com_pose(m, d, bB, &B);
+  avbd_to_local(jt->rA, &A, pA);
+  avbd_to_local(jt->rB, &B, pB);
+  real ax[3] = {0, 0, 1};
+  rl_m3_tmulv(jt->axA, A.R, ax);
+  rl_m3_tmulv(jt->axB, B.R, ax);
+  avbd_perp(jt->t1A, jt->t2A, jt->axA);
+  if (weld) {
+    /* q_B = q_A ⊗ q_rel0 with q = q_body ⊗ iquat (COM frames; a static A has the world pose):
+       B = body1: q₁ = q₂ ⊗ rel⁻¹  →  q_rel0 = (A static ? xquat₂ : iquat₂⁻¹) ⊗ rel⁻¹ ⊗ iquat₁
+       B = body2: q₂ = q₁ ⊗ rel    →  q_rel0 = (A static ? xquat₁ : iquat₁⁻¹) ⊗ rel ⊗ iquat₂ */
+    real l[4], r[4], c[4];
+    if (jt->a < 0) rl_q_copy(l, d->xquat + 4 * bA); else rl_q_conj(l, m->body_iquat + 4 * bA);
+    if (swap) rl_q_copy(r, rel); else rl_q_conj(r, rel);
+    rl_q_mul(c, l, r);
+    rl_q_mul(jt->qrel0, c, m->body_iquat + 4 * bB);
+    rl_q_normalize(jt->qrel0);
+  }
+}
+
+/* Components for the coarse step (avbd_coarse): comp[s] = the lowest slot joined to s by joints
+ * between dynamic bodies; −1 for a body alone or in a component with a joint to the world (the
+ * coarse step moves free articulated assemblies only). */
+void avbd_components(rl_avbd *am) {
+  int nb = am->nb, *c = am->comp;
+  for (int s = 0; s < nb; s++) c[s] = s;
+  for (int pass = 0, changed = 1; changed && pass < nb + 1; pass++) {
+    changed = 0;
+    for (int j = 0; j < am->njoint; j++) {
+      const rl_avbd_joint *jt = am->joint + j;
+      if (jt->a < 0) continue;
+      int lo = c[jt->a] < c[jt->b] ? c[jt->a] : c[jt->b];
+      if (c[jt->a] != lo || c[jt->b] != lo) { c[jt->a] = c[jt->b] = lo; changed = 1; }
+    }
+  }
+  int *n = am->order; /* scratch: bodies per component, world-anchored components marked −1 */
+  for (int s = 0; s < nb; s++) n[s] = 0;
+  for (int s = 0; s < nb; s++) n[c[s]]++;
+  for (int j = 0; j < am->njoint; j++)
+    if (am->joint[j].a < 0) n[c[am->joint[j].b]] = -1;
+  for (int s = 0; s < nb; s++)
+    if (n[c[s]] < 2) c[s] = -1;
+  for (int s = 0; s < nb; s++)
+    if (c[s] >= 0 && n[c[s]] < 2) c[s] = -1;
+}
+
+rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, int errlen) {
+  int nj, nr;
+  if (!avbd_check(m, &nj, &nr, err, errlen)) return NULL;
+  int nb = 0;
+  for (int b = 1; b < m->nbody; b++) nb += !avbd_is_static(m, b);
+  int maxcon = avbd_ground_capacity(m);
+  if (m->nconmax > maxcon) maxcon = m->nconmax;
+  size_t R = sizeof(real), nbs = (size_t)nb + 1;
+  size_t bytes = 64 * 45 + sizeof(rl_avbd_joint_val) * ((size_t)nj + 1) + sizeof(rl_avbd_contact_val) * ((size_t)maxcon + 1) +
+                 sizeof(unsigned long long) * (nbs + 2 * ((size_t)nj + 1) + 2 * ((size_t)maxcon + 1)) + sizeof(int) * (2 * nbs + (size_t)m->nbody + 3 * nbs + 2 * (size_t)nj + 3 * nbs + 4 * (size_t)maxcon + 2 * nbs) +
+                 R * nbs * (1 + 3 + 4 + 3 + 6 + 3 + 4 + 3 + 4 + 9 + 6 + 3 + 4) + sizeof(rl_avbd_pose) * nbs +
+                 sizeof(rl_avbd_joint) * ((size_t)nj + 1) + sizeof(rl_avbd_row) * ((size_t)nr + 1) +
+                 2 * sizeof(rl_avbd_contact) * ((size_t)maxcon + 1) + R * 7 * (size_t)m->ngeom +
+                 64 + sizeof(rl_avbd_load) * ((size_t)nj + 1) + R * 3 * nbs + (sizeof(int) + R * 46) * nbs + 2 * 64 +
+                 R * 2 * ((size_t)nr + 1) + 64;
+  rl_avbd *am = calloc(1, sizeof *am);
+  char *buf = calloc(1, bytes);
+  if (!am || !buf) {
+    free(am); free(buf);
+    snprintf(err, (size_t)errlen, "avbd: out of memory");
+    return NULL;
+  }
+  am->buffer = buf;
+  char *p = (char *)(((uintptr_t)buf + 63) & ~(uintptr_t)63);
+  am->prm = *prm;
+  am->nb = nb;
+  am->body = avbd_take(&p, sizeof(int) * nbs);
+  am->slot = avbd_take(&p, sizeof(int) * (size_t)m->nbody);
+  am->mass = avbd_take(&p, R * nbs);
+  am->inertia = avbd_take(&p, R * 3 * nbs);
+  am->iquat = avbd_take(&p, R * 4 * nbs);
+  am->ipos = avbd_take(&p, R * 3 * nbs);
+  am->pose = avbd_take(&p, sizeof(rl_avbd_pose) * nbs);
+  am->vel = avbd_take(&p, R * 6 * nbs);
+  am->x0 = avbd_take(&p, R * 3 * nbs);
+  am->q0 = avbd_take(&p, R * 4 * nbs);
+  am->xp = avbd_take(&p, R * 3 * nbs);
+  am->qp = avbd_take(&p, R * 4 * nbs);
+  am->dx = avbd_take(&p, R * 3 * nbs);
+  am->dq = avbd_take(&p, R * 4 * nbs);
+  am->I0 = avbd_take(&p, R * 9 * nbs);
+  am->xfrc = avbd_take(&p, R * 6 * nbs);
+  am->joint = avbd_take(&p, sizeof(rl_avbd_joint) * ((size_t)nj + 1));
+  am->row = avbd_take(&p, sizeof(rl_avbd_row) * ((size_t)nr + 1));
+  am->load = avbd_take(&p, sizeof(rl_avbd_load) * ((size_t)nj + 1));
+  am->jadr = avbd_take(&p, sizeof(int) * nbs);
+  am->jnum = avbd_take(&p, sizeof(int) * nbs);
+  am->jlist = avbd_take(&p, sizeof(int) * (2 * (size_t)nj + 1));
+  am->maxcon = maxcon;
+  am->con = avbd_take(&p, sizeof(rl_avbd_contact) * ((size_t)maxcon + 1));
+  am->prev = avbd_take(&p, sizeof(rl_avbd_contact) * ((size_t)maxcon + 1));
+  am->cadr = avbd_take(&p, sizeof(int) * nbs);
+  am->cnum = avbd_take(&p, sizeof(int) * nbs);
+  am->clist = avbd_take(&p, sizeof(int) * (2 * (size_t)maxcon + 1));
+  am->gpos = avbd_take(&p, R * 3 * ((size_t)m->ngeom + 1));
+  am->gquat = avbd_take(&p, R * 4 * ((size_t)m->ngeom + 1));
+  am->color = avbd_take(&p, sizeof(int) * nbs);
+  am->order = avbd_take(&p, sizeof(int) * nbs);
+  am->vprev = avbd_take(&p, R * 3 * nbs);
+  am->comp = avbd_take(&p, sizeof(int) * nbs);
+  am->cwork = avbd_take(&p, R * 46 * nbs);
+  am->upd = avbd_take(&p, R * 2 * nbs);
+  am->guard = avbd_take(&p, sizeof(int) * nbs);
+  am->ver = avbd_take(&p, sizeof(unsigned long long) * nbs);
+  am->jval = avbd_take(&p, sizeof(rl_avbd_joint_val) * ((size_t)nj + 1));
+  am->jver = avbd_take(&p, sizeof(unsigned long long) * 2 * ((size_t)nj + 1));
+  am->cval = avbd_take(&p, sizeof(rl_avbd_contact_val) * ((size_t)maxcon + 1));
+  am->cver = avbd_take(&p, sizeof(unsigned long long) * 2 * ((size_t)maxcon + 1));
+  am->chl = avbd_take(&p, R * 2 * ((size_t)nr + 1));
+
+  /* bodies */
+  int s = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    am->slot[b] = -1;
+    if (b == 0 || avbd_is_static(m, b)) continue;
+    am->slot[b] = s;
+    am->body[s] = b;
+    am->mass[s] = m->body_mass[b];
+    rl_v3_copy(am->inertia + 3 * s, m->body_inertia + 3 * b);
+    rl_q_copy(am->iquat + 4 * s, m->body_iquat + 4 * b);
+    rl_v3_copy(am->ipos + 3 * s, m->body_ipos + 3 * b);
+    s++;
+  }
+
+  /* reference configuration: kinematics at qpos0 */
+  rl_data *d = rl_data_alloc(m);
+  if (!d) {
+    rl_avbd_free(am);
+    snprintf(err, (size_t)errlen, "avbd: out of memory");
+    return NULL;
+  }
+  rl_kinematics(m, d);
+
+  /* geoms: relative to the COM frame (dynamic) or world pose (static) */
+  for (int g = 0; g < m->ngeom; g++) {
+    int b = m->geom_bodyid[g];
+    if (avbd_is_static(m, b)) {
+      rl_v3_copy(am->gpos + 3 * g, d->geom_xpos + 3 * g);
+      rl_q_from_mat(am->gquat + 4 * g, d->geom_xmat + 9 * g);
+    } else {
+      real t[3], c[4], R[9];
+      rl_v3_sub(t, m->geom_pos + 3 * g, m->body_ipos + 3 * b);
+      rl_q_to_mat(R, m->body_iquat + 4 * b);
+      rl_m3_tmulv(am->gpos + 3 * g, R, t);
+      rl_q_conj(c, m->body_iquat + 4 * b);
+      rl_q_mul(am->gquat + 4 * g, c, m->geom_quat + 4 * g);
+    }
+  }
+
+  /* joints */
+  int top = 0, k = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    if (avbd_is_static(m, b)) continue;
+    int jn = m->body_jntnum[b], j = m->body_jntadr[b];
+    if (jn == 1 && m->jnt_type[j] == RL_JNT_FREE) continue;
+    rl_avbd_joint *jt = am->joint + k++;
+    memset(jt, 0, sizeof *jt);
+    jt->a = am->slot[m->body_parentid[b]];
+    jt->b = am->slot[b];
+    jt->eq = -1;
+    jt->act = -1;
+    if (jn == 0) {
+      jt->kind = RL_AVBD_WELD;
+      jt->jnt = -1;
+      real ax[3] = {0, 0, 1};
+      avbd_joint_geometry(m, d, am, jt, d->xipos + 3 * b, ax);
+    } else {
+      int t = m->jnt_type[j], dof = m->jnt_dofadr[j];
+      jt->kind = t == RL_JNT_HINGE ? RL_AVBD_HINGE : (t == RL_JNT_SLIDE ? RL_AVBD_SLIDE : RL_AVBD_BALL);
+      jt->jnt = j;
+      jt->qpos0 = m->qpos0[m->jnt_qposadr[j]];
+      jt->range[0] = m->jnt_range[2 * j];
+      jt->range[1] = m->jnt_range[2 * j + 1];
+      jt->armature = m->dof_armature[dof];
+      jt->damping = m->dof_damping[dof];
+      jt->frictionloss = m->dof_frictionloss[dof];
+      jt->stiffness = m->jnt_stiffness[j];
+      jt->spring = m->qpos_spring[m->jnt_qposadr[j]];
+      for (int u = 0; u < m->nu; u++)
+        if (m->actuator_jntid[u] == j) jt->act = u;
+      avbd_joint_geometry(m, d, am, jt, d->xanchor + 3 * j, d->xaxis + 3 * j);
+      jt->phi = jt->qpos0;
+    }
+    avbd_make_rows(am, jt, &top);
+  }
+  for (int e = 0; e < m->neq; e++) {
+    rl_avbd_joint *jt = am->joint + k++;
+    memset(jt, 0, sizeof *jt);
+    avbd_equality_geometry(m, d, am, e, jt);
+    avbd_make_rows(am, jt, &top);
+  }
+  am->njoint = k;
+  am->nrow = top;
+  rl_data_free(d);
+  for (int j = 0; j < am->njoint; j++) avbd_row_scales(am, m, am->joint + j);
+  avbd_components(am);
+  am->servo_scaled = am->prm.servo_model;
+
+  /* body → joints (CSR) */
+  for (int i = 0; i < nb; i++) am->jnum[i] = 0;
+  for (int j = 0; j < am->njoint; j++) {
+    if (am->joint[j].a >= 0) am->jnum[am->joint[j].a]++;
+    am->jnum[am->joint[j].b]++;
+  }
+  int a = 0;
+  for (int i = 0; i < nb; i++) { am->jadr[i] = a; a += am->jnum[i]; am->jnum[i] = 0; }
+  for (int j = 0; j < am->njoint; j++) {
+    int ba = am->joint[j].a, bb = am->joint[j].b;
+    if (ba >= 0) am->jlist[am->jadr[ba] + am->jnum[ba]++] = j;
+    am->jlist[am->jadr[bb] + am->jnum[bb]++] = j;
+  }
+  return am;
+}
+
+void rl_avbd_free(rl_avbd *am) {
+  if (!am) return;
+  free(am->buffer);
+  free(am);
+}
+
+/* ------------------------------------------------------- generalized ↔ maximal */
+
+/* Joint coordinate rate from the body velocities: hinge φ̇ = a·(ω_B − ω_A); slide
+ * ṡ = (ω_A × a)·(p_B − p_A) + a·(v_B + ω_B × R_B r_B − v_A − ω_A × R_A r_A). */
+real avbd_coord_rate(const rl_avbd *am, const rl_avbd_joint *jt) {
+  static const real zero6[6] = {0, 0, 0, 0, 0, 0};
+  const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
+  const real *vA = jt->a < 0 ? zero6 : am->vel + 6 * jt->a, *vB = am->vel + 6 * jt->b;
+  if (jt->kind == RL_AVBD_HINGE) {
+    real a[3], dw[3];
+    rl_m3_mulv(a, B->R, jt->axB);
+    rl_v3_sub(dw, vB + 3, vA + 3);
+    return rl_v3_dot(a, dw);
+  }
+  real a[3], pA[3], pB[3], uA[3], uB[3], d[3], c[3], wa[3], vpA[3], vpB[3];
+  rl_m3_mulv(a, A->R, jt->axA);
+  rl_avbd_point(pA, uA, A, jt->rA);
+  rl_avbd_point(pB, uB, B, jt->rB);
+  rl_v3_sub(d, pB, pA);
+  rl_v3_cross(wa, vA + 3, a);
+  rl_v3_cross(c, vB + 3, uB);
+  rl_v3_add(vpB, vB, c);
+  rl_v3_cross(c, vA + 3, uA);
+  rl_v3_add(vpA, vA, c);
+  rl_v3_sub(vpB, vpB, vpA);
+  return rl_v3_dot(wa, d) + rl_v3_dot(a, vpB);
+}
+
+void rl_avbd_from_generalized(rl_avbd *am, const rl_model *m, rl_data *d) {
+  rl_kinematics(m, d);
+  rl_com_pos(m, d);
+  rl_com_vel(m, d);
+  for (int s = 0; s < am->nb; s++) {
+    int b = am->body[s];
+    avbd_com_pose(m, d, b, am->pose + s);
+    const real *cv = d->cvel + 6 * b;
+    real off[3], c[3];
+    rl_v3_sub(off, d->xipos + 3 * b, d->subtree_com + 3 * m->body_rootid[b]);
+    rl_v3_cross(c, cv, off);
+    rl_v3_add(am->vel + 6 * s, cv + 3, c); /* v_com = v_ref + ω × (x_com − ref) */
+    rl_v3_copy(am->vel + 6 * s + 3, cv);
+    rl_v3_copy(am->vprev + 3 * s, am->vel + 6 * s);
+  }
+  for (int j = 0; j < am->njoint; j++) {
+    rl_avbd_joint *jt = am->joint + j;
+    if (jt->jnt >= 0 && jt->kind != RL_AVBD_BALL) jt->phi = d->qpos[m->jnt_qposadr[jt->jnt]];
+  }
+  for (int r = 0; r < am->nrow; r++) am->row[r].lambda = am->row[r].rho = 0;
+  am->ncon = am->nprev = 0;
+  am->step0 = am->steps;
+  am->time = d->time;
+}
+
+/* q ← −q if that is closer to ref (quaternion sign continuity) */
+static void avbd_q_continuous(real q[4], const real ref[4]) {
+  if (q[0] * ref[0] + q[1] * ref[1] + q[2] * ref[2] + q[3] * ref[3] < 0)
+    for (int i = 0; i < 4; i++) q[i] = -q[i];
+}
+
+void rl_avbd_to_generalized(const rl_avbd *am, const rl_model *m, rl_data *d) {
+  for (int s = 0; s < am->nb; s++) {
+    int b = am->body[s];
+    if (m->body_jntnum[b] != 1) continue;
+    int j = m->body_jntadr[b], qa = m->jnt_qposadr[j], da = m->jnt_dofadr[j];
+    const rl_avbd_pose *P = am->pose + s;
+    const real *v = am->vel + 6 * s;
+    real qb[4], c[4], Rb[9];
+    rl_q_conj(c, am->iquat + 4 * s);
+    rl_q_mul(qb, P->q, c); /* body frame q_body = q_com ⊗ iquat⁻¹ */
+    rl_q_normalize(qb);
+    rl_q_to_mat(Rb, qb);
+    switch (m->jnt_type[j]) {
+      case RL_JNT_FREE: {
+        /* x_body = x_com − R_body·ipos;  v_origin = v_com + ω × (x_body − x_com);  ω_local = R_bodyᵀ ω */
+        real xb[3], off[3], wc[3];
+        rl_m3_mulv(off, Rb, am->ipos + 3 * s);
+        rl_v3_sub(xb, P->x, off);
+        rl_v3_copy(d->qpos + qa, xb);
+        avbd_q_continuous(qb, d->qpos + qa + 3);
+        rl_q_copy(d->qpos + qa + 3, qb);
+        rl_v3_scale(off, off, -1);
+        rl_v3_cross(wc, v + 3, off);
+        rl_v3_add(d->qvel + da, v, wc);
+        rl_m3_tmulv(d->qvel + da + 3, Rb, v + 3);
+        break;
+      }
+      case RL_JNT_BALL: {
+        /* q_ball = iquat_B ⊗ (q_rel0⁻¹ q_A⁻¹ q_B) ⊗ iquat_B⁻¹;  ω_local = R_bodyᵀ(ω_B − ω_A) */
+        const rl_avbd_joint *jt = NULL;
+        for (int k = am->jadr[s]; k < am->jadr[s] + am->jnum[s]; k++)
+          if (am->joint[am->jlist[k]].jnt == j) jt = am->joint + am->jlist[k];
+        if (!jt) break;
+        const rl_avbd_pose *A = avbd_pose_of(am, jt->a);
+        real r[4], x[4], dw[3];
+        rl_q_conj(c, jt->qrel0);
+        rl_q_conj(x, A->q);
+        rl_q_mul(r, c, x);
+        rl_q_mul(r, r, P->q);
+        rl_q_mul(r, am->iquat + 4 * s, r);
+        rl_q_conj(c, am->iquat + 4 * s);
+        rl_q_mul(r, r, c);
+        rl_q_normalize(r);
+        avbd_q_continuous(r, d->qpos + qa);
+        rl_q_copy(d->qpos + qa, r);
+        rl_v3_copy(dw, v + 3);
+        if (jt->a >= 0) rl_v3_sub(dw, dw, am->vel + 6 * jt->a + 3);
+        rl_m3_tmulv(d->qvel + da, Rb, dw);
+        break;
+      }
+      default: {
+        const rl_avbd_joint *jt = NULL;
+        for (int k = am->jadr[s]; k < am->jadr[s] + am->jnum[s]; k++)
+          if (am->joint[am->jlist[k]].jnt == j) jt = am->joint + am->jlist[k];
+        if (!jt) break;
+        real dA[6], dB[6];
+        d->qpos[qa] = rl_avbd_joint_coord(jt, avbd_pose_of(am, jt->a), P, d->qpos[qa], dA, dB);
+        d->qvel[da] = avbd_coord_rate(am, jt);
+        break;
+      }
+    }
+  }
+  d->time = am->time;
+}

@@ -1,0 +1,226 @@
+/* avbd_contact.c — AVBD's contacts: the own ground contacts (support points of dynamic geoms against
+ * static planes), contacts loaded from rl_collision, their points and gaps at the current poses, the
+ * warm start from the previous step's contacts and the body → contacts lists. */
+#include <string.h>
+#include "avbd_internal.h"
+
+/* ------------------------------------------------------------------- contacts */
+
+/* world pose of geom g: a static geom's stored pose, or COM pose ⊗ (gpos, gquat) */
+static void avbd_geom_pose(const rl_avbd *am, const rl_model *m, int g, real x[3], real R[9]) {
+  int s = am->slot[m->geom_bodyid[g]];
+  if (s < 0) {
+    rl_v3_copy(x, am->gpos + 3 * g);
+    rl_q_to_mat(R, am->gquat + 4 * g);
+    return;
+  }
+  const rl_avbd_pose *P = am->pose + s;
+  real t[3], q[4];
+  rl_m3_mulv(t, P->R, am->gpos + 3 * g);
+  rl_v3_add(x, P->x, t);
+  rl_q_mul(q, P->q, am->gquat + 4 * g);
+  rl_q_normalize(q);
+  rl_q_to_mat(R, q);
+}
+
+/* support feature f of geom g in its own frame: centre c and radius r */
+static void avbd_feature(const rl_model *m, int g, int f, real c[3], real *r) {
+  const real *sz = m->geom_size + 3 * g;
+  *r = 0;
+  rl_v3_zero(c);
+  switch (m->geom_type[g]) {
+    case RL_GEOM_SPHERE: *r = sz[0]; break;
+    case RL_GEOM_CAPSULE: *r = sz[0]; c[2] = f ? sz[1] : -sz[1]; break;
+    case RL_GEOM_BOX:
+      c[0] = (f & 1) ? sz[0] : -sz[0];
+      c[1] = (f & 2) ? sz[1] : -sz[1];
+      c[2] = (f & 4) ? sz[2] : -sz[2];
+      break;
+    default: { /* mesh hull vertex */
+      int id = m->geom_dataid[g];
+      rl_v3_copy(c, m->mesh_vert + 3 * ((size_t)m->mesh_vertadr[id] + (size_t)f));
+      break;
+    }
+  }
+}
+
+/* Ground contacts at distributed support points (A12): feature centre c (radius r) of a geom on a
+ * dynamic body against a static plane (point o, normal n): dist = n·(c − o) − r; a contact when
+ * dist < margin + 2h‖v_c‖.  Body point p_B = c − r·n, ground point p_A = p_B − dist·n. */
+void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
+  am->ncon = 0;
+  if (m->opt.disableflags & (RL_DSBL_CONTACT | RL_DSBL_CONSTRAINT)) return;
+  for (int p = 0; p < m->ngeom; p++) {
+    if (m->geom_type[p] != RL_GEOM_PLANE || am->slot[m->geom_bodyid[p]] >= 0) continue;
+    real o[3], Rp[9], n[3];
+    avbd_geom_pose(am, m, p, o, Rp);
+    n[0] = Rp[2]; n[1] = Rp[5]; n[2] = Rp[8];
+    for (int g = 0; g < m->ngeom; g++) {
+      int s = am->slot[m->geom_bodyid[g]];
+      int nf = avbd_nfeature(m, g);
+      if (s < 0 || nf == 0 || !avbd_pair_filter(m, p, g)) continue;
+      real xg[3], Rg[9];
+      avbd_geom_pose(am, m, g, xg, Rg);
+      const rl_avbd_pose *P = am->pose + s;
+      const real *v = am->vel + 6 * s;
+      for (int f = 0; f < nf && am->ncon < am->maxcon; f++) {
+        real cl[3], c[3], r, t[3];
+        avbd_feature(m, g, f, cl, &r);
+        rl_m3_mulv(t, Rg, cl);
+        rl_v3_add(c, xg, t);
+        rl_v3_sub(t, c, o);
+        real dist = rl_v3_dot(n, t) - r;
+        real lever[3], vc[3];
+        rl_v3_sub(lever, c, P->x);
+        rl_v3_cross(vc, v + 3, lever);
+        rl_v3_add(vc, vc, v);
+        if (!(dist < am->prm.contact_margin + 2 * h * rl_v3_norm(vc))) continue;
+        rl_avbd_contact *k = am->con + am->ncon++;
+        memset(k, 0, sizeof *k);
+        k->a = -1;
+        k->b = s;
+        k->key[0] = p; k->key[1] = g; k->key[2] = f;
+        real pB[3], pA[3];
+        rl_v3_copy(pB, c);
+        rl_v3_addscl(pB, n, -r);
+        rl_v3_copy(pA, pB);
+        rl_v3_addscl(pA, n, -dist);
+        rl_v3_copy(k->rA, pA);
+        avbd_to_local(k->rB, P, pB);
+        rl_v3_copy(k->cA, pA);
+        avbd_to_local(k->cB, P, c);
+        k->rad[1] = r;
+        rl_v3_copy(k->frame, n);
+        avbd_perp(k->frame + 3, k->frame + 6, n);
+        k->mu = rl_avbd_max(m->geom_friction[3 * p], m->geom_friction[3 * g]);
+        k->dim = 3;
+      }
+    }
+  }
+}
+
+/* radius of the spherical surface of geom g at any contact (sphere, capsule: size[0]); 0 for flat or
+ * cornered surfaces and for geoms whose curvature varies (ellipsoid, cylinder: body-fixed point kept) */
+static real avbd_geom_radius(const rl_model *m, int g) {
+  int t = m->geom_type[g];
+  return (t == RL_GEOM_SPHERE || t == RL_GEOM_CAPSULE) ? m->geom_size[3 * g] : 0;
+}
+
+void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d) {
+  am->ncon = 0;
+  for (int i = 0; i < d->ncon && am->ncon < am->maxcon; i++) {
+    const rl_contact *c = d->contact + i;
+    if (c->exclude) continue;
+    int s1 = am->slot[m->geom_bodyid[c->geom1]], s2 = am->slot[m->geom_bodyid[c->geom2]];
+    if (s1 < 0 && s2 < 0) continue;
+    rl_avbd_contact *k = am->con + am->ncon++;
+    memset(k, 0, sizeof *k);
+    k->a = s1;
+    k->b = s2;
+    k->key[0] = c->geom1; k->key[1] = c->geom2; k->key[2] = -1;
+    real p1[3], p2[3];
+    rl_v3_copy(p1, c->pos);
+    rl_v3_addscl(p1, c->frame, -c->dist / 2);
+    rl_v3_copy(p2, c->pos);
+    rl_v3_addscl(p2, c->frame, c->dist / 2);
+    avbd_to_local(k->rA, avbd_pose_of(am, s1), p1);
+    avbd_to_local(k->rB, avbd_pose_of(am, s2), p2);
+    /* centres of curvature: A's surface point is c_A + rad_A·n, B's is c_B − rad_B·n */
+    k->rad[0] = avbd_geom_radius(m, c->geom1);
+    k->rad[1] = avbd_geom_radius(m, c->geom2);
+    rl_v3_addscl(p1, c->frame, -k->rad[0]);
+    rl_v3_addscl(p2, c->frame, k->rad[1]);
+    avbd_to_local(k->cA, avbd_pose_of(am, s1), p1);
+    avbd_to_local(k->cB, avbd_pose_of(am, s2), p2);
+    memcpy(k->frame, c->frame, sizeof k->frame);
+    k->mu = c->mu > 0 ? c->mu : c->friction[0];
+    if (c->dim == 1) k->mu = 0;
+    k->dim = c->dim;
+    k->mu_spin = c->dim >= 4 ? c->friction[2] : 0;
+    k->mu_roll = c->dim >= 6 ? c->friction[3] : 0;
+  }
+}
+
+/* world points and lever arms of a contact at the current poses (rl_avbd_contact_points) */
+void avbd_contact_points(const rl_avbd *am, const rl_avbd_contact *k, real pA[3], real uA[3], real pB[3],
+                         real uB[3]) {
+  rl_avbd_contact_points(k, avbd_pose_of(am, k->a), avbd_pose_of(am, k->b), pA, uA, pB, uB);
+}
+
+/* world centres of curvature and their lever arms at the current poses (rl_avbd_contact_centres) */
+void avbd_contact_centres(const rl_avbd *am, const rl_avbd_contact *k, real cA[3], real vA[3], real cB[3],
+                          real vB[3]) {
+  rl_avbd_contact_centres(k, avbd_pose_of(am, k->a), avbd_pose_of(am, k->b), cA, vA, cB, vB);
+}
+
+/* contact rows' C at the current poses (rl_avbd_contact_c_at) */
+void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[3]) {
+  real pA[3], pB[3], uA[3], uB[3], cA[3], cB[3];
+  avbd_contact_points(am, k, pA, uA, pB, uB);
+  avbd_contact_centres(am, k, cA, uA, cB, uB);
+  rl_avbd_contact_c_at(k, pA, pB, cA, cB, C);
+}
+
+/* Cache matching (A16): a contact with the key of one in the previous step inherits its multipliers
+ * (decayed: λ ·= αγ, ρ ·= γ) and, for a ground contact that was sticking, its static-friction
+ * anchor on the ground (reset when the drift exceeds 10 mm).  C⁰ is evaluated after this.
+ * A contact between two dynamic bodies carries at most ρ = AVBD_PAIR_RHO_CARRY·ρ₀ into the next step.
+ * Why: in a stack (box_stack, collision-module manifolds) the carried ρ of the box–box rows ratchets up
+ * step after step towards ρ_max; the block sweeps then stall (budget exhausted from ~0.3 s), the boxes
+ * sink and the stack explodes (2.06 m drift in 10 s, f64).  Measured drift over 10 s (box_stack) /
+ * 2 s (box_pyramid), f64, by the carry cap: 1: 5.0e-4 / 5.0e-2 m (the pyramid needs some carried ρ);
+ * 2, 3: 5.0e-4 / 5.9e-4 m; 5: 1.66 m (stack) ; 10: 8.2e-4 m; 1e2–1e6: 2–8 m.  The window is narrow:
+ * this is a stop-gap, not an understood fix. */
+void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
+  const rl_avbd_param *pr = &am->prm;
+  for (int i = 0; i < am->ncon; i++) {
+    rl_avbd_contact *k = am->con + i;
+    real meff = rl_avbd_min(avbd_mass(am, k->a), avbd_mass(am, k->b));
+    k->rho0 = pr->rho_init * meff / (h * h);
+    for (int r = 0; r < 3; r++) { k->lambda[r] = 0; k->rho[r] = k->rho0; }
+    k->arho0 = pr->rho_init * rl_avbd_min(avbd_mean_inertia(am, m, k->a), avbd_mean_inertia(am, m, k->b)) / (h * h);
+    for (int r = 0; r < 3; r++) { k->alam[r] = 0; k->arho[r] = k->arho0; }
+    for (int j = 0; j < am->nprev; j++) {
+      const rl_avbd_contact *o = am->prev + j;
+      if (o->key[0] != k->key[0] || o->key[1] != k->key[1] || o->key[2] != k->key[2]) continue;
+      if (k->key[2] < 0) {
+        real pa[3], pb[3], ua[3], ub[3], qa[3], qb[3];
+        avbd_contact_points(am, k, pa, ua, pb, ub);
+        avbd_contact_points(am, o, qa, ua, qb, ub);
+        rl_v3_sub(qa, qa, pa);
+        if (rl_v3_dot(o->frame, k->frame) < (real)0.99 || rl_v3_norm(qa) > (real)2e-3) continue;
+      }
+      for (int r = 0; r < 3; r++) {
+        k->lambda[r] = o->lambda[r] * pr->alpha * pr->gamma;
+        real cap = k->a >= 0 ? AVBD_PAIR_RHO_CARRY : pr->rho_max;
+        k->rho[r] = rl_avbd_min(rl_avbd_max(o->rho[r] * pr->gamma, k->rho0), cap * k->rho0);
+      }
+      for (int r = 0; r < 3; r++) k->alam[r] = o->alam[r] * pr->alpha * pr->gamma;
+      if (k->a < 0 && o->stick && o->lambda[0] < 0) {
+        real d[3], nd;
+        rl_v3_sub(d, o->rA, k->rA);
+        nd = rl_v3_dot(d, k->frame);
+        rl_v3_addscl(d, k->frame, -nd);
+        if (rl_v3_norm(d) < (real)1e-2) { rl_v3_add(k->rA, k->rA, d); rl_v3_add(k->cA, k->cA, d); }
+      }
+      break;
+    }
+    avbd_contact_c(am, k, k->c0);
+  }
+}
+
+/* body → contacts (CSR) */
+void avbd_contact_lists(rl_avbd *am) {
+  for (int i = 0; i < am->nb; i++) am->cnum[i] = 0;
+  for (int c = 0; c < am->ncon; c++) {
+    if (am->con[c].a >= 0) am->cnum[am->con[c].a]++;
+    if (am->con[c].b >= 0) am->cnum[am->con[c].b]++;
+  }
+  int a = 0;
+  for (int i = 0; i < am->nb; i++) { am->cadr[i] = a; a += am->cnum[i]; am->cnum[i] = 0; }
+  for (int c = 0; c < am->ncon; c++) {
+    int s1 = am->con[c].a, s2 = am->con[c].b;
+    if (s1 >= 0) am->clist[am->cadr[s1] + am->cnum[s1]++] = c;
+    if (s2 >= 0) am->clist[am->cadr[s2] + am->cnum[s2]++] = c;
+  }
+}

@@ -1,0 +1,114 @@
+/* avbd_joint.c — the terms a joint coordinate adds to its bodies' local solve: whether the joint's rows
+ * are on, the position servo (MuJoCo's PD servo or the BAM motor model), and the coordinate's damping,
+ * armature, stiffness, servo, limit and dry-friction terms. */
+#include "avbd_internal.h"
+
+/* ------------------------------------------------- joint coordinate terms of the local solve */
+
+/* 1 if the two-sided rows of joint jt are enforced (equalities can be switched off) */
+int avbd_joint_on(const rl_model *m, const rl_data *d, const rl_avbd_joint *jt) {
+  if (m->opt.disableflags & RL_DSBL_CONSTRAINT) return jt->eq < 0; /* joints are structure, not constraints */
+  if (jt->eq < 0) return 1;
+  return !(m->opt.disableflags & RL_DSBL_EQUALITY) && d->eq_active[jt->eq];
+}
+
+/* PD position servo (MuJoCo's): F = g·u + b₀ + b₁·gφ + b₂·g(φ − φⁿ)/h, clamped to forcerange; joint
+ * force τ = g·F; curvature −∂τ/∂φ = −g²(b₁ + b₂/h) when unclamped (≥ 0), else 0. */
+static real avbd_servo_pd(const rl_model *m, const rl_avbd_joint *jt, int u, real c, real phi, real h, real *k) {
+  real g = m->actuator_gear[u];
+  const real *fr = m->actuator_forcerange + 2 * u;
+  const real *gp = m->actuator_gainprm + RL_NGAIN * u, *bp = m->actuator_biasprm + RL_NBIAS * u;
+  real L = g * phi, V = g * (phi - jt->phi_n) / h;
+  real gain = gp[0];
+  if (m->actuator_gaintype[u] == RL_GAIN_AFFINE) gain += gp[1] * g * jt->phi_n + gp[2] * g * jt->dphi_n;
+  real b1 = 0, b2 = 0, F = gain * c;
+  if (m->actuator_biastype[u] == RL_BIAS_AFFINE) { b1 = bp[1]; b2 = bp[2]; F += bp[0] + b1 * L + b2 * V; }
+  int clamped = 0;
+  if (m->actuator_forcelimited[u]) {
+    if (F < fr[0]) { F = fr[0]; clamped = 1; }
+    if (F > fr[1]) { F = fr[1]; clamped = 1; }
+  }
+  *k = clamped ? 0 : rl_avbd_max(-g * g * (b1 + b2 / h), 0);
+  return g * F;
+}
+
+/* BAM servo (rl_avbd_bam, A11), implicit in q̇ = g(φ − φⁿ)/h and in the error e = u − gφ:
+ *   duty = clip(kp·e_g·e, ±d_max),  τ_m = kt(duty·V_s − kt·q̇)/R − b_v·q̇,  joint force τ = g·τ_m
+ *   curvature −∂τ/∂φ = g²(kt·V_s·kp·e_g/R [duty unsaturated] + (kt²/R + b_v)/h)
+ * (Coulomb friction and armature enter through avbd_dry_budget and avbd_armature.) */
+static real avbd_servo_bam(const rl_avbd_bam *b, const rl_model *m, const rl_avbd_joint *jt, int u, real c, real phi,
+                           real h, real *k) {
+  real g = m->actuator_gear[u];
+  real qd = g * (phi - jt->phi_n) / h;
+  real slope = b->kp * b->error_gain, duty = slope * (c - g * phi);
+  int sat = 0;
+  if (duty > b->max_duty) { duty = b->max_duty; sat = 1; }
+  if (duty < -b->max_duty) { duty = -b->max_duty; sat = 1; }
+  real damp = b->kt * b->kt / b->R + b->viscous;
+  real tau = b->kt * duty * b->supply / b->R - damp * qd;
+  *k = g * g * ((sat ? 0 : b->kt * b->supply * slope / b->R) + damp / h);
+  return g * tau;
+}
+
+/* Joint force of jt's actuator at coordinate φ (0 without one or with actuation disabled): the control
+ * u = ctrl clamped to ctrlrange, then the PD or the BAM model; *k its curvature −∂τ/∂φ. */
+real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi,
+                real h, real *k) {
+  int u = jt->act, dis = m->opt.disableflags;
+  *k = 0;
+  if (u < 0 || (dis & RL_DSBL_ACTUATION)) return 0;
+  const real *cr = m->actuator_ctrlrange + 2 * u;
+  real c = d->ctrl[u];
+  if (m->actuator_ctrllimited[u] && !(dis & RL_DSBL_CLAMPCTRL)) c = c < cr[0] ? cr[0] : (c > cr[1] ? cr[1] : c);
+  if (avbd_bam_on(am, m, jt)) return avbd_servo_bam(&am->prm.bam, m, jt, u, c, phi, h, k);
+  return avbd_servo_pd(m, jt, u, c, phi, h, k);
+}
+
+/* Joint-space terms on the coordinate φ of joint jt (A5, A10): energy gradient G = ∂E/∂φ, curvature k.
+ *   limit lo   C = φ − lo ≥ 0:  f = min(λ + ρ C̃, 0),  C̃ = C − α·min(C⁰, 0);  G += f
+ *   limit hi   C = hi − φ ≥ 0:  same, G −= f
+ *   dry        Δφ = φ − φⁿ:     f = clip(λ + ρΔφ, ±τ_f);  G += f  (k = ρ inside the budget)
+ *   damping    G += b(φ − φⁿ)/h            k += b/h
+ *   stiffness  G += k_s(φ − φ_spring)      k += k_s
+ *   armature   G += a(φ − φⁿ − hφ̇ⁿ)/h²     k += a/h²
+ *   servo      τ = avbd_servo (PD: g·F, F = g·u + b₀ + b₁·gφ + b₂·g(φ − φⁿ)/h clamped to forcerange;
+ *              BAM: avbd_servo_bam),  G −= τ,  k += −∂τ/∂φ
+ * (armature and the dry budget τ_f include the BAM rotor armature and Coulomb friction)
+ * Curvature of the bounded rows is conservative (never below the true one): ρ while the row is
+ * active or its multiplier is still nonzero, and ρ for dry friction even when clipped.  A single
+ * Newton step on the exact piecewise-quadratic curvature overshoots the kink and can cycle
+ * between the two sides (observed: a limit hit at 8 rad/s settling into a period-2 cycle).
+ * With kkt set, the bounded rows contribute their multipliers λ (for the stationarity residual). */
+void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt,
+                      real phi, real h, int kkt, real *G, real *k) {
+  const rl_avbd_param *pr = &am->prm;
+  int dis = m->opt.disableflags;
+  *G = 0;
+  *k = 0;
+  if (m->jnt_limited[jt->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT))) {
+    for (int side = 0; side < 2; side++) {
+      const rl_avbd_row *r = am->row + (side ? jt->hi_row : jt->lo_row);
+      real C = side ? d->jnt_range[2 * jt->jnt + 1] - phi : phi - d->jnt_range[2 * jt->jnt];
+      real Ct = C - pr->alpha * rl_avbd_min(r->c0, 0);
+      real f = kkt ? r->lambda : rl_avbd_proj_neg(r->lambda + r->rho * Ct);
+      *G += side ? -f : f;
+      if (f < 0 || r->lambda < 0) *k += r->rho;
+    }
+  }
+  real tf = avbd_dry_budget(am, m, jt);
+  if (tf > 0 && !(dis & (RL_DSBL_FRICTIONLOSS | RL_DSBL_CONSTRAINT))) {
+    const rl_avbd_row *r = am->row + jt->dry_row;
+    real t = r->lambda + r->rho * (phi - jt->phi_n);
+    *G += kkt ? r->lambda : rl_avbd_clip(t, tf);
+    *k += r->rho;
+  }
+  if (!(dis & RL_DSBL_PASSIVE)) {
+    *G += jt->damping * (phi - jt->phi_n) / h + jt->stiffness * (phi - jt->spring);
+    *k += jt->damping / h + jt->stiffness;
+  }
+  real arm = avbd_armature(am, m, jt), ks;
+  *G += arm * (phi - jt->phi_n - h * jt->dphi_n) / (h * h);
+  *k += arm / (h * h);
+  *G -= avbd_servo(am, m, d, jt, phi, h, &ks);
+  *k += ks;
+}

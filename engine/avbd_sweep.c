@@ -1,0 +1,663 @@
+/* avbd_sweep.c — the AVBD step: the evaluation cache, graph coloring, the colored 6×6 block sweeps
+ * (optionally on OpenMP threads within a color), the coarse rigid-motion step, the Chebyshev
+ * acceleration of the multipliers, the dual update, and the step that runs them (rl_avbd_step_maximal)
+ * and the whole step with its contacts and write-back (rl_avbd_step).  The per-body math is in
+ * rl_avbd_body.h, shared with CUDA; these files keep the orchestration. */
+#include <string.h>
+#include "avbd_internal.h"
+
+/* ------------------------------------------------------------ evaluation cache */
+
+/* pose version of slot s (the world never moves: 0).  Versions start at 1 with the first prediction
+   and rise on every move (avbd_moved), so a cached value taken at versions (v_a, v_b) is the value at
+   the current poses exactly while both still hold. */
+static unsigned long long avbd_ver(const rl_avbd *am, int s) { return s < 0 ? 0 : am->ver[s]; }
+
+/* slot s moved (block update, coarse step, prediction): its cached joint and contact values are stale */
+static void avbd_moved(rl_avbd *am, int s) { am->ver[s]++; }
+
+/* 1 (and v ← the current versions) when a value cached at pose versions v of slots a, b is stale */
+static int avbd_stale(const rl_avbd *am, int a, int b, unsigned long long v[2]) {
+  unsigned long long va = avbd_ver(am, a), vb = avbd_ver(am, b);
+  if (v[0] == va && v[1] == vb) return 0;
+  v[0] = va;
+  v[1] = vb;
+  return 1;
+}
+
+/* Values of joint j (rl_avbd_joint_val_ok) at the current poses: the cached ones while neither body has
+   moved since they were taken, else evaluated now.  A block update reads the joints of its own body
+   only, and no two bodies of one color share a joint, so the bodies of one color never touch the same
+   entry (the OpenMP sweep stays race-free and bit-identical). */
+static const rl_avbd_joint_val *avbd_joint_val(rl_avbd *am, int j) {
+  const rl_avbd_joint *jt = am->joint + j;
+  if (avbd_stale(am, jt->a, jt->b, am->jver + 2 * j))
+    rl_avbd_joint_val_eval(am->jval + j, jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b));
+  return am->jval + j;
+}
+
+/* Values of contact i at the current poses, cached as avbd_joint_val. */
+static const rl_avbd_contact_val *avbd_contact_val(rl_avbd *am, int i) {
+  const rl_avbd_contact *c = am->con + i;
+  if (avbd_stale(am, c->a, c->b, am->cver + 2 * i))
+    rl_avbd_contact_val_eval(am->cval + i, c, avbd_pose_of(am, c->a), avbd_pose_of(am, c->b));
+  return am->cval + i;
+}
+
+/* ------------------------------------------------------------------- coloring */
+
+/* Greedy coloring of the body graph (edges: joints and contacts between two dynamic bodies), the
+ * world excluded; a body whose neighbors use all AVBD_MAXCOLOR colors goes to the overflow color
+ * (solved serially after the others).  The sweep order lists bodies color by color. */
+static void avbd_color(rl_avbd *am) {
+  int nb = am->nb, used = 0;
+  for (int i = 0; i < nb; i++) am->color[i] = -1;
+  for (int i = 0; i < nb; i++) {
+    unsigned long long mask = 0;
+    for (int k = am->jadr[i]; k < am->jadr[i] + am->jnum[i]; k++) {
+      const rl_avbd_joint *jt = am->joint + am->jlist[k];
+      int o = jt->a == i ? jt->b : jt->a;
+      if (o >= 0 && am->color[o] >= 0 && am->color[o] < AVBD_MAXCOLOR) mask |= 1ull << am->color[o];
+    }
+    for (int k = am->cadr[i]; k < am->cadr[i] + am->cnum[i]; k++) {
+      const rl_avbd_contact *c = am->con + am->clist[k];
+      int o = c->a == i ? c->b : c->a;
+      if (o >= 0 && am->color[o] >= 0 && am->color[o] < AVBD_MAXCOLOR) mask |= 1ull << am->color[o];
+    }
+    int c = 0;
+    while (c < AVBD_MAXCOLOR && (mask >> c & 1)) c++;
+    if (am->prm.force_overflow) c = AVBD_MAXCOLOR;
+    am->color[i] = c;
+    if (c < AVBD_MAXCOLOR && c + 1 > used) used = c + 1;
+  }
+  am->ncolor = used;
+  int n = 0, over = 0;
+  for (int c = 0; c <= AVBD_MAXCOLOR; c++)
+    for (int i = 0; i < nb; i++)
+      if (am->color[i] == c) { am->order[n++] = i; over += c == AVBD_MAXCOLOR; }
+  am->stat.ncolor = used;
+  am->stat.noverflow = over;
+}
+
+/* ------------------------------------------------------------------ local solve */
+
+/* Local system of body s: H = inertia + Σ ρ JJᵀ + diag geometric stiffness (lower triangle), g = ∇E + Σ J f.
+ * kkt = 1: forces are the multipliers λ themselves (H unused).  Returns nothing; H, g filled. */
+void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, real H[36],
+                   real g[6]) {
+  const rl_avbd_param *pr = &am->prm;
+  const rl_avbd_pose *P = am->pose + s;
+  real K[3] = {0, 0, 0};
+  rl_avbd_inertia(H, g, am->mass[s], am->I0 + 9 * s, P, am->xp + 3 * s, am->qp + 4 * s, h);
+  for (int q = am->jadr[s]; q < am->jadr[s] + am->jnum[s]; q++) {
+    const rl_avbd_joint *jt = am->joint + am->jlist[q];
+    const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
+    int side = jt->b == s;
+    if (rl_avbd_joint_val_ok(jt)) { /* rows and hinge coordinate from the cached values */
+      const rl_avbd_joint_val *v = avbd_joint_val(am, am->jlist[q]);
+      if (avbd_joint_on(m, d, jt)) rl_avbd_joint_assemble_val(H, g, K, jt, am->row + jt->row, v, side, pr->alpha_joint, kkt);
+      if (jt->kind == RL_AVBD_HINGE) {
+        /* ∂φ/∂δθ_B = a = R_B axB, ∂φ/∂δθ_A = −a (rl_avbd_joint_coord) */
+        real dphi[6] = {0, 0, 0, 0, 0, 0}, G, k;
+        for (int i = 0; i < 3; i++) dphi[3 + i] = side ? v->arms.a[i] : -v->arms.a[i];
+        avbd_coord_terms(am, m, d, jt, rl_avbd_unwrap(v->phi_raw, jt->phi), h, kkt, &G, &k);
+        rl_avbd_add_row_ang(H, g, dphi, G, kkt ? 0 : k);
+      }
+      continue;
+    }
+    if (avbd_joint_on(m, d, jt)) rl_avbd_joint_assemble(H, g, K, jt, am->row + jt->row, A, B, side, pr->alpha_joint, kkt);
+    if (jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) {
+      real dA[6], dB[6], G, k;
+      real phi = rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
+      avbd_coord_terms(am, m, d, jt, phi, h, kkt, &G, &k);
+      if (jt->kind == RL_AVBD_HINGE) rl_avbd_add_row_ang(H, g, side ? dB : dA, G, kkt ? 0 : k);
+      else rl_avbd_add_row(H, g, side ? dB : dA, G, kkt ? 0 : k);
+    }
+  }
+  for (int q = am->cadr[s]; q < am->cadr[s] + am->cnum[s]; q++) {
+    const rl_avbd_contact *c = am->con + am->clist[q];
+    rl_avbd_contact_assemble_val(H, g, K, c, avbd_contact_val(am, am->clist[q]), avbd_dq_of(am, c->a),
+                                 avbd_dq_of(am, c->b), c->b == s, pr->alpha, kkt);
+  }
+  for (int i = 0; i < 3; i++) H[7 * (3 + i)] += K[i];
+}
+
+/* One block update (A7): H δz = −g (guarded Cholesky), clamp ‖δx‖ ≤ max_dx, ‖δθ‖ ≤ max_dθ,
+ * x ← x + δx, q ← Exp(δθ)·q.  Returns the update sizes. */
+static void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h) {
+  real H[36], g[6];
+  avbd_assemble(am, m, d, s, h, 0, H, g);
+  am->guard[s] = rl_avbd_body_update(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s, H, g,
+                                     am->prm.max_dx, am->prm.max_dtheta, am->upd + 2 * s, am->upd + 2 * s + 1);
+  avbd_moved(am, s);
+}
+
+/* Two block updates of the same color, s0 and s1: both systems assembled (neither reads the other's pose
+ * or rows: bodies of one color share no joint or contact), solved together (rl_avbd_chol_solve6_x2, the
+ * same operations per body as rl_avbd_chol_solve6), then both bodies moved.  Bit-identical to
+ * avbd_block_update(s0) followed by avbd_block_update(s1); the two solves' latency chains overlap. */
+static void avbd_block_update2(rl_avbd *am, const rl_model *m, const rl_data *d, int s0, int s1, real h) {
+  real H0[36], g0[6], H1[36], g1[6], dz0[6], dz1[6];
+  int gd[2];
+  avbd_assemble(am, m, d, s0, h, 0, H0, g0);
+  avbd_assemble(am, m, d, s1, h, 0, H1, g1);
+  rl_avbd_chol_solve6_x2(H0, g0, dz0, H1, g1, dz1, gd);
+  const int sl[2] = {s0, s1};
+  real *dz[2] = {dz0, dz1};
+  for (int l = 0; l < 2; l++) {
+    int s = sl[l];
+    am->guard[s] = gd[l];
+    rl_avbd_body_apply(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s, dz[l], am->prm.max_dx,
+                       am->prm.max_dtheta, am->upd + 2 * s, am->upd + 2 * s + 1);
+    avbd_moved(am, s);
+  }
+}
+
+int rl_avbd_openmp(void) {
+#if defined(_OPENMP)
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+/* One colored sweep (A17): the bodies color by color in am->order.  A block update writes only its own
+ * body (pose, dx, dq, upd, guard) and reads its neighbours, which never share its color, so the bodies
+ * of one color may run in any order or at once: with prm.threads > 1 (and OpenMP) they are split over
+ * threads; the overflow color, whose bodies may be neighbours, stays serial.  The update sizes and guard
+ * counts are gathered per body and reduced afterwards in sweep order, so every result is bit-identical at
+ * any thread count.  Returns max ‖δx‖, max ‖δθ‖ of the sweep. */
+static void avbd_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, real h, real *ux, real *uth) {
+  int nb = am->nb;
+  for (int k0 = 0; k0 < nb;) {
+    int c = am->color[am->order[k0]], k1 = k0;
+    while (k1 < nb && am->color[am->order[k1]] == c) k1++;
+#if defined(_OPENMP)
+    if (am->prm.threads > 1 && c < AVBD_MAXCOLOR && k1 - k0 > 1) {
+#pragma omp parallel for num_threads(am->prm.threads) schedule(static)
+      for (int k = k0; k < k1; k++) avbd_block_update(am, m, d, am->order[k], h);
+    } else
+#endif
+    if (c < AVBD_MAXCOLOR) { /* a proper color: its bodies in pairs (avbd_block_update2) */
+      int k = k0;
+      for (; k + 1 < k1; k += 2) avbd_block_update2(am, m, d, am->order[k], am->order[k + 1], h);
+      if (k < k1) avbd_block_update(am, m, d, am->order[k], h);
+    } else /* the overflow color: its bodies may be neighbours, one after the other */
+      for (int k = k0; k < k1; k++) avbd_block_update(am, m, d, am->order[k], h);
+    k0 = k1;
+  }
+  *ux = *uth = 0;
+  for (int k = 0; k < nb; k++) {
+    int s = am->order[k];
+    *ux = rl_avbd_max(*ux, am->upd[2 * s]);
+    *uth = rl_avbd_max(*uth, am->upd[2 * s + 1]);
+    am->stat.guarded += am->guard[s];
+  }
+}
+
+/* --------------------------------------------------------------- coarse step */
+
+/* External contact rows of body s in component c (the other body is the world or outside c): forces and
+ * weights as in avbd_assemble (normal, Coulomb-projected tangents; spin/roll rows left out). */
+static void avbd_coarse_contacts(const rl_avbd *am, int s, int c, real H[36], real g[6]) {
+  const rl_avbd_param *pr = &am->prm;
+  for (int q = am->cadr[s]; q < am->cadr[s] + am->cnum[s]; q++) {
+    const rl_avbd_contact *k = am->con + am->clist[q];
+    int side = k->b == s, o = side ? k->a : k->b;
+    if (o >= 0 && am->comp[o] == c) continue;
+    real pA[3], pB[3], uA[3], uB[3], dd[3], C[3], f[3];
+    avbd_contact_points(am, k, pA, uA, pB, uB);
+    rl_v3_sub(dd, pB, pA);
+    for (int r = 0; r < 3; r++) C[r] = rl_v3_dot(k->frame + 3 * r, dd);
+    f[0] = rl_avbd_proj_neg(k->lambda[0] + k->rho[0] * (C[0] - pr->alpha * rl_avbd_min(k->c0[0], 0)));
+    f[1] = k->lambda[1] + k->rho[1] * (C[1] - pr->alpha * k->c0[1]);
+    f[2] = k->lambda[2] + k->rho[2] * (C[2] - pr->alpha * k->c0[2]);
+    rl_avbd_proj_disc(f + 1, k->mu * -f[0]);
+    for (int r = 0; r < 3; r++) {
+      const real *w = k->frame + 3 * r;
+      real J[6], x[3];
+      rl_v3_cross(x, side ? uB : uA, w);
+      for (int i = 0; i < 3; i++) { J[i] = side ? w[i] : -w[i]; J[3 + i] = side ? x[i] : -x[i]; }
+      real wt = !(f[0] < 0 || k->lambda[0] < 0) ? 0 : k->rho[r];
+      if (r > 0 && k->mu <= 0) wt = 0;
+      rl_avbd_add_row(H, g, J, f[r], wt);
+    }
+  }
+}
+
+/* H_c += Tᵀ H T, g_c += Tᵀ g with T = [I, −[r]×; 0, I] (H full symmetric, lower triangle of H_c).
+ * Column 3+a of T has its nonzeros at rows b < c (the two indices other than a: T[b][3+a], T[c][3+a]
+ * from −[r]×) and 3+a (1); the products skip T's zeros and keep the order of the dense sums. */
+static void avbd_coarse_add(real Hc[36], real gc[6], const real H[36], const real g[6], const real r[3]) {
+  real T[9] = {0, r[2], -r[1], -r[2], 0, r[0], r[1], -r[0], 0}; /* T[k][3+a] = T[3k + a], k, a < 3 */
+  real HT[36];
+  for (int i = 0; i < 6; i++) {
+    for (int j = 0; j < 3; j++) HT[6 * i + j] = H[6 * i + j];
+    for (int a = 0; a < 3; a++) {
+      int b = a == 0 ? 1 : 0, c = a == 2 ? 1 : 2;
+      HT[6 * i + 3 + a] = H[6 * i + b] * T[3 * b + a] + H[6 * i + c] * T[3 * c + a] + H[6 * i + 3 + a];
+    }
+  }
+  for (int i = 0; i < 6; i++) {
+    int a = i - 3, b = a == 0 ? 1 : 0, c = a == 2 ? 1 : 2;
+    gc[i] += i < 3 ? g[i] : T[3 * b + a] * g[b] + T[3 * c + a] * g[c] + g[i];
+    for (int j = 0; j <= i; j++)
+      Hc[6 * i + j] += i < 3 ? HT[6 * i + j]
+                             : T[3 * b + a] * HT[6 * b + j] + T[3 * c + a] * HT[6 * c + j] + HT[6 * i + j];
+  }
+}
+
+/* Coarse step on each free articulated component (a rigid motion of all its bodies together): block
+ * Gauss–Seidel moves a whole assembly only through its local rows, so a global mode (microduck tipping
+ * on its feet: every body turning ~2e-10 … 5e-7 rad per sweep in lockstep) converges at ~0.5 % per
+ * sweep.  The joint rows, coordinate terms and servos depend on relative poses only and drop out of a
+ * rigid motion δ = (δX, δΘ) about the component's COM x_c; the rest is summed per body with
+ * T_s = [I, −[r_s]×; 0, I], r_s = x_s − x_c:  H_c = Σ T_sᵀ H_s T_s,  g_c = Σ T_sᵀ g_s  (H_s, g_s: inertia
+ * term and the contact rows with bodies outside the component), H_c δ = −g_c, and every body moves by
+ * T_s δ (δx_s = δX + δΘ × r_s, δθ_s = δΘ). */
+static void avbd_coarse(rl_avbd *am, real h) {
+  int nb = am->nb;
+  real *W = am->cwork; /* per component root c: H [36], g [6], x_c [3], M [1] */
+  for (int s = 0; s < nb; s++)
+    for (int i = 0; i < 46; i++) W[46 * s + i] = 0;
+  for (int s = 0; s < nb; s++) {
+    int c = am->comp[s];
+    if (c < 0) continue;
+    rl_v3_addscl(W + 46 * c + 42, am->pose[s].x, am->mass[s]);
+    W[46 * c + 45] += am->mass[s];
+  }
+  for (int s = 0; s < nb; s++) {
+    int c = am->comp[s];
+    if (c < 0) continue;
+    real *Hc = W + 46 * c, *gc = Hc + 36, xc[3], r[3], H[36], g[6];
+    rl_v3_scale(xc, Hc + 42, 1 / Hc[45]);
+    rl_v3_sub(r, am->pose[s].x, xc);
+    rl_avbd_inertia(H, g, am->mass[s], am->I0 + 9 * s, am->pose + s, am->xp + 3 * s, am->qp + 4 * s, h);
+    avbd_coarse_contacts(am, s, c, H, g);
+    for (int i = 0; i < 6; i++)
+      for (int j = 0; j < i; j++) H[6 * j + i] = H[6 * i + j]; /* full symmetric */
+    avbd_coarse_add(Hc, gc, H, g, r);
+  }
+  for (int c = 0; c < nb; c++) {
+    if (!(W[46 * c + 45] > 0)) continue;
+    real dz[6];
+    am->stat.guarded += rl_avbd_chol_solve6(W + 46 * c, W + 46 * c + 36, dz);
+    rl_avbd_clamp3(dz, am->prm.max_dx);
+    rl_avbd_clamp3(dz + 3, am->prm.max_dtheta);
+    for (int i = 0; i < 6; i++) W[46 * c + 36 + i] = dz[i]; /* the step, read below */
+  }
+  for (int s = 0; s < nb; s++) {
+    int c = am->comp[s];
+    if (c < 0) continue;
+    const real *dz = W + 46 * c + 36;
+    real xc[3], r[3], w[3];
+    rl_v3_scale(xc, W + 46 * c + 42, 1 / W[46 * c + 45]);
+    rl_v3_sub(r, am->pose[s].x, xc);
+    rl_v3_cross(w, dz + 3, r);
+    rl_v3_add(w, w, dz);
+    rl_avbd_body_move(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s, w, dz + 3);
+    avbd_moved(am, s);
+  }
+}
+
+/* ------------------------------------------ Chebyshev acceleration of the multipliers */
+
+/* Chebyshev semi-iterative weights (Wang 2015, used on the primal sweeps by VBD): ω₁ = 1,
+ * ω₂ = 2/(2 − ρ²), ω_k = 4/(4 − ρ²·ω_{k−1}), ρ the spectral radius of one iteration; k counts the
+ * accelerated iterations since the last (re)start. */
+static real avbd_cheb_omega(int k, real rho, real prev) {
+  if (k <= 1) return 1;
+  if (k == 2) return 2 / (2 - rho * rho);
+  return 4 / (4 - rho * rho * prev);
+}
+
+/* history shift: λ_{k−2} ← λ_{k−1}, λ_{k−1} ← λ (every row) */
+static void avbd_cheb_shift(rl_avbd *am) {
+  real *l1 = am->chl, *l2 = am->chl + am->nrow;
+  for (int r = 0; r < am->nrow; r++) {
+    l2[r] = l1[r];
+    l1[r] = am->row[r].lambda;
+  }
+}
+
+/* λ_k = ω(λ̂_k − λ_{k−2}) + λ_{k−2} on the two-sided rows (joints, equalities: no projection), λ̂_k the
+ * dual update's multiplier.  On the multipliers, not the poses: extrapolating the poses (x and the
+ * rotation increments, VBD's form) diverged on chain8 at every ρ ≥ 0.9 and gained nothing at 0.8
+ * (sweeps to a 1e-6 m distance from the dense KKT solution 68 → 71), alone or together with the
+ * multipliers, before or after the dual update; the slow mode is the dual ascent λ ← λ + ρC.  The
+ * contact rows are left alone: extrapolating them too (λ_n projected on ≤ 0, λ_t on the Coulomb disc)
+ * took box_pyramid (2 ms) from 176 to 165 sweeps/step at ρ 0.93 but to 259 at 0.97, and microduck from
+ * 61 to 67. */
+static void avbd_cheb_extrapolate(rl_avbd *am, real omega) {
+  const real *l2 = am->chl + am->nrow;
+  for (int r = 0; r < am->nrow; r++) {
+    rl_avbd_row *w = am->row + r;
+    if (w->kind == RL_AVBD_ROW_LIN || w->kind == RL_AVBD_ROW_ANG) w->lambda = omega * (w->lambda - l2[r]) + l2[r];
+  }
+}
+
+/* After the dual update of sweep it (prm.cheb_rho > 0; not after the last sweep of a step): from sweep
+ * cheb_start on, the next weight and the extrapolation; a sweep whose update u (in tolerances) grew over
+ * the last one's restarts the sequence at ω₁ = 1 (without the restart chain8 needs 38/67 sweeps to 1e-6
+ * instead of 29/41).  Tried and dropped: restarting on growth of the row residual instead (chain8
+ * diverges), rolling λ back on a restart (diverges), switching off for the step at the first growth
+ * (chain8 gains 3 %).  Known limit: chain50 at 50 000:1 (every step exhausts the budget) keeps its anchors
+ * at ρ ≤ 0.8 (1.6e-9 m) but not at 0.9 (2.8e-4 m) or 0.93 (2.0e-3 m, from 2.6e-9 m off). */
+static void avbd_cheb_dual(rl_avbd *am, int it, real u, int *kc, real *omega, real *uprev) {
+  const rl_avbd_param *pr = &am->prm;
+  if (it >= pr->cheb_start) {
+    *kc = (*kc > 0 && u > *uprev) ? 1 : *kc + 1;
+    *omega = avbd_cheb_omega(*kc, pr->cheb_rho, *omega);
+    if (*kc >= 2) avbd_cheb_extrapolate(am, *omega);
+  }
+  *uprev = u;
+  avbd_cheb_shift(am);
+}
+
+/* --------------------------------------------------------------- dual update (A8) */
+
+/* penalty growth ρ ← min(ρ + β·ρ₀·|C̃|/ℓ, ρ_max) */
+static real avbd_grow(const rl_avbd_param *pr, real rho, real rho0, real c, real ell) {
+  return rl_avbd_min(rho + pr->beta * rho0 * rl_fabs(c) / ell, pr->rho_max * rho0);
+}
+
+/* After a sweep: two-sided rows λ ← λ + ρC̃ (ρ grows); one-sided rows λ ← min(λ + ρC̃, 0) (ρ grows
+ * only while active); dry friction λ ← clip(λ + ρΔφ, ±τ_f) (ρ grows only inside the budget);
+ * contact normals as limits and tangents projected on the Coulomb disc μ(−λ_n⁺) (ρ grows only when
+ * sticking).  Residuals r = |λ − Π(λ + ρC̃)|/ρ (= |C̃| for two-sided rows) go to res[0] (lengths) and
+ * res[1] (angles). */
+static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, real res[2]) {
+  const rl_avbd_param *pr = &am->prm;
+  int dis = m->opt.disableflags;
+  res[0] = res[1] = 0;
+  for (int j = 0; j < am->njoint; j++) {
+    rl_avbd_joint *jt = am->joint + j;
+    const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
+    const rl_avbd_joint_val *v = rl_avbd_joint_val_ok(jt) ? avbd_joint_val(am, j) : NULL;
+    if (avbd_joint_on(m, d, jt)) {
+      real Cs[6];
+      const real *C = Cs;
+      rl_avbd_joint_arms arms;
+      int n;
+      if (v) { C = v->C; n = v->n; }
+      else n = rl_avbd_joint_side_rows(jt, A, B, 0, Cs, NULL, &arms);
+      for (int r = 0; r < n; r++) {
+        rl_avbd_row *w = am->row + jt->row + r;
+        w->c = C[r] - pr->alpha_joint * w->c0;
+        w->lambda += w->rho * w->c;
+        int ang = w->kind == RL_AVBD_ROW_ANG;
+        res[ang] = rl_avbd_max(res[ang], rl_fabs(w->c));
+        w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ang ? AVBD_ANG_SCALE : AVBD_LIN_SCALE);
+      }
+    }
+    if (jt->kind != RL_AVBD_HINGE && jt->kind != RL_AVBD_SLIDE) continue;
+    real dA[6], dB[6];
+    int ang = jt->kind == RL_AVBD_HINGE;
+    real ell = ang ? AVBD_ANG_SCALE : AVBD_LIN_SCALE;
+    jt->phi = v ? rl_avbd_unwrap(v->phi_raw, jt->phi) : rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
+    if (m->jnt_limited[jt->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT))) {
+      for (int side = 0; side < 2; side++) {
+        rl_avbd_row *w = am->row + (side ? jt->hi_row : jt->lo_row);
+        real C = side ? d->jnt_range[2 * jt->jnt + 1] - jt->phi : jt->phi - d->jnt_range[2 * jt->jnt];
+        w->c = C - pr->alpha * rl_avbd_min(w->c0, 0);
+        real nl = rl_avbd_proj_neg(w->lambda + w->rho * w->c);
+        res[ang] = rl_avbd_max(res[ang], rl_fabs(w->lambda - nl) / w->rho);
+        w->lambda = nl;
+        if (nl < 0) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
+      }
+    }
+    real tf = avbd_dry_budget(am, m, jt);
+    if (tf > 0 && !(dis & (RL_DSBL_FRICTIONLOSS | RL_DSBL_CONSTRAINT))) {
+      rl_avbd_row *w = am->row + jt->dry_row;
+      w->c = jt->phi - jt->phi_n;
+      real t = w->lambda + w->rho * w->c, nl = rl_avbd_clip(t, tf);
+      real rf = rl_fabs(w->lambda - nl) / w->rho;
+      res[ang] = rl_avbd_max(res[ang], rf);
+      am->stat.dry_residual = rl_avbd_max(am->stat.dry_residual, rf);
+      w->lambda = nl;
+      if (rl_fabs(t) < tf) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
+    }
+  }
+  for (int i = 0; i < am->ncon; i++) {
+    rl_avbd_contact *c = am->con + i;
+    const real *C = avbd_contact_val(am, i)->C;
+    c->c[0] = C[0] - pr->alpha * rl_avbd_min(c->c0[0], 0);
+    real nl = rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * c->c[0]);
+    res[0] = rl_avbd_max(res[0], rl_fabs(c->lambda[0] - nl) / c->rho[0]);
+    c->lambda[0] = nl;
+    if (nl < 0) c->rho[0] = avbd_grow(pr, c->rho[0], c->rho0, c->c[0], AVBD_LIN_SCALE);
+    real t[2];
+    for (int r = 1; r < 3; r++) {
+      c->c[r] = C[r] - pr->alpha * c->c0[r];
+      t[r - 1] = c->lambda[r] + c->rho[r] * c->c[r];
+    }
+    c->stick = rl_avbd_proj_disc(t, c->mu * -nl);
+    real e0 = (c->lambda[1] - t[0]) / c->rho[1], e1 = (c->lambda[2] - t[1]) / c->rho[2];
+    res[0] = rl_avbd_max(res[0], rl_sqrt(e0 * e0 + e1 * e1));
+    c->lambda[1] = t[0];
+    c->lambda[2] = t[1];
+    if (c->stick && nl < 0)
+      for (int r = 1; r < 3; r++) c->rho[r] = avbd_grow(pr, c->rho[r], c->rho0, c->c[r], AVBD_LIN_SCALE);
+    if (c->mu_spin > 0 || c->mu_roll > 0) {
+      real Ca[3], ta[3];
+      rl_avbd_contact_ang(c, avbd_dq_of(am, c->a), avbd_dq_of(am, c->b), Ca);
+      for (int r = 0; r < 3; r++) ta[r] = c->alam[r] + c->arho[r] * Ca[r];
+      int in = rl_avbd_contact_ang_proj(c, ta, -nl);
+      for (int r = 0; r < 3; r++) {
+        res[1] = rl_avbd_max(res[1], rl_fabs(c->alam[r] - ta[r]) / c->arho[r]);
+        c->alam[r] = ta[r];
+        if (in && nl < 0) c->arho[r] = avbd_grow(pr, c->arho[r], c->arho0, Ca[r], AVBD_ANG_SCALE);
+      }
+    }
+  }
+}
+
+/* ------------------------------------------------------------------------ step */
+
+/* Step start (A17 3.): save x⁰, q⁰, frozen world inertia I₀ = R diag(I) Rᵀ, joint coordinates φⁿ
+ * and rates φ̇ⁿ; multipliers decay λ ·= αγ, ρ ← clamp(γρ, ρ₀, ρ_max) with ρ₀ = rho_init·meff/h²;
+ * C⁰ of every row. */
+static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
+  const rl_avbd_param *pr = &am->prm;
+  for (int s = 0; s < am->nb; s++) {
+    const rl_avbd_pose *P = am->pose + s;
+    const real *J = am->inertia + 3 * s;
+    rl_v3_copy(am->x0 + 3 * s, P->x);
+    rl_q_copy(am->q0 + 4 * s, P->q);
+    real *I0 = am->I0 + 9 * s;
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        I0[3 * i + j] = P->R[3 * i] * J[0] * P->R[3 * j] + P->R[3 * i + 1] * J[1] * P->R[3 * j + 1] +
+                        P->R[3 * i + 2] * J[2] * P->R[3 * j + 2];
+  }
+  for (int r = 0; r < am->nrow; r++) {
+    rl_avbd_row *w = am->row + r;
+    w->rho0 = pr->rho_init * w->meff / (h * h);
+    w->lambda *= pr->alpha * pr->gamma;
+    w->rho = rl_avbd_min(rl_avbd_max(w->rho * pr->gamma, w->rho0), pr->rho_max * w->rho0);
+    w->c0 = 0;
+  }
+  for (int j = 0; j < am->njoint; j++) {
+    rl_avbd_joint *jt = am->joint + j;
+    const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
+    real C[6], JA[6][6], JB[6][6];
+    int n = rl_avbd_joint_rows(jt, A, B, C, JA, JB);
+    for (int r = 0; r < n; r++) am->row[jt->row + r].c0 = C[r];
+    if (jt->kind != RL_AVBD_HINGE && jt->kind != RL_AVBD_SLIDE) continue;
+    real dA[6], dB[6];
+    jt->phi = jt->phi_n = rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
+    jt->dphi_n = avbd_coord_rate(am, jt);
+    am->row[jt->lo_row].c0 = jt->phi_n - d->jnt_range[2 * jt->jnt];
+    am->row[jt->hi_row].c0 = d->jnt_range[2 * jt->jnt + 1] - jt->phi_n;
+  }
+}
+
+/* Acceleration of the initial iterate (AVBD's adaptive initialization, in the extrapolating form): the
+ * previous step's acceleration ã = (v − v_prev)/h, clamped to ‖ã‖ ≤ ‖g‖.  The iterate starts at
+ * x + hv + h²(ã + f/m) instead of the prediction x_p = x + hv + h²(g + f/m): a supported body (ã ≈ 0) at
+ * rest, a falling one at x_p, a sliding one along its slide.  Only for bodies in contact (a free
+ * flier starts at x_p exactly, so its one sweep moves nothing: f32 loses ε|x| per step in x − x_p
+ * otherwise, free fall 8e-5 m off in 1 s) and without joints:
+ * box_stack 54 → 26 sweeps/step, box_pyramid f64 443 → 361 (0.5 s), but the gravity-share form of it
+ * raised microduck (articulated) from 33 to 41 sweeps/step at 1 ms and from 19 to 52 at 2 ms. */
+static void avbd_start_accel(real ga[3], const real v[3], const real vprev[3], const real g[3], real h) {
+  real gn = rl_v3_norm(g);
+  rl_v3_sub(ga, v, vprev);
+  rl_v3_scale(ga, ga, 1 / h);
+  rl_avbd_clamp3(ga, gn);
+}
+
+/* Prediction (A3): x_p = x + hv + h²(g + f/m); q_p from the gyroscopic ω prediction; the iterate
+ * starts at the prediction, a body without joints at x + hv + h²(ã + f/m) (avbd_start_accel).  The displacement dx = x − x⁰ is kept separately (starting at
+ * hv + h²(g + f/m)) so that the velocity recovery needs no difference of nearly equal positions
+ * (in f32 that difference loses ε|x|/h per step). */
+static void avbd_predict(rl_avbd *am, const rl_model *m, real h) {
+  real grav[3] = {0, 0, 0};
+  if (!(m->opt.disableflags & RL_DSBL_GRAVITY)) rl_v3_copy(grav, m->opt.gravity);
+  for (int s = 0; s < am->nb; s++) {
+    rl_avbd_pose *P = am->pose + s;
+    real wp[3], ga[3];
+    real zero[3] = {0, 0, 0};
+    rl_avbd_predict_lin(am->dx + 3 * s, zero, am->vel + 6 * s, grav, am->xfrc + 6 * s, am->mass[s], h);
+    rl_v3_add(am->xp + 3 * s, P->x, am->dx + 3 * s);
+    if (am->prm.adaptive_start && am->jnum[s] == 0 && am->cnum[s] > 0 && am->steps > am->step0) {
+      avbd_start_accel(ga, am->vel + 6 * s, am->vprev + 3 * s, grav, h);
+      rl_avbd_predict_lin(am->dx + 3 * s, zero, am->vel + 6 * s, ga, am->xfrc + 6 * s, am->mass[s], h);
+    }
+    rl_v3_copy(am->vprev + 3 * s, am->vel + 6 * s);
+    rl_avbd_predict_rot(am->qp + 4 * s, wp, P->q, P->R, am->vel + 6 * s + 3, am->inertia + 3 * s, am->xfrc + 6 * s + 3, h);
+    /* dq = Exp(h ω'), q_p = dq ⊗ q⁰ */
+    real hw[3];
+    rl_v3_scale(hw, wp, h);
+    rl_so3_exp_quat(am->dq + 4 * s, hw);
+    rl_q_mul(am->qp + 4 * s, am->dq + 4 * s, P->q);
+    rl_q_normalize(am->qp + 4 * s);
+    rl_v3_add(P->x, am->x0 + 3 * s, am->dx + 3 * s);
+    rl_q_copy(P->q, am->qp + 4 * s);
+    rl_avbd_pose_sync(P);
+    avbd_moved(am, s);
+  }
+}
+
+/* Velocity recovery (A18): v = (x − x⁰)/h (= dx/h, accumulated), ω = Log(q (q⁰)⁻¹)/h (= Log(dq)/h). */
+static void avbd_recover_velocity(rl_avbd *am, real h) {
+  for (int s = 0; s < am->nb; s++) {
+    real *v = am->vel + 6 * s, w[3];
+    rl_v3_scale(v, am->dx + 3 * s, 1 / h);
+    rl_so3_log_quat(w, am->dq + 4 * s);
+    rl_v3_scale(v + 3, w, 1 / h);
+  }
+}
+
+/* Row scales follow the servo model (the BAM armature enters ρ₀): recomputed when it changes. */
+static void avbd_sync_scales(rl_avbd *am, const rl_model *m) {
+  if (am->servo_scaled == am->prm.servo_model) return;
+  for (int j = 0; j < am->njoint; j++) avbd_row_scales(am, m, am->joint + j);
+  avbd_components(am);
+  am->servo_scaled = am->prm.servo_model;
+}
+
+static int avbd_state_finite(const rl_avbd *am) {
+  for (int s = 0; s < am->nb; s++)
+    for (int i = 0; i < 3; i++)
+      if (!rl_isfinite(am->pose[s].x[i]) || !rl_isfinite(am->pose[s].q[i + 1]) || !rl_isfinite(am->vel[6 * s + i]) ||
+          !rl_isfinite(am->vel[6 * s + 3 + i]))
+        return 0;
+  return 1;
+}
+
+/* Tolerances of the step's residual and update test (f64): tol·max(1, (h/h₀)²), h₀ = 1 ms.  A sweep's
+ * update and a row's residual are displacements, whose scale within a step grows as h² (h²g, h·v); at
+ * a fixed tol a 2 ms step solved its problem to a 4× smaller acceleration error tol/h² than a 1 ms one.
+ * Above 1 ms the test holds the acceleration error at tol/h₀² instead; at or below 1 ms it is tol.
+ * f32 keeps tol at every h: its tolerances sit near the rounding floor of the poses, and the chain8 f32
+ * order fit (noise-dominated below 1 ms already) fell to 0.06 with the scaled ones. */
+static void avbd_step_tolerance(const rl_avbd_param *pr, real h, real *tl, real *ta) {
+#if defined(RL_REAL_F64)
+  real sc = h > AVBD_TOL_H ? (h / AVBD_TOL_H) * (h / AVBD_TOL_H) : 1;
+#else
+  real sc = 1;
+  (void)h;
+#endif
+  *tl = pr->tol_lin * sc;
+  *ta = pr->tol_ang * sc;
+}
+
+rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *d) {
+  real h = m->opt.timestep;
+  rl_avbd_stat *st = &am->stat;
+  memset(st, 0, sizeof *st);
+  /* contacts at the step-start poses (normal frozen within the step) */
+  avbd_sync_scales(am, m);
+  if (am->prm.contacts == RL_AVBD_CONTACTS_GROUND) avbd_ground_contacts(am, m, h);
+  else if (am->prm.contacts == RL_AVBD_CONTACTS_NONE) am->ncon = 0;
+  avbd_contact_warmstart(am, m, h);
+  avbd_contact_lists(am);
+  avbd_color(am);
+  st->ncon = am->ncon;
+  avbd_begin(am, m, d, h);
+  avbd_predict(am, m, h);
+  /* colored block sweeps + dual update until the residual test or the budget */
+  const rl_avbd_param *pr = &am->prm;
+  real tl, ta;
+  avbd_step_tolerance(pr, h, &tl, &ta);
+  int it, kc = 0;
+  real omega = 1, uprev = 0;
+  if (pr->cheb_rho > 0) avbd_cheb_shift(am);
+  for (it = 0; it < pr->iterations; it++) {
+    real ux, uth, res[2];
+    avbd_sweep(am, m, d, h, &ux, &uth);
+    if (pr->coarse > 0 && (it + 1) % pr->coarse == 0) avbd_coarse(am, h);
+    st->dry_residual = 0;
+    avbd_dual_update(am, m, d, res);
+    st->update = ux;
+    if (ux <= tl && uth <= ta && res[0] <= tl && res[1] <= ta) {
+      st->converged = 1;
+      it++;
+      break;
+    }
+    /* the extrapolated multipliers only where another sweep follows (the step ends on a dual update) */
+    if (pr->cheb_rho > 0 && it + 1 < pr->iterations)
+      avbd_cheb_dual(am, it, rl_avbd_max(ux / (tl > 0 ? tl : 1), uth / (ta > 0 ? ta : 1)), &kc, &omega, &uprev);
+  }
+  st->iterations = it;
+  avbd_recover_velocity(am, h);
+  if (!avbd_state_finite(am)) {
+    for (int s = 0; s < am->nb; s++) {
+      rl_v3_copy(am->pose[s].x, am->x0 + 3 * s);
+      rl_q_copy(am->pose[s].q, am->q0 + 4 * s);
+      rl_avbd_pose_sync(am->pose + s);
+      for (int i = 0; i < 6; i++) am->vel[6 * s + i] = 0;
+    }
+    for (int r = 0; r < am->nrow; r++) am->row[r].lambda = 0;
+    am->ncon = 0;
+    am->nprev = 0;
+    d->warning[RL_WARN_BADQACC]++;
+    return RL_ERR_NUMERIC;
+  }
+  avbd_diagnostics(am, m, d, h);
+  avbd_loads(am, m, d, h);
+  /* contact cache for the next step */
+  memcpy(am->prev, am->con, sizeof(rl_avbd_contact) * (size_t)am->ncon);
+  am->nprev = am->ncon;
+  am->steps++;
+  am->sweeps += st->iterations;
+  am->exhausted += !st->converged;
+  am->time += h;
+  d->time = am->time;
+  return RL_OK;
+}
+
+/* The whole step: rl_collision's contacts at the step-start poses when prm.contacts says so (qpos from
+   the AVBD state, kinematics, collision, load), the step of the AVBD state, qpos/qvel written back. */
+rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d) {
+  if (am->prm.contacts == RL_AVBD_CONTACTS_DATA) {
+    rl_avbd_to_generalized(am, m, d);
+    rl_kinematics(m, d);
+    rl_collision(m, d);
+    rl_avbd_load_contacts(am, m, d);
+  }
+  rl_status st = rl_avbd_step_maximal(am, m, d);
+  rl_avbd_to_generalized(am, m, d);
+  return st;
+}
