@@ -170,3 +170,15 @@ Test(report, not_a_directory) {
   int st = system(cmd);
   cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "report on a missing directory: status %d (want exit 2)", st);
 }
+
+/* docs/fields.md is `rigidlab fields --markdown`, byte for byte: the field reference cannot drift from the
+   registry in engine/rl_data.h */
+Test(report, field_reference_matches_the_registry) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "%s fields --markdown > %s/fields.md && cmp -s %s/fields.md %s/docs/fields.md", RIGIDLAB, tmpdir, tmpdir,
+           SRCDIR);
+  int st = system(cmd);
+  cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+            "docs/fields.md differs from `rigidlab fields --markdown` (regenerate it: rigidlab fields --markdown > docs/fields.md)");
+  cr_expect_not_null(strstr(slurp("fields.md"), "| `qpos` | real | nq | m or rad |"), "qpos's entry missing from the field reference");
+}
