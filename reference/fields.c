@@ -3,6 +3,7 @@
 #include "fields.h"
 
 #include <string.h>
+#include "quantities.h"
 #include "rl_data.h"
 
 #define RL_X_FIELD_STATE(name, count, width, unit, meaning) {"state", "real", #name, #count, width, unit, meaning},
@@ -72,4 +73,5 @@ void rl_fields_print(FILE *f, int markdown) {
       fprintf(f, "%s\n", e->meaning);
     }
   }
+  rl_vq_print(f, markdown);
 }

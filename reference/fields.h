@@ -22,7 +22,8 @@ extern const int rl_nfields;
 
 /* the entry named NAME, or NULL */
 const rl_field_info *rl_field_find(const char *name);
-/* the field reference: a Markdown page (MARKDOWN = 1, docs/fields.md) or an aligned text table */
+/* the field reference, then verify's quantities (quantities.h): a Markdown page (MARKDOWN = 1,
+   docs/fields.md) or aligned text tables */
 void rl_fields_print(FILE *f, int markdown);
 
 #endif

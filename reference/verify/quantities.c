@@ -111,3 +111,19 @@ const char *rl_vq_kind_name(rl_vq_kind k) {
   }
   return "?";
 }
+
+void rl_vq_print(FILE *f, int markdown) {
+  if (markdown)
+    fprintf(f, "\n## verify quantities\n\nThe rows of `rigidlab verify` (reference/verify/quantities.c): max_abs_err is in the unit "
+               "given (the compared field's, when there is one); max_rel_err is dimensionless. Only relative errors share a "
+               "plot axis or the summary's error headline with each other (`rigidlab report`).\n\n"
+               "| quantity | kind | compares | unit of max_abs_err | meaning |\n|---|---|---|---|---|\n");
+  else fprintf(f, "\nverify quantities: the rows of rigidlab verify\n");
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    const rl_vq_info *q = &table[i];
+    if (markdown)
+      fprintf(f, "| `%s` | %s | %s%s%s | %s | %s |\n", q->name, rl_vq_kind_name(q->kind), q->field ? "`" : "", q->field ? q->field : "–",
+              q->field ? "`" : "", rl_vq_unit(q->name), q->meaning);
+    else fprintf(f, "  %-18s %-16s %-18s %s\n", q->name, rl_vq_kind_name(q->kind), q->field ? q->field : "-", q->meaning);
+  }
+}

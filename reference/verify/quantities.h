@@ -6,6 +6,8 @@
 #ifndef RL_VERIFY_QUANTITIES_H
 #define RL_VERIFY_QUANTITIES_H
 
+#include <stdio.h>
+
 typedef enum {
   RL_VQK_REL,      /* relative error ‖ours − mujoco‖∞ / ‖mujoco‖∞ (dimensionless) */
   RL_VQK_COUNT,    /* an integer: a count difference, mismatches or iterations */
@@ -27,5 +29,8 @@ const rl_vq_info *rl_vq_info_find(const char *name);
 const char *rl_vq_unit(const char *name);
 /* "relative error", "count", "fraction", "multiple of κ₁·ε" */
 const char *rl_vq_kind_name(rl_vq_kind k);
+
+/* the table as a Markdown section (docs/fields.md, after the fields) or aligned text */
+void rl_vq_print(FILE *f, int markdown);
 
 #endif
