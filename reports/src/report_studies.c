@@ -520,123 +520,113 @@ static void body_time(const void *ctx, FILE *f, const void *arg) {
   rp_sl_free(&scenes);
 }
 
-/* bars: one panel per scene; x = metric, one bar per point of the scene (its id without the scene); log y
-   unless LINEAR (then a parity line at 1) */
+/* bars: one panel per metric (one quantity, so one unit, per axis); x = the scenes that have it, one bar
+   per series (a point id without its scene: engine, precision, options) */
 typedef struct {
   const rs_study *s;
   const char *base;
-  const strlist *metrics; /* the x categories */
-  int ratio; /* time ratios: log y from 0.1 with a parity line at 1 (else errors: log y from 1e-17) */
-  const char *ylabel, *units;
+  const strlist *metrics; /* one panel each */
+  int ratio;              /* time ratios: log y from 0.1 with a parity line at 1 (else errors: log y from 1e-17) */
+  const char *title;
 } bar_arg;
 
-/* the metrics of A->metrics that some point of SCENE has, in A->metrics' order */
-static void scene_metrics(const bar_arg *a, const strlist *points, const char *scene, strlist *out) {
+/* the unit of a bar metric (the y label of its panel) */
+static const char *metric_unit(const char *m) {
+  static const char *const units[][2] = {
+      {"signorini_max", "W"}, {"mdp_max", "W"}, {"coulomb_max", "N"}, {"ncp_max", "N or m/s"}, {"penetration_max", "m"},
+      {"anchor_err_max", "m"}, {"incline_creep", "m/s"}, {"free_qpos_err_max", "m or rad"}, {"final_qpos_err", "m or rad"},
+      {"qpos_err_max", "m or rad"}, {"time_ratio", "rigidlab / MuJoCo"}};
+  for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+    if (!strcmp(m, units[i][0])) return units[i][1];
+  return "relative"; /* the other error metrics are relative errors and drifts */
+}
+
+/* the scenes and the series (ids without the scene) that have metric M, in first-seen order */
+static void metric_axes(const rs_study *s, const strlist *points, const char *m, strlist *scenes, strlist *series) {
   char sc[256], rest[512];
-  for (int m = 0; m < a->metrics->n; m++)
-    for (int p = 0; p < points->n; p++) {
-      split_point(points->s[p], sc, sizeof sc, rest, sizeof rest);
-      if (!strcmp(sc, scene) && find_row(a->s, points->s[p], a->metrics->s[m]) >= 0) {
-        rp_sl_add(out, a->metrics->s[m]);
-        break;
-      }
-    }
+  for (int p = 0; p < points->n; p++) {
+    if (find_row(s, points->s[p], m) < 0) continue;
+    split_point(points->s[p], sc, sizeof sc, rest, sizeof rest);
+    rp_sl_add(scenes, sc);
+    rp_sl_add(series, rest);
+  }
 }
 
 static void body_bars(const void *ctx, FILE *f, const void *arg) {
   (void)ctx;
   const bar_arg *a = arg;
   const rs_study *s = a->s;
-  strlist points = {0}, scenes = {0}, unused = {0};
-  lists_of(s, &points, &scenes, &unused);
+  strlist points = {0}, allsc = {0}, unused = {0};
+  lists_of(s, &points, &allsc, &unused);
   rp_sl_free(&unused);
-  char sc[256], rest[512];
-  rp_gp_begin(f, a->base, "metrics per scene");
-  /* per scene: its own metrics on x, one datablock (x value lo hi) per point of that scene */
-  int maxp = 1;
-  for (int c = 0; c < scenes.n; c++) {
-    int np = 0;
-    for (int p = 0; p < points.n; p++) {
-      split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
-      np += !strcmp(sc, scenes.s[c]);
-    }
-    if (np > maxp) maxp = np;
-  }
-  double w = 0.8 / maxp;
-  for (int c = 0; c < scenes.n; c++) {
-    strlist mets = {0};
-    scene_metrics(a, &points, scenes.s[c], &mets);
-    int j = 0;
-    for (int p = 0; p < points.n; p++) {
-      split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
-      if (strcmp(sc, scenes.s[c])) continue;
-      fprintf(f, "$b%d_%d << EOD\n", c, p);
-      for (int m = 0; m < mets.n; m++) {
-        int r = find_row(s, points.s[p], mets.s[m]);
+  rp_sl_free(&allsc);
+  char id[800];
+  const double floor_v = a->ratio ? 0.1 : LOG_FLOOR;
+  rp_gp_begin(f, a->base, "metrics per quantity");
+  for (int m = 0; m < a->metrics->n; m++) {
+    strlist scenes = {0}, series = {0};
+    metric_axes(s, &points, a->metrics->s[m], &scenes, &series);
+    double w = 0.8 / (series.n ? series.n : 1);
+    for (int k = 0; k < series.n; k++) {
+      fprintf(f, "$b%d_%d << EOD\n", m, k);
+      for (int c = 0; c < scenes.n; c++) {
+        snprintf(id, sizeof id, "%s.%s", scenes.s[c], series.s[k]);
+        int r = find_row(s, id, a->metrics->s[m]);
+        if (r < 0 && !strcmp(scenes.s[c], series.s[k])) r = find_row(s, scenes.s[c], a->metrics->s[m]); /* an id without dots */
         if (r < 0) continue;
-        double x = m + 1 + (j - (maxp - 1) / 2.0) * w;
+        double x = c + 1 + (k - (series.n - 1) / 2.0) * w;
         fprintf(f, "%g ", x);
-        rp_gp_num(f, on_log(V(s, r)));
+        double v = V(s, r);
+        rp_gp_num(f, a->ratio ? v : on_log(v));
         fprintf(f, " %g %g\n", x - w / 2 * 0.95, x + w / 2 * 0.95);
       }
       fprintf(f, "NaN NaN NaN NaN\nEOD\n");
-      j++;
     }
-    rp_sl_free(&mets);
+    rp_sl_free(&scenes);
+    rp_sl_free(&series);
   }
-  int cols = scenes.n > 1 ? 2 : 1, rows = (scenes.n + cols - 1) / cols;
-  rp_gp_loop(f, a->base, 1400, 430 * (rows ? rows : 1) + 80);
-  fprintf(f, "set multiplot layout %d,%d title \"%s: %s%s\"\n", rows ? rows : 1, cols, s->name, a->units,
+  int n = a->metrics->n, cols = n > 1 ? 2 : 1, rows = n ? (n + cols - 1) / cols : 1;
+  rp_gp_loop(f, a->base, n > 1 ? 1400 : 900, 430 * rows + 80);
+  fprintf(f, "set multiplot layout %d,%d title \"%s: %s%s\"\n", rows, cols, s->name, a->title,
           a->ratio ? " (dashed: parity)" : " (values <= 1e-17 drawn at 1e-17)");
-  fprintf(f, "set key outside right top box opaque font \",10\"\n");
-  if (a->ratio) fprintf(f, "set logscale y\nset format y \"%%g\"\n");
-  else fprintf(f, "set logscale y\nset format y \"1e%%L\"\n");
-  for (int c = 0; c < scenes.n; c++) {
-    strlist mets = {0};
-    scene_metrics(a, &points, scenes.s[c], &mets);
-    /* one metric: its name is the x label, no tick */
-    fprintf(f, "set title \"%s\"\nset xlabel \"%s\"\nset ylabel \"%s\"\n", scenes.s[c], mets.n == 1 ? mets.s[0] : "metric", a->ylabel);
+  fprintf(f, "set key outside right top box opaque font \",10\"\nset logscale y\n");
+  fprintf(f, a->ratio ? "set format y \"%%g\"\n" : "set format y \"1e%%L\"\n");
+  for (int m = 0; m < n; m++) {
+    strlist scenes = {0}, series = {0};
+    metric_axes(s, &points, a->metrics->s[m], &scenes, &series);
     if (a->ratio) { /* from 0.1 to above both the tallest bar and the parity line */
       double top = 2;
-      for (int p = 0; p < points.n; p++) {
-        split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
-        for (int m = 0; m < mets.n && !strcmp(sc, scenes.s[c]); m++) {
-          int r = find_row(s, points.s[p], mets.s[m]);
-          if (r >= 0 && isfinite(V(s, r)) && 1.5 * V(s, r) > top) top = 1.5 * V(s, r);
-        }
-      }
+      for (int r = 0; r < s->m.nrow; r++)
+        if (!strcmp(M(s, r, s->c_metric), a->metrics->s[m]) && isfinite(V(s, r)) && 1.5 * V(s, r) > top) top = 1.5 * V(s, r);
       fprintf(f, "set yrange [0.1:%g]\n", top);
+    } else { /* room above the tallest bar; a metric that is 0 everywhere gets a frame that says so */
+      double top = 0;
+      for (int r = 0; r < s->m.nrow; r++)
+        if (!strcmp(M(s, r, s->c_metric), a->metrics->s[m]) && isfinite(V(s, r)) && V(s, r) > top) top = V(s, r);
+      if (top > floor_v) fprintf(f, "unset label 2\nset yrange [%g:*]\nset offsets 0, 0, graph 0.05, 0\n", floor_v);
+      else fprintf(f, "set yrange [%g:%g]\nset label 2 \"every value <= %g\" at graph 0.5,0.8 center\n", floor_v / 10, floor_v * 100, floor_v);
     }
-    fprintf(f, "set xrange [0.4:%d.6]\nset xtics rotate by %d (", mets.n ? mets.n : 1, mets.n == 1 ? 0 : -25);
-    for (int m = 0; m < mets.n; m++) fprintf(f, "%s\"%s\" %d", m ? ", " : "", mets.n == 1 ? "" : mets.s[m], m + 1);
+    fprintf(f, "set title \"%s\"\nset xlabel \"scene\"\nset ylabel \"%s (%s, log scale)\"\n", a->metrics->s[m], a->ratio ? "time per step" : a->metrics->s[m],
+            metric_unit(a->metrics->s[m]));
+    fprintf(f, "set xrange [0.4:%d.6]\nset xtics rotate by 0 (", scenes.n ? scenes.n : 1);
+    for (int c = 0; c < scenes.n; c++) fprintf(f, "%s\"%s\" %d", c ? ", " : "", scenes.s[c], c + 1);
     fprintf(f, ")\n");
-    strlist panel = {0};
-    for (int p = 0; p < points.n; p++) {
-      split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
-      if (!strcmp(sc, scenes.s[c])) rp_sl_add(&panel, rest);
-    }
-    int j = 0;
-    for (int p = 0; p < points.n; p++) {
+    for (int k = 0; k < series.n; k++) {
       char sh[256];
-      split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
-      if (strcmp(sc, scenes.s[c])) continue;
-      const char *col = rp_engine_color(rest);
-      fprintf(f, "%s $b%d_%d using 1:2:3:4:(%s):2 with boxxyerror fs %s border lc rgb \"%s\" lc rgb \"%s\" title \"%s\"",
-              j ? ", \\\n    " : "plot", c, p, a->ratio ? "0.1" : "1e-17", rp_bar_fill(rp_variant(rest)), col, col,
-              short_of(rest, &panel, sh, sizeof sh));
-      j++;
+      const char *col = rp_engine_color(series.s[k]);
+      fprintf(f, "%s $b%d_%d using 1:2:3:4:(%g):2 with boxxyerror fs %s border lc rgb \"%s\" lc rgb \"%s\" title \"%s\"",
+              k ? ", \\\n    " : "plot", m, k, floor_v, rp_bar_fill(rp_variant(series.s[k])), col, col, short_of(series.s[k], &series, sh, sizeof sh));
     }
-    rp_sl_free(&panel);
-    if (!j) fprintf(f, "plot NaN notitle");
+    if (!series.n) fprintf(f, "plot NaN notitle");
     if (a->ratio) fprintf(f, ", \\\n    1 with lines lw 2 dt 2 lc rgb \"black\" title \"parity (1)\"");
     fprintf(f, "\n");
-    rp_sl_free(&mets);
+    rp_sl_free(&scenes);
+    rp_sl_free(&series);
   }
-  if (!scenes.n) fprintf(f, "plot NaN notitle\n");
+  if (!n) fprintf(f, "plot NaN notitle\n");
   fprintf(f, "unset multiplot\n");
   rp_gp_end(f);
   rp_sl_free(&points);
-  rp_sl_free(&scenes);
 }
 
 /* an error, drift or residual (drawn as bars on a log axis); not a time (s), a count or a context value */
@@ -644,16 +634,6 @@ static int error_metric(const char *m) {
   if (strstr(m, "time")) return 0;
   return strstr(m, "err") || strstr(m, "drift") || strstr(m, "creep") || strstr(m, "_max") || strstr(m, "median") ||
          strstr(m, "resid");
-}
-
-/* the units of a kind's bar metrics (in the plot title; the y label stays short) */
-static const char *bars_units(const char *kind) {
-  if (!strcmp(kind, "lockstep")) return "lockstep_*: relative error; free_qpos_err_max: m or rad";
-  if (!strcmp(kind, "residuals")) return "signorini, mdp: W; coulomb: N; ncp: N or m/s; penetration: m";
-  if (!strcmp(kind, "analytic")) return "relative errors and drifts; incline_creep: m/s";
-  if (!strcmp(kind, "trajectory"))
-    return "qpos errors vs MuJoCo: m or rad; penetration, anchor: m; energy_drift: relative";
-  return "values";
 }
 
 /* the per-point time plots of fp32 / device / lockstep studies */
@@ -704,7 +684,7 @@ int rs_plots(const rs_studies *S, const char *pdir, strlist *made) {
     else if (!strcmp(s->kind, "speed")) {
       strlist one = {0};
       rp_sl_add(&one, "time_ratio");
-      bar_arg ba = {s, base, &one, 1, "time per step, rigidlab / MuJoCo (log scale)", "below 1: rigidlab faster"};
+      bar_arg ba = {s, base, &one, 1, "time per step, rigidlab / MuJoCo, below 1: rigidlab faster"};
       st = rp_plot(NULL, pdir, base, body_bars, &ba, made);
       rp_sl_free(&one);
     } else {
@@ -716,7 +696,7 @@ int rs_plots(const rs_studies *S, const char *pdir, strlist *made) {
       strlist errs = {0};
       for (int m = 0; m < scalars.n; m++)
         if (error_metric(scalars.s[m])) rp_sl_add(&errs, scalars.s[m]); /* the other values are in the table */
-      bar_arg ba = {s, base, &errs, 0, "error (log scale; units in the title)", bars_units(s->kind)};
+      bar_arg ba = {s, base, &errs, 0, "errors, residuals and drifts, one panel per metric"};
       if (!st && errs.n) st = rp_plot(NULL, pdir, base, body_bars, &ba, made);
       rp_sl_free(&errs);
     }
