@@ -445,31 +445,31 @@ static void body_verify(const void *ctx, FILE *f, const void *arg) {
       snprintf(name, sizeof name, "%s%s", blk[k], pr ? "32" : "64");
       verify_block(f, name, x, val, tol, n, kinds[k] == RL_VQK_SCALED ? scaled_floor : 0);
     }
-  rp_gp_loop(f, "verify", 1400, 1150);
+  rp_gp_loop(f, "verify", 1400, 1300);
   fprintf(f, "set multiplot title \"verify against MuJoCo 2.2.2: %d rows over %d model and cone runs, %d failed\"\n", v->t.nrow, v->nm,
           v->nfail);
   /* top: relative errors */
-  fprintf(f, "set origin 0,0.47\nset size 1,0.5\n");
+  fprintf(f, "set origin 0,0.52\nset size 1,0.45\nset offsets 0, 0, graph 0.06, 0\n");
   fprintf(f, "set title \"relative errors: per stage, the row nearest its tolerance (0 drawn at %g)\"\n", floor_v);
   fprintf(f, "set xlabel \"stage\"\nset ylabel \"relative error (log scale)\"\n");
-  fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset yrange [%g:*]\nset xrange [0.4:%d.6]\n", floor_v, v->ns ? v->ns : 1);
+  fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset ytics 100\nset yrange [%g:*]\nset xrange [0.4:%d.6]\n", floor_v, v->ns ? v->ns : 1);
   fprintf(f, "set xtics rotate by -35 (");
   for (int s = 0; s < v->ns; s++) fprintf(f, "%s\"%s\" %d", s ? ", " : "", v->stages.s[s], s + 1);
   fprintf(f, ")\n");
   verify_bars(f, "rel", 1);
   /* bottom: counts (linear), fractions (linear), scaled errors (log) */
-  static const char *const title[3] = {"counts: differences and mismatches", "fractions of pairs or states",
-                                       "scaled error of the Newton solves"};
-  static const char *const ylab[3] = {"count (|rigidlab - MuJoCo|, mismatches, iterations)", "fraction",
-                                      "error / (κ₁(H)·ε) (log scale)"};
+  static const char *const title[3] = {"counts: |rigidlab - MuJoCo|, mismatches, iterations", "fractions of pairs or states",
+                                       "Newton solves' scaled error"};
+  static const char *const ylab[3] = {"count", "fraction", "error / (κ₁(H)·ε) (log scale)"};
   static const double ox[3] = {0, 0.47, 0.74}, sx[3] = {0.47, 0.27, 0.24};
-  fprintf(f, "unset key\n");
+  fprintf(f, "unset key\nset ytics autofreq\n");
   for (int k = 0; k < 3; k++) {
-    fprintf(f, "set origin %g,0\nset size %g,0.47\nset title \"%s\"\nset xlabel \"quantity (stage)\"\nset ylabel \"%s\"\n", ox[k], sx[k],
+    fprintf(f, "set origin %g,0\nset size %g,0.52\nset title \"%s\"\nset xlabel \"quantity (stage)\"\nset ylabel \"%s\"\n", ox[k], sx[k],
             title[k], ylab[k]);
     if (kinds[k] == RL_VQK_SCALED) fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset yrange [%g:*]\n", scaled_floor);
     else fprintf(f, "unset logscale y\nset format y \"%%g\"\nset yrange [0:*]\n");
-    fprintf(f, "set xrange [0.4:%d.6]\nset xtics rotate by %d (", nk[k] ? nk[k] : 1, nk[k] > 1 ? -35 : 0);
+    /* vertical tick labels: slanted ones would run into the next panel */
+    fprintf(f, "set xrange [0.4:%d.6]\nset xtics %s (", nk[k] ? nk[k] : 1, nk[k] > 1 ? "rotate by 90 right" : "norotate center");
     int j = 0;
     for (int i = 0; i < no; i++)
       if (o[i].kind == kinds[k]) fprintf(f, "%s\"%s\" %d", j ? ", " : "", o[i].label, j + 1), j++;

@@ -411,6 +411,25 @@ const char *rp_series_color(const char *label) {
   return b;
 }
 
+int rp_dup_rank(const char *label, const char *const *all, int n) {
+  int d = 0;
+  for (int i = 0; i < n && strcmp(all[i], label); i++)
+    d += !strcmp(rp_engine_color(all[i]), rp_engine_color(label)) && rp_variant(all[i]) == rp_variant(label);
+  return d;
+}
+
+const char *rp_bar_fill_dup(int variant, int dup) {
+  static const char *const pat[4] = {"pattern 1", "pattern 2", "pattern 6", "pattern 7"};
+  return dup ? pat[(dup - 1) & 3] : rp_bar_fill(variant);
+}
+
+int rp_line_dash_dup(int variant, int dup) { return dup ? 3 + dup : rp_line_dash(variant); }
+
+int rp_measure_point_dup(const char *measure, int dup) {
+  int pt = rp_measure_point(measure); /* filled shapes are odd (5, 7, 9): the open form is one less */
+  return (dup & 1) && (pt & 1) ? pt - 1 : pt;
+}
+
 /* the fields of a label (see rp_short_label): up to 16, each up to 127 characters */
 static int label_fields(const char *label, char f[16][128]) {
   int n = 0;

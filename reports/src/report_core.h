@@ -55,6 +55,15 @@ const char *rp_series_color(const char *label);
  * to the one before it: "dt0.004" is one field), fields joined by spaces, "cone=" dropped: the key of a panel
  * says only what differs between its series ("newton.f64.cone=elliptic" → "newton elliptic") */
 void rp_short_label(const char *label, const char *const *all, int nall, char *out, size_t n);
+/* how many of the panel's labels before LABEL (ALL[0..n), LABEL among them) share its engine and variant:
+ * 0 for the first; a later one is told apart by a pattern fill (bars), a dash (lines) and an open marker */
+int rp_dup_rank(const char *label, const char *const *all, int n);
+/* the fill of a bar: rp_bar_fill of its variant, or for dup rank d > 0 a pattern */
+const char *rp_bar_fill_dup(int variant, int dup);
+/* the dash of a line: rp_line_dash of its variant, or for dup rank d > 0 dash type 3 + d */
+int rp_line_dash_dup(int variant, int dup);
+/* the marker: rp_measure_point of the measure, the open form of the same shape for odd dup ranks */
+int rp_measure_point_dup(const char *measure, int dup);
 /* gnuplot point type of a measure (err_final, err_seg, ode_err, ...; 7 filled circle otherwise) */
 int rp_measure_point(const char *measure);
 

@@ -252,9 +252,11 @@ static void body_iter(const void *ctx, FILE *f, const void *arg) {
         split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
         if (split && strcmp(sc, scenes.s[c])) continue;
         char sh[256];
-        fprintf(f, "%s $d%d_%d using 1:2 with linespoints lw 1.5 pt %d ps 0.6 lc rgb \"%s\" dt %d title \"%s\"", j ? ", \\\n    " : "plot", fi,
-                p, rp_measure_point(fams.s[fi]), rp_series_color(points.s[p]), rp_line_dash(rp_variant(points.s[p])),
-                short_of(split ? rest : points.s[p], &panel, sh, sizeof sh));
+        const char *lab = split ? rest : points.s[p];
+        int dup = rp_dup_rank(lab, (const char *const *)panel.s, panel.n);
+        fprintf(f, "%s $d%d_%d using 1:2 with linespoints lw 1.5 pt %d ps 0.7 lc rgb \"%s\" dt %d title \"%s\"", j ? ", \\\n    " : "plot", fi,
+                p, rp_measure_point_dup(fams.s[fi], dup), rp_series_color(points.s[p]), rp_line_dash_dup(rp_variant(points.s[p]), dup),
+                short_of(lab, &panel, sh, sizeof sh));
         j++;
       }
       rp_sl_free(&panel);
@@ -345,10 +347,12 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
       short_of(rest, &panel, sh, sizeof sh);
       if (isfinite(sl[i])) snprintf(title, sizeof title, "%s %s, fit slope %.3f", sh, fm, sl[i]);
       else snprintf(title, sizeof title, "%s %s", sh, fm);
-      fprintf(f, "%s $s%d using 1:2 with points pt %d ps 1.4 lc rgb \"%s\" title \"%s\"", j ? ", \\\n    " : "plot", i, rp_measure_point(fm),
-              col, title);
+      int dup = rp_dup_rank(rest, (const char *const *)panel.s, panel.n);
+      fprintf(f, "%s $s%d using 1:2 with points pt %d ps 1.4 lc rgb \"%s\" title \"%s\"", j ? ", \\\n    " : "plot", i,
+              rp_measure_point_dup(fm, dup), col, title);
       if (isfinite(sl[i]))
-        fprintf(f, ", \\\n    10**(%.9g)*x**(%.9g) with lines lw 1.5 dt %d lc rgb \"%s\" notitle", ic[i], sl[i], rp_line_dash(rp_variant(pt)), col);
+        fprintf(f, ", \\\n    10**(%.9g)*x**(%.9g) with lines lw 1.5 dt %d lc rgb \"%s\" notitle", ic[i], sl[i],
+                rp_line_dash_dup(rp_variant(pt), dup), col);
       j++;
     }
     fprintf(f, "%s\n", j ? "" : "plot NaN notitle");
@@ -505,8 +509,9 @@ static void body_time(const void *ctx, FILE *f, const void *arg) {
       char sh[256];
       split_point(a->v[i].label, sc, sizeof sc, rest, sizeof rest);
       if (strcmp(sc, scenes.s[c])) continue;
+      int dup = rp_dup_rank(rest, (const char *const *)panel.s, panel.n);
       fprintf(f, "%s $t%d using 1:2 with lines lw 1.5 lc rgb \"%s\" dt %d title \"%s\"", j ? ", \\\n    " : "plot", i,
-              rp_series_color(rest), rp_line_dash(rp_variant(rest)), short_of(rest, &panel, sh, sizeof sh));
+              rp_series_color(rest), rp_line_dash_dup(rp_variant(rest), dup), short_of(rest, &panel, sh, sizeof sh));
       j++;
     }
     rp_sl_free(&panel);
@@ -615,7 +620,9 @@ static void body_bars(const void *ctx, FILE *f, const void *arg) {
       char sh[256];
       const char *col = rp_engine_color(series.s[k]);
       fprintf(f, "%s $b%d_%d using 1:2:3:4:(%g):2 with boxxyerror fs %s border lc rgb \"%s\" lc rgb \"%s\" title \"%s\"",
-              k ? ", \\\n    " : "plot", m, k, floor_v, rp_bar_fill(rp_variant(series.s[k])), col, col, short_of(series.s[k], &series, sh, sizeof sh));
+              k ? ", \\\n    " : "plot", m, k, floor_v,
+              rp_bar_fill_dup(rp_variant(series.s[k]), rp_dup_rank(series.s[k], (const char *const *)series.s, series.n)), col, col,
+              short_of(series.s[k], &series, sh, sizeof sh));
     }
     if (!series.n) fprintf(f, "plot NaN notitle");
     if (a->ratio) fprintf(f, ", \\\n    1 with lines lw 2 dt 2 lc rgb \"black\" title \"parity (1)\"");
