@@ -502,20 +502,25 @@ static void body_contact(const void *ctx, FILE *f, const void *arg) {
   fprintf(f, "set datafile separator \",\"\nset datafile missing \"nan\"\n");
   fprintf(f, "set multiplot layout 3,1 title \"contact scene %s: one line per engine\"\n", scene);
   const char *what[3] = {"penetration", "iterations", "energy"};
-  const char *ylab[3] = {"max penetration (m)", "solver iterations per step (count)", "total energy (J)"};
+  const char *ylab[3] = {"max penetration (m)", "iterations per step (log scale)", "total energy (J)"};
   for (int k = 0; k < 3; k++) {
     fprintf(f, "set autoscale xfix\nset title \"%s: %s vs time\"\nset xlabel \"time (s)\"\nset ylabel \"%s\"\n", scene, what[k], ylab[k]);
+    /* iterations span 1 to the cap (hundreds): a log axis shows every engine's (a step with 0 is not drawn) */
+    if (k == 1) fprintf(f, "set logscale y\nset yrange [0.8:*]\nset format y \"%%g\"\n");
+    else fprintf(f, "unset logscale y\nset yrange [*:*]\nset format y \"%%g\"\n");
     int first = 1;
-    for (int i = 0; i < R->nrun; i++) {
-      const contact_run *c = &R->runs[i];
-      if (strcmp(c->scene, scene)) continue;
-      int cc = k == 0 ? c->c_pen : k == 1 ? c->c_it : c->c_en;
-      const char *color = rp_engine_color(c->engine);
-      if (cc < 0) continue;
-      fprintf(f, "%s '../%s' skip 1 using %d:%d with lines lw 1.5 lc rgb \"%s\" title \"%s\"", first ? "plot" : ", \\\n    ",
-              c->file, c->c_time + 1, cc + 1, color, c->engine);
-      first = 0;
-    }
+    /* MuJoCo first, wide, as the reference the others are drawn over (where they coincide both show) */
+    for (int pass = 0; pass < 2; pass++)
+      for (int i = 0; i < R->nrun; i++) {
+        const contact_run *c = &R->runs[i];
+        if (strcmp(c->scene, scene) || (!strcmp(c->engine, "mujoco")) != !pass) continue;
+        int cc = k == 0 ? c->c_pen : k == 1 ? c->c_it : c->c_en;
+        const char *color = rp_engine_color(c->engine);
+        if (cc < 0) continue;
+        fprintf(f, "%s '../%s' skip 1 using %d:%d with lines lw %s lc rgb \"%s\" title \"%s\"", first ? "plot" : ", \\\n    ", c->file,
+                c->c_time + 1, cc + 1, pass ? "1.5" : "4", color, c->engine);
+        first = 0;
+      }
     if (first) fprintf(f, "set label 1 \"no %s column in any run\" at graph 0.5,0.5 center\nplot NaN notitle\nunset label 1", what[k]);
     fprintf(f, "\n");
   }
