@@ -44,11 +44,11 @@ rl_data *rl_data_alloc(const rl_model *m) {
   rl_data *d = calloc(1, sizeof *d);
   if (!d) return NULL;
   size_t bytes = 0;
-#define RL_X_DATA(name, count, width) bytes += align64(sizeof(real) * (size_t)m->count * (width));
+#define RL_X_DATA(name, count, width, ...) bytes += align64(sizeof(real) * (size_t)m->count * (width));
   RL_DATA_STATE(RL_X_DATA)
   RL_DATA_DERIVED(RL_X_DATA)
 #undef RL_X_DATA
-#define RL_X_EFC(type, name, count, width) bytes += align64(sizeof(type) * (size_t)m->count * (width));
+#define RL_X_EFC(type, name, count, width, ...) bytes += align64(sizeof(type) * (size_t)m->count * (width));
   RL_DATA_EFC(RL_X_EFC)
   RL_DATA_RUNTIME(RL_X_EFC)
 #undef RL_X_EFC
@@ -59,13 +59,13 @@ rl_data *rl_data_alloc(const rl_model *m) {
   if (!p) { free(d); return NULL; }
   d->buffer = p;
   p = (char *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
-#define RL_X_DATA(name, count, width) \
+#define RL_X_DATA(name, count, width, ...) \
   d->name = (real *)p;                \
   p += align64(sizeof(real) * (size_t)m->count * (width));
   RL_DATA_STATE(RL_X_DATA)
   RL_DATA_DERIVED(RL_X_DATA)
 #undef RL_X_DATA
-#define RL_X_EFC(type, name, count, width) \
+#define RL_X_EFC(type, name, count, width, ...) \
   d->name = (type *)p;                     \
   p += align64(sizeof(type) * (size_t)m->count * (width));
   RL_DATA_EFC(RL_X_EFC)
@@ -106,7 +106,7 @@ uint64_t rl_state_hash(const rl_model *m, const rl_data *d) {
   uint64_t h = 1469598103934665603ULL;
   const unsigned char *b = (const unsigned char *)&d->time;
   for (size_t i = 0; i < sizeof d->time; i++) h = (h ^ b[i]) * 1099511628211ULL;
-#define RL_X_DATA(name, count, width)                                  \
+#define RL_X_DATA(name, count, width, ...)                                  \
   b = (const unsigned char *)d->name;                                  \
   for (size_t i = 0; i < sizeof(real) * (size_t)m->count * (width); i++) \
     h = (h ^ b[i]) * 1099511628211ULL;

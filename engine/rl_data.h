@@ -2,9 +2,10 @@
  *
  * One allocation per rl_data: all arrays and a scratch arena used by the stages
  * for temporaries (no malloc inside a step).  Arrays are declared by one X-macro
- * list (the "field registry"): X(name, count, width) with count a model size.  The
- * same list produces allocation, the state hash, CSV columns and field-by-field
- * diffs, so a divergence always names the field.
+ * list (the "field registry"): X(name, count, width, unit, meaning) with count a
+ * model size.  The same list produces the struct, its allocation, the state hash, the
+ * field reference docs/fields.md (`rigidlab fields --markdown`) and the names and
+ * units of verify's quantity table.
  */
 #ifndef RL_DATA_H
 #define RL_DATA_H
@@ -13,81 +14,92 @@
 #include <stdint.h>
 #include "rl_model.h"
 
+/* Every registry entry is X(name, count, width, unit, meaning) — or X(type, name, count, width, unit,
+   meaning) for the typed lists — with count × width elements of type real (or type): count names a model
+   size (rl_model.h), width the elements per item.  unit is the SI unit of one element ("1": dimensionless;
+   "index", "enum" and "flag" for integers); "N or N·m" means N for a slide/free translational dof and N·m
+   for a hinge/ball/free rotational dof, and likewise for the other "or" units.  A spatial 6-vector
+   (rot:lin) holds its rotational part first.  `rigidlab fields --markdown` prints this list as
+   docs/fields.md. */
+
 /* state: what a step reads and writes (what the hash covers) */
-#define RL_DATA_STATE(X) \
-  X(qpos, nq, 1)         \
-  X(qvel, nv, 1)         \
-  X(ctrl, nu, 1)         \
-  X(qfrc_applied, nv, 1)
+#define RL_DATA_STATE(X)                                                                                      \
+  X(qpos, nq, 1, "m or rad", "joint positions (free and ball joints: position, then unit quaternion w x y z)") \
+  X(qvel, nv, 1, "m/s or rad/s", "joint velocities")                                                            \
+  X(ctrl, nu, 1, "actuator input", "controls (units of the actuator's gain: N, N·m, m or rad)")                  \
+  X(qfrc_applied, nv, 1, "N or N·m", "applied generalized force")
 
 /* derived quantities, recomputed by the stages.  xpos_rel = xpos − xpos_parent and xanchor_rel = xanchor −
    xpos_body, formed by rl_kinematics from link-sized terms (not as differences of world positions): the
    local-frame recursions (smooth_local.c) take their lever arms from them.  cdof_local, body_shift and
    weld_shift are those recursions' geometry (rl_local_frames, called by rl_com_pos): motion subspaces at
    each dof's body COM, q_b − q_parent, and q_b − q_w with w the weld root of b's parent. */
-#define RL_DATA_DERIVED(X)  \
-  X(qacc, nv, 1)            \
-  X(xpos, nbody, 3)         \
-  X(xquat, nbody, 4)        \
-  X(xmat, nbody, 9)         \
-  X(xipos, nbody, 3)        \
-  X(ximat, nbody, 9)        \
-  X(xanchor, njnt, 3)       \
-  X(xaxis, njnt, 3)         \
-  X(xpos_rel, nbody, 3)     \
-  X(xanchor_rel, njnt, 3)   \
-  X(geom_xpos, ngeom, 3)    \
-  X(geom_xmat, ngeom, 9)    \
-  X(subtree_com, nbody, 3)  \
-  X(cinert, nbody, 10)      \
-  X(cdof, nv, 6)            \
-  X(cdof_local, nv, 6)      \
-  X(body_shift, nbody, 3)   \
-  X(weld_shift, nbody, 3)   \
-  X(crb, nbody, 10)         \
-  X(qM, nM, 1)              \
-  X(qLD, nM, 1)             \
-  X(qLDiagInv, nv, 1)       \
-  X(cvel, nbody, 6)         \
-  X(cdof_dot, nv, 6)        \
-  X(qfrc_bias, nv, 1)       \
-  X(qfrc_passive, nv, 1)    \
-  X(actuator_length, nu, 1) \
-  X(actuator_velocity, nu, 1) \
-  X(actuator_force, nu, 1)  \
-  X(qfrc_actuator, nv, 1)   \
-  X(qfrc_smooth, nv, 1)     \
-  X(qacc_smooth, nv, 1)     \
-  X(qfrc_constraint, nv, 1) \
-  X(qacc_warmstart, nv, 1)
+#define RL_DATA_DERIVED(X)                                                                                        \
+  X(qacc, nv, 1, "m/s² or rad/s²", "joint accelerations (after the constraint solve)")                                \
+  X(xpos, nbody, 3, "m", "Cartesian position of each body frame")                                                    \
+  X(xquat, nbody, 4, "1", "Cartesian orientation of each body frame (unit quaternion w x y z)")                      \
+  X(xmat, nbody, 9, "1", "Cartesian orientation of each body frame (rotation matrix, row-major)")                   \
+  X(xipos, nbody, 3, "m", "Cartesian position of each body's centre of mass")                                        \
+  X(ximat, nbody, 9, "1", "Cartesian orientation of each body's inertia frame (rotation matrix, row-major)")          \
+  X(xanchor, njnt, 3, "m", "Cartesian position of each joint's anchor")                                              \
+  X(xaxis, njnt, 3, "1", "Cartesian direction of each joint's axis (unit vector)")                                   \
+  X(xpos_rel, nbody, 3, "m", "xpos minus the parent body's xpos, formed from link-sized terms")                      \
+  X(xanchor_rel, njnt, 3, "m", "xanchor minus the joint's body xpos, formed from link-sized terms")                 \
+  X(geom_xpos, ngeom, 3, "m", "Cartesian position of each geom")                                                     \
+  X(geom_xmat, ngeom, 9, "1", "Cartesian orientation of each geom (rotation matrix, row-major)")                     \
+  X(subtree_com, nbody, 3, "m", "centre of mass of each body's subtree")                                             \
+  X(cinert, nbody, 10, "kg·m², kg·m, kg",                                                                            \
+    "body inertia about the subtree COM of the root, in world axes: I (xx yy zz xy xz yz), m·c (x y z), m")          \
+  X(cdof, nv, 6, "1 (rot), m (lin)", "motion axis of each dof at the root's subtree COM (rot:lin)")                  \
+  X(cdof_local, nv, 6, "1 (rot), m (lin)", "motion axis of each dof at its own body's COM (rot:lin)")               \
+  X(body_shift, nbody, 3, "m", "q_b − q_parent (the local-frame recursions' lever arms)")                          \
+  X(weld_shift, nbody, 3, "m", "q_b − q_w, w the weld root of b's parent")                                         \
+  X(crb, nbody, 10, "kg·m², kg·m, kg", "composite rigid-body inertia of each subtree (layout as cinert)")           \
+  X(qM, nM, 1, "kg, kg·m or kg·m²", "joint-space inertia matrix M, sparse lower triangle (MuJoCo's qM layout)")    \
+  X(qLD, nM, 1, "kg, kg·m or kg·m²", "L'DL factor of M (D on the diagonal, L below it; layout as qM)")              \
+  X(qLDiagInv, nv, 1, "1/kg or 1/(kg·m²)", "1 / D, the inverse diagonal of the L'DL factor")                        \
+  X(cvel, nbody, 6, "rad/s (rot), m/s (lin)", "velocity of each body at the root's subtree COM (rot:lin)")          \
+  X(cdof_dot, nv, 6, "rad/s (rot), m/s (lin)", "time derivative of cdof (per unit dof velocity)")                   \
+  X(qfrc_bias, nv, 1, "N or N·m", "bias force c(qpos, qvel): Coriolis, centrifugal and gravitational")              \
+  X(qfrc_passive, nv, 1, "N or N·m", "passive force: joint springs and dampers")              \
+  X(actuator_length, nu, 1, "m or rad", "actuator length (of its transmission)")                                     \
+  X(actuator_velocity, nu, 1, "m/s or rad/s", "actuator velocity")                                                  \
+  X(actuator_force, nu, 1, "N or N·m", "actuator force (in the transmission's units)")                               \
+  X(qfrc_actuator, nv, 1, "N or N·m", "actuator force in joint space")                                               \
+  X(qfrc_smooth, nv, 1, "N or N·m", "net unconstrained force: passive + actuator + applied − bias")                 \
+  X(qacc_smooth, nv, 1, "m/s² or rad/s²", "unconstrained acceleration M⁻¹ · qfrc_smooth")                            \
+  X(qfrc_constraint, nv, 1, "N or N·m", "constraint force in joint space, Jᵀ · efc_force")                           \
+  X(qacc_warmstart, nv, 1, "m/s² or rad/s²", "acceleration the constraint solver starts from")
 
-/* constraint rows (MuJoCo 2.2.2's efc_* arrays; nefc rows used of nefcmax), typed X(type, name, count, width).
-   The Jacobian is row-sparse (CSR): row i has efc_J_rownnz[i] entries at efc_J_rowadr[i] in
-   efc_J / efc_J_colind (columns ascending). */
-#define RL_DATA_EFC(X)                 \
-  X(int, efc_type, nefcmax, 1)         \
-  X(int, efc_id, nefcmax, 1)           \
-  X(int, efc_J_rownnz, nefcmax, 1)     \
-  X(int, efc_J_rowadr, nefcmax, 1)     \
-  X(int, efc_J_colind, njmax, 1)       \
-  X(int, efc_state, nefcmax, 1)        \
-  X(real, efc_J, njmax, 1)             \
-  X(real, efc_pos, nefcmax, 1)         \
-  X(real, efc_margin, nefcmax, 1)      \
-  X(real, efc_frictionloss, nefcmax, 1) \
-  X(real, efc_diagApprox, nefcmax, 1)  \
-  X(real, efc_KBIP, nefcmax, 4)        \
-  X(real, efc_D, nefcmax, 1)           \
-  X(real, efc_R, nefcmax, 1)           \
-  X(real, efc_vel, nefcmax, 1)         \
-  X(real, efc_aref, nefcmax, 1)        \
-  X(real, efc_force, nefcmax, 1)
+/* constraint rows (MuJoCo 2.2.2's efc_* arrays; nefc rows used of nefcmax), typed X(type, name, count, width,
+   unit, meaning).  The Jacobian is row-sparse (CSR): row i has efc_J_rownnz[i] entries at efc_J_rowadr[i] in
+   efc_J / efc_J_colind (columns ascending).  "row" units: those of the row's constraint coordinate (m or rad
+   for its position, N or N·m for its force). */
+#define RL_DATA_EFC(X)                                                                                            \
+  X(int, efc_type, nefcmax, 1, "enum", "row type (RL_CNSTR_*, as MuJoCo's mjtConstraint)")                          \
+  X(int, efc_id, nefcmax, 1, "index", "the equality, dof, joint or contact that made the row")                      \
+  X(int, efc_J_rownnz, nefcmax, 1, "count", "non-zero entries in the row's Jacobian")                              \
+  X(int, efc_J_rowadr, nefcmax, 1, "index", "the row's first entry in efc_J and efc_J_colind")                     \
+  X(int, efc_J_colind, njmax, 1, "index", "the dof (column) of each Jacobian entry")                                \
+  X(int, efc_state, nefcmax, 1, "enum", "the row's solver state (RL_CNSTRSTATE_*, as mjtConstraintState)")          \
+  X(real, efc_J, njmax, 1, "row unit per dof unit", "constraint Jacobian entries (CSR)")                          \
+  X(real, efc_pos, nefcmax, 1, "m or rad", "constraint position: equality violation, limit or contact distance")    \
+  X(real, efc_margin, nefcmax, 1, "m or rad", "inclusion margin of limit and contact rows")                        \
+  X(real, efc_frictionloss, nefcmax, 1, "N or N·m", "friction loss of friction rows")                              \
+  X(real, efc_diagApprox, nefcmax, 1, "1/kg or 1/(kg·m²)", "approximate diagonal of A = J M⁻¹ Jᵀ")                 \
+  X(real, efc_KBIP, nefcmax, 4, "1/s², 1/s, 1, 1/m",                                                               \
+    "reference stiffness K, damping B, impedance I and impedance slope P of the row")                            \
+  X(real, efc_D, nefcmax, 1, "kg or kg·m²", "constraint mass D = 1/R")                                              \
+  X(real, efc_R, nefcmax, 1, "1/kg or 1/(kg·m²)", "regularizer R = (1 − I)/I · diagApprox")                        \
+  X(real, efc_vel, nefcmax, 1, "m/s or rad/s", "constraint velocity J · qvel")                                       \
+  X(real, efc_aref, nefcmax, 1, "m/s² or rad/s²", "reference acceleration −B · vel − K · I · (pos − margin)")      \
+  X(real, efc_force, nefcmax, 1, "N or N·m", "constraint force (row space)")
 
 /* run-time switches that a step reads (initialized from the model by rl_data_reset; change them
    between steps): equality constraints on/off (a suction gripper's weld), joint limit ranges. */
-#define RL_DATA_RUNTIME(X)      \
-  X(int, eq_active, neq, 1)     \
-  X(real, jnt_range, njnt, 2)
+#define RL_DATA_RUNTIME(X)                                                                   \
+  X(int, eq_active, neq, 1, "flag", "1: the equality constraint is active, 0: switched off") \
+  X(real, jnt_range, njnt, 2, "m or rad", "joint limits (lower, upper) in force this step")
 
 /* constraint row types (values as mjtConstraint) and solver states (as mjtConstraintState) */
 enum { RL_CNSTR_EQUALITY = 0, RL_CNSTR_FRICTION_DOF = 1, RL_CNSTR_FRICTION_TENDON = 2, RL_CNSTR_LIMIT_JOINT = 3,
@@ -141,11 +153,11 @@ typedef struct rl_data {
   int solver_iter;                    /* iterations used in the last solve */
   int solver_converged;               /* 1 if the last solve met its tolerance */
   rl_solver_stat solver[RL_NSOLVER];  /* first min(solver_iter, RL_NSOLVER) entries valid */
-#define RL_X_EFC(type, name, count, width) type *name;
+#define RL_X_EFC(type, name, count, width, unit, meaning) type *name;
   RL_DATA_EFC(RL_X_EFC)
   RL_DATA_RUNTIME(RL_X_EFC)
 #undef RL_X_EFC
-#define RL_X_DATA(name, count, width) real *name;
+#define RL_X_DATA(name, count, width, unit, meaning) real *name;
   RL_DATA_STATE(RL_X_DATA)
   RL_DATA_DERIVED(RL_X_DATA)
 #undef RL_X_DATA

@@ -2,6 +2,7 @@
  * every CSV kind): it writes summary.md, tables.tex and the plots (.gp, .svg, .png), the summary
  * carries the fixture's worst errors; a missing or malformed CSV gives exit 2 with one stderr line
  * naming the file (and line) and leaves nothing written, not even a temporary. */
+#define _GNU_SOURCE /* memmem */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -104,7 +105,17 @@ Test(report, writes_summary_tables_and_plots) {
   /* the fixture's worst errors: f32 collision dist 0.00481 (failed), f64 solve 3e-10 */
   cr_expect_not_null(strstr(sum, "4.810e-03"), "worst f32 error missing from summary.md:\n%s", sum);
   cr_expect_not_null(strstr(sum, "3.000e-10"), "worst f64 error missing from summary.md");
-  cr_expect_not_null(strstr(sum, "verify rows failed: **1** of 7"), "failed count missing");
+  cr_expect_not_null(strstr(sum, "verify rows failed: **1** of 9"), "failed count missing");
+  /* counts and fractions never stand in for errors: iter_newton sits at its tolerance (1 of 1) and
+     ill_conditioned at half of it, both nearer than any error row, yet the headline and the per-stage table
+     name the errors; they appear in their own table */
+  const char *head = strstr(sum, "## Headline"), *other = strstr(sum, "## Other figures");
+  cr_assert(head && other && other > head, "summary.md has no headline followed by other figures");
+  cr_expect_null(memmem(head, (size_t)(other - head), "iter_newton", 11), "a count in the error headline");
+  cr_expect_null(memmem(head, (size_t)(other - head), "ill_conditioned", 15), "a fraction in the error headline");
+  cr_expect_not_null(strstr(sum, "| solve | 3.000e-10 | box_stack.xml@elliptic | efc_force |"), "per-stage table: solve's error row missing");
+  cr_expect_not_null(strstr(sum, "| iter_newton (solve) | count | 1 |"), "the count row's own table is missing");
+  cr_expect_not_null(strstr(sum, "| ill_conditioned (step) | fraction | 2.500e-01 |"), "the fraction row's own table is missing");
   cr_expect_not_null(strstr(sum, "plots/verify.svg"), "summary does not link the plots");
   /* chain fixture: ours ∝ n, MuJoCo ∝ n² */
   cr_expect_not_null(strstr(sum, "rigidlab **1.00**, MuJoCo **2.00**"), "chain exponents missing");
@@ -116,6 +127,16 @@ Test(report, writes_summary_tables_and_plots) {
   cr_expect_gt(file_size("plots/study_refine.svg"), 0, "refinement study plot not written");
   cr_expect_gt(file_size("plots/study_conv.png"), 0, "convergence study plot not written");
   cr_expect_not_null(strstr(slurp("plots/study_refine.gp"), "fit slope 1.000"), "the fixture's exact order 1 is not the fitted slope");
+  /* the verify plot: relative errors on a log axis of their own; the count goes to the counts panel */
+  const char *vgp = slurp("plots/verify.gp");
+  const char *cnt = strstr(vgp, "$cnt64 << EOD\n"), *rel = strstr(vgp, "$rel64 << EOD\n");
+  cr_assert(cnt && rel, "verify.gp lacks the relative-error or the count datablock");
+  cr_expect(!strncmp(cnt + strlen("$cnt64 << EOD\n"), "0.8 1 ", 6), "iter_newton is not the counts panel's first bar:\n%.200s", cnt);
+  cr_expect_null(strstr(vgp, "1e+00"), "a count on the relative-error axis");
+  /* one colour per engine in every plot: newton is the same blue in the contact and refinement plots */
+  cr_expect_not_null(strstr(slurp("plots/contact_box_stack.gp"), "lc rgb \"#1f77b4\" title \"newton\""), "contact plot: newton's colour");
+  cr_expect_not_null(strstr(slurp("plots/study_refine.gp"), "lc rgb \"#1f77b4\" title \"newton f64 err_seg, fit slope 1.000\""),
+                     "refinement plot: newton's colour or the short key");
   cr_expect_not_null(strstr(slurp("tables.tex"), "tab:study-refine"), "no LaTeX table for the refinement study");
   sum = slurp("summary.md"); /* slurp's buffer is shared */
   cr_expect_not_null(strstr(sum, "### refine (kind refinement)"), "no section for the refinement study");
@@ -141,7 +162,7 @@ static void expect_bad(const char *must_contain) {
 
 Test(report, malformed_verify_row_names_file_and_line) {
   sh("echo 'pendulum.xml@pyramidal,f64,kinematics,xpos,1e-16' >> %2$s/verify.csv%1$.0s", "");
-  expect_bad("verify.csv:9");
+  expect_bad("verify.csv:11");
 }
 
 Test(report, bad_number_in_contact_csv_names_file) {
@@ -169,4 +190,16 @@ Test(report, not_a_directory) {
   snprintf(cmd, sizeof cmd, "%s report %s/nowhere > /dev/null 2>&1", RIGIDLAB, tmpdir);
   int st = system(cmd);
   cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "report on a missing directory: status %d (want exit 2)", st);
+}
+
+/* docs/fields.md is `rigidlab fields --markdown`, byte for byte: the field reference cannot drift from the
+   registry in engine/rl_data.h */
+Test(report, field_reference_matches_the_registry) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "%s fields --markdown > %s/fields.md && cmp -s %s/fields.md %s/docs/fields.md", RIGIDLAB, tmpdir, tmpdir,
+           SRCDIR);
+  int st = system(cmd);
+  cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+            "docs/fields.md differs from `rigidlab fields --markdown` (regenerate it: rigidlab fields --markdown > docs/fields.md)");
+  cr_expect_not_null(strstr(slurp("fields.md"), "| `qpos` | real | nq | m or rad |"), "qpos's entry missing from the field reference");
 }

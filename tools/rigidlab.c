@@ -10,6 +10,7 @@
 #include "runner.h"
 #include "mj_load.h"
 #include "report.h"
+#include "fields.h"
 
 /* MuJoCo's fatal errors would call exit(1): turn them into our one-line bad-input exit. */
 static void mujoco_error(const char *msg) {
@@ -32,6 +33,7 @@ static const char *usage_main =
     "  check  RESULTS [--baseline DIR] [--update-baseline]\n"
     "  report RESULTS_DIR   plots (gnuplot SVG + PNG), summary.md and tables.tex from the CSVs\n"
     "  --help-options [--markdown]   every --opt KEY=VALUE (and spec [sweep] key): type, range, default, effect\n"
+    "  fields [--markdown]  the rl_data field reference (type, size, unit, meaning) from the registry\n"
     "exit status: 0 success, 1 a check failed, 2 bad input\n"
     "run 'rigidlab COMMAND --help' for details\n";
 
@@ -418,6 +420,20 @@ static int cmd_check(int argc, char **argv) {
   return rl_check(&a);
 }
 
+/* `rigidlab fields [--markdown]`: the data registry's reference (docs/fields.md is its Markdown form) */
+static int cmd_fields(int argc, char **argv) {
+  int markdown = 0;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--markdown")) markdown = 1;
+    else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      fputs("usage: rigidlab fields [--markdown]\n", stdout);
+      return 0;
+    } else return bad("fields", "unknown argument '%s' (allowed: --markdown)", argv[i]);
+  }
+  rl_fields_print(stdout, markdown);
+  return fflush(stdout) ? RL_EXIT_BADINPUT : 0;
+}
+
 int main(int argc, char **argv) {
   mju_user_error = mujoco_error;
   mju_user_warning = mujoco_warning;
@@ -434,6 +450,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "merge")) return cmd_merge(argc - 2, argv + 2);
   if (!strcmp(cmd, "check")) return cmd_check(argc - 2, argv + 2);
   if (!strcmp(cmd, "report")) return cmd_report(argc - 2, argv + 2);
-  rl_errorf("unknown command '%s' (commands: verify, sim, bench, run, merge, check, report; see 'rigidlab --help')", cmd);
+  if (!strcmp(cmd, "fields")) return cmd_fields(argc - 2, argv + 2);
+  rl_errorf("unknown command '%s' (commands: verify, sim, bench, run, merge, check, report, fields; see 'rigidlab --help')", cmd);
   return RL_EXIT_BADINPUT;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "csv.h"
 #include "pair.h"
+#include "quantities.h"
 #include "states.h"
 #include "tolerances.h"
 #include "verify.h"
@@ -71,21 +72,26 @@ enum { Q_XPOS, Q_XQUAT, Q_XMAT, Q_XIPOS, Q_XIMAT, Q_XANCHOR, Q_XAXIS, Q_GEOM_XPO
        Q_ACT_LENGTH, Q_ACT_VELOCITY, Q_ACT_FORCE, Q_QFRC_ACTUATOR, Q_QFRC_SMOOTH, Q_QACC_SMOOTH,
        Q_STEP_QPOS, Q_STEP_QVEL, NQ };
 
+/* the smooth rows: each compares one field of the data registry (engine/rl_data.h) and is named after it
+   (FIELD fails to compile for a name the registry lacks); M compares the registry's qM, made dense */
+#define FIELD(f) (#f + 0 * sizeof(((rl_data *)0)->f))
 static quantity table_init[NQ] = {
-  {.stage = RL_STAGE_KINEMATICS, .name = "xpos"}, {.stage = RL_STAGE_KINEMATICS, .name = "xquat"},
-  {.stage = RL_STAGE_KINEMATICS, .name = "xmat"}, {.stage = RL_STAGE_KINEMATICS, .name = "xipos"},
-  {.stage = RL_STAGE_KINEMATICS, .name = "ximat"}, {.stage = RL_STAGE_KINEMATICS, .name = "xanchor"},
-  {.stage = RL_STAGE_KINEMATICS, .name = "xaxis"}, {.stage = RL_STAGE_KINEMATICS, .name = "geom_xpos"},
-  {.stage = RL_STAGE_KINEMATICS, .name = "geom_xmat"}, {.stage = RL_STAGE_COM, .name = "subtree_com"},
-  {.stage = RL_STAGE_COM, .name = "cinert"}, {.stage = RL_STAGE_COM, .name = "cdof"},
+  {.stage = RL_STAGE_KINEMATICS, .name = FIELD(xpos)}, {.stage = RL_STAGE_KINEMATICS, .name = FIELD(xquat)},
+  {.stage = RL_STAGE_KINEMATICS, .name = FIELD(xmat)}, {.stage = RL_STAGE_KINEMATICS, .name = FIELD(xipos)},
+  {.stage = RL_STAGE_KINEMATICS, .name = FIELD(ximat)}, {.stage = RL_STAGE_KINEMATICS, .name = FIELD(xanchor)},
+  {.stage = RL_STAGE_KINEMATICS, .name = FIELD(xaxis)}, {.stage = RL_STAGE_KINEMATICS, .name = FIELD(geom_xpos)},
+  {.stage = RL_STAGE_KINEMATICS, .name = FIELD(geom_xmat)}, {.stage = RL_STAGE_COM, .name = FIELD(subtree_com)},
+  {.stage = RL_STAGE_COM, .name = FIELD(cinert)}, {.stage = RL_STAGE_COM, .name = FIELD(cdof)},
   {.stage = RL_STAGE_INERTIA, .name = "M"},
-  {.stage = RL_STAGE_BIAS, .name = "cvel"}, {.stage = RL_STAGE_BIAS, .name = "cdof_dot"}, {.stage = RL_STAGE_BIAS, .name = "qfrc_bias"},
-  {.stage = RL_STAGE_PASSIVE, .name = "qfrc_passive"},
-  {.stage = RL_STAGE_ACTUATION, .name = "actuator_length"}, {.stage = RL_STAGE_ACTUATION, .name = "actuator_velocity"},
-  {.stage = RL_STAGE_ACTUATION, .name = "actuator_force"}, {.stage = RL_STAGE_ACTUATION, .name = "qfrc_actuator"},
-  {.stage = RL_STAGE_SMOOTH, .name = "qfrc_smooth"}, {.stage = RL_STAGE_SMOOTH, .name = "qacc_smooth"},
-  {.stage = RL_STAGE_INTEGRATE, .name = "qpos"}, {.stage = RL_STAGE_INTEGRATE, .name = "qvel"},
+  {.stage = RL_STAGE_BIAS, .name = FIELD(cvel)}, {.stage = RL_STAGE_BIAS, .name = FIELD(cdof_dot)},
+  {.stage = RL_STAGE_BIAS, .name = FIELD(qfrc_bias)},
+  {.stage = RL_STAGE_PASSIVE, .name = FIELD(qfrc_passive)},
+  {.stage = RL_STAGE_ACTUATION, .name = FIELD(actuator_length)}, {.stage = RL_STAGE_ACTUATION, .name = FIELD(actuator_velocity)},
+  {.stage = RL_STAGE_ACTUATION, .name = FIELD(actuator_force)}, {.stage = RL_STAGE_ACTUATION, .name = FIELD(qfrc_actuator)},
+  {.stage = RL_STAGE_SMOOTH, .name = FIELD(qfrc_smooth)}, {.stage = RL_STAGE_SMOOTH, .name = FIELD(qacc_smooth)},
+  {.stage = RL_STAGE_INTEGRATE, .name = FIELD(qpos)}, {.stage = RL_STAGE_INTEGRATE, .name = FIELD(qvel)},
 };
+#undef FIELD
 
 /* Compare one state, stage by stage. mjd holds mj_forward at the state; mjd2 (constraint-free model)
    is used for the one-step integrate comparison. */
@@ -174,6 +180,20 @@ int rl_cmd_verify(const rl_verify_args *a) {
       r->last = modules[i]->last ? modules[i]->last[k] : 0;
     }
   }
+  for (int k = 0; k < nrow; k++)
+    if (!rl_vq_info_find(q[k].name)) { /* every row is described in quantities.c (its unit and kind) */
+      rl_errorf("verify: quantity '%s' has no entry in reference/verify/quantities.c", q[k].name);
+      free(q);
+      free(dense);
+      free(mjdense);
+      rl_data_free(d);
+      mj_deleteData(mjd);
+      mj_deleteData(mjd2);
+      mj_deleteModel(mjfree);
+      rl_states_free(&S);
+      rl_pair_free(&p);
+      return RL_EXIT_BADINPUT;
+    }
   double *store = calloc(2 * (size_t)nrow * (size_t)(S.n + 1), sizeof(double));
   for (int k = 0; k < nrow; k++) {
     q[k].err = store + (size_t)k * 2 * (S.n + 1);
@@ -211,8 +231,8 @@ int rl_cmd_verify(const rl_verify_args *a) {
   const char *label = model_label(a->c.model);
   int fails = 0;
   if (!a->c.quiet)
-    printf("%-12s %-18s %-4s %12s %12s %10s %s\n", "stage", "quantity", "prec", "max_abs_err", "max_rel_err",
-           "tolerance", "pass");
+    printf("%-12s %-18s %-4s %12s %12s %10s %-4s %s\n", "stage", "quantity", "prec", "max_abs_err", "max_rel_err",
+           "tolerance", "pass", "unit of max_abs_err");
   if (w && w->rows == 0) {
     const char *hdr[] = {"model", "precision", "stage", "quantity", "max_abs_err", "max_rel_err", "tolerance", "pass"};
     for (int k = 0; k < 8; k++) rl_csv_str(w, hdr[k]);
@@ -224,8 +244,8 @@ int rl_cmd_verify(const rl_verify_args *a) {
     int pass = q[k].absolute ? q[k].max_abs <= tol : q[k].max_rel <= tol;
     fails += !pass;
     if (!a->c.quiet)
-      printf("%-12s %-18s %-4s %12.3e %12.3e %10.1e %s\n", rl_stage_names[q[k].stage], q[k].name, RL_PREC_NAME,
-             q[k].max_abs, q[k].max_rel, tol, pass ? "yes" : "NO");
+      printf("%-12s %-18s %-4s %12.3e %12.3e %10.1e %-4s %s\n", rl_stage_names[q[k].stage], q[k].name, RL_PREC_NAME,
+             q[k].max_abs, q[k].max_rel, tol, pass ? "yes" : "NO", rl_vq_unit(q[k].name));
     if (w) {
       rl_csv_str(w, label);
       rl_csv_str(w, RL_PREC_NAME);

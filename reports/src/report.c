@@ -9,6 +9,7 @@
 #include "report.h"
 #include "report_core.h"
 #include "report_studies.h"
+#include "quantities.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -80,6 +81,15 @@ typedef struct {
 } report;
 
 
+/* what a verify row measures (reference/verify/quantities.c); a name verify no longer reports counts as a
+   relative error, the kind of nearly all rows */
+static const char *vcell(const verify_data *v, int r, int c) { return rp_cell(&v->t, r, c); }
+
+static rl_vq_kind vkind(const char *quantity) {
+  const rl_vq_info *q = rl_vq_info_find(quantity);
+  return q ? q->kind : RL_VQK_REL;
+}
+
 static int load_verify(report *R) {
   verify_data *v = &R->v;
   char p[4096];
@@ -119,17 +129,17 @@ static int load_verify(report *R) {
     int pr = !strcmp(rp_cell(t, r, v->c_prec), "f32");
     double rel = strtod(rp_cell(t, r, v->c_rel), NULL);
     int *w = &v->worst_row[s * 2 + pr];
-    /* per stage and precision: the row nearest (or furthest beyond) its own tolerance, rel/tol — the
-       rows of a stage have different measures (errors, counts, fractions), so the raw max would mix them */
+    int failed = !strcmp(rp_cell(t, r, v->c_pass), "0");
+    v->nfail += failed;
+    /* per stage and precision: the relative-error row nearest (or furthest beyond) its own tolerance,
+       rel/tol; counts, fractions and scaled rows are summarised per quantity (worst_other) */
+    if (vkind(rp_cell(t, r, v->c_qty)) != RL_VQK_REL) continue;
     double tol_r = strtod(rp_cell(t, r, v->c_tol), NULL);
     if (*w < 0 || rp_worse(rel / tol_r, strtod(rp_cell(t, *w, v->c_rel), NULL) / strtod(rp_cell(t, *w, v->c_tol), NULL))) *w = r;
     size_t k = ((size_t)m * (size_t)v->ns + (size_t)s) * 2 + (size_t)pr;
     if (!v->mhas[k] || rp_worse(rel, v->mworst[k])) v->mworst[k] = rel;
     v->mhas[k] = 1;
-    if (!strcmp(rp_cell(t, r, v->c_pass), "0")) {
-      v->mfail[k]++;
-      v->nfail++;
-    }
+    v->mfail[k] += failed;
   }
   return 0;
 }
@@ -352,38 +362,151 @@ static const char *meta(const report *R, const char *key) {
   return NULL;
 }
 
-/* 1. verify: worst max_rel_err per stage, f64 | f32 bars (log y), tolerance of that row as a bar-wide line */
+/* the verify rows that are not relative errors (counts, fractions, scaled errors): one entry per stage and
+   quantity, with the row of each precision whose judged value (max_rel_err; for counts it repeats
+   max_abs_err) is nearest its tolerance */
+typedef struct {
+  char label[160];
+  rl_vq_kind kind;
+  int row[2]; /* f64, f32; −1: none */
+} other_q;
+
+static int other_rows(const verify_data *v, other_q **out) {
+  other_q *o = NULL;
+  int n = 0;
+  char label[160];
+  for (int r = 0; r < v->t.nrow; r++) {
+    rl_vq_kind k = vkind(vcell(v, r, v->c_qty));
+    if (k == RL_VQK_REL) continue;
+    snprintf(label, sizeof label, "%s (%s)", vcell(v, r, v->c_qty), vcell(v, r, v->c_stage));
+    int i = 0;
+    while (i < n && strcmp(o[i].label, label)) i++;
+    if (i == n) {
+      o = rp_xrealloc(o, sizeof *o * (size_t)(n + 1));
+      snprintf(o[n].label, sizeof o[n].label, "%s", label);
+      o[n].kind = k;
+      o[n].row[0] = o[n].row[1] = -1;
+      n++;
+    }
+    int pr = !strcmp(vcell(v, r, v->c_prec), "f32"), *w = &o[i].row[pr];
+    double q = strtod(vcell(v, r, v->c_rel), NULL) / strtod(vcell(v, r, v->c_tol), NULL);
+    if (*w < 0 || rp_worse(q, strtod(vcell(v, *w, v->c_rel), NULL) / strtod(vcell(v, *w, v->c_tol), NULL))) *w = r;
+  }
+  *out = o;
+  return n;
+}
+
+/* one bar datablock: "x value x_lo x_hi y_lo tol" per entry (values at or below FLOOR drawn at it) */
+static void verify_block(FILE *f, const char *name, const double *x, const double *val, const double *tol, int n, double floor_v) {
+  fprintf(f, "$%s << EOD\n", name);
+  for (int i = 0; i < n; i++) {
+    if (!isfinite(val[i])) continue;
+    fprintf(f, "%g %.6g %g %g %g %.6g\n", x[i], val[i] > floor_v ? val[i] : floor_v, x[i] - 0.19, x[i] + 0.19, floor_v, tol[i]);
+  }
+  fprintf(f, "NaN NaN NaN NaN NaN NaN\nEOD\n");
+}
+
+/* the bars of one panel: f64 and f32 values with their tolerances as bar-wide dashes; the key on the
+   first panel only (the style is the same in all) */
+static void verify_bars(FILE *f, const char *blk, int key) {
+  const char *c = rp_engine_color("rigidlab");
+  fprintf(f,
+          "plot $%s64 using 1:2:3:4:5:2 with boxxyerror fs %s border lc rgb \"%s\" lc rgb \"%s\" %s, \\\n"
+          "     $%s32 using 1:2:3:4:5:2 with boxxyerror fs %s border lc rgb \"%s\" lc rgb \"%s\" %s, \\\n"
+          "     $%s64 using 3:6:($4-$3):(0) with vectors nohead lw 3 lc rgb \"black\" %s, \\\n"
+          "     $%s32 using 3:6:($4-$3):(0) with vectors nohead lw 3 dt 2 lc rgb \"black\" %s\n",
+          blk, rp_bar_fill(0), c, c, key ? "title \"f64 (worst row)\"" : "notitle", blk, rp_bar_fill(1), c, c,
+          key ? "title \"f32 (worst row)\"" : "notitle", blk, key ? "title \"f64 tolerance\"" : "notitle", blk,
+          key ? "title \"f32 tolerance\"" : "notitle");
+}
+
+/* 1. verify: relative errors per stage (log axis) on top; below, on axes of their own, the count rows,
+   the fraction rows and the scaled rows, per quantity — a count never shares an axis with an error */
 static void body_verify(const void *ctx, FILE *f, const void *arg) {
   const report *R = ctx;
   const verify_data *v = &R->v;
-  const double floor_v = 1e-18;
-  rp_gp_begin(f, "verify", "verify: worst relative error per stage");
-  /* datablock: x err x_lo x_hi y_lo tol  (errors of exactly 0 are drawn at the floor) */
+  const double floor_v = 1e-18, scaled_floor = 1e-6;
+  rp_gp_begin(f, "verify", "verify: worst relative error per stage; counts, fractions and scaled errors per quantity");
+  int cap = v->ns + v->t.nrow + 1;
+  double *x = rp_xrealloc(NULL, sizeof(double) * (size_t)cap), *val = rp_xrealloc(NULL, sizeof(double) * (size_t)cap),
+         *tol = rp_xrealloc(NULL, sizeof(double) * (size_t)cap);
   for (int pr = 0; pr < 2; pr++) {
-    fprintf(f, "$%s << EOD\n", pr ? "f32" : "f64");
+    int n = 0;
     for (int s = 0; s < v->ns; s++) {
       int r = v->worst_row[s * 2 + pr];
       if (r < 0) continue;
-      double e = strtod(rp_cell(&v->t, r, v->c_rel), NULL), tol = strtod(rp_cell(&v->t, r, v->c_tol), NULL);
-      double x = s + 1 + (pr ? 0.2 : -0.2);
-      if (!isfinite(e)) continue;
-      fprintf(f, "%g %.6g %g %g %g %.6g\n", x, e > floor_v ? e : floor_v, x - 0.19, x + 0.19, floor_v, tol);
+      x[n] = s + 1 + (pr ? 0.2 : -0.2);
+      val[n] = strtod(vcell(v, r, v->c_rel), NULL);
+      tol[n++] = strtod(vcell(v, r, v->c_tol), NULL);
     }
-    fprintf(f, "NaN NaN NaN NaN NaN NaN\nEOD\n");
+    verify_block(f, pr ? "rel32" : "rel64", x, val, tol, n, floor_v);
   }
-  rp_gp_loop(f, "verify", 1100, 600);
-  fprintf(f, "set title \"verify: per stage, the row nearest its tolerance, over all models (%d rows, %d failed)\"\n", v->t.nrow, v->nfail);
-  fprintf(f, "set xlabel \"stage\"\nset ylabel \"worst max_rel_err (dimensionless, log scale)\"\n");
-  fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset yrange [%g:*]\nset xrange [0.4:%d.6]\n", floor_v, v->ns);
+  other_q *o;
+  int no = other_rows(v, &o);
+  static const rl_vq_kind kinds[3] = {RL_VQK_COUNT, RL_VQK_FRACTION, RL_VQK_SCALED};
+  static const char *const blk[3] = {"cnt", "frac", "scal"};
+  int nk[3] = {0, 0, 0};
+  for (int k = 0; k < 3; k++)
+    for (int pr = 0; pr < 2; pr++) {
+      int n = 0, j = 0;
+      for (int i = 0; i < no; i++) {
+        if (o[i].kind != kinds[k]) continue;
+        j++;
+        int r = o[i].row[pr];
+        if (r < 0) continue;
+        x[n] = j + (pr ? 0.2 : -0.2);
+        val[n] = strtod(vcell(v, r, v->c_rel), NULL);
+        tol[n++] = strtod(vcell(v, r, v->c_tol), NULL);
+      }
+      nk[k] = j;
+      char name[16];
+      snprintf(name, sizeof name, "%s%s", blk[k], pr ? "32" : "64");
+      verify_block(f, name, x, val, tol, n, kinds[k] == RL_VQK_SCALED ? scaled_floor : 0);
+    }
+  rp_gp_loop(f, "verify", 1400, 1300);
+  fprintf(f, "set multiplot title \"verify against MuJoCo 2.2.2: %d rows over %d model and cone runs, %d failed\"\n", v->t.nrow, v->nm,
+          v->nfail);
+  /* top: relative errors */
+  fprintf(f, "set origin 0,0.52\nset size 1,0.45\nset offsets 0, 0, graph 0.06, 0\n");
+  fprintf(f, "set title \"relative errors: per stage, the row nearest its tolerance (0 drawn at %g)\"\n", floor_v);
+  fprintf(f, "set xlabel \"stage\"\nset ylabel \"relative error (log scale)\"\n");
+  fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset ytics 100\nset yrange [%g:*]\nset xrange [0.4:%d.6]\n", floor_v, v->ns ? v->ns : 1);
   fprintf(f, "set xtics rotate by -35 (");
   for (int s = 0; s < v->ns; s++) fprintf(f, "%s\"%s\" %d", s ? ", " : "", v->stages.s[s], s + 1);
-  fprintf(f, ")\nset style fill solid 0.8 border -1\n");
-  fprintf(f,
-          "plot $f64 using 1:2:3:4:5:2 with boxxyerror lc rgb \"#1f77b4\" title \"f64 error (row nearest its tolerance)\", \\\n"
-          "     $f32 using 1:2:3:4:5:2 with boxxyerror lc rgb \"#ff7f0e\" title \"f32 error (row nearest its tolerance)\", \\\n"
-          "     $f64 using 3:6:($4-$3):(0) with vectors nohead lw 3 dt 2 lc rgb \"#0b3c66\" title \"f64 tolerance\", \\\n"
-          "     $f32 using 3:6:($4-$3):(0) with vectors nohead lw 3 dt 2 lc rgb \"#8a3b00\" title \"f32 tolerance\"\n");
+  fprintf(f, ")\n");
+  verify_bars(f, "rel", 1);
+  /* bottom: counts (linear), fractions (linear), scaled errors (log) */
+  static const char *const title[3] = {"counts: |rigidlab - MuJoCo|, mismatches, iterations", "fractions of pairs or states",
+                                       "Newton solves' scaled error"};
+  static const char *const ylab[3] = {"count", "fraction", "error / (κ₁(H)·ε) (log scale)"};
+  static const double ox[3] = {0, 0.47, 0.74}, sx[3] = {0.47, 0.27, 0.24};
+  fprintf(f, "unset key\nset ytics autofreq\n");
+  for (int k = 0; k < 3; k++) {
+    fprintf(f, "set origin %g,0\nset size %g,0.52\nset title \"%s\"\nset xlabel \"quantity (stage)\"\nset ylabel \"%s\"\n", ox[k], sx[k],
+            title[k], ylab[k]);
+    if (kinds[k] == RL_VQK_SCALED) fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset yrange [%g:*]\n", scaled_floor);
+    else fprintf(f, "unset logscale y\nset format y \"%%g\"\nset yrange [0:*]\n");
+    /* vertical tick labels: slanted ones would run into the next panel */
+    fprintf(f, "set xrange [0.4:%d.6]\nset xtics %s (", nk[k] ? nk[k] : 1, nk[k] > 1 ? "rotate by 90 right" : "norotate center");
+    int j = 0;
+    for (int i = 0; i < no; i++)
+      if (o[i].kind == kinds[k]) fprintf(f, "%s\"%s\" %d", j ? ", " : "", o[i].label, j + 1), j++;
+    fprintf(f, ")\n");
+    if (!nk[k]) /* an empty frame that says so (gnuplot refuses a plot with no defined point) */
+      fprintf(f, "unset logscale y\nset format y \"%%g\"\nset yrange [0:1]\nset xrange [0:1]\nunset xtics\nset label 1 \"no such rows\" at graph 0.5,0.5 center\n"
+                 "plot -1 notitle\nunset label 1\nset xtics\n");
+    else {
+      char b[16];
+      snprintf(b, sizeof b, "%s", blk[k]);
+      verify_bars(f, b, 0);
+    }
+  }
+  fprintf(f, "unset multiplot\n");
   rp_gp_end(f);
+  free(o);
+  free(x);
+  free(val);
+  free(tol);
 }
 
 /* 2. contact scene: penetration, iterations, energy vs time per engine (reads ../contact_*.csv) */
@@ -395,22 +518,27 @@ static void body_contact(const void *ctx, FILE *f, const void *arg) {
   rp_gp_begin(f, base, "contact trajectories");
   rp_gp_loop(f, base, 900, 1150);
   fprintf(f, "set datafile separator \",\"\nset datafile missing \"nan\"\n");
-  fprintf(f, "set multiplot layout 3,1 title \"contact scene %s: engines newton, cg, avbd, mujoco\"\n", scene);
+  fprintf(f, "set multiplot layout 3,1 title \"contact scene %s: one line per engine\"\n", scene);
   const char *what[3] = {"penetration", "iterations", "energy"};
-  const char *ylab[3] = {"max penetration (m)", "solver iterations per step (count)", "total energy (J)"};
+  const char *ylab[3] = {"max penetration (m)", "iterations per step (log scale)", "total energy (J)"};
   for (int k = 0; k < 3; k++) {
     fprintf(f, "set autoscale xfix\nset title \"%s: %s vs time\"\nset xlabel \"time (s)\"\nset ylabel \"%s\"\n", scene, what[k], ylab[k]);
-    int first = 1, ci = 0;
-    for (int i = 0; i < R->nrun; i++) {
-      const contact_run *c = &R->runs[i];
-      if (strcmp(c->scene, scene)) continue;
-      int cc = k == 0 ? c->c_pen : k == 1 ? c->c_it : c->c_en;
-      const char *color = rp_colors[ci++ % RP_NCOLORS];
-      if (cc < 0) continue;
-      fprintf(f, "%s '../%s' skip 1 using %d:%d with lines lw 1.5 lc rgb \"%s\" title \"%s\"", first ? "plot" : ", \\\n    ",
-              c->file, c->c_time + 1, cc + 1, color, c->engine);
-      first = 0;
-    }
+    /* iterations span 1 to the cap (hundreds): a log axis shows every engine's (a step with 0 is not drawn) */
+    if (k == 1) fprintf(f, "set logscale y\nset yrange [0.8:*]\nset format y \"%%g\"\n");
+    else fprintf(f, "unset logscale y\nset yrange [*:*]\nset format y \"%%g\"\n");
+    int first = 1;
+    /* MuJoCo first, wide, as the reference the others are drawn over (where they coincide both show) */
+    for (int pass = 0; pass < 2; pass++)
+      for (int i = 0; i < R->nrun; i++) {
+        const contact_run *c = &R->runs[i];
+        if (strcmp(c->scene, scene) || (!strcmp(c->engine, "mujoco")) != !pass) continue;
+        int cc = k == 0 ? c->c_pen : k == 1 ? c->c_it : c->c_en;
+        const char *color = rp_engine_color(c->engine);
+        if (cc < 0) continue;
+        fprintf(f, "%s '../%s' skip 1 using %d:%d with lines lw %s lc rgb \"%s\" title \"%s\"", first ? "plot" : ", \\\n    ", c->file,
+                c->c_time + 1, cc + 1, pass ? "1.5" : "4", color, c->engine);
+        first = 0;
+      }
     if (first) fprintf(f, "set label 1 \"no %s column in any run\" at graph 0.5,0.5 center\nplot NaN notitle\nunset label 1", what[k]);
     fprintf(f, "\n");
   }
@@ -418,9 +546,9 @@ static void body_contact(const void *ctx, FILE *f, const void *arg) {
   rp_gp_end(f);
 }
 
-/* models, precisions and (stage, engine) categories of the bench rows */
+/* models, stages and (engine, precision) series of the bench rows */
 typedef struct {
-  strlist models, precs, cats; /* cat = "stage/engine" */
+  strlist models, stages, series; /* series = "engine precision" */
 } bench_axes;
 
 static void bench_axes_of(const report *R, bench_axes *a) {
@@ -429,50 +557,54 @@ static void bench_axes_of(const report *R, bench_axes *a) {
   for (int i = 0; i < R->nbench; i++) {
     const bench_row *b = &R->bench[i];
     rp_sl_add(&a->models, b->model);
-    rp_sl_add(&a->precs, b->prec);
-    snprintf(buf, sizeof buf, "%s/%s", b->stage, b->engine);
-    rp_sl_add(&a->cats, buf);
+    rp_sl_add(&a->stages, b->stage);
+    snprintf(buf, sizeof buf, "%s %s", b->engine, b->prec);
+    rp_sl_add(&a->series, buf);
   }
 }
 static void bench_axes_free(bench_axes *a) {
   rp_sl_free(&a->models);
-  rp_sl_free(&a->precs);
-  rp_sl_free(&a->cats);
+  rp_sl_free(&a->stages);
+  rp_sl_free(&a->series);
 }
 
-/* 3a. bench ratios: one panel per precision, bars per (stage/engine) category and model */
+/* 3a. bench ratios: one panel per model; x = stage, one bar per engine and precision (colour: engine,
+   shade: precision), log y with the parity line */
 static void body_bench(const void *ctx, FILE *f, const void *arg) {
   const report *R = ctx;
   bench_axes a;
   bench_axes_of(R, &a);
-  double w = 0.8 / a.models.n;
+  double w = 0.8 / (a.series.n ? a.series.n : 1);
   char buf[256];
   rp_gp_begin(f, "bench_ratio", "bench ratios");
-  for (int p = 0; p < a.precs.n; p++)
-    for (int m = 0; m < a.models.n; m++) {
-      fprintf(f, "$b%d_%d << EOD\n", p, m);
+  for (int m = 0; m < a.models.n; m++)
+    for (int k = 0; k < a.series.n; k++) {
+      fprintf(f, "$b%d_%d << EOD\n", m, k);
       for (int i = 0; i < R->nbench; i++) {
         const bench_row *b = &R->bench[i];
-        if (strcmp(b->model, a.models.s[m]) || strcmp(b->prec, a.precs.s[p]) || !isfinite(b->ratio)) continue;
-        snprintf(buf, sizeof buf, "%s/%s", b->stage, b->engine);
-        double x = rp_sl_find(&a.cats, buf) + 1 + (m - (a.models.n - 1) / 2.0) * w;
+        snprintf(buf, sizeof buf, "%s %s", b->engine, b->prec);
+        if (strcmp(b->model, a.models.s[m]) || strcmp(buf, a.series.s[k]) || !isfinite(b->ratio) || !(b->ratio > 0)) continue;
+        double x = rp_sl_find(&a.stages, b->stage) + 1 + (k - (a.series.n - 1) / 2.0) * w;
         fprintf(f, "%g %.6g %g %g\n", x, b->ratio, x - w / 2 * 0.95, x + w / 2 * 0.95);
       }
       fprintf(f, "NaN NaN NaN NaN\nEOD\n");
     }
-  rp_gp_loop(f, "bench_ratio", 1200, 420 * a.precs.n + 60);
-  fprintf(f, "set multiplot layout %d,1 title \"bench: time per step, rigidlab / MuJoCo 2.2.2 (below 1 = rigidlab faster)\"\n", a.precs.n);
-  fprintf(f, "set style fill solid 0.8 border -1\n");
-  for (int p = 0; p < a.precs.n; p++) {
-    fprintf(f, "set title \"precision %s\"\nset xlabel \"stage/engine\"\nset ylabel \"ratio rigidlab/MuJoCo (ns/step over ns/step)\"\n",
-            a.precs.s[p]);
-    fprintf(f, "set yrange [0:*]\nset xrange [0.4:%d.6]\nset xtics rotate by -35 (", a.cats.n);
-    for (int c = 0; c < a.cats.n; c++) fprintf(f, "%s\"%s\" %d", c ? ", " : "", a.cats.s[c], c + 1);
+  int cols = a.models.n > 1 ? 2 : 1, rows = (a.models.n + cols - 1) / cols;
+  rp_gp_loop(f, "bench_ratio", 1500, 480 * (rows ? rows : 1) + 60);
+  fprintf(f, "set multiplot layout %d,%d title \"bench: time per step, rigidlab / MuJoCo 2.2.2 (below 1 = rigidlab faster)\"\n", rows ? rows : 1,
+          cols);
+  fprintf(f, "set logscale y\nset yrange [0.05:*]\nset format y \"%%g\"\nset key outside right top box opaque font \",11\"\n");
+  for (int m = 0; m < a.models.n; m++) {
+    fprintf(f, "set title \"%s\"\nset xlabel \"stage\"\nset ylabel \"time ratio rigidlab / MuJoCo (log scale)\"\n", a.models.s[m]);
+    fprintf(f, "set xrange [0.4:%d.6]\nset xtics rotate by -35 (", a.stages.n);
+    for (int c = 0; c < a.stages.n; c++) fprintf(f, "%s\"%s\" %d", c ? ", " : "", a.stages.s[c], c + 1);
     fprintf(f, ")\n");
-    for (int m = 0; m < a.models.n; m++)
-      fprintf(f, "%s $b%d_%d using 1:2:3:4:(0):2 with boxxyerror lc rgb \"%s\" title \"%s\"", m ? ", \\\n    " : "plot", p, m,
-              rp_colors[m % RP_NCOLORS], a.models.s[m]);
-    fprintf(f, ", \\\n    1 with lines lw 2 dt 2 lc rgb \"black\" title \"ratio 1 (parity)\"\n");
+    for (int k = 0; k < a.series.n; k++) {
+      const char *c = rp_engine_color(a.series.s[k]);
+      fprintf(f, "%s $b%d_%d using 1:2:3:4:(0.05):2 with boxxyerror fs %s border lc rgb \"%s\" lc rgb \"%s\" title \"%s\"",
+              k ? ", \\\n    " : "plot", m, k, rp_bar_fill(rp_variant(a.series.s[k])), c, c, a.series.s[k]);
+    }
+    fprintf(f, ", \\\n    1 with lines lw 2 dt 2 lc rgb \"black\" title \"parity (1)\"\n");
   }
   fprintf(f, "unset multiplot\n");
   rp_gp_end(f);
@@ -509,16 +641,18 @@ static void body_chains(const void *ctx, FILE *f, const void *arg) {
   int first = 1;
   for (int k = 0; k < R->nchain; k++) {
     const chain_series *c = &R->chains[k];
-    const char *c1 = rp_colors[(2 * k) % RP_NCOLORS], *c2 = rp_colors[(2 * k + 1) % RP_NCOLORS];
-    fprintf(f, "%s $c%d using 1:2 with points pt 7 ps 1.3 lc rgb \"%s\" title \"rigidlab %s %s\"", first ? "plot" : ", \\\n    ", k, c1,
+    /* colour: the engine (rigidlab's, or MuJoCo's); marker: the measure, time per step, the same for both */
+    const char *c1 = rp_engine_color(c->engine), *c2 = rp_engine_color("mujoco");
+    int pt = rp_measure_point("ns_per_step"), dt = rp_line_dash(rp_variant(c->prec));
+    fprintf(f, "%s $c%d using 1:2 with points pt %d ps 1.5 lc rgb \"%s\" title \"rigidlab %s %s\"", first ? "plot" : ", \\\n    ", k, pt, c1,
             c->engine, c->prec);
-    fprintf(f, ", \\\n    $c%d using 1:3 with points pt 5 ps 1.3 lc rgb \"%s\" title \"MuJoCo (%s run, %s)\"", k, c2, c->engine, c->prec);
+    fprintf(f, ", \\\n    $c%d using 1:3 with points pt %d ps 1.5 lc rgb \"%s\" title \"MuJoCo (%s run, %s)\"", k, pt, c2, c->engine, c->prec);
     if (isfinite(c->slope))
-      fprintf(f, ", \\\n    10**(%.9g)*x**(%.9g) with lines lw 2 lc rgb \"%s\" title \"rigidlab fit: slope %.2f (R^2 %.3f)\"", c->inter,
-              c->slope, c1, c->slope, c->r2);
+      fprintf(f, ", \\\n    10**(%.9g)*x**(%.9g) with lines lw 2 dt %d lc rgb \"%s\" title \"rigidlab fit: slope %.2f (R^2 %.3f)\"", c->inter,
+              c->slope, dt, c1, c->slope, c->r2);
     if (isfinite(c->mslope))
-      fprintf(f, ", \\\n    10**(%.9g)*x**(%.9g) with lines lw 2 dt 2 lc rgb \"%s\" title \"MuJoCo fit: slope %.2f (R^2 %.3f)\"", c->minter,
-              c->mslope, c2, c->mslope, c->mr2);
+      fprintf(f, ", \\\n    10**(%.9g)*x**(%.9g) with lines lw 2 dt %d lc rgb \"%s\" title \"MuJoCo fit: slope %.2f (R^2 %.3f)\"", c->minter,
+              c->mslope, dt, c2, c->mslope, c->mr2);
     first = 0;
   }
   if (first) fprintf(f, "plot NaN notitle");
@@ -527,8 +661,6 @@ static void body_chains(const void *ctx, FILE *f, const void *arg) {
 }
 
 /* ---------- summary.md ---------- */
-
-static const char *vcell(const verify_data *v, int r, int c) { return rp_cell(&v->t, r, c); }
 
 static void write_summary(const report *R, FILE *f, const strlist *plots, const strlist *scenes) {
   const verify_data *v = &R->v;
@@ -551,30 +683,29 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
     return;
   }
 
-  /* headline: the error row closest to, or furthest beyond, its tolerance; the count, fraction and
-     condition rows (contacts, iterations, row types, branch flips, ill-conditioned states) are in the table */
-  static const char *const not_errors[] = {"branch", "efc_address", "efc_id", "efc_type", "ill_conditioned", "iter_newton",
-                                           "ncon", "ne", "nefc", "newton_dposv_cond", "nf", "order", "pair_flips"};
+  /* headline: errors only, each against its tolerance — per precision the relative-error row nearest (or
+     furthest beyond) its tolerance; counts, fractions, scaled rows and timings follow under "Other figures" */
   int wr[2] = {-1, -1};
   for (int r = 0; r < v->t.nrow; r++) {
+    if (vkind(vcell(v, r, v->c_qty)) != RL_VQK_REL) continue;
     double tol = strtod(vcell(v, r, v->c_tol), NULL), rel = strtod(vcell(v, r, v->c_rel), NULL);
-    int p = !strcmp(vcell(v, r, v->c_prec), "f32"), skip = 0;
-    for (size_t k = 0; k < sizeof not_errors / sizeof *not_errors; k++) skip |= !strcmp(vcell(v, r, v->c_qty), not_errors[k]);
-    if (skip) continue;
+    int p = !strcmp(vcell(v, r, v->c_prec), "f32");
     if (wr[p] < 0 || rp_worse(rel / tol, strtod(vcell(v, wr[p], v->c_rel), NULL) / strtod(vcell(v, wr[p], v->c_tol), NULL)))
       wr[p] = r;
   }
-  fprintf(f, "\n## Headline\n\n");
+  fprintf(f, "\n## Headline\n\nErrors against their tolerances: per precision, the verify relative error nearest its tolerance.\n\n");
   for (int p = 0; p < 2; p++) {
     if (wr[p] < 0) {
-      fprintf(f, "- worst %s error: no %s rows\n", p ? "f32" : "f64", p ? "f32" : "f64");
+      fprintf(f, "- %s verify: no relative-error rows\n", p ? "f32" : "f64");
       continue;
     }
-    rp_fmt_e(a, sizeof a, strtod(vcell(v, wr[p], v->c_rel), NULL));
-    rp_fmt_e(b, sizeof b, strtod(vcell(v, wr[p], v->c_tol), NULL));
-    fprintf(f, "- %s verify error row nearest its tolerance: **%s** (max_rel_err; tolerance %s) — %s, stage %s, %s\n", p ? "f32" : "f64", a, b,
-            vcell(v, wr[p], v->c_model), vcell(v, wr[p], v->c_stage), vcell(v, wr[p], v->c_qty));
+    double e = strtod(vcell(v, wr[p], v->c_rel), NULL), t = strtod(vcell(v, wr[p], v->c_tol), NULL);
+    rp_fmt_e(a, sizeof a, e);
+    rp_fmt_e(b, sizeof b, t);
+    fprintf(f, "- %s verify error row nearest its tolerance: **%s** (max_rel_err; tolerance %s, %.2g of it) — %s, stage %s, %s\n",
+            p ? "f32" : "f64", a, b, e / t, vcell(v, wr[p], v->c_model), vcell(v, wr[p], v->c_stage), vcell(v, wr[p], v->c_qty));
   }
+  fprintf(f, "\n## Other figures\n\nCounts, agreement without a tolerance, and timings.\n\n");
   fprintf(f, "- verify rows failed: **%d** of %d\n", v->nfail, v->t.nrow);
   double tw = NAN;
   int twr = -1;
@@ -584,19 +715,19 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
   }
   if (twr >= 0) {
     rp_fmt_e(a, sizeof a, tw);
-    fprintf(f, "- constraint-free trajectory agreement (rigidlab newton vs MuJoCo): worst **%s** (%s, %s, %s steps)\n", a,
+    fprintf(f, "- constraint-free trajectory agreement (rigidlab newton vs MuJoCo, no tolerance): worst **%s** (%s, %s, %s steps)\n", a,
             rp_cell(&R->traj, twr, R->tc_scene), rp_cell(&R->traj, twr, R->tc_integ), rp_cell(&R->traj, twr, R->tc_steps));
   }
   for (int i = 0; i < R->nbench; i++)
     if (!strcmp(R->bench[i].stage, "step"))
-      fprintf(f, "- whole-step ratio %s %s %s: **%.3f** (%.0f ns vs MuJoCo %.0f ns)\n", R->bench[i].model, R->bench[i].engine,
+      fprintf(f, "- whole-step time ratio %s %s %s: **%.3f** (%.0f ns vs MuJoCo %.0f ns)\n", R->bench[i].model, R->bench[i].engine,
               R->bench[i].prec, R->bench[i].ratio, R->bench[i].ours, R->bench[i].mj);
   for (int k = 0; k < R->nchain; k++)
     fprintf(f, "- chain scaling exponent (%s %s): rigidlab **%.2f**, MuJoCo **%.2f**\n", R->chains[k].engine, R->chains[k].prec,
             R->chains[k].slope, R->chains[k].mslope);
 
   /* verify */
-  fprintf(f, "\n## Verify (verify.csv)\n\nPer stage and precision, the row nearest its tolerance (largest max_rel_err / tolerance) over all models and cones.\n\n");
+  fprintf(f, "\n## Verify (verify.csv)\n\nPer stage and precision, the relative-error row nearest its tolerance (largest max_rel_err / tolerance) over all models and cones.\n\n");
   fprintf(f, "| stage | worst f64 | model | quantity | tol f64 | worst f32 | model | quantity | tol f32 |\n");
   fprintf(f, "|---|---:|---|---|---:|---:|---|---|---:|\n");
   for (int s = 0; s < v->ns; s++) {
@@ -614,6 +745,35 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
     }
     fprintf(f, "|\n");
   }
+  /* the rows that are not relative errors, per quantity */
+  other_q *o;
+  int no = other_rows(v, &o);
+  if (no) {
+    fprintf(f, "\nCounts, fractions and scaled errors (reference/verify/quantities.c), per quantity the row nearest its tolerance:\n\n");
+    fprintf(f, "| quantity (stage) | kind | worst f64 | model | tol f64 | worst f32 | model | tol f32 |\n|---|---|---:|---|---:|---:|---|---:|\n");
+    for (int i = 0; i < no; i++) {
+      fprintf(f, "| %s | %s ", o[i].label, rl_vq_kind_name(o[i].kind));
+      for (int p = 0; p < 2; p++) {
+        int r = o[i].row[p];
+        if (r < 0) {
+          fprintf(f, "| – | | ");
+          continue;
+        }
+        int bad = vcell(v, r, v->c_pass)[0] == '0';
+        double val = strtod(vcell(v, r, v->c_rel), NULL), tol = strtod(vcell(v, r, v->c_tol), NULL);
+        if (o[i].kind == RL_VQK_COUNT) { /* whole numbers; tolerances are half-integers */
+          snprintf(a, sizeof a, "%g", val);
+          snprintf(b, sizeof b, "%g", tol);
+        } else {
+          rp_fmt_e(a, sizeof a, val);
+          rp_fmt_e(b, sizeof b, tol);
+        }
+        fprintf(f, "| %s%s%s | %s | %s ", bad ? "**" : "", a, bad ? "**" : "", vcell(v, r, v->c_model), b);
+      }
+      fprintf(f, "|\n");
+    }
+  }
+  free(o);
   fprintf(f, "\nFailed rows (pass = 0): %d\n\n", v->nfail);
   if (v->nfail) {
     fprintf(f, "| model | precision | stage | quantity | max_rel_err | tolerance |\n|---|---|---|---|---:|---:|\n");
@@ -693,7 +853,7 @@ static void write_tex(const report *R, FILE *f) {
     for (size_t k = (size_t)p; k < (size_t)v->nm * (size_t)v->ns * 2; k += 2) any |= v->mhas[k];
     if (!any) continue;
     fprintf(f, "\n\\begin{table}[tbp]\n\\centering\n\\caption{Verification against MuJoCo 2.2.2, %s: worst relative error per model and stage "
-               "(bold: outside tolerance; --: not checked).}\n\\label{tab:verify-%s}\n\\resizebox{\\textwidth}{!}{%%\n\\begin{tabular}{l",
+               "(relative-error rows only; bold: outside tolerance; --: not checked).}\n\\label{tab:verify-%s}\n\\resizebox{\\textwidth}{!}{%%\n\\begin{tabular}{l",
             p ? "FP32" : "FP64", p ? "f32" : "f64");
     for (int s = 0; s < v->ns; s++) fprintf(f, "r");
     fprintf(f, "}\n\\toprule\nmodel");

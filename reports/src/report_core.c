@@ -214,11 +214,11 @@ void rp_gp_loop(FILE *f, const char *base, int w, int h) {
   fprintf(f,
           "do for [fmt in \"svg png\"] {\n"
           "if (fmt eq \"svg\") {\n"
-          "  set terminal svg size %d,%d dynamic noenhanced font \"Sans,12\" background \"white\"\n"
+          "  set terminal svg size %d,%d dynamic noenhanced font \"Sans,14\" background \"white\"\n"
           "  set output \"%s.svg\"\n"
           "} else {\n"
           "  if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-          "    set terminal pngcairo size %d,%d noenhanced font \"Sans,10\" background \"white\"\n"
+          "    set terminal pngcairo size %d,%d noenhanced font \"Sans,12\" background \"white\"\n"
           "  } else {\n"
           "    set terminal png size %d,%d noenhanced\n"
           "  }\n"
@@ -227,7 +227,8 @@ void rp_gp_loop(FILE *f, const char *base, int w, int h) {
           "reset\n"
           "set encoding utf8\n"
           "set grid ytics\n"
-          "set key outside right top box opaque\n",
+          "set key outside right top box opaque\n"
+          "set key spacing 1.1 samplen 2 width 1\n",
           w, h, base, w, h, w, h, base);
 }
 void rp_gp_end(FILE *f) { fprintf(f, "set output\n}\n"); }
@@ -239,6 +240,127 @@ void rp_gp_num(FILE *f, double v) {
 
 const char *const rp_colors[RP_NCOLORS] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
                                "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+/* ---------- the style table ---------- */
+
+static const char *const engine_colors[][2] = {{"newton", "#1f77b4"}, {"cg", "#d62728"},     {"avbd", "#2ca02c"},
+                                               {"mujoco", "#ff7f0e"}, {"cuda", "#9467bd"},   {"rigidlab", "#4d4d4d"}};
+
+/* 1 if FIELD is one of LABEL's dot-separated fields (or the whole of a space-separated word) */
+static int has_field(const char *label, const char *field) {
+  size_t n = strlen(field);
+  for (const char *p = label; (p = strstr(p, field)); p++) {
+    int start = p == label || p[-1] == '.' || p[-1] == ' ';
+    int end = p[n] == 0 || p[n] == '.' || p[n] == ' ';
+    if (start && end) return 1;
+  }
+  return 0;
+}
+
+const char *rp_engine_color(const char *label) {
+  for (size_t i = 0; i < sizeof engine_colors / sizeof *engine_colors; i++)
+    if (has_field(label, engine_colors[i][0])) return engine_colors[i][1];
+  if (!strncmp(label, "MuJoCo", 6)) return "#ff7f0e";
+  return "#7f7f7f";
+}
+
+int rp_variant(const char *label) { return has_field(label, "f32") + 2 * (strstr(label, "cone=elliptic") != NULL); }
+
+const char *rp_bar_fill(int variant) {
+  static const char *const fill[4] = {"solid 0.85", "solid 0.35", "pattern 4", "pattern 5"};
+  return fill[variant & 3];
+}
+
+int rp_line_dash(int variant) { return variant & 2 ? 2 : 1; }
+
+const char *rp_series_color(const char *label) {
+  const char *c = rp_engine_color(label);
+  if (!(rp_variant(label) & 1)) return c;
+  /* f32: the engine's colour mixed half-way with white (as the light bars) */
+  static char buf[8][16];
+  static int next;
+  unsigned rgb = (unsigned)strtoul(c + 1, NULL, 16), out = 0;
+  for (int sh = 0; sh <= 16; sh += 8) {
+    unsigned v = (rgb >> sh) & 0xFF;
+    out |= ((v + 255) / 2) << sh;
+  }
+  char *b = buf[next++ & 7];
+  snprintf(b, 16, "#%06x", out & 0xFFFFFFu);
+  return b;
+}
+
+int rp_dup_rank(const char *label, const char *const *all, int n) {
+  int d = 0;
+  for (int i = 0; i < n && strcmp(all[i], label); i++)
+    d += !strcmp(rp_engine_color(all[i]), rp_engine_color(label)) && rp_variant(all[i]) == rp_variant(label);
+  return d;
+}
+
+const char *rp_bar_fill_dup(int variant, int dup) {
+  static const char *const pat[4] = {"pattern 1", "pattern 2", "pattern 6", "pattern 7"};
+  return dup ? pat[(dup - 1) & 3] : rp_bar_fill(variant);
+}
+
+int rp_line_dash_dup(int variant, int dup) { return dup ? 3 + dup : rp_line_dash(variant); }
+
+int rp_measure_point_dup(const char *measure, int dup) {
+  int pt = rp_measure_point(measure); /* filled shapes are odd (5, 7, 9): the open form is one less */
+  return (dup & 1) && (pt & 1) ? pt - 1 : pt;
+}
+
+/* the fields of a label (see rp_short_label): up to 16, each up to 127 characters */
+static int label_fields(const char *label, char f[16][128]) {
+  int n = 0;
+  const char *p = label;
+  while (*p && n < 16) {
+    const char *q = p;
+    for (;;) {
+      const char *dot = strchr(q, '.');
+      if (!dot) {
+        q = p + strlen(p);
+        break;
+      }
+      if (dot[1] >= '0' && dot[1] <= '9') { /* a decimal point: the field goes on */
+        q = dot + 1;
+        continue;
+      }
+      q = dot;
+      break;
+    }
+    snprintf(f[n++], 128, "%.*s", (int)(q - p), p);
+    p = *q ? q + 1 : q;
+  }
+  return n;
+}
+
+void rp_short_label(const char *label, const char *const *all, int nall, char *out, size_t n) {
+  char mine[16][128], other[16][128];
+  int nm = label_fields(label, mine);
+  size_t len = 0;
+  out[0] = 0;
+  for (int i = 0; i < nm; i++) {
+    int common = nall > 1;
+    for (int j = 0; j < nall && common; j++) {
+      int no = label_fields(all[j], other), found = 0;
+      for (int k = 0; k < no; k++) found |= !strcmp(other[k], mine[i]);
+      common = found;
+    }
+    if (common) continue;
+    const char *t = strncmp(mine[i], "cone=", 5) ? mine[i] : mine[i] + 5;
+    len += (size_t)snprintf(out + len, len < n ? n - len : 0, "%s%s", len ? " " : "", t);
+  }
+  if (!out[0]) snprintf(out, n, "%s", label); /* every field shared: keep it whole */
+}
+
+int rp_measure_point(const char *measure) {
+  static const struct {
+    const char *m;
+    int pt;
+  } pts[] = {{"err_final", 5}, {"err_seg", 7}, {"ode_err", 9}, {"gap", 7}, {"grad", 5}, {"mj_grad", 9}};
+  for (size_t i = 0; i < sizeof pts / sizeof *pts; i++)
+    if (!strcmp(measure, pts[i].m)) return pts[i].pt;
+  return 7;
+}
 
 int rp_run_gnuplot(const char *dir, const char *script) {
   pid_t pid = fork();

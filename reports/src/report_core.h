@@ -29,6 +29,36 @@ int rp_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 typedef void (*rp_gp_body)(const void *ctx, FILE *f, const void *arg);
 extern const char *const rp_colors[RP_NCOLORS];
 
+/* The one style table of every plot: a colour per engine (newton, cg, avbd, mujoco, cuda; "rigidlab" for
+ * rows that are not one engine's), a shade per precision (f64 full, f32 light), the elliptic cone hatched
+ * (bars) or dashed (lines), a marker per measure.  A label is a dot-separated point id such as
+ * "box_stack.newton.f32.cone=elliptic"; its engine and variant are found among its fields. */
+const char *rp_engine_color(const char *label);
+/* 0: f64 (and pyramidal or no cone), 1: f32, 2: elliptic cone, 3: f32 and elliptic */
+int rp_variant(const char *label);
+/* gnuplot fill style of a bar of that variant ("solid 0.85", "solid 0.35", "pattern 4", ...) */
+const char *rp_bar_fill(int variant);
+/* gnuplot dash type of a line of that variant: 1 solid, 2 dashed for the elliptic cone (f32 lines are
+ * told apart by colour, rp_series_color: dashes break up noisy curves) */
+int rp_line_dash(int variant);
+/* the colour of a line series: its engine's, lightened half-way to white for f32 (as the f32 bars) */
+const char *rp_series_color(const char *label);
+/* LABEL without the dot-separated fields every label of ALL shares (a field starting with a digit belongs
+ * to the one before it: "dt0.004" is one field), fields joined by spaces, "cone=" dropped: the key of a panel
+ * says only what differs between its series ("newton.f64.cone=elliptic" → "newton elliptic") */
+void rp_short_label(const char *label, const char *const *all, int nall, char *out, size_t n);
+/* how many of the panel's labels before LABEL (ALL[0..n), LABEL among them) share its engine and variant:
+ * 0 for the first; a later one is told apart by a pattern fill (bars), a dash (lines) and an open marker */
+int rp_dup_rank(const char *label, const char *const *all, int n);
+/* the fill of a bar: rp_bar_fill of its variant, or for dup rank d > 0 a pattern */
+const char *rp_bar_fill_dup(int variant, int dup);
+/* the dash of a line: rp_line_dash of its variant, or for dup rank d > 0 dash type 3 + d */
+int rp_line_dash_dup(int variant, int dup);
+/* the marker: rp_measure_point of the measure, the open form of the same shape for odd dup ranks */
+int rp_measure_point_dup(const char *measure, int dup);
+/* gnuplot point type of a measure (err_final, err_seg, ode_err, ...; 7 filled circle otherwise) */
+int rp_measure_point(const char *measure);
+
 void *rp_xrealloc(void *p, size_t n);
 char *rp_xstrdup(const char *s);
 void rp_table_free(table *t);

@@ -137,6 +137,12 @@ static void split_point(const char *id, char *scene, size_t ns, char *rest, size
   snprintf(rest, nr, "%s", dot + 1);
 }
 
+/* the short key label of LABEL among the labels of its panel (rp_short_label) */
+static const char *short_of(const char *label, const strlist *panel, char *buf, size_t n) {
+  rp_short_label(label, (const char *const *)panel->s, panel->n, buf, n);
+  return buf;
+}
+
 static void lists_of(const rs_study *s, strlist *points, strlist *scenes, strlist *scalars) {
   char sc[256], rest[512];
   for (int r = 0; r < s->m.nrow; r++) {
@@ -163,36 +169,46 @@ typedef struct {
   const char *base;
 } plot_arg;
 
-/* what a per-iteration family measures (the runner's names, study_run.c / study_kinds.h) */
-static const char *family_title(const char *fam) {
-  static const char *const known[][2] = {
-      {"gap", "relative objective gap (cost(a_k) - cost(a*)) / |cost(a*)|, a* = LAPACK optimum"},
-      {"grad", "rigidlab scaled gradient"},
-      {"mj_grad", "MuJoCo's scaled gradient (mjSolverStat)"},
-      {"avbd_dist_m", "AVBD iterate's distance to the dense KKT reference step, positions (m)"},
-      {"avbd_dist_rad", "the same, orientations (rad)"},
-      {"avbd_stat_force", "AVBD KKT stationarity, force rows (N)"},
-      {"avbd_stat_torque", "AVBD KKT stationarity, torque rows (N m)"},
-      {"avbd_primal_m", "AVBD primal residual, length rows (m)"},
-      {"avbd_primal_rad", "AVBD primal residual, angle rows (rad)"}};
+/* what a per-iteration family measures (the runner's names, study_run.c / study_kinds.h): a panel title, and
+   a short one for panels that also name their scene */
+static const char *family_title_of(const char *fam, int brief) {
+  static const char *const known[][3] = {
+      {"gap", "relative cost gap (cost(a_k) - cost(a*)) / |cost(a*)|, a* = LAPACK optimum", "relative cost gap to the LAPACK optimum"},
+      {"grad", "rigidlab scaled gradient", "rigidlab scaled gradient"},
+      {"mj_grad", "MuJoCo's scaled gradient (mjSolverStat)", "MuJoCo's scaled gradient"},
+      {"avbd_dist_m", "AVBD iterate's distance to the dense KKT reference step, positions (m)", "distance to the KKT step, positions (m)"},
+      {"avbd_dist_rad", "the same, orientations (rad)", "distance to the KKT step, orientations (rad)"},
+      {"avbd_stat_force", "AVBD KKT stationarity, force rows (N)", "KKT stationarity, force rows (N)"},
+      {"avbd_stat_torque", "AVBD KKT stationarity, torque rows (N m)", "KKT stationarity, torque rows (N m)"},
+      {"avbd_primal_m", "AVBD primal residual, length rows (m)", "primal residual, length rows (m)"},
+      {"avbd_primal_rad", "AVBD primal residual, angle rows (rad)", "primal residual, angle rows (rad)"}};
   for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-    if (!strcmp(fam, known[i][0])) return known[i][1];
+    if (!strcmp(fam, known[i][0])) return known[i][brief ? 2 : 1];
   return fam;
 }
+static const char *family_title(const char *fam) { return family_title_of(fam, 0); }
 
-/* convergence: one panel per family NAME_it<k>, value vs k, one line per point (log y) */
+/* the most series one panel carries before a plot is split into one panel per scene */
+#define MAX_SERIES_PER_PANEL 6
+
+/* convergence: families NAME_it<k> (value vs k, log y).  One panel per family with a line per point; when
+   that would be more than MAX_SERIES_PER_PANEL lines, one panel per family and scene (rows: families,
+   columns: scenes).  Colour: engine; dash: precision and cone; marker: the family. */
 static void body_iter(const void *ctx, FILE *f, const void *arg) {
   (void)ctx;
   const plot_arg *a = arg;
   const rs_study *s = a->s;
-  strlist fams = {0}, points = {0};
-  char fam[128];
+  strlist fams = {0}, points = {0}, scenes = {0};
+  char fam[128], sc[256], rest[512];
   int k;
   for (int r = 0; r < s->m.nrow; r++)
     if (family_of(M(s, r, s->c_metric), "_it", fam, sizeof fam, &k)) {
       rp_sl_add(&fams, fam);
       rp_sl_add(&points, M(s, r, s->c_point));
+      split_point(M(s, r, s->c_point), sc, sizeof sc, rest, sizeof rest);
+      rp_sl_add(&scenes, sc);
     }
+  int split = points.n > MAX_SERIES_PER_PANEL && scenes.n > 1;
   rp_gp_begin(f, a->base, "residual vs iteration");
   for (int fi = 0; fi < fams.n; fi++)
     for (int p = 0; p < points.n; p++) {
@@ -209,42 +225,67 @@ static void body_iter(const void *ctx, FILE *f, const void *arg) {
       if (!any) fprintf(f, "NaN NaN\n");
       fprintf(f, "EOD\n");
     }
-  int cols = fams.n > 1 ? 2 : 1, rows = (fams.n + cols - 1) / cols;
-  rp_gp_loop(f, a->base, 1300, 460 * (rows ? rows : 1) + 60);
-  fprintf(f, "set multiplot layout %d,%d title \"%s: residual vs iteration (max over the states of each point; <= %g drawn at %g)\"\n", rows ? rows : 1,
+  int npanel = split ? fams.n * scenes.n : fams.n;
+  int cols = split ? scenes.n : fams.n > 1 ? 2 : 1, rows = npanel ? (npanel + cols - 1) / cols : 1;
+  rp_gp_loop(f, a->base, split ? 640 * cols : 1400, 440 * rows + 60);
+  fprintf(f, "set multiplot layout %d,%d title \"%s: residual vs iteration (max over the states of each point; <= %g drawn at %g)\"\n", rows,
           cols, s->name, LOG_FLOOR, LOG_FLOOR);
-  fprintf(f, "set logscale y\nset format y \"%%.0e\"\nset key outside right top box opaque font \",9\"\n");
-  for (int fi = 0; fi < fams.n; fi++) {
-    if (fi == 1) fprintf(f, "unset key\n"); /* the first panel's key names every line */
-    fprintf(f, "set title \"%s\"\nset xlabel \"iteration k\"\nset ylabel \"%s (log scale)\"\n", family_title(fams.s[fi]), fams.s[fi]);
-    for (int p = 0; p < points.n; p++)
-      fprintf(f, "%s $d%d_%d using 1:2 with linespoints pt 7 ps 0.5 lc rgb \"%s\" dt %d title \"%s\"", p ? ", \\\n    " : "plot", fi, p,
-              rp_colors[p % RP_NCOLORS], 1 + p / RP_NCOLORS, points.s[p]);
-    fprintf(f, "\n");
-  }
+  fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset key outside right top box opaque font \",10\"\n");
+  for (int fi = 0; fi < fams.n; fi++)
+    for (int c = 0; c < (split ? scenes.n : 1); c++) {
+      if (split) fprintf(f, "set title \"%s: %s\"\n", scenes.s[c], family_title_of(fams.s[fi], 1));
+      else fprintf(f, "set title \"%s\"\n", family_title(fams.s[fi]));
+      fprintf(f, "set xlabel \"iteration k\"\nset ylabel \"%s (log scale)\"\n", fams.s[fi]);
+      strlist panel = {0};
+      for (int p = 0; p < points.n; p++) {
+        split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
+        if (!split || !strcmp(sc, scenes.s[c])) rp_sl_add(&panel, split ? rest : points.s[p]);
+      }
+      int j = 0;
+      for (int p = 0; p < points.n; p++) {
+        split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
+        if (split && strcmp(sc, scenes.s[c])) continue;
+        char sh[256];
+        const char *lab = split ? rest : points.s[p];
+        int dup = rp_dup_rank(lab, (const char *const *)panel.s, panel.n);
+        fprintf(f, "%s $d%d_%d using 1:2 with linespoints lw 1.5 pt %d ps 0.7 lc rgb \"%s\" dt %d title \"%s\"", j ? ", \\\n    " : "plot", fi,
+                p, rp_measure_point_dup(fams.s[fi], dup), rp_series_color(points.s[p]), rp_line_dash_dup(rp_variant(points.s[p]), dup),
+                short_of(lab, &panel, sh, sizeof sh));
+        j++;
+      }
+      rp_sl_free(&panel);
+      if (!j) fprintf(f, "plot NaN notitle");
+      fprintf(f, "\n");
+    }
   if (!fams.n) fprintf(f, "plot NaN notitle\n");
   fprintf(f, "unset multiplot\n");
   rp_gp_end(f);
   rp_sl_free(&fams);
   rp_sl_free(&points);
+  rp_sl_free(&scenes);
 }
 
-/* refinement: families NAME_L<k> vs their dt, log–log, one line per point and family, with the slope of
-   the least-squares line through the drawn points (gsl_fit_linear on log10) */
+/* refinement: families NAME_L<k> vs their dt, log–log, one panel per scene; per point and family the
+   measured errors (colour: engine, marker: the family) and the least-squares power law through them
+   (gsl_fit_linear on log10; its slope, the observed order, in the key) */
 static void body_refine(const void *ctx, FILE *f, const void *arg) {
   (void)ctx;
   const plot_arg *a = arg;
   const rs_study *s = a->s;
-  strlist series = {0};
-  char fam[128], key[700];
+  strlist series = {0}, scenes = {0};
+  char fam[128], key[700], sc[256], rest[512];
   int k;
   for (int r = 0; r < s->m.nrow; r++)
     if (family_of(M(s, r, s->c_metric), "_L", fam, sizeof fam, &k)) {
       snprintf(key, sizeof key, "%s\t%s", M(s, r, s->c_point), fam);
       rp_sl_add(&series, key);
+      split_point(M(s, r, s->c_point), sc, sizeof sc, rest, sizeof rest);
+      rp_sl_add(&scenes, sc);
     }
   rp_gp_begin(f, a->base, "error vs step size");
   double *sl = rp_xrealloc(NULL, sizeof(double) * (size_t)(series.n + 1)), *ic = rp_xrealloc(NULL, sizeof(double) * (size_t)(series.n + 1));
+  double hmin = INFINITY, hmax = 0;
+  strlist hs = {0}; /* the step sizes, as the x tics */
   for (int i = 0; i < series.n; i++) {
     double x[64], y[64];
     int n = 0;
@@ -255,6 +296,9 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
       if (strcmp(key, series.s[i])) continue;
       x[n] = strtod(M(s, r, s->c_dt), NULL);
       y[n] = V(s, r);
+      if (x[n] > 0 && x[n] < hmin) hmin = x[n];
+      if (x[n] > hmax) hmax = x[n];
+      rp_sl_add(&hs, M(s, r, s->c_dt));
       fprintf(f, "%.9g ", x[n]);
       rp_gp_num(f, on_log(y[n]));
       fputc('\n', f);
@@ -264,25 +308,57 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
     double r2;
     rp_fit(x, y, n, &sl[i], &ic[i], &r2);
   }
-  rp_gp_loop(f, a->base, 1300, 700);
-  fprintf(f, "set title \"%s: error vs step size h (log-log); lines: least-squares power law, slope = order\"\n", s->name);
-  fprintf(f, "set xlabel \"step size h (s, log scale)\"\nset ylabel \"error (max |q - q_ref|, rad or m, log scale)\"\n");
-  fprintf(f, "set logscale xy\nset format y \"%%.0e\"\nset key outside right top box opaque font \",9\"\n");
-  for (int i = 0; i < series.n; i++) {
-    char pt[512], fm[128];
-    sscanf(series.s[i], "%511[^\t]\t%127s", pt, fm);
-    const char *c = rp_colors[i % RP_NCOLORS];
-    fprintf(f, "%s $s%d using 1:2 with points pt %d ps 1.2 lc rgb \"%s\" title \"%s %s\"", i ? ", \\\n    " : "plot", i, 5 + 2 * (i / RP_NCOLORS),
-            c, pt, fm);
-    if (isfinite(sl[i]))
-      fprintf(f, ", \\\n    10**(%.9g)*x**(%.9g) with lines lc rgb \"%s\" title \"  fit slope %.3f\"", ic[i], sl[i], c, sl[i]);
+  int cols = scenes.n > 3 ? 3 : scenes.n ? scenes.n : 1, rows = scenes.n ? (scenes.n + cols - 1) / cols : 1;
+  rp_gp_loop(f, a->base, 660 * cols, 560 * rows + 60);
+  fprintf(f, "set multiplot layout %d,%d title \"%s: error vs step size h (log-log); lines: least-squares power law, slope = observed order\"\n",
+          rows, cols, s->name);
+  fprintf(f, "set xlabel \"step size h (s, log scale)\"\nset ylabel \"error max |q - q_ref| (m or rad, log scale)\"\n");
+  fprintf(f, "set logscale xy\nset format y \"1e%%L\"\nset key outside right top box opaque font \",10\"\n");
+  if (hmax > 0) fprintf(f, "set xrange [%g:%g]\n", hmin / 1.5, hmax * 1.5);
+  if (hs.n) {
+    fprintf(f, "set xtics (");
+    for (int i = 0; i < hs.n; i++) fprintf(f, "%s%g", i ? ", " : "", strtod(hs.s[i], NULL));
+    fprintf(f, ")\n");
   }
-  if (!series.n) fprintf(f, "plot NaN notitle");
-  fprintf(f, "\n");
+  rp_sl_free(&hs);
+  for (int c = 0; c < scenes.n; c++) {
+    fprintf(f, "set title \"%s\"\n", scenes.s[c]);
+    strlist panel = {0};
+    for (int i = 0; i < series.n; i++) {
+      char pt[512], fm[128];
+      sscanf(series.s[i], "%511[^\t]\t%127s", pt, fm);
+      split_point(pt, sc, sizeof sc, rest, sizeof rest);
+      if (!strcmp(sc, scenes.s[c])) rp_sl_add(&panel, rest);
+    }
+    int j = 0;
+    for (int i = 0; i < series.n; i++) {
+      char pt[512], fm[128], sh[256];
+      sscanf(series.s[i], "%511[^\t]\t%127s", pt, fm);
+      split_point(pt, sc, sizeof sc, rest, sizeof rest);
+      if (strcmp(sc, scenes.s[c])) continue;
+      const char *col = rp_series_color(pt);
+      char title[800];
+      short_of(rest, &panel, sh, sizeof sh);
+      if (isfinite(sl[i])) snprintf(title, sizeof title, "%s %s, fit slope %.3f", sh, fm, sl[i]);
+      else snprintf(title, sizeof title, "%s %s", sh, fm);
+      int dup = rp_dup_rank(rest, (const char *const *)panel.s, panel.n);
+      fprintf(f, "%s $s%d using 1:2 with points pt %d ps 1.4 lc rgb \"%s\" title \"%s\"", j ? ", \\\n    " : "plot", i,
+              rp_measure_point_dup(fm, dup), col, title);
+      if (isfinite(sl[i]))
+        fprintf(f, ", \\\n    10**(%.9g)*x**(%.9g) with lines lw 1.5 dt %d lc rgb \"%s\" notitle", ic[i], sl[i],
+                rp_line_dash_dup(rp_variant(pt), dup), col);
+      j++;
+    }
+    fprintf(f, "%s\n", j ? "" : "plot NaN notitle");
+    rp_sl_free(&panel);
+  }
+  if (!scenes.n) fprintf(f, "plot NaN notitle\n");
+  fprintf(f, "unset multiplot\n");
   rp_gp_end(f);
   free(sl);
   free(ic);
   rp_sl_free(&series);
+  rp_sl_free(&scenes);
 }
 
 /* per-row series of a point's per-step CSV files, subsampled to ≤ MAX_ROWS_PLOTTED rows */
@@ -413,18 +489,26 @@ static void body_time(const void *ctx, FILE *f, const void *arg) {
   int cols = scenes.n > 1 ? 2 : 1, rows = scenes.n ? (scenes.n + cols - 1) / cols : 1;
   rp_gp_loop(f, a->base, 1400, 430 * rows + 80);
   fprintf(f, "set multiplot layout %d,%d title \"%s: %s (<= %g drawn at %g)\"\n", rows, cols, a->s->name, a->title, LOG_FLOOR, LOG_FLOOR);
-  fprintf(f, "set xlabel \"simulated time (s)\"\nset ylabel \"%s (log scale)\"\n", a->ylabel);
-  fprintf(f, "set logscale y\nset format y \"%%.0e\"\nset key outside right top box opaque font \",9\"\n");
+  fprintf(f, "set autoscale xfix\nset xlabel \"simulated time (s)\"\nset ylabel \"%s (log scale)\"\n", a->ylabel);
+  fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset key outside right top box opaque font \",10\"\n");
   for (int c = 0; c < scenes.n; c++) {
     fprintf(f, "set title \"%s\"\n", scenes.s[c]);
-    int j = 0;
+    strlist panel = {0};
     for (int i = 0; i < a->n; i++) {
       split_point(a->v[i].label, sc, sizeof sc, rest, sizeof rest);
+      if (!strcmp(sc, scenes.s[c])) rp_sl_add(&panel, rest);
+    }
+    int j = 0;
+    for (int i = 0; i < a->n; i++) {
+      char sh[256];
+      split_point(a->v[i].label, sc, sizeof sc, rest, sizeof rest);
       if (strcmp(sc, scenes.s[c])) continue;
+      int dup = rp_dup_rank(rest, (const char *const *)panel.s, panel.n);
       fprintf(f, "%s $t%d using 1:2 with lines lw 1.5 lc rgb \"%s\" dt %d title \"%s\"", j ? ", \\\n    " : "plot", i,
-              rp_colors[j % RP_NCOLORS], 1 + j / RP_NCOLORS, rest);
+              rp_series_color(rest), rp_line_dash_dup(rp_variant(rest), dup), short_of(rest, &panel, sh, sizeof sh));
       j++;
     }
+    rp_sl_free(&panel);
     for (int h = 0; a->hlines && !isnan(a->hlines[h]); h++)
       fprintf(f, ", \\\n    %g with lines lw 1 dt %d lc rgb \"black\" title \"threshold %g\"", a->hlines[h], 2 + h, a->hlines[h]);
     fprintf(f, "\n");
@@ -435,102 +519,115 @@ static void body_time(const void *ctx, FILE *f, const void *arg) {
   rp_sl_free(&scenes);
 }
 
-/* bars: one panel per scene; x = metric, one bar per point of the scene (its id without the scene); log y
-   unless LINEAR (then a parity line at 1) */
+/* bars: one panel per metric (one quantity, so one unit, per axis); x = the scenes that have it, one bar
+   per series (a point id without its scene: engine, precision, options) */
 typedef struct {
   const rs_study *s;
   const char *base;
-  const strlist *metrics; /* the x categories */
-  int ratio; /* time ratios: log y from 0.1 with a parity line at 1 (else errors: log y from 1e-17) */
-  const char *ylabel, *units;
+  const strlist *metrics; /* one panel each */
+  int ratio;              /* time ratios: log y from 0.1 with a parity line at 1 (else errors: log y from 1e-17) */
+  const char *title;
 } bar_arg;
 
-/* the metrics of A->metrics that some point of SCENE has, in A->metrics' order */
-static void scene_metrics(const bar_arg *a, const strlist *points, const char *scene, strlist *out) {
+/* the unit of a bar metric (the y label of its panel) */
+static const char *metric_unit(const char *m) {
+  static const char *const units[][2] = {
+      {"signorini_max", "W"}, {"mdp_max", "W"}, {"coulomb_max", "N"}, {"ncp_max", "N or m/s"}, {"penetration_max", "m"},
+      {"anchor_err_max", "m"}, {"incline_creep", "m/s"}, {"free_qpos_err_max", "m or rad"}, {"final_qpos_err", "m or rad"},
+      {"qpos_err_max", "m or rad"}, {"time_ratio", "rigidlab / MuJoCo"}};
+  for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+    if (!strcmp(m, units[i][0])) return units[i][1];
+  return "relative"; /* the other error metrics are relative errors and drifts */
+}
+
+/* the scenes and the series (ids without the scene) that have metric M, in first-seen order */
+static void metric_axes(const rs_study *s, const strlist *points, const char *m, strlist *scenes, strlist *series) {
   char sc[256], rest[512];
-  for (int m = 0; m < a->metrics->n; m++)
-    for (int p = 0; p < points->n; p++) {
-      split_point(points->s[p], sc, sizeof sc, rest, sizeof rest);
-      if (!strcmp(sc, scene) && find_row(a->s, points->s[p], a->metrics->s[m]) >= 0) {
-        rp_sl_add(out, a->metrics->s[m]);
-        break;
-      }
-    }
+  for (int p = 0; p < points->n; p++) {
+    if (find_row(s, points->s[p], m) < 0) continue;
+    split_point(points->s[p], sc, sizeof sc, rest, sizeof rest);
+    rp_sl_add(scenes, sc);
+    rp_sl_add(series, rest);
+  }
 }
 
 static void body_bars(const void *ctx, FILE *f, const void *arg) {
   (void)ctx;
   const bar_arg *a = arg;
   const rs_study *s = a->s;
-  strlist points = {0}, scenes = {0}, unused = {0};
-  lists_of(s, &points, &scenes, &unused);
+  strlist points = {0}, allsc = {0}, unused = {0};
+  lists_of(s, &points, &allsc, &unused);
   rp_sl_free(&unused);
-  char sc[256], rest[512];
-  rp_gp_begin(f, a->base, "metrics per scene");
-  /* per scene: its own metrics on x, one datablock (x value lo hi) per point of that scene */
-  int maxp = 1;
-  for (int c = 0; c < scenes.n; c++) {
-    int np = 0;
-    for (int p = 0; p < points.n; p++) {
-      split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
-      np += !strcmp(sc, scenes.s[c]);
-    }
-    if (np > maxp) maxp = np;
-  }
-  double w = 0.8 / maxp;
-  for (int c = 0; c < scenes.n; c++) {
-    strlist mets = {0};
-    scene_metrics(a, &points, scenes.s[c], &mets);
-    int j = 0;
-    for (int p = 0; p < points.n; p++) {
-      split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
-      if (strcmp(sc, scenes.s[c])) continue;
-      fprintf(f, "$b%d_%d << EOD\n", c, p);
-      for (int m = 0; m < mets.n; m++) {
-        int r = find_row(s, points.s[p], mets.s[m]);
+  rp_sl_free(&allsc);
+  char id[800];
+  const double floor_v = a->ratio ? 0.1 : LOG_FLOOR;
+  rp_gp_begin(f, a->base, "metrics per quantity");
+  for (int m = 0; m < a->metrics->n; m++) {
+    strlist scenes = {0}, series = {0};
+    metric_axes(s, &points, a->metrics->s[m], &scenes, &series);
+    double w = 0.8 / (series.n ? series.n : 1);
+    for (int k = 0; k < series.n; k++) {
+      fprintf(f, "$b%d_%d << EOD\n", m, k);
+      for (int c = 0; c < scenes.n; c++) {
+        snprintf(id, sizeof id, "%s.%s", scenes.s[c], series.s[k]);
+        int r = find_row(s, id, a->metrics->s[m]);
+        if (r < 0 && !strcmp(scenes.s[c], series.s[k])) r = find_row(s, scenes.s[c], a->metrics->s[m]); /* an id without dots */
         if (r < 0) continue;
-        double x = m + 1 + (j - (maxp - 1) / 2.0) * w;
+        double x = c + 1 + (k - (series.n - 1) / 2.0) * w;
         fprintf(f, "%g ", x);
-        rp_gp_num(f, on_log(V(s, r)));
+        double v = V(s, r);
+        rp_gp_num(f, a->ratio ? v : on_log(v));
         fprintf(f, " %g %g\n", x - w / 2 * 0.95, x + w / 2 * 0.95);
       }
       fprintf(f, "NaN NaN NaN NaN\nEOD\n");
-      j++;
     }
-    rp_sl_free(&mets);
+    rp_sl_free(&scenes);
+    rp_sl_free(&series);
   }
-  int cols = scenes.n > 1 ? 2 : 1, rows = (scenes.n + cols - 1) / cols;
-  rp_gp_loop(f, a->base, 1400, 430 * (rows ? rows : 1) + 80);
-  fprintf(f, "set multiplot layout %d,%d title \"%s: %s%s\"\n", rows ? rows : 1, cols, s->name, a->units,
+  int n = a->metrics->n, cols = n > 1 ? 2 : 1, rows = n ? (n + cols - 1) / cols : 1;
+  rp_gp_loop(f, a->base, n > 1 ? 1400 : 900, 430 * rows + 80);
+  fprintf(f, "set multiplot layout %d,%d title \"%s: %s%s\"\n", rows, cols, s->name, a->title,
           a->ratio ? " (dashed: parity)" : " (values <= 1e-17 drawn at 1e-17)");
-  fprintf(f, "set style fill solid 0.8 border -1\nset key outside right top box opaque font \",9\"\n");
-  if (a->ratio) fprintf(f, "set logscale y\nset yrange [0.1:2<*]\n");
-  else fprintf(f, "set logscale y\nset format y \"%%.0e\"\n");
-  for (int c = 0; c < scenes.n; c++) {
-    strlist mets = {0};
-    scene_metrics(a, &points, scenes.s[c], &mets);
-    fprintf(f, "set title \"%s\"\nset xlabel \"metric\"\nset ylabel \"%s\"\n", scenes.s[c], a->ylabel);
-    fprintf(f, "set xrange [0.4:%d.6]\nset xtics rotate by -25 (", mets.n ? mets.n : 1);
-    for (int m = 0; m < mets.n; m++) fprintf(f, "%s\"%s\" %d", m ? ", " : "", mets.s[m], m + 1);
-    fprintf(f, ")\n");
-    int j = 0;
-    for (int p = 0; p < points.n; p++) {
-      split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
-      if (strcmp(sc, scenes.s[c])) continue;
-      fprintf(f, "%s $b%d_%d using 1:2:3:4:(%s):2 with boxxyerror lc rgb \"%s\" title \"%s\"", j ? ", \\\n    " : "plot", c, p,
-              a->ratio ? "0.1" : "1e-17", rp_colors[j % RP_NCOLORS], rest);
-      j++;
+  fprintf(f, "set key outside right top box opaque font \",10\"\nset logscale y\n");
+  fprintf(f, a->ratio ? "set format y \"%%g\"\n" : "set format y \"1e%%L\"\n");
+  for (int m = 0; m < n; m++) {
+    strlist scenes = {0}, series = {0};
+    metric_axes(s, &points, a->metrics->s[m], &scenes, &series);
+    if (a->ratio) { /* from 0.1 to above both the tallest bar and the parity line */
+      double top = 2;
+      for (int r = 0; r < s->m.nrow; r++)
+        if (!strcmp(M(s, r, s->c_metric), a->metrics->s[m]) && isfinite(V(s, r)) && 1.5 * V(s, r) > top) top = 1.5 * V(s, r);
+      fprintf(f, "set yrange [0.1:%g]\n", top);
+    } else { /* room above the tallest bar; a metric that is 0 everywhere gets a frame that says so */
+      double top = 0;
+      for (int r = 0; r < s->m.nrow; r++)
+        if (!strcmp(M(s, r, s->c_metric), a->metrics->s[m]) && isfinite(V(s, r)) && V(s, r) > top) top = V(s, r);
+      if (top > floor_v) fprintf(f, "unset label 2\nset yrange [%g:*]\nset offsets 0, 0, graph 0.05, 0\n", floor_v);
+      else fprintf(f, "set yrange [%g:%g]\nset label 2 \"every value <= %g\" at graph 0.5,0.8 center\n", floor_v / 10, floor_v * 100, floor_v);
     }
-    if (!j) fprintf(f, "plot NaN notitle");
+    fprintf(f, "set title \"%s\"\nset xlabel \"scene\"\nset ylabel \"%s (%s, log scale)\"\n", a->metrics->s[m], a->ratio ? "time per step" : a->metrics->s[m],
+            metric_unit(a->metrics->s[m]));
+    fprintf(f, "set xrange [0.4:%d.6]\nset xtics rotate by 0 (", scenes.n ? scenes.n : 1);
+    for (int c = 0; c < scenes.n; c++) fprintf(f, "%s\"%s\" %d", c ? ", " : "", scenes.s[c], c + 1);
+    fprintf(f, ")\n");
+    for (int k = 0; k < series.n; k++) {
+      char sh[256];
+      const char *col = rp_engine_color(series.s[k]);
+      fprintf(f, "%s $b%d_%d using 1:2:3:4:(%g):2 with boxxyerror fs %s border lc rgb \"%s\" lc rgb \"%s\" title \"%s\"",
+              k ? ", \\\n    " : "plot", m, k, floor_v,
+              rp_bar_fill_dup(rp_variant(series.s[k]), rp_dup_rank(series.s[k], (const char *const *)series.s, series.n)), col, col,
+              short_of(series.s[k], &series, sh, sizeof sh));
+    }
+    if (!series.n) fprintf(f, "plot NaN notitle");
     if (a->ratio) fprintf(f, ", \\\n    1 with lines lw 2 dt 2 lc rgb \"black\" title \"parity (1)\"");
     fprintf(f, "\n");
-    rp_sl_free(&mets);
+    rp_sl_free(&scenes);
+    rp_sl_free(&series);
   }
-  if (!scenes.n) fprintf(f, "plot NaN notitle\n");
+  if (!n) fprintf(f, "plot NaN notitle\n");
   fprintf(f, "unset multiplot\n");
   rp_gp_end(f);
   rp_sl_free(&points);
-  rp_sl_free(&scenes);
 }
 
 /* an error, drift or residual (drawn as bars on a log axis); not a time (s), a count or a context value */
@@ -538,16 +635,6 @@ static int error_metric(const char *m) {
   if (strstr(m, "time")) return 0;
   return strstr(m, "err") || strstr(m, "drift") || strstr(m, "creep") || strstr(m, "_max") || strstr(m, "median") ||
          strstr(m, "resid");
-}
-
-/* the units of a kind's bar metrics (in the plot title; the y label stays short) */
-static const char *bars_units(const char *kind) {
-  if (!strcmp(kind, "lockstep")) return "lockstep_*: relative error; free_qpos_err_max: m or rad";
-  if (!strcmp(kind, "residuals")) return "signorini, mdp: W; coulomb: N; ncp: N or m/s; penetration: m";
-  if (!strcmp(kind, "analytic")) return "relative errors and drifts; incline_creep: m/s";
-  if (!strcmp(kind, "trajectory"))
-    return "qpos errors vs MuJoCo: m or rad; penetration, anchor: m; energy_drift: relative";
-  return "values";
 }
 
 /* the per-point time plots of fp32 / device / lockstep studies */
@@ -598,7 +685,7 @@ int rs_plots(const rs_studies *S, const char *pdir, strlist *made) {
     else if (!strcmp(s->kind, "speed")) {
       strlist one = {0};
       rp_sl_add(&one, "time_ratio");
-      bar_arg ba = {s, base, &one, 1, "time per step, rigidlab / MuJoCo (log scale)", "below 1: rigidlab faster"};
+      bar_arg ba = {s, base, &one, 1, "time per step, rigidlab / MuJoCo, below 1: rigidlab faster"};
       st = rp_plot(NULL, pdir, base, body_bars, &ba, made);
       rp_sl_free(&one);
     } else {
@@ -610,7 +697,7 @@ int rs_plots(const rs_studies *S, const char *pdir, strlist *made) {
       strlist errs = {0};
       for (int m = 0; m < scalars.n; m++)
         if (error_metric(scalars.s[m])) rp_sl_add(&errs, scalars.s[m]); /* the other values are in the table */
-      bar_arg ba = {s, base, &errs, 0, "value (log scale)", bars_units(s->kind)};
+      bar_arg ba = {s, base, &errs, 0, "errors, residuals and drifts, one panel per metric"};
       if (!st && errs.n) st = rp_plot(NULL, pdir, base, body_bars, &ba, made);
       rp_sl_free(&errs);
     }
