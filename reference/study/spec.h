@@ -5,13 +5,13 @@
  *                 steps = N | duration = T
  *                 seed = S              (recorded in meta.csv; the trajectories start from qpos0)
  *                 description = TEXT
- *                 kind = trajectory | refinement | fp32 | residuals | convergence | lockstep | device | speed |
- *                        analytic   (default trajectory; study_kinds.h, study_lockstep.c, study_speed.h)
+ *                 kind = NAME           a row of the table of study kinds (kinds.h, kinds.c; default trajectory;
+ *                                        each kind in the file of its name, e.g. refinement.c)
  *                 kind = speed: steps = the steps per timed repetition; engine ∈ newton, cg, avbd (mj_step
  *                   is timed beside every point); points run one at a time whatever --jobs says.
  *                 kind = analytic: each scene declares its closed-form check in its MJCF file,
  *                   <custom><text name="rigidlab_check" data="incline | freefall | torque_free"/></custom>
- *                   (study_analytic.c); the run starts from the scene's first keyframe when it has one.
+ *                   (analytic.c); the run starts from the scene's first keyframe when it has one.
  *                 states = K            (convergence: K states `steps` apart; 1 ≤ K ≤ 100, default 5; engine
  *                                        newton/cg: gap to the LAPACK optimum, avbd: distance to the dense KKT
  *                                        reference of the step)
@@ -19,7 +19,7 @@
  *   [sweep]       engine = newton, cg, avbd, mujoco
  *                 precision = f64, f32
  *                 dt = 0.002, 0.001
- *                 device = cpu, cuda    (kind = device only; study_lockstep.c)
+ *                 device = cpu, cuda    (kind = device only; device.c)
  *                 KEY = V1, V2, ...     any `--opt KEY=VALUE` option (cone, iterations, tolerance, ...)
  *   [reference]   use = R1, R2, ...     the references the study compares against (default: all the kind's own):
  *                   trajectory: mujoco_free (final_qpos_err, qpos_err_max vs the mujoco point);
@@ -50,28 +50,25 @@ enum { RL_BAND_ABS, RL_BAND_REL, RL_BAND_RATIO };
 /* metrics, computed per point from its trajectory (and the mujoco point of the same scene/dt/options) */
 enum { RL_MET_FINAL_QPOS_ERR, RL_MET_QPOS_ERR_MAX, RL_MET_PENETRATION_MAX, RL_MET_ANCHOR_ERR_MAX, RL_MET_ENERGY_DRIFT,
        RL_MET_ITERATIONS_MEAN, RL_MET_CONVERGED_FRAC,
-       /* kind = refinement | fp32 | residuals (study_run.c) */
+       /* kind = refinement | fp32 | residuals */
        RL_MET_ORDER, RL_MET_ORDER_STDERR, RL_MET_ORDER_FINAL, RL_MET_ONESTEP_REL_MAX, RL_MET_DIVERGE_1EM6,
        RL_MET_DIVERGE_1EM3, RL_MET_SIGNORINI_MAX, RL_MET_COULOMB_MAX, RL_MET_MDP_MAX, RL_MET_NCP_MAX,
        /* kind = convergence */
        RL_MET_ITERS_TO_1EM10_GAP, RL_MET_FINAL_GAP,
-       /* kind = refinement: Richardson extrapolation and the GSL ODE reference (study_run.c) */
+       /* kind = refinement: Richardson extrapolation and the GSL ODE reference */
        RL_MET_RICHARDSON_ERR, RL_MET_ORDER_ODE, RL_MET_ORDER_ODE_STDERR,
-       /* kind = lockstep (study_lockstep.c) */
+       /* kind = lockstep */
        RL_MET_LOCKSTEP_QPOS_MAX, RL_MET_LOCKSTEP_QVEL_MAX, RL_MET_LOCKSTEP_QVEL_MEDIAN, RL_MET_FREE_DIVERGE_1EM6,
        RL_MET_FREE_QPOS_ERR_MAX,
-       /* kind = speed (study_speed.c) */
+       /* kind = speed */
        RL_MET_STEPS_PER_S, RL_MET_MUJOCO_STEPS_PER_S, RL_MET_TIME_RATIO,
-       /* kind = analytic (study_analytic.c) */
+       /* kind = analytic */
        RL_MET_INCLINE_ACCEL_REL_ERR, RL_MET_INCLINE_CREEP, RL_MET_FREEFALL_ERR, RL_MET_MOMENTUM_DRIFT,
        RL_MET_KINETIC_ENERGY_DRIFT,
        /* kind = convergence, engine = avbd: against the dense step reference (avbd_ref.h) */
        RL_MET_AVBD_ITERS_TO_1EM6_DIST, RL_MET_AVBD_FINAL_DIST_M, RL_MET_AVBD_FINAL_DIST_RAD, RL_NMET };
 
-enum { RL_KIND_TRAJECTORY, RL_KIND_REFINEMENT, RL_KIND_FP32, RL_KIND_RESIDUALS, RL_KIND_CONVERGENCE, RL_KIND_LOCKSTEP,
-       RL_KIND_DEVICE, RL_KIND_SPEED, RL_KIND_ANALYTIC, RL_NKIND };
-extern const char *const rl_kind_names[RL_NKIND];
-/* [reference] use = … (spec.c: which kinds take which) */
+/* [reference] use = … (which kinds take which: their rows in kinds.c) */
 enum { RL_REF_MUJOCO_LOCKSTEP, RL_REF_MUJOCO_FREE, RL_REF_LAPACK_OPTIMUM, RL_REF_DENSE_KKT, RL_REF_GSL_ODE,
        RL_REF_RICHARDSON, RL_REF_MUJOCO_TIMING, RL_REF_CLOSED_FORM, RL_NREF };
 extern const char *const rl_ref_names[RL_NREF];
@@ -99,7 +96,8 @@ typedef struct rl_spec {
   double duration;
   unsigned long seed;
   char description[512];
-  int kind, kind_line; /* RL_KIND_* */
+  const struct rl_study_kind *kind; /* the kind's row (kinds.h) */
+  int kind_line;
   int levels, levels_line; /* refinement */
   int states, states_line; /* convergence */
   int naxes;
