@@ -258,7 +258,7 @@ static const char *usage_report =
     "usage: rigidlab report RESULTS_DIR\n"
     "Plots and tables from a results directory's CSVs alone (no simulation):\n"
     "  reads    verify.csv, traj_compare.csv (required); bench_*.csv, contact_<scene>_<engine>.csv,\n"
-    "           meta.csv (when present)\n"
+    "           meta.csv (when present), each in RESULTS_DIR or its study folders (./tools/run's layout)\n"
     "  writes   RESULTS_DIR/plots/*.gp with their .svg and .png (gnuplot), RESULTS_DIR/summary.md\n"
     "           (headline figures, linking the plots) and RESULTS_DIR/tables.tex (booktabs tables)\n"
     "Outputs are written under temporary names and renamed at the end. A missing or malformed CSV:\n"

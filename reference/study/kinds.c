@@ -1,5 +1,6 @@
 /* kinds.c — the table of study kinds (kinds.h) and what the kinds' files share. */
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,7 @@
 /* One row per kind: the descriptor rl_kind_NAME defined in NAME.c.  A new kind is one more row here. */
 #define RL_STUDY_KIND_ROWS                                                                                       \
   ROW(trajectory) ROW(refinement) ROW(fp32) ROW(residuals) ROW(convergence) ROW(lockstep) ROW(device) ROW(speed) \
-  ROW(analytic)
+  ROW(analytic) ROW(verify) ROW(agreement) ROW(contact) ROW(bench)
 
 #define ROW(k) extern const rl_study_kind rl_kind_##k;
 RL_STUDY_KIND_ROWS
@@ -129,12 +130,18 @@ int rl_spec_axis_find(const rl_spec *s, const char *key, int *line) {
   return -1;
 }
 
+int rl_in_list(const char *list, const char *item) {
+  size_t l = strlen(item);
+  for (const char *c = list; c; c = strchr(c, ','), c = c ? c + 1 : NULL)
+    if (!strncmp(c, item, l) && (c[l] == 0 || c[l] == ',')) return 1;
+  return 0;
+}
+
 int rl_study_ban_engines(const rl_spec *s, const char *banned, const char *allowed, char *err, int errlen) {
   int line = 0, e = rl_spec_axis_find(s, "engine", &line);
   for (int i = 0; e >= 0 && i < s->axis[e].nval; i++) {
-    const char *v = s->axis[e].val[i], *b = strstr(banned, v);
-    size_t l = strlen(v);
-    if (b && (b == banned || b[-1] == ',') && (b[l] == 0 || b[l] == ',')) {
+    const char *v = s->axis[e].val[i];
+    if (rl_in_list(banned, v)) {
       rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] engine: '%s' is not available for kind = %s (allowed: %s)",
                   s->path, line, v, s->kind->name, allowed);
       return -1;
@@ -155,4 +162,79 @@ void rl_study_states_at(const rl_traj *t, const long *row, int n, int nv, double
     for (int k = 0; k < t->nq; k++) qpos[(size_t)s * (size_t)t->nq + (size_t)k] = RL_QP(t, row[s], k);
     for (int k = 0; k < nv; k++) qvel[(size_t)s * (size_t)nv + (size_t)k] = RL_QP(t, row[s], t->nq + k);
   }
+}
+
+int rl_textcsv_read(const char *path, rl_textcsv *t, char *err, int errlen) {
+  memset(t, 0, sizeof *t);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    rl_snprintf(err, (size_t)errlen, "%s: cannot read: %s", path, strerror(errno));
+    return -1;
+  }
+  size_t cap = 4096, n = 0, r;
+  char *x = malloc(cap);
+  while ((r = fread(x + n, 1, cap - n - 1, f)) > 0)
+    if ((n += r) + 1 == cap) x = realloc(x, cap *= 2);
+  fclose(f);
+  x[n] = 0;
+  int caprow = 0, line = 0;
+  for (char *save = NULL, *l = strtok_r(x, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+    line++;
+    l[strcspn(l, "\r")] = 0;
+    int nf = 1;
+    for (char *c = l; *c; c++) nf += *c == ',';
+    if (!t->nrow) t->ncol = nf;
+    if (nf != t->ncol || strchr(l, '"')) {
+      rl_snprintf(err, (size_t)errlen, "%s:%d: malformed (%d plain fields expected)", path, line, t->ncol);
+      free(t->cell);
+      free(x);
+      memset(t, 0, sizeof *t);
+      return -1;
+    }
+    if (t->nrow == caprow) t->cell = realloc(t->cell, sizeof(char *) * (size_t)(caprow = caprow ? 2 * caprow : 256) * (size_t)nf);
+    char **row = t->cell + (size_t)t->nrow * (size_t)nf;
+    for (int c = 0; c < nf; c++) {
+      row[c] = l;
+      l += strcspn(l, ",");
+      if (*l) *l++ = 0;
+    }
+    t->nrow++;
+  }
+  t->text = x;
+  if (!t->nrow) {
+    rl_snprintf(err, (size_t)errlen, "%s: empty", path);
+    rl_textcsv_free(t);
+    return -1;
+  }
+  return 0;
+}
+
+void rl_textcsv_free(rl_textcsv *t) {
+  free(t->cell);
+  free(t->text);
+  memset(t, 0, sizeof *t);
+}
+
+int rl_textcsv_col(const rl_textcsv *t, const char *name) {
+  for (int c = 0; c < t->ncol; c++)
+    if (!strcmp(t->cell[c], name)) return c;
+  return -1;
+}
+
+int rl_study_link(const char *from, const char *to, char *err, int errlen) {
+  unlink(to);
+  if (!link(from, to)) return 0;
+  FILE *a = fopen(from, "rb"), *b = a ? fopen(to, "wb") : NULL;
+  char buf[65536];
+  size_t n;
+  int bad = !a || !b;
+  while (!bad && (n = fread(buf, 1, sizeof buf, a)) > 0) bad = fwrite(buf, 1, n, b) != n;
+  if (a) fclose(a);
+  if (b && fclose(b)) bad = 1;
+  if (bad) {
+    unlink(to);
+    rl_snprintf(err, (size_t)errlen, "%s: cannot write from %s: %s", to, from, strerror(errno));
+    return -1;
+  }
+  return 0;
 }

@@ -64,6 +64,11 @@ const rl_study_kind *rl_study_kind_find(const char *name);
 /* the kinds' names as "a, b, c" (messages) */
 void rl_study_kind_list(char *out, size_t n);
 
+/* the trajectory kind's worker and metrics (trajectory.c), shared by kind = contact */
+int rl_trajectory_run(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa);
+int rl_trajectory_metrics(struct rl_csv *w, const char *dir, const rl_spec *s, const rl_point *pts, const rl_point *q,
+                          char *err, int errlen);
+
 /* ---- what the kinds' files share (kinds.c) ---- */
 /* DIR/traj_ID<SUFFIX>.csv */
 void rl_study_file(char *p, size_t n, const char *dir, const rl_point *q, const char *suffix);
@@ -101,10 +106,26 @@ int rl_study_restartable(const char *engine);
 /* qpos/qvel of rows ROW[0..n−1] of trajectory T into qpos[n×nq], qvel[n×nv] */
 struct rl_traj;
 void rl_study_states_at(const struct rl_traj *t, const long *row, int n, int nv, double *qpos, double *qvel);
+/* a CSV with text fields (no quoted fields: verify and bench CSVs) in memory: row r's field c is
+   cell[r * ncol + c], row 0 the header */
+typedef struct rl_textcsv {
+  int nrow, ncol;
+  char **cell;
+  char *text;
+} rl_textcsv;
+/* 0, or −1 with "PATH[:LINE]: …" in err (every row exactly ncol fields) and nothing allocated */
+int rl_textcsv_read(const char *path, rl_textcsv *t, char *err, int errlen);
+void rl_textcsv_free(rl_textcsv *t);
+/* the column named NAME, −1 when none */
+int rl_textcsv_col(const rl_textcsv *t, const char *name);
+/* hard-link (else copy) FROM to TO, replacing TO; 0 or −1 with err */
+int rl_study_link(const char *from, const char *to, char *err, int errlen);
 /* 1 when the study wants metric M ([metrics] names) */
 int rl_study_wants(const rl_spec *s, int m);
 /* the index of the sweep axis KEY (its line into *LINE unless NULL), −1 when none */
 int rl_spec_axis_find(const rl_spec *s, const char *key, int *line);
+/* 1 when ITEM is one of the comma-separated LIST */
+int rl_in_list(const char *list, const char *item);
 /* −1 with "FILE:LINE: [sweep] engine: 'V' is not available for kind = K (allowed: ALLOWED)" when the engine
    axis holds one of the comma-separated BANNED engines; else 0 */
 int rl_study_ban_engines(const rl_spec *s, const char *banned, const char *allowed, char *err, int errlen);

@@ -665,6 +665,15 @@ int rl_merge(const char *out, const char *const *dirs, int ndirs) {
         int missing = 0;
         for (int k = 0; k < n; k++) missing += !seen[k];
         if (missing) fprintf(stderr, "merge %s: warning: %d of %d points missing (a shard not merged?)\n", name, missing, n);
+        /* the kind's study-level files (verify.csv, …) from the merged points */
+        int *idx = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1)), nidx = 0;
+        for (int k = 0; k < n; k++)
+          if (seen[k]) idx[nidx++] = k;
+        if (!missing && s.kind->collect && s.kind->collect(dir, &s, pts, idx, nidx, err, sizeof err)) {
+          rl_errorf("%s", err);
+          st = RL_EXIT_BADINPUT;
+        }
+        free(idx);
         free(seen);
         if (n > 0) rl_spec_free_points(pts, n);
         rl_spec_free(&s);

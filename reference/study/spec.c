@@ -22,7 +22,10 @@ const char *const rl_metric_names[RL_NMET] = {"final_qpos_err", "qpos_err_max", 
                                               "steps_per_s", "mujoco_steps_per_s", "time_ratio",
                                               "incline_accel_rel_err", "incline_creep", "freefall_err",
                                               "momentum_drift", "kinetic_energy_drift",
-                                              "avbd_iters_to_1e-6_dist", "avbd_final_dist_m", "avbd_final_dist_rad"};
+                                              "avbd_iters_to_1e-6_dist", "avbd_final_dist_m", "avbd_final_dist_rad",
+                                              "verify_failed_rows_f64", "verify_failed_rows_f32",
+                                              "verify_worst_ratio_f64", "verify_worst_ratio_f32", "traj_rel_err_max",
+                                              "chain_exponent", "mujoco_chain_exponent"};
 
 _Static_assert(RL_NMET < 64, "rl_spec.metrics is a 64-bit mask");
 
@@ -66,7 +69,9 @@ static const char *metric_list =
     "coulomb_max, mdp_max, ncp_max, iters_to_1e-10_gap, final_gap, richardson_err, order_ode, order_ode_stderr, "
     "lockstep_qpos_max, lockstep_qvel_max, lockstep_qvel_median, free_diverge_time_1e-06, free_qpos_err_max, "
     "steps_per_s, mujoco_steps_per_s, time_ratio, incline_accel_rel_err, incline_creep, freefall_err, momentum_drift, "
-    "kinetic_energy_drift, avbd_iters_to_1e-6_dist, avbd_final_dist_m, avbd_final_dist_rad";
+    "kinetic_energy_drift, avbd_iters_to_1e-6_dist, avbd_final_dist_m, avbd_final_dist_rad, verify_failed_rows_f64, "
+    "verify_failed_rows_f32, verify_worst_ratio_f64, verify_worst_ratio_f32, traj_rel_err_max, chain_exponent, "
+    "mujoco_chain_exponent";
 
 
 /* the reader counts lines so that the handler knows where it is */
@@ -167,6 +172,7 @@ static int handler(void *user, const char *section, const char *name, const char
       else dir[0] = 0;
       for (int i = 0; i < n && !s->no_files; i++) {
         char p[2048];
+        if (!strncmp(items[i], "chain:", 6)) continue; /* a synthetic chain (kind = bench), not a file */
         rl_snprintf(p, sizeof p, "%s%s", items[i][0] == '/' ? "" : dir, items[i]);
         FILE *f = fopen(p, "r");
         if (!f) {
@@ -179,10 +185,14 @@ static int handler(void *user, const char *section, const char *name, const char
         free(items[i]);
         items[i] = strdup(p);
       }
-      for (int i = 0; i < s->nscene; i++) free(s->scene[i]);
-      memcpy(s->scene, items, sizeof(char *) * (size_t)n);
-      s->nscene = n;
-      s->scene_line = s->line;
+      /* scene given again (or continued on an indented line): the list goes on */
+      if (s->nscene + n > RL_SPEC_MAXSCENES) {
+        for (int j = 0; j < n; j++) free(items[j]);
+        FAIL("scene: more than %d scenes", RL_SPEC_MAXSCENES);
+      }
+      memcpy(s->scene + s->nscene, items, sizeof(char *) * (size_t)n);
+      s->nscene += n;
+      s->scene_line = s->line; /* the latest scene line (messages about a scene name it) */
     } else if (!strcmp(name, "steps")) {
       char *end;
       long v = strtol(value, &end, 10);
@@ -220,9 +230,39 @@ static int handler(void *user, const char *section, const char *name, const char
       if (!*value || *end || v < 1 || v > 100) FAIL("states '%s': expected an integer from 1 to 100", value);
       s->states = (int)v;
       s->states_line = s->line;
+    } else if (!strcmp(name, "rows_only")) {
+      int r = split(value, s->rows_only, RL_SPEC_MAXSCENES, &s->nrows_only);
+      if (r || !s->nrows_only) FAIL("rows_only '%s': expected a comma-separated list of scene names", value);
+      s->rows_only_line = s->line;
+    } else if (!strcmp(name, "stages") || !strcmp(name, "engines")) {
+      static const char *const stages = "kinematics,com,inertia,bias,passive,actuation,smooth,step_smooth,collision,step";
+      static const char *const engines = "newton,cg,avbd";
+      int st = !strcmp(name, "stages");
+      const char *allowed = st ? stages : engines;
+      char *items[32];
+      int n, r = split(value, items, 32, &n), bad = -1;
+      for (int i = 0; i < n && bad < 0; i++)
+        if (!rl_in_list(allowed, items[i])) bad = i;
+      char bv[128] = "";
+      if (bad >= 0) rl_snprintf(bv, sizeof bv, "%s", items[bad]);
+      for (int j = 0; j < n; j++) free(items[j]);
+      if (bad >= 0) FAIL("%s: bad value '%s' (allowed: %s)", name, bv, allowed);
+      if (r || !n || strlen(value) >= sizeof s->stages) FAIL("%s '%s': expected a comma-separated list of: %s", name, value, allowed);
+      char *dst = st ? s->stages : s->engines;
+      size_t k = 0;
+      for (const char *c = value; *c; c++)
+        if (!isspace((unsigned char)*c)) dst[k++] = *c;
+      dst[k] = 0;
+      *(st ? &s->stages_line : &s->engines_line) = s->line;
+    } else if (!strcmp(name, "reps")) {
+      char *end;
+      long v = strtol(value, &end, 10);
+      if (!*value || *end || v < 1 || v > 1000) FAIL("reps '%s': expected an integer from 1 to 1000", value);
+      s->reps = (int)v;
+      s->reps_line = s->line;
     } else
       FAIL("[experiment] unknown key '%s' (allowed: name, scene, steps, duration, seed, description, kind, levels, "
-           "states)", name);
+           "states, rows_only, stages, engines, reps)", name);
     return 1;
   }
   if (!strcmp(section, "sweep")) {
@@ -310,6 +350,7 @@ const rl_band *rl_spec_band(const rl_spec *s, int metric) {
 
 void rl_spec_free(rl_spec *s) {
   for (int i = 0; i < s->nscene; i++) free(s->scene[i]);
+  for (int i = 0; i < s->nrows_only; i++) free(s->rows_only[i]);
   for (int a = 0; a < s->naxes; a++)
     for (int i = 0; i < s->axis[a].nval; i++) free(s->axis[a].val[i]);
   free(s->text);
@@ -362,6 +403,8 @@ static int kind_check(rl_spec *s, char *err, int errlen) {
                   s->path, s->refs_line, rl_ref_names[r], k->name, have);
       return -1;
     }
+  }
+  for (int r = 0; r < RL_NREF; r++) {
     if ((k->refs_required >> r & 1) && !rl_spec_uses(s, r)) {
       rl_snprintf(err, (size_t)errlen, "%s:%d: [reference] use: kind = %s needs '%s'", s->path, s->refs_line, k->name,
                   rl_ref_names[r]);
@@ -377,8 +420,20 @@ static int kind_check(rl_spec *s, char *err, int errlen) {
     return -1;
   }
   if (foreign_key(s, RL_KEY_STATES, "states", s->states_line, err, errlen) ||
-      foreign_key(s, RL_KEY_LEVELS, "levels", s->levels_line, err, errlen))
+      foreign_key(s, RL_KEY_LEVELS, "levels", s->levels_line, err, errlen) ||
+      foreign_key(s, RL_KEY_ROWS_ONLY, "rows_only", s->rows_only_line, err, errlen) ||
+      foreign_key(s, RL_KEY_STAGES, "stages", s->stages_line, err, errlen) ||
+      foreign_key(s, RL_KEY_ENGINES, "engines", s->engines_line, err, errlen) ||
+      foreign_key(s, RL_KEY_REPS, "reps", s->reps_line, err, errlen))
     return -1;
+  for (int i = 0; i < s->nscene; i++)
+    if (!strncmp(s->scene[i], "chain:", 6) && !(k->flags & RL_KIND_CHAIN_SCENES)) {
+      char who[256];
+      kinds_with(0, RL_KIND_CHAIN_SCENES, who, sizeof who);
+      rl_snprintf(err, (size_t)errlen, "%s:%d: scene '%s': synthetic chains are for kind = %s only (kind is %s)", s->path,
+                  s->scene_line, s->scene[i], who, k->name);
+      return -1;
+    }
   return k->check ? k->check(s, err, errlen) : 0;
 }
 

@@ -1,7 +1,8 @@
 /* spec.h — experiment specs (INI files under experiments/) and their expansion into sweep points.
  *
  *   [experiment]  name = STUDY          (letters, digits, _ -)
- *                 scene = a.xml, b.xml  (relative to the spec's folder; several = an outer sweep axis)
+ *                 scene = a.xml, b.xml  (relative to the spec's folder; several = an outer sweep axis; a long
+ *                                        list goes on on indented lines or in further scene = lines)
  *                 steps = N | duration = T
  *                 seed = S              (recorded in meta.csv; the trajectories start from qpos0)
  *                 description = TEXT
@@ -16,6 +17,12 @@
  *                                        newton/cg: gap to the LAPACK optimum, avbd: distance to the dense KKT
  *                                        reference of the step)
  *                 levels = K            (refinement: dt0·2^-k, k = 0..K−1; 4 ≤ K ≤ 12, default 5)
+ *                 rows_only = a, b      (verify: scene names whose verify covers only the collision and
+ *                                        constraint rows, on 10 states, solved by CG with 1 iteration)
+ *                 stages = LIST         (bench: `rigidlab bench --stages`)
+ *                 engines = LIST        (bench: `rigidlab bench --engines`)
+ *                 reps = R              (bench: `rigidlab bench --reps`; steps = its --steps)
+ *                 scene = chain:N1+N2   (bench only: the synthetic hinge chains of `bench chain:N1,N2`)
  *   [sweep]       engine = newton, cg, avbd, mujoco
  *                 precision = f64, f32
  *                 dt = 0.002, 0.001
@@ -27,7 +34,9 @@
  *                   convergence: lapack_optimum (required by newton/cg points), dense_kkt (required by avbd);
  *                   lockstep: mujoco_lockstep, mujoco_free (lockstep_* | free_* metrics);
  *                   speed: mujoco_timing (required); analytic: closed_form (required);
- *                   fp32, device, residuals: none (their reference is the run itself: f64, cpu, the physics)
+ *                   agreement (required), contact: mujoco_free;
+ *                   fp32, device, residuals: none (their reference is the run itself: f64, cpu, the physics);
+ *                   verify, bench: none (MuJoCo on the same states, in the same process)
  *   [metrics]     names = final_qpos_err, ...        (default: all of rl_metric_names)
  *   [check]       METRIC = abs T | rel T | ratio R   (bands against the baseline; default = … for the rest)
  *
@@ -66,7 +75,13 @@ enum { RL_MET_FINAL_QPOS_ERR, RL_MET_QPOS_ERR_MAX, RL_MET_PENETRATION_MAX, RL_ME
        RL_MET_INCLINE_ACCEL_REL_ERR, RL_MET_INCLINE_CREEP, RL_MET_FREEFALL_ERR, RL_MET_MOMENTUM_DRIFT,
        RL_MET_KINETIC_ENERGY_DRIFT,
        /* kind = convergence, engine = avbd: against the dense step reference (avbd_ref.h) */
-       RL_MET_AVBD_ITERS_TO_1EM6_DIST, RL_MET_AVBD_FINAL_DIST_M, RL_MET_AVBD_FINAL_DIST_RAD, RL_NMET };
+       RL_MET_AVBD_ITERS_TO_1EM6_DIST, RL_MET_AVBD_FINAL_DIST_M, RL_MET_AVBD_FINAL_DIST_RAD,
+       /* kind = verify */
+       RL_MET_VERIFY_FAILED_F64, RL_MET_VERIFY_FAILED_F32, RL_MET_VERIFY_WORST_F64, RL_MET_VERIFY_WORST_F32,
+       /* kind = agreement */
+       RL_MET_TRAJ_REL_ERR_MAX,
+       /* kind = bench (chain scenes) */
+       RL_MET_CHAIN_EXPONENT, RL_MET_MUJOCO_CHAIN_EXPONENT, RL_NMET };
 
 /* [reference] use = … (which kinds take which: their rows in kinds.c) */
 enum { RL_REF_MUJOCO_LOCKSTEP, RL_REF_MUJOCO_FREE, RL_REF_LAPACK_OPTIMUM, RL_REF_DENSE_KKT, RL_REF_GSL_ODE,
@@ -100,6 +115,10 @@ typedef struct rl_spec {
   int kind_line;
   int levels, levels_line; /* refinement */
   int states, states_line; /* convergence */
+  int nrows_only, rows_only_line;               /* verify */
+  char *rows_only[RL_SPEC_MAXSCENES];
+  char stages[256], engines[256];               /* bench ("" = bench's default) */
+  int stages_line, engines_line, reps, reps_line; /* bench (reps 0 = bench's default) */
   int naxes;
   rl_spec_axis axis[RL_SPEC_MAXAXES];
   unsigned long long metrics; /* bit mask of RL_MET_* (64 bits) */

@@ -9,7 +9,7 @@
 #include "runner.h"
 
 /* the worker: the point's trajectory → DIR/traj_ID.csv */
-static int trajectory_run(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
+int rl_trajectory_run(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
   (void)s;
   char path[4096];
   rl_study_file(path, sizeof path, dir, q, "");
@@ -17,8 +17,8 @@ static int trajectory_run(const char *dir, const rl_spec *s, const rl_point *q, 
 }
 
 /* per wanted metric: the last value of its running series, at the step rl_metric_step names */
-static int trajectory_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *pts, const rl_point *q,
-                              char *err, int errlen) {
+int rl_trajectory_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *pts, const rl_point *q, char *err,
+                          int errlen) {
   char path[4096];
   rl_traj t, ref;
   int have_ref = 0;
@@ -47,7 +47,7 @@ static int trajectory_metrics(rl_csv *w, const char *dir, const rl_spec *s, cons
 const rl_study_kind rl_kind_trajectory = {
     .name = "trajectory",
     .refs = 1u << RL_REF_MUJOCO_FREE,
-    .run = trajectory_run,
+    .run = rl_trajectory_run,
     .done = "",
-    .metrics = trajectory_metrics,
+    .metrics = rl_trajectory_metrics,
 };
