@@ -191,7 +191,10 @@ int rl_textcsv_read(const char *path, rl_textcsv *t, char *err, int errlen) {
       memset(t, 0, sizeof *t);
       return -1;
     }
-    if (t->nrow == caprow) t->cell = realloc(t->cell, sizeof(char *) * (size_t)(caprow = caprow ? 2 * caprow : 256) * (size_t)nf);
+    if (t->nrow == caprow) {
+      caprow = caprow ? 2 * caprow : 256;
+      t->cell = realloc(t->cell, sizeof(char *) * (size_t)caprow * (size_t)nf);
+    }
     char **row = t->cell + (size_t)t->nrow * (size_t)nf;
     for (int c = 0; c < nf; c++) {
       row[c] = l;

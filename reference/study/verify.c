@@ -66,8 +66,8 @@ static int verify_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl
   rl_textcsv t;
   rl_study_file(path, sizeof path, dir, q, ".verify");
   if (rl_textcsv_read(path, &t, err, errlen)) return -1;
-  int cp = rl_textcsv_col(&t, "precision"), cr = rl_textcsv_col(&t, "max_rel_err"), ct = rl_textcsv_col(&t, "tolerance"),
-      cs = rl_textcsv_col(&t, "pass");
+  int cp = rl_textcsv_col(&t, "precision"), cr = rl_textcsv_col(&t, "max_rel_err");
+  int ct = rl_textcsv_col(&t, "tolerance"), cs = rl_textcsv_col(&t, "pass");
   if (cp < 0 || cr < 0 || ct < 0 || cs < 0) {
     rl_snprintf(err, (size_t)errlen, "%s: not a verify CSV (model,precision,stage,quantity,...,pass)", path);
     rl_textcsv_free(&t);
