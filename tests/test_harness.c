@@ -6,7 +6,9 @@
  * The study kinds (refinement, fp32, residuals, convergence, lockstep): each bundled spec passes its gate, its key
  * figure is sane, and a planted change fails the gate naming the metric; every kind runs AVBD too (convergence: against
  * the dense KKT reference, experiments/convergence_avbd.ini).  Kind device: without a CUDA engine the cuda points
- * are absent (no rows, no files) and meta.csv and `check` say why. */
+ * are absent (no rows, no files) and meta.csv and `check` say why.  The default study's kinds (verify, agreement,
+ * contact, bench): each writes the study file `rigidlab report` reads, its metrics are sane, a merge of shards
+ * rebuilds the study file byte for byte, and their own keys and axes are checked. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -388,4 +390,95 @@ Test(harness, reference_section_selects_what_a_study_compares_against) {
   run_spec(spec, "ref2", "ref", p, sizeof p);
   double o = metric_of(p, "pendulum.newton.f64.dt0.004", "order_ode");
   cr_expect(o > 0.9 && o < 1.1, "order_ode %g with the default references", o);
+}
+
+/* the line of CSV PATH that starts with PREFIX, NULL when none (a static buffer) */
+static const char *line_of(const char *path, const char *prefix) {
+  static char line[4096];
+  FILE *f = fopen(path, "r");
+  const char *r = NULL;
+  while (f && !r && fgets(line, sizeof line, f))
+    if (!strncmp(line, prefix, strlen(prefix))) r = line;
+  if (f) fclose(f);
+  return r;
+}
+
+/* kind = verify: verify.csv holds every point's rows (model column MODEL.xml@cone), the metrics count the failed
+   rows per precision, and a rows_only scene has only the collision and constraint stages */
+Test(harness, kind_verify_writes_verify_csv_and_counts_failed_rows) {
+  char spec[512], p[512];
+  rl_cli_write(spec, sizeof spec, "v.ini",
+               "[experiment]\nname = v\nkind = verify\nscene = %s/experiments/scenes/pendulum.xml, "
+               "%s/experiments/scenes/box_stack.xml\nrows_only = box_stack\n[sweep]\ncone = pyramidal, elliptic\n",
+               SRCDIR, SRCDIR);
+  run_spec(spec, "v", "v", p, sizeof p);
+  cr_expect_eq(metric_of(p, "pendulum.newton.f64.cone=pyramidal", "verify_failed_rows_f64"), 0);
+  double w = metric_of(p, "pendulum.newton.f64.cone=elliptic", "verify_worst_ratio_f64");
+  cr_expect(w > 0 && w < 1, "pendulum f64: worst error / tolerance %g (want in (0, 1))", w);
+  cr_expect(metric_of(p, "box_stack.newton.f64.cone=pyramidal", "verify_failed_rows_f32") >= 0);
+  snprintf(p, sizeof p, "%s/v/v/verify.csv", tmpdir);
+  cr_expect_not_null(line_of(p, "model,precision,stage,quantity,max_abs_err,max_rel_err,tolerance,pass"), "%s", p);
+  cr_expect_not_null(line_of(p, "pendulum.xml@elliptic,f32,solve,"), "pendulum's f32 solve rows");
+  cr_expect_not_null(line_of(p, "box_stack.xml@pyramidal,f64,collision,"), "box_stack's collision rows");
+  cr_expect_null(line_of(p, "box_stack.xml@pyramidal,f64,kinematics,"), "box_stack is rows_only");
+  bad_spec("rows_only = box_stack", "bad.ini:5:", "rows_only is for kind = verify only (kind is trajectory)");
+  bad_spec("kind = verify\nrows_only = nowhere", "bad.ini:6:", "'nowhere' is not one of the spec's scenes");
+  bad_spec("kind = verify\n[sweep]\nengine = cg", "bad.ini:7:", "kind = verify sweeps model and solver options only");
+}
+
+/* kind = agreement: newton against the mujoco point, traj_compare.csv (one row per newton point), and the same file
+   from two shards merged as from one run */
+Test(harness, kind_agreement_matches_mujoco_without_constraints_and_merges) {
+  char spec[512], p[512], a[1024];
+  rl_cli_write(spec, sizeof spec, "ag.ini",
+               "[experiment]\nname = ag\nkind = agreement\nscene = %s/experiments/scenes/pendulum.xml, "
+               "%s/experiments/scenes/tumbling.xml\nsteps = 200\n[sweep]\nintegrator = euler, rk4\nengine = newton, "
+               "mujoco\n", SRCDIR, SRCDIR);
+  run_spec(spec, "ag", "ag", p, sizeof p);
+  double e = metric_of(p, "tumbling.newton.f64.integrator=rk4", "traj_rel_err_max");
+  cr_expect(e >= 0 && e < 1e-12, "tumbling (from its keyframe), rk4: newton vs mujoco %g", e);
+  snprintf(p, sizeof p, "%s/ag/ag/traj_compare.csv", tmpdir);
+  cr_expect_not_null(line_of(p, "scene,integrator,steps,max_rel_err_qpos_qvel\n"), "%s header", p);
+  cr_expect_not_null(line_of(p, "pendulum,euler,200,"), "pendulum euler row");
+  cr_expect_not_null(line_of(p, "tumbling,rk4,200,"), "tumbling rk4 row");
+  for (int i = 1; i <= 2; i++) {
+    snprintf(a, sizeof a, "run %s --out %s/sh%d --jobs 1 --shard %d/2", spec, tmpdir, i, i);
+    cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  }
+  snprintf(a, sizeof a, "merge %s/sh1 %s/sh2 --out %s/merged", tmpdir, tmpdir, tmpdir);
+  cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+  char m[512];
+  snprintf(m, sizeof m, "%s/merged/ag/traj_compare.csv", tmpdir);
+  same_file(p, m);
+  bad_spec("kind = agreement\n[reference]\nuse = gsl_ode", "bad.ini:7:", "not a reference of kind = agreement");
+}
+
+/* kind = contact: the trajectory metrics, and contact_<scene>_<engine>.csv is the point's trajectory */
+Test(harness, kind_contact_links_the_report_names) {
+  char spec[512], p[512], t[512];
+  rl_cli_write(spec, sizeof spec, "c.ini",
+               "[experiment]\nname = c\nkind = contact\nscene = %s/experiments/scenes/box_stack.xml\nduration = 0.1\n"
+               "[sweep]\nengine = newton, mujoco\n", SRCDIR);
+  run_spec(spec, "c", "c", p, sizeof p);
+  cr_expect(metric_of(p, "box_stack.newton.f64", "final_qpos_err") < 1e-3, "newton vs mujoco on the box stack");
+  snprintf(p, sizeof p, "%s/c/c/contact_box_stack_newton.csv", tmpdir);
+  snprintf(t, sizeof t, "%s/c/c/traj_box_stack.newton.f64.csv", tmpdir);
+  same_file(p, t);
+  bad_spec("kind = contact\n[sweep]\ncone = elliptic", "bad.ini:7:", "kind = contact sweeps the engine only");
+}
+
+/* kind = bench: synthetic chains (scene = chain:N1+N2+…), the scaling fit in metrics.csv, bench_chains.csv */
+Test(harness, kind_bench_times_chains_and_fits_the_exponent) {
+  char spec[512], p[512];
+  rl_cli_write(spec, sizeof spec, "b.ini",
+               "[experiment]\nname = b\nkind = bench\nscene = chain:4+8+16\nreps = 3\nsteps = 10\n");
+  run_spec(spec, "b", "b", p, sizeof p);
+  double e = metric_of(p, "chain_4+8+16.newton.f64", "chain_exponent");
+  cr_expect(e > 0 && e < 4, "chain exponent %g", e);
+  cr_expect(metric_of(p, "chain_4+8+16.newton.f64", "ratio_chain8") > 0, "chain8's ratio");
+  snprintf(p, sizeof p, "%s/b/b/bench_chains.csv", tmpdir);
+  cr_expect_not_null(line_of(p, "chain16,newton,f64,step,"), "%s: chain16 row", p);
+  bad_spec("scene = chain:8+16", "bad.ini:5:", "synthetic chains are for kind = bench only");
+  bad_spec("kind = bench\nstages = sideways", "bad.ini:6:", "stages: bad value 'sideways'");
+  bad_spec("kind = bench\n[sweep]\nengine = cg", "bad.ini:7:", "kind = bench sweeps the precision only");
 }

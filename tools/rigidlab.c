@@ -275,8 +275,8 @@ static int cmd_help_options(int argc, char **argv) {
 static const char *usage_report =
     "usage: rigidlab report RESULTS_DIR\n"
     "Plots and tables from a results tree's CSVs alone (no simulation):\n"
-    "  reads    verify.csv, traj_compare.csv (required when RESULTS_DIR holds any verify-run CSV); bench_*.csv,\n"
-    "           contact_<scene>_<engine>.csv, meta.csv (when present); every study below RESULTS_DIR\n"
+    "  reads    verify.csv, traj_compare.csv, bench_*.csv, contact_<scene>_<engine>.csv and meta.csv, each in\n"
+    "           RESULTS_DIR or its study folders (./tools/run's layout), and every study below RESULTS_DIR\n"
     "           (each folder holding metrics.csv: studies/NAME/, a run --out or merge --out folder, one study)\n"
     "  writes   RESULTS_DIR/plots/*.gp with their .svg and .png (gnuplot), RESULTS_DIR/summary.md\n"
     "           (headline figures, linking the plots) and RESULTS_DIR/tables.tex (booktabs tables)\n"

@@ -24,8 +24,7 @@
 #include "mj_load.h"
 #include "runner.h"
 #include "spec.h"
-#include "study_kinds.h"
-#include "study_lockstep.h"
+#include "kinds.h"
 
 /* ---------- trajectory CSVs ---------- */
 
@@ -171,9 +170,10 @@ static int write_meta(const char *dir, const rl_spec *s, const rl_run_args *a, c
   KV("blas", RL_BLAS);
   rl_snprintf(buf, sizeof buf, "%d.%d.%d", mj_version() / 100, mj_version() / 10 % 10, mj_version() % 10);
   KV("mujoco_version", buf);
-  /* the precisions the sweep runs (f64 when it has no precision axis; kind fp32 runs both) */
-  rl_snprintf(buf, sizeof buf, "%s", s->kind == RL_KIND_FP32 ? "f64, f32" : "f64");
-  for (int i = 0; i < s->naxes && s->kind != RL_KIND_FP32; i++)
+  /* the precisions the sweep runs (f64 when it has no precision axis; a kind that runs both says so) */
+  int both = s->kind->flags & RL_KIND_BOTH_PRECISIONS;
+  rl_snprintf(buf, sizeof buf, "%s", both ? "f64, f32" : "f64");
+  for (int i = 0; i < s->naxes && !both; i++)
     if (!strcmp(s->axis[i].key, "precision")) {
       buf[0] = 0;
       for (int v = 0; v < s->axis[i].nval; v++)
@@ -199,7 +199,7 @@ static int write_meta(const char *dir, const rl_spec *s, const rl_run_args *a, c
   buf[0] = 0;
   for (int i = 0; a && i < a->nopts; i++) rl_snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? " " : "", a->opts[i]);
   if (buf[0]) KV("extra_opts", buf);
-  rl_study_meta_rows(&w, s, pts, nall); /* e.g. cuda_rows,absent (the whole study's, so every shard says it) */
+  if (s->kind->meta) s->kind->meta(&w, s, pts, nall); /* e.g. cuda_rows,absent (the whole study's: every shard says it) */
   KV("spec_path", s->path);
   KV("spec", s->text);
 #undef KV
@@ -220,44 +220,8 @@ static int write_metrics(const char *dir, const rl_spec *s, const rl_point *pts,
   const char *cols[] = {"study", "point", "engine", "precision", "dt", "metric", "value", "step", "index"};
   for (int c = 0; c < 9; c++) rl_csv_str(&w, cols[c]);
   rl_csv_end_row(&w);
-  for (int k = 0; k < nmine; k++) {
-    const rl_point *q = &pts[mine[k]];
-    if (s->kind != RL_KIND_TRAJECTORY) {
-      if (rl_study_metrics(&w, dir, s, q, err, errlen)) goto fail;
-      continue;
-    }
-    rl_traj t, ref;
-    int have_ref = 0;
-    traj_path(path, sizeof path, dir, q);
-    if (rl_traj_read(path, &t, err, errlen)) goto fail;
-    if (q->ref >= 0 && rl_spec_uses(s, RL_REF_MUJOCO_FREE)) {
-      traj_path(path, sizeof path, dir, &pts[q->ref]);
-      if (rl_traj_read(path, &ref, err, errlen)) {
-        rl_traj_free(&t);
-        goto fail;
-      }
-      have_ref = 1;
-    }
-    double *r = malloc(sizeof(double) * (size_t)t.nrow);
-    double dt = q->dt > 0 ? q->dt : t.nrow > 1 ? AT(&t, 1, 1) - AT(&t, 0, 1) : 0;
-    for (int m = 0; m < RL_NMET; m++) {
-      if (!(s->metrics >> m & 1)) continue;
-      if (rl_metric_series(m, &t, have_ref ? &ref : NULL, r)) continue;
-      rl_csv_str(&w, s->name);
-      rl_csv_str(&w, q->id);
-      rl_csv_str(&w, q->engine);
-      rl_csv_str(&w, q->f32 ? "f32" : "f64");
-      rl_csv_num(&w, dt);
-      rl_csv_str(&w, rl_metric_names[m]);
-      rl_csv_num(&w, r[t.nrow - 1]);
-      rl_csv_int(&w, rl_metric_step(m, &t, r));
-      rl_csv_int(&w, q->index);
-      rl_csv_end_row(&w);
-    }
-    free(r);
-    rl_traj_free(&t);
-    if (have_ref) rl_traj_free(&ref);
-  }
+  for (int k = 0; k < nmine; k++)
+    if (s->kind->metrics(&w, dir, s, pts, &pts[mine[k]], err, errlen)) goto fail;
   return rl_csv_close(&w, err, errlen);
 fail:
   rl_csv_abort(&w);
@@ -269,9 +233,9 @@ fail:
 static volatile sig_atomic_t interrupted;
 static void on_signal(int sig) { interrupted = sig; }
 
-/* the worker: one point's trajectory → DIR/traj_ID.csv */
+/* the worker: one point's files in DIR (its kind's run) */
 static int run_point(const char *dir, const rl_spec *s, const rl_point *q, const rl_run_args *a) {
-  char path[4096], err[1024];
+  char path[4096];
   traj_path(path, sizeof path, dir, q);
   rl_sim_args sa;
   memset(&sa, 0, sizeof sa);
@@ -284,15 +248,7 @@ static int run_point(const char *dir, const rl_spec *s, const rl_point *q, const
   sa.dt = q->dt;
   sa.steps = s->steps;
   sa.duration = s->duration;
-  if (s->kind != RL_KIND_TRAJECTORY) return rl_study_run_point(dir, s, q, &sa);
-  rl_csv w;
-  if (rl_csv_open(&w, path, q->f32, err, sizeof err)) {
-    rl_errorf("%s", err);
-    return RL_EXIT_BADINPUT;
-  }
-  sa.c.out = &w;
-  int st = q->f32 ? rl32_cmd_sim(&sa) : rl64_cmd_sim(&sa);
-  return rl_study_finish_csv(&w, st);
+  return s->kind->run(dir, s, q, &sa);
 }
 
 static void progress(int tty, const char *study, int done, int total, const char *id, double secs) {
@@ -371,7 +327,7 @@ static int run_pool(const char *dir, const rl_spec *s, const rl_point *pts, cons
     traj_path(path, sizeof path, dir, q);
     rl_tmp_path(tmp, sizeof tmp, path, (long)p);
     unlink(tmp);
-    if (s->kind != RL_KIND_TRAJECTORY) rl_study_remove_temps(dir, (long)p);
+    rl_study_remove_temps(dir, (long)p);
     if (!interrupted && !status) {
       if (WIFEXITED(ws)) status = WEXITSTATUS(ws) ? WEXITSTATUS(ws) : RL_EXIT_BADINPUT;
       else {
@@ -438,19 +394,25 @@ static int run_study(const char *path, const rl_run_args *a, int jobs) {
       if (pts[i].ref >= 0) need[pts[i].ref] = 1;
     }
   for (int i = 0; i < n; i++) {
-    if (!need[i] || rl_study_point_absent(&s, &pts[i], NULL, 0)) continue; /* not runnable here: meta.csv says why */
+    if (!need[i] || (s.kind->absent && s.kind->absent(&s, &pts[i], NULL, 0))) continue; /* meta.csv says why */
     char tp[4096];
-    rl_study_done_path(tp, sizeof tp, dir, &s, &pts[i]);
+    rl_study_file(tp, sizeof tp, dir, &pts[i], s.kind->done);
     if (a->resume && exists(tp)) nskip++;
     else pending[npending++] = i;
   }
   if (nskip) fprintf(stderr, "run %s: --resume: %d of %d points already done\n", s.name, nskip, nskip + npending);
-  /* kind = speed: one point at a time, so that timed points never share the cores */
-  if (s.kind == RL_KIND_SPEED && jobs > 1) fprintf(stderr, "run %s: kind = speed runs one point at a time (--jobs %d not used)\n", s.name, jobs);
-  st = run_pool(dir, &s, pts, pending, npending, a, s.kind == RL_KIND_SPEED ? 1 : jobs);
+  /* a timing kind: one point at a time, so that timed points never share the cores */
+  int serial = s.kind->flags & RL_KIND_SERIAL;
+  if (serial && jobs > 1)
+    fprintf(stderr, "run %s: kind = %s runs one point at a time (--jobs %d not used)\n", s.name, s.kind->name, jobs);
+  st = run_pool(dir, &s, pts, pending, npending, a, serial ? 1 : jobs);
   if (st == 130)
     rl_errorf("run: %s: interrupted; every finished trajectory is whole: continue with --resume", s.name);
   if (!st && write_metrics(dir, &s, pts, mine, nmine, err, sizeof err)) {
+    rl_errorf("%s", err);
+    st = RL_EXIT_BADINPUT;
+  }
+  if (!st && s.kind->collect && s.kind->collect(dir, &s, pts, mine, nmine, err, sizeof err)) {
     rl_errorf("%s", err);
     st = RL_EXIT_BADINPUT;
   }
@@ -630,6 +592,15 @@ int rl_merge(const char *out, const char *const *dirs, int ndirs) {
         int missing = 0;
         for (int k = 0; k < n; k++) missing += !seen[k];
         if (missing) fprintf(stderr, "merge %s: warning: %d of %d points missing (a shard not merged?)\n", name, missing, n);
+        /* the kind's study-level files (verify.csv, …) from the merged points */
+        int *idx = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1)), nidx = 0;
+        for (int k = 0; k < n; k++)
+          if (seen[k]) idx[nidx++] = k;
+        if (!missing && s.kind->collect && s.kind->collect(dir, &s, pts, idx, nidx, err, sizeof err)) {
+          rl_errorf("%s", err);
+          st = RL_EXIT_BADINPUT;
+        }
+        free(idx);
         free(seen);
         if (n > 0) rl_spec_free_points(pts, n);
         rl_spec_free(&s);

@@ -9,8 +9,7 @@
 #include <string.h>
 #include "mj_load.h"
 #include "spec.h"
-#include "study_lockstep.h"
-#include "study_speed.h"
+#include "kinds.h"
 
 const char *const rl_metric_names[RL_NMET] = {"final_qpos_err", "qpos_err_max", "penetration_max", "anchor_err_max",
                                               "energy_drift", "iterations_mean", "converged_frac",
@@ -23,27 +22,15 @@ const char *const rl_metric_names[RL_NMET] = {"final_qpos_err", "qpos_err_max", 
                                               "steps_per_s", "mujoco_steps_per_s", "time_ratio",
                                               "incline_accel_rel_err", "incline_creep", "freefall_err",
                                               "momentum_drift", "kinetic_energy_drift",
-                                              "avbd_iters_to_1e-6_dist", "avbd_final_dist_m", "avbd_final_dist_rad"};
+                                              "avbd_iters_to_1e-6_dist", "avbd_final_dist_m", "avbd_final_dist_rad",
+                                              "verify_failed_rows_f64", "verify_failed_rows_f32",
+                                              "verify_worst_ratio_f64", "verify_worst_ratio_f32", "traj_rel_err_max",
+                                              "chain_exponent", "mujoco_chain_exponent"};
 
 _Static_assert(RL_NMET < 64, "rl_spec.metrics is a 64-bit mask");
-const char *const rl_kind_names[RL_NKIND] = {"trajectory", "refinement", "fp32",    "residuals",
-                                             "convergence", "lockstep",  "device",    "speed",
-                                             "analytic"};
 
 const char *const rl_ref_names[RL_NREF] = {"mujoco_lockstep", "mujoco_free", "lapack_optimum", "dense_kkt",
                                            "gsl_ode",         "richardson",  "mujoco_timing",  "closed_form"};
-
-#define REF(r) (1u << RL_REF_##r)
-/* per kind: the references it can use (= its default) and those it cannot run without */
-static const unsigned ref_allowed[RL_NKIND] = {
-    [RL_KIND_TRAJECTORY] = REF(MUJOCO_FREE),
-    [RL_KIND_REFINEMENT] = REF(RICHARDSON) | REF(GSL_ODE),
-    [RL_KIND_CONVERGENCE] = REF(LAPACK_OPTIMUM) | REF(DENSE_KKT),
-    [RL_KIND_LOCKSTEP] = REF(MUJOCO_LOCKSTEP) | REF(MUJOCO_FREE),
-    [RL_KIND_SPEED] = REF(MUJOCO_TIMING),
-    [RL_KIND_ANALYTIC] = REF(CLOSED_FORM)};
-static const unsigned ref_required[RL_NKIND] = {[RL_KIND_SPEED] = REF(MUJOCO_TIMING),
-                                                [RL_KIND_ANALYTIC] = REF(CLOSED_FORM)};
 
 int rl_spec_uses(const rl_spec *s, int ref) { return s->refs >> ref & 1; }
 
@@ -82,7 +69,9 @@ static const char *metric_list =
     "coulomb_max, mdp_max, ncp_max, iters_to_1e-10_gap, final_gap, richardson_err, order_ode, order_ode_stderr, "
     "lockstep_qpos_max, lockstep_qvel_max, lockstep_qvel_median, free_diverge_time_1e-06, free_qpos_err_max, "
     "steps_per_s, mujoco_steps_per_s, time_ratio, incline_accel_rel_err, incline_creep, freefall_err, momentum_drift, "
-    "kinetic_energy_drift, avbd_iters_to_1e-6_dist, avbd_final_dist_m, avbd_final_dist_rad";
+    "kinetic_energy_drift, avbd_iters_to_1e-6_dist, avbd_final_dist_m, avbd_final_dist_rad, verify_failed_rows_f64, "
+    "verify_failed_rows_f32, verify_worst_ratio_f64, verify_worst_ratio_f32, traj_rel_err_max, chain_exponent, "
+    "mujoco_chain_exponent";
 
 
 /* the reader counts lines so that the handler knows where it is */
@@ -183,6 +172,7 @@ static int handler(void *user, const char *section, const char *name, const char
       else dir[0] = 0;
       for (int i = 0; i < n && !s->no_files; i++) {
         char p[2048];
+        if (!strncmp(items[i], "chain:", 6)) continue; /* a synthetic chain (kind = bench), not a file */
         rl_snprintf(p, sizeof p, "%s%s", items[i][0] == '/' ? "" : dir, items[i]);
         FILE *f = fopen(p, "r");
         if (!f) {
@@ -195,10 +185,14 @@ static int handler(void *user, const char *section, const char *name, const char
         free(items[i]);
         items[i] = strdup(p);
       }
-      for (int i = 0; i < s->nscene; i++) free(s->scene[i]);
-      memcpy(s->scene, items, sizeof(char *) * (size_t)n);
-      s->nscene = n;
-      s->scene_line = s->line;
+      /* scene given again (or continued on an indented line): the list goes on */
+      if (s->nscene + n > RL_SPEC_MAXSCENES) {
+        for (int j = 0; j < n; j++) free(items[j]);
+        FAIL("scene: more than %d scenes", RL_SPEC_MAXSCENES);
+      }
+      memcpy(s->scene + s->nscene, items, sizeof(char *) * (size_t)n);
+      s->nscene += n;
+      s->scene_line = s->line; /* the latest scene line (messages about a scene name it) */
     } else if (!strcmp(name, "steps")) {
       char *end;
       long v = strtol(value, &end, 10);
@@ -218,11 +212,10 @@ static int handler(void *user, const char *section, const char *name, const char
     } else if (!strcmp(name, "description")) {
       rl_snprintf(s->description, sizeof s->description, "%s", value);
     } else if (!strcmp(name, "kind")) {
-      int k = 0;
-      while (k < RL_NKIND && strcmp(value, rl_kind_names[k])) k++;
-      if (k == RL_NKIND)
-        FAIL("kind '%s': bad value (allowed: trajectory, refinement, fp32, residuals, convergence, lockstep, device, speed, analytic)",
-             value);
+      const rl_study_kind *k = rl_study_kind_find(value);
+      char all[512];
+      rl_study_kind_list(all, sizeof all);
+      if (!k) FAIL("kind '%s': bad value (allowed: %s)", value, all);
       s->kind = k;
       s->kind_line = s->line;
     } else if (!strcmp(name, "levels")) {
@@ -237,9 +230,39 @@ static int handler(void *user, const char *section, const char *name, const char
       if (!*value || *end || v < 1 || v > 100) FAIL("states '%s': expected an integer from 1 to 100", value);
       s->states = (int)v;
       s->states_line = s->line;
+    } else if (!strcmp(name, "rows_only")) {
+      int r = split(value, s->rows_only, RL_SPEC_MAXSCENES, &s->nrows_only);
+      if (r || !s->nrows_only) FAIL("rows_only '%s': expected a comma-separated list of scene names", value);
+      s->rows_only_line = s->line;
+    } else if (!strcmp(name, "stages") || !strcmp(name, "engines")) {
+      static const char *const stages = "kinematics,com,inertia,bias,passive,actuation,smooth,step_smooth,collision,step";
+      static const char *const engines = "newton,cg,avbd";
+      int st = !strcmp(name, "stages");
+      const char *allowed = st ? stages : engines;
+      char *items[32];
+      int n, r = split(value, items, 32, &n), bad = -1;
+      for (int i = 0; i < n && bad < 0; i++)
+        if (!rl_in_list(allowed, items[i])) bad = i;
+      char bv[128] = "";
+      if (bad >= 0) rl_snprintf(bv, sizeof bv, "%s", items[bad]);
+      for (int j = 0; j < n; j++) free(items[j]);
+      if (bad >= 0) FAIL("%s: bad value '%s' (allowed: %s)", name, bv, allowed);
+      if (r || !n || strlen(value) >= sizeof s->stages) FAIL("%s '%s': expected a comma-separated list of: %s", name, value, allowed);
+      char *dst = st ? s->stages : s->engines;
+      size_t k = 0;
+      for (const char *c = value; *c; c++)
+        if (!isspace((unsigned char)*c)) dst[k++] = *c;
+      dst[k] = 0;
+      *(st ? &s->stages_line : &s->engines_line) = s->line;
+    } else if (!strcmp(name, "reps")) {
+      char *end;
+      long v = strtol(value, &end, 10);
+      if (!*value || *end || v < 1 || v > 1000) FAIL("reps '%s': expected an integer from 1 to 1000", value);
+      s->reps = (int)v;
+      s->reps_line = s->line;
     } else
       FAIL("[experiment] unknown key '%s' (allowed: name, scene, steps, duration, seed, description, kind, levels, "
-           "states)", name);
+           "states, rows_only, stages, engines, reps)", name);
     return 1;
   }
   if (!strcmp(section, "sweep")) {
@@ -327,6 +350,7 @@ const rl_band *rl_spec_band(const rl_spec *s, int metric) {
 
 void rl_spec_free(rl_spec *s) {
   for (int i = 0; i < s->nscene; i++) free(s->scene[i]);
+  for (int i = 0; i < s->nrows_only; i++) free(s->rows_only[i]);
   for (int a = 0; a < s->naxes; a++)
     for (int i = 0; i < s->axis[a].nval; i++) free(s->axis[a].val[i]);
   free(s->text);
@@ -348,77 +372,69 @@ static char *slurp(const char *path) {
   return t;
 }
 
-/* the study kind's constraints on the sweep; 0 or −1 with a one-line err */
+/* the kinds (table rows) that take the [experiment] key KEY (RL_KEY_*) or have flag FLAG, as "a, b" */
+static void kinds_with(unsigned key, unsigned flag, char *out, size_t n) {
+  out[0] = 0;
+  for (int k = 0; k < rl_study_nkinds; k++)
+    if ((rl_study_kinds[k]->keys & key) || (rl_study_kinds[k]->flags & flag))
+      rl_snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? ", " : "", rl_study_kinds[k]->name);
+}
+
+/* a kind's own [experiment] key given in a spec of another kind; 0 or −1 with err */
+static int foreign_key(const rl_spec *s, unsigned key, const char *name, int line, char *err, int errlen) {
+  if (!line || (s->kind->keys & key)) return 0;
+  char who[256];
+  kinds_with(key, 0, who, sizeof who);
+  rl_snprintf(err, (size_t)errlen, "%s:%d: [experiment] %s is for kind = %s only (kind is %s)", s->path, line, name, who,
+              s->kind->name);
+  return -1;
+}
+
+/* what every kind shares: its references ([reference] use: only the kind's own, the required ones present,
+   default all of them), its own [experiment] keys and the device axis; then the kind's own checks (its row) */
 static int kind_check(rl_spec *s, char *err, int errlen) {
-  const char *const *kinds = rl_kind_names;
-  /* [reference]: only the kind's own references; the required ones present; default all of them */
+  const rl_study_kind *k = s->kind;
   char have[256];
-  refs_list(ref_allowed[s->kind], have, sizeof have);
-  if (!s->refs_line) s->refs = ref_allowed[s->kind];
+  refs_list(k->refs, have, sizeof have);
+  if (!s->refs_line) s->refs = k->refs;
   for (int r = 0; r < RL_NREF; r++) {
-    if (rl_spec_uses(s, r) && !(ref_allowed[s->kind] >> r & 1)) {
+    if (rl_spec_uses(s, r) && !(k->refs >> r & 1)) {
       rl_snprintf(err, (size_t)errlen, "%s:%d: [reference] use: '%s' is not a reference of kind = %s (allowed: %s)",
-                  s->path, s->refs_line, rl_ref_names[r], kinds[s->kind], have);
-      return -1;
-    }
-    if ((ref_required[s->kind] >> r & 1) && !rl_spec_uses(s, r)) {
-      rl_snprintf(err, (size_t)errlen, "%s:%d: [reference] use: kind = %s needs '%s'", s->path, s->refs_line,
-                  kinds[s->kind], rl_ref_names[r]);
+                  s->path, s->refs_line, rl_ref_names[r], k->name, have);
       return -1;
     }
   }
-  if (rl_lockstep_kind_check(s, err, errlen)) return -1;
-  if (s->states && s->kind != RL_KIND_CONVERGENCE) {
-    rl_snprintf(err, (size_t)errlen, "%s:%d: [experiment] states is for kind = convergence only (kind is %s)", s->path,
-                s->states_line, kinds[s->kind]);
+  for (int r = 0; r < RL_NREF; r++) {
+    if ((k->refs_required >> r & 1) && !rl_spec_uses(s, r)) {
+      rl_snprintf(err, (size_t)errlen, "%s:%d: [reference] use: kind = %s needs '%s'", s->path, s->refs_line, k->name,
+                  rl_ref_names[r]);
+      return -1;
+    }
+  }
+  int line = 0;
+  if (rl_spec_axis_find(s, "device", &line) >= 0 && !(k->flags & RL_KIND_DEVICE_ID)) {
+    char who[256];
+    kinds_with(0, RL_KIND_DEVICE_ID, who, sizeof who);
+    rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] device is for kind = %s only (kind is %s)", s->path, line, who,
+                k->name);
     return -1;
   }
-  if (s->kind == RL_KIND_CONVERGENCE && !s->states) s->states = 5;
-  if (s->levels && s->kind != RL_KIND_REFINEMENT) {
-    rl_snprintf(err, (size_t)errlen, "%s:%d: [experiment] levels is for kind = refinement only (kind is %s)", s->path,
-                s->levels_line, kinds[s->kind]);
+  if (foreign_key(s, RL_KEY_STATES, "states", s->states_line, err, errlen) ||
+      foreign_key(s, RL_KEY_LEVELS, "levels", s->levels_line, err, errlen) ||
+      foreign_key(s, RL_KEY_ROWS_ONLY, "rows_only", s->rows_only_line, err, errlen) ||
+      foreign_key(s, RL_KEY_STAGES, "stages", s->stages_line, err, errlen) ||
+      foreign_key(s, RL_KEY_ENGINES, "engines", s->engines_line, err, errlen) ||
+      foreign_key(s, RL_KEY_REPS, "reps", s->reps_line, err, errlen))
     return -1;
-  }
-  if (s->kind == RL_KIND_REFINEMENT && !s->levels) s->levels = 5;
-  for (int a = 0; a < s->naxes; a++) {
-    const rl_spec_axis *ax = &s->axis[a];
-    if (s->kind == RL_KIND_FP32 && !strcmp(ax->key, "precision")) {
-      rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] precision: kind = fp32 runs f64 and f32 itself (drop the axis)",
-                  s->path, ax->line);
+  for (int i = 0; i < s->nscene; i++)
+    if (!strncmp(s->scene[i], "chain:", 6) && !(k->flags & RL_KIND_CHAIN_SCENES)) {
+      char who[256];
+      kinds_with(0, RL_KIND_CHAIN_SCENES, who, sizeof who);
+      rl_snprintf(err, (size_t)errlen, "%s:%d: scene '%s': synthetic chains are for kind = %s only (kind is %s)", s->path,
+                  s->scene_line, s->scene[i], who, k->name);
       return -1;
     }
-    if (s->kind == RL_KIND_CONVERGENCE && !strcmp(ax->key, "precision"))
-      for (int i = 0; i < ax->nval; i++)
-        if (strcmp(ax->val[i], "f64")) {
-          rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] precision: '%s' is not available for kind = convergence "
-                      "(allowed: f64)", s->path, ax->line, ax->val[i]);
-          return -1;
-        }
-    if (strcmp(ax->key, "engine")) continue;
-    for (int i = 0; i < ax->nval; i++) {
-      const char *v = ax->val[i];
-      if (s->kind == RL_KIND_CONVERGENCE) {
-        int need = !strcmp(v, "avbd") ? RL_REF_DENSE_KKT : RL_REF_LAPACK_OPTIMUM;
-        if (!rl_spec_uses(s, need)) {
-          rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] engine: '%s' needs the reference '%s' ([reference] use, line %d)",
-                      s->path, ax->line, v, rl_ref_names[need], s->refs_line);
-          return -1;
-        }
-      }
-      const char *allowed = s->kind == RL_KIND_CONVERGENCE && !strcmp(v, "mujoco")
-                                ? "newton, cg, avbd (MuJoCo's statistics come with newton and cg)"
-                            : s->kind == RL_KIND_FP32 && !strcmp(v, "mujoco") ? "newton, cg, avbd (MuJoCo is f64 only)"
-                            : s->kind == RL_KIND_SPEED && !strcmp(v, "mujoco")
-                                ? "newton, cg, avbd (mj_step is timed beside every point)"
-                                : NULL;
-      if (allowed) {
-        rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] engine: '%s' is not available for kind = %s (allowed: %s)",
-                    s->path, ax->line, v, kinds[s->kind], allowed);
-        return -1;
-      }
-    }
-  }
-  return 0;
+  return k->check ? k->check(s, err, errlen) : 0;
 }
 
 static int load(const char *path, rl_spec *s, int no_files, char *err, int errlen) {
@@ -428,6 +444,7 @@ static int load(const char *path, rl_spec *s, int no_files, char *err, int errle
   s->steps = -1;
   s->seed = 1;
   s->metrics = (1ull << RL_NMET) - 1;
+  s->kind = rl_study_kinds[0]; /* trajectory */
   FILE *f = fopen(path, "r");
   if (!f) {
     rl_snprintf(err, (size_t)errlen, "%s: cannot read: %s", path, strerror(errno));
@@ -442,7 +459,9 @@ static int load(const char *path, rl_spec *s, int no_files, char *err, int errle
     rl_spec_free(s);
     return RL_EXIT_BADINPUT;
   }
-  const char *miss = !s->name[0] ? "name" : !s->nscene ? "scene" : s->steps < 0 && !(s->duration > 0) ? "steps or duration" : NULL;
+  const char *miss = !s->name[0] ? "name" : !s->nscene ? "scene"
+                     : s->steps < 0 && !(s->duration > 0) && !(s->kind->flags & RL_KIND_NO_LENGTH) ? "steps or duration"
+                                                                                                  : NULL;
   if (miss) {
     rl_snprintf(err, (size_t)errlen, "%s: [experiment] is missing '%s'", path, miss);
     rl_spec_free(s);
@@ -452,10 +471,10 @@ static int load(const char *path, rl_spec *s, int no_files, char *err, int errle
     rl_spec_free(s);
     return RL_EXIT_BADINPUT;
   }
-  /* kind = analytic: every scene declares a closed-form check it satisfies (study_analytic.c) */
-  for (int i = 0; s->kind == RL_KIND_ANALYTIC && !no_files && i < s->nscene; i++) {
+  /* the kind's checks of each scene (e.g. analytic: the closed-form check the scene declares) */
+  for (int i = 0; s->kind->check_scene && !no_files && i < s->nscene; i++) {
     char e2[1024];
-    if (rl_study_analytic_check_scene(s->scene[i], e2, sizeof e2)) {
+    if (s->kind->check_scene(s, s->scene[i], e2, sizeof e2)) {
       rl_snprintf(err, (size_t)errlen, "%s:%d: %s", path, s->scene_line, e2);
       rl_spec_free(s);
       return RL_EXIT_BADINPUT;
@@ -571,7 +590,7 @@ int rl_spec_expand(const rl_spec *s, rl_point **pts, char *err, int errlen) {
       safe(part, sizeof part, dtp);
       append_id(q->id, sizeof q->id, part);
     }
-    if (s->kind == RL_KIND_DEVICE) append_id(q->id, sizeof q->id, q->device);
+    if (s->kind->flags & RL_KIND_DEVICE_ID) append_id(q->id, sizeof q->id, q->device);
     for (int i = 0; i < q->nopts; i++) {
       safe(part, sizeof part, q->opts[i]);
       append_id(q->id, sizeof q->id, part);

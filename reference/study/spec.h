@@ -1,25 +1,32 @@
 /* spec.h — experiment specs (INI files under experiments/) and their expansion into sweep points.
  *
  *   [experiment]  name = STUDY          (letters, digits, _ -)
- *                 scene = a.xml, b.xml  (relative to the spec's folder; several = an outer sweep axis)
+ *                 scene = a.xml, b.xml  (relative to the spec's folder; several = an outer sweep axis; a long
+ *                                        list goes on on indented lines or in further scene = lines)
  *                 steps = N | duration = T
  *                 seed = S              (recorded in meta.csv; the trajectories start from qpos0)
  *                 description = TEXT
- *                 kind = trajectory | refinement | fp32 | residuals | convergence | lockstep | device | speed |
- *                        analytic   (default trajectory; study_kinds.h, study_lockstep.c, study_speed.h)
+ *                 kind = NAME           a row of the table of study kinds (kinds.h, kinds.c; default trajectory;
+ *                                        each kind in the file of its name, e.g. refinement.c)
  *                 kind = speed: steps = the steps per timed repetition; engine ∈ newton, cg, avbd (mj_step
  *                   is timed beside every point); points run one at a time whatever --jobs says.
  *                 kind = analytic: each scene declares its closed-form check in its MJCF file,
  *                   <custom><text name="rigidlab_check" data="incline | freefall | torque_free"/></custom>
- *                   (study_analytic.c); the run starts from the scene's first keyframe when it has one.
+ *                   (analytic.c); the run starts from the scene's first keyframe when it has one.
  *                 states = K            (convergence: K states `steps` apart; 1 ≤ K ≤ 100, default 5; engine
  *                                        newton/cg: gap to the LAPACK optimum, avbd: distance to the dense KKT
  *                                        reference of the step)
  *                 levels = K            (refinement: dt0·2^-k, k = 0..K−1; 4 ≤ K ≤ 12, default 5)
+ *                 rows_only = a, b      (verify: scene names whose verify covers only the collision and
+ *                                        constraint rows, on 10 states, solved by CG with 1 iteration)
+ *                 stages = LIST         (bench: `rigidlab bench --stages`)
+ *                 engines = LIST        (bench: `rigidlab bench --engines`)
+ *                 reps = R              (bench: `rigidlab bench --reps`; steps = its --steps)
+ *                 scene = chain:N1+N2   (bench only: the synthetic hinge chains of `bench chain:N1,N2`)
  *   [sweep]       engine = newton, cg, avbd, mujoco
  *                 precision = f64, f32
  *                 dt = 0.002, 0.001
- *                 device = cpu, cuda    (kind = device only; study_lockstep.c)
+ *                 device = cpu, cuda    (kind = device only; device.c)
  *                 KEY = V1, V2, ...     any `--opt KEY=VALUE` option (cone, iterations, tolerance, ...)
  *   [reference]   use = R1, R2, ...     the references the study compares against (default: all the kind's own):
  *                   trajectory: mujoco_free (final_qpos_err, qpos_err_max vs the mujoco point);
@@ -27,7 +34,9 @@
  *                   convergence: lapack_optimum (required by newton/cg points), dense_kkt (required by avbd);
  *                   lockstep: mujoco_lockstep, mujoco_free (lockstep_* | free_* metrics);
  *                   speed: mujoco_timing (required); analytic: closed_form (required);
- *                   fp32, device, residuals: none (their reference is the run itself: f64, cpu, the physics)
+ *                   agreement (required), contact: mujoco_free;
+ *                   fp32, device, residuals: none (their reference is the run itself: f64, cpu, the physics);
+ *                   verify, bench: none (MuJoCo on the same states, in the same process)
  *   [metrics]     names = final_qpos_err, ...        (default: all of rl_metric_names)
  *   [check]       METRIC = abs T | rel T | ratio R   (bands against the baseline; default = … for the rest)
  *
@@ -50,28 +59,31 @@ enum { RL_BAND_ABS, RL_BAND_REL, RL_BAND_RATIO };
 /* metrics, computed per point from its trajectory (and the mujoco point of the same scene/dt/options) */
 enum { RL_MET_FINAL_QPOS_ERR, RL_MET_QPOS_ERR_MAX, RL_MET_PENETRATION_MAX, RL_MET_ANCHOR_ERR_MAX, RL_MET_ENERGY_DRIFT,
        RL_MET_ITERATIONS_MEAN, RL_MET_CONVERGED_FRAC,
-       /* kind = refinement | fp32 | residuals (study_run.c) */
+       /* kind = refinement | fp32 | residuals */
        RL_MET_ORDER, RL_MET_ORDER_STDERR, RL_MET_ORDER_FINAL, RL_MET_ONESTEP_REL_MAX, RL_MET_DIVERGE_1EM6,
        RL_MET_DIVERGE_1EM3, RL_MET_SIGNORINI_MAX, RL_MET_COULOMB_MAX, RL_MET_MDP_MAX, RL_MET_NCP_MAX,
        /* kind = convergence */
        RL_MET_ITERS_TO_1EM10_GAP, RL_MET_FINAL_GAP,
-       /* kind = refinement: Richardson extrapolation and the GSL ODE reference (study_run.c) */
+       /* kind = refinement: Richardson extrapolation and the GSL ODE reference */
        RL_MET_RICHARDSON_ERR, RL_MET_ORDER_ODE, RL_MET_ORDER_ODE_STDERR,
-       /* kind = lockstep (study_lockstep.c) */
+       /* kind = lockstep */
        RL_MET_LOCKSTEP_QPOS_MAX, RL_MET_LOCKSTEP_QVEL_MAX, RL_MET_LOCKSTEP_QVEL_MEDIAN, RL_MET_FREE_DIVERGE_1EM6,
        RL_MET_FREE_QPOS_ERR_MAX,
-       /* kind = speed (study_speed.c) */
+       /* kind = speed */
        RL_MET_STEPS_PER_S, RL_MET_MUJOCO_STEPS_PER_S, RL_MET_TIME_RATIO,
-       /* kind = analytic (study_analytic.c) */
+       /* kind = analytic */
        RL_MET_INCLINE_ACCEL_REL_ERR, RL_MET_INCLINE_CREEP, RL_MET_FREEFALL_ERR, RL_MET_MOMENTUM_DRIFT,
        RL_MET_KINETIC_ENERGY_DRIFT,
        /* kind = convergence, engine = avbd: against the dense step reference (avbd_ref.h) */
-       RL_MET_AVBD_ITERS_TO_1EM6_DIST, RL_MET_AVBD_FINAL_DIST_M, RL_MET_AVBD_FINAL_DIST_RAD, RL_NMET };
+       RL_MET_AVBD_ITERS_TO_1EM6_DIST, RL_MET_AVBD_FINAL_DIST_M, RL_MET_AVBD_FINAL_DIST_RAD,
+       /* kind = verify */
+       RL_MET_VERIFY_FAILED_F64, RL_MET_VERIFY_FAILED_F32, RL_MET_VERIFY_WORST_F64, RL_MET_VERIFY_WORST_F32,
+       /* kind = agreement */
+       RL_MET_TRAJ_REL_ERR_MAX,
+       /* kind = bench (chain scenes) */
+       RL_MET_CHAIN_EXPONENT, RL_MET_MUJOCO_CHAIN_EXPONENT, RL_NMET };
 
-enum { RL_KIND_TRAJECTORY, RL_KIND_REFINEMENT, RL_KIND_FP32, RL_KIND_RESIDUALS, RL_KIND_CONVERGENCE, RL_KIND_LOCKSTEP,
-       RL_KIND_DEVICE, RL_KIND_SPEED, RL_KIND_ANALYTIC, RL_NKIND };
-extern const char *const rl_kind_names[RL_NKIND];
-/* [reference] use = … (spec.c: which kinds take which) */
+/* [reference] use = … (which kinds take which: their rows in kinds.c) */
 enum { RL_REF_MUJOCO_LOCKSTEP, RL_REF_MUJOCO_FREE, RL_REF_LAPACK_OPTIMUM, RL_REF_DENSE_KKT, RL_REF_GSL_ODE,
        RL_REF_RICHARDSON, RL_REF_MUJOCO_TIMING, RL_REF_CLOSED_FORM, RL_NREF };
 extern const char *const rl_ref_names[RL_NREF];
@@ -99,9 +111,14 @@ typedef struct rl_spec {
   double duration;
   unsigned long seed;
   char description[512];
-  int kind, kind_line; /* RL_KIND_* */
+  const struct rl_study_kind *kind; /* the kind's row (kinds.h) */
+  int kind_line;
   int levels, levels_line; /* refinement */
   int states, states_line; /* convergence */
+  int nrows_only, rows_only_line;               /* verify */
+  char *rows_only[RL_SPEC_MAXSCENES];
+  char stages[256], engines[256];               /* bench ("" = bench's default) */
+  int stages_line, engines_line, reps, reps_line; /* bench (reps 0 = bench's default) */
   int naxes;
   rl_spec_axis axis[RL_SPEC_MAXAXES];
   unsigned long long metrics; /* bit mask of RL_MET_* (64 bits) */

@@ -1,5 +1,6 @@
-/* study_kinds.h — the per-precision pieces of the runner's study kinds (spec.h: kind = refinement |
- * fp32 | residuals), compiled into rl64_… and rl32_… (reference/study/study_prec.c). */
+/* study_kinds.h — the per-precision halves of the study kinds refinement, fp32, residuals and convergence
+ * (refinement.c, fp32.c, residuals.c, convergence.c hold the runner's halves), compiled into rl64_… and
+ * rl32_… (study_prec.c).  The table of kinds is kinds.h. */
 #ifndef RL_STUDY_KINDS_H
 #define RL_STUDY_KINDS_H
 
@@ -23,7 +24,7 @@ int rl64_study_ode(const rl_sim_args *a, double tfinal, int nq, const double *qp
 int rl32_study_ode(const rl_sim_args *a, double tfinal, int nq, const double *qpos0, const double *qvel0, double *qpos_out,
                    char *why, int whylen);
 
-/* Run a->engine (newton | cg | mujoco | avbd) and write per step to a->c.out the physical residuals (B1)
+/* Run a->engine (newton | cg | mujoco | avbd) and write per step to a->c.out the physical residuals
    of the step's contact forces f and the post-step contact velocities v = J·qvel⁺ (J: the step's
    contact Jacobian, i.e. at the state the forces were solved at):
    step,time,signorini,coulomb,mdp,ncp,penetration,ncon with, over the step's contacts,
@@ -59,28 +60,3 @@ int rl64_study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, 
 int rl32_study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, int niter);
 
 #endif
-
-/* ---- the runner's side (study_run.c, f64 front end) ---- */
-#include <stddef.h>
-struct rl_spec;
-struct rl_point;
-struct rl_csv;
-/* worker: the point's files for its study kind (SA: the point's sim arguments, c.out unset) */
-int rl_study_run_point(const char *dir, const struct rl_spec *s, const struct rl_point *q, rl_sim_args *sa);
-/* the file written last by the point's worker: its presence marks the point done (--resume) */
-void rl_study_done_path(char *p, size_t n, const char *dir, const struct rl_spec *s, const struct rl_point *q);
-/* the point's metrics rows into W; 0 or −1 with err */
-int rl_study_metrics(struct rl_csv *w, const char *dir, const struct rl_spec *s, const struct rl_point *q, char *err,
-                     int errlen);
-/* remove DIR's temporaries of worker PID (NAME.tmp.PID) */
-void rl_study_remove_temps(const char *dir, long pid);
-/* one `sim` run into the trajectory CSV PATH (renamed into place when whole) */
-int rl_study_sim_to(rl_sim_args *sa, int f32, const char *path);
-/* open PATH (f32: floats written as such) for a worker and point SA's output at it; 0 or RL_EXIT_BADINPUT after
-   one line on stderr */
-int rl_study_open_csv(struct rl_csv *w, const char *path, int f32, rl_sim_args *sa);
-/* close W (0) or remove it (ST != 0: a failed point leaves no half-written file); the status */
-int rl_study_finish_csv(struct rl_csv *w, int st);
-/* one metrics.csv row: study,point,engine,precision,dt,metric,value,step,index */
-void rl_study_row(struct rl_csv *w, const struct rl_spec *s, const struct rl_point *q, double dt, const char *metric,
-                  double v, long step);

@@ -80,6 +80,63 @@ typedef struct {
   rs_studies studies;
 } report;
 
+/* Where a results tree keeps its data files: DIR itself, else its folders DIR/NAME/ in name order
+   (`rigidlab run` writes the default study's verify.csv, traj_compare.csv, contact_*.csv and bench_*.csv
+   into its study folders): "" and the folder names into SUBS */
+static void data_dirs(const char *dir, strlist *subs) {
+  rp_sl_add(subs, "");
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    char p[4400];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    if (e->d_name[0] != '.' && !stat(p, &sb) && S_ISDIR(sb.st_mode)) rp_sl_add(subs, e->d_name);
+  }
+  if (d) closedir(d);
+  qsort(subs->s + 1, (size_t)subs->n - 1, sizeof *subs->s, rp_cmp_str);
+}
+
+/* strcmp of two paths' file names */
+static int cmp_base(const void *a, const void *b) {
+  const char *x = *(char *const *)a, *y = *(char *const *)b, *sx = strrchr(x, '/'), *sy = strrchr(y, '/');
+  return strcmp(sx ? sx + 1 : x, sy ? sy + 1 : y);
+}
+
+/* the files named PREFIX*.csv (in file-name order), as paths relative to DIR, of the first data folder that has any (ALL: of
+   every data folder) into FILES */
+static int data_files(const char *dir, const char *prefix, int all, strlist *files) {
+  strlist subs = {0};
+  data_dirs(dir, &subs);
+  int st = 0;
+  for (int i = 0; i < subs.n && !st && (all || !files->n); i++) {
+    char sd[4400], rel[4400];
+    strlist f = {0};
+    snprintf(sd, sizeof sd, "%s%s%s", dir, i ? "/" : "", subs.s[i]);
+    if (!(st = rp_list_files(sd, prefix, &f)))
+      for (int k = 0; k < f.n; k++) {
+        snprintf(rel, sizeof rel, "%s%s%s", subs.s[i], i ? "/" : "", f.s[k]);
+        rp_sl_add(files, rel);
+      }
+    rp_sl_free(&f);
+  }
+  rp_sl_free(&subs);
+  qsort(files->s, (size_t)files->n, sizeof *files->s, cmp_base);
+  return st;
+}
+
+/* the path of data file NAME in the first data folder that has it; DIR/NAME when none has */
+static void data_path(const char *dir, const char *name, char *p, size_t n) {
+  strlist subs = {0};
+  data_dirs(dir, &subs);
+  int found = 0;
+  for (int i = 0; i < subs.n && !found; i++) {
+    snprintf(p, n, "%s/%s%s%s", dir, subs.s[i], i ? "/" : "", name);
+    found = !access(p, F_OK);
+  }
+  if (!found) rp_path_in(p, n, dir, name);
+  rp_sl_free(&subs);
+}
 
 /* what a verify row measures (reference/verify/quantities.c); a name verify no longer reports counts as a
    relative error, the kind of nearly all rows */
@@ -93,7 +150,7 @@ static rl_vq_kind vkind(const char *quantity) {
 static int load_verify(report *R) {
   verify_data *v = &R->v;
   char p[4096];
-  rp_path_in(p, sizeof p, R->dir, "verify.csv");
+  data_path(R->dir, "verify.csv", p, sizeof p);
   int st;
   if ((st = rp_table_load(&v->t, p))) return st;
   table *t = &v->t;
@@ -146,7 +203,7 @@ static int load_verify(report *R) {
 
 static int load_traj(report *R) {
   char p[4096];
-  rp_path_in(p, sizeof p, R->dir, "traj_compare.csv");
+  data_path(R->dir, "traj_compare.csv", p, sizeof p);
   int st;
   table *t = &R->traj;
   if ((st = rp_table_load(t, p))) return st;
@@ -177,13 +234,13 @@ static int cmp_run(const void *a, const void *b) {
 
 static int load_contact(report *R) {
   strlist files = {0};
-  int st = rp_list_files(R->dir, "contact_", &files);
+  int st = data_files(R->dir, "contact_", 0, &files);
   if (st) return st;
   R->runs = rp_xrealloc(NULL, sizeof *R->runs * (size_t)(files.n + 1));
   for (int i = 0; i < files.n; i++) {
     contact_run *c = &R->runs[R->nrun];
     memset(c, 0, sizeof *c);
-    const char *name = files.s[i] + strlen("contact_");
+    const char *base = strrchr(files.s[i], '/'), *name = (base ? base + 1 : files.s[i]) + strlen("contact_");
     const char *us = strrchr(name, '_');
     size_t ln = strlen(name) - 4; /* minus .csv */
     if (!us || us == name) {
@@ -259,7 +316,7 @@ static int links_of(const char *model, double *n) {
 
 static int load_bench(report *R) {
   strlist files = {0};
-  int st = rp_list_files(R->dir, "bench_", &files);
+  int st = data_files(R->dir, "bench_", 1, &files);
   if (st) return st;
   for (int i = 0; i < files.n && !st; i++) {
     char p[4096];
@@ -276,7 +333,8 @@ static int load_bench(report *R) {
       rp_table_free(&t);
       break;
     }
-    int chains = !strcmp(files.s[i], "bench_chains.csv");
+    const char *base = strrchr(files.s[i], '/');
+    int chains = !strcmp(base ? base + 1 : files.s[i], "bench_chains.csv");
     if (chains) R->have_chains = 1;
     else rp_sl_add(&R->bench_files, files.s[i]);
     for (int r = 0; r < t.nrow; r++) {
@@ -326,26 +384,31 @@ static int load_bench(report *R) {
   return st;
 }
 
-/* a verify run's outputs in DIR (verify.csv, traj_compare.csv, contact_*.csv, bench_*.csv): then verify.csv
-   and traj_compare.csv are required; a folder with studies only (`rigidlab run --out`, one study) has none */
-static int has_verify_outputs(const char *dir) {
+/* 1 if data file NAME is in DIR or one of its data folders (data_dirs) */
+static int data_has(const char *dir, const char *name) {
   char p[4096];
-  rp_path_in(p, sizeof p, dir, "verify.csv");
-  if (!access(p, F_OK)) return 1;
-  rp_path_in(p, sizeof p, dir, "traj_compare.csv");
-  if (!access(p, F_OK)) return 1;
-  strlist l = {0};
+  data_path(dir, name, p, sizeof p);
+  return !access(p, F_OK);
+}
+
+/* a verify run's outputs in DIR or its data folders (verify.csv, traj_compare.csv, contact_*.csv, bench_*.csv):
+   then verify.csv is required (traj_compare.csv is drawn when present); a tree with studies only (`rigidlab run
+   --out`, one study of the INI kinds) has none */
+static int has_verify_outputs(const char *dir) {
+  if (data_has(dir, "verify.csv") || data_has(dir, "traj_compare.csv")) return 1;
   const char *prefix[2] = {"contact_", "bench_"};
-  for (int i = 0; i < 2 && !l.n; i++)
-    if (rp_list_files(dir, prefix[i], &l)) break;
-  int n = l.n;
-  rp_sl_free(&l);
+  int n = 0;
+  for (int i = 0; i < 2 && !n; i++) {
+    strlist l = {0};
+    if (!data_files(dir, prefix[i], 0, &l)) n = l.n;
+    rp_sl_free(&l);
+  }
   return n > 0;
 }
 
 static int load_meta(report *R) {
   char p[4096];
-  rp_path_in(p, sizeof p, R->dir, "meta.csv");
+  data_path(R->dir, "meta.csv", p, sizeof p);
   if (access(p, F_OK)) return 0;
   int st = rp_table_load(&R->meta, p);
   if (st) return st;
@@ -962,7 +1025,7 @@ int rl_report(const char *dir, FILE *log, char *err, int errlen) {
   int st = 0, nsearched = 0;
   R.have_verify = has_verify_outputs(dir);
   if (R.have_verify) st = load_verify(&R);
-  if (!st && R.have_verify) st = load_traj(&R);
+  if (!st && R.have_verify && data_has(dir, "traj_compare.csv")) st = load_traj(&R);
   if (!st) st = load_contact(&R);
   if (!st) st = load_bench(&R);
   if (!st) st = load_meta(&R);

@@ -1,4 +1,4 @@
-/* study_analytic.c — kind = analytic (spec.h): each engine's trajectory (newton, cg, avbd, mujoco) against a
+/* analytic.c — kind = analytic (spec.h): each engine's trajectory (newton, cg, avbd, mujoco) against a
  * closed-form answer.  A scene declares its check in its MJCF file,
  *   <custom><text name="rigidlab_check" data="incline | freefall | torque_free"/></custom>,
  * and every expected value comes from the compiled model (gravity, the plane's frame, the geoms' friction,
@@ -29,8 +29,7 @@
 #include "mj_load.h"
 #include "runner.h"
 #include "spec.h"
-#include "study_kinds.h"
-#include "study_speed.h"
+#include "kinds.h"
 
 enum { CHECK_INCLINE, CHECK_FREEFALL, CHECK_TORQUE_FREE };
 
@@ -142,7 +141,9 @@ bad:
   return -1;
 }
 
-int rl_study_analytic_check_scene(const char *scene, char *err, int errlen) {
+/* at load: the scene declares a closed-form check it satisfies */
+static int analytic_check_scene(const rl_spec *s, const char *scene, char *err, int errlen) {
+  (void)s;
   amodel a;
   return amodel_read(scene, NULL, 0, 0, "newton", &a, err, errlen);
 }
@@ -210,7 +211,7 @@ static int read_expect(const char *dir, const rl_point *q, amodel *a, char *err,
   return 0;
 }
 
-int rl_study_analytic_run(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
+static int analytic_run(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
   (void)s;
   char path[4096], err[1024];
   amodel am;
@@ -334,7 +335,9 @@ static void metrics_torque_free(rl_csv *w, const rl_spec *s, const rl_point *q, 
     rl_study_row(w, s, q, a->dt, "kinetic_energy_drift", de, ate);
 }
 
-int rl_study_analytic_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *q, char *err, int errlen) {
+static int analytic_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *pts, const rl_point *q,
+                            char *err, int errlen) {
+  (void)pts;
   char path[4096];
   amodel a;
   rl_traj t;
@@ -354,3 +357,13 @@ int rl_study_analytic_metrics(rl_csv *w, const char *dir, const rl_spec *s, cons
   rl_traj_free(&t);
   return 0;
 }
+
+const rl_study_kind rl_kind_analytic = {
+    .name = "analytic",
+    .refs = 1u << RL_REF_CLOSED_FORM,
+    .refs_required = 1u << RL_REF_CLOSED_FORM,
+    .check_scene = analytic_check_scene,
+    .run = analytic_run,
+    .done = "",
+    .metrics = analytic_metrics,
+};

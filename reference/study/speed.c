@@ -1,4 +1,4 @@
-/* study_speed.c — kind = speed (spec.h): steps per second of rigidlab's whole step per engine and precision,
+/* speed.c — kind = speed (spec.h): steps per second of rigidlab's whole step per engine and precision,
  * and of MuJoCo's mj_step on the same scene, in one process.
  *   Worker: traj_ID.speed.csv — rep,steps,ns_per_step,mujoco_ns_per_step: SPEED_REPS repetitions, each `steps`
  *   steps (the spec's steps, or duration/dt) of ours then the same of mj_step, both from bench's contact-rich
@@ -20,39 +20,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include "csv.h"
-#include "mj_load.h"
 #include "runner.h"
 #include "spec.h"
-#include "study_kinds.h"
+#include "kinds.h"
 #include "study_speed.h"
 
 #define SPEED_REPS 11
 
 
-double rl_study_point_dt(const rl_point *q, char *err, int errlen) {
-  if (q->dt > 0) return q->dt;
-  mjModel *m = rl_mj_load(q->scene, err, errlen);
-  if (!m) return NAN;
-  double dt = m->opt.timestep;
-  mj_deleteModel(m);
-  return dt;
-}
-
 static void speed_path(char *p, size_t n, const char *dir, const rl_point *q) {
   rl_snprintf(p, n, "%s/traj_%s.speed.csv", dir, q->id);
 }
 
-int rl_study_speed_run(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
+static int speed_run(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
   char path[4096], err[1024], why[512] = "";
-  long n = s->steps;
+  long n = rl_study_point_steps(s, q, err, sizeof err);
   if (n < 0) {
-    double dt = rl_study_point_dt(q, err, sizeof err);
-    if (isnan(dt)) {
-      rl_errorf("%s", err);
-      return RL_EXIT_BADINPUT;
-    }
-    n = lround(s->duration / dt);
-    if (n < 1) n = 1;
+    rl_errorf("%s", err);
+    return RL_EXIT_BADINPUT;
   }
   double tr[SPEED_REPS], tm[SPEED_REPS];
   int st = q->f32 ? rl32_bench_step_reps(sa, SPEED_REPS, n, tr, tm, why, sizeof why)
@@ -88,7 +73,9 @@ static double median(double *x, size_t n) {
   return gsl_stats_median_from_sorted_data(x, 1, n);
 }
 
-int rl_study_speed_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *q, char *err, int errlen) {
+static int speed_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *pts, const rl_point *q, char *err,
+                         int errlen) {
+  (void)pts;
   char path[4096], *hdr;
   speed_path(path, sizeof path, dir, q);
   int nrow, ncol;
@@ -119,3 +106,19 @@ int rl_study_speed_metrics(rl_csv *w, const char *dir, const rl_spec *s, const r
   if (s->metrics >> RL_MET_TIME_RATIO & 1) rl_study_row(w, s, q, dt, "time_ratio", ours / theirs, steps);
   return 0;
 }
+
+/* mj_step is timed beside every point: no mujoco points */
+static int speed_check(rl_spec *s, char *err, int errlen) {
+  return rl_study_ban_engines(s, "mujoco", "newton, cg, avbd (mj_step is timed beside every point)", err, errlen);
+}
+
+const rl_study_kind rl_kind_speed = {
+    .name = "speed",
+    .refs = 1u << RL_REF_MUJOCO_TIMING,
+    .refs_required = 1u << RL_REF_MUJOCO_TIMING,
+    .flags = RL_KIND_SERIAL,
+    .check = speed_check,
+    .run = speed_run,
+    .done = ".speed",
+    .metrics = speed_metrics,
+};
