@@ -90,13 +90,13 @@ same_as_full() {
 
 # one machine: GNU parallel, then background processes
 if command -v parallel > /dev/null 2>&1; then
-  "$src/tools/run-shards" --baseline "$tmp/base" 3 "$tmp/par" "${specs[@]}" > "$tmp/par.log" 2>&1 ||
+  RIGIDLAB="$rl" "$src/tools/run-shards" --baseline "$tmp/base" 3 "$tmp/par" "${specs[@]}" > "$tmp/par.log" 2>&1 ||
     { cat "$tmp/par.log"; bad "tools/run-shards (GNU parallel) exit status"; }
   same_as_full "$tmp/par/merged" "run-shards (GNU parallel)"
 else
   echo "GNU parallel not installed: tools/run-shards runs background processes only"
 fi
-RL_NO_PARALLEL=1 "$src/tools/run-shards" --baseline "$tmp/base" 3 "$tmp/bg" "${specs[@]}" > "$tmp/bg.log" 2>&1 ||
+RIGIDLAB="$rl" RL_NO_PARALLEL=1 "$src/tools/run-shards" --baseline "$tmp/base" 3 "$tmp/bg" "${specs[@]}" > "$tmp/bg.log" 2>&1 ||
   { cat "$tmp/bg.log"; bad "tools/run-shards (background processes) exit status"; }
 same_as_full "$tmp/bg/merged" "run-shards (processes)"
 
