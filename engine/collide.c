@@ -35,7 +35,8 @@ void rl_geom_view(const rl_model *m, const rl_data *d, int g, rl_geomview *v) {
 /* MuJoCo 2.2.2's filters: bitmask (contype₁ & conaffinity₂) | (contype₂ & conaffinity₁) ≠ 0; not the same
    weld body (this also drops static–static pairs: both welded to the world); parent–child: two
    non-world weld bodies where one is the weld body of the other's parent (unless filterparent is
-   disabled); and the <exclude> list, signature (min body << 16) + max body. */
+   disabled); and the <exclude> list, whose signatures MuJoCo's compiler stores with body ids counted from 1:
+   ((min body + 1) << 16) + (max body + 1). */
 int rl_geom_pair_allowed(const rl_model *m, int g1, int g2) {
   if (!((m->geom_contype[g1] & m->geom_conaffinity[g2]) || (m->geom_contype[g2] & m->geom_conaffinity[g1]))) return 0;
   int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
@@ -46,7 +47,7 @@ int rl_geom_pair_allowed(const rl_model *m, int g1, int g2) {
     if (p1 == w2 || p2 == w1) return 0;
   }
   if (m->nexclude) {
-    int sig = ((b1 < b2 ? b1 : b2) << 16) + (b1 < b2 ? b2 : b1);
+    int sig = (((b1 < b2 ? b1 : b2) + 1) << 16) + (b1 < b2 ? b2 : b1) + 1;
     for (int e = 0; e < m->nexclude; e++)
       if (m->exclude_signature[e] == sig) return 0;
   }

@@ -24,6 +24,10 @@
  *   dist, pos, normal, frame              analytic pairs on the same branch
  *   dist_mpr, pos_mpr, normal_mpr         MPR pairs on the same branch, judged against mpr_tolerance
  *   friction, solref, solimp, margin      mixed parameters, every pair
+ *   left_out_capacity          running fraction of states left out because a contact buffer overflowed (no
+ *                              reference list: ours keeps the deepest contacts, MuJoCo the first found)
+ *   left_out_pairs_sensitive   running fraction of colliding pairs left out as near ties (see above)
+ *   Either above 10 % fails: the comparison would then say too little.
  * Errors are ∞-norms; dist/pos are scaled by the pair's size (rbound₁ + rbound₂, or the non-plane
  * geom's rbound) so that the figure is a relative error of the geometry. */
 #include <math.h>
@@ -33,17 +37,18 @@
 #include "verify.h"
 
 enum { C_NCON, C_FLIPS, C_ORDER, C_BRANCH, C_DIST, C_POS, C_NORMAL, C_FRAME, C_DIST_MPR, C_POS_MPR, C_NORMAL_MPR, C_FRICTION, C_SOLREF,
-       C_SOLIMP, C_MARGIN, NC };
+       C_SOLIMP, C_MARGIN, C_LEFT_CAPACITY, C_LEFT_PAIRS, NC };
 static const char *const names[NC] = {"ncon", "pair_flips", "order", "branch", "dist", "pos", "normal", "frame", "dist_mpr", "pos_mpr",
-                                      "normal_mpr", "friction", "solref", "solimp", "margin"};
+                                      "normal_mpr", "friction", "solref", "solimp", "margin", "left_out_capacity",
+                                      "left_out_pairs_sensitive"};
 /* MPR rows (same branch): MuJoCo stops MPR when the portal moves less than mpr_tolerance (1e-6 by default), so two
    correct implementations agree to about that, relative to the geometry */
 #if !defined(RL_REAL_F32)
 static const double tol_f64[NC] = {[C_NCON] = 0.5, [C_FLIPS] = 1e-300, [C_ORDER] = 0.5, [C_BRANCH] = 1e-300, [C_DIST_MPR] = 1e-6, [C_POS_MPR] = 1e-6,
-                                   [C_NORMAL_MPR] = 1e-6};
+                                   [C_NORMAL_MPR] = 1e-6, [C_LEFT_CAPACITY] = 0.1, [C_LEFT_PAIRS] = 0.1};
 #endif
 static const int absolute[NC] = {[C_NCON] = 1, [C_ORDER] = 1};
-static const int last[NC] = {[C_BRANCH] = 1};
+static const int last[NC] = {[C_BRANCH] = 1, [C_LEFT_CAPACITY] = 1, [C_LEFT_PAIRS] = 1};
 
 /* size of the state perturbation that tells ill-conditioned pairs (see ill_conditioned()): about the
    rounding each precision's kinematics accumulate */
@@ -61,6 +66,7 @@ typedef struct own {
   mjData *ref;         /* MuJoCo's collision on rigidlab's frames */
   int compared, overflow; /* states compared / skipped because a contact buffer overflowed */
   long mpr_total, mpr_branch; /* contacts compared / on another branch, over all states so far */
+  long pairs_total, pairs_sensitive; /* colliding geom pairs seen / left out as near ties, over all states so far */
 } own;
 
 static int init(rl_vctx *c) {
@@ -90,6 +96,14 @@ static void fini(rl_vctx *c) {
   c->own = NULL;
 }
 
+
+/* the running fractions left out: states whose contact buffer overflowed (no reference list), and colliding
+   pairs at a near tie of MuJoCo's own result (ill_conditioned()) */
+static void record_left_out(const own *o, rl_vq *q) {
+  long pairs = o->pairs_total + o->pairs_sensitive;
+  rl_vq_record(&q[C_LEFT_CAPACITY], (double)o->overflow / (o->overflow + o->compared), 1);
+  rl_vq_record(&q[C_LEFT_PAIRS], pairs ? (double)o->pairs_sensitive / (double)pairs : 0, 1);
+}
 
 static int same_pair(int x, int y, int a, int b) { return (x == a && y == b) || (x == b && y == a); }
 
@@ -173,6 +187,7 @@ static void state(rl_vctx *c, rl_vq *q) {
   if (mjd->ncon >= mjm->nconmax || d->warning[RL_WARN_CONTACTFULL]) {
     d->warning[RL_WARN_CONTACTFULL] = 0;
     o->overflow++;
+    record_left_out(o, q);
     return;
   }
   o->compared++;
@@ -212,6 +227,7 @@ static void state(rl_vctx *c, rl_vq *q) {
       if (seen) continue;
       if (o->pert && ill_conditioned(mjm, mjd, o->pert, a, b, pair_scale(mjm, a, b))) {
         unstable++;
+        o->pairs_sensitive++;
         for (int k = 0; k < d->ncon; k++)
           if (same_pair(d->contact[k].geom1, d->contact[k].geom2, a, b)) o->used[k] = 2;
         for (int k = 0; k < mjd->ncon; k++)
@@ -219,6 +235,7 @@ static void state(rl_vctx *c, rl_vq *q) {
         continue;
       }
       pairs++;
+      o->pairs_total++;
       if (nmj != nrl) {
         flips++;
         flipped_contacts += nmj > nrl ? nmj : nrl;
@@ -313,9 +330,10 @@ static void state(rl_vctx *c, rl_vq *q) {
   rl_vq_record(&q[C_NCON], (double)flipped_contacts, 0);
   rl_vq_record(&q[C_FLIPS], pairs ? (double)flips / pairs : 0, 1);
   (void)unstable;
+  record_left_out(o, q);
   rl_vq_record(&q[C_BRANCH], o->mpr_total ? (double)o->mpr_branch / (double)o->mpr_total : 0, 1);
   rl_vq_record(&q[C_ORDER], (double)swapped, 0);
-  for (int k = C_DIST; k < NC; k++) rl_vq_record(&q[k], err[k], mag[k]);
+  for (int k = C_DIST; k <= C_MARGIN; k++) rl_vq_record(&q[k], err[k], mag[k]);
 }
 
 #if defined(RL_REAL_F32)
@@ -326,7 +344,8 @@ static void state(rl_vctx *c, rl_vq *q) {
    threshold also 1e-2, in f32 the MPR rows are bounded by the split and the branch row (the fraction
    of MPR and analytic contacts beyond 1e-2, ≤ 15 %) carries the check. */
 static const double tol_f32[NC] = {[C_DIST] = 1e-3, [C_POS] = 1e-3, [C_NORMAL] = 1e-3, [C_FRAME] = 1e-3, [C_NCON] = 8.5, [C_FLIPS] = 0.05, [C_ORDER] = 0.5, [C_BRANCH] = 0.15,
-                                   [C_DIST_MPR] = 1e-2, [C_POS_MPR] = 1e-2, [C_NORMAL_MPR] = 1e-2};
+                                   [C_DIST_MPR] = 1e-2, [C_POS_MPR] = 1e-2, [C_NORMAL_MPR] = 1e-2, [C_LEFT_CAPACITY] = 0.1,
+                                   [C_LEFT_PAIRS] = 0.1};
 #define TOL tol_f32
 #else
 #define TOL tol_f64
