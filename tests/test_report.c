@@ -107,15 +107,15 @@ Test(report, writes_summary_tables_and_plots) {
   cr_expect_not_null(strstr(sum, "3.000e-10"), "worst f64 error missing from summary.md");
   cr_expect_not_null(strstr(sum, "verify rows failed: **1** of 9"), "failed count missing");
   /* counts and fractions never stand in for errors: iter_newton sits at its tolerance (1 of 1) and
-     ill_conditioned at half of it, both nearer than any error row, yet the headline and the per-stage table
+     the step's left_out fraction at half of it, both nearer than any error row, yet the headline and the per-stage table
      name the errors; they appear in their own table */
   const char *head = strstr(sum, "## Headline"), *other = strstr(sum, "## Other figures");
   cr_assert(head && other && other > head, "summary.md has no headline followed by other figures");
   cr_expect_null(memmem(head, (size_t)(other - head), "iter_newton", 11), "a count in the error headline");
-  cr_expect_null(memmem(head, (size_t)(other - head), "ill_conditioned", 15), "a fraction in the error headline");
+  cr_expect_null(memmem(head, (size_t)(other - head), "left_out", 8), "a fraction in the error headline");
   cr_expect_not_null(strstr(sum, "| solve | 3.000e-10 | box_stack.xml@elliptic | efc_force |"), "per-stage table: solve's error row missing");
   cr_expect_not_null(strstr(sum, "| iter_newton (solve) | count | 1 |"), "the count row's own table is missing");
-  cr_expect_not_null(strstr(sum, "| ill_conditioned (step) | fraction | 2.500e-01 |"), "the fraction row's own table is missing");
+  cr_expect_not_null(strstr(sum, "| left_out (step) | fraction | 5.000e-02 |"), "the fraction row's own table is missing");
   cr_expect_not_null(strstr(sum, "plots/verify.svg"), "summary does not link the plots");
   /* chain fixture: ours ∝ n, MuJoCo ∝ n² */
   cr_expect_not_null(strstr(sum, "rigidlab **1.00**, MuJoCo **2.00**"), "chain exponents missing");

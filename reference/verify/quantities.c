@@ -85,7 +85,12 @@ static const rl_vq_info table[] = {
     {"newton_dposv_cond", SCALED, 0, "κ₁·ε", "newton_dposv's error divided by κ₁(H)·ε"},
     /* one whole step (verify_step.c); qpos and qvel are above */
     {"qacc", REL, "qacc", 0, "the step's acceleration"},
-    {"ill_conditioned", FRACTION, 0, "1", "running fraction of states left out as ill-conditioned"},
+    {"left_out", FRACTION, 0, "1", "fraction of the states left out of the step comparison, for any reason"},
+    {"left_out_sensitive", FRACTION, 0, "1",
+     "fraction of the states left out because they disagree where MuJoCo's own step is not reproducible"},
+    /* the reasons a state or pair is left out (collision, solve, step) */
+    {"left_out_capacity", FRACTION, 0, "1", "fraction of the states left out because a contact or row buffer was full"},
+    {"left_out_pairs_sensitive", FRACTION, 0, "1", "fraction of the colliding geom pairs left out as near ties of MuJoCo's own collision"},
 };
 
 const rl_vq_info *rl_vq_info_find(const char *name) {
