@@ -11,9 +11,10 @@
  * nearest position and compared.  Rows:
  *   ncon          per state: contacts in pairs whose counts differ (absolute)
  *   pair_flips    per state: fraction of the colliding geom pairs whose counts differ
- *                 Pairs whose MuJoCo result jumps under a rounding-sized perturbation of the state
- *                 (1e-12 in f64, 1e-5 in f32) are left out (see ill_conditioned(): near ties such as stacked boxes
- *                 with coincident edges, where any evaluation may take either branch).  f64: both rows
+ *                 A pair whose counts differ is left out (and counted, left_out_pairs_sensitive) only when
+ *                 MuJoCo's own result for it jumps under a rounding-sized perturbation of the state (1e-12 in
+ *                 f64, 1e-5 in f32; see ill_conditioned(): near ties such as stacked boxes with coincident
+ *                 edges, where any evaluation may take either branch); a pair whose counts agree is compared.  f64: both rows
  *                 must be 0.  f32: of the rest, up to one flipped box-box pair (8 contacts) and 5 % of the pairs per state may
  *                 still flip, because MuJoCo's box-box branches on thresholds made for double.
  *   order         pairs matched with geom1/geom2 swapped (absolute; must be 0)
@@ -26,7 +27,7 @@
  *   friction, solref, solimp, margin      mixed parameters, every pair
  *   left_out_capacity          running fraction of states left out because a contact buffer overflowed (no
  *                              reference list: ours keeps the deepest contacts, MuJoCo the first found)
- *   left_out_pairs_sensitive   running fraction of colliding pairs left out as near ties (see above)
+ *   left_out_pairs_sensitive   running fraction of colliding pairs left out as near ties (see pair_flips)
  *   Either above 10 % fails: the comparison would then say too little.
  * Errors are ∞-norms; dist/pos are scaled by the pair's size (rbound₁ + rbound₂, or the non-plane
  * geom's rbound) so that the figure is a relative error of the geometry. */
@@ -225,7 +226,7 @@ static void state(rl_vctx *c, rl_vq *q) {
       }
       if (side && nmj > 0) seen = 1; /* counted from MuJoCo's side */
       if (seen) continue;
-      if (o->pert && ill_conditioned(mjm, mjd, o->pert, a, b, pair_scale(mjm, a, b))) {
+      if (nmj != nrl && o->pert && ill_conditioned(mjm, mjd, o->pert, a, b, pair_scale(mjm, a, b))) {
         unstable++;
         o->pairs_sensitive++;
         for (int k = 0; k < d->ncon; k++)
