@@ -271,6 +271,25 @@ static double now_s(void) {
 }
 
 /* run the pending points in up to JOBS workers; 0, RL_EXIT_BADINPUT (a worker failed) or 130 (interrupted) */
+/* the order in which pending points start: the largest scene file first (a proxy for a point's cost), then in
+   point order, so that with several jobs the long points do not come last and leave the other workers idle.
+   Each point writes only its own files and the metrics are computed afterwards in point order, so the order
+   changes no output. */
+static const rl_point *order_pts;
+static long scene_bytes(const rl_point *q) {
+  struct stat sb;
+  return stat(q->scene, &sb) ? 0 : (long)sb.st_size;
+}
+static int by_cost(const void *a, const void *b) {
+  int i = *(const int *)a, j = *(const int *)b;
+  long si = scene_bytes(&order_pts[i]), sj = scene_bytes(&order_pts[j]);
+  return si != sj ? (si < sj ? 1 : -1) : (i > j) - (i < j);
+}
+static void order_by_cost(const rl_point *pts, int *pending, int n) {
+  order_pts = pts;
+  qsort(pending, (size_t)n, sizeof *pending, by_cost);
+}
+
 static int run_pool(const char *dir, const rl_spec *s, const rl_point *pts, const int *pending, int npending,
                     const rl_run_args *a, int jobs) {
   pid_t *pid = calloc((size_t)jobs, sizeof *pid);
@@ -405,6 +424,7 @@ static int run_study(const char *path, const rl_run_args *a, int jobs) {
   int serial = s.kind->flags & RL_KIND_SERIAL;
   if (serial && jobs > 1)
     fprintf(stderr, "run %s: kind = %s runs one point at a time (--jobs %d not used)\n", s.name, s.kind->name, jobs);
+  if (!serial) order_by_cost(pts, pending, npending);
   st = run_pool(dir, &s, pts, pending, npending, a, serial ? 1 : jobs);
   if (st == 130)
     rl_errorf("run: %s: interrupted; every finished trajectory is whole: continue with --resume", s.name);
