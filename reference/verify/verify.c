@@ -29,6 +29,17 @@ void rl_vq_record(rl_vq *q, double err, double mag) {
   if (mag > q->scale) q->scale = mag;
 }
 
+void rl_vq_mj_collision_on(const mjModel *mjm, mjData *dst, const double *qpos, const rl_data *d) {
+  mju_copy(dst->qpos, qpos, mjm->nq);
+  mj_kinematics(mjm, dst);
+  for (long i = 0; i < 3L * mjm->nbody; i++) dst->xpos[i] = (double)d->xpos[i];
+  for (long i = 0; i < 4L * mjm->nbody; i++) dst->xquat[i] = (double)d->xquat[i];
+  for (long i = 0; i < 9L * mjm->nbody; i++) dst->xmat[i] = (double)d->xmat[i];
+  for (long i = 0; i < 3L * mjm->ngeom; i++) dst->geom_xpos[i] = (double)d->geom_xpos[i];
+  for (long i = 0; i < 9L * mjm->ngeom; i++) dst->geom_xmat[i] = (double)d->geom_xmat[i];
+  mj_collision(mjm, dst);
+}
+
 /* Per state: err = ‖ours − mujoco‖∞, mag = ‖mujoco‖∞, recorded for the reduction in finish(). */
 void rl_vq_compare(rl_vq *q, const real *ours, const double *ref, long n) {
   double err = 0, mag = 0;
@@ -180,28 +191,20 @@ int rl_cmd_verify(const rl_verify_args *a) {
       r->last = modules[i]->last ? modules[i]->last[k] : 0;
     }
   }
-  for (int k = 0; k < nrow; k++)
-    if (!rl_vq_info_find(q[k].name)) { /* every row is described in quantities.c (its unit and kind) */
-      rl_errorf("verify: quantity '%s' has no entry in reference/verify/quantities.c", q[k].name);
-      free(q);
-      free(dense);
-      free(mjdense);
-      rl_data_free(d);
-      mj_deleteData(mjd);
-      mj_deleteData(mjd2);
-      mj_deleteModel(mjfree);
-      rl_states_free(&S);
-      rl_pair_free(&p);
-      return RL_EXIT_BADINPUT;
-    }
   double *store = calloc(2 * (size_t)nrow * (size_t)(S.n + 1), sizeof(double));
   for (int k = 0; k < nrow; k++) {
     q[k].err = store + (size_t)k * 2 * (S.n + 1);
     q[k].mag = q[k].err + S.n + 1;
   }
   int ret = RL_EXIT_OK;
+  for (int k = 0; k < nrow && ret == RL_EXIT_OK; k++)
+    if (!rl_vq_info_find(q[k].name)) { /* every row is described in quantities.c (its unit and kind) */
+      rl_errorf("verify: quantity '%s' has no entry in reference/verify/quantities.c", q[k].name);
+      ret = RL_EXIT_BADINPUT;
+    }
   for (int i = 0; i < NMOD; i++) {
     memset(&ctx[i], 0, sizeof ctx[i]);
+    if (ret != RL_EXIT_OK) on[i] = 0;
     ctx[i].p = &p;
     ctx[i].d = d;
     ctx[i].mjd = mjd;
@@ -259,7 +262,7 @@ int rl_cmd_verify(const rl_verify_args *a) {
     }
   }
   if (ret == RL_EXIT_OK && fails) ret = RL_EXIT_FAIL;
-  if (!a->c.quiet)
+  if (!a->c.quiet && ret != RL_EXIT_BADINPUT)
     printf("%s %s: %d state(s), %d quantity row(s) failed\n", label, RL_PREC_NAME, S.n, fails);
   free(store);
   free(q);

@@ -174,14 +174,7 @@ static void state(rl_vctx *c, rl_vq *q) {
   mw->opt.collision = saved;
   /* the reference: MuJoCo's collision on our frames */
   mjData *mjd = o->ref;
-  mju_copy(mjd->qpos, c->mjd->qpos, mjm->nq);
-  mj_kinematics(mjm, mjd);
-  for (long i = 0; i < 3L * mjm->nbody; i++) mjd->xpos[i] = (double)d->xpos[i];
-  for (long i = 0; i < 4L * mjm->nbody; i++) mjd->xquat[i] = (double)d->xquat[i];
-  for (long i = 0; i < 9L * mjm->nbody; i++) mjd->xmat[i] = (double)d->xmat[i];
-  for (long i = 0; i < 3L * mjm->ngeom; i++) mjd->geom_xpos[i] = (double)d->geom_xpos[i];
-  for (long i = 0; i < 9L * mjm->ngeom; i++) mjd->geom_xmat[i] = (double)d->geom_xmat[i];
-  mj_collision(mjm, mjd);
+  rl_vq_mj_collision_on(mjm, mjd, c->mjd->qpos, d);
 
   /* a state where MuJoCo's contact buffer overflowed has no reference list: ours keeps the deepest,
      MuJoCo the first found (counted, reported by fini) */

@@ -82,19 +82,6 @@ static int contacts_jumped(const mjModel *mjm, const mjData *a, const mjData *b)
   return 0;
 }
 
-/* MuJoCo's collision of the state on rigidlab's frames (d's geom and body poses from rl_kinematics at QPOS): the
-   same collision code on inputs equal to about 1e-16 */
-static void mujoco_collision_on_ours(const mjModel *mjm, mjData *dst, const double *qpos, const rl_data *d) {
-  mju_copy(dst->qpos, qpos, mjm->nq);
-  mj_kinematics(mjm, dst);
-  for (long i = 0; i < 3L * mjm->nbody; i++) dst->xpos[i] = (double)d->xpos[i];
-  for (long i = 0; i < 4L * mjm->nbody; i++) dst->xquat[i] = (double)d->xquat[i];
-  for (long i = 0; i < 9L * mjm->nbody; i++) dst->xmat[i] = (double)d->xmat[i];
-  for (long i = 0; i < 3L * mjm->ngeom; i++) dst->geom_xpos[i] = (double)d->geom_xpos[i];
-  for (long i = 0; i < 9L * mjm->ngeom; i++) dst->geom_xmat[i] = (double)d->geom_xmat[i];
-  mj_collision(mjm, dst);
-}
-
 /* the running fractions of left-out states, per reason and together */
 static void record_left_out(const own *o, rl_vq *q) {
   double n = o->states;
@@ -151,7 +138,7 @@ static void state(rl_vctx *c, rl_vq *q) {
   d->time = 0;
   mjd->time = 0;
   rl_kinematics(m, d);
-  mujoco_collision_on_ours(c->p->mjm, o->onours, c->mjd->qpos, d);
+  rl_vq_mj_collision_on(c->p->mjm, o->onours, c->mjd->qpos, d);
   int warn0 = d->warning[RL_WARN_CONTACTFULL];
   mj_step(c->p->mjm, mjd);
   rl_step(m, d);
