@@ -14,7 +14,8 @@
  *                 A pair whose counts differ is left out (and counted, left_out_pairs_sensitive) only when
  *                 MuJoCo's own result for it jumps under a rounding-sized perturbation of the state (1e-12 in
  *                 f64, 1e-5 in f32; see ill_conditioned(): near ties such as stacked boxes with coincident
- *                 edges, where any evaluation may take either branch); a pair whose counts agree is compared.  f64: both rows
+ *                 edges, where any evaluation may take either branch); a near-tie pair whose counts agree is
+ *                 compared, and a contact of it beyond its row's tolerance counts as on another branch.  f64: both rows
  *                 must be 0.  f32: of the rest, up to one flipped box-box pair (8 contacts) and 5 % of the pairs per state may
  *                 still flip, because MuJoCo's box-box branches on thresholds made for double.
  *   order         pairs matched with geom1/geom2 swapped (absolute; must be 0)
@@ -35,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tolerances.h"
 #include "verify.h"
 
 enum { C_NCON, C_FLIPS, C_ORDER, C_BRANCH, C_DIST, C_POS, C_NORMAL, C_FRAME, C_DIST_MPR, C_POS_MPR, C_NORMAL_MPR, C_FRICTION, C_SOLREF,
@@ -160,6 +162,8 @@ static double pair_scale(const mjModel *mjm, int g1, int g2) {
   return s > 0 ? s : 1;
 }
 
+static double row_tol(int k);
+
 static void state(rl_vctx *c, rl_vq *q) {
   const rl_model *m = c->p->m;
   const mjModel *mjm = c->p->mjm;
@@ -195,7 +199,8 @@ static void state(rl_vctx *c, rl_vq *q) {
   double err[NC], mag[NC];
   for (int k = 0; k < NC; k++) err[k] = mag[k] = 0;
   int unmatched = 0, swapped = 0, pairs = 0, flips = 0, flipped_contacts = 0, unstable = 0;
-  unsigned char *skip_mj = o->used + m->nconmax + 1; /* MuJoCo contacts of ill-conditioned pairs */
+  /* MuJoCo contacts of near-tie pairs: 1 left out (the counts differ), 2 compared (see other_branch) */
+  unsigned char *skip_mj = o->used + m->nconmax + 1;
   memset(skip_mj, 0, (size_t)mjd->ncon);
   /* per geom pair (first occurrence on either side): equal counts or a flip */
   for (int side = 0; side < 2; side++) {
@@ -219,7 +224,11 @@ static void state(rl_vctx *c, rl_vq *q) {
       }
       if (side && nmj > 0) seen = 1; /* counted from MuJoCo's side */
       if (seen) continue;
-      if (nmj != nrl && o->pert && ill_conditioned(mjm, mjd, o->pert, a, b, pair_scale(mjm, a, b))) {
+      int tie = o->pert && ill_conditioned(mjm, mjd, o->pert, a, b, pair_scale(mjm, a, b));
+      if (tie && nmj == nrl) /* compared; beyond tolerance it took the other branch of the tie */
+        for (int k = 0; k < mjd->ncon; k++)
+          if (same_pair(mjd->contact[k].geom1, mjd->contact[k].geom2, a, b)) skip_mj[k] = 2;
+      if (tie && nmj != nrl) {
         unstable++;
         o->pairs_sensitive++;
         for (int k = 0; k < d->ncon; k++)
@@ -242,7 +251,7 @@ static void state(rl_vctx *c, rl_vq *q) {
   }
   for (int i = 0; i < mjd->ncon; i++) {
     const mjContact *mc = mjd->contact + i;
-    if (skip_mj[i]) continue;
+    if (skip_mj[i] == 1) continue;
     int flipped = 0;
     for (int k = 0; k < d->ncon && !flipped; k++) {
       const rl_contact *rc = d->contact + k;
@@ -283,7 +292,8 @@ static void state(rl_vctx *c, rl_vq *q) {
     double e_nrm = maxabs_diff(rc->frame, mc->frame, 3, sign);
     int kd = mpr ? C_DIST_MPR : C_DIST, kp = mpr ? C_POS_MPR : C_POS, kn = mpr ? C_NORMAL_MPR : C_NORMAL;
     o->mpr_total++;
-    int other_branch = !(e_dist <= BRANCH && e_pos <= BRANCH && e_nrm <= BRANCH);
+    int other_branch = !(e_dist <= BRANCH && e_pos <= BRANCH && e_nrm <= BRANCH) ||
+                       (skip_mj[i] == 2 && !(e_dist <= row_tol(kd) && e_pos <= row_tol(kp) && e_nrm <= row_tol(kn)));
     if (other_branch) { /* another branch: counted, not compared */
       o->mpr_branch++;
       e_dist = e_pos = e_nrm = 0;
@@ -344,6 +354,11 @@ static const double tol_f32[NC] = {[C_DIST] = 1e-3, [C_POS] = 1e-3, [C_NORMAL] =
 #else
 #define TOL tol_f64
 #endif
+
+/* row K's tolerance (0 in the table: the stage's), scaled by RL_TOL_SCALE as verify.c scales it */
+static double row_tol(int k) {
+  return TOL[k] > 0 ? TOL[k] * rl_verify_tolerance_scale() : rl_verify_tolerance(RL_STAGE_COLLISION, RL_IS_F32);
+}
 
 const rl_vmodule rl_vmod_collision = {.stage = RL_STAGE_COLLISION, .nq = NC, .names = names, .tol = TOL,
                                       .absolute = absolute, .last = last, .init = init, .state = state, .fini = fini};
