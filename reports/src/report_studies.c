@@ -309,15 +309,19 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
     rp_fit(x, y, n, &sl[i], &ic[i], &r2);
   }
   int cols = scenes.n > 3 ? 3 : scenes.n ? scenes.n : 1, rows = scenes.n ? (scenes.n + cols - 1) / cols : 1;
-  rp_gp_loop(f, a->base, 660 * cols, 560 * rows + 60);
+  rp_gp_loop(f, a->base, 660 * cols, 700 * rows + 60);
   fprintf(f, "set multiplot layout %d,%d title \"%s: error vs step size h (log-log); lines: least-squares power law, slope = observed order\"\n",
           rows, cols, s->name);
-  fprintf(f, "set xlabel \"step size h (s, log scale)\"\nset ylabel \"error max |q - q_ref| (m or rad, log scale)\"\n");
-  fprintf(f, "set logscale xy\nset format y \"1e%%L\"\nset key outside right top box opaque font \",10\"\n");
+  fprintf(f, "set xlabel \"step size h (ms, log scale)\" offset 0,0.8\nset ylabel \"error max |q - q_ref| (m or rad, log scale)\"\n");
+  /* the key under each panel (two columns), so the panels keep the width; ticks at the step sizes, in ms */
+  fprintf(f, "set logscale xy\nset format y \"1e%%L\"\nset key outside below center box opaque font \",10\" maxcols 2\n");
   if (hmax > 0) fprintf(f, "set xrange [%g:%g]\n", hmin / 1.5, hmax * 1.5);
   if (hs.n) {
     fprintf(f, "set xtics (");
-    for (int i = 0; i < hs.n; i++) fprintf(f, "%s%g", i ? ", " : "", strtod(hs.s[i], NULL));
+    for (int i = 0; i < hs.n; i++) {
+      double h = strtod(hs.s[i], NULL);
+      fprintf(f, "%s\"%g\" %.9g", i ? ", " : "", h * 1e3, h);
+    }
     fprintf(f, ")\n");
   }
   rp_sl_free(&hs);
