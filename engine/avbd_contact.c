@@ -44,7 +44,7 @@ static void avbd_feature(const rl_model *m, int g, int f, real c[3], real *r) {
   }
 }
 
-/* Ground contacts at distributed support points (A12): feature centre c (radius r) of a geom on a
+/* Ground contacts at distributed support points : feature centre c (radius r) of a geom on a
  * dynamic body against a static plane (point o, normal n): dist = n·(c − o) − r; a contact when
  * dist < margin + 2h‖v_c‖.  Body point p_B = c − r·n, ground point p_A = p_B − dist·n. */
 void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
@@ -161,7 +161,7 @@ void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[3]) {
   rl_avbd_contact_c_at(k, pA, pB, cA, cB, C);
 }
 
-/* Cache matching (A16): a contact with the key of one in the previous step inherits its multipliers
+/* Cache matching: a contact with the key of one in the previous step inherits its multipliers
  * (decayed: λ ·= αγ, ρ ·= γ) and, for a ground contact that was sticking, its static-friction
  * anchor on the ground (reset when the drift exceeds 10 mm).  C⁰ is evaluated after this.
  * A contact between two dynamic bodies carries at most ρ = AVBD_PAIR_RHO_CARRY·ρ₀ into the next step.

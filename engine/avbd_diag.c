@@ -13,7 +13,7 @@ static void avbd_primal_add(rl_avbd_stat *st, int angular, real r) {
   st->kkt_primal = rl_avbd_max(st->kkt_primal, r);
 }
 
-/* Diagnostics after the step (A20): anchor/axis errors from the raw rows, penetration, and the KKT
+/* Diagnostics after the step: anchor/axis errors from the raw rows, penetration, and the KKT
  * residuals of the step problem with the final multipliers. */
 void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
   rl_avbd_stat *st = &am->stat;
@@ -107,7 +107,7 @@ static real avbd_contact_load(const rl_avbd *am, const rl_model *m, const rl_avb
   return tot;
 }
 
-/* Joint-space loads (A11, rl_avbd_load) with the final multipliers and coordinate:
+/* Joint-space loads (rl_avbd_load) with the final multipliers and coordinate:
  *   servo = avbd_servo(φ),  limit = −(λ_lo − λ_hi),  friction = −λ_f,
  *   reaction on B: F = −Σ λ_r J_B,r[0:3],  τ_p = −Σ λ_r J_B,r[3:6] + (x_B − p) × F,  p = x_B + R_B r_B,
  *   axial = a·τ_p (hinge) or a·F (slide), a the joint axis in the world,

@@ -32,7 +32,7 @@ static real avbd_servo_pd(const rl_model *m, const rl_avbd_joint *jt, int u, rea
   return g * F;
 }
 
-/* BAM servo (rl_avbd_bam, A11), implicit in q̇ = g(φ − φⁿ)/h and in the error e = u − gφ:
+/* BAM servo (rl_avbd_bam), implicit in q̇ = g(φ − φⁿ)/h and in the error e = u − gφ:
  *   duty = clip(kp·e_g·e, ±d_max),  τ_m = kt(duty·V_s − kt·q̇)/R − b_v·q̇,  joint force τ = g·τ_m
  *   curvature −∂τ/∂φ = g²(kt·V_s·kp·e_g/R [duty unsaturated] + (kt²/R + b_v)/h)
  * (Coulomb friction and armature enter through avbd_dry_budget and avbd_armature.) */
@@ -64,7 +64,7 @@ real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl
   return avbd_servo_pd(m, jt, u, c, phi, h, k);
 }
 
-/* Joint-space terms on the coordinate φ of joint jt (A5, A10): energy gradient G = ∂E/∂φ, curvature k.
+/* Joint-space terms on the coordinate φ of joint jt (motors, damping, armature, limits, dry friction): energy gradient G = ∂E/∂φ, curvature k.
  *   limit lo   C = φ − lo ≥ 0:  f = min(λ + ρ C̃, 0),  C̃ = C − α·min(C⁰, 0);  G += f
  *   limit hi   C = hi − φ ≥ 0:  same, G −= f
  *   dry        Δφ = φ − φⁿ:     f = clip(λ + ρΔφ, ±τ_f);  G += f  (k = ρ inside the budget)

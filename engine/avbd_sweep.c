@@ -122,7 +122,7 @@ void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real
   for (int i = 0; i < 3; i++) H[7 * (3 + i)] += K[i];
 }
 
-/* One block update (A7): H δz = −g (guarded Cholesky), clamp ‖δx‖ ≤ max_dx, ‖δθ‖ ≤ max_dθ,
+/* One block update: H δz = −g (guarded Cholesky), clamp ‖δx‖ ≤ max_dx, ‖δθ‖ ≤ max_dθ,
  * x ← x + δx, q ← Exp(δθ)·q.  Returns the update sizes. */
 static void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h) {
   real H[36], g[6];
@@ -161,7 +161,7 @@ int rl_avbd_openmp(void) {
 #endif
 }
 
-/* One colored sweep (A17): the bodies color by color in am->order.  A block update writes only its own
+/* One colored sweep: the bodies color by color in am->order.  A block update writes only its own
  * body (pose, dx, dq, upd, guard) and reads its neighbours, which never share its color, so the bodies
  * of one color may run in any order or at once: with prm.threads > 1 (and OpenMP) they are split over
  * threads; the overflow color, whose bodies may be neighbours, stays serial.  The update sizes and guard
@@ -354,7 +354,7 @@ static void avbd_cheb_dual(rl_avbd *am, int it, real u, int *kc, real *omega, re
   avbd_cheb_shift(am);
 }
 
-/* --------------------------------------------------------------- dual update (A8) */
+/* --------------------------------------------------------------- dual update */
 
 /* penalty growth ρ ← min(ρ + β·ρ₀·|C̃|/ℓ, ρ_max) */
 static real avbd_grow(const rl_avbd_param *pr, real rho, real rho0, real c, real ell) {
@@ -454,7 +454,7 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
 
 /* ------------------------------------------------------------------------ step */
 
-/* Step start (A17 3.): save x⁰, q⁰, frozen world inertia I₀ = R diag(I) Rᵀ, joint coordinates φⁿ
+/* Step start: save x⁰, q⁰, frozen world inertia I₀ = R diag(I) Rᵀ, joint coordinates φⁿ
  * and rates φ̇ⁿ; multipliers decay λ ·= αγ, ρ ← clamp(γρ, ρ₀, ρ_max) with ρ₀ = rho_init·meff/h²;
  * C⁰ of every row. */
 static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
@@ -507,7 +507,7 @@ static void avbd_start_accel(real ga[3], const real v[3], const real vprev[3], c
   rl_avbd_clamp3(ga, gn);
 }
 
-/* Prediction (A3): x_p = x + hv + h²(g + f/m); q_p from the gyroscopic ω prediction; the iterate
+/* Prediction: x_p = x + hv + h²(g + f/m); q_p from the gyroscopic ω prediction; the iterate
  * starts at the prediction, a body without joints at x + hv + h²(ã + f/m) (avbd_start_accel).  The displacement dx = x − x⁰ is kept separately (starting at
  * hv + h²(g + f/m)) so that the velocity recovery needs no difference of nearly equal positions
  * (in f32 that difference loses ε|x|/h per step). */
@@ -539,7 +539,7 @@ static void avbd_predict(rl_avbd *am, const rl_model *m, real h) {
   }
 }
 
-/* Velocity recovery (A18): v = (x − x⁰)/h (= dx/h, accumulated), ω = Log(q (q⁰)⁻¹)/h (= Log(dq)/h). */
+/* Velocity recovery: v = (x − x⁰)/h (= dx/h, accumulated), ω = Log(q (q⁰)⁻¹)/h (= Log(dq)/h). */
 static void avbd_recover_velocity(rl_avbd *am, real h) {
   for (int s = 0; s < am->nb; s++) {
     real *v = am->vel + 6 * s, w[3];

@@ -40,7 +40,7 @@
 #include "rl_avbd_body.h"
 
 enum { RL_AVBD_CONTACTS_GROUND = 0, RL_AVBD_CONTACTS_DATA = 1, RL_AVBD_CONTACTS_NONE = 2 };
-/* servo model of every position actuator (biastype affine with b₁ < 0, one per joint) (A11) */
+/* servo model of every position actuator (biastype affine with b₁ < 0, one per joint) */
 enum { RL_AVBD_SERVO_PD = 0, RL_AVBD_SERVO_BAM = 1 };
 
 /* BAM-style servo (Rhoban BAM, model "M1"; defaults: the published Feetech STS3215 fit).  With the
@@ -66,7 +66,7 @@ typedef struct rl_avbd_bam {
   real max_duty;   /* duty limit */
 } rl_avbd_bam;
 
-/* Joint-space loads of one joint after the step (A11), on the joint coordinate φ (hinge: N m, slide:
+/* Joint-space loads of one joint after the step, on the joint coordinate φ (hinge: N m, slide:
  * N; positive drives φ up), and the two-sided rows' reaction on the child body B. */
 typedef struct rl_avbd_load {
   real servo;        /* actuator force applied (PD: g·F, BAM: g·τ) at the final iterate */
@@ -124,7 +124,7 @@ typedef struct rl_avbd_param {
 /* rl_avbd_row (one augmented-Lagrangian row) and rl_avbd_contact (one contact point) are in
  * rl_avbd_body.h, beside the per-body math that reads them. */
 
-/* Per-step diagnostics (A20) and KKT residuals of the step's optimization problem. */
+/* Per-step diagnostics and KKT residuals of the step's optimization problem. */
 typedef struct rl_avbd_stat {
   int iterations;          /* sweeps used */
   int converged;           /* 1: residual test met before the budget */
@@ -187,7 +187,7 @@ typedef struct rl_avbd {
   rl_avbd_stat stat;        /* last step */
   long steps, exhausted;    /* steps taken, steps that used the whole budget */
   long sweeps;              /* sweeps of all steps taken (mean per step: sweeps/steps) */
-  rl_avbd_load *load;       /* [njoint] joint-space loads after the last step (A11); zero for ball/weld/
+  rl_avbd_load *load;       /* [njoint] joint-space loads after the last step; zero for ball/weld/
                                connect except reaction */
   int servo_scaled;         /* servo model the row scales (ρ₀ of armature) were computed for */
   real time;

@@ -12,7 +12,7 @@
  * increments: a body's orientation is updated q ← Exp(δθ)·q, so every angular Jacobian below is
  * with respect to a world-frame δθ.  A body's 6-D increment is δz = (δx, δθ).
  *
- * Joint rows (seed 001 §4, A9) between body A (parent, or the world) and body B (child):
+ * Joint rows between body A (parent, or the world) and body B (child):
  *   anchor  C = x_A + R_A r_A − x_B − R_B r_B                       (3 rows, m)
  *   axis    C_k = t_k(A) · a(B),  k = 1, 2, t_k ⊥ a in A            (2 rows, ≈ rad)
  *   lateral C_k = t_k(A) · (p_B − p_A)                              (2 rows, m; slide)
@@ -96,13 +96,13 @@ typedef struct rl_avbd_contact {
   real lambda[3], rho[3], rho0;
   real c0[3], c[3];    /* C at the step start and C̃ after the last dual update */
   int stick;           /* tangent multiplier inside the disc after the last dual update */
-  /* torsional (about n) and rolling (about t1, t2) rows, condim 4 / 6 (B3): the relative rotation
+  /* torsional (about n) and rolling (about t1, t2) rows, condim 4 / 6: the relative rotation
      since the step start w = Log(Δq_B) − Log(Δq_A), C_r = frame_r·w, force bounded by the patch-radius
      coefficients: |λ_spin| ≤ μ_spin(−λ_n), ‖λ_roll‖ ≤ μ_roll(−λ_n) */
   int dim;             /* 1, 3, 4, 6 (3 for own ground contacts) */
   real mu_spin, mu_roll;
   real alam[3], arho[3], arho0;
-  /* normal row through the centres of curvature (B3): a side whose surface is a sphere of radius
+  /* normal row through the centres of curvature: a side whose surface is a sphere of radius
      rad (sphere, capsule; 0 for planes, boxes, meshes, other geoms) has its centre cA / cB (COM frame,
      world point for the world) at the contact point moved rad along its inward normal, and
      C_n = n·(c_B − c_A) − rad_A − rad_B (= n·(p_B − p_A) at the step start).  The normal force of a
@@ -284,7 +284,7 @@ RL_HD void rl_avbd_geo_diag(real K[3], const real f[3], const real u[3]) {
   K[2] += n[2];
 }
 
-/* -------------------------------------------------------------- prediction (A3) */
+/* -------------------------------------------------------------- prediction */
 
 /* x_p = x + h·v + h²·(g + f/m) */
 RL_HD void rl_avbd_predict_lin(real xp[3], const real x[3], const real v[3], const real grav[3], const real f[3],
@@ -324,7 +324,7 @@ RL_HD void rl_avbd_predict_rot(real qp[4], real wp[3], const real q[4], const re
   rl_q_boxplus(qp, hw, q);
 }
 
-/* ------------------------------------------------------------ inertia energy (A4) */
+/* ------------------------------------------------------------ inertia energy */
 
 /* E = m/(2h²)‖x − x_p‖² + 1/(2h²) θᵀ I₀ θ,  θ = Log(q q_p⁻¹);  θ(δθ) ≈ θ + Jl⁻¹(θ) δθ, so
  * g = [m/h² (x − x_p) ; Jl⁻¹ᵀ I₀ θ / h²],  H = blkdiag(m/h² I, Jl⁻¹ᵀ I₀ Jl⁻¹ / h²).
@@ -559,7 +559,7 @@ RL_HD int rl_avbd_proj_disc(real t[2], real r) {
   return 0;
 }
 
-/* ------------------------------------------------------------ contact rows (A6) */
+/* ------------------------------------------------------------ contact rows */
 
 /* world points and lever arms of a contact: p = x + R r (A, B: the poses of bodies a, b; the world's
  * for a side that is the world) */
@@ -695,7 +695,7 @@ RL_HD void rl_avbd_contact_assemble(real H[36], real g[6], real K[3], const rl_a
   rl_avbd_contact_assemble_val(H, g, K, c, &v, dqA, dqB, side, alpha, kkt);
 }
 
-/* ------------------------------------------------------------ one body's block (A7) */
+/* ------------------------------------------------------------ one body's block */
 
 /* The rows C[0..n) with side `side`'s Jacobian J into H, g, K (rl_avbd_joint_assemble's sums):
  * f = λ + ρ(C − α_j C⁰), H += ρ JJᵀ, g += f J, K += the rows' geometric stiffness from the arms;
@@ -800,7 +800,7 @@ RL_HD void rl_avbd_body_apply(rl_avbd_pose *P, real dx[3], real dq[4], const rea
   rl_avbd_body_move(P, dx, dq, x0, q0, dz, dz + 3);
 }
 
-/* One block update (A7) from the assembled system: H δz = −g (guarded Cholesky, H overwritten), clamp
+/* One block update from the assembled system: H δz = −g (guarded Cholesky, H overwritten), clamp
  * ‖δx‖ ≤ max_dx, ‖δθ‖ ≤ max_dθ, then rl_avbd_body_move.  Returns the guarded pivots; *ndx, *ndth the
  * sizes of the (clamped) update. */
 RL_HD int rl_avbd_body_update(rl_avbd_pose *P, real dx[3], real dq[4], const real x0[3], const real q0[4], real H[36],

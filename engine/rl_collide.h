@@ -1,4 +1,4 @@
-/* rl_collide.h — collision detection: broad phase, narrow phase, contact mixing (issue 3).
+/* rl_collide.h — collision detection: broad phase, narrow phase, contact mixing.
  *
  * rl_collision(m, d) fills d->contact[0..ncon) from the geom frames written by rl_kinematics.
  * The narrow phase works on geom views (type, size, frame, hull vertices), so tests and the

@@ -1,4 +1,4 @@
-/* rl_constraint.h — constraint rows of the soft-constraint model (issue 4): equality, frictionloss,
+/* rl_constraint.h — constraint rows of the soft-constraint model: equality, frictionloss,
  * limits, contacts (pyramidal / elliptic), impedance and reference acceleration, as MuJoCo 2.2.2.
  *
  * Row order (MuJoCo's): equality rows (connect 3, weld 6, joint coupling 1; only d->eq_active ones),

@@ -1,4 +1,4 @@
-/* rl_solver.h — the soft-constraint solvers (issue 4): Newton and CG with exact line search on
+/* rl_solver.h — the soft-constraint solvers: Newton and CG with exact line search on
  * the piecewise-quadratic cost, pyramidal and elliptic cones, convex and signorini resolution.
  *
  * The problem (MuJoCo 2.2.2's primal formulation, docs: MuJoCo's computation chapter):

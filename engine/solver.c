@@ -1,12 +1,12 @@
 /* solver.c — Newton and CG on MuJoCo 2.2.2's primal soft-constraint cost (see rl_solver.h).
  *
  * Stage order of one solve (rl_constraint_solve):
- *   warm start   a ← argmin{cost(qacc_warmstart), cost(qacc_smooth)}            (G16)
- *   update       jar = J·a − aref → states, forces, cost, cone Hessians          (G1, G2, G5, G9)
- *   Hessian      H = M + JᵀD_qJ (+ cone blocks), Cholesky; rank-1 up/downdates  (G12)
- *   direction    Newton: −H⁻¹g;  CG: −M⁻¹g + β·previous (Polak–Ribière, β ≥ 0) (G13)
- *   line search  exact, Newton's method on the 1-D piecewise quadratic          (G14)
- *   stop         improvement or gradient < tolerance·meaninertia·max(1, nv)     (G15)
+ *   warm start   a ← argmin{cost(qacc_warmstart), cost(qacc_smooth)}
+ *   update       jar = J·a − aref → states, forces, cost, cone Hessians
+ *   Hessian      H = M + JᵀD_qJ (+ cone blocks), Cholesky; rank-1 up/downdates
+ *   direction    Newton: −H⁻¹g;  CG: −M⁻¹g + β·previous (Polak–Ribière, β ≥ 0)
+ *   line search  exact, Newton's method on the 1-D piecewise quadratic
+ *   stop         improvement or gradient < tolerance·meaninertia·max(1, nv)
  * The arithmetic follows MuJoCo's mj_solNewton / mj_solCG (engine_solver.c) and mj_constraintUpdate
  * (engine_core_constraint.c) step for step, so that an extracted MuJoCo problem solved here stops at
  * the same iterate. */
@@ -818,7 +818,7 @@ static real candidate_cost(solver_ctx *c, const real *a, real *jar, real *force,
   return s + (real)0.5 * dot(tmp, tmp + c->nv, c->nv);
 }
 
-/* qacc ← the cheaper of the warm start (d->qacc on entry) and qacc_smooth (G16, mj_fwdConstraint) */
+/* qacc ← the cheaper of the warm start (d->qacc on entry) and qacc_smooth (as mj_fwdConstraint) */
 static void warm_start(solver_ctx *c) {
   rl_data *d = c->d;
   int nv = c->nv, ok = !(c->m->opt.disableflags & RL_DSBL_WARMSTART);

@@ -1,4 +1,4 @@
-/* test_analytic.c — `rigidlab run` study kinds analytic and speed (issue 6, studies 7 and 8), end to end.
+/* test_analytic.c — `rigidlab run` study kinds analytic and speed, end to end.
  * analytic: experiments/analytic.ini passes its gate; the closed-form errors are small for every engine
  * (slide acceleration within 1 %, free fall to round-off in f64, MuJoCo's numbers recorded beside); the
  * expectations follow the model as run (RK4 by --opt: free fall still exact); a planted change (twice the

@@ -318,7 +318,7 @@ Test(avbd, dry_friction_holds_below_budget_slips_above) {
   double hold = dry_run((real)1.5, &r1), slip = dry_run((real)1.0, &r2);
   printf("avbd dry friction (%s), gravity torque 1.2744 N m: budget 1.5 -> drift %.3e rad (r_f %.1e); budget 1.0 -> "
          "moved %.3f rad (r_f %.1e)\n", RL_PREC_NAME, hold, r1, slip, r2);
-  /* Δφ is measured from each step's start (seed 001), so a stuck joint drifts by at most the per-step
+  /* Δφ is measured from each step's start, so a stuck joint drifts by at most the per-step
      tolerance: 1000 steps × tol_ang (1e-8 f64, 5e-6 f32) */
   cr_expect_leq(hold, TOL(5e-5, 1e-2));
   cr_expect_gt(slip, 20 * hold);
@@ -412,7 +412,7 @@ Test(avbd, microduck_stands_10s, .timeout = 600) {
   rl_pair_free(&p);
 }
 
-/* A11 contact projection: the microduck standing still on its PD servos (ctrl = 0, 1 s at 1 ms) is in
+/* Contact projection onto joints: the microduck standing still on its PD servos (ctrl = 0, 1 s at 1 ms) is in
    static balance, so on every hinge the reported loads carry the gravity load of the subtree:
    servo + limit + friction + contact + axial = qfrc_bias (rl_rne at the AVBD pose, independent of
    the AVBD rows).  The residual left is the inertial/damping load of the remaining motion: f64
@@ -456,7 +456,7 @@ Test(avbd, microduck_joint_loads_balance_gravity, .timeout = 300) {
   rl_pair_free(&p);
 }
 
-/* A11 contact projection, analytic: avbd_arm_press at rest (1 s).  The shoulder carries no servo, limit or
+/* Contact projection onto joints, analytic: avbd_arm_press at rest (1 s).  The shoulder carries no servo, limit or
    friction, so its contact load is minus the gravity torque of the whole arm about the shoulder axis,
    −Σ m_i g (x_i − p)_x from the AVBD body poses; the elbow's servo + contact loads balance the forearm's.
    Through the tree: the contact is on the forearm, two bodies below the shoulder. */
@@ -490,7 +490,7 @@ Test(avbd, arm_press_contact_load_balances_gravity) {
   rl_pair_free(&p);
 }
 
-/* ======================================================= issue 5 references (GSL ODE, dense KKT) */
+/* ======================================================= references (GSL ODE, dense KKT) */
 
 /* least-squares slope of log y vs log x over the first n points (gsl_fit_linear) */
 static double fit_order(const double *h, const double *e, int n) {
@@ -733,7 +733,7 @@ static double stack_drift(const char *model, const char *name, double T) {
   return drift;
 }
 
-/* Target (issue 5): max drift < 1 mm over 10 s; measured 5.0e-4 m f64 / 2.4e-4 m f32 since body–body
+/* Target: max drift < 1 mm over 10 s; measured 5.0e-4 m f64 / 2.4e-4 m f32 since body–body
    contact penalties carry at most 2× their start value into the next step (avbd_contact_warmstart). */
 Test(avbd, box_stack_rests_10s, .timeout = 600) {
   double dr = stack_drift(SCENE("box_stack.xml"), "box_stack", 10);
@@ -806,7 +806,7 @@ Test(avbd, incline_sticks_creep_speed) {
   rl_pair_free(&p);
 }
 
-/* ------------------------------------------- issue 5 solver quality (mass ratio, collision contacts) */
+/* ------------------------------------------- solver quality (mass ratio, collision contacts) */
 
 /* chain50 (50 000:1) with the supported-mass penalty scale (avbd_row_scales): anchor gap ≤ 1e-6 m over
    the first 0.3 s (the full 1 s run is chain50_mass_ratio_anchor_error above; measured there 4.3e-8 m
@@ -924,7 +924,7 @@ Test(avbd, rolling_friction_decelerates_sphere) {
   rl_pair_free(&p);
 }
 
-/* ================================================================ A11: BAM servo model */
+/* ================================================================ BAM servo model */
 
 /* avbd_bam, BAM servo (STS3215 "M1" defaults, Coulomb friction switched off), target 0: the arm settles
    where the servo torque balances gravity, S·(0 − φ) + m g r cos φ = 0, S = kt·V_s·kp·e_g/R
@@ -1042,7 +1042,7 @@ Test(avbd, kkt_residuals_split_by_unit) {
   rl_pair_free(&p);
 }
 
-/* --- the optional OpenMP sweep (A17): the bodies of one color on several threads give bit-identical poses,
+/* --- the optional OpenMP sweep: the bodies of one color on several threads give bit-identical poses,
    velocities, multipliers and statistics at any thread count (box_pyramid: 21 boxes, rl_collision contacts,
    several colors with many bodies each; microduck: joints, servos, ground contacts).  Without OpenMP in
    the build the threads setting is ignored and the runs are trivially equal; the test says which. */

@@ -149,7 +149,7 @@ static void vctx_open(fixture *f, rl_vctx *c) {
   cr_assert_eq(rl_vmod_constraint.init(c), 0);
 }
 
-/* every row kind of issue 4 occurs on the test models (so the comparisons above are not vacuous) */
+/* every constraint row kind occurs on the test models (so the comparisons above are not vacuous) */
 Test(constraint_rows, every_row_kind_occurs) {
   /* kinds: connect, weld, joint, frictionloss, hinge/slide limit, ball limit, frictionless,
      pyramidal condim 3/4/6, elliptic condim 3/4/6 */

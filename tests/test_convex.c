@@ -1,5 +1,5 @@
 /* test_convex.c — general convex collision (MPR), flat-contact manifolds and the independent oracle
- * (issue 3), compiled once per precision (-DRL_REAL_F64 / -DRL_REAL_F32).
+ * compiled once per precision (-DRL_REAL_F64 / -DRL_REAL_F32).
  *
  * (a) mpr_vs_mujoco: rl_collide_convex (RL_COLL_MUJOCO) against MuJoCo 2.2.2's own routine
  *     mjCOLLISIONFUNC[t1][t2] for every pair type MuJoCo routes to mjc_Convex, on random poses around

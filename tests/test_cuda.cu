@@ -1,5 +1,5 @@
 /* test_cuda.cu — the per-body AVBD math of engine/rl_avbd_body.h run on the GPU and on the CPU from the same
- * inputs (A19: CPU and CUDA share one source of scalar math).  Compiled once per precision (-DRL_REAL_F64 |
+ * inputs (CPU and CUDA share one source of scalar math).  Compiled once per precision (-DRL_REAL_F64 |
  * -DRL_REAL_F32) by nvcc with fused multiply–add off and IEEE division/square root, so the two sides run the
  * same operations in the same order; what may still differ is the last bit of the transcendental functions
  * (sin, cos, atan2, acos of CUDA's device libm vs glibc).

@@ -1,4 +1,4 @@
-/* test_physics.c — analytic and physical checks of the full constrained step (issue 4), f64:
+/* test_physics.c — analytic and physical checks of the full constrained step, f64:
  *   incline slide: under convex resolution rigidlab reproduces MuJoCo's own acceleration (per cone);
  *     under signorini it is within 1 % of g(sin θ − μ cos θ);
  *   incline stick (experiments/scenes/incline.xml, μ = 0.7 > tan 20°): creep below 1e-3 m/s;

@@ -19,7 +19,7 @@
 #endif
 
 static const char *const no_cuda_reason =
-    "rigidlab was built without a CUDA engine (engine/cuda/ has no sources; AVBD on CUDA is feature A19)";
+    "rigidlab was built without a CUDA engine (engine/cuda/ has no sources; AVBD on CUDA is not built yet)";
 
 /* the device axis is exactly cpu, cuda; no mujoco points (MuJoCo has no CUDA build) */
 static int device_check(rl_spec *s, char *err, int errlen) {

@@ -216,7 +216,7 @@ static void resid_row(rl_csv *w, long step, double time, const resid *r, int nco
   rl_csv_end_row(w);
 }
 
-/* one AVBD contact after its step (A17), frame (n, t1, t2) frozen in the step, normal from body a to b:
+/* one AVBD contact after its step, frame (n, t1, t2) frozen in the step, normal from body a to b:
  *   force on b   f = −λ  (λ_n ≤ 0, so f_n = −λ_n ≥ 0; λ in N: the step energy is in J and C in m),
  *   velocity     v = (v_b + ω_b × R_b r_b) − (v_a + ω_a × R_a r_a)   (the recovered post-step velocities),
  *   gap          dist = C_n = n·(p_b − p_a) at the step's end (the poses AVBD solved the forces at).

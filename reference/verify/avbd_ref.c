@@ -318,7 +318,7 @@ int rl_avbd_ref_solve(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, co
   int st = 0;
   if (!ref->x || !ref->q || !ref->xp || !ref->qp || !ref->lambda || !pb.P || !pb.I0 || !pb.c0 || !pb.phin || !pb.dphin || !K ||
       !rhs || !ipiv) { st = -1; goto done; }
-  /* step start, frozen inertia, prediction (A3) */
+  /* step start, frozen inertia, prediction */
   double h = pb.h, grav[3] = {0, 0, 0};
   if (!(dis & RL_DSBL_GRAVITY)) v3d(grav, m->opt.gravity);
   for (int s = 0; s < nb; s++) {

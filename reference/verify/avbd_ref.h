@@ -1,7 +1,7 @@
-/* avbd_ref.h — the dense global reference of one AVBD step (H2; issue 5), compiled per precision,
+/* avbd_ref.h — the dense global reference of one AVBD step, compiled per precision,
  * solved in double whatever the precision of the engine.
  *
- * The step problem of rl_avbd (seed 001, A3/A4/A6/A9) for all bodies at once:
+ * The step problem of rl_avbd (prediction, inertia energy, augmented rows, joints) for all bodies at once:
  *
  *   min over the body poses (x_i, q_i)   Σ_i  m_i/(2h²)‖x_i − x_p,i‖² + 1/(2h²) θ_iᵀ I₀,i θ_i ,
  *                                        θ_i = Log(q_i q_p,i⁻¹),  I₀ = R⁰ diag(I) R⁰ᵀ (frozen at the step start)
