@@ -91,7 +91,8 @@ rl_avbd_param rl_avbd_default_param(const rl_model *m) {
 /* a unit vector ⊥ n and n × it (a right-handed frame n, t1, t2) */
 void avbd_perp(real t1[3], real t2[3], const real n[3]) {
   real e[3] = {0, 0, 0};
-  int k = (rl_fabs(n[0]) < rl_fabs(n[1])) ? (rl_fabs(n[0]) < rl_fabs(n[2]) ? 0 : 2) : (rl_fabs(n[1]) < rl_fabs(n[2]) ? 1 : 2);
+  int k = (rl_fabs(n[0]) < rl_fabs(n[1])) ? (rl_fabs(n[0]) < rl_fabs(n[2]) ? 0 : 2)
+                                          : (rl_fabs(n[1]) < rl_fabs(n[2]) ? 1 : 2);
   e[k] = 1;
   rl_v3_cross(t1, n, e);
   rl_v3_normalize(t1);
@@ -101,14 +102,14 @@ void avbd_perp(real t1[3], real t2[3], const real n[3]) {
 /* support features of geom g for ground contacts: 0 if none */
 int avbd_nfeature(const rl_model *m, int g) {
   switch (m->geom_type[g]) {
-    case RL_GEOM_SPHERE: return 1;
-    case RL_GEOM_CAPSULE: return 2;
-    case RL_GEOM_BOX: return 8;
-    case RL_GEOM_MESH: {
-      int id = m->geom_dataid[g];
-      return id >= 0 ? m->mesh_vertnum[id] : 0;
-    }
-    default: return 0;
+  case RL_GEOM_SPHERE: return 1;
+  case RL_GEOM_CAPSULE: return 2;
+  case RL_GEOM_BOX: return 8;
+  case RL_GEOM_MESH: {
+    int id = m->geom_dataid[g];
+    return id >= 0 ? m->mesh_vertnum[id] : 0;
+  }
+  default: return 0;
   }
 }
 
@@ -184,7 +185,11 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
       snprintf(err, (size_t)errlen, "avbd: body '%s' has %d joints (one per body is supported)", name, jn);
       return 0;
     }
-    if (jn == 0) { nj++; nr += 6; continue; } /* welded to a dynamic parent */
+    if (jn == 0) {
+      nj++;
+      nr += 6;
+      continue;
+    } /* welded to a dynamic parent */
     int j = m->body_jntadr[b], t = m->jnt_type[j];
     if (t == RL_JNT_FREE) continue;
     nj++;
@@ -196,9 +201,13 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
       snprintf(err, (size_t)errlen, "avbd: equality '%s' joins two static bodies", rl_model_name(m, m->name_eqadr[e]));
       return 0;
     }
-    if (m->eq_type[e] == RL_EQ_CONNECT) { nj++; nr += 3; }
-    else if (m->eq_type[e] == RL_EQ_WELD) { nj++; nr += 6; }
-    else {
+    if (m->eq_type[e] == RL_EQ_CONNECT) {
+      nj++;
+      nr += 3;
+    } else if (m->eq_type[e] == RL_EQ_WELD) {
+      nj++;
+      nr += 6;
+    } else {
       snprintf(err, (size_t)errlen, "avbd: equality '%s' is a joint coupling (unsupported by avbd)",
                rl_model_name(m, m->name_eqadr[e]));
       return 0;
@@ -219,11 +228,11 @@ static void *avbd_take(char **p, size_t bytes) {
 /* Rows of joint jt (kinds): two-sided rows first, then limit lo/hi and dry friction. */
 static void avbd_make_rows(rl_avbd *am, rl_avbd_joint *jt, int *rowtop) {
   static const int kinds[5][6] = {
-    {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, 0},   /* hinge */
-    {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, 0},   /* slide */
-    {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, 0, 0, 0},                               /* ball */
-    {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG}, /* weld */
-    {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, 0, 0, 0}};                              /* connect */
+      {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, 0}, /* hinge */
+      {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, 0}, /* slide */
+      {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, 0, 0, 0},                             /* ball */
+      {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG}, /* weld */
+      {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, 0, 0, 0}}; /* connect */
   static const int neq[5] = {5, 5, 3, 6, 3};
   jt->row = *rowtop;
   jt->neq = neq[jt->kind];
@@ -310,7 +319,8 @@ void avbd_to_local(real r[3], const rl_avbd_pose *p, const real w[3]) {
 static void avbd_joint_geometry(const rl_model *m, const rl_data *d, rl_avbd *am, rl_avbd_joint *jt,
                                 const real anchor[3], const real axis[3]) {
   rl_avbd_pose A, B;
-  if (jt->a < 0) A = avbd_world; else avbd_com_pose(m, d, am->body[jt->a], &A);
+  if (jt->a < 0) A = avbd_world;
+  else avbd_com_pose(m, d, am->body[jt->a], &A);
   avbd_com_pose(m, d, am->body[jt->b], &B);
   avbd_to_local(jt->rA, &A, anchor);
   avbd_to_local(jt->rB, &B, anchor);
@@ -370,8 +380,10 @@ static void avbd_equality_geometry(const rl_model *m, const rl_data *d, rl_avbd 
        B = body1: q₁ = q₂ ⊗ rel⁻¹  →  q_rel0 = (A static ? xquat₂ : iquat₂⁻¹) ⊗ rel⁻¹ ⊗ iquat₁
        B = body2: q₂ = q₁ ⊗ rel    →  q_rel0 = (A static ? xquat₁ : iquat₁⁻¹) ⊗ rel ⊗ iquat₂ */
     real l[4], r[4], c[4];
-    if (jt->a < 0) rl_q_copy(l, d->xquat + 4 * bA); else rl_q_conj(l, m->body_iquat + 4 * bA);
-    if (swap) rl_q_copy(r, rel); else rl_q_conj(r, rel);
+    if (jt->a < 0) rl_q_copy(l, d->xquat + 4 * bA);
+    else rl_q_conj(l, m->body_iquat + 4 * bA);
+    if (swap) rl_q_copy(r, rel);
+    else rl_q_conj(r, rel);
     rl_q_mul(c, l, r);
     rl_q_mul(jt->qrel0, c, m->body_iquat + 4 * bB);
     rl_q_normalize(jt->qrel0);
@@ -390,7 +402,10 @@ void avbd_components(rl_avbd *am) {
       const rl_avbd_joint *jt = am->joint + j;
       if (jt->a < 0) continue;
       int lo = c[jt->a] < c[jt->b] ? c[jt->a] : c[jt->b];
-      if (c[jt->a] != lo || c[jt->b] != lo) { c[jt->a] = c[jt->b] = lo; changed = 1; }
+      if (c[jt->a] != lo || c[jt->b] != lo) {
+        c[jt->a] = c[jt->b] = lo;
+        changed = 1;
+      }
     }
   }
   int *n = am->order; /* scratch: bodies per component, world-anchored components marked −1 */
@@ -412,17 +427,20 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
   int maxcon = avbd_ground_capacity(m);
   if (m->nconmax > maxcon) maxcon = m->nconmax;
   size_t R = sizeof(real), nbs = (size_t)nb + 1;
-  size_t bytes = 64 * 45 + sizeof(rl_avbd_joint_val) * ((size_t)nj + 1) + sizeof(rl_avbd_contact_val) * ((size_t)maxcon + 1) +
-                 sizeof(unsigned long long) * (nbs + 2 * ((size_t)nj + 1) + 2 * ((size_t)maxcon + 1)) + sizeof(int) * (2 * nbs + (size_t)m->nbody + 3 * nbs + 2 * (size_t)nj + 3 * nbs + 4 * (size_t)maxcon + 2 * nbs) +
-                 R * nbs * (1 + 3 + 4 + 3 + 6 + 3 + 4 + 3 + 4 + 9 + 6 + 3 + 4) + sizeof(rl_avbd_pose) * nbs +
-                 sizeof(rl_avbd_joint) * ((size_t)nj + 1) + sizeof(rl_avbd_row) * ((size_t)nr + 1) +
-                 2 * sizeof(rl_avbd_contact) * ((size_t)maxcon + 1) + R * 7 * (size_t)m->ngeom +
-                 64 + sizeof(rl_avbd_load) * ((size_t)nj + 1) + R * 3 * nbs + (sizeof(int) + R * 46) * nbs + 2 * 64 +
-                 R * 2 * ((size_t)nr + 1) + 64;
+  size_t bytes =
+      64 * 45 + sizeof(rl_avbd_joint_val) * ((size_t)nj + 1) + sizeof(rl_avbd_contact_val) * ((size_t)maxcon + 1) +
+      sizeof(unsigned long long) * (nbs + 2 * ((size_t)nj + 1) + 2 * ((size_t)maxcon + 1)) +
+      sizeof(int) * (2 * nbs + (size_t)m->nbody + 3 * nbs + 2 * (size_t)nj + 3 * nbs + 4 * (size_t)maxcon + 2 * nbs) +
+      R * nbs * (1 + 3 + 4 + 3 + 6 + 3 + 4 + 3 + 4 + 9 + 6 + 3 + 4) + sizeof(rl_avbd_pose) * nbs +
+      sizeof(rl_avbd_joint) * ((size_t)nj + 1) + sizeof(rl_avbd_row) * ((size_t)nr + 1) +
+      2 * sizeof(rl_avbd_contact) * ((size_t)maxcon + 1) + R * 7 * (size_t)m->ngeom + 64 +
+      sizeof(rl_avbd_load) * ((size_t)nj + 1) + R * 3 * nbs + (sizeof(int) + R * 46) * nbs + 2 * 64 +
+      R * 2 * ((size_t)nr + 1) + 64;
   rl_avbd *am = calloc(1, sizeof *am);
   char *buf = calloc(1, bytes);
   if (!am || !buf) {
-    free(am); free(buf);
+    free(am);
+    free(buf);
     snprintf(err, (size_t)errlen, "avbd: out of memory");
     return NULL;
   }
@@ -569,7 +587,11 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
     am->jnum[am->joint[j].b]++;
   }
   int a = 0;
-  for (int i = 0; i < nb; i++) { am->jadr[i] = a; a += am->jnum[i]; am->jnum[i] = 0; }
+  for (int i = 0; i < nb; i++) {
+    am->jadr[i] = a;
+    a += am->jnum[i];
+    am->jnum[i] = 0;
+  }
   for (int j = 0; j < am->njoint; j++) {
     int ba = am->joint[j].a, bb = am->joint[j].b;
     if (ba >= 0) am->jlist[am->jadr[ba] + am->jnum[ba]++] = j;
@@ -656,53 +678,53 @@ void rl_avbd_to_generalized(const rl_avbd *am, const rl_model *m, rl_data *d) {
     rl_q_normalize(qb);
     rl_q_to_mat(Rb, qb);
     switch (m->jnt_type[j]) {
-      case RL_JNT_FREE: {
-        /* x_body = x_com − R_body·ipos;  v_origin = v_com + ω × (x_body − x_com);  ω_local = R_bodyᵀ ω */
-        real xb[3], off[3], wc[3];
-        rl_m3_mulv(off, Rb, am->ipos + 3 * s);
-        rl_v3_sub(xb, P->x, off);
-        rl_v3_copy(d->qpos + qa, xb);
-        avbd_q_continuous(qb, d->qpos + qa + 3);
-        rl_q_copy(d->qpos + qa + 3, qb);
-        rl_v3_scale(off, off, -1);
-        rl_v3_cross(wc, v + 3, off);
-        rl_v3_add(d->qvel + da, v, wc);
-        rl_m3_tmulv(d->qvel + da + 3, Rb, v + 3);
-        break;
-      }
-      case RL_JNT_BALL: {
-        /* q_ball = iquat_B ⊗ (q_rel0⁻¹ q_A⁻¹ q_B) ⊗ iquat_B⁻¹;  ω_local = R_bodyᵀ(ω_B − ω_A) */
-        const rl_avbd_joint *jt = NULL;
-        for (int k = am->jadr[s]; k < am->jadr[s] + am->jnum[s]; k++)
-          if (am->joint[am->jlist[k]].jnt == j) jt = am->joint + am->jlist[k];
-        if (!jt) break;
-        const rl_avbd_pose *A = avbd_pose_of(am, jt->a);
-        real r[4], x[4], dw[3];
-        rl_q_conj(c, jt->qrel0);
-        rl_q_conj(x, A->q);
-        rl_q_mul(r, c, x);
-        rl_q_mul(r, r, P->q);
-        rl_q_mul(r, am->iquat + 4 * s, r);
-        rl_q_conj(c, am->iquat + 4 * s);
-        rl_q_mul(r, r, c);
-        rl_q_normalize(r);
-        avbd_q_continuous(r, d->qpos + qa);
-        rl_q_copy(d->qpos + qa, r);
-        rl_v3_copy(dw, v + 3);
-        if (jt->a >= 0) rl_v3_sub(dw, dw, am->vel + 6 * jt->a + 3);
-        rl_m3_tmulv(d->qvel + da, Rb, dw);
-        break;
-      }
-      default: {
-        const rl_avbd_joint *jt = NULL;
-        for (int k = am->jadr[s]; k < am->jadr[s] + am->jnum[s]; k++)
-          if (am->joint[am->jlist[k]].jnt == j) jt = am->joint + am->jlist[k];
-        if (!jt) break;
-        real dA[6], dB[6];
-        d->qpos[qa] = rl_avbd_joint_coord(jt, avbd_pose_of(am, jt->a), P, d->qpos[qa], dA, dB);
-        d->qvel[da] = avbd_coord_rate(am, jt);
-        break;
-      }
+    case RL_JNT_FREE: {
+      /* x_body = x_com − R_body·ipos;  v_origin = v_com + ω × (x_body − x_com);  ω_local = R_bodyᵀ ω */
+      real xb[3], off[3], wc[3];
+      rl_m3_mulv(off, Rb, am->ipos + 3 * s);
+      rl_v3_sub(xb, P->x, off);
+      rl_v3_copy(d->qpos + qa, xb);
+      avbd_q_continuous(qb, d->qpos + qa + 3);
+      rl_q_copy(d->qpos + qa + 3, qb);
+      rl_v3_scale(off, off, -1);
+      rl_v3_cross(wc, v + 3, off);
+      rl_v3_add(d->qvel + da, v, wc);
+      rl_m3_tmulv(d->qvel + da + 3, Rb, v + 3);
+      break;
+    }
+    case RL_JNT_BALL: {
+      /* q_ball = iquat_B ⊗ (q_rel0⁻¹ q_A⁻¹ q_B) ⊗ iquat_B⁻¹;  ω_local = R_bodyᵀ(ω_B − ω_A) */
+      const rl_avbd_joint *jt = NULL;
+      for (int k = am->jadr[s]; k < am->jadr[s] + am->jnum[s]; k++)
+        if (am->joint[am->jlist[k]].jnt == j) jt = am->joint + am->jlist[k];
+      if (!jt) break;
+      const rl_avbd_pose *A = avbd_pose_of(am, jt->a);
+      real r[4], x[4], dw[3];
+      rl_q_conj(c, jt->qrel0);
+      rl_q_conj(x, A->q);
+      rl_q_mul(r, c, x);
+      rl_q_mul(r, r, P->q);
+      rl_q_mul(r, am->iquat + 4 * s, r);
+      rl_q_conj(c, am->iquat + 4 * s);
+      rl_q_mul(r, r, c);
+      rl_q_normalize(r);
+      avbd_q_continuous(r, d->qpos + qa);
+      rl_q_copy(d->qpos + qa, r);
+      rl_v3_copy(dw, v + 3);
+      if (jt->a >= 0) rl_v3_sub(dw, dw, am->vel + 6 * jt->a + 3);
+      rl_m3_tmulv(d->qvel + da, Rb, dw);
+      break;
+    }
+    default: {
+      const rl_avbd_joint *jt = NULL;
+      for (int k = am->jadr[s]; k < am->jadr[s] + am->jnum[s]; k++)
+        if (am->joint[am->jlist[k]].jnt == j) jt = am->joint + am->jlist[k];
+      if (!jt) break;
+      real dA[6], dB[6];
+      d->qpos[qa] = rl_avbd_joint_coord(jt, avbd_pose_of(am, jt->a), P, d->qpos[qa], dA, dB);
+      d->qvel[da] = avbd_coord_rate(am, jt);
+      break;
+    }
     }
   }
   d->time = am->time;

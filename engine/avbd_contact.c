@@ -29,18 +29,21 @@ static void avbd_feature(const rl_model *m, int g, int f, real c[3], real *r) {
   *r = 0;
   rl_v3_zero(c);
   switch (m->geom_type[g]) {
-    case RL_GEOM_SPHERE: *r = sz[0]; break;
-    case RL_GEOM_CAPSULE: *r = sz[0]; c[2] = f ? sz[1] : -sz[1]; break;
-    case RL_GEOM_BOX:
-      c[0] = (f & 1) ? sz[0] : -sz[0];
-      c[1] = (f & 2) ? sz[1] : -sz[1];
-      c[2] = (f & 4) ? sz[2] : -sz[2];
-      break;
-    default: { /* mesh hull vertex */
-      int id = m->geom_dataid[g];
-      rl_v3_copy(c, m->mesh_vert + 3 * ((size_t)m->mesh_vertadr[id] + (size_t)f));
-      break;
-    }
+  case RL_GEOM_SPHERE: *r = sz[0]; break;
+  case RL_GEOM_CAPSULE:
+    *r = sz[0];
+    c[2] = f ? sz[1] : -sz[1];
+    break;
+  case RL_GEOM_BOX:
+    c[0] = (f & 1) ? sz[0] : -sz[0];
+    c[1] = (f & 2) ? sz[1] : -sz[1];
+    c[2] = (f & 4) ? sz[2] : -sz[2];
+    break;
+  default: { /* mesh hull vertex */
+    int id = m->geom_dataid[g];
+    rl_v3_copy(c, m->mesh_vert + 3 * ((size_t)m->mesh_vertadr[id] + (size_t)f));
+    break;
+  }
   }
 }
 
@@ -54,7 +57,9 @@ void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
     if (m->geom_type[p] != RL_GEOM_PLANE || am->slot[m->geom_bodyid[p]] >= 0) continue;
     real o[3], Rp[9], n[3];
     avbd_geom_pose(am, m, p, o, Rp);
-    n[0] = Rp[2]; n[1] = Rp[5]; n[2] = Rp[8];
+    n[0] = Rp[2];
+    n[1] = Rp[5];
+    n[2] = Rp[8];
     for (int g = 0; g < m->ngeom; g++) {
       int s = am->slot[m->geom_bodyid[g]];
       int nf = avbd_nfeature(m, g);
@@ -79,7 +84,9 @@ void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
         memset(k, 0, sizeof *k);
         k->a = -1;
         k->b = s;
-        k->key[0] = p; k->key[1] = g; k->key[2] = f;
+        k->key[0] = p;
+        k->key[1] = g;
+        k->key[2] = f;
         real pB[3], pA[3];
         rl_v3_copy(pB, c);
         rl_v3_addscl(pB, n, -r);
@@ -117,7 +124,9 @@ void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d) {
     memset(k, 0, sizeof *k);
     k->a = s1;
     k->b = s2;
-    k->key[0] = c->geom1; k->key[1] = c->geom2; k->key[2] = -1;
+    k->key[0] = c->geom1;
+    k->key[1] = c->geom2;
+    k->key[2] = -1;
     real p1[3], p2[3];
     rl_v3_copy(p1, c->pos);
     rl_v3_addscl(p1, c->frame, -c->dist / 2);
@@ -142,14 +151,12 @@ void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d) {
 }
 
 /* world points and lever arms of a contact at the current poses (rl_avbd_contact_points) */
-void avbd_contact_points(const rl_avbd *am, const rl_avbd_contact *k, real pA[3], real uA[3], real pB[3],
-                         real uB[3]) {
+void avbd_contact_points(const rl_avbd *am, const rl_avbd_contact *k, real pA[3], real uA[3], real pB[3], real uB[3]) {
   rl_avbd_contact_points(k, avbd_pose_of(am, k->a), avbd_pose_of(am, k->b), pA, uA, pB, uB);
 }
 
 /* world centres of curvature and their lever arms at the current poses (rl_avbd_contact_centres) */
-void avbd_contact_centres(const rl_avbd *am, const rl_avbd_contact *k, real cA[3], real vA[3], real cB[3],
-                          real vB[3]) {
+void avbd_contact_centres(const rl_avbd *am, const rl_avbd_contact *k, real cA[3], real vA[3], real cB[3], real vB[3]) {
   rl_avbd_contact_centres(k, avbd_pose_of(am, k->a), avbd_pose_of(am, k->b), cA, vA, cB, vB);
 }
 
@@ -177,9 +184,15 @@ void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
     rl_avbd_contact *k = am->con + i;
     real meff = rl_avbd_min(avbd_mass(am, k->a), avbd_mass(am, k->b));
     k->rho0 = pr->rho_init * meff / (h * h);
-    for (int r = 0; r < 3; r++) { k->lambda[r] = 0; k->rho[r] = k->rho0; }
+    for (int r = 0; r < 3; r++) {
+      k->lambda[r] = 0;
+      k->rho[r] = k->rho0;
+    }
     k->arho0 = pr->rho_init * rl_avbd_min(avbd_mean_inertia(am, m, k->a), avbd_mean_inertia(am, m, k->b)) / (h * h);
-    for (int r = 0; r < 3; r++) { k->alam[r] = 0; k->arho[r] = k->arho0; }
+    for (int r = 0; r < 3; r++) {
+      k->alam[r] = 0;
+      k->arho[r] = k->arho0;
+    }
     for (int j = 0; j < am->nprev; j++) {
       const rl_avbd_contact *o = am->prev + j;
       if (o->key[0] != k->key[0] || o->key[1] != k->key[1] || o->key[2] != k->key[2]) continue;
@@ -201,7 +214,10 @@ void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
         rl_v3_sub(d, o->rA, k->rA);
         nd = rl_v3_dot(d, k->frame);
         rl_v3_addscl(d, k->frame, -nd);
-        if (rl_v3_norm(d) < (real)1e-2) { rl_v3_add(k->rA, k->rA, d); rl_v3_add(k->cA, k->cA, d); }
+        if (rl_v3_norm(d) < (real)1e-2) {
+          rl_v3_add(k->rA, k->rA, d);
+          rl_v3_add(k->cA, k->cA, d);
+        }
       }
       break;
     }
@@ -217,7 +233,11 @@ void avbd_contact_lists(rl_avbd *am) {
     if (am->con[c].b >= 0) am->cnum[am->con[c].b]++;
   }
   int a = 0;
-  for (int i = 0; i < am->nb; i++) { am->cadr[i] = a; a += am->cnum[i]; am->cnum[i] = 0; }
+  for (int i = 0; i < am->nb; i++) {
+    am->cadr[i] = a;
+    a += am->cnum[i];
+    am->cnum[i] = 0;
+  }
   for (int c = 0; c < am->ncon; c++) {
     int s1 = am->con[c].a, s2 = am->con[c].b;
     if (s1 >= 0) am->clist[am->cadr[s1] + am->cnum[s1]++] = c;

@@ -29,7 +29,8 @@ void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h) 
     real lin = 0, ang = 0;
     for (int r = 0; r < n; r++) {
       const rl_avbd_row *w = am->row + jt->row + r;
-      if (w->kind == RL_AVBD_ROW_ANG) ang += C[r] * C[r]; else lin += C[r] * C[r];
+      if (w->kind == RL_AVBD_ROW_ANG) ang += C[r] * C[r];
+      else lin += C[r] * C[r];
       avbd_primal_add(st, w->kind == RL_AVBD_ROW_ANG, rl_fabs(w->c));
     }
     st->anchor_err = rl_avbd_max(st->anchor_err, rl_sqrt(lin));
@@ -49,7 +50,8 @@ void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h) 
     st->penetration = rl_avbd_max(st->penetration, -C[0]);
     avbd_primal_add(st, 0, -c->c[0]);
     st->kkt_normal_sign = rl_avbd_max(st->kkt_normal_sign, c->lambda[0]);
-    st->kkt_cone = rl_avbd_max(st->kkt_cone, rl_sqrt(c->lambda[1] * c->lambda[1] + c->lambda[2] * c->lambda[2]) + c->mu * c->lambda[0]);
+    st->kkt_cone = rl_avbd_max(st->kkt_cone, rl_sqrt(c->lambda[1] * c->lambda[1] + c->lambda[2] * c->lambda[2]) +
+                                                 c->mu * c->lambda[0]);
     st->kkt_complementarity = rl_avbd_max(st->kkt_complementarity, rl_fabs(c->lambda[0] * c->c[0]));
   }
   for (int s = 0; s < am->nb; s++) {
@@ -97,7 +99,10 @@ static real avbd_contact_load(const rl_avbd *am, const rl_model *m, const rl_avb
       if (s < 0 || !avbd_in_subtree(m, am->body[s], top)) continue;
       real F[3], tau[3], arm[3], t[3];
       avbd_contact_wrench(am, c, side, F, tau);
-      if (jt->kind == RL_AVBD_SLIDE) { tot += rl_v3_dot(a, F); continue; }
+      if (jt->kind == RL_AVBD_SLIDE) {
+        tot += rl_v3_dot(a, F);
+        continue;
+      }
       rl_v3_sub(arm, am->pose[s].x, p);
       rl_v3_cross(t, arm, F);
       rl_v3_add(t, t, tau);

@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include "rl_avbd.h"
 
-#define AVBD_MAXCOLOR 32
-#define AVBD_LIN_SCALE ((real)1e-3) /* ℓ of the penalty growth: 1 mm */
-#define AVBD_ANG_SCALE ((real)1e-3) /* 1 mrad */
-#define AVBD_PAIR_RHO_CARRY ((real)2) /* most ρ/ρ₀ a body–body contact carries to the next step */
-#define AVBD_SIDE_RATIO ((real)100) /* supported-side mass / lighter body above which ρ₀ uses the side */
-#define AVBD_TOL_H ((real)1e-3) /* step at which tol_lin/tol_ang apply as given (avbd_step_tolerance) */
+#define AVBD_MAXCOLOR       32
+#define AVBD_LIN_SCALE      ((real)1e-3) /* ℓ of the penalty growth: 1 mm */
+#define AVBD_ANG_SCALE      ((real)1e-3) /* 1 mrad */
+#define AVBD_PAIR_RHO_CARRY ((real)2)    /* most ρ/ρ₀ a body–body contact carries to the next step */
+#define AVBD_SIDE_RATIO     ((real)100)  /* supported-side mass / lighter body above which ρ₀ uses the side */
+#define AVBD_TOL_H          ((real)1e-3) /* step at which tol_lin/tol_ang apply as given (avbd_step_tolerance) */
 
 static const rl_avbd_pose avbd_world = {{0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0, 1, 0, 0, 0, 1}};
 
@@ -26,30 +26,30 @@ static inline real avbd_mass(const rl_avbd *am, int s) { return s < 0 ? (real)1e
 /* Δq = q (q⁰)⁻¹ of slot s, NULL for the world */
 static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return s < 0 ? NULL : am->dq + 4 * s; }
 
-#define avbd_perp RL_NAME(avbd_perp)
-#define avbd_nfeature RL_NAME(avbd_nfeature)
-#define avbd_pair_filter RL_NAME(avbd_pair_filter)
-#define avbd_bam_on RL_NAME(avbd_bam_on)
-#define avbd_armature RL_NAME(avbd_armature)
-#define avbd_dry_budget RL_NAME(avbd_dry_budget)
-#define avbd_mean_inertia RL_NAME(avbd_mean_inertia)
-#define avbd_in_subtree RL_NAME(avbd_in_subtree)
-#define avbd_row_scales RL_NAME(avbd_row_scales)
-#define avbd_to_local RL_NAME(avbd_to_local)
-#define avbd_components RL_NAME(avbd_components)
-#define avbd_coord_rate RL_NAME(avbd_coord_rate)
-#define avbd_ground_contacts RL_NAME(avbd_ground_contacts)
-#define avbd_contact_points RL_NAME(avbd_contact_points)
-#define avbd_contact_centres RL_NAME(avbd_contact_centres)
-#define avbd_contact_c RL_NAME(avbd_contact_c)
+#define avbd_perp              RL_NAME(avbd_perp)
+#define avbd_nfeature          RL_NAME(avbd_nfeature)
+#define avbd_pair_filter       RL_NAME(avbd_pair_filter)
+#define avbd_bam_on            RL_NAME(avbd_bam_on)
+#define avbd_armature          RL_NAME(avbd_armature)
+#define avbd_dry_budget        RL_NAME(avbd_dry_budget)
+#define avbd_mean_inertia      RL_NAME(avbd_mean_inertia)
+#define avbd_in_subtree        RL_NAME(avbd_in_subtree)
+#define avbd_row_scales        RL_NAME(avbd_row_scales)
+#define avbd_to_local          RL_NAME(avbd_to_local)
+#define avbd_components        RL_NAME(avbd_components)
+#define avbd_coord_rate        RL_NAME(avbd_coord_rate)
+#define avbd_ground_contacts   RL_NAME(avbd_ground_contacts)
+#define avbd_contact_points    RL_NAME(avbd_contact_points)
+#define avbd_contact_centres   RL_NAME(avbd_contact_centres)
+#define avbd_contact_c         RL_NAME(avbd_contact_c)
 #define avbd_contact_warmstart RL_NAME(avbd_contact_warmstart)
-#define avbd_contact_lists RL_NAME(avbd_contact_lists)
-#define avbd_joint_on RL_NAME(avbd_joint_on)
-#define avbd_servo RL_NAME(avbd_servo)
-#define avbd_coord_terms RL_NAME(avbd_coord_terms)
-#define avbd_assemble RL_NAME(avbd_assemble)
-#define avbd_diagnostics RL_NAME(avbd_diagnostics)
-#define avbd_loads RL_NAME(avbd_loads)
+#define avbd_contact_lists     RL_NAME(avbd_contact_lists)
+#define avbd_joint_on          RL_NAME(avbd_joint_on)
+#define avbd_servo             RL_NAME(avbd_servo)
+#define avbd_coord_terms       RL_NAME(avbd_coord_terms)
+#define avbd_assemble          RL_NAME(avbd_assemble)
+#define avbd_diagnostics       RL_NAME(avbd_diagnostics)
+#define avbd_loads             RL_NAME(avbd_loads)
 
 /* avbd_build.c */
 void avbd_perp(real t1[3], real t2[3], const real n[3]);
@@ -67,24 +67,21 @@ real avbd_coord_rate(const rl_avbd *am, const rl_avbd_joint *jt);
 
 /* avbd_contact.c */
 void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h);
-void avbd_contact_points(const rl_avbd *am, const rl_avbd_contact *k, real pA[3], real uA[3], real pB[3],
-                         real uB[3]);
-void avbd_contact_centres(const rl_avbd *am, const rl_avbd_contact *k, real cA[3], real vA[3], real cB[3],
-                          real vB[3]);
+void avbd_contact_points(const rl_avbd *am, const rl_avbd_contact *k, real pA[3], real uA[3], real pB[3], real uB[3]);
+void avbd_contact_centres(const rl_avbd *am, const rl_avbd_contact *k, real cA[3], real vA[3], real cB[3], real vB[3]);
 void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[3]);
 void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h);
 void avbd_contact_lists(rl_avbd *am);
 
 /* avbd_joint.c */
 int avbd_joint_on(const rl_model *m, const rl_data *d, const rl_avbd_joint *jt);
-real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi,
-                real h, real *k);
-void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt,
-                      real phi, real h, int kkt, real *G, real *k);
+real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
+                real *k);
+void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
+                      int kkt, real *G, real *k);
 
 /* avbd_sweep.c */
-void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, real H[36],
-                   real g[6]);
+void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, real H[36], real g[6]);
 
 /* avbd_diag.c */
 void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h);

@@ -22,11 +22,21 @@ static real avbd_servo_pd(const rl_model *m, const rl_avbd_joint *jt, int u, rea
   real gain = gp[0];
   if (m->actuator_gaintype[u] == RL_GAIN_AFFINE) gain += gp[1] * g * jt->phi_n + gp[2] * g * jt->dphi_n;
   real b1 = 0, b2 = 0, F = gain * c;
-  if (m->actuator_biastype[u] == RL_BIAS_AFFINE) { b1 = bp[1]; b2 = bp[2]; F += bp[0] + b1 * L + b2 * V; }
+  if (m->actuator_biastype[u] == RL_BIAS_AFFINE) {
+    b1 = bp[1];
+    b2 = bp[2];
+    F += bp[0] + b1 * L + b2 * V;
+  }
   int clamped = 0;
   if (m->actuator_forcelimited[u]) {
-    if (F < fr[0]) { F = fr[0]; clamped = 1; }
-    if (F > fr[1]) { F = fr[1]; clamped = 1; }
+    if (F < fr[0]) {
+      F = fr[0];
+      clamped = 1;
+    }
+    if (F > fr[1]) {
+      F = fr[1];
+      clamped = 1;
+    }
   }
   *k = clamped ? 0 : rl_avbd_max(-g * g * (b1 + b2 / h), 0);
   return g * F;
@@ -42,8 +52,14 @@ static real avbd_servo_bam(const rl_avbd_bam *b, const rl_model *m, const rl_avb
   real qd = g * (phi - jt->phi_n) / h;
   real slope = b->kp * b->error_gain, duty = slope * (c - g * phi);
   int sat = 0;
-  if (duty > b->max_duty) { duty = b->max_duty; sat = 1; }
-  if (duty < -b->max_duty) { duty = -b->max_duty; sat = 1; }
+  if (duty > b->max_duty) {
+    duty = b->max_duty;
+    sat = 1;
+  }
+  if (duty < -b->max_duty) {
+    duty = -b->max_duty;
+    sat = 1;
+  }
   real damp = b->kt * b->kt / b->R + b->viscous;
   real tau = b->kt * duty * b->supply / b->R - damp * qd;
   *k = g * g * ((sat ? 0 : b->kt * b->supply * slope / b->R) + damp / h);
@@ -52,8 +68,8 @@ static real avbd_servo_bam(const rl_avbd_bam *b, const rl_model *m, const rl_avb
 
 /* Joint force of jt's actuator at coordinate φ (0 without one or with actuation disabled): the control
  * u = ctrl clamped to ctrlrange, then the PD or the BAM model; *k its curvature −∂τ/∂φ. */
-real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi,
-                real h, real *k) {
+real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
+                real *k) {
   int u = jt->act, dis = m->opt.disableflags;
   *k = 0;
   if (u < 0 || (dis & RL_DSBL_ACTUATION)) return 0;
@@ -79,8 +95,8 @@ real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl
  * Newton step on the exact piecewise-quadratic curvature overshoots the kink and can cycle
  * between the two sides (observed: a limit hit at 8 rad/s settling into a period-2 cycle).
  * With kkt set, the bounded rows contribute their multipliers λ (for the stationarity residual). */
-void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt,
-                      real phi, real h, int kkt, real *G, real *k) {
+void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
+                      int kkt, real *G, real *k) {
   const rl_avbd_param *pr = &am->prm;
   int dis = m->opt.disableflags;
   *G = 0;

@@ -74,7 +74,10 @@ static void avbd_color(rl_avbd *am) {
   int n = 0, over = 0;
   for (int c = 0; c <= AVBD_MAXCOLOR; c++)
     for (int i = 0; i < nb; i++)
-      if (am->color[i] == c) { am->order[n++] = i; over += c == AVBD_MAXCOLOR; }
+      if (am->color[i] == c) {
+        am->order[n++] = i;
+        over += c == AVBD_MAXCOLOR;
+      }
   am->stat.ncolor = used;
   am->stat.noverflow = over;
 }
@@ -83,8 +86,7 @@ static void avbd_color(rl_avbd *am) {
 
 /* Local system of body s: H = inertia + Σ ρ JJᵀ + diag geometric stiffness (lower triangle), g = ∇E + Σ J f.
  * kkt = 1: forces are the multipliers λ themselves (H unused).  Returns nothing; H, g filled. */
-void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, real H[36],
-                   real g[6]) {
+void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, real H[36], real g[6]) {
   const rl_avbd_param *pr = &am->prm;
   const rl_avbd_pose *P = am->pose + s;
   real K[3] = {0, 0, 0};
@@ -95,7 +97,8 @@ void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real
     int side = jt->b == s;
     if (rl_avbd_joint_val_ok(jt)) { /* rows and hinge coordinate from the cached values */
       const rl_avbd_joint_val *v = avbd_joint_val(am, am->jlist[q]);
-      if (avbd_joint_on(m, d, jt)) rl_avbd_joint_assemble_val(H, g, K, jt, am->row + jt->row, v, side, pr->alpha_joint, kkt);
+      if (avbd_joint_on(m, d, jt))
+        rl_avbd_joint_assemble_val(H, g, K, jt, am->row + jt->row, v, side, pr->alpha_joint, kkt);
       if (jt->kind == RL_AVBD_HINGE) {
         /* ∂φ/∂δθ_B = a = R_B axB, ∂φ/∂δθ_A = −a (rl_avbd_joint_coord) */
         real dphi[6] = {0, 0, 0, 0, 0, 0}, G, k;
@@ -105,7 +108,8 @@ void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real
       }
       continue;
     }
-    if (avbd_joint_on(m, d, jt)) rl_avbd_joint_assemble(H, g, K, jt, am->row + jt->row, A, B, side, pr->alpha_joint, kkt);
+    if (avbd_joint_on(m, d, jt))
+      rl_avbd_joint_assemble(H, g, K, jt, am->row + jt->row, A, B, side, pr->alpha_joint, kkt);
     if (jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) {
       real dA[6], dB[6], G, k;
       real phi = rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
@@ -147,8 +151,8 @@ static void avbd_block_update2(rl_avbd *am, const rl_model *m, const rl_data *d,
   for (int l = 0; l < 2; l++) {
     int s = sl[l];
     am->guard[s] = gd[l];
-    rl_avbd_body_apply(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s, dz[l], am->prm.max_dx,
-                       am->prm.max_dtheta, am->upd + 2 * s, am->upd + 2 * s + 1);
+    rl_avbd_body_apply(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s, dz[l],
+                       am->prm.max_dx, am->prm.max_dtheta, am->upd + 2 * s, am->upd + 2 * s + 1);
     avbd_moved(am, s);
   }
 }
@@ -178,7 +182,7 @@ static void avbd_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, real h,
       for (int k = k0; k < k1; k++) avbd_block_update(am, m, d, am->order[k], h);
     } else
 #endif
-    if (c < AVBD_MAXCOLOR) { /* a proper color: its bodies in pairs (avbd_block_update2) */
+        if (c < AVBD_MAXCOLOR) { /* a proper color: its bodies in pairs (avbd_block_update2) */
       int k = k0;
       for (; k + 1 < k1; k += 2) avbd_block_update2(am, m, d, am->order[k], am->order[k + 1], h);
       if (k < k1) avbd_block_update(am, m, d, am->order[k], h);
@@ -217,7 +221,10 @@ static void avbd_coarse_contacts(const rl_avbd *am, int s, int c, real H[36], re
       const real *w = k->frame + 3 * r;
       real J[6], x[3];
       rl_v3_cross(x, side ? uB : uA, w);
-      for (int i = 0; i < 3; i++) { J[i] = side ? w[i] : -w[i]; J[3 + i] = side ? x[i] : -x[i]; }
+      for (int i = 0; i < 3; i++) {
+        J[i] = side ? w[i] : -w[i];
+        J[3 + i] = side ? x[i] : -x[i];
+      }
       real wt = !(f[0] < 0 || k->lambda[0] < 0) ? 0 : k->rho[r];
       if (r > 0 && k->mu <= 0) wt = 0;
       rl_avbd_add_row(H, g, J, f[r], wt);
@@ -242,8 +249,8 @@ static void avbd_coarse_add(real Hc[36], real gc[6], const real H[36], const rea
     int a = i - 3, b = a == 0 ? 1 : 0, c = a == 2 ? 1 : 2;
     gc[i] += i < 3 ? g[i] : T[3 * b + a] * g[b] + T[3 * c + a] * g[c] + g[i];
     for (int j = 0; j <= i; j++)
-      Hc[6 * i + j] += i < 3 ? HT[6 * i + j]
-                             : T[3 * b + a] * HT[6 * b + j] + T[3 * c + a] * HT[6 * c + j] + HT[6 * i + j];
+      Hc[6 * i + j] +=
+          i < 3 ? HT[6 * i + j] : T[3 * b + a] * HT[6 * b + j] + T[3 * c + a] * HT[6 * c + j] + HT[6 * i + j];
   }
 }
 
@@ -379,8 +386,10 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
       const real *C = Cs;
       rl_avbd_joint_arms arms;
       int n;
-      if (v) { C = v->C; n = v->n; }
-      else n = rl_avbd_joint_side_rows(jt, A, B, 0, Cs, NULL, &arms);
+      if (v) {
+        C = v->C;
+        n = v->n;
+      } else n = rl_avbd_joint_side_rows(jt, A, B, 0, Cs, NULL, &arms);
       for (int r = 0; r < n; r++) {
         rl_avbd_row *w = am->row + jt->row + r;
         w->c = C[r] - pr->alpha_joint * w->c0;
@@ -525,7 +534,8 @@ static void avbd_predict(rl_avbd *am, const rl_model *m, real h) {
       rl_avbd_predict_lin(am->dx + 3 * s, zero, am->vel + 6 * s, ga, am->xfrc + 6 * s, am->mass[s], h);
     }
     rl_v3_copy(am->vprev + 3 * s, am->vel + 6 * s);
-    rl_avbd_predict_rot(am->qp + 4 * s, wp, P->q, P->R, am->vel + 6 * s + 3, am->inertia + 3 * s, am->xfrc + 6 * s + 3, h);
+    rl_avbd_predict_rot(am->qp + 4 * s, wp, P->q, P->R, am->vel + 6 * s + 3, am->inertia + 3 * s, am->xfrc + 6 * s + 3,
+                        h);
     /* dq = Exp(h ω'), q_p = dq ⊗ q⁰ */
     real hw[3];
     rl_v3_scale(hw, wp, h);

@@ -111,4 +111,3 @@ size_t rl_collision_arena(const rl_model *m) {
   size_t per = 6 + 2 + 1;
   return per * (size_t)m->ngeom + 64;
 }
-

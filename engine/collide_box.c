@@ -20,9 +20,9 @@
    the lateral overhang comes out as depth) with the best face axis's manifold.  The threshold is
    geometric, not a rounding size: sound edge–edge manifolds exceed the overlap by ≤ 1.5e-7 of Σ half
    sizes, the broken ones by > 1e-3 (edge_depth_exceeds_overlap below). */
-#define RL_BOXBOX_PARALLEL 1e-15
-#define RL_BOXBOX_TIE_REL 1e-12
-#define RL_BOXBOX_TIE_ABS 0.0
+#define RL_BOXBOX_PARALLEL   1e-15
+#define RL_BOXBOX_TIE_REL    1e-12
+#define RL_BOXBOX_TIE_ABS    0.0
 #define RL_BOXBOX_EDGE_SLACK 3.4526698e-04
 #else
 /* box–box in float (see the f64 block).
@@ -44,13 +44,11 @@
    same on those float poses; f64 poses stay aligned to rounding).  Over 4e5 random float poses
    (near-aligned stacks, general) a sound manifold exceeds the overlap by at most 1.5e-7·Σ, a faulty
    one by more than 1e-3·Σ (0.3 % of the general edge–edge manifolds).  RL_COLL_MUJOCO keeps MuJoCo's. */
-#define RL_BOXBOX_PARALLEL RL_SQRT_EPS
-#define RL_BOXBOX_TIE_REL 0.0f
-#define RL_BOXBOX_TIE_ABS (0.25f * FLT_EPSILON)
+#define RL_BOXBOX_PARALLEL   RL_SQRT_EPS
+#define RL_BOXBOX_TIE_REL    0.0f
+#define RL_BOXBOX_TIE_ABS    (0.25f * FLT_EPSILON)
 #define RL_BOXBOX_EDGE_SLACK RL_SQRT_EPS
 #endif
-
-
 
 /* the frame completion mj_collideGeoms applies to each contact a pair function returns */
 static int complete_frames(rl_contact *con, int n) {
@@ -65,8 +63,8 @@ static int complete_frames(rl_contact *con, int n) {
  * Outside (δ > mjMINVAL): n = R2 t, d = δ − r, pos = c2 + R2 (q̄ + q + r t)/2.
  * Center inside: the nearest face k (first of −x,+x,−y,+y,−z,+z at distance e), n = R2 (∓e_k)
  * pointing into the box, pos = c2 + R2 (q + (r − e)/2 · n_local), and d = −r (MuJoCo's value). */
-static int sphere_box_contact(rl_contact *con, real margin, const real pos1[3], real r,
-                              const real pos2[3], const real mat2[9], const real size2[3]) {
+static int sphere_box_contact(rl_contact *con, real margin, const real pos1[3], real r, const real pos2[3],
+                              const real mat2[9], const real size2[3]) {
   real tmp[3], center[3], clamped[3], deepest[3], pos[3];
   rl_v3_sub(tmp, pos1, pos2);
   rl_m3_tmulv(center, mat2, tmp);
@@ -110,7 +108,9 @@ static int sphere_box_contact(rl_contact *con, real margin, const real pos1[3], 
 }
 
 int rl_collide_sphere_box(RL_NARROW_ARGS) {
-  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  (void)mode;
+  (void)mpr_iterations;
+  (void)mpr_tolerance;
   if (!view_finite(g1) || !view_finite(g2)) return 0;
   return complete_frames(con, sphere_box_contact(con, margin, g1->pos, g1->size[0], g2->pos, g2->mat, g2->size));
 }
@@ -120,13 +120,13 @@ int rl_collide_sphere_box(RL_NARROW_ARGS) {
 /* Closest features of the capsule segment p + x·H (H = h·a, x ∈ [−1, 1], box frame) and the box:
  * the result of mjc_CapsuleBox's search, with its classification. */
 typedef struct capbox_closest {
-  real bestdist;       /* squared distance of the best feature found */
-  real segpos;         /* x of the closest segment point */
-  real boxpos;         /* position along the closest box edge, in [−1, 1] */
-  int cltype;          /* −3/−1: segment end x = −1/+1 nearest a face; 0..8: 3·s_box + s_seg for an edge */
-  int clface;          /* face axis for cltype < 0 (−1: the end is inside the box) */
-  int clcorner;        /* edge: the corner (bits = + sides) at its lower end, or upper when s_box = 2 */
-  int cledge;          /* edge axis */
+  real bestdist; /* squared distance of the best feature found */
+  real segpos;   /* x of the closest segment point */
+  real boxpos;   /* position along the closest box edge, in [−1, 1] */
+  int cltype;    /* −3/−1: segment end x = −1/+1 nearest a face; 0..8: 3·s_box + s_seg for an edge */
+  int clface;    /* face axis for cltype < 0 (−1: the end is inside the box) */
+  int clcorner;  /* edge: the corner (bits = + sides) at its lower end, or upper when s_box = 2 */
+  int cledge;    /* edge axis */
 } capbox_closest;
 
 /* Segment ends against the box faces: an end with at most one coordinate outside the box is a
@@ -140,9 +140,13 @@ static void capbox_faces(capbox_closest *b, const real pos[3], const real halfax
     int c1 = 0, c2 = -1;
     for (int j = 0; j < 3; j++) {
       if (t1[j] < -size2[j]) {
-        c1++; c2 = j; t1[j] = -size2[j];
+        c1++;
+        c2 = j;
+        t1[j] = -size2[j];
       } else if (t1[j] > size2[j]) {
-        c1++; c2 = j; t1[j] = size2[j];
+        c1++;
+        c2 = j;
+        t1[j] = size2[j];
       }
     }
     if (c1 > 1) continue;
@@ -159,16 +163,21 @@ static void capbox_faces(capbox_closest *b, const real pos[3], const real halfax
 
 /* clamp x to [−1, 1], recording the side in s (0: −1, 1: inside, 2: +1) */
 static real clamp_side(real x, int *s) {
-  if (x > 1) { *s = 2; return 1; }
-  if (x < -1) { *s = 0; return -1; }
+  if (x > 1) {
+    *s = 2;
+    return 1;
+  }
+  if (x < -1) {
+    *s = 0;
+    return -1;
+  }
   return x;
 }
 
 /* Segment against the 12 box edges e + y·s_j e_j: segment–segment closest points by the 2×2 normal
  * equations (a = s_j², b = −s_j H_j, c = h², u = −s_j (e − p)_j, v = H·(e − p)), clamped; an edge
  * replaces the best when its squared distance is below bestdist − mjMINVAL. */
-static void capbox_edges(capbox_closest *b, const real pos[3], const real halfaxis[3], real hlen,
-                         const real size2[3]) {
+static void capbox_edges(capbox_closest *b, const real pos[3], const real halfaxis[3], real hlen, const real size2[3]) {
   real t3[3], dif[3];
   for (int j = 0; j < 3; j++)
     for (int i = 0; i < 8; i++) {
@@ -190,14 +199,22 @@ static void capbox_edges(capbox_closest *b, const real pos[3], const real halfax
       real x2 = (ma * v - mb * u) * idet;
       int s1 = 1, s2 = 1;
       if (x1 > 1) {
-        x1 = 1; s1 = 2; x2 = (v - mb) * (1 / mc);
+        x1 = 1;
+        s1 = 2;
+        x2 = (v - mb) * (1 / mc);
       } else if (x1 < -1) {
-        x1 = -1; s1 = 0; x2 = (v + mb) * (1 / mc);
+        x1 = -1;
+        s1 = 0;
+        x2 = (v + mb) * (1 / mc);
       }
       if (x2 > 1) {
-        x2 = 1; s2 = 2; x1 = clamp_side((u - mb) * (1 / ma), &s1);
+        x2 = 1;
+        s2 = 2;
+        x1 = clamp_side((u - mb) * (1 / ma), &s1);
       } else if (x2 < -1) {
-        x2 = -1; s2 = 0; x1 = clamp_side((u + mb) * (1 / ma), &s1);
+        x2 = -1;
+        s2 = 0;
+        x1 = clamp_side((u + mb) * (1 / ma), &s1);
       }
       rl_v3_sub(dif, t3, pos);
       rl_v3_addscl(dif, halfaxis, -x2);
@@ -217,19 +234,36 @@ static void capbox_edges(capbox_closest *b, const real pos[3], const real halfax
 
 /* Second contact along the segment when the closest box feature is a corner (mjc_CapsuleBox):
  * returns the offset from segpos (already signed), or −4 for none. */
-static real capbox_second_corner(const capbox_closest *b, int axisdir, const real axis[3],
-                                 const real halfaxis[3], const real size2[3]) {
+static real capbox_second_corner(const capbox_closest *b, int axisdir, const real axis[3], const real halfaxis[3],
+                                 const real size2[3]) {
   int c1 = axisdir ^ b->clcorner, ax = 0, ax1 = 1, ax2 = 2;
   real mul = 1, de = 0, dp = 0, sp;
   if (c1 == 0 || c1 == 7) return -4; /* pointing at or away from the corner */
   if (c1 == 1 || c1 == 2 || c1 == 4) {
-    mul = 1; de = 1 - b->segpos; dp = 1 + b->segpos;
+    mul = 1;
+    de = 1 - b->segpos;
+    dp = 1 + b->segpos;
   } else {
-    mul = -1; c1 = 7 - c1; dp = 1 - b->segpos; de = 1 + b->segpos;
+    mul = -1;
+    c1 = 7 - c1;
+    dp = 1 - b->segpos;
+    de = 1 + b->segpos;
   }
-  if (c1 == 1) { ax = 0; ax1 = 1; ax2 = 2; }
-  if (c1 == 2) { ax = 1; ax1 = 2; ax2 = 0; }
-  if (c1 == 4) { ax = 2; ax1 = 0; ax2 = 1; }
+  if (c1 == 1) {
+    ax = 0;
+    ax1 = 1;
+    ax2 = 2;
+  }
+  if (c1 == 2) {
+    ax = 1;
+    ax1 = 2;
+    ax2 = 0;
+  }
+  if (c1 == 4) {
+    ax = 2;
+    ax1 = 0;
+    ax2 = 1;
+  }
   if (axis[ax] * axis[ax] > (real)0.5) { /* along the box edge */
     sp = de;
     real e1 = 2 * size2[ax] / rl_fabs(halfaxis[ax]);
@@ -245,20 +279,31 @@ static real capbox_second_corner(const capbox_closest *b, int axisdir, const rea
 }
 
 /* Second contact when the closest box feature is the middle of an edge (X configuration only). */
-static real capbox_second_edge(const capbox_closest *b, int axisdir, const real axis[3],
-                               const real halfaxis[3], const real size2[3]) {
+static real capbox_second_edge(const capbox_closest *b, int axisdir, const real axis[3], const real halfaxis[3],
+                               const real size2[3]) {
   int c1 = (axisdir ^ b->clcorner) & (7 - (1 << b->cledge)), ax1 = 1, ax2 = 2, ax = b->cledge;
   real mul, sp, e1, e2;
   if (c1 != 1 && c1 != 2 && c1 != 4) return -4; /* T configuration */
-  if (ax == 0) { ax1 = 1; ax2 = 2; }
-  if (ax == 1) { ax1 = 2; ax2 = 0; }
-  if (ax == 2) { ax1 = 0; ax2 = 1; }
+  if (ax == 0) {
+    ax1 = 1;
+    ax2 = 2;
+  }
+  if (ax == 1) {
+    ax1 = 2;
+    ax2 = 0;
+  }
+  if (ax == 2) {
+    ax1 = 0;
+    ax2 = 1;
+  }
   if (rl_fabs(axis[ax1]) > rl_fabs(axis[ax2])) ax1 = ax2;
   ax2 = 3 - ax - ax1;
   if (c1 & (1 << ax2)) {
-    mul = 1; sp = 1 - b->segpos;
+    mul = 1;
+    sp = 1 - b->segpos;
   } else {
-    mul = -1; sp = 1 + b->segpos;
+    mul = -1;
+    sp = 1 + b->segpos;
   }
   e1 = 2 * size2[ax2] / rl_fabs(halfaxis[ax2]);
   if (e1 < sp) sp = e1;
@@ -288,8 +333,8 @@ static real capbox_second_face(const capbox_closest *b, const real pos[3], const
 }
 
 /* sphere–box test for the capsule point p + x·H (box frame) mapped back to the world */
-static int capbox_sphere(rl_contact *con, real margin, const real pos[3], const real halfaxis[3], real x,
-                         real r, const real pos2[3], const real mat2[9], const real size2[3]) {
+static int capbox_sphere(rl_contact *con, real margin, const real pos[3], const real halfaxis[3], real x, real r,
+                         const real pos2[3], const real mat2[9], const real size2[3]) {
   real t1[3], t2[3];
   rl_v3_copy(t1, pos);
   rl_v3_addscl(t1, halfaxis, x);
@@ -302,13 +347,17 @@ static int capbox_sphere(rl_contact *con, real margin, const real pos[3], const 
  * ends vs faces, segment vs the 12 edges), sphere–box at the closest segment point, and a second
  * sphere–box at a point chosen from the relative orientation (corner, edge X-crossing, or face). */
 int rl_collide_capsule_box(RL_NARROW_ARGS) {
-  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  (void)mode;
+  (void)mpr_iterations;
+  (void)mpr_tolerance;
   if (!view_finite(g1) || !view_finite(g2)) return 0;
   const real *size1 = g1->size, *size2 = g2->size, *pos2 = g2->pos, *mat2 = g2->mat;
   real tmp[3], pos[3], axis[3], halfaxis[3];
   rl_v3_sub(tmp, g1->pos, pos2);
   rl_m3_tmulv(pos, mat2, tmp);
-  tmp[0] = g1->mat[2]; tmp[1] = g1->mat[5]; tmp[2] = g1->mat[8];
+  tmp[0] = g1->mat[2];
+  tmp[1] = g1->mat[5];
+  tmp[2] = g1->mat[8];
   rl_m3_tmulv(axis, mat2, tmp);
   rl_v3_scale(halfaxis, axis, size1[1]);
   int axisdir = (halfaxis[0] > 0) + 2 * (halfaxis[1] > 0) + 4 * (halfaxis[2] > 0);
@@ -325,8 +374,7 @@ int rl_collide_capsule_box(RL_NARROW_ARGS) {
   else second = capbox_second_face(&b, pos, halfaxis, size2);
 
   int n = capbox_sphere(con, margin, pos, halfaxis, b.segpos, size1[0], pos2, mat2, size2);
-  if (second > -3)
-    n += capbox_sphere(con + n, margin, pos, halfaxis, second + b.segpos, size1[0], pos2, mat2, size2);
+  if (second > -3) n += capbox_sphere(con + n, margin, pos, halfaxis, second + b.segpos, size1[0], pos2, mat2, size2);
   return complete_frames(con, n);
 }
 
@@ -355,16 +403,56 @@ typedef struct face_perm {
 
 static void face_perm_make(face_perm *P, int face) {
   for (int k = 0; k < 9; k++) P->rotmore[k] = 0;
-  P->i[0] = 0; P->i[1] = 1; P->i[2] = 2;
+  P->i[0] = 0;
+  P->i[1] = 1;
+  P->i[2] = 2;
   P->f[0] = P->f[1] = P->f[2] = 1;
   real *r = P->rotmore;
   switch (face) {
-  case 0: r[2] = -1; r[4] = 1; r[6] = 1; P->i[0] = 2; P->f[0] = -1; P->i[2] = 0; break;
-  case 1: r[0] = 1; r[5] = -1; r[7] = 1; P->i[1] = 2; P->f[1] = -1; P->i[2] = 1; break;
-  case 2: r[0] = 1; r[4] = 1; r[8] = 1; break;
-  case 3: r[2] = 1; r[4] = 1; r[6] = -1; P->i[0] = 2; P->i[2] = 0; P->f[2] = -1; break;
-  case 4: r[0] = 1; r[5] = 1; r[7] = -1; P->i[1] = 2; P->i[2] = 1; P->f[2] = -1; break;
-  default: r[0] = -1; r[4] = 1; r[8] = -1; P->f[0] = -1; P->f[2] = -1; break;
+  case 0:
+    r[2] = -1;
+    r[4] = 1;
+    r[6] = 1;
+    P->i[0] = 2;
+    P->f[0] = -1;
+    P->i[2] = 0;
+    break;
+  case 1:
+    r[0] = 1;
+    r[5] = -1;
+    r[7] = 1;
+    P->i[1] = 2;
+    P->f[1] = -1;
+    P->i[2] = 1;
+    break;
+  case 2:
+    r[0] = 1;
+    r[4] = 1;
+    r[8] = 1;
+    break;
+  case 3:
+    r[2] = 1;
+    r[4] = 1;
+    r[6] = -1;
+    P->i[0] = 2;
+    P->i[2] = 0;
+    P->f[2] = -1;
+    break;
+  case 4:
+    r[0] = 1;
+    r[5] = 1;
+    r[7] = -1;
+    P->i[1] = 2;
+    P->i[2] = 1;
+    P->f[2] = -1;
+    break;
+  default:
+    r[0] = -1;
+    r[4] = 1;
+    r[8] = -1;
+    P->f[0] = -1;
+    P->f[2] = -1;
+    break;
   }
 }
 
@@ -387,9 +475,9 @@ static void face_perm_mat(const face_perm *P, real out[9], const real M[9]) {
 typedef struct boxbox_sat {
   real pos21[3], pos12[3], rot[9], rott[9], rotabs[9], rottabs[9];
   real clnorm[3];
-  real penetration;    /* overlap along the chosen axis (> 0: overlapping) */
+  real penetration; /* overlap along the chosen axis (> 0: overlapping) */
   int code, cle1, cle2, in;
-  int face_code;       /* best face axis (0..11), −1 if none */
+  int face_code; /* best face axis (0..11), −1 if none */
 } boxbox_sat;
 
 /* An edge–edge axis replaces the best axis so far when it is clearly shallower:
@@ -399,8 +487,8 @@ static int edge_axis_wins(real c3, real penetration, real tie) {
   return c3 < penetration * (1 - (real)RL_BOXBOX_TIE_REL) - tie;
 }
 
-static int boxbox_axes(boxbox_sat *S, const real *pos1, const real *mat1, const real *size1,
-                       const real *pos2, const real *mat2, const real *size2, real margin) {
+static int boxbox_axes(boxbox_sat *S, const real *pos1, const real *mat1, const real *size1, const real *pos2,
+                       const real *mat2, const real *size2, real margin) {
   real tmp1[3], tmp2[3], plen1[3], plen2[3], penetration = margin;
   S->code = -1;
   rl_v3_sub(tmp1, pos2, pos1);
@@ -435,9 +523,16 @@ static int boxbox_axes(boxbox_sat *S, const real *pos1, const real *mat1, const 
     for (int j = 0; j < 3; j++) {
       rl_v3_zero(tmp2);
       const real *rj = S->rott + 3 * j;
-      if (i == 0) { tmp2[1] = -rj[2]; tmp2[2] = rj[1]; }
-      else if (i == 1) { tmp2[0] = rj[2]; tmp2[2] = -rj[0]; }
-      else { tmp2[0] = -rj[1]; tmp2[1] = rj[0]; }
+      if (i == 0) {
+        tmp2[1] = -rj[2];
+        tmp2[2] = rj[1];
+      } else if (i == 1) {
+        tmp2[0] = rj[2];
+        tmp2[2] = -rj[0];
+      } else {
+        tmp2[0] = -rj[1];
+        tmp2[1] = rj[0];
+      }
       real c1 = mj_normalize3(tmp2);
       if (c1 < (real)RL_BOXBOX_PARALLEL) continue; /* parallel edges: the face axes cover them */
       real c2 = rl_v3_dot(S->pos21, tmp2);
@@ -506,12 +601,16 @@ static int boxbox_face(const boxbox_sat *S, rl_contact *con, real margin, const 
   rl_v3_add(pts[4], pts[0], pts[2]);
   rl_v3_add(pts[5], pts[3], pts[2]);
   if (m > 1) {
-    rl_v3_copy(lines[k], pts[0]); rl_v3_copy(lines[k++] + 3, pts[1]);
+    rl_v3_copy(lines[k], pts[0]);
+    rl_v3_copy(lines[k++] + 3, pts[1]);
   }
   if (m > 2) {
-    rl_v3_copy(lines[k], pts[0]); rl_v3_copy(lines[k++] + 3, pts[2]);
-    rl_v3_copy(lines[k], pts[3]); rl_v3_copy(lines[k++] + 3, pts[2]);
-    rl_v3_copy(lines[k], pts[4]); rl_v3_copy(lines[k++] + 3, pts[1]);
+    rl_v3_copy(lines[k], pts[0]);
+    rl_v3_copy(lines[k++] + 3, pts[2]);
+    rl_v3_copy(lines[k], pts[3]);
+    rl_v3_copy(lines[k++] + 3, pts[2]);
+    rl_v3_copy(lines[k], pts[4]);
+    rl_v3_copy(lines[k++] + 3, pts[1]);
   }
 
   /* parallelogram edges crossing the face rectangle's sides x = ±lx (q = 0) or y = ±ly (q = 1) */
@@ -566,7 +665,9 @@ static int boxbox_face(const boxbox_sat *S, rl_contact *con, real margin, const 
   mul_mat_mat_t(r, q2 ? mat2 : mat1, P.rotmore);
   rl_v3_copy(p, q2 ? pos2 : pos1);
   real sgn = q2 ? -1 : 1;
-  tmp2[0] = sgn * r[2]; tmp2[1] = sgn * r[5]; tmp2[2] = sgn * r[8];
+  tmp2[0] = sgn * r[2];
+  tmp2[1] = sgn * r[5];
+  tmp2[2] = sgn * r[8];
   for (int i = 0; i < n && i < BOX_MAXPTS; i++) {
     con[i].dist = points[i][2]; /* MuJoCo 2.2.2 reports the halved height as the distance */
     points[i][2] += hz;
@@ -589,12 +690,30 @@ static int boxbox_edge(const boxbox_sat *S, rl_contact *con, real margin, const 
   real depth[BOX_MAXPTS];
   real margin2 = margin * margin;
   int code = S->code - 12, q1 = code / 3, q2 = code % 3, ax1 = 1, ax2 = 2, pax1 = 1, pax2 = 2, n, k = 0;
-  if (q2 == 0) { ax1 = 1; ax2 = 2; }
-  if (q2 == 1) { ax1 = 0; ax2 = 2; }
-  if (q2 == 2) { ax1 = 1; ax2 = 0; }
-  if (q1 == 0) { pax1 = 1; pax2 = 2; }
-  if (q1 == 1) { pax1 = 0; pax2 = 2; }
-  if (q1 == 2) { pax1 = 1; pax2 = 0; }
+  if (q2 == 0) {
+    ax1 = 1;
+    ax2 = 2;
+  }
+  if (q2 == 1) {
+    ax1 = 0;
+    ax2 = 2;
+  }
+  if (q2 == 2) {
+    ax1 = 1;
+    ax2 = 0;
+  }
+  if (q1 == 0) {
+    pax1 = 1;
+    pax2 = 2;
+  }
+  if (q1 == 1) {
+    pax1 = 0;
+    pax2 = 2;
+  }
+  if (q1 == 2) {
+    pax1 = 1;
+    pax2 = 0;
+  }
   if (S->rotabs[3 * q1 + ax1] < S->rotabs[3 * q1 + ax2]) {
     ax1 = ax2;
     ax2 = 3 - q2 - ax1;
@@ -643,14 +762,22 @@ static int boxbox_edge(const boxbox_sat *S, rl_contact *con, real margin, const 
   rl_v3_sub(pts[1], points[1], points[0]);
   rl_v3_sub(pts[2], points[2], points[0]);
 
-  rl_v3_copy(lines[k], pts[0]); rl_v3_copy(lines[k] + 3, pts[1]);
-  rl_v3_copy(linesu[k], axi[0]); rl_v3_copy(linesu[k++] + 3, axi[1]);
-  rl_v3_copy(lines[k], pts[0]); rl_v3_copy(lines[k] + 3, pts[2]);
-  rl_v3_copy(linesu[k], axi[0]); rl_v3_copy(linesu[k++] + 3, axi[2]);
-  rl_v3_add(lines[k], pts[0], pts[1]); rl_v3_copy(lines[k] + 3, pts[2]);
-  rl_v3_add(linesu[k], axi[0], axi[1]); rl_v3_copy(linesu[k++] + 3, axi[2]);
-  rl_v3_add(lines[k], pts[0], pts[2]); rl_v3_copy(lines[k] + 3, pts[1]);
-  rl_v3_add(linesu[k], axi[0], axi[2]); rl_v3_copy(linesu[k++] + 3, axi[1]);
+  rl_v3_copy(lines[k], pts[0]);
+  rl_v3_copy(lines[k] + 3, pts[1]);
+  rl_v3_copy(linesu[k], axi[0]);
+  rl_v3_copy(linesu[k++] + 3, axi[1]);
+  rl_v3_copy(lines[k], pts[0]);
+  rl_v3_copy(lines[k] + 3, pts[2]);
+  rl_v3_copy(linesu[k], axi[0]);
+  rl_v3_copy(linesu[k++] + 3, axi[2]);
+  rl_v3_add(lines[k], pts[0], pts[1]);
+  rl_v3_copy(lines[k] + 3, pts[2]);
+  rl_v3_add(linesu[k], axi[0], axi[1]);
+  rl_v3_copy(linesu[k++] + 3, axi[2]);
+  rl_v3_add(lines[k], pts[0], pts[2]);
+  rl_v3_copy(lines[k] + 3, pts[1]);
+  rl_v3_add(linesu[k], axi[0], axi[2]);
+  rl_v3_copy(linesu[k++] + 3, axi[1]);
 
   /* projected parallelogram edges crossing the face rectangle's sides */
   n = 0;
@@ -784,7 +911,8 @@ static int remove_repeated(rl_contact *c, int n) {
 /* Box vs box (mjc_BoxBox): separating-axis test over 15 axes, then the face or edge–edge manifold;
  * exact duplicates removed as mj_collideGeoms does; at most RL_MAXCONPAIR contacts are returned. */
 int rl_collide_box_box(RL_NARROW_ARGS) {
-  (void)mpr_iterations; (void)mpr_tolerance;
+  (void)mpr_iterations;
+  (void)mpr_tolerance;
   if (!view_finite(g1) || !view_finite(g2)) return 0;
   boxbox_sat S;
   rl_contact tmp[BOX_MAXPTS];

@@ -25,10 +25,10 @@
 /* portal refinement budget (libccd has none): generous multiple of the penetration budget */
 #define RL_MPR_REFINE_MAX(it) (4 * (it) + 64)
 /* manifold constants */
-#define CVX_MAXFEAT 32                 /* vertices of one contact feature */
-#define CVX_MAXCLIP (2 * CVX_MAXFEAT + 4)
-#define CVX_CYL_RIM 16                 /* points on a cylinder cap used as its face polygon */
-#define CVX_FLAT_SIN ((real)0.035)     /* a face within ~2° of the contact plane counts as flat */
+#define CVX_MAXFEAT     32 /* vertices of one contact feature */
+#define CVX_MAXCLIP     (2 * CVX_MAXFEAT + 4)
+#define CVX_CYL_RIM     16            /* points on a cylinder cap used as its face polygon */
+#define CVX_FLAT_SIN    ((real)0.035) /* a face within ~2° of the contact plane counts as flat */
 #define CVX_MAXMANIFOLD 4
 
 /* ================================================================ small helpers */
@@ -36,10 +36,7 @@
 /* mju_sign: −1, 0 or +1 */
 static real sign0(real x) { return x < 0 ? (real)-1 : (x > 0 ? (real)1 : (real)0); }
 
-
-
 /* ================================================================ support functions */
-
 
 /* Support point in the geom frame for local direction d (d unit for the round shapes):
  *   sphere     s = r·d
@@ -52,9 +49,7 @@ static real sign0(real x) { return x < 0 ? (real)-1 : (x > 0 ? (real)1 : (real)0
 static void support_local(const rl_geomview *g, const real d[3], real s[3]) {
   const real *size = g->size;
   switch (g->type) {
-  case RL_GEOM_SPHERE:
-    rl_v3_scale(s, d, size[0]);
-    break;
+  case RL_GEOM_SPHERE: rl_v3_scale(s, d, size[0]); break;
   case RL_GEOM_CAPSULE:
     rl_v3_scale(s, d, size[0]);
     s[2] += sign0(d[2]) * size[1];
@@ -84,8 +79,7 @@ static void support_local(const rl_geomview *g, const real d[3], real s[3]) {
     else rl_v3_copy(s, g->vert + 3 * best);
     break;
   }
-  default:
-    rl_v3_zero(s);
+  default: rl_v3_zero(s);
   }
 }
 
@@ -129,7 +123,9 @@ static real dist2(const real a[3], const real b[3]) {
 }
 
 /* a point of the Minkowski difference: v = v1 − v2 with v1 ∈ ∂g1, v2 ∈ ∂g2 */
-typedef struct { real v[3], v1[3], v2[3]; } mpr_point;
+typedef struct {
+  real v[3], v1[3], v2[3];
+} mpr_point;
 typedef struct {
   const rl_geomview *g1, *g2;
   real half_margin;
@@ -182,8 +178,8 @@ static real point_tri_dist2(const real P[3], const real x0[3], const real B[3], 
     s = (q * r - ww * p) / det;
     t = (-s * r - q) / ww;
   }
-  if ((ccd_is_zero(s) || s > 0) && (ccd_eq(s, 1) || s < 1) && (ccd_is_zero(t) || t > 0) &&
-      (ccd_eq(t, 1) || t < 1) && (ccd_eq(t + s, 1) || t + s < 1)) {
+  if ((ccd_is_zero(s) || s > 0) && (ccd_eq(s, 1) || s < 1) && (ccd_is_zero(t) || t > 0) && (ccd_eq(t, 1) || t < 1) &&
+      (ccd_eq(t + s, 1) || t + s < 1)) {
     rl_v3_scale(d1, d1, s);
     rl_v3_scale(d2, d2, t);
     rl_v3_copy(w, x0);
@@ -194,9 +190,15 @@ static real point_tri_dist2(const real P[3], const real x0[3], const real B[3], 
   real w2[3];
   real dist = point_segment_dist2(P, x0, B, w);
   real d = point_segment_dist2(P, x0, C, w2);
-  if (d < dist) { dist = d; rl_v3_copy(w, w2); }
+  if (d < dist) {
+    dist = d;
+    rl_v3_copy(w, w2);
+  }
   d = point_segment_dist2(P, B, C, w2);
-  if (d < dist) { dist = d; rl_v3_copy(w, w2); }
+  if (d < dist) {
+    dist = d;
+    rl_v3_copy(w, w2);
+  }
   return dist;
 }
 
@@ -357,8 +359,7 @@ static void mpr_find_pos(const mpr_state *s, real pos[3]) {
 
 /* Phase 3, penetration (findPenetr): expand the portal until the tolerance or max_iterations, then
  * depth = dist(origin, portal triangle), dir = the nearest point normalized (0 when depth ≈ 0). */
-static void mpr_find_penetration(mpr_state *s, real tol, int max_iterations, real *depth, real dir[3],
-                                 real pos[3]) {
+static void mpr_find_penetration(mpr_state *s, real tol, int max_iterations, real *depth, real dir[3], real pos[3]) {
   real pdir[3];
   mpr_point v4;
   for (long it = 0;; it++) {
@@ -461,9 +462,7 @@ static int ellipsoid_normal_from_outside(real nrm[3], const real pos[3], const r
  * nrm holds the current local normal on entry.  Returns 1 if it was replaced. */
 static int round_normal_local(int type, const real size[3], const real p[3], real nrm[3]) {
   switch (type) {
-  case RL_GEOM_SPHERE:
-    rl_v3_copy(nrm, p);
-    return 1;
+  case RL_GEOM_SPHERE: rl_v3_copy(nrm, p); return 1;
   case RL_GEOM_CAPSULE:
     if (p[2] < -size[1]) nrm[2] = p[2] + size[1];
     else if (p[2] > size[1]) nrm[2] = p[2] - size[1];
@@ -486,8 +485,7 @@ static int round_normal_local(int type, const real size[3], const real p[3], rea
     nrm[2] = 0;
     return 1;
   }
-  default:
-    return 0;
+  default: return 0;
   }
 }
 
@@ -561,7 +559,10 @@ static int feature_mesh(const rl_geomview *g, const real u[3], const real frame[
   rl_m3_tmulv(ul, g->mat, u);
   for (int i = 0; i < g->nvert; i++) {
     real s = rl_v3_dot(ul, g->vert + 3 * i);
-    if (s > smax) { smax = s; istar = i; }
+    if (s > smax) {
+      smax = s;
+      istar = i;
+    }
   }
   const real *vs = g->vert + 3 * istar;
   f->n = 0;
@@ -587,7 +588,10 @@ static int feature_box(const rl_geomview *g, const real u[3], const real frame[9
   for (int i = 0; i < 3; i++) {
     sgn[i] = ul[i] >= 0 ? 1 : -1;
     if (1 - ul[i] * ul[i] <= CVX_FLAT_SIN * CVX_FLAT_SIN) face = i;
-    if (rl_fabs(ul[i]) <= CVX_FLAT_SIN) { nflat++; edge = i; }
+    if (rl_fabs(ul[i]) <= CVX_FLAT_SIN) {
+      nflat++;
+      edge = i;
+    }
   }
   int free_axes[2], nfree = 0;
   if (face >= 0) {
@@ -603,7 +607,8 @@ static int feature_box(const rl_geomview *g, const real u[3], const real frame[9
     int bits = nfree == 2 ? order[k] : k;
     real loc[3], w[3];
     for (int i = 0; i < 3; i++) loc[i] = sgn[i] * g->size[i];
-    for (int j = 0; j < nfree; j++) loc[free_axes[j]] = ((bits >> j) & 1) ? g->size[free_axes[j]] : -g->size[free_axes[j]];
+    for (int j = 0; j < nfree; j++)
+      loc[free_axes[j]] = ((bits >> j) & 1) ? g->size[free_axes[j]] : -g->size[free_axes[j]];
     rl_m3_mulv(w, g->mat, loc);
     rl_v3_add(w, w, g->pos);
     feature_add(f, frame, c, w);
@@ -668,8 +673,8 @@ static void feature_hull(cvx_feature *f) {
   for (int i = 0; i < n; i++) idx[i] = i;
   for (int i = 1; i < n; i++) { /* insertion sort by (x, y) */
     int t = idx[i], j = i - 1;
-    while (j >= 0 && (f->x[idx[j]][0] > f->x[t][0] ||
-                      (f->x[idx[j]][0] == f->x[t][0] && f->x[idx[j]][1] > f->x[t][1]))) {
+    while (j >= 0 &&
+           (f->x[idx[j]][0] > f->x[t][0] || (f->x[idx[j]][0] == f->x[t][0] && f->x[idx[j]][1] > f->x[t][1]))) {
       idx[j + 1] = idx[j];
       j--;
     }
@@ -710,14 +715,16 @@ static void feature_hull(cvx_feature *f) {
         for (int b = 0; b < 3; b++) M[3 * a + b] += v[a] * v[b];
       }
     }
-    real det = M[0] * (M[4] * M[8] - M[5] * M[7]) - M[1] * (M[3] * M[8] - M[5] * M[6]) + M[2] * (M[3] * M[7] - M[4] * M[6]);
+    real det =
+        M[0] * (M[4] * M[8] - M[5] * M[7]) - M[1] * (M[3] * M[8] - M[5] * M[6]) + M[2] * (M[3] * M[7] - M[4] * M[6]);
     if (rl_fabs(det) > RL_TINY) {
       for (int col = 0; col < 3; col++) {
         real A[9];
         for (int i = 0; i < 9; i++) A[i] = M[i];
         for (int row = 0; row < 3; row++) A[3 * row + col] = r[row];
         g.plane[col] = (A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) +
-                        A[2] * (A[3] * A[7] - A[4] * A[6])) / det;
+                        A[2] * (A[3] * A[7] - A[4] * A[6])) /
+                       det;
       }
     } else {
       g.n = 2;
@@ -752,7 +759,11 @@ static int clip_polygon(real P[][2], int n, const cvx_feature *C) {
     for (int i = 0; i < n; i++) {
       const real *p = P[i], *q = P[(i + 1) % n];
       real sp = cross2(a, b, p), sq = cross2(a, b, q);
-      if (sp >= 0 && m < CVX_MAXCLIP) { buf[m][0] = p[0]; buf[m][1] = p[1]; m++; }
+      if (sp >= 0 && m < CVX_MAXCLIP) {
+        buf[m][0] = p[0];
+        buf[m][1] = p[1];
+        m++;
+      }
       if ((sp >= 0) != (sq >= 0) && m < CVX_MAXCLIP) {
         real t = sp / (sp - sq);
         buf[m][0] = p[0] + t * (q[0] - p[0]);
@@ -760,7 +771,10 @@ static int clip_polygon(real P[][2], int n, const cvx_feature *C) {
         m++;
       }
     }
-    for (int i = 0; i < m; i++) { P[i][0] = buf[i][0]; P[i][1] = buf[i][1]; }
+    for (int i = 0; i < m; i++) {
+      P[i][0] = buf[i][0];
+      P[i][1] = buf[i][1];
+    }
     n = m;
   }
   return n;
@@ -771,7 +785,7 @@ static int clip_segment(real S[][2], const cvx_feature *C) {
   real t0 = 0, t1 = 1, d[2] = {S[1][0] - S[0][0], S[1][1] - S[0][1]};
   for (int e = 0; e < C->n; e++) {
     const real *a = C->x[e], *b = C->x[(e + 1) % C->n];
-    real s0 = cross2(a, b, S[0]);              /* inside ⇔ s ≥ 0 */
+    real s0 = cross2(a, b, S[0]); /* inside ⇔ s ≥ 0 */
     real ds = (b[0] - a[0]) * d[1] - (b[1] - a[1]) * d[0];
     if (rl_fabs(ds) <= RL_TINY) {
       if (s0 < 0) return 0;
@@ -784,8 +798,10 @@ static int clip_segment(real S[][2], const cvx_feature *C) {
   if (t0 > t1) return 0;
   real a[2] = {S[0][0] + t0 * d[0], S[0][1] + t0 * d[1]};
   real b[2] = {S[0][0] + t1 * d[0], S[0][1] + t1 * d[1]};
-  S[0][0] = a[0]; S[0][1] = a[1];
-  S[1][0] = b[0]; S[1][1] = b[1];
+  S[0][0] = a[0];
+  S[0][1] = a[1];
+  S[1][0] = b[0];
+  S[1][1] = b[1];
   return 2;
 }
 
@@ -803,7 +819,10 @@ static int reduce_points(const real q[][2], const real *dist, int n, int sel[CVX
   int i1 = -1;
   for (int i = 0; i < n; i++) {
     real dx = q[i][0] - q[i0][0], dy = q[i][1] - q[i0][1];
-    if (dx * dx + dy * dy > best) { best = dx * dx + dy * dy; i1 = i; }
+    if (dx * dx + dy * dy > best) {
+      best = dx * dx + dy * dy;
+      i1 = i;
+    }
   }
   if (i1 < 0) return k;
   sel[k++] = i1;
@@ -811,19 +830,28 @@ static int reduce_points(const real q[][2], const real *dist, int n, int sel[CVX
   best = tiny * scale;
   for (int i = 0; i < n; i++) {
     real a = rl_fabs(cross2(q[i0], q[i1], q[i]));
-    if (a > best) { best = a; i2 = i; }
+    if (a > best) {
+      best = a;
+      i2 = i;
+    }
   }
   if (i2 < 0) return k;
   sel[k++] = i2;
   /* orient the triangle CCW, then the gain of p is the largest outward area over its edges */
   int tri[3] = {i0, i1, i2};
-  if (cross2(q[i0], q[i1], q[i2]) < 0) { tri[1] = i2; tri[2] = i1; }
+  if (cross2(q[i0], q[i1], q[i2]) < 0) {
+    tri[1] = i2;
+    tri[2] = i1;
+  }
   int i3 = -1;
   best = tiny * scale;
   for (int i = 0; i < n; i++) {
     real gain = 0;
     for (int e = 0; e < 3; e++) gain = rl_fmax(gain, -cross2(q[tri[e]], q[tri[(e + 1) % 3]], q[i]));
-    if (gain > best) { best = gain; i3 = i; }
+    if (gain > best) {
+      best = gain;
+      i3 = i;
+    }
   }
   if (i3 >= 0 && CVX_MAXMANIFOLD >= 4) sel[k++] = i3;
   return k;
@@ -860,12 +888,17 @@ static int build_manifold(const rl_geomview *g1, const rl_geomview *g2, real mar
   real q[CVX_MAXCLIP][2];
   int m;
   if (f1.n >= 3 && f2.n >= 3) {
-    for (int i = 0; i < f2.n; i++) { q[i][0] = f2.x[i][0]; q[i][1] = f2.x[i][1]; }
+    for (int i = 0; i < f2.n; i++) {
+      q[i][0] = f2.x[i][0];
+      q[i][1] = f2.x[i][1];
+    }
     m = clip_polygon(q, f2.n, &f1);
   } else {
     const cvx_feature *seg = f1.n == 2 ? &f1 : &f2, *poly = f1.n == 2 ? &f2 : &f1;
-    q[0][0] = seg->x[0][0]; q[0][1] = seg->x[0][1];
-    q[1][0] = seg->x[1][0]; q[1][1] = seg->x[1][1];
+    q[0][0] = seg->x[0][0];
+    q[0][1] = seg->x[0][1];
+    q[1][0] = seg->x[1][0];
+    q[1][1] = seg->x[1][1];
     m = clip_segment(q, poly);
   }
   if (m < 2) return 0;

@@ -10,19 +10,29 @@
 /* MuJoCo 2.2.2's table: analytic routines where it has one, MPR (rl_collide_convex) for the rest;
    height fields are refused at import.  Indexed [type1][type2], type1 ≤ type2. */
 static const rl_collide_fn collide_table[8][8] = {
-    [RL_GEOM_PLANE] = {[RL_GEOM_SPHERE] = rl_collide_plane_sphere, [RL_GEOM_CAPSULE] = rl_collide_plane_capsule,
-                       [RL_GEOM_ELLIPSOID] = rl_collide_plane_convex, [RL_GEOM_CYLINDER] = rl_collide_plane_cylinder,
-                       [RL_GEOM_BOX] = rl_collide_plane_box, [RL_GEOM_MESH] = rl_collide_plane_convex},
-    [RL_GEOM_SPHERE] = {[RL_GEOM_SPHERE] = rl_collide_sphere_sphere, [RL_GEOM_CAPSULE] = rl_collide_sphere_capsule,
-                        [RL_GEOM_ELLIPSOID] = rl_collide_convex, [RL_GEOM_CYLINDER] = rl_collide_convex,
-                        [RL_GEOM_BOX] = rl_collide_sphere_box, [RL_GEOM_MESH] = rl_collide_convex},
-    [RL_GEOM_CAPSULE] = {[RL_GEOM_CAPSULE] = rl_collide_capsule_capsule, [RL_GEOM_ELLIPSOID] = rl_collide_convex,
-                         [RL_GEOM_CYLINDER] = rl_collide_convex, [RL_GEOM_BOX] = rl_collide_capsule_box,
+    [RL_GEOM_PLANE] = {[RL_GEOM_SPHERE] = rl_collide_plane_sphere,
+                       [RL_GEOM_CAPSULE] = rl_collide_plane_capsule,
+                       [RL_GEOM_ELLIPSOID] = rl_collide_plane_convex,
+                       [RL_GEOM_CYLINDER] = rl_collide_plane_cylinder,
+                       [RL_GEOM_BOX] = rl_collide_plane_box,
+                       [RL_GEOM_MESH] = rl_collide_plane_convex},
+    [RL_GEOM_SPHERE] = {[RL_GEOM_SPHERE] = rl_collide_sphere_sphere,
+                        [RL_GEOM_CAPSULE] = rl_collide_sphere_capsule,
+                        [RL_GEOM_ELLIPSOID] = rl_collide_convex,
+                        [RL_GEOM_CYLINDER] = rl_collide_convex,
+                        [RL_GEOM_BOX] = rl_collide_sphere_box,
+                        [RL_GEOM_MESH] = rl_collide_convex},
+    [RL_GEOM_CAPSULE] = {[RL_GEOM_CAPSULE] = rl_collide_capsule_capsule,
+                         [RL_GEOM_ELLIPSOID] = rl_collide_convex,
+                         [RL_GEOM_CYLINDER] = rl_collide_convex,
+                         [RL_GEOM_BOX] = rl_collide_capsule_box,
                          [RL_GEOM_MESH] = rl_collide_convex},
-    [RL_GEOM_ELLIPSOID] = {[RL_GEOM_ELLIPSOID] = rl_collide_convex, [RL_GEOM_CYLINDER] = rl_collide_convex,
-                           [RL_GEOM_BOX] = rl_collide_convex, [RL_GEOM_MESH] = rl_collide_convex},
-    [RL_GEOM_CYLINDER] = {[RL_GEOM_CYLINDER] = rl_collide_convex, [RL_GEOM_BOX] = rl_collide_convex,
-                          [RL_GEOM_MESH] = rl_collide_convex},
+    [RL_GEOM_ELLIPSOID] = {[RL_GEOM_ELLIPSOID] = rl_collide_convex,
+                           [RL_GEOM_CYLINDER] = rl_collide_convex,
+                           [RL_GEOM_BOX] = rl_collide_convex,
+                           [RL_GEOM_MESH] = rl_collide_convex},
+    [RL_GEOM_CYLINDER] =
+        {[RL_GEOM_CYLINDER] = rl_collide_convex, [RL_GEOM_BOX] = rl_collide_convex, [RL_GEOM_MESH] = rl_collide_convex},
     [RL_GEOM_BOX] = {[RL_GEOM_BOX] = rl_collide_box_box, [RL_GEOM_MESH] = rl_collide_convex},
     [RL_GEOM_MESH] = {[RL_GEOM_MESH] = rl_collide_convex},
 };
@@ -38,9 +48,7 @@ rl_collide_fn rl_collide_function(int type1, int type2) {
 static void geom_half_extents(const rl_model *m, const rl_data *d, int g, real ext[3]) {
   const real *R = d->geom_xmat + 9 * g, *s = m->geom_size + 3 * g;
   switch (m->geom_type[g]) {
-  case RL_GEOM_SPHERE:
-    ext[0] = ext[1] = ext[2] = s[0];
-    break;
+  case RL_GEOM_SPHERE: ext[0] = ext[1] = ext[2] = s[0]; break;
   case RL_GEOM_CAPSULE:
     for (int i = 0; i < 3; i++) ext[i] = rl_fabs(R[3 * i + 2]) * s[1] + s[0];
     break;

@@ -14,7 +14,6 @@
 /* MuJoCo's mjMINVAL: the smallest denominator it accepts (a behavioural constant, kept equal in
    both precisions so that degenerate-configuration branches are taken where MuJoCo takes them). */
 
-
 /* ‖a − b‖ (mju_dist3) */
 static real dist3(const real a[3], const real b[3]) {
   real d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
@@ -22,8 +21,11 @@ static real dist3(const real a[3], const real b[3]) {
 }
 
 /* z axis of a row-major frame: column 2 = (R02, R12, R22) */
-static void zaxis(real z[3], const real mat[9]) { z[0] = mat[2]; z[1] = mat[5]; z[2] = mat[8]; }
-
+static void zaxis(real z[3], const real mat[9]) {
+  z[0] = mat[2];
+  z[1] = mat[5];
+  z[2] = mat[8];
+}
 
 /* Contact frame from its normal x = frame[0..2] (and optional first tangent y = frame[3..5]),
  * as mju_makeFrame:  x ← x/‖x‖;  if ‖y‖² < 1/4: y = e_y when |x_y| < 1/2, else e_z;
@@ -52,8 +54,8 @@ static int complete_frames(rl_contact *con, int n) {
 
 /* Plane (pos1, normal n = z of mat1) vs sphere (center c, radius r):
  *   d = (c − p1)·n − r;  contact iff d + r ≤ margin + r;  pos = c − (r + d/2) n. */
-static int plane_sphere_contact(rl_contact *con, real margin, const real pos1[3], const real mat1[9],
-                                const real c[3], real r) {
+static int plane_sphere_contact(rl_contact *con, real margin, const real pos1[3], const real mat1[9], const real c[3],
+                                real r) {
   real tmp[3];
   zaxis(con->frame, mat1);
   rl_v3_sub(tmp, c, pos1);
@@ -67,7 +69,9 @@ static int plane_sphere_contact(rl_contact *con, real margin, const real pos1[3]
 }
 
 int rl_collide_plane_sphere(RL_NARROW_ARGS) {
-  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  (void)mode;
+  (void)mpr_iterations;
+  (void)mpr_tolerance;
   if (!view_finite(g1) || !view_finite(g2)) return 0;
   return complete_frames(con, plane_sphere_contact(con, margin, g1->pos, g1->mat, g2->pos, g2->size[0]));
 }
@@ -75,7 +79,9 @@ int rl_collide_plane_sphere(RL_NARROW_ARGS) {
 /* Plane vs capsule: the two end spheres c ± h·a (a = capsule axis), each a plane–sphere test;
  * each contact's first tangent is the capsule axis. */
 int rl_collide_plane_capsule(RL_NARROW_ARGS) {
-  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  (void)mode;
+  (void)mpr_iterations;
+  (void)mpr_tolerance;
   if (!view_finite(g1) || !view_finite(g2)) return 0;
   real axis[3], seg[3], p[3];
   zaxis(axis, g2->mat);
@@ -90,8 +96,8 @@ int rl_collide_plane_capsule(RL_NARROW_ARGS) {
 }
 
 /* one plane–cylinder contact: dist d, pos = base + s1·v1 + s2·v2 − (d/2) n */
-static void cylinder_point(rl_contact *c, real d, const real base[3], const real v1[3], real s1,
-                           const real v2[3], real s2, const real n[3]) {
+static void cylinder_point(rl_contact *c, real d, const real base[3], const real v1[3], real s1, const real v2[3],
+                           real s2, const real n[3]) {
   c->dist = d;
   rl_v3_copy(c->pos, base);
   rl_v3_addscl(c->pos, v1, s1);
@@ -107,7 +113,9 @@ static void cylinder_point(rl_contact *c, real d, const real base[3], const real
  * rim of the far disk  d0 − h a·n + v·n;  and, if d0 + h a·n − v·n/2 ≤ margin, two more near-disk
  * points at ±(√3/2) r (v × a)/‖v × a‖ − v/2 (an inscribed triangle with the first). */
 int rl_collide_plane_cylinder(RL_NARROW_ARGS) {
-  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  (void)mode;
+  (void)mpr_iterations;
+  (void)mpr_tolerance;
   if (!view_finite(g1) || !view_finite(g2)) return 0;
   const real *pos1 = g1->pos, *mat2 = g2->mat, *pos2 = g2->pos, *size2 = g2->size;
   real normal[3], axis[3], vec[3], vec1[3];
@@ -128,7 +136,9 @@ int rl_collide_plane_cylinder(RL_NARROW_ARGS) {
   real len = rl_sqrt(rl_v3_dot(vec, vec));
   if (len >= MJ_MINVAL) {
     real scl = size2[0] / len;
-    vec[0] *= scl; vec[1] *= scl; vec[2] *= scl;
+    vec[0] *= scl;
+    vec[1] *= scl;
+    vec[2] *= scl;
   } else {
     vec[0] = mat2[0] * size2[0];
     vec[1] = mat2[3] * size2[0];
@@ -168,7 +178,9 @@ int rl_collide_plane_cylinder(RL_NARROW_ARGS) {
 /* Plane vs box (mjc_PlaneBox): corners k = R2 (±s) in index order (x fastest); a corner is a contact
  * if d = (c2 − p1)·n + k·n ≤ margin and k·n ≤ 0; pos = c2 + k − (d/2) n; at most 4. */
 int rl_collide_plane_box(RL_NARROW_ARGS) {
-  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  (void)mode;
+  (void)mpr_iterations;
+  (void)mpr_tolerance;
   if (!view_finite(g1) || !view_finite(g2)) return 0;
   const real *size2 = g2->size;
   real norm[3], dif[3], vec[3], corner[3];
@@ -202,11 +214,10 @@ static void ellipsoid_support(real res[3], const real u[3], const real s[3]) {
   for (int i = 0; i < 3; i++) res[i] *= s[i];
 }
 
-
 /* extra plane–mesh contact at vertex v (local): w = c2 + R2 v; skipped when ‖w − first‖ < 0.3 rbound;
  * d = (w − p1)·n;  pos = w − (d/2) n.  Returns 1 if added. */
-static int plane_mesh_extra(rl_contact *c, const real v[3], const real pos1[3], const real n[3],
-                            const rl_geomview *g2, const real first[3]) {
+static int plane_mesh_extra(rl_contact *c, const real v[3], const real pos1[3], const real n[3], const rl_geomview *g2,
+                            const real first[3]) {
   real w[3], dif[3];
   rl_m3_mulv(w, g2->mat, v);
   rl_v3_add(w, w, g2->pos);
@@ -226,7 +237,9 @@ static int plane_mesh_extra(rl_contact *c, const real v[3], const real pos1[3], 
  * first point, taken as MuJoCo does: with a hull graph from the support vertex's neighbours in edge
  * order; without one from all vertices in index order, the support vertex skipped. */
 int rl_collide_plane_convex(RL_NARROW_ARGS) {
-  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  (void)mode;
+  (void)mpr_iterations;
+  (void)mpr_tolerance;
   if (!view_finite(g1) || !view_finite(g2)) return 0;
   const real *pos1 = g1->pos, *pos2 = g2->pos, *mat2 = g2->mat;
   real normal[3], dir[3], u[3], res[3], w[3], dif[3];
@@ -303,10 +316,12 @@ static int sphere_sphere_contact(rl_contact *con, real margin, const real c1[3],
 }
 
 int rl_collide_sphere_sphere(RL_NARROW_ARGS) {
-  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  (void)mode;
+  (void)mpr_iterations;
+  (void)mpr_tolerance;
   if (!view_finite(g1) || !view_finite(g2)) return 0;
-  return complete_frames(con, sphere_sphere_contact(con, margin, g1->pos, g1->mat, g1->size[0],
-                                                    g2->pos, g2->mat, g2->size[0]));
+  return complete_frames(
+      con, sphere_sphere_contact(con, margin, g1->pos, g1->mat, g1->size[0], g2->pos, g2->mat, g2->size[0]));
 }
 
 /* clamp x to [−1, 1] */
@@ -315,7 +330,9 @@ static real clamp_unit(real x) { return x > 1 ? 1 : (x < -1 ? -1 : x); }
 /* Sphere vs capsule: nearest segment point c2 + x·h a2 with x = clamp(((c1 − c2)·h a2)/‖h a2‖²),
  * then sphere–sphere against it. */
 int rl_collide_sphere_capsule(RL_NARROW_ARGS) {
-  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  (void)mode;
+  (void)mpr_iterations;
+  (void)mpr_tolerance;
   if (!view_finite(g1) || !view_finite(g2)) return 0;
   real axis[3], vec[3];
   zaxis(axis, g2->mat);
@@ -324,8 +341,8 @@ int rl_collide_sphere_capsule(RL_NARROW_ARGS) {
   real x = clamp_unit(rl_v3_dot(axis, vec) / rl_v3_dot(axis, axis));
   rl_v3_scale(vec, axis, x);
   rl_v3_add(vec, vec, g2->pos);
-  return complete_frames(con, sphere_sphere_contact(con, margin, g1->pos, g1->mat, g1->size[0],
-                                                    vec, g2->mat, g2->size[0]));
+  return complete_frames(con,
+                         sphere_sphere_contact(con, margin, g1->pos, g1->mat, g1->size[0], vec, g2->mat, g2->size[0]));
 }
 
 /* point c + x·a */
@@ -340,7 +357,9 @@ static void seg_point(real p[3], const real c[3], const real a[3], real x) {
  * sphere–sphere test.  Parallel axes (|det| < mjMINVAL): each end of segment 1 against its clamped
  * projection on segment 2, then (while fewer than 2 contacts) each end of segment 2. */
 int rl_collide_capsule_capsule(RL_NARROW_ARGS) {
-  (void)mode; (void)mpr_iterations; (void)mpr_tolerance;
+  (void)mode;
+  (void)mpr_iterations;
+  (void)mpr_tolerance;
   if (!view_finite(g1) || !view_finite(g2)) return 0;
   const real *pos1 = g1->pos, *pos2 = g2->pos, *mat1 = g1->mat, *mat2 = g2->mat;
   real r1 = g1->size[0], r2 = g2->size[0];

@@ -14,9 +14,9 @@
 #include "rl_math.h"
 
 /* MuJoCo's constants (mjMINVAL, mjMINIMP, mjMAXIMP) and default solref */
-#define RL_MINVAL ((real)1e-15)
-#define RL_MINIMP ((real)0.0001)
-#define RL_MAXIMP ((real)0.9999)
+#define RL_MINVAL            ((real)1e-15)
+#define RL_MINIMP            ((real)0.0001)
+#define RL_MAXIMP            ((real)0.9999)
 #define RL_SOLREF_DEFAULT_TC ((real)0.02)
 #define RL_SOLREF_DEFAULT_DR ((real)1)
 
@@ -51,15 +51,25 @@ static int merge_chain(const rl_model *m, int a, int b, int *chain, int *side) {
   while (da >= 0 || db >= 0) {
     int i = da > db ? da : db;
     int s = 0;
-    if (da == i) { s |= 1; da = m->dof_parentid[da]; }
-    if (db == i) { s |= 2; db = m->dof_parentid[db]; }
+    if (da == i) {
+      s |= 1;
+      da = m->dof_parentid[da];
+    }
+    if (db == i) {
+      s |= 2;
+      db = m->dof_parentid[db];
+    }
     chain[n] = i;
     side[n] = s;
     n++;
   }
   for (int k = 0; k < n / 2; k++) {
-    int t = chain[k]; chain[k] = chain[n - 1 - k]; chain[n - 1 - k] = t;
-    t = side[k]; side[k] = side[n - 1 - k]; side[n - 1 - k] = t;
+    int t = chain[k];
+    chain[k] = chain[n - 1 - k];
+    chain[n - 1 - k] = t;
+    t = side[k];
+    side[k] = side[n - 1 - k];
+    side[n - 1 - k] = t;
   }
   return n;
 }
@@ -113,8 +123,8 @@ static int has_room(const rl_model *m, rl_data *d, int size, int NV) {
    are skipped.  Returns 1 if rows were added. */
 static int add_rows(const rl_model *m, rl_data *d, const real *jac, const int *chain, int NV, const real *pos,
                     const real *margin, real frictionloss, int size, int type, int id) {
-  int contact = type == RL_CNSTR_CONTACT_FRICTIONLESS || type == RL_CNSTR_CONTACT_PYRAMIDAL ||
-                type == RL_CNSTR_CONTACT_ELLIPTIC;
+  int contact =
+      type == RL_CNSTR_CONTACT_FRICTIONLESS || type == RL_CNSTR_CONTACT_PYRAMIDAL || type == RL_CNSTR_CONTACT_ELLIPTIC;
   if (!contact) {
     int nonzero = 0;
     for (int i = 0; i < size * NV && !nonzero; i++) nonzero = jac[i] != 0;
@@ -183,7 +193,9 @@ static void eq_weld(const rl_model *m, rl_data *d, rowbuf *w, int e) {
   rl_q_mul(q, d->xquat + 4 * b0, data + 6); /* q0 ⊗ q_rel */
   rl_q_conj(q1c, d->xquat + 4 * b1);        /* q̄1 */
   rl_q_mul(q2, q1c, q);
-  pos[3] = q2[1]; pos[4] = q2[2]; pos[5] = q2[3];
+  pos[3] = q2[1];
+  pos[4] = q2[2];
+  pos[5] = q2[3];
   for (int k = 0; k < NV; k++) {
     real ax[4] = {0, jr[k], jr[NV + k], jr[2 * NV + k]};
     /* q̄1 ⊗ (0, ω) written out as MuJoCo's mju_mulQuatAxis */
@@ -222,8 +234,10 @@ static void eq_joint(const rl_model *m, rl_data *d, rowbuf *w, int e) {
     } else {
       NV = 2;
       int lo = va < vb ? 0 : 1;
-      w->chain[lo] = va; w->jac[lo] = 1;
-      w->chain[1 - lo] = vb; w->jac[1 - lo] = -deriv;
+      w->chain[lo] = va;
+      w->jac[lo] = 1;
+      w->chain[1 - lo] = vb;
+      w->jac[1 - lo] = -deriv;
     }
   }
   add_rows(m, d, w->jac, w->chain, NV, &pos, NULL, 0, 1, RL_CNSTR_EQUALITY, e);
@@ -235,10 +249,10 @@ static void instantiate_equality(const rl_model *m, rl_data *d, rowbuf *w) {
   for (int e = 0; e < m->neq; e++) {
     if (!d->eq_active[e]) continue;
     switch (m->eq_type[e]) {
-      case RL_EQ_CONNECT: eq_connect(m, d, w, e); break;
-      case RL_EQ_WELD: eq_weld(m, d, w, e); break;
-      case RL_EQ_JOINT: eq_joint(m, d, w, e); break;
-      default: break;
+    case RL_EQ_CONNECT: eq_connect(m, d, w, e); break;
+    case RL_EQ_WELD: eq_weld(m, d, w, e); break;
+    case RL_EQ_JOINT: eq_joint(m, d, w, e); break;
+    default: break;
     }
   }
 }
@@ -258,10 +272,13 @@ static void instantiate_friction(const rl_model *m, rl_data *d) {
 static real normalize3(real a[3]) {
   real n = rl_sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
   if (n < RL_MINVAL) {
-    a[0] = 1; a[1] = a[2] = 0;
+    a[0] = 1;
+    a[1] = a[2] = 0;
   } else {
     real s = 1 / n;
-    a[0] *= s; a[1] *= s; a[2] *= s;
+    a[0] *= s;
+    a[1] *= s;
+    a[2] *= s;
   }
   return n;
 }
@@ -400,39 +417,39 @@ static void diag_approx(const rl_model *m, rl_data *d) {
   for (int i = 0; i < d->nefc; i++) {
     int id = d->efc_id[i];
     switch (d->efc_type[i]) {
-      case RL_CNSTR_EQUALITY: {
-        int o1 = m->eq_obj1id[id], o2 = m->eq_obj2id[id];
-        if (m->eq_type[id] == RL_EQ_JOINT) {
-          dA[i] = m->dof_invweight0[m->jnt_dofadr[o1]];
-          if (o2 >= 0) dA[i] += m->dof_invweight0[m->jnt_dofadr[o2]];
-        } else {
-          dA[i] = bw[2 * o1] + bw[2 * o2];
-        }
-        break;
+    case RL_CNSTR_EQUALITY: {
+      int o1 = m->eq_obj1id[id], o2 = m->eq_obj2id[id];
+      if (m->eq_type[id] == RL_EQ_JOINT) {
+        dA[i] = m->dof_invweight0[m->jnt_dofadr[o1]];
+        if (o2 >= 0) dA[i] += m->dof_invweight0[m->jnt_dofadr[o2]];
+      } else {
+        dA[i] = bw[2 * o1] + bw[2 * o2];
       }
-      case RL_CNSTR_FRICTION_DOF: dA[i] = m->dof_invweight0[id]; break;
-      case RL_CNSTR_LIMIT_JOINT: dA[i] = m->dof_invweight0[m->jnt_dofadr[id]]; break;
-      case RL_CNSTR_CONTACT_FRICTIONLESS:
-      case RL_CNSTR_CONTACT_PYRAMIDAL:
-      case RL_CNSTR_CONTACT_ELLIPTIC: {
-        const rl_contact *con = d->contact + id;
-        int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2], dim = con->dim;
-        real tran = bw[2 * b1] + bw[2 * b2], rot = bw[2 * b1 + 1] + bw[2 * b2 + 1];
-        if (d->efc_type[i] == RL_CNSTR_CONTACT_FRICTIONLESS) {
-          dA[i] = tran;
-        } else if (d->efc_type[i] == RL_CNSTR_CONTACT_ELLIPTIC) {
-          for (int j = 0; j < dim; j++) dA[i + j] = j < 3 ? tran : rot;
-          i += dim - 1;
-        } else {
-          for (int j = 0; j < dim - 1; j++) {
-            real f = con->friction[j];
-            dA[i + 2 * j] = dA[i + 2 * j + 1] = tran + f * f * (j < 2 ? tran : rot);
-          }
-          i += 2 * dim - 3;
+      break;
+    }
+    case RL_CNSTR_FRICTION_DOF: dA[i] = m->dof_invweight0[id]; break;
+    case RL_CNSTR_LIMIT_JOINT: dA[i] = m->dof_invweight0[m->jnt_dofadr[id]]; break;
+    case RL_CNSTR_CONTACT_FRICTIONLESS:
+    case RL_CNSTR_CONTACT_PYRAMIDAL:
+    case RL_CNSTR_CONTACT_ELLIPTIC: {
+      const rl_contact *con = d->contact + id;
+      int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2], dim = con->dim;
+      real tran = bw[2 * b1] + bw[2 * b2], rot = bw[2 * b1 + 1] + bw[2 * b2 + 1];
+      if (d->efc_type[i] == RL_CNSTR_CONTACT_FRICTIONLESS) {
+        dA[i] = tran;
+      } else if (d->efc_type[i] == RL_CNSTR_CONTACT_ELLIPTIC) {
+        for (int j = 0; j < dim; j++) dA[i + j] = j < 3 ? tran : rot;
+        i += dim - 1;
+      } else {
+        for (int j = 0; j < dim - 1; j++) {
+          real f = con->friction[j];
+          dA[i + 2 * j] = dA[i + 2 * j + 1] = tran + f * f * (j < 2 ? tran : rot);
         }
-        break;
+        i += 2 * dim - 3;
       }
-      default: dA[i] = 0; break;
+      break;
+    }
+    default: dA[i] = 0; break;
     }
   }
 }
@@ -446,10 +463,22 @@ static void sol_params(const rl_model *m, const rl_data *d, int i, real solref[2
   int id = d->efc_id[i];
   const real *ref, *imp;
   switch (d->efc_type[i]) {
-    case RL_CNSTR_EQUALITY: ref = m->eq_solref + RL_NREF * id; imp = m->eq_solimp + RL_NIMP * id; break;
-    case RL_CNSTR_LIMIT_JOINT: ref = m->jnt_solref + RL_NREF * id; imp = m->jnt_solimp + RL_NIMP * id; break;
-    case RL_CNSTR_FRICTION_DOF: ref = m->dof_solref + RL_NREF * id; imp = m->dof_solimp + RL_NIMP * id; break;
-    default: ref = d->contact[id].solref; imp = d->contact[id].solimp; break;
+  case RL_CNSTR_EQUALITY:
+    ref = m->eq_solref + RL_NREF * id;
+    imp = m->eq_solimp + RL_NIMP * id;
+    break;
+  case RL_CNSTR_LIMIT_JOINT:
+    ref = m->jnt_solref + RL_NREF * id;
+    imp = m->jnt_solimp + RL_NIMP * id;
+    break;
+  case RL_CNSTR_FRICTION_DOF:
+    ref = m->dof_solref + RL_NREF * id;
+    imp = m->dof_solimp + RL_NIMP * id;
+    break;
+  default:
+    ref = d->contact[id].solref;
+    imp = d->contact[id].solimp;
+    break;
   }
   solref[0] = ref[0];
   solref[1] = ref[1];
@@ -473,24 +502,24 @@ static real block_pos(const rl_model *m, const rl_data *d, int i, int *dim) {
   const real *p = d->efc_pos + i;
   *dim = 1;
   switch (d->efc_type[i]) {
-    case RL_CNSTR_CONTACT_ELLIPTIC: *dim = d->contact[id].dim; break;
-    case RL_CNSTR_CONTACT_PYRAMIDAL: *dim = 2 * (d->contact[id].dim - 1); break;
-    case RL_CNSTR_EQUALITY:
-      if (m->eq_type[id] == RL_EQ_WELD) {
-        real ts = m->eq_data[RL_NEQDATA * id + 10], s = 0;
-        for (int k = 0; k < 6; k++) {
-          real v = k < 3 ? p[k] : p[k] * ts;
-          s += v * v;
-        }
-        *dim = 6;
-        return rl_sqrt(s);
+  case RL_CNSTR_CONTACT_ELLIPTIC: *dim = d->contact[id].dim; break;
+  case RL_CNSTR_CONTACT_PYRAMIDAL: *dim = 2 * (d->contact[id].dim - 1); break;
+  case RL_CNSTR_EQUALITY:
+    if (m->eq_type[id] == RL_EQ_WELD) {
+      real ts = m->eq_data[RL_NEQDATA * id + 10], s = 0;
+      for (int k = 0; k < 6; k++) {
+        real v = k < 3 ? p[k] : p[k] * ts;
+        s += v * v;
       }
-      if (m->eq_type[id] == RL_EQ_CONNECT) {
-        *dim = 3;
-        return rl_sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
-      }
-      break;
-    default: break;
+      *dim = 6;
+      return rl_sqrt(s);
+    }
+    if (m->eq_type[id] == RL_EQ_CONNECT) {
+      *dim = 3;
+      return rl_sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+    }
+    break;
+  default: break;
   }
   return p[0];
 }
@@ -604,7 +633,8 @@ void rl_reference_constraint(const rl_model *m, rl_data *d) {
     real v = 0;
     for (int k = 0; k < d->efc_J_rownnz[i]; k++) v += J[k] * d->qvel[col[k]];
     d->efc_vel[i] = v;
-    d->efc_aref[i] = -KBIP[4 * i + 1] * d->efc_vel[i] - KBIP[4 * i] * KBIP[4 * i + 2] * (d->efc_pos[i] - d->efc_margin[i]);
+    d->efc_aref[i] =
+        -KBIP[4 * i + 1] * d->efc_vel[i] - KBIP[4 * i] * KBIP[4 * i + 2] * (d->efc_pos[i] - d->efc_margin[i]);
   }
 }
 

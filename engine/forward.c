@@ -89,10 +89,8 @@ static void euler_after(const rl_model *m, rl_data *d, int used) {
 void rl_step_path(const rl_model *m, rl_data *d, int path) {
   rl_check_state(m, d);
   int used = rl_forward_path(m, d, path);
-  if (m->opt.integrator == RL_INT_RK4)
-    rl_rk4_with(m, d, rl_forward);
-  else
-    euler_after(m, d, used);
+  if (m->opt.integrator == RL_INT_RK4) rl_rk4_with(m, d, rl_forward);
+  else euler_after(m, d, used);
   memcpy(d->qacc_warmstart, d->qacc, sizeof(real) * (size_t)m->nv);
 }
 

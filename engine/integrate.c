@@ -9,17 +9,13 @@ void rl_integrate_pos(const rl_model *m, real *qpos, const real *qvel, real h) {
   for (int j = 0; j < m->njnt; j++) {
     int pa = m->jnt_qposadr[j], da = m->jnt_dofadr[j];
     switch (m->jnt_type[j]) {
-      case RL_JNT_FREE:
-        for (int c = 0; c < 3; c++) qpos[pa + c] += h * qvel[da + c];
-        pa += 3;
-        da += 3;
-        /* fall through */
-      case RL_JNT_BALL:
-        rl_q_integrate_local(qpos + pa, qvel + da, h);
-        break;
-      default:
-        qpos[pa] += h * qvel[da];
-        break;
+    case RL_JNT_FREE:
+      for (int c = 0; c < 3; c++) qpos[pa + c] += h * qvel[da + c];
+      pa += 3;
+      da += 3;
+      /* fall through */
+    case RL_JNT_BALL: rl_q_integrate_local(qpos + pa, qvel + da, h); break;
+    default: qpos[pa] += h * qvel[da]; break;
     }
   }
 }
@@ -128,8 +124,6 @@ void rl_rk4(const rl_model *m, rl_data *d) { rl_rk4_with(m, d, rl_forward_smooth
 void rl_step_smooth(const rl_model *m, rl_data *d) {
   rl_check_state(m, d);
   rl_forward_smooth(m, d);
-  if (m->opt.integrator == RL_INT_RK4)
-    rl_rk4(m, d);
-  else
-    rl_euler(m, d);
+  if (m->opt.integrator == RL_INT_RK4) rl_rk4(m, d);
+  else rl_euler(m, d);
 }

@@ -18,7 +18,10 @@ rl_model *rl_model_alloc(const rl_model *sizes) {
   RL_MODEL_FIELDS(RL_X_FIELD)
 #undef RL_X_FIELD
   char *p = calloc(1, bytes + 64);
-  if (!p) { free(m); return NULL; }
+  if (!p) {
+    free(m);
+    return NULL;
+  }
   m->buffer = p;
   p = (char *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
 #define RL_X_FIELD(type, name, count, width) \
@@ -56,17 +59,20 @@ rl_data *rl_data_alloc(const rl_model *m) {
   d->arena_size = rl_arena_reals(m);
   bytes += align64(sizeof(real) * d->arena_size);
   char *p = calloc(1, bytes + 64);
-  if (!p) { free(d); return NULL; }
+  if (!p) {
+    free(d);
+    return NULL;
+  }
   d->buffer = p;
   p = (char *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
 #define RL_X_DATA(name, count, width, ...) \
-  d->name = (real *)p;                \
+  d->name = (real *)p;                     \
   p += align64(sizeof(real) * (size_t)m->count * (width));
   RL_DATA_STATE(RL_X_DATA)
   RL_DATA_DERIVED(RL_X_DATA)
 #undef RL_X_DATA
 #define RL_X_EFC(type, name, count, width, ...) \
-  d->name = (type *)p;                     \
+  d->name = (type *)p;                          \
   p += align64(sizeof(type) * (size_t)m->count * (width));
   RL_DATA_EFC(RL_X_EFC)
   RL_DATA_RUNTIME(RL_X_EFC)
@@ -106,10 +112,9 @@ uint64_t rl_state_hash(const rl_model *m, const rl_data *d) {
   uint64_t h = 1469598103934665603ULL;
   const unsigned char *b = (const unsigned char *)&d->time;
   for (size_t i = 0; i < sizeof d->time; i++) h = (h ^ b[i]) * 1099511628211ULL;
-#define RL_X_DATA(name, count, width, ...)                                  \
-  b = (const unsigned char *)d->name;                                  \
-  for (size_t i = 0; i < sizeof(real) * (size_t)m->count * (width); i++) \
-    h = (h ^ b[i]) * 1099511628211ULL;
+#define RL_X_DATA(name, count, width, ...) \
+  b = (const unsigned char *)d->name;      \
+  for (size_t i = 0; i < sizeof(real) * (size_t)m->count * (width); i++) h = (h ^ b[i]) * 1099511628211ULL;
   RL_DATA_STATE(RL_X_DATA)
 #undef RL_X_DATA
   return h;

@@ -69,17 +69,17 @@ typedef struct rl_avbd_bam {
 /* Joint-space loads of one joint after the step, on the joint coordinate φ (hinge: N m, slide:
  * N; positive drives φ up), and the two-sided rows' reaction on the child body B. */
 typedef struct rl_avbd_load {
-  real servo;        /* actuator force applied (PD: g·F, BAM: g·τ) at the final iterate */
-  real limit;        /* limit rows: −(λ_lo − λ_hi) */
-  real friction;     /* dry-friction row (frictionloss + BAM Coulomb): −λ_f */
-  real axial;        /* two-sided rows projected on the joint axis: a·τ_p (hinge, N m) or a·F (slide, N);
+  real servo;       /* actuator force applied (PD: g·F, BAM: g·τ) at the final iterate */
+  real limit;       /* limit rows: −(λ_lo − λ_hi) */
+  real friction;    /* dry-friction row (frictionloss + BAM Coulomb): −λ_f */
+  real axial;       /* two-sided rows projected on the joint axis: a·τ_p (hinge, N m) or a·F (slide, N);
                         ≈ 0 for an ideal joint */
-  real contact;      /* contact forces projected on the joint through the tree, τ = Σ J_jᵀ f over the
+  real contact;     /* contact forces projected on the joint through the tree, τ = Σ J_jᵀ f over the
                         contacts on bodies of the subtree below the joint (tree joints only): hinge
                         a·Σ ((x_c − p) × f_c + τ_c) about the anchor p, slide a·Σ f_c, with each
                         contact's wrench (f_c at x_c, spin/roll torque τ_c) from its final multipliers.
                         At rest: servo + limit + friction + contact + axial = qfrc_bias (RNEA gravity) */
-  real reaction[6];  /* two-sided rows' force (N) and torque about the anchor p (N m) on B, world:
+  real reaction[6]; /* two-sided rows' force (N) and torque about the anchor p (N m) on B, world:
                         F = −Σ λ_r J_B,r[0:3], τ_p = −Σ λ_r J_B,r[3:6] + (x_B − p) × F */
 } rl_avbd_load;
 
@@ -126,48 +126,48 @@ typedef struct rl_avbd_param {
 
 /* Per-step diagnostics and KKT residuals of the step's optimization problem. */
 typedef struct rl_avbd_stat {
-  int iterations;          /* sweeps used */
-  int converged;           /* 1: residual test met before the budget */
-  int ncon;                /* contact points */
-  int ncolor;              /* colors used (the overflow color not counted) */
-  int noverflow;           /* bodies in the overflow color */
-  int guarded;             /* guarded Cholesky pivots in the step */
-  real anchor_err;         /* max ‖anchor gap‖ over joints/equalities (m), after the step */
-  real axis_err;           /* max axis/rotation misalignment (rad) */
-  real penetration;        /* max penetration (m) */
-  real dry_residual;       /* max r_f = |λ_f − clip(λ_f + ρ_f Δφ, ±τ_f)|/ρ_f (rad or m) */
-  real update;             /* last sweep's largest ‖δx‖ */
+  int iterations;    /* sweeps used */
+  int converged;     /* 1: residual test met before the budget */
+  int ncon;          /* contact points */
+  int ncolor;        /* colors used (the overflow color not counted) */
+  int noverflow;     /* bodies in the overflow color */
+  int guarded;       /* guarded Cholesky pivots in the step */
+  real anchor_err;   /* max ‖anchor gap‖ over joints/equalities (m), after the step */
+  real axis_err;     /* max axis/rotation misalignment (rad) */
+  real penetration;  /* max penetration (m) */
+  real dry_residual; /* max r_f = |λ_f − clip(λ_f + ρ_f Δφ, ±τ_f)|/ρ_f (rad or m) */
+  real update;       /* last sweep's largest ‖δx‖ */
   /* stationarity ∇E_i + Σ Jᵀλ of body i's block with the final multipliers, reported as two numbers
      because its rows have two units: the force part (rows δx, N) and the torque part (rows δθ about
      the COM, N m).  (A single norm mixed N with N m; scaling the torque by a characteristic length was
      not chosen: no one length fits 1 mm links and 1 m links alike, and the split keeps the units.) */
   real kkt_stationarity_force;  /* max_i ‖(∇E_i + Σ Jᵀλ)[0:3]‖∞ (N) */
   real kkt_stationarity_torque; /* max_i ‖(∇E_i + Σ Jᵀλ)[3:6]‖∞ (N m) */
-  real kkt_primal;         /* max |C̃| of two-sided rows, max(−C̃, 0) of one-sided rows */
-  real kkt_primal_lin;     /* its length rows: anchors, lateral, contact normals, slide limits (m) */
-  real kkt_primal_ang;     /* its angle rows: axes, rotations, hinge limits (rad) */
-  real kkt_normal_sign;    /* max(λ_n, 0) over contact normals and limits (0: right sign) */
-  real kkt_cone;           /* max(‖λ_t‖ − μ(−λ_n), 0) */
-  real kkt_complementarity;/* max |λ·C̃| over contacts and limits */
+  real kkt_primal;              /* max |C̃| of two-sided rows, max(−C̃, 0) of one-sided rows */
+  real kkt_primal_lin;          /* its length rows: anchors, lateral, contact normals, slide limits (m) */
+  real kkt_primal_ang;          /* its angle rows: axes, rotations, hinge limits (rad) */
+  real kkt_normal_sign;         /* max(λ_n, 0) over contact normals and limits (0: right sign) */
+  real kkt_cone;                /* max(‖λ_t‖ − μ(−λ_n), 0) */
+  real kkt_complementarity;     /* max |λ·C̃| over contacts and limits */
 } rl_avbd_stat;
 
 /* The AVBD model and state (one allocation, sized at build). */
 typedef struct rl_avbd {
   rl_avbd_param prm;
-  int nb;                  /* dynamic bodies (slots 0..nb) */
-  int *body;               /* slot → model body id */
-  int *slot;               /* model body id → slot, −1 static */
-  real *mass, *inertia;    /* [nb], [nb×3] principal inertia of the COM frame */
-  real *iquat;             /* [nb×4] model inertial frame (COM frame in the body frame) */
-  real *ipos;              /* [nb×3] */
-  rl_avbd_pose *pose;      /* [nb] current */
-  real *vel;               /* [nb×6] world (v_com, ω) */
-  real *x0, *q0;           /* step start [nb×3], [nb×4] */
-  real *xp, *qp;           /* prediction */
-  real *dx;                /* [nb×3] x − x⁰ accumulated from the updates (v = dx/h without cancellation) */
-  real *dq;                /* [nb×4] q (q⁰)⁻¹ accumulated from the updates (ω = Log(dq)/h, likewise) */
-  real *I0;                /* [nb×9] frozen world inertia */
-  real *xfrc;              /* [nb×6] external force and torque at the COM (world), set by the user */
+  int nb;               /* dynamic bodies (slots 0..nb) */
+  int *body;            /* slot → model body id */
+  int *slot;            /* model body id → slot, −1 static */
+  real *mass, *inertia; /* [nb], [nb×3] principal inertia of the COM frame */
+  real *iquat;          /* [nb×4] model inertial frame (COM frame in the body frame) */
+  real *ipos;           /* [nb×3] */
+  rl_avbd_pose *pose;   /* [nb] current */
+  real *vel;            /* [nb×6] world (v_com, ω) */
+  real *x0, *q0;        /* step start [nb×3], [nb×4] */
+  real *xp, *qp;        /* prediction */
+  real *dx;             /* [nb×3] x − x⁰ accumulated from the updates (v = dx/h without cancellation) */
+  real *dq;             /* [nb×4] q (q⁰)⁻¹ accumulated from the updates (ω = Log(dq)/h, likewise) */
+  real *I0;             /* [nb×9] frozen world inertia */
+  real *xfrc;           /* [nb×6] external force and torque at the COM (world), set by the user */
   int njoint;
   rl_avbd_joint *joint;
   int nrow;
@@ -178,34 +178,34 @@ typedef struct rl_avbd {
   rl_avbd_contact *con, *prev;
   int *cadr, *cnum, *clist; /* body slot → contacts (CSR) */
   /* ground contact generation: geom views relative to the COM frame */
-  real *gpos, *gquat;       /* [ngeom×3], [ngeom×4] */
+  real *gpos, *gquat; /* [ngeom×3], [ngeom×4] */
   /* coloring */
   int ncolor;
-  int *color;               /* [nb] color of each slot (ncolor = overflow) */
-  int *order;               /* [nb] slots in sweep order */
+  int *color; /* [nb] color of each slot (ncolor = overflow) */
+  int *order; /* [nb] slots in sweep order */
   /* statistics */
-  rl_avbd_stat stat;        /* last step */
-  long steps, exhausted;    /* steps taken, steps that used the whole budget */
-  long sweeps;              /* sweeps of all steps taken (mean per step: sweeps/steps) */
-  rl_avbd_load *load;       /* [njoint] joint-space loads after the last step; zero for ball/weld/
+  rl_avbd_stat stat;     /* last step */
+  long steps, exhausted; /* steps taken, steps that used the whole budget */
+  long sweeps;           /* sweeps of all steps taken (mean per step: sweeps/steps) */
+  rl_avbd_load *load;    /* [njoint] joint-space loads after the last step; zero for ball/weld/
                                connect except reaction */
-  int servo_scaled;         /* servo model the row scales (ρ₀ of armature) were computed for */
+  int servo_scaled;      /* servo model the row scales (ρ₀ of armature) were computed for */
   real time;
-  real *vprev;              /* [nb×3] v_com at the previous step start (adaptive initial guess) */
-  int *comp;                /* [nb] component root slot for the coarse step, −1 if none */
-  real *cwork;              /* [nb×46] coarse-step sums */
-  real *upd;                /* [nb×2] last sweep's update sizes ‖δx‖, ‖δθ‖ per slot */
-  int *guard;               /* [nb] last sweep's guarded pivots per slot */
-  long step0;               /* steps at the last rl_avbd_from_generalized (no previous velocity before) */
-  real *chl;                /* [nrow×2] Chebyshev history (prm.cheb_rho > 0): each row's λ after the dual
+  real *vprev; /* [nb×3] v_com at the previous step start (adaptive initial guess) */
+  int *comp;   /* [nb] component root slot for the coarse step, −1 if none */
+  real *cwork; /* [nb×46] coarse-step sums */
+  real *upd;   /* [nb×2] last sweep's update sizes ‖δx‖, ‖δθ‖ per slot */
+  int *guard;  /* [nb] last sweep's guarded pivots per slot */
+  long step0;  /* steps at the last rl_avbd_from_generalized (no previous velocity before) */
+  real *chl;   /* [nrow×2] Chebyshev history (prm.cheb_rho > 0): each row's λ after the dual
                                updates k−1 (first nrow) and k−2 (second nrow) */
   /* evaluation cache: a joint's or contact's values at the current poses, reused by every reader until
      one of its bodies moves (avbd_joint_val, avbd_contact_val) */
-  unsigned long long *ver;  /* [nb] pose version of each slot, raised on every move */
-  rl_avbd_joint_val *jval;  /* [njoint] values of rl_avbd_joint_val_ok joints */
-  unsigned long long *jver; /* [njoint×2] versions of bodies a, b the values were taken at */
-  rl_avbd_contact_val *cval;/* [maxcon] contact values */
-  unsigned long long *cver; /* [maxcon×2] */
+  unsigned long long *ver;   /* [nb] pose version of each slot, raised on every move */
+  rl_avbd_joint_val *jval;   /* [njoint] values of rl_avbd_joint_val_ok joints */
+  unsigned long long *jver;  /* [njoint×2] versions of bodies a, b the values were taken at */
+  rl_avbd_contact_val *cval; /* [maxcon] contact values */
+  unsigned long long *cver;  /* [maxcon×2] */
   void *buffer;
 } rl_avbd;
 

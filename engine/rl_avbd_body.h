@@ -57,49 +57,49 @@ enum { RL_AVBD_ROW_LIN = 0, RL_AVBD_ROW_ANG = 1, RL_AVBD_ROW_LIMLO = 2, RL_AVBD_
 
 /* A maximal-coordinate joint: the geometry of its rows (the multipliers live in rl_avbd_row). */
 typedef struct rl_avbd_joint {
-  int kind;       /* RL_AVBD_* */
-  int a, b;       /* body slots; a = −1 is the world */
-  int jnt, eq;    /* model joint / equality id (−1 if none) */
-  int row, nrow;  /* first row and number of rows (two-sided first, then limits, then dry friction) */
-  int neq;        /* two-sided rows */
+  int kind;                    /* RL_AVBD_* */
+  int a, b;                    /* body slots; a = −1 is the world */
+  int jnt, eq;                 /* model joint / equality id (−1 if none) */
+  int row, nrow;               /* first row and number of rows (two-sided first, then limits, then dry friction) */
+  int neq;                     /* two-sided rows */
   int lo_row, hi_row, dry_row; /* row index of limit lo/hi and dry friction, −1 if absent */
-  int act;        /* position-servo actuator on this joint, −1 if none */
-  real rA[3], rB[3];   /* anchors in the COM frames of A (world point if a = −1) and B */
-  real axA[3], axB[3]; /* joint axis in A's and B's COM frames */
-  real t1A[3], t2A[3]; /* two unit vectors ⊥ axA in A's frame */
-  real qrel0[4];       /* q_A⁻¹ q_B at the zero of the joint coordinate */
-  real qpos0;          /* the joint coordinate at qrel0 */
+  int act;                     /* position-servo actuator on this joint, −1 if none */
+  real rA[3], rB[3];           /* anchors in the COM frames of A (world point if a = −1) and B */
+  real axA[3], axB[3];         /* joint axis in A's and B's COM frames */
+  real t1A[3], t2A[3];         /* two unit vectors ⊥ axA in A's frame */
+  real qrel0[4];               /* q_A⁻¹ q_B at the zero of the joint coordinate */
+  real qpos0;                  /* the joint coordinate at qrel0 */
   real range[2];
   real armature, damping, frictionloss, stiffness, spring;
-  real phi;            /* current coordinate (unwrapped) */
-  real phi_n, dphi_n;  /* coordinate and its rate at the step start */
+  real phi;           /* current coordinate (unwrapped) */
+  real phi_n, dphi_n; /* coordinate and its rate at the step start */
 } rl_avbd_joint;
 
 /* One augmented-Lagrangian row. */
 typedef struct rl_avbd_row {
-  int kind;      /* RL_AVBD_ROW_* */
-  real lambda;   /* multiplier (force or torque) */
-  real rho;      /* penalty */
-  real rho0;     /* lower bound and growth unit (ρ₀ = rho_init·meff/h², set each step) */
-  real meff;     /* mass (kg) or moment of inertia (kg m²) that scales ρ₀ */
-  real c0;       /* C at the step start */
-  real c;        /* stabilized C̃ after the last dual update */
+  int kind;    /* RL_AVBD_ROW_* */
+  real lambda; /* multiplier (force or torque) */
+  real rho;    /* penalty */
+  real rho0;   /* lower bound and growth unit (ρ₀ = rho_init·meff/h², set each step) */
+  real meff;   /* mass (kg) or moment of inertia (kg m²) that scales ρ₀ */
+  real c0;     /* C at the step start */
+  real c;      /* stabilized C̃ after the last dual update */
 } rl_avbd_row;
 
 /* One contact point: normal from body a to body b (a = −1: the world); rows n, t1, t2. */
 typedef struct rl_avbd_contact {
   int a, b;
-  int key[3];          /* cache key: geom a, geom b, support feature (−1 if none) */
-  real rA[3], rB[3];   /* contact points in the COM frames (world point if the body is the world) */
-  real frame[9];       /* n, t1, t2 (frozen within the step) */
+  int key[3];        /* cache key: geom a, geom b, support feature (−1 if none) */
+  real rA[3], rB[3]; /* contact points in the COM frames (world point if the body is the world) */
+  real frame[9];     /* n, t1, t2 (frozen within the step) */
   real mu;
   real lambda[3], rho[3], rho0;
-  real c0[3], c[3];    /* C at the step start and C̃ after the last dual update */
-  int stick;           /* tangent multiplier inside the disc after the last dual update */
+  real c0[3], c[3]; /* C at the step start and C̃ after the last dual update */
+  int stick;        /* tangent multiplier inside the disc after the last dual update */
   /* torsional (about n) and rolling (about t1, t2) rows, condim 4 / 6: the relative rotation
      since the step start w = Log(Δq_B) − Log(Δq_A), C_r = frame_r·w, force bounded by the patch-radius
      coefficients: |λ_spin| ≤ μ_spin(−λ_n), ‖λ_roll‖ ≤ μ_roll(−λ_n) */
-  int dim;             /* 1, 3, 4, 6 (3 for own ground contacts) */
+  int dim; /* 1, 3, 4, 6 (3 for own ground contacts) */
   real mu_spin, mu_roll;
   real alam[3], arho[3], arho0;
   /* normal row through the centres of curvature: a side whose surface is a sphere of radius
@@ -129,10 +129,14 @@ RL_HD void rl_avbd_add_row_from(real H[36], real g[6], const real J[6], real f, 
 }
 
 /* a general row */
-RL_HD void rl_avbd_add_row(real H[36], real g[6], const real J[6], real f, real k) { rl_avbd_add_row_from(H, g, J, f, k, 0); }
+RL_HD void rl_avbd_add_row(real H[36], real g[6], const real J[6], real f, real k) {
+  rl_avbd_add_row_from(H, g, J, f, k, 0);
+}
 
 /* a purely angular row, J = [0, j] (axis, rotation, hinge coordinate rows): g[3:6] and H's δθ block only */
-RL_HD void rl_avbd_add_row_ang(real H[36], real g[6], const real J[6], real f, real k) { rl_avbd_add_row_from(H, g, J, f, k, 3); }
+RL_HD void rl_avbd_add_row_ang(real H[36], real g[6], const real J[6], real f, real k) {
+  rl_avbd_add_row_from(H, g, J, f, k, 3);
+}
 
 /* rl_avbd_add_row for an anchor row k, J = [±e_k, j] (rl_avbd_anchor_side): g[k], g[3:6], H[k][k],
  * H[3:6][k] and the δθ block change, the same products as rl_avbd_add_row in the same order. */
@@ -164,7 +168,10 @@ RL_HD int rl_avbd_chol_solve6(real H[36], const real g[6], real dz[6]) {
     real s = H[7 * j];
     RL_AVBD_UNROLL
     for (int k = 0; k < j; k++) s -= H[6 * j + k] * H[6 * j + k];
-    if (!(s > floor_)) { s = floor_; guarded++; }
+    if (!(s > floor_)) {
+      s = floor_;
+      guarded++;
+    }
     real l = rl_sqrt(s);
     H[7 * j] = l;
     RL_AVBD_UNROLL
@@ -205,12 +212,18 @@ RL_HD void rl_avbd_chol_solve6_x2(const real H0[36], const real g0[6], real dz0[
   RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++) {
     RL_AVBD_UNROLL
-    for (int j = 0; j <= i; j++) { L[6 * i + j][0] = H0[6 * i + j]; L[6 * i + j][1] = H1[6 * i + j]; }
+    for (int j = 0; j <= i; j++) {
+      L[6 * i + j][0] = H0[6 * i + j];
+      L[6 * i + j][1] = H1[6 * i + j];
+    }
   }
   RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++)
     for (int l = 0; l < 2; l++) dmax[l] = rl_avbd_max(dmax[l], rl_fabs(L[7 * i][l]));
-  for (int l = 0; l < 2; l++) { fl[l] = 64 * RL_EPS * dmax[l] + RL_TINY; guarded[l] = 0; }
+  for (int l = 0; l < 2; l++) {
+    fl[l] = 64 * RL_EPS * dmax[l] + RL_TINY;
+    guarded[l] = 0;
+  }
   RL_AVBD_UNROLL
   for (int j = 0; j < 6; j++) {
     real sj[2] = {L[7 * j][0], L[7 * j][1]}, lj[2];
@@ -218,7 +231,10 @@ RL_HD void rl_avbd_chol_solve6_x2(const real H0[36], const real g0[6], real dz0[
     for (int k = 0; k < j; k++)
       for (int l = 0; l < 2; l++) sj[l] -= L[6 * j + k][l] * L[6 * j + k][l];
     for (int l = 0; l < 2; l++) {
-      if (!(sj[l] > fl[l])) { sj[l] = fl[l]; guarded[l]++; }
+      if (!(sj[l] > fl[l])) {
+        sj[l] = fl[l];
+        guarded[l]++;
+      }
       lj[l] = rl_sqrt(sj[l]);
       L[7 * j][l] = lj[l];
     }
@@ -247,13 +263,19 @@ RL_HD void rl_avbd_chol_solve6_x2(const real H0[36], const real g0[6], real dz0[
       for (int l = 0; l < 2; l++) t[l] -= L[6 * k + i][l] * z[k][l];
     for (int l = 0; l < 2; l++) z[i][l] = t[l] / L[7 * i][l];
   }
-  for (int i = 0; i < 6; i++) { dz0[i] = z[i][0]; dz1[i] = z[i][1]; }
+  for (int i = 0; i < 6; i++) {
+    dz0[i] = z[i][0];
+    dz1[i] = z[i][1];
+  }
 }
 
 /* Clamp a 3-vector to length ≤ cap (keeps its direction); returns the scale applied (≤ 1). */
 RL_HD real rl_avbd_clamp3(real v[3], real cap) {
   real n = rl_v3_norm(v);
-  if (n > cap) { rl_v3_scale(v, v, cap / n); return cap / n; }
+  if (n > cap) {
+    rl_v3_scale(v, v, cap / n);
+    return cap / n;
+  }
   return 1;
 }
 
@@ -261,7 +283,10 @@ RL_HD real rl_avbd_clamp3(real v[3], real cap) {
  * was (the same value rl_v3_norm gives again), recomputed only when v was scaled. */
 RL_HD real rl_avbd_clamp3_norm(real v[3], real cap) {
   real n = rl_v3_norm(v);
-  if (n > cap) { rl_v3_scale(v, v, cap / n); return rl_v3_norm(v); }
+  if (n > cap) {
+    rl_v3_scale(v, v, cap / n);
+    return rl_v3_norm(v);
+  }
   return n;
 }
 
@@ -311,11 +336,18 @@ RL_HD void rl_avbd_predict_rot(real qp[4], real wp[3], const real q[4], const re
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) A[3 * i + j] = (i == j ? Ib[i] : 0) + h * (W[3 * i + j] * Ib[j] - P[3 * i + j]);
   /* 3×3 solve by Cramer's rule (A is I_b + O(h), well conditioned) */
-  real det = A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) + A[2] * (A[3] * A[7] - A[4] * A[6]);
+  real det =
+      A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) + A[2] * (A[3] * A[7] - A[4] * A[6]);
   real inv[9];
-  inv[0] = (A[4] * A[8] - A[5] * A[7]) / det; inv[1] = (A[2] * A[7] - A[1] * A[8]) / det; inv[2] = (A[1] * A[5] - A[2] * A[4]) / det;
-  inv[3] = (A[5] * A[6] - A[3] * A[8]) / det; inv[4] = (A[0] * A[8] - A[2] * A[6]) / det; inv[5] = (A[2] * A[3] - A[0] * A[5]) / det;
-  inv[6] = (A[3] * A[7] - A[4] * A[6]) / det; inv[7] = (A[1] * A[6] - A[0] * A[7]) / det; inv[8] = (A[0] * A[4] - A[1] * A[3]) / det;
+  inv[0] = (A[4] * A[8] - A[5] * A[7]) / det;
+  inv[1] = (A[2] * A[7] - A[1] * A[8]) / det;
+  inv[2] = (A[1] * A[5] - A[2] * A[4]) / det;
+  inv[3] = (A[5] * A[6] - A[3] * A[8]) / det;
+  inv[4] = (A[0] * A[8] - A[2] * A[6]) / det;
+  inv[5] = (A[2] * A[3] - A[0] * A[5]) / det;
+  inv[6] = (A[3] * A[7] - A[4] * A[6]) / det;
+  inv[7] = (A[1] * A[6] - A[0] * A[7]) / det;
+  inv[8] = (A[0] * A[4] - A[1] * A[3]) / det;
   real dw[3], wn[3], hw[3];
   rl_m3_mulv(dw, inv, rhs);
   rl_v3_add(wn, wb, dw);
@@ -376,7 +408,12 @@ RL_HD void rl_avbd_lateral_rows(real C[2], real JA[][6], real JB[][6], const rl_
     C[k] = rl_v3_dot(t[k], d);
     rl_v3_cross(cb, uB, t[k]);
     rl_v3_cross(ca, t[k], e);
-    for (int i = 0; i < 3; i++) { JA[k][i] = -t[k][i]; JA[k][3 + i] = ca[i]; JB[k][i] = t[k][i]; JB[k][3 + i] = cb[i]; }
+    for (int i = 0; i < 3; i++) {
+      JA[k][i] = -t[k][i];
+      JA[k][3 + i] = ca[i];
+      JB[k][i] = t[k][i];
+      JB[k][3 + i] = cb[i];
+    }
   }
 }
 
@@ -411,7 +448,12 @@ RL_HD real rl_avbd_joint_coord(const rl_avbd_joint *jt, const rl_avbd_pose *A, c
     real a[3];
     real phi = rl_avbd_unwrap(rl_avbd_hinge_raw(jt, A, B), near);
     rl_m3_mulv(a, B->R, jt->axB);
-    for (int i = 0; i < 3; i++) { dA[i] = 0; dB[i] = 0; dA[3 + i] = -a[i]; dB[3 + i] = a[i]; }
+    for (int i = 0; i < 3; i++) {
+      dA[i] = 0;
+      dB[i] = 0;
+      dA[3 + i] = -a[i];
+      dB[3 + i] = a[i];
+    }
     return phi;
   }
   real pA[3], pB[3], uA[3], uB[3], d[3], e[3], a[3], cb[3], ca[3];
@@ -422,7 +464,12 @@ RL_HD real rl_avbd_joint_coord(const rl_avbd_joint *jt, const rl_avbd_pose *A, c
   rl_m3_mulv(a, A->R, jt->axA);
   rl_v3_cross(cb, uB, a);
   rl_v3_cross(ca, a, e);
-  for (int i = 0; i < 3; i++) { dA[i] = -a[i]; dA[3 + i] = ca[i]; dB[i] = a[i]; dB[3 + i] = cb[i]; }
+  for (int i = 0; i < 3; i++) {
+    dA[i] = -a[i];
+    dA[3 + i] = ca[i];
+    dB[i] = a[i];
+    dB[3 + i] = cb[i];
+  }
   return jt->qpos0 + rl_v3_dot(a, d);
 }
 
@@ -440,9 +487,12 @@ RL_HD void rl_avbd_anchor_jac(real J[][6], const real u[3], real sg) {
   for (int k = 0; k < 3; k++)
     for (int i = 0; i < 6; i++) J[k][i] = 0;
   for (int k = 0; k < 3; k++) J[k][k] = sg;
-  J[0][4] = sg * u[2]; J[0][5] = -sg * u[1];
-  J[1][3] = -sg * u[2]; J[1][5] = sg * u[0];
-  J[2][3] = sg * u[1]; J[2][4] = -sg * u[0];
+  J[0][4] = sg * u[2];
+  J[0][5] = -sg * u[1];
+  J[1][3] = -sg * u[2];
+  J[1][5] = sg * u[0];
+  J[2][3] = sg * u[1];
+  J[2][4] = -sg * u[0];
 }
 
 /* Anchor rows C = p_A − p_B, p = x + R r:  J_A = [I, −[R_A r_A]×],  J_B = [−I, [R_B r_B]×]
@@ -472,7 +522,10 @@ RL_HD void rl_avbd_axis_side(real C[2], real J[][6], int side, const rl_avbd_pos
     C[k] = rl_v3_dot(t[k], a);
     if (!J) continue;
     rl_v3_cross(c, t[k], a);
-    for (int i = 0; i < 3; i++) { J[k][i] = 0; J[k][3 + i] = side ? -c[i] : c[i]; }
+    for (int i = 0; i < 3; i++) {
+      J[k][i] = 0;
+      J[k][3 + i] = side ? -c[i] : c[i];
+    }
   }
 }
 
@@ -484,9 +537,13 @@ RL_HD void rl_avbd_rot_side(real C[3], real J[][6], int side, const rl_avbd_pose
   rl_q_mul(qa, A->q, qrel0);
   rl_q_boxminus(C, B->q, qa);
   if (!J) return;
-  if (side) rl_so3_jl_inv(M, C); else rl_so3_jr_inv(M, C);
+  if (side) rl_so3_jl_inv(M, C);
+  else rl_so3_jr_inv(M, C);
   for (int k = 0; k < 3; k++)
-    for (int i = 0; i < 3; i++) { J[k][i] = 0; J[k][3 + i] = side ? M[3 * k + i] : -M[3 * k + i]; }
+    for (int i = 0; i < 3; i++) {
+      J[k][i] = 0;
+      J[k][3 + i] = side ? M[3 * k + i] : -M[3 * k + i];
+    }
 }
 
 /* The two-sided rows of a joint seen from one body: C[0..neq)
@@ -495,27 +552,25 @@ RL_HD void rl_avbd_rot_side(real C[3], real J[][6], int side, const rl_avbd_pose
 RL_HD int rl_avbd_joint_side_rows(const rl_avbd_joint *jt, const rl_avbd_pose *A, const rl_avbd_pose *B, int side,
                                   real C[6], real J[][6], rl_avbd_joint_arms *w) {
   switch (jt->kind) {
-    case RL_AVBD_HINGE:
-      rl_avbd_anchor_side(C, J, side, A, B, jt->rA, jt->rB, w->uA, w->uB);
-      rl_avbd_axis_side(C + 3, J ? J + 3 : NULL, side, A, B, jt, w->t, w->a);
-      return 5;
-    case RL_AVBD_SLIDE: {
-      real JA[2][6], JB[2][6];
-      rl_avbd_lateral_rows(C, JA, JB, A, B, jt);
-      if (J)
-        for (int k = 0; k < 2; k++)
-          for (int i = 0; i < 6; i++) J[k][i] = side ? JB[k][i] : JA[k][i];
-      rl_avbd_rot_side(C + 2, J ? J + 2 : NULL, side, A, B, jt->qrel0);
-      return 5;
-    }
-    case RL_AVBD_BALL:
-    case RL_AVBD_CONNECT:
-      rl_avbd_anchor_side(C, J, side, A, B, jt->rA, jt->rB, w->uA, w->uB);
-      return 3;
-    default: /* weld */
-      rl_avbd_anchor_side(C, J, side, A, B, jt->rA, jt->rB, w->uA, w->uB);
-      rl_avbd_rot_side(C + 3, J ? J + 3 : NULL, side, A, B, jt->qrel0);
-      return 6;
+  case RL_AVBD_HINGE:
+    rl_avbd_anchor_side(C, J, side, A, B, jt->rA, jt->rB, w->uA, w->uB);
+    rl_avbd_axis_side(C + 3, J ? J + 3 : NULL, side, A, B, jt, w->t, w->a);
+    return 5;
+  case RL_AVBD_SLIDE: {
+    real JA[2][6], JB[2][6];
+    rl_avbd_lateral_rows(C, JA, JB, A, B, jt);
+    if (J)
+      for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 6; i++) J[k][i] = side ? JB[k][i] : JA[k][i];
+    rl_avbd_rot_side(C + 2, J ? J + 2 : NULL, side, A, B, jt->qrel0);
+    return 5;
+  }
+  case RL_AVBD_BALL:
+  case RL_AVBD_CONNECT: rl_avbd_anchor_side(C, J, side, A, B, jt->rA, jt->rB, w->uA, w->uB); return 3;
+  default: /* weld */
+    rl_avbd_anchor_side(C, J, side, A, B, jt->rA, jt->rB, w->uA, w->uB);
+    rl_avbd_rot_side(C + 3, J ? J + 3 : NULL, side, A, B, jt->qrel0);
+    return 6;
   }
 }
 
@@ -539,8 +594,13 @@ RL_HD void rl_avbd_joint_arms_geo(const rl_avbd_joint *jt, const rl_avbd_joint_a
   if (jt->kind != RL_AVBD_HINGE) return;
   for (int k = 0; k < 2; k++) {
     real fv[3];
-    if (side == 0) { rl_v3_scale(fv, w->a, f[3 + k]); rl_avbd_geo_diag(K, fv, w->t[k]); }
-    else { rl_v3_scale(fv, w->t[k], f[3 + k]); rl_avbd_geo_diag(K, fv, w->a); }
+    if (side == 0) {
+      rl_v3_scale(fv, w->a, f[3 + k]);
+      rl_avbd_geo_diag(K, fv, w->t[k]);
+    } else {
+      rl_v3_scale(fv, w->t[k], f[3 + k]);
+      rl_avbd_geo_diag(K, fv, w->a);
+    }
   }
 }
 
@@ -555,7 +615,8 @@ RL_HD int rl_avbd_proj_disc(real t[2], real r) {
   real n = rl_sqrt(t[0] * t[0] + t[1] * t[1]);
   if (n <= r) return 1;
   real s = r > 0 ? r / n : 0;
-  t[0] *= s; t[1] *= s;
+  t[0] *= s;
+  t[1] *= s;
   return 0;
 }
 
@@ -657,8 +718,10 @@ RL_HD void rl_avbd_contact_assemble_val(real H[36], real g[6], real K[3], const 
   const real *uA = v->uA, *uB = v->uB, *vA = v->vA, *vB = v->vB, *C = v->C;
   real Cn = C[0] - alpha * rl_avbd_min(c->c0[0], (real)0);
   f[0] = kkt ? c->lambda[0] : rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * Cn);
-  if (kkt) { f[1] = c->lambda[1]; f[2] = c->lambda[2]; }
-  else {
+  if (kkt) {
+    f[1] = c->lambda[1];
+    f[2] = c->lambda[2];
+  } else {
     f[1] = c->lambda[1] + c->rho[1] * (C[1] - alpha * c->c0[1]);
     f[2] = c->lambda[2] + c->rho[2] * (C[2] - alpha * c->c0[2]);
     rl_avbd_proj_disc(f + 1, c->mu * -f[0]);
@@ -669,7 +732,10 @@ RL_HD void rl_avbd_contact_assemble_val(real H[36], real g[6], real K[3], const 
     /* normal row: lever to the centre of curvature; tangent rows: to the material point */
     if (r == 0) rl_v3_cross(x, side ? vB : vA, w);
     else rl_v3_cross(x, side ? uB : uA, w);
-    for (int i = 0; i < 3; i++) { J[i] = side ? w[i] : -w[i]; J[3 + i] = side ? x[i] : -x[i]; }
+    for (int i = 0; i < 3; i++) {
+      J[i] = side ? w[i] : -w[i];
+      J[3 + i] = side ? x[i] : -x[i];
+    }
     real wt = (kkt || !(f[0] < 0 || c->lambda[0] < 0)) ? 0 : c->rho[r];
     if (r > 0 && c->mu <= 0) wt = 0;
     rl_avbd_add_row(H, g, J, f[r], wt);
@@ -761,14 +827,18 @@ RL_HD void rl_avbd_joint_val_jac(real J[][6], const rl_avbd_joint *jt, const rl_
   for (int k = 0; k < 2; k++) {
     real c[3];
     rl_v3_cross(c, v->arms.t[k], v->arms.a);
-    for (int i = 0; i < 3; i++) { J[3 + k][i] = 0; J[3 + k][3 + i] = side ? -c[i] : c[i]; }
+    for (int i = 0; i < 3; i++) {
+      J[3 + k][i] = 0;
+      J[3 + k][3 + i] = side ? -c[i] : c[i];
+    }
   }
 }
 
 /* rl_avbd_joint_assemble from the values v of the current poses (rl_avbd_joint_val_ok joints): the same
  * rows, Jacobian entries and sums. */
-RL_HD void rl_avbd_joint_assemble_val(real H[36], real g[6], real K[3], const rl_avbd_joint *jt, const rl_avbd_row *rows,
-                                      const rl_avbd_joint_val *v, int side, real alpha_joint, int kkt) {
+RL_HD void rl_avbd_joint_assemble_val(real H[36], real g[6], real K[3], const rl_avbd_joint *jt,
+                                      const rl_avbd_row *rows, const rl_avbd_joint_val *v, int side, real alpha_joint,
+                                      int kkt) {
   real J[6][6];
   rl_avbd_joint_val_jac(J, jt, v, side);
   rl_avbd_joint_add_rows(H, g, K, jt, rows, v->C, J, &v->arms, v->n, side, alpha_joint, kkt);

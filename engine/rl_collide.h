@@ -13,14 +13,14 @@
 
 /* A geom as the narrow phase sees it.  mat is row-major (columns = local axes in world). */
 typedef struct rl_geomview {
-  int type;            /* RL_GEOM_* */
-  real size[3];        /* as geom_size */
-  const real *pos;     /* world position [3] */
-  const real *mat;     /* world orientation [9] */
-  const real *vert;    /* mesh: hull vertices in the geom frame (nvert × 3); else NULL */
+  int type;         /* RL_GEOM_* */
+  real size[3];     /* as geom_size */
+  const real *pos;  /* world position [3] */
+  const real *mat;  /* world orientation [9] */
+  const real *vert; /* mesh: hull vertices in the geom frame (nvert × 3); else NULL */
   int nvert;
-  real rbound;         /* bounding-sphere radius (0 for planes) */
-  const int *graph;    /* mesh: hull adjacency of vert (layout as mesh_graph in rl_model.h), or NULL:
+  real rbound;      /* bounding-sphere radius (0 for planes) */
+  const int *graph; /* mesh: hull adjacency of vert (layout as mesh_graph in rl_model.h), or NULL:
                           the support vertex is then found by searching all nvert vertices */
 } rl_geomview;
 
@@ -28,8 +28,8 @@ typedef struct rl_geomview {
    the pair, only those with dist < margin, and returns their count.  The normal (frame[0..2]) points
    from g1 toward g2; pos lies midway between the two surfaces.  mode: RL_COLL_MANIFOLD or
    RL_COLL_MUJOCO (one point per MPR pair, as MuJoCo 2.2.2). */
-typedef int (*rl_collide_fn)(const rl_geomview *g1, const rl_geomview *g2, real margin, int mode,
-                             int mpr_iterations, real mpr_tolerance, rl_contact *con);
+typedef int (*rl_collide_fn)(const rl_geomview *g1, const rl_geomview *g2, real margin, int mode, int mpr_iterations,
+                             real mpr_tolerance, rl_contact *con);
 
 /* The dispatch table, indexed [type1][type2] with type1 ≤ type2 (NULL: no collision function). */
 rl_collide_fn rl_collide_function(int type1, int type2);

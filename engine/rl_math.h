@@ -14,17 +14,37 @@
 #include "rl_prec.h"
 
 /* r = a */
-RL_HD void rl_v3_copy(real r[3], const real a[3]) { r[0] = a[0]; r[1] = a[1]; r[2] = a[2]; }
+RL_HD void rl_v3_copy(real r[3], const real a[3]) {
+  r[0] = a[0];
+  r[1] = a[1];
+  r[2] = a[2];
+}
 /* r = 0 */
 RL_HD void rl_v3_zero(real r[3]) { r[0] = r[1] = r[2] = 0; }
 /* r = a + b  (aliasing allowed) */
-RL_HD void rl_v3_add(real r[3], const real a[3], const real b[3]) { r[0] = a[0] + b[0]; r[1] = a[1] + b[1]; r[2] = a[2] + b[2]; }
+RL_HD void rl_v3_add(real r[3], const real a[3], const real b[3]) {
+  r[0] = a[0] + b[0];
+  r[1] = a[1] + b[1];
+  r[2] = a[2] + b[2];
+}
 /* r = a − b  (aliasing allowed) */
-RL_HD void rl_v3_sub(real r[3], const real a[3], const real b[3]) { r[0] = a[0] - b[0]; r[1] = a[1] - b[1]; r[2] = a[2] - b[2]; }
+RL_HD void rl_v3_sub(real r[3], const real a[3], const real b[3]) {
+  r[0] = a[0] - b[0];
+  r[1] = a[1] - b[1];
+  r[2] = a[2] - b[2];
+}
 /* r = s·a  (aliasing allowed) */
-RL_HD void rl_v3_scale(real r[3], const real a[3], real s) { r[0] = a[0] * s; r[1] = a[1] * s; r[2] = a[2] * s; }
+RL_HD void rl_v3_scale(real r[3], const real a[3], real s) {
+  r[0] = a[0] * s;
+  r[1] = a[1] * s;
+  r[2] = a[2] * s;
+}
 /* r += s·a */
-RL_HD void rl_v3_addscl(real r[3], const real a[3], real s) { r[0] += a[0] * s; r[1] += a[1] * s; r[2] += a[2] * s; }
+RL_HD void rl_v3_addscl(real r[3], const real a[3], real s) {
+  r[0] += a[0] * s;
+  r[1] += a[1] * s;
+  r[2] += a[2] * s;
+}
 /* a·b */
 RL_HD real rl_v3_dot(const real a[3], const real b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 /* ‖a‖ */
@@ -38,7 +58,11 @@ RL_HD void rl_v3_cross(real r[3], const real a[3], const real b[3]) {
 /* a ← a/‖a‖, returns ‖a‖; a zero vector becomes (1,0,0) */
 RL_HD real rl_v3_normalize(real a[3]) {
   real n = rl_v3_norm(a);
-  if (n < RL_TINY) { a[0] = 1; a[1] = a[2] = 0; return 0; }
+  if (n < RL_TINY) {
+    a[0] = 1;
+    a[1] = a[2] = 0;
+    return 0;
+  }
   rl_v3_scale(a, a, 1 / n);
   return n;
 }
@@ -67,9 +91,15 @@ RL_HD void rl_m3_transpose(real R[9], const real A[9]) {
 }
 /* R = [a]×, the cross-product (hat) matrix: [a]× v = a × v */
 RL_HD void rl_m3_hat(real R[9], const real a[3]) {
-  R[0] = 0; R[1] = -a[2]; R[2] = a[1];
-  R[3] = a[2]; R[4] = 0; R[5] = -a[0];
-  R[6] = -a[1]; R[7] = a[0]; R[8] = 0;
+  R[0] = 0;
+  R[1] = -a[2];
+  R[2] = a[1];
+  R[3] = a[2];
+  R[4] = 0;
+  R[5] = -a[0];
+  R[6] = -a[1];
+  R[7] = a[0];
+  R[8] = 0;
 }
 /* R = I */
 RL_HD void rl_m3_identity(real R[9]) {
@@ -77,14 +107,28 @@ RL_HD void rl_m3_identity(real R[9]) {
 }
 
 /* q = identity */
-RL_HD void rl_q_identity(real q[4]) { q[0] = 1; q[1] = q[2] = q[3] = 0; }
-RL_HD void rl_q_copy(real r[4], const real q[4]) { r[0] = q[0]; r[1] = q[1]; r[2] = q[2]; r[3] = q[3]; }
+RL_HD void rl_q_identity(real q[4]) {
+  q[0] = 1;
+  q[1] = q[2] = q[3] = 0;
+}
+RL_HD void rl_q_copy(real r[4], const real q[4]) {
+  r[0] = q[0];
+  r[1] = q[1];
+  r[2] = q[2];
+  r[3] = q[3];
+}
 /* q ← q/‖q‖, returns ‖q‖; a zero quaternion becomes the identity */
 RL_HD real rl_q_normalize(real q[4]) {
   real n = rl_sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  if (n < RL_TINY) { rl_q_identity(q); return 0; }
+  if (n < RL_TINY) {
+    rl_q_identity(q);
+    return 0;
+  }
   real s = 1 / n;
-  q[0] *= s; q[1] *= s; q[2] *= s; q[3] *= s;
+  q[0] *= s;
+  q[1] *= s;
+  q[2] *= s;
+  q[3] *= s;
   return n;
 }
 /* r = a ⊗ b (Hamilton product; r may alias a or b) */
@@ -93,10 +137,18 @@ RL_HD void rl_q_mul(real r[4], const real a[4], const real b[4]) {
   real t1 = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
   real t2 = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
   real t3 = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
-  r[0] = t0; r[1] = t1; r[2] = t2; r[3] = t3;
+  r[0] = t0;
+  r[1] = t1;
+  r[2] = t2;
+  r[3] = t3;
 }
 /* r = q* (conjugate = inverse for unit q) */
-RL_HD void rl_q_conj(real r[4], const real q[4]) { r[0] = q[0]; r[1] = -q[1]; r[2] = -q[2]; r[3] = -q[3]; }
+RL_HD void rl_q_conj(real r[4], const real q[4]) {
+  r[0] = q[0];
+  r[1] = -q[1];
+  r[2] = -q[2];
+  r[3] = -q[3];
+}
 /* r = R(q)·v = v + 2w(u×v) + 2u×(u×v), u = vector part  (r may not alias v) */
 RL_HD void rl_q_rotate(real r[3], const real q[4], const real v[3]) {
   const real *u = q + 1;
@@ -113,15 +165,23 @@ RL_HD void rl_q_to_mat(real R[9], const real q[4]) {
   real w = q[0], x = q[1], y = q[2], z = q[3];
   real xx = x * x, yy = y * y, zz = z * z, ww = w * w;
   real xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
-  R[0] = ww + xx - yy - zz; R[1] = 2 * (xy - wz);      R[2] = 2 * (xz + wy);
-  R[3] = 2 * (xy + wz);      R[4] = ww - xx + yy - zz; R[5] = 2 * (yz - wx);
-  R[6] = 2 * (xz - wy);      R[7] = 2 * (yz + wx);      R[8] = ww - xx - yy + zz;
+  R[0] = ww + xx - yy - zz;
+  R[1] = 2 * (xy - wz);
+  R[2] = 2 * (xz + wy);
+  R[3] = 2 * (xy + wz);
+  R[4] = ww - xx + yy - zz;
+  R[5] = 2 * (yz - wx);
+  R[6] = 2 * (xz - wy);
+  R[7] = 2 * (yz + wx);
+  R[8] = ww - xx - yy + zz;
 }
 /* q = (cos(θ/2), sin(θ/2)·axis) for a unit axis */
 RL_HD void rl_q_from_axis_angle(real q[4], const real axis[3], real angle) {
   real s = rl_sin(angle / 2);
   q[0] = rl_cos(angle / 2);
-  q[1] = axis[0] * s; q[2] = axis[1] * s; q[3] = axis[2] * s;
+  q[1] = axis[0] * s;
+  q[2] = axis[1] * s;
+  q[3] = axis[2] * s;
 }
 
 #endif

@@ -15,8 +15,16 @@
 /* joint types (values as mjtJoint) */
 enum { RL_JNT_FREE = 0, RL_JNT_BALL = 1, RL_JNT_SLIDE = 2, RL_JNT_HINGE = 3 };
 /* geom types (values as mjtGeom) */
-enum { RL_GEOM_PLANE = 0, RL_GEOM_HFIELD = 1, RL_GEOM_SPHERE = 2, RL_GEOM_CAPSULE = 3, RL_GEOM_ELLIPSOID = 4,
-       RL_GEOM_CYLINDER = 5, RL_GEOM_BOX = 6, RL_GEOM_MESH = 7 };
+enum {
+  RL_GEOM_PLANE = 0,
+  RL_GEOM_HFIELD = 1,
+  RL_GEOM_SPHERE = 2,
+  RL_GEOM_CAPSULE = 3,
+  RL_GEOM_ELLIPSOID = 4,
+  RL_GEOM_CYLINDER = 5,
+  RL_GEOM_BOX = 6,
+  RL_GEOM_MESH = 7
+};
 /* equality types (values as mjtEq) */
 enum { RL_EQ_CONNECT = 0, RL_EQ_WELD = 1, RL_EQ_JOINT = 2 };
 /* actuator gain/bias types (values as mjtGain / mjtBias) */
@@ -29,16 +37,25 @@ enum { RL_CONE_PYRAMIDAL = 0, RL_CONE_ELLIPTIC = 1 };
 enum { RL_SOLVER_PGS = 0, RL_SOLVER_CG = 1, RL_SOLVER_NEWTON = 2 };
 /* disable flags (bits as mjtDisableBit) */
 enum {
-  RL_DSBL_CONSTRAINT = 1 << 0, RL_DSBL_EQUALITY = 1 << 1, RL_DSBL_FRICTIONLOSS = 1 << 2, RL_DSBL_LIMIT = 1 << 3,
-  RL_DSBL_CONTACT = 1 << 4, RL_DSBL_PASSIVE = 1 << 5, RL_DSBL_GRAVITY = 1 << 6, RL_DSBL_CLAMPCTRL = 1 << 7,
-  RL_DSBL_WARMSTART = 1 << 8, RL_DSBL_FILTERPARENT = 1 << 9, RL_DSBL_ACTUATION = 1 << 10, RL_DSBL_REFSAFE = 1 << 11
+  RL_DSBL_CONSTRAINT = 1 << 0,
+  RL_DSBL_EQUALITY = 1 << 1,
+  RL_DSBL_FRICTIONLOSS = 1 << 2,
+  RL_DSBL_LIMIT = 1 << 3,
+  RL_DSBL_CONTACT = 1 << 4,
+  RL_DSBL_PASSIVE = 1 << 5,
+  RL_DSBL_GRAVITY = 1 << 6,
+  RL_DSBL_CLAMPCTRL = 1 << 7,
+  RL_DSBL_WARMSTART = 1 << 8,
+  RL_DSBL_FILTERPARENT = 1 << 9,
+  RL_DSBL_ACTUATION = 1 << 10,
+  RL_DSBL_REFSAFE = 1 << 11
 };
 
-#define RL_NREF 2
-#define RL_NIMP 5
+#define RL_NREF    2
+#define RL_NIMP    5
 #define RL_NEQDATA 11
-#define RL_NGAIN 10
-#define RL_NBIAS 10
+#define RL_NGAIN   10
+#define RL_NBIAS   10
 
 /* physics and solver options: MuJoCo's mjOption subset and rigidlab's own.  Every field a user can set
    is one row of import/options.h (`--opt KEY=VALUE`), which also documents its range and default. */
@@ -50,24 +67,24 @@ typedef struct rl_option {
   real ls_tolerance;
   real mpr_tolerance;
   real o_margin;
-  int integrator;     /* RL_INT_* */
-  int cone;           /* RL_CONE_* */
-  int solver;         /* RL_SOLVER_* */
+  int integrator; /* RL_INT_* */
+  int cone;       /* RL_CONE_* */
+  int solver;     /* RL_SOLVER_* */
   int iterations;
   int ls_iterations;
   int noslip_iterations;
   int mpr_iterations;
-  int disableflags;   /* RL_DSBL_* bits */
+  int disableflags; /* RL_DSBL_* bits */
   int enableflags;
   /* rigidlab's own options (not in MuJoCo 2.2.2) */
   int collision;          /* RL_COLL_MANIFOLD (default) | RL_COLL_MUJOCO (one MPR point per convex pair, 2.2.2 rules) */
   int contact_resolution; /* RL_RES_AUTO | RL_RES_CONVEX | RL_RES_SIGNORINI */
   int newton_factor;      /* RL_FACTOR_AUTO | RL_FACTOR_DENSE | RL_FACTOR_SKYLINE | RL_FACTOR_ABA */
-  int max_contacts;       /* contact capacity asked for (0: the model's nconmax, else max(256, 8·ngeom)); sizes nconmax */
+  int max_contacts; /* contact capacity asked for (0: the model's nconmax, else max(256, 8·ngeom)); sizes nconmax */
   /* AVBD parameters set by options (0: the engine's precision default) */
-  int avbd_iterations;    /* sweep budget */
-  real avbd_tolerance;    /* tol_lin (m); tol_ang scales with it by the default ratio */
-  real avbd_cheb_rho;     /* Chebyshev acceleration of the joint multipliers (0: off) */
+  int avbd_iterations; /* sweep budget */
+  real avbd_tolerance; /* tol_lin (m); tol_ang scales with it by the default ratio */
+  real avbd_cheb_rho;  /* Chebyshev acceleration of the joint multipliers (0: off) */
 } rl_option;
 
 enum { RL_COLL_MANIFOLD = 0, RL_COLL_MUJOCO = 1 };
@@ -83,99 +100,100 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
    support), laid out as  adr[nvert] | neighbour lists:  the neighbours of hull vertex i (indices into
    the mesh's hull vertices, in MuJoCo's edge order) are mesh_graph[a + mesh_graph[a + i] + j],
    j = 0, 1, … up to a −1 terminator, a = mesh_graphadr[k]. */
-#define RL_MODEL_SIZES(X) \
-  X(nq) X(nv) X(nu) X(nbody) X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(nmeshgraph) X(neq) X(nM) X(nexclude) X(nnames) \
-  X(nconmax) X(nefcmax) X(njmax)
+#define RL_MODEL_SIZES(X)                                                                                      \
+  X(nq)                                                                                                        \
+  X(nv) X(nu) X(nbody) X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(nmeshgraph) X(neq) X(nM) X(nexclude) X(nnames) \
+      X(nconmax) X(nefcmax) X(njmax)
 
 /* X(type, name, count, width) */
-#define RL_MODEL_FIELDS(X)                                   \
-  X(real, qpos0, nq, 1)                                      \
-  X(real, qpos_spring, nq, 1)                                \
-  X(int, body_parentid, nbody, 1)                            \
-  X(int, body_rootid, nbody, 1)                              \
-  X(int, body_weldid, nbody, 1)                              \
-  X(int, body_jntnum, nbody, 1)                              \
-  X(int, body_jntadr, nbody, 1)                              \
-  X(int, body_dofnum, nbody, 1)                              \
-  X(int, body_dofadr, nbody, 1)                              \
-  X(int, body_geomnum, nbody, 1)                             \
-  X(int, body_geomadr, nbody, 1)                             \
-  X(real, body_pos, nbody, 3)                                \
-  X(real, body_quat, nbody, 4)                               \
-  X(real, body_ipos, nbody, 3)                               \
-  X(real, body_iquat, nbody, 4)                              \
-  X(real, body_mass, nbody, 1)                               \
-  X(real, body_subtreemass, nbody, 1)                        \
-  X(real, body_inertia, nbody, 3)                            \
-  X(real, body_invweight0, nbody, 2)                         \
-  X(int, jnt_type, njnt, 1)                                  \
-  X(int, jnt_qposadr, njnt, 1)                               \
-  X(int, jnt_dofadr, njnt, 1)                                \
-  X(int, jnt_bodyid, njnt, 1)                                \
-  X(int, jnt_limited, njnt, 1)                               \
-  X(real, jnt_solref, njnt, RL_NREF)                         \
-  X(real, jnt_solimp, njnt, RL_NIMP)                         \
-  X(real, jnt_pos, njnt, 3)                                  \
-  X(real, jnt_axis, njnt, 3)                                 \
-  X(real, jnt_stiffness, njnt, 1)                            \
-  X(real, jnt_range, njnt, 2)                                \
-  X(real, jnt_margin, njnt, 1)                               \
-  X(int, dof_bodyid, nv, 1)                                  \
-  X(int, dof_jntid, nv, 1)                                   \
-  X(int, dof_parentid, nv, 1)                                \
-  X(int, dof_Madr, nv, 1)                                    \
-  X(real, dof_solref, nv, RL_NREF)                           \
-  X(real, dof_solimp, nv, RL_NIMP)                           \
-  X(real, dof_frictionloss, nv, 1)                           \
-  X(real, dof_armature, nv, 1)                               \
-  X(real, dof_damping, nv, 1)                                \
-  X(real, dof_invweight0, nv, 1)                             \
-  X(real, dof_M0, nv, 1)                                     \
-  X(int, geom_type, ngeom, 1)                                \
-  X(int, geom_contype, ngeom, 1)                             \
-  X(int, geom_conaffinity, ngeom, 1)                         \
-  X(int, geom_condim, ngeom, 1)                              \
-  X(int, geom_bodyid, ngeom, 1)                              \
-  X(int, geom_dataid, ngeom, 1)                              \
-  X(int, geom_priority, ngeom, 1)                            \
-  X(real, geom_solmix, ngeom, 1)                             \
-  X(real, geom_solref, ngeom, RL_NREF)                       \
-  X(real, geom_solimp, ngeom, RL_NIMP)                       \
-  X(real, geom_size, ngeom, 3)                               \
-  X(real, geom_rbound, ngeom, 1)                             \
-  X(real, geom_pos, ngeom, 3)                                \
-  X(real, geom_quat, ngeom, 4)                               \
-  X(real, geom_friction, ngeom, 3)                           \
-  X(real, geom_margin, ngeom, 1)                             \
-  X(real, geom_gap, ngeom, 1)                                \
-  X(int, mesh_vertadr, nmesh, 1)                             \
-  X(int, mesh_vertnum, nmesh, 1)                             \
-  X(real, mesh_vert, nmeshvert, 3)                           \
-  X(int, mesh_graphadr, nmesh, 1)                            \
-  X(int, mesh_graph, nmeshgraph, 1)                          \
-  X(int, exclude_signature, nexclude, 1)                     \
-  X(int, eq_type, neq, 1)                                    \
-  X(int, eq_obj1id, neq, 1)                                  \
-  X(int, eq_obj2id, neq, 1)                                  \
-  X(int, eq_active, neq, 1)                                  \
-  X(real, eq_solref, neq, RL_NREF)                           \
-  X(real, eq_solimp, neq, RL_NIMP)                           \
-  X(real, eq_data, neq, RL_NEQDATA)                          \
-  X(int, actuator_gaintype, nu, 1)                           \
-  X(int, actuator_biastype, nu, 1)                           \
-  X(int, actuator_jntid, nu, 1)                              \
-  X(int, actuator_ctrllimited, nu, 1)                        \
-  X(int, actuator_forcelimited, nu, 1)                       \
-  X(real, actuator_gainprm, nu, RL_NGAIN)                    \
-  X(real, actuator_biasprm, nu, RL_NBIAS)                    \
-  X(real, actuator_ctrlrange, nu, 2)                         \
-  X(real, actuator_forcerange, nu, 2)                        \
-  X(real, actuator_gear, nu, 1)                              \
-  X(int, name_bodyadr, nbody, 1)                             \
-  X(int, name_jntadr, njnt, 1)                               \
-  X(int, name_geomadr, ngeom, 1)                             \
-  X(int, name_eqadr, neq, 1)                                 \
-  X(int, name_actuatoradr, nu, 1)                            \
+#define RL_MODEL_FIELDS(X)                \
+  X(real, qpos0, nq, 1)                   \
+  X(real, qpos_spring, nq, 1)             \
+  X(int, body_parentid, nbody, 1)         \
+  X(int, body_rootid, nbody, 1)           \
+  X(int, body_weldid, nbody, 1)           \
+  X(int, body_jntnum, nbody, 1)           \
+  X(int, body_jntadr, nbody, 1)           \
+  X(int, body_dofnum, nbody, 1)           \
+  X(int, body_dofadr, nbody, 1)           \
+  X(int, body_geomnum, nbody, 1)          \
+  X(int, body_geomadr, nbody, 1)          \
+  X(real, body_pos, nbody, 3)             \
+  X(real, body_quat, nbody, 4)            \
+  X(real, body_ipos, nbody, 3)            \
+  X(real, body_iquat, nbody, 4)           \
+  X(real, body_mass, nbody, 1)            \
+  X(real, body_subtreemass, nbody, 1)     \
+  X(real, body_inertia, nbody, 3)         \
+  X(real, body_invweight0, nbody, 2)      \
+  X(int, jnt_type, njnt, 1)               \
+  X(int, jnt_qposadr, njnt, 1)            \
+  X(int, jnt_dofadr, njnt, 1)             \
+  X(int, jnt_bodyid, njnt, 1)             \
+  X(int, jnt_limited, njnt, 1)            \
+  X(real, jnt_solref, njnt, RL_NREF)      \
+  X(real, jnt_solimp, njnt, RL_NIMP)      \
+  X(real, jnt_pos, njnt, 3)               \
+  X(real, jnt_axis, njnt, 3)              \
+  X(real, jnt_stiffness, njnt, 1)         \
+  X(real, jnt_range, njnt, 2)             \
+  X(real, jnt_margin, njnt, 1)            \
+  X(int, dof_bodyid, nv, 1)               \
+  X(int, dof_jntid, nv, 1)                \
+  X(int, dof_parentid, nv, 1)             \
+  X(int, dof_Madr, nv, 1)                 \
+  X(real, dof_solref, nv, RL_NREF)        \
+  X(real, dof_solimp, nv, RL_NIMP)        \
+  X(real, dof_frictionloss, nv, 1)        \
+  X(real, dof_armature, nv, 1)            \
+  X(real, dof_damping, nv, 1)             \
+  X(real, dof_invweight0, nv, 1)          \
+  X(real, dof_M0, nv, 1)                  \
+  X(int, geom_type, ngeom, 1)             \
+  X(int, geom_contype, ngeom, 1)          \
+  X(int, geom_conaffinity, ngeom, 1)      \
+  X(int, geom_condim, ngeom, 1)           \
+  X(int, geom_bodyid, ngeom, 1)           \
+  X(int, geom_dataid, ngeom, 1)           \
+  X(int, geom_priority, ngeom, 1)         \
+  X(real, geom_solmix, ngeom, 1)          \
+  X(real, geom_solref, ngeom, RL_NREF)    \
+  X(real, geom_solimp, ngeom, RL_NIMP)    \
+  X(real, geom_size, ngeom, 3)            \
+  X(real, geom_rbound, ngeom, 1)          \
+  X(real, geom_pos, ngeom, 3)             \
+  X(real, geom_quat, ngeom, 4)            \
+  X(real, geom_friction, ngeom, 3)        \
+  X(real, geom_margin, ngeom, 1)          \
+  X(real, geom_gap, ngeom, 1)             \
+  X(int, mesh_vertadr, nmesh, 1)          \
+  X(int, mesh_vertnum, nmesh, 1)          \
+  X(real, mesh_vert, nmeshvert, 3)        \
+  X(int, mesh_graphadr, nmesh, 1)         \
+  X(int, mesh_graph, nmeshgraph, 1)       \
+  X(int, exclude_signature, nexclude, 1)  \
+  X(int, eq_type, neq, 1)                 \
+  X(int, eq_obj1id, neq, 1)               \
+  X(int, eq_obj2id, neq, 1)               \
+  X(int, eq_active, neq, 1)               \
+  X(real, eq_solref, neq, RL_NREF)        \
+  X(real, eq_solimp, neq, RL_NIMP)        \
+  X(real, eq_data, neq, RL_NEQDATA)       \
+  X(int, actuator_gaintype, nu, 1)        \
+  X(int, actuator_biastype, nu, 1)        \
+  X(int, actuator_jntid, nu, 1)           \
+  X(int, actuator_ctrllimited, nu, 1)     \
+  X(int, actuator_forcelimited, nu, 1)    \
+  X(real, actuator_gainprm, nu, RL_NGAIN) \
+  X(real, actuator_biasprm, nu, RL_NBIAS) \
+  X(real, actuator_ctrlrange, nu, 2)      \
+  X(real, actuator_forcerange, nu, 2)     \
+  X(real, actuator_gear, nu, 1)           \
+  X(int, name_bodyadr, nbody, 1)          \
+  X(int, name_jntadr, njnt, 1)            \
+  X(int, name_geomadr, ngeom, 1)          \
+  X(int, name_eqadr, neq, 1)              \
+  X(int, name_actuatoradr, nu, 1)         \
   X(char, names, nnames, 1)
 
 typedef struct rl_model {

@@ -6,22 +6,23 @@
 
 #include "rl_collide.h"
 
-#define rl_collide_plane_sphere RL_NAME(collide_plane_sphere)
-#define rl_collide_plane_capsule RL_NAME(collide_plane_capsule)
-#define rl_collide_plane_cylinder RL_NAME(collide_plane_cylinder)
-#define rl_collide_plane_box RL_NAME(collide_plane_box)
-#define rl_collide_plane_convex RL_NAME(collide_plane_convex)
-#define rl_collide_sphere_sphere RL_NAME(collide_sphere_sphere)
-#define rl_collide_sphere_capsule RL_NAME(collide_sphere_capsule)
-#define rl_collide_sphere_box RL_NAME(collide_sphere_box)
+#define rl_collide_plane_sphere    RL_NAME(collide_plane_sphere)
+#define rl_collide_plane_capsule   RL_NAME(collide_plane_capsule)
+#define rl_collide_plane_cylinder  RL_NAME(collide_plane_cylinder)
+#define rl_collide_plane_box       RL_NAME(collide_plane_box)
+#define rl_collide_plane_convex    RL_NAME(collide_plane_convex)
+#define rl_collide_sphere_sphere   RL_NAME(collide_sphere_sphere)
+#define rl_collide_sphere_capsule  RL_NAME(collide_sphere_capsule)
+#define rl_collide_sphere_box      RL_NAME(collide_sphere_box)
 #define rl_collide_capsule_capsule RL_NAME(collide_capsule_capsule)
-#define rl_collide_capsule_box RL_NAME(collide_capsule_box)
-#define rl_collide_box_box RL_NAME(collide_box_box)
-#define rl_collide_convex RL_NAME(collide_convex)
-#define rl_support RL_NAME(support)
+#define rl_collide_capsule_box     RL_NAME(collide_capsule_box)
+#define rl_collide_box_box         RL_NAME(collide_box_box)
+#define rl_collide_convex          RL_NAME(collide_convex)
+#define rl_support                 RL_NAME(support)
 
-#define RL_NARROW_ARGS const rl_geomview *g1, const rl_geomview *g2, real margin, int mode, \
-                       int mpr_iterations, real mpr_tolerance, rl_contact *con
+#define RL_NARROW_ARGS                                                                                         \
+  const rl_geomview *g1, const rl_geomview *g2, real margin, int mode, int mpr_iterations, real mpr_tolerance, \
+      rl_contact *con
 
 /* analytic (collide_prim.c, collide_box.c) */
 int rl_collide_plane_sphere(RL_NARROW_ARGS);
@@ -51,10 +52,14 @@ void rl_support(const rl_geomview *g, const real dir[3], real out[3]);
 static inline real mj_normalize3(real v[3]) {
   real n = rl_sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
   if (n < MJ_MINVAL) {
-    v[0] = 1; v[1] = 0; v[2] = 0;
+    v[0] = 1;
+    v[1] = 0;
+    v[2] = 0;
   } else {
     real inv = 1 / n;
-    v[0] *= inv; v[1] *= inv; v[2] *= inv;
+    v[0] *= inv;
+    v[1] *= inv;
+    v[2] *= inv;
   }
   return n;
 }
@@ -90,7 +95,10 @@ static inline int mesh_support_index(const rl_geomview *g, const real d[3]) {
     for (int i = 0; i < n; i++) {
       const real *v = vert + 3 * i;
       real dot = d[0] * v[0] + d[1] * v[1] + d[2] * v[2];
-      if (dot > bestdot) { bestdot = dot; best = i; }
+      if (dot > bestdot) {
+        bestdot = dot;
+        best = i;
+      }
     }
     return best;
   }
@@ -103,7 +111,11 @@ static inline int mesh_support_index(const rl_geomview *g, const real d[3]) {
     for (int j = 0; j < n && nb[j] >= 0 && nb[j] < n; j++) {
       const real *v = vert + 3 * nb[j];
       real dot = d[0] * v[0] + d[1] * v[1] + d[2] * v[2];
-      if (dot > bestdot) { bestdot = dot; best = nb[j]; change = 1; }
+      if (dot > bestdot) {
+        bestdot = dot;
+        best = nb[j];
+        change = 1;
+      }
     }
     if (!change) break;
   }

@@ -18,25 +18,25 @@
 #error "define exactly one of RL_REAL_F64 and RL_REAL_F32"
 #elif defined(RL_REAL_F64)
 typedef double real;
-#define RL_NAME(x) rl64_##x
-#define RL_PREC_NAME "f64"
-#define RL_EPS DBL_EPSILON       /* unit round-off ×2 */
-#define RL_TINY 1e-300           /* guard against division by exact zero */
-#define RL_SQRT_EPS 1.4901161193847656e-08
-#define RL_SMALL_ANGLE 1e-4      /* below this angle SO(3) maps switch to Taylor series */
-#define RL_FMT "%.17g"           /* round-trip exact printing */
+#define RL_NAME(x)      rl64_##x
+#define RL_PREC_NAME    "f64"
+#define RL_EPS          DBL_EPSILON /* unit round-off ×2 */
+#define RL_TINY         1e-300      /* guard against division by exact zero */
+#define RL_SQRT_EPS     1.4901161193847656e-08
+#define RL_SMALL_ANGLE  1e-4    /* below this angle SO(3) maps switch to Taylor series */
+#define RL_FMT          "%.17g" /* round-trip exact printing */
 /* bias forces and M⁻¹ (qacc_smooth, Euler's damping solve) in MuJoCo's com frame with its LᵀDL: the f64
    engine follows MuJoCo's algorithms (see RL_LOCAL_FRAMES in the f32 block) */
 #define RL_LOCAL_FRAMES 0
 #elif defined(RL_REAL_F32)
 typedef float real;
-#define RL_NAME(x) rl32_##x
-#define RL_PREC_NAME "f32"
-#define RL_EPS FLT_EPSILON
-#define RL_TINY 1e-30f
-#define RL_SQRT_EPS 3.4526698e-04f
-#define RL_SMALL_ANGLE 1e-2f
-#define RL_FMT "%.9g"
+#define RL_NAME(x)      rl32_##x
+#define RL_PREC_NAME    "f32"
+#define RL_EPS          FLT_EPSILON
+#define RL_TINY         1e-30f
+#define RL_SQRT_EPS     3.4526698e-04f
+#define RL_SMALL_ANGLE  1e-2f
+#define RL_FMT          "%.9g"
 /* LOCAL_FRAMES: bias forces and M⁻¹ (qacc_smooth, Euler's damping solve) with every body's quantities at
    its own COM (engine/smooth_local.c) instead of MuJoCo's com frame.  In the com frame a light body far
    from its root's subtree COM carries its own inertia as a difference of m·‖x − c‖² terms and its joint
@@ -58,36 +58,36 @@ typedef float real;
 /* Real-typed libm calls (C11 <tgmath.h> is avoided on purpose: it breaks with nvcc). */
 #include <math.h>
 #if defined(RL_REAL_F64)
-#define rl_sqrt sqrt
-#define rl_sin sin
-#define rl_cos cos
-#define rl_atan2 atan2
-#define rl_fabs fabs
-#define rl_acos acos
-#define rl_asin asin
-#define rl_tan tan
-#define rl_exp exp
-#define rl_log log
-#define rl_pow pow
-#define rl_floor floor
-#define rl_fmax fmax
-#define rl_fmin fmin
+#define rl_sqrt     sqrt
+#define rl_sin      sin
+#define rl_cos      cos
+#define rl_atan2    atan2
+#define rl_fabs     fabs
+#define rl_acos     acos
+#define rl_asin     asin
+#define rl_tan      tan
+#define rl_exp      exp
+#define rl_log      log
+#define rl_pow      pow
+#define rl_floor    floor
+#define rl_fmax     fmax
+#define rl_fmin     fmin
 #define rl_isfinite isfinite
 #else
-#define rl_sqrt sqrtf
-#define rl_sin sinf
-#define rl_cos cosf
-#define rl_atan2 atan2f
-#define rl_fabs fabsf
-#define rl_acos acosf
-#define rl_asin asinf
-#define rl_tan tanf
-#define rl_exp expf
-#define rl_log logf
-#define rl_pow powf
-#define rl_floor floorf
-#define rl_fmax fmaxf
-#define rl_fmin fminf
+#define rl_sqrt     sqrtf
+#define rl_sin      sinf
+#define rl_cos      cosf
+#define rl_atan2    atan2f
+#define rl_fabs     fabsf
+#define rl_acos     acosf
+#define rl_asin     asinf
+#define rl_tan      tanf
+#define rl_exp      expf
+#define rl_log      logf
+#define rl_pow      powf
+#define rl_floor    floorf
+#define rl_fmax     fmaxf
+#define rl_fmin     fminf
 #define rl_isfinite isfinite
 #endif
 

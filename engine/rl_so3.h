@@ -36,9 +36,15 @@ RL_HD void rl_so3_ipoly(real M[9], const real w[3], real a, real b) {
   real xx = w[0] * w[0], yy = w[1] * w[1], zz = w[2] * w[2];
   real bxy = b * w[0] * w[1], bxz = b * w[0] * w[2], byz = b * w[1] * w[2];
   real ax = a * w[0], ay = a * w[1], az = a * w[2];
-  M[0] = 1 - b * (yy + zz); M[1] = bxy - az;          M[2] = bxz + ay;
-  M[3] = bxy + az;          M[4] = 1 - b * (xx + zz); M[5] = byz - ax;
-  M[6] = bxz - ay;          M[7] = byz + ax;          M[8] = 1 - b * (xx + yy);
+  M[0] = 1 - b * (yy + zz);
+  M[1] = bxy - az;
+  M[2] = bxz + ay;
+  M[3] = bxy + az;
+  M[4] = 1 - b * (xx + zz);
+  M[5] = byz - ax;
+  M[6] = bxz - ay;
+  M[7] = byz + ax;
+  M[8] = 1 - b * (xx + yy);
 }
 
 /* Exp(w) = (cos(θ/2), sin(θ/2)/θ · w), θ = ‖w‖;
@@ -53,7 +59,10 @@ RL_HD void rl_so3_exp_quat(real q[4], const real w[3]) {
     c = rl_cos(t / 2);
     k = rl_sin(t / 2) / t;
   }
-  q[0] = c; q[1] = k * w[0]; q[2] = k * w[1]; q[3] = k * w[2];
+  q[0] = c;
+  q[1] = k * w[0];
+  q[2] = k * w[1];
+  q[3] = k * w[2];
 }
 
 /* Log(q) = 2·atan2(‖v‖, q₀)/‖v‖ · v  for q = (q₀, v), after q ← −q when q₀ < 0
@@ -73,7 +82,9 @@ RL_HD void rl_so3_log_quat(real w[3], const real q[4]) {
   } else {
     f = 0;
   }
-  w[0] = f * v0; w[1] = f * v1; w[2] = f * v2;
+  w[0] = f * v0;
+  w[1] = f * v1;
+  w[2] = f * v2;
 }
 
 /* Rodrigues: Exp(w) = I + (sinθ/θ)[w]× + ((1 − cosθ)/θ²)[w]×², with 1 − cosθ = 2 sin²(θ/2);
@@ -102,18 +113,35 @@ RL_HD void rl_q_from_mat(real q[4], const real R[9]) {
   real s01 = R[1] + R[3], s02 = R[2] + R[6], s12 = R[5] + R[7];
   if (tr >= R[0] && tr >= R[4] && tr >= R[8]) {
     real s = 2 * rl_sqrt(1 + tr); /* = 4 q0 */
-    q[0] = s / 4; q[1] = d21 / s; q[2] = d02 / s; q[3] = d10 / s;
+    q[0] = s / 4;
+    q[1] = d21 / s;
+    q[2] = d02 / s;
+    q[3] = d10 / s;
   } else if (R[0] >= R[4] && R[0] >= R[8]) {
     real s = 2 * rl_sqrt(1 + R[0] - R[4] - R[8]); /* = 4 q1 */
-    q[0] = d21 / s; q[1] = s / 4; q[2] = s01 / s; q[3] = s02 / s;
+    q[0] = d21 / s;
+    q[1] = s / 4;
+    q[2] = s01 / s;
+    q[3] = s02 / s;
   } else if (R[4] >= R[8]) {
     real s = 2 * rl_sqrt(1 - R[0] + R[4] - R[8]); /* = 4 q2 */
-    q[0] = d02 / s; q[1] = s01 / s; q[2] = s / 4; q[3] = s12 / s;
+    q[0] = d02 / s;
+    q[1] = s01 / s;
+    q[2] = s / 4;
+    q[3] = s12 / s;
   } else {
     real s = 2 * rl_sqrt(1 - R[0] - R[4] + R[8]); /* = 4 q3 */
-    q[0] = d10 / s; q[1] = s02 / s; q[2] = s12 / s; q[3] = s / 4;
+    q[0] = d10 / s;
+    q[1] = s02 / s;
+    q[2] = s12 / s;
+    q[3] = s / 4;
   }
-  if (q[0] < 0) { q[0] = -q[0]; q[1] = -q[1]; q[2] = -q[2]; q[3] = -q[3]; }
+  if (q[0] < 0) {
+    q[0] = -q[0];
+    q[1] = -q[1];
+    q[2] = -q[2];
+    q[3] = -q[3];
+  }
   rl_q_normalize(q);
 }
 
@@ -146,8 +174,7 @@ RL_HD void rl_so3_jcoef(real *a, real *b, const real w[3]) {
  * The cot form has no 0/0 at θ = π (c(π) = 1/π²); c is singular only at θ = 2π. */
 RL_HD real rl_so3_jinv_coef(const real w[3]) {
   real t2 = rl_v3_dot(w, w);
-  if (t2 < RL_SO3_SMALL2_)
-    return (real)(1.0 / 12.0) + t2 * ((real)(1.0 / 720.0) + t2 * (real)(1.0 / 30240.0));
+  if (t2 < RL_SO3_SMALL2_) return (real)(1.0 / 12.0) + t2 * ((real)(1.0 / 720.0) + t2 * (real)(1.0 / 30240.0));
   real t = rl_sqrt(t2);
   return (1 - (t / 2) * rl_cos(t / 2) / rl_sin(t / 2)) / t2;
 }
@@ -167,14 +194,10 @@ RL_HD void rl_so3_jl(real J[9], const real w[3]) {
 }
 
 /* Jr⁻¹(w) = I + ½[w]× + (1/θ² − (1 + cosθ)/(2θ sinθ))[w]×²  (finite for θ < 2π) */
-RL_HD void rl_so3_jr_inv(real J[9], const real w[3]) {
-  rl_so3_ipoly(J, w, (real)0.5, rl_so3_jinv_coef(w));
-}
+RL_HD void rl_so3_jr_inv(real J[9], const real w[3]) { rl_so3_ipoly(J, w, (real)0.5, rl_so3_jinv_coef(w)); }
 
 /* Jl⁻¹(w) = Jr⁻¹(−w) = I − ½[w]× + (1/θ² − (1 + cosθ)/(2θ sinθ))[w]×²  (finite for θ < 2π) */
-RL_HD void rl_so3_jl_inv(real J[9], const real w[3]) {
-  rl_so3_ipoly(J, w, (real)-0.5, rl_so3_jinv_coef(w));
-}
+RL_HD void rl_so3_jl_inv(real J[9], const real w[3]) { rl_so3_ipoly(J, w, (real)-0.5, rl_so3_jinv_coef(w)); }
 
 /* a ⊟ b = Log(a ⊗ b⁻¹) (world-frame difference, θ ∈ [0, π]; AVBD's θ = Log(q·q_p⁻¹)).
  * b⁻¹ is taken as b*; Log is scale-invariant, so a and b need only be near-unit. */

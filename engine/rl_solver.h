@@ -69,8 +69,8 @@ real rl_solver_cost(const rl_model *m, rl_data *d, const real *qacc, const real 
    with jar = J·a − aref, the latches (NULL under convex resolution), the gradient and the solution
    x = H⁻¹·grad the solver computed. */
 typedef struct rl_solver_observer {
-  void (*newton_system)(void *user, const rl_model *m, rl_data *d, const real *jar, const real *latch,
-                        const real *grad, const real *x);
+  void (*newton_system)(void *user, const rl_model *m, rl_data *d, const real *jar, const real *latch, const real *grad,
+                        const real *x);
   void *user;
 } rl_solver_observer;
 void rl_constraint_solve_observed(const rl_model *m, rl_data *d, const rl_solver_observer *obs);
@@ -86,10 +86,10 @@ void rl_solver_hessian_dense(const rl_model *m, rl_data *d, const real *jar, con
  * does a rank-1 update A ± v·vᵀ whose pairs (i, j), v_i·v_j ≠ 0, lie inside it. */
 typedef struct rl_hfactor {
   int n;
-  const int *first; /* n: first stored column of each row */
-  int *adr;         /* n + 1: row starts; adr[n] = stored entries (the caller gives 2n + 1: colend follows) */
+  const int *first;  /* n: first stored column of each row */
+  int *adr;          /* n + 1: row starts; adr[n] = stored entries (the caller gives 2n + 1: colend follows) */
   const int *colend; /* n: the last row whose envelope holds column k (bounds the rank-1 update) */
-  real *L;          /* adr[n] entries */
+  real *L;           /* adr[n] entries */
 } rl_hfactor;
 
 /* adr from first; returns the number of stored entries */
@@ -135,8 +135,7 @@ int rl_aba_init(rl_aba *a, const rl_model *m, rl_data *d);
 /* Articulated inertias of H at the given row states (rows QUADRATIC, and CONE blocks with their
    Hessians at coneH + 6·(first row) when coneH != NULL; signorini: blocks are the friction rows).
    O(nv + nbody + active rows).  Requires a->nbad == 0. */
-void rl_aba_prepare(rl_aba *a, const rl_model *m, const rl_data *d, const int *state, const real *coneH,
-                    int signorini);
+void rl_aba_prepare(rl_aba *a, const rl_model *m, const rl_data *d, const int *state, const real *coneH, int signorini);
 /* x ← H⁻¹·x, O(nv) */
 void rl_aba_solve(rl_aba *a, const rl_model *m, const rl_data *d, real *x);
 

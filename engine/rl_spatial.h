@@ -51,12 +51,12 @@ RL_HD void rl_sp_inert_cross(real res[6], const real I[10], const real v[6]) {
   real f[6], hw[3], a[3], b[3], wu[3], whw[3];
   real m = I[9];
   rl_sp_inert_mul(f, I, v);
-  rl_v3_cross(hw, I + 6, v);   /* h×ω */
-  rl_v3_cross(a, v, f);        /* ω×n */
-  rl_v3_cross(b, v + 3, hw);   /* u×(h×ω) */
+  rl_v3_cross(hw, I + 6, v); /* h×ω */
+  rl_v3_cross(a, v, f);      /* ω×n */
+  rl_v3_cross(b, v + 3, hw); /* u×(h×ω) */
   rl_v3_sub(res, a, b);
-  rl_v3_cross(wu, v, v + 3);   /* ω×u */
-  rl_v3_cross(whw, v, hw);     /* ω×(h×ω) */
+  rl_v3_cross(wu, v, v + 3); /* ω×u */
+  rl_v3_cross(whw, v, hw);   /* ω×(h×ω) */
   for (int k = 0; k < 3; k++) res[3 + k] = m * wu[k] - whw[k];
 }
 
@@ -68,7 +68,8 @@ RL_HD void rl_sp_inert_com(real res[10], const real J[3], const real R[9], const
     for (int j = 0; j < 3; j++) T[3 * i + j] = R[3 * i + j] * J[j]; /* R·diag(J) */
   real I[9];
   for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) I[3 * i + j] = T[3 * i] * R[3 * j] + T[3 * i + 1] * R[3 * j + 1] + T[3 * i + 2] * R[3 * j + 2];
+    for (int j = 0; j < 3; j++)
+      I[3 * i + j] = T[3 * i] * R[3 * j] + T[3 * i + 1] * R[3 * j + 1] + T[3 * i + 2] * R[3 * j + 2];
   real dd = rl_v3_dot(d, d);
   res[0] = I[0] + m * (dd - d[0] * d[0]);
   res[1] = I[4] + m * (dd - d[1] * d[1]);

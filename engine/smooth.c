@@ -109,27 +109,23 @@ void rl_kinematics(const rl_model *m, rl_data *d) {
    translation) then the ball part about the body origin. */
 void rl_joint_dofs(const rl_model *m, const rl_data *d, int j, const real off[3], real *s) {
   switch (m->jnt_type[j]) {
-    case RL_JNT_FREE:
-      for (int k = 0; k < 3; k++) {
-        real e[3] = {0, 0, 0};
-        e[k] = 1;
-        rl_sp_dof(s + 6 * k, e, NULL);
-      }
-      s += 18;
-      /* fall through */
-    case RL_JNT_BALL:
-      for (int k = 0; k < 3; k++) {
-        const real *R = d->xmat + 9 * m->jnt_bodyid[j];
-        real col[3] = {R[k], R[3 + k], R[6 + k]}; /* body axis k in world */
-        rl_sp_dof(s + 6 * k, col, off);
-      }
-      break;
-    case RL_JNT_SLIDE:
-      rl_sp_dof(s, d->xaxis + 3 * j, NULL);
-      break;
-    default:
-      rl_sp_dof(s, d->xaxis + 3 * j, off);
-      break;
+  case RL_JNT_FREE:
+    for (int k = 0; k < 3; k++) {
+      real e[3] = {0, 0, 0};
+      e[k] = 1;
+      rl_sp_dof(s + 6 * k, e, NULL);
+    }
+    s += 18;
+    /* fall through */
+  case RL_JNT_BALL:
+    for (int k = 0; k < 3; k++) {
+      const real *R = d->xmat + 9 * m->jnt_bodyid[j];
+      real col[3] = {R[k], R[3 + k], R[6 + k]}; /* body axis k in world */
+      rl_sp_dof(s + 6 * k, col, off);
+    }
+    break;
+  case RL_JNT_SLIDE: rl_sp_dof(s, d->xaxis + 3 * j, NULL); break;
+  default: rl_sp_dof(s, d->xaxis + 3 * j, off); break;
   }
 }
 
@@ -144,10 +140,8 @@ void rl_com_pos(const rl_model *m, rl_data *d) {
               d->subtree_com + 3 * b);
   for (int b = 0; b < nb; b++) {
     real sm = m->body_subtreemass[b];
-    if (sm < RL_TINY || sm == m->body_mass[b])
-      rl_v3_copy(d->subtree_com + 3 * b, d->xipos + 3 * b);
-    else
-      rl_v3_scale(d->subtree_com + 3 * b, d->subtree_com + 3 * b, 1 / sm);
+    if (sm < RL_TINY || sm == m->body_mass[b]) rl_v3_copy(d->subtree_com + 3 * b, d->xipos + 3 * b);
+    else rl_v3_scale(d->subtree_com + 3 * b, d->subtree_com + 3 * b, 1 / sm);
   }
   memset(d->cinert, 0, sizeof(real) * 10);
   for (int b = 1; b < nb; b++) {
@@ -272,12 +266,16 @@ void rl_jac_point(const rl_model *m, const rl_data *d, real *jacp, real *jacr, c
   for (int i = m->body_dofadr[w] + m->body_dofnum[w] - 1; i >= 0; i = m->dof_parentid[i]) {
     const real *c = d->cdof + 6 * i;
     if (jacr) {
-      jacr[i] = c[0]; jacr[nv + i] = c[1]; jacr[2 * nv + i] = c[2];
+      jacr[i] = c[0];
+      jacr[nv + i] = c[1];
+      jacr[2 * nv + i] = c[2];
     }
     if (jacp) {
       real t[3];
       rl_v3_cross(t, c, off);
-      jacp[i] = c[3] + t[0]; jacp[nv + i] = c[4] + t[1]; jacp[2 * nv + i] = c[5] + t[2];
+      jacp[i] = c[3] + t[0];
+      jacp[nv + i] = c[4] + t[1];
+      jacp[2 * nv + i] = c[5] + t[2];
     }
   }
 }
@@ -301,17 +299,14 @@ static void body_velocity(const rl_model *m, const rl_data *d, int b, real cvel[
     int da = m->jnt_dofadr[j], n = 1;
     real s[6], t[6];
     switch (m->jnt_type[j]) {
-      case RL_JNT_FREE:
-        if (cdof_dot) memset(cdof_dot + 6 * da, 0, sizeof(real) * 18);
-        rl_sp_mul_dof(s, d->cdof + 6 * da, d->qvel + da, 3);
-        for (int k = 0; k < 6; k++) cvel[k] += s[k];
-        da += 3;
-        /* fall through */
-      case RL_JNT_BALL:
-        n = 3;
-        break;
-      default:
-        break;
+    case RL_JNT_FREE:
+      if (cdof_dot) memset(cdof_dot + 6 * da, 0, sizeof(real) * 18);
+      rl_sp_mul_dof(s, d->cdof + 6 * da, d->qvel + da, 3);
+      for (int k = 0; k < 6; k++) cvel[k] += s[k];
+      da += 3;
+      /* fall through */
+    case RL_JNT_BALL: n = 3; break;
+    default: break;
     }
     if (cdof_dot)
       for (int k = 0; k < n; k++) rl_sp_cross_motion(cdof_dot + 6 * (da + k), cvel, d->cdof + 6 * (da + k));
@@ -368,10 +363,8 @@ void rl_rne_com(const rl_model *m, rl_data *d) {
 
 /* qfrc_bias: rl_rne_com in f64 (MuJoCo's algorithm), rl_rne_local in f32 (RL_LOCAL_FRAMES, rl_prec.h) */
 void rl_rne(const rl_model *m, rl_data *d) {
-  if (RL_LOCAL_FRAMES)
-    rl_rne_local(m, d);
-  else
-    rl_rne_com(m, d);
+  if (RL_LOCAL_FRAMES) rl_rne_local(m, d);
+  else rl_rne_com(m, d);
 }
 
 /* ------------------------------------------------------------ applied forces */
@@ -385,20 +378,18 @@ void rl_passive(const rl_model *m, rl_data *d) {
     if (k == 0) continue;
     int pa = m->jnt_qposadr[j], da = m->jnt_dofadr[j];
     switch (m->jnt_type[j]) {
-      case RL_JNT_FREE:
-        for (int c = 0; c < 3; c++) d->qfrc_passive[da + c] = -k * (d->qpos[pa + c] - m->qpos_spring[pa + c]);
-        pa += 3;
-        da += 3;
-        /* fall through */
-      case RL_JNT_BALL: {
-        real w[3];
-        rl_q_sub_local(w, d->qpos + pa, m->qpos_spring + pa);
-        for (int c = 0; c < 3; c++) d->qfrc_passive[da + c] = -k * w[c];
-        break;
-      }
-      default:
-        d->qfrc_passive[da] = -k * (d->qpos[pa] - m->qpos_spring[pa]);
-        break;
+    case RL_JNT_FREE:
+      for (int c = 0; c < 3; c++) d->qfrc_passive[da + c] = -k * (d->qpos[pa + c] - m->qpos_spring[pa + c]);
+      pa += 3;
+      da += 3;
+      /* fall through */
+    case RL_JNT_BALL: {
+      real w[3];
+      rl_q_sub_local(w, d->qpos + pa, m->qpos_spring + pa);
+      for (int c = 0; c < 3; c++) d->qfrc_passive[da + c] = -k * w[c];
+      break;
+    }
+    default: d->qfrc_passive[da] = -k * (d->qpos[pa] - m->qpos_spring[pa]); break;
     }
   }
   for (int i = 0; i < m->nv; i++)
@@ -423,7 +414,8 @@ void rl_actuation(const rl_model *m, rl_data *d) {
   for (int u = 0; u < m->nu; u++) {
     real c = d->ctrl[u];
     const real *cr = m->actuator_ctrlrange + 2 * u, *fr = m->actuator_forcerange + 2 * u;
-    if (m->actuator_ctrllimited[u] && !(m->opt.disableflags & RL_DSBL_CLAMPCTRL)) c = c < cr[0] ? cr[0] : (c > cr[1] ? cr[1] : c);
+    if (m->actuator_ctrllimited[u] && !(m->opt.disableflags & RL_DSBL_CLAMPCTRL))
+      c = c < cr[0] ? cr[0] : (c > cr[1] ? cr[1] : c);
     const real *gp = m->actuator_gainprm + RL_NGAIN * u, *bp = m->actuator_biasprm + RL_NBIAS * u;
     real len = d->actuator_length[u], vel = d->actuator_velocity[u];
     real gain = gp[0];

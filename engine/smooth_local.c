@@ -41,10 +41,8 @@ void rl_local_frames(const rl_model *m, rl_data *d) {
     real *cr = d->body_shift + 3 * b, *up = d->weld_shift + 3 * b;
     rl_v3_add(cr, d->xpos_rel + 3 * b, c + 3 * b);
     rl_v3_sub(cr, cr, c + 3 * p);
-    if (p > 0 && m->body_weldid[p] != p)
-      rl_v3_add(up, d->weld_shift + 3 * p, cr);
-    else
-      rl_v3_copy(up, cr);
+    if (p > 0 && m->body_weldid[p] != p) rl_v3_add(up, d->weld_shift + 3 * p, cr);
+    else rl_v3_copy(up, cr);
   }
   /* cdof_local: the dofs at q_b, lever q_b − anchor = c_b − xanchor_rel_j */
   for (int j = 0; j < m->njnt; j++) {
@@ -81,7 +79,8 @@ static void local_shift_force_add(real out[6], const real f[6], const real r[3])
 static void local_shift_inertia_add(real *out, const real *I, const real r[3]) {
   real P[3][3], Q[3][3], QR[3][3];
   for (int i = 0; i < 3; i++) {
-    real bi[3] = {I[6 * i + 3], I[6 * i + 4], I[6 * i + 5]}, cj[3] = {I[6 * (3 + i) + 3], I[6 * (3 + i) + 4], I[6 * (3 + i) + 5]};
+    real bi[3] = {I[6 * i + 3], I[6 * i + 4], I[6 * i + 5]},
+         cj[3] = {I[6 * (3 + i) + 3], I[6 * (3 + i) + 4], I[6 * (3 + i) + 5]};
     real q[3];
     rl_v3_cross(P[i], bi, r);
     rl_v3_cross(q, r, cj); /* column i of Q (C symmetric: its column i is its row i) */
@@ -176,7 +175,8 @@ static void local_assemble(const rl_model *m, const rl_data *d, real *IA) {
     int w = m->body_weldid[b];
     if (w <= 0) continue;
     real c[10];
-    rl_sp_inert_com(c, m->body_inertia + 3 * b, d->ximat + 9 * b, w == b ? zero : d->weld_shift + 3 * b, m->body_mass[b]);
+    rl_sp_inert_com(c, m->body_inertia + 3 * b, d->ximat + 9 * b, w == b ? zero : d->weld_shift + 3 * b,
+                    m->body_mass[b]);
     rl_sp_inert_add6(IA + 36 * (m->body_dofadr[w] + m->body_dofnum[w] - 1), c);
   }
 }
@@ -189,8 +189,7 @@ static const real *local_dof_offset(const rl_model *m, const rl_data *d, int k) 
 
 /* leaves to root: U_k = IA_k·s_k,  D_k = max(MINVAL, s_kᵀU_k + armature_k + h·b_k),
    IA_parent += Xᵀ·(IA_k − U_k·U_kᵀ/D_k)·X */
-static void local_eliminate(const rl_model *m, const rl_data *d, real *IA, real *U, real *Dinv, real h,
-                            const real *b) {
+static void local_eliminate(const rl_model *m, const rl_data *d, real *IA, real *U, real *Dinv, real h, const real *b) {
   for (int k = m->nv - 1; k >= 0; k--) {
     const real *s = d->cdof_local + 6 * k;
     real *I = IA + 36 * k, *u = U + 6 * k;
@@ -202,8 +201,7 @@ static void local_eliminate(const rl_model *m, const rl_data *d, real *IA, real 
     if (p < 0) continue;
     rl_sp_outer_add(I, -Dinv[k], u, u);
     const real *r = local_dof_offset(m, d, k);
-    if (r)
-      local_shift_inertia_add(IA + 36 * p, I, r);
+    if (r) local_shift_inertia_add(IA + 36 * p, I, r);
     else
       for (int i = 0; i < 36; i++) IA[36 * p + i] += I[i];
   }
@@ -211,8 +209,7 @@ static void local_eliminate(const rl_model *m, const rl_data *d, real *IA, real 
 
 /* backward: u_k = x_k − s_kᵀ·p_k,  p_parent += Xᵀ·(p_k + U_k·u_k/D_k);
    forward:  a'_k = X·a_parent,  x_k = (u_k − U_kᵀ·a'_k)/D_k,  a_k = a'_k + s_k·x_k */
-static void local_substitute(const rl_model *m, const rl_data *d, const real *U, const real *Dinv, real *P,
-                             real *x) {
+static void local_substitute(const rl_model *m, const rl_data *d, const real *U, const real *Dinv, real *P, real *x) {
   int nv = m->nv;
   memset(P, 0, sizeof(real) * 6 * (size_t)nv);
   for (int k = nv - 1; k >= 0; k--) {
@@ -223,8 +220,7 @@ static void local_substitute(const rl_model *m, const rl_data *d, const real *U,
     real w = x[k] * Dinv[k], pa[6];
     for (int i = 0; i < 6; i++) pa[i] = pk[i] + U[6 * k + i] * w;
     const real *r = local_dof_offset(m, d, k);
-    if (r)
-      local_shift_force_add(P + 6 * p, pa, r);
+    if (r) local_shift_force_add(P + 6 * p, pa, r);
     else
       for (int i = 0; i < 6; i++) P[6 * p + i] += pa[i];
   }
@@ -232,12 +228,9 @@ static void local_substitute(const rl_model *m, const rl_data *d, const real *U,
     int p = m->dof_parentid[k];
     real *ak = P + 6 * k;
     const real *r = p < 0 ? NULL : local_dof_offset(m, d, k);
-    if (p < 0)
-      memset(ak, 0, sizeof(real) * 6);
-    else if (r)
-      local_shift_motion(ak, P + 6 * p, r);
-    else
-      memcpy(ak, P + 6 * p, sizeof(real) * 6);
+    if (p < 0) memset(ak, 0, sizeof(real) * 6);
+    else if (r) local_shift_motion(ak, P + 6 * p, r);
+    else memcpy(ak, P + 6 * p, sizeof(real) * 6);
     x[k] = (x[k] - rl_sp_dot(U + 6 * k, ak)) * Dinv[k];
     for (int i = 0; i < 6; i++) ak[i] += d->cdof_local[6 * k + i] * x[k];
   }

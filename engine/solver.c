@@ -258,10 +258,8 @@ static real latch_step(const rl_data *d, const real *jar, real *latch, real *gap
   for (int i = d->ne + d->nf; i < d->nefc; i++) {
     if (d->efc_type[i] != RL_CNSTR_CONTACT_ELLIPTIC) continue;
     real fn = jar[i] < 0 ? -d->efc_D[i] * jar[i] : 0, g = fn - latch[i];
-    if (g * gapprev[i] < 0 && rl_fabs(g) >= rl_fabs(gapprev[i]))
-      latch[i] += g / 2;
-    else
-      latch[i] = fn;
+    if (g * gapprev[i] < 0 && rl_fabs(g) >= rl_fabs(gapprev[i])) latch[i] += g / 2;
+    else latch[i] = fn;
     gapprev[i] = g;
     if (rl_fabs(g) > gmax) gmax = rl_fabs(g);
     if (fn > fmax) fmax = fn;
@@ -276,7 +274,7 @@ typedef struct solver_ctx {
   const rl_model *m;
   rl_data *d;
   int nv, nefc, newton, signorini;
-  int rec;    /* the recursive path: no qM/qLD, M·v and M⁻¹·v by recursions (minv: CG's M⁻¹) */
+  int rec; /* the recursive path: no qM/qLD, M·v and M⁻¹·v by recursions (minv: CG's M⁻¹) */
   rl_aba minv;
   real scale; /* meaninertia · max(1, nv) */
   real *Jaref, *Jv, *Ma, *Mv, *grad, *Mgrad, *search, *quad, *coneH, *latch, *gapprev, *vec, *local;
@@ -296,10 +294,8 @@ typedef struct solver_ctx {
 /* r = M·v: the sparse qM, or on the recursive path the composite-body recursion (its arena room was
    checked by ctx_alloc) */
 static void ctx_mul_m(solver_ctx *c, real *r, const real *v) {
-  if (c->rec)
-    rl_mul_m_recursive(c->m, c->d, r, v);
-  else
-    rl_mul_m(c->m, c->d, r, v);
+  if (c->rec) rl_mul_m_recursive(c->m, c->d, r, v);
+  else rl_mul_m(c->m, c->d, r, v);
 }
 
 /* x = M⁻¹·b: qLD's LᵀDL, or on the recursive path the articulated-body solve prepared in minv */
@@ -505,8 +501,8 @@ static void hessian_incremental(solver_ctx *c, const int *oldstate) {
 /* forces, states, cost = s(jar) + ½(Ma − qfrc_smooth)·(a − a₀), qfrc_constraint = Jᵀf */
 static void update_constraint(solver_ctx *c) {
   rl_data *d = c->d;
-  c->cost = constraint_update(c->m, d, c->Jaref, c->signorini ? c->latch : NULL, d->efc_force, d->efc_state,
-                              c->coneH, c->newton);
+  c->cost = constraint_update(c->m, d, c->Jaref, c->signorini ? c->latch : NULL, d->efc_force, d->efc_state, c->coneH,
+                              c->newton);
   jac_tmul(c->m, d, d->qfrc_constraint, d->efc_force);
   c->nactive = c->ncone = 0;
   for (int i = 0; i < c->nefc; i++) {
@@ -514,7 +510,8 @@ static void update_constraint(solver_ctx *c) {
     c->ncone += d->efc_state[i] == RL_CNSTRSTATE_CONE;
   }
   real gauss = 0;
-  for (int i = 0; i < c->nv; i++) gauss += (real)0.5 * (c->Ma[i] - d->qfrc_smooth[i]) * (d->qacc[i] - d->qacc_smooth[i]);
+  for (int i = 0; i < c->nv; i++)
+    gauss += (real)0.5 * (c->Ma[i] - d->qfrc_smooth[i]) * (d->qacc[i] - d->qacc_smooth[i]);
   c->quadGauss[0] = gauss;
   c->cost += gauss;
 }
@@ -525,10 +522,8 @@ static void update_gradient(solver_ctx *c) {
   for (int i = 0; i < c->nv; i++) c->grad[i] = c->Ma[i] - d->qfrc_smooth[i] - d->qfrc_constraint[i];
   if (c->newton) {
     memcpy(c->Mgrad, c->grad, sizeof(real) * (size_t)c->nv);
-    if (c->kind == RL_FACTOR_ABA)
-      rl_aba_solve(&c->aba, c->m, d, c->Mgrad);
-    else
-      rl_hfactor_solve(c->ncone ? &c->Hc : &c->H, c->Mgrad);
+    if (c->kind == RL_FACTOR_ABA) rl_aba_solve(&c->aba, c->m, d, c->Mgrad);
+    else rl_hfactor_solve(c->ncone ? &c->Hc : &c->H, c->Mgrad);
     if (c->obs && c->obs->newton_system)
       c->obs->newton_system(c->obs->user, c->m, d, c->Jaref, c->signorini ? c->latch : NULL, c->grad, c->Mgrad);
   } else {
@@ -866,8 +861,7 @@ static int ctx_alloc_rec(solver_ctx *c, const rl_model *m, rl_data *d) {
   return bad == 0 ? 0 : bad < 0 ? -1 : -2;
 }
 
-static int ctx_alloc(solver_ctx *c, const rl_model *m, rl_data *d, int newton, const rl_solver_observer *obs,
-                     int rec) {
+static int ctx_alloc(solver_ctx *c, const rl_model *m, rl_data *d, int newton, const rl_solver_observer *obs, int rec) {
   memset(c, 0, sizeof *c);
   c->rec = rec;
   int nv = m->nv, nefc = d->nefc;

@@ -20,9 +20,7 @@ enum { ROW_NONE = -1, ROW_DOF = 0, ROW_BODY = 1 };
 /* ------------------------------------------------------------------ arena */
 
 /* IA 36, U 6, acc 6, Dinv, arm per dof;  rowa 6 and rowdof, rowbody (ints in real slots) per row */
-size_t rl_aba_arena(const rl_model *m) {
-  return 50 * (size_t)m->nv + 8 * (size_t)m->nefcmax + 16;
-}
+size_t rl_aba_arena(const rl_model *m) { return 50 * (size_t)m->nv + 8 * (size_t)m->nefcmax + 16; }
 
 /* last dof of body b (b has dofs) */
 static int last_dof(const rl_model *m, int b) { return m->body_dofadr[b] + m->body_dofnum[b] - 1; }
@@ -61,10 +59,8 @@ static int contact_dir(const rl_model *m, const rl_data *d, int r, real a[6], re
   *offn = rl_sqrt(rl_v3_dot(off, off));
   if (d->efc_type[r] == RL_CNSTR_CONTACT_PYRAMIDAL) k = j / 2 + 1;
   else if (d->efc_type[r] == RL_CNSTR_CONTACT_FRICTIONLESS) k = 0;
-  if (k < 3)
-    lin_dir(basek, off, con->frame + 3 * k, s);
-  else
-    rot_dir(basek, con->frame + 3 * (k - 3), s);
+  if (k < 3) lin_dir(basek, off, con->frame + 3 * k, s);
+  else rot_dir(basek, con->frame + 3 * (k - 3), s);
   if (d->efc_type[r] != RL_CNSTR_CONTACT_PYRAMIDAL) {
     memcpy(a, basek, sizeof(real) * 6);
   } else {
@@ -118,8 +114,7 @@ static void classify_row(rl_aba *a, const rl_model *m, const rl_data *d, int r) 
   real *ar = a->rowa + 6 * r, offn = 0;
   if (t == RL_CNSTR_CONTACT_FRICTIONLESS || t == RL_CNSTR_CONTACT_PYRAMIDAL || t == RL_CNSTR_CONTACT_ELLIPTIC)
     b = contact_dir(m, d, r, ar, &offn);
-  else if (t == RL_CNSTR_EQUALITY && m->eq_type[d->efc_id[r]] == RL_EQ_CONNECT)
-    b = connect_dir(m, d, r, ar, &offn);
+  else if (t == RL_CNSTR_EQUALITY && m->eq_type[d->efc_id[r]] == RL_EQ_CONNECT) b = connect_dir(m, d, r, ar, &offn);
   if (b > 0 && row_matches(m, d, r, last_dof(m, b), ar, offn)) {
     a->rowbody[r] = ROW_BODY;
     a->rowdof[r] = last_dof(m, b);
@@ -134,8 +129,7 @@ static void classify_row(rl_aba *a, const rl_model *m, const rl_data *d, int r) 
 /* an elliptic contact's rows may form one cone block: they must share kind and dof, else none is usable */
 static void unify_cone(rl_aba *a, int r, int dim) {
   int same = 1;
-  for (int j = 1; j < dim; j++)
-    same = same && a->rowbody[r + j] == a->rowbody[r] && a->rowdof[r + j] == a->rowdof[r];
+  for (int j = 1; j < dim; j++) same = same && a->rowbody[r + j] == a->rowbody[r] && a->rowdof[r + j] == a->rowdof[r];
   if (!same)
     for (int j = 0; j < dim; j++) a->rowbody[r + j] = ROW_NONE;
 }
@@ -202,8 +196,7 @@ static void add_cone(rl_aba *a, const rl_data *d, int r, int n, const real *Hc) 
     for (int q = 0; q < n; q++) {
       if (a->rowbody[r] == ROW_BODY)
         rl_sp_outer_add(a->IA + 36 * k, Hc[p * n + q], a->rowa + 6 * (r + p), a->rowa + 6 * (r + q));
-      else
-        a->arm[k] += Hc[p * n + q] * d->efc_J[d->efc_J_rowadr[r + p]] * d->efc_J[d->efc_J_rowadr[r + q]];
+      else a->arm[k] += Hc[p * n + q] * d->efc_J[d->efc_J_rowadr[r + p]] * d->efc_J[d->efc_J_rowadr[r + q]];
     }
 }
 

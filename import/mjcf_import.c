@@ -12,8 +12,7 @@
 static const char *mjname(const mjModel *mjm, int adr) { return adr >= 0 ? mjm->names + adr : ""; }
 
 /* one line: "PATH: KIND 'NAME' ... " */
-static rl_model *refuse(char *err, int errlen, const char *path, const char *kind, const char *name,
-                        const char *why) {
+static rl_model *refuse(char *err, int errlen, const char *path, const char *kind, const char *name, const char *why) {
   snprintf(err, (size_t)errlen, "%s: %s '%s' is not supported: %s", path, kind, name[0] ? name : "(unnamed)", why);
   return NULL;
 }
@@ -21,22 +20,32 @@ static rl_model *refuse(char *err, int errlen, const char *path, const char *kin
 /* Everything the engine does not model is refused, never dropped. */
 static rl_model *check_supported(const mjModel *mjm, const char *path, char *err, int errlen) {
   char what[64];
-  if (mjm->ntendon > 0) return refuse(err, errlen, path, "tendon", mjname(mjm, mjm->name_tendonadr[0]), "tendons are not modelled");
+  if (mjm->ntendon > 0)
+    return refuse(err, errlen, path, "tendon", mjname(mjm, mjm->name_tendonadr[0]), "tendons are not modelled");
   if (mjm->nmocap > 0)
     for (int b = 0; b < mjm->nbody; b++)
-      if (mjm->body_mocapid[b] >= 0) return refuse(err, errlen, path, "body", mjname(mjm, mjm->name_bodyadr[b]), "mocap bodies are not modelled");
-  if (mjm->nskin > 0) return refuse(err, errlen, path, "skin", mjname(mjm, mjm->name_skinadr[0]), "skins/composites are not modelled");
-  if (mjm->npair > 0) return refuse(err, errlen, path, "pair", mjname(mjm, mjm->name_pairadr[0]), "explicit <contact><pair> elements are not supported yet");
-  if (mjm->opt.density != 0 || mjm->opt.viscosity != 0 || mjm->opt.wind[0] != 0 || mjm->opt.wind[1] != 0 || mjm->opt.wind[2] != 0)
+      if (mjm->body_mocapid[b] >= 0)
+        return refuse(err, errlen, path, "body", mjname(mjm, mjm->name_bodyadr[b]), "mocap bodies are not modelled");
+  if (mjm->nskin > 0)
+    return refuse(err, errlen, path, "skin", mjname(mjm, mjm->name_skinadr[0]), "skins/composites are not modelled");
+  if (mjm->npair > 0)
+    return refuse(err, errlen, path, "pair", mjname(mjm, mjm->name_pairadr[0]),
+                  "explicit <contact><pair> elements are not supported yet");
+  if (mjm->opt.density != 0 || mjm->opt.viscosity != 0 || mjm->opt.wind[0] != 0 || mjm->opt.wind[1] != 0 ||
+      mjm->opt.wind[2] != 0)
     return refuse(err, errlen, path, "option", "density/viscosity/wind", "fluid forces are not modelled");
-  if (mjm->opt.integrator == mjINT_IMPLICIT) return refuse(err, errlen, path, "option", "integrator=implicit", "use Euler or RK4");
+  if (mjm->opt.integrator == mjINT_IMPLICIT)
+    return refuse(err, errlen, path, "option", "integrator=implicit", "use Euler or RK4");
   for (int g = 0; g < mjm->ngeom; g++)
-    if (mjm->geom_type[g] == mjGEOM_HFIELD) return refuse(err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]), "height fields are not modelled");
+    if (mjm->geom_type[g] == mjGEOM_HFIELD)
+      return refuse(err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]), "height fields are not modelled");
   /* geom sizes the narrow phase divides by or takes roots of: sphere r; capsule/cylinder r, half-length;
      ellipsoid and box three half-sizes — all finite and positive */
   for (int g = 0; g < mjm->ngeom; g++) {
-    int t = mjm->geom_type[g], n = t == mjGEOM_SPHERE ? 1 : (t == mjGEOM_CAPSULE || t == mjGEOM_CYLINDER) ? 2
-                                 : (t == mjGEOM_ELLIPSOID || t == mjGEOM_BOX) ? 3 : 0;
+    int t = mjm->geom_type[g], n = t == mjGEOM_SPHERE                              ? 1
+                                   : (t == mjGEOM_CAPSULE || t == mjGEOM_CYLINDER) ? 2
+                                   : (t == mjGEOM_ELLIPSOID || t == mjGEOM_BOX)    ? 3
+                                                                                   : 0;
     for (int k = 0; k < n; k++)
       if (!(mjm->geom_size[3 * g + k] > 0) || !(mjm->geom_size[3 * g + k] < 1e300)) {
         snprintf(what, sizeof what, "size[%d] = %g must be finite and positive", k, mjm->geom_size[3 * g + k]);
@@ -45,16 +54,19 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
   }
   for (int e = 0; e < mjm->neq; e++)
     if (mjm->eq_type[e] != mjEQ_CONNECT && mjm->eq_type[e] != mjEQ_WELD && mjm->eq_type[e] != mjEQ_JOINT)
-      return refuse(err, errlen, path, "equality", mjname(mjm, mjm->name_eqadr[e]), "only connect, weld and joint equalities are modelled");
+      return refuse(err, errlen, path, "equality", mjname(mjm, mjm->name_eqadr[e]),
+                    "only connect, weld and joint equalities are modelled");
   for (int u = 0; u < mjm->nu; u++) {
     const char *nm = mjname(mjm, mjm->name_actuatoradr[u]);
     int trn = mjm->actuator_trntype[u], j = mjm->actuator_trnid[2 * u];
     if (trn != mjTRN_JOINT && trn != mjTRN_JOINTINPARENT)
-      return refuse(err, errlen, path, "actuator", nm, "only joint transmissions are modelled (no site, tendon, slider-crank or body transmissions)");
+      return refuse(err, errlen, path, "actuator", nm,
+                    "only joint transmissions are modelled (no site, tendon, slider-crank or body transmissions)");
     if (mjm->jnt_type[j] != mjJNT_HINGE && mjm->jnt_type[j] != mjJNT_SLIDE)
       return refuse(err, errlen, path, "actuator", nm, "joint transmissions on ball/free joints are not modelled");
     if (mjm->actuator_dyntype[u] != mjDYN_NONE)
-      return refuse(err, errlen, path, "actuator", nm, "activation dynamics (dyntype other than none) are not modelled");
+      return refuse(err, errlen, path, "actuator", nm,
+                    "activation dynamics (dyntype other than none) are not modelled");
     if (mjm->actuator_gaintype[u] != mjGAIN_FIXED && mjm->actuator_gaintype[u] != mjGAIN_AFFINE)
       return refuse(err, errlen, path, "actuator", nm, "only fixed and affine gains are modelled");
     if (mjm->actuator_biastype[u] != mjBIAS_NONE && mjm->actuator_biastype[u] != mjBIAS_AFFINE)
@@ -70,7 +82,8 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
   for (int i = 0; i < mjm->nv; i++)
     if (!(mjm->dof_M0[i] > 0)) {
       int b = mjm->dof_bodyid[i];
-      return refuse(err, errlen, path, "body", mjname(mjm, mjm->name_bodyadr[b]), "a dof of this body has zero inertia (massless moving body)");
+      return refuse(err, errlen, path, "body", mjname(mjm, mjm->name_bodyadr[b]),
+                    "a dof of this body has zero inertia (massless moving body)");
     }
   return (rl_model *)1;
 }
@@ -135,7 +148,7 @@ static int capacities(const mjModel *mjm, const rl_option *o, rl_model *sz, cons
   return 0;
 }
 
-#define COPY(name, count, width)                                                    \
+#define COPY(name, count, width) \
   for (long i_ = 0; i_ < (long)(count) * (width); i_++) m->name[i_] = (real)mjm->name[i_];
 
 rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *path, char *err, int errlen) {
@@ -147,9 +160,17 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
   }
   rl_model sz;
   memset(&sz, 0, sizeof sz);
-  sz.nq = mjm->nq; sz.nv = mjm->nv; sz.nu = mjm->nu; sz.nbody = mjm->nbody; sz.njnt = mjm->njnt;
-  sz.ngeom = mjm->ngeom; sz.nmesh = mjm->nmesh; sz.neq = mjm->neq; sz.nM = mjm->nM;
-  sz.nexclude = mjm->nexclude; sz.nnames = mjm->nnames;
+  sz.nq = mjm->nq;
+  sz.nv = mjm->nv;
+  sz.nu = mjm->nu;
+  sz.nbody = mjm->nbody;
+  sz.njnt = mjm->njnt;
+  sz.ngeom = mjm->ngeom;
+  sz.nmesh = mjm->nmesh;
+  sz.neq = mjm->neq;
+  sz.nM = mjm->nM;
+  sz.nexclude = mjm->nexclude;
+  sz.nnames = mjm->nnames;
   for (int k = 0; k < mjm->nmesh; k++) {
     sz.nmeshvert += hull_vertnum(mjm, k);
     int elen = hull_graph_edgelen(mjm, k);
@@ -165,36 +186,59 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
   m->opt = *o;
   rl_option_from_mj(&m->opt, &mjm->opt);
 
-  COPY(qpos0, m->nq, 1) COPY(qpos_spring, m->nq, 1)
-  COPY(body_parentid, m->nbody, 1) COPY(body_rootid, m->nbody, 1) COPY(body_weldid, m->nbody, 1)
-  COPY(body_jntnum, m->nbody, 1) COPY(body_jntadr, m->nbody, 1) COPY(body_dofnum, m->nbody, 1)
-  COPY(body_dofadr, m->nbody, 1) COPY(body_geomnum, m->nbody, 1) COPY(body_geomadr, m->nbody, 1)
-  COPY(body_pos, m->nbody, 3) COPY(body_quat, m->nbody, 4) COPY(body_ipos, m->nbody, 3)
-  COPY(body_iquat, m->nbody, 4) COPY(body_mass, m->nbody, 1) COPY(body_subtreemass, m->nbody, 1)
-  COPY(body_inertia, m->nbody, 3) COPY(body_invweight0, m->nbody, 2)
-  COPY(jnt_type, m->njnt, 1) COPY(jnt_qposadr, m->njnt, 1) COPY(jnt_dofadr, m->njnt, 1)
-  COPY(jnt_bodyid, m->njnt, 1) COPY(jnt_limited, m->njnt, 1) COPY(jnt_solref, m->njnt, RL_NREF)
-  COPY(jnt_solimp, m->njnt, RL_NIMP) COPY(jnt_pos, m->njnt, 3) COPY(jnt_axis, m->njnt, 3)
-  COPY(jnt_stiffness, m->njnt, 1) COPY(jnt_range, m->njnt, 2) COPY(jnt_margin, m->njnt, 1)
-  COPY(dof_bodyid, m->nv, 1) COPY(dof_jntid, m->nv, 1) COPY(dof_parentid, m->nv, 1) COPY(dof_Madr, m->nv, 1)
-  COPY(dof_solref, m->nv, RL_NREF) COPY(dof_solimp, m->nv, RL_NIMP) COPY(dof_frictionloss, m->nv, 1)
-  COPY(dof_armature, m->nv, 1) COPY(dof_damping, m->nv, 1) COPY(dof_invweight0, m->nv, 1) COPY(dof_M0, m->nv, 1)
-  COPY(geom_type, m->ngeom, 1) COPY(geom_contype, m->ngeom, 1) COPY(geom_conaffinity, m->ngeom, 1)
-  COPY(geom_condim, m->ngeom, 1) COPY(geom_bodyid, m->ngeom, 1) COPY(geom_dataid, m->ngeom, 1)
-  COPY(geom_priority, m->ngeom, 1) COPY(geom_solmix, m->ngeom, 1) COPY(geom_solref, m->ngeom, RL_NREF)
-  COPY(geom_solimp, m->ngeom, RL_NIMP) COPY(geom_size, m->ngeom, 3) COPY(geom_rbound, m->ngeom, 1)
-  COPY(geom_pos, m->ngeom, 3) COPY(geom_quat, m->ngeom, 4) COPY(geom_friction, m->ngeom, 3)
-  COPY(geom_margin, m->ngeom, 1) COPY(geom_gap, m->ngeom, 1)
-  COPY(exclude_signature, m->nexclude, 1)
-  COPY(eq_type, m->neq, 1) COPY(eq_obj1id, m->neq, 1) COPY(eq_obj2id, m->neq, 1) COPY(eq_active, m->neq, 1)
-  COPY(eq_solref, m->neq, RL_NREF) COPY(eq_solimp, m->neq, RL_NIMP) COPY(eq_data, m->neq, RL_NEQDATA)
-  COPY(actuator_gaintype, m->nu, 1) COPY(actuator_biastype, m->nu, 1)
-  COPY(actuator_ctrllimited, m->nu, 1) COPY(actuator_forcelimited, m->nu, 1)
-  COPY(actuator_gainprm, m->nu, RL_NGAIN) COPY(actuator_biasprm, m->nu, RL_NBIAS)
-  COPY(actuator_ctrlrange, m->nu, 2) COPY(actuator_forcerange, m->nu, 2)
-  COPY(name_bodyadr, m->nbody, 1) COPY(name_jntadr, m->njnt, 1) COPY(name_geomadr, m->ngeom, 1)
-  COPY(name_eqadr, m->neq, 1) COPY(name_actuatoradr, m->nu, 1)
-  memcpy(m->names, mjm->names, (size_t)mjm->nnames);
+  COPY(qpos0, m->nq, 1)
+  COPY(qpos_spring, m->nq, 1) COPY(body_parentid, m->nbody, 1) COPY(body_rootid, m->nbody, 1) COPY(
+      body_weldid, m->nbody, 1) COPY(body_jntnum, m->nbody, 1) COPY(body_jntadr, m->nbody, 1) COPY(body_dofnum,
+                                                                                                   m->nbody, 1)
+      COPY(body_dofadr, m->nbody, 1) COPY(body_geomnum, m->nbody, 1) COPY(body_geomadr, m->nbody, 1) COPY(
+          body_pos, m->nbody, 3) COPY(body_quat, m->nbody, 4) COPY(body_ipos, m->nbody, 3) COPY(body_iquat, m->nbody, 4)
+          COPY(body_mass, m->nbody, 1) COPY(body_subtreemass, m->nbody, 1) COPY(body_inertia, m->nbody, 3) COPY(
+              body_invweight0,
+              m->nbody, 2) COPY(jnt_type, m->njnt, 1)
+              COPY(jnt_qposadr, m->njnt, 1) COPY(jnt_dofadr, m->njnt, 1) COPY(jnt_bodyid, m->njnt, 1)
+                  COPY(jnt_limited, m->njnt, 1) COPY(jnt_solref, m->njnt, RL_NREF) COPY(jnt_solimp, m->njnt, RL_NIMP)
+                      COPY(jnt_pos, m->njnt, 3) COPY(jnt_axis, m->njnt, 3) COPY(jnt_stiffness, m->njnt, 1) COPY(
+                          jnt_range, m->njnt,
+                          2) COPY(jnt_margin, m->njnt, 1)
+                          COPY(dof_bodyid, m->nv, 1) COPY(dof_jntid, m->nv, 1) COPY(dof_parentid, m->nv, 1)
+                              COPY(dof_Madr, m->nv, 1) COPY(dof_solref, m->nv, RL_NREF) COPY(dof_solimp, m->nv, RL_NIMP)
+                                  COPY(dof_frictionloss, m->nv, 1) COPY(dof_armature, m->nv, 1) COPY(
+                                      dof_damping,
+                                      m->nv, 1) COPY(dof_invweight0, m->nv, 1)
+                                      COPY(dof_M0, m->nv, 1) COPY(geom_type, m->ngeom, 1) COPY(
+                                          geom_contype, m->ngeom,
+                                          1) COPY(geom_conaffinity, m->ngeom, 1)
+                                          COPY(geom_condim, m->ngeom, 1) COPY(geom_bodyid, m->ngeom, 1) COPY(
+                                              geom_dataid,
+                                              m->ngeom, 1) COPY(geom_priority, m->ngeom, 1)
+                                              COPY(geom_solmix, m->ngeom, 1) COPY(geom_solref, m->ngeom, RL_NREF) COPY(
+                                                  geom_solimp,
+                                                  m->ngeom, RL_NIMP) COPY(geom_size, m->ngeom, 3)
+                                                  COPY(geom_rbound, m->ngeom, 1) COPY(geom_pos, m->ngeom, 3) COPY(
+                                                      geom_quat, m->ngeom,
+                                                      4) COPY(geom_friction, m->ngeom, 3)
+                                                      COPY(geom_margin, m->ngeom, 1) COPY(geom_gap, m->ngeom, 1) COPY(
+                                                          exclude_signature, m->nexclude,
+                                                          1) COPY(eq_type, m->neq, 1)
+                                                          COPY(eq_obj1id, m->neq, 1) COPY(eq_obj2id, m->neq, 1) COPY(
+                                                              eq_active, m->neq, 1) COPY(eq_solref, m->neq, RL_NREF)
+                                                              COPY(eq_solimp, m->neq,
+                                                                   RL_NIMP) COPY(eq_data, m->neq, RL_NEQDATA)
+                                                                  COPY(actuator_gaintype, m->nu,
+                                                                       1) COPY(actuator_biastype, m->nu, 1)
+                                                                      COPY(actuator_ctrllimited, m->nu,
+                                                                           1) COPY(actuator_forcelimited, m->nu, 1)
+                                                                          COPY(actuator_gainprm, m->nu, RL_NGAIN) COPY(
+                                                                              actuator_biasprm, m->nu, RL_NBIAS)
+                                                                              COPY(actuator_ctrlrange, m->nu, 2) COPY(
+                                                                                  actuator_forcerange, m->nu,
+                                                                                  2) COPY(name_bodyadr, m->nbody, 1)
+                                                                                  COPY(name_jntadr, m->njnt, 1) COPY(
+                                                                                      name_geomadr, m->ngeom,
+                                                                                      1) COPY(name_eqadr, m->neq, 1)
+                                                                                      COPY(name_actuatoradr, m->nu, 1)
+                                                                                          memcpy(m->names, mjm->names,
+                                                                                                 (size_t)mjm->nnames);
   for (int u = 0; u < m->nu; u++) {
     m->actuator_jntid[u] = mjm->actuator_trnid[2 * u];
     m->actuator_gear[u] = (real)mjm->actuator_gear[6 * u];

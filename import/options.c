@@ -95,24 +95,23 @@ void rl_opt_allowed(const rl_opt_row *r, char *buf, size_t n) {
   fmt_bound(hi, sizeof hi, r->range.hi);
   int lo_inf = isinf(r->range.lo), hi_inf = isinf(r->range.hi);
   switch (r->type) {
-    case RL_OPT_REAL:
-      if (lo_inf && hi_inf) snprintf(buf, n, "a finite number");
-      else if (hi_inf) snprintf(buf, n, "a finite number %s %s", r->range.lo_open ? ">" : ">=", lo);
-      else
-        snprintf(buf, n, "a number in %s%s, %s%s", r->range.lo_open ? "(" : "[", lo, hi, r->range.hi_open ? ")" : "]");
-      break;
-    case RL_OPT_INT: snprintf(buf, n, "an integer from %s to %s", lo, hi); break;
-    case RL_OPT_VEC3: snprintf(buf, n, "three comma-separated finite numbers X,Y,Z"); break;
-    case RL_OPT_ENUM: {
-      size_t j = 0;
-      for (const char *p = r->values; *p && j + 3 < n; p++) { /* "a,b" → "a, b" */
-        buf[j++] = *p;
-        if (*p == ',') buf[j++] = ' ';
-      }
-      buf[j] = 0;
-      break;
+  case RL_OPT_REAL:
+    if (lo_inf && hi_inf) snprintf(buf, n, "a finite number");
+    else if (hi_inf) snprintf(buf, n, "a finite number %s %s", r->range.lo_open ? ">" : ">=", lo);
+    else snprintf(buf, n, "a number in %s%s, %s%s", r->range.lo_open ? "(" : "[", lo, hi, r->range.hi_open ? ")" : "]");
+    break;
+  case RL_OPT_INT: snprintf(buf, n, "an integer from %s to %s", lo, hi); break;
+  case RL_OPT_VEC3: snprintf(buf, n, "three comma-separated finite numbers X,Y,Z"); break;
+  case RL_OPT_ENUM: {
+    size_t j = 0;
+    for (const char *p = r->values; *p && j + 3 < n; p++) { /* "a,b" → "a, b" */
+      buf[j++] = *p;
+      if (*p == ',') buf[j++] = ' ';
     }
-    case RL_OPT_FLAGS: snprintf(buf, n, "comma-separated: %s", r->values); break;
+    buf[j] = 0;
+    break;
+  }
+  case RL_OPT_FLAGS: snprintf(buf, n, "comma-separated: %s", r->values); break;
   }
 }
 
@@ -145,11 +144,11 @@ int rl_opt_parse(const char *kv, rl_opt_value *v, char *err, int errlen) {
   v->row = i;
   int ok = 0;
   switch (r->type) {
-    case RL_OPT_REAL: ok = parse_num(val, &v->x[0]) && in_range(r, v->x[0]); break;
-    case RL_OPT_INT: ok = parse_int(val, r->range.lo, r->range.hi, &v->n); break;
-    case RL_OPT_VEC3: ok = parse_vec3(val, v->x); break;
-    case RL_OPT_ENUM: ok = (v->n = name_index(r->values, val, strlen(val))) >= 0; break;
-    case RL_OPT_FLAGS: ok = parse_flags(r->values, val, &v->n); break;
+  case RL_OPT_REAL: ok = parse_num(val, &v->x[0]) && in_range(r, v->x[0]); break;
+  case RL_OPT_INT: ok = parse_int(val, r->range.lo, r->range.hi, &v->n); break;
+  case RL_OPT_VEC3: ok = parse_vec3(val, v->x); break;
+  case RL_OPT_ENUM: ok = (v->n = name_index(r->values, val, strlen(val))) >= 0; break;
+  case RL_OPT_FLAGS: ok = parse_flags(r->values, val, &v->n); break;
   }
   if (!ok) {
     rl_opt_allowed(r, allowed, sizeof allowed);
@@ -164,11 +163,11 @@ void rl_opt_set_mj(mjOption *o, const rl_opt_value *v) {
   if (r->owner != RL_OPT_MJ) return;
   char *f = (char *)o + r->mj_offset;
   switch (r->type) {
-    case RL_OPT_REAL: *(mjtNum *)(void *)f = v->x[0]; break;
-    case RL_OPT_VEC3:
-      for (int k = 0; k < 3; k++) ((mjtNum *)(void *)f)[k] = v->x[k];
-      break;
-    default: *(int *)(void *)f = v->n; break;
+  case RL_OPT_REAL: *(mjtNum *)(void *)f = v->x[0]; break;
+  case RL_OPT_VEC3:
+    for (int k = 0; k < 3; k++) ((mjtNum *)(void *)f)[k] = v->x[k];
+    break;
+  default: *(int *)(void *)f = v->n; break;
   }
 }
 
@@ -193,11 +192,11 @@ static void fmt_default(const rl_opt_row *r, char *buf, size_t n) {
 
 static const char *type_name(rl_opt_type t) {
   switch (t) {
-    case RL_OPT_REAL: return "real";
-    case RL_OPT_INT: return "int";
-    case RL_OPT_ENUM: return "enum";
-    case RL_OPT_FLAGS: return "flags";
-    default: return "real×3";
+  case RL_OPT_REAL: return "real";
+  case RL_OPT_INT: return "int";
+  case RL_OPT_ENUM: return "enum";
+  case RL_OPT_FLAGS: return "flags";
+  default: return "real×3";
   }
 }
 
@@ -211,8 +210,7 @@ static void md_cell(FILE *f, const char *s) {
 
 void rl_opt_print_help(FILE *f, int markdown) {
   char allowed[512], def[64], target[96];
-  if (markdown)
-    fputs("| key | type | allowed | default | sets | meaning |\n|---|---|---|---|---|---|\n", f);
+  if (markdown) fputs("| key | type | allowed | default | sets | meaning |\n|---|---|---|---|---|---|\n", f);
   else
     fputs("Options (--opt KEY=VALUE, or a key of an experiment spec's [sweep] section).\n"
           "MJ options are written to MuJoCo's mjModel.opt before import, so MuJoCo and rigidlab run the same\n"

@@ -18,12 +18,18 @@
 
 /* Accepted ranges of REAL and INT rows: {lo, hi, lo excluded, hi excluded}.  Every REAL value is also
    finite (below 1e300 in magnitude); INT ranges are closed. */
-#define RL_OPT_FINITE {-INFINITY, INFINITY, 0, 0}
-#define RL_OPT_GT(lo) {lo, INFINITY, 1, 0}
-#define RL_OPT_GE(lo) {lo, INFINITY, 0, 0}
-#define RL_OPT_IN(lo, hi) {lo, hi, 0, 0}
-#define RL_OPT_IN_HALFOPEN(lo, hi) {lo, hi, 0, 1} /* [lo, hi) */
-#define RL_OPT_NAMED {0, 0, 0, 0}                 /* ENUM and FLAGS rows: the VALUES list says what is allowed */
+#define RL_OPT_FINITE \
+  { -INFINITY, INFINITY, 0, 0 }
+#define RL_OPT_GT(lo) \
+  { lo, INFINITY, 1, 0 }
+#define RL_OPT_GE(lo) \
+  { lo, INFINITY, 0, 0 }
+#define RL_OPT_IN(lo, hi) \
+  { lo, hi, 0, 0 }
+#define RL_OPT_IN_HALFOPEN(lo, hi) \
+  { lo, hi, 0, 1 } /* [lo, hi) */
+#define RL_OPT_NAMED \
+  { 0, 0, 0, 0 } /* ENUM and FLAGS rows: the VALUES list says what is allowed */
 /* the DEFAULT of an MJ row: whatever the model's <option> says */
 #define RL_OPT_MODEL NAN
 /* cap of every iteration budget: far above any useful value, far below int overflow */
@@ -38,48 +44,48 @@
    FIELD    the field of rl_option (and of mjOption for MJ rows) that receives the value
    DEFAULT  rl_option's default of an RL row (ENUM: the index; outside RANGE: the option is unset and DOC
             says what the engine then does); RL_OPT_MODEL for MJ rows */
-#define RL_OPTION_TABLE(X)                                                                                        \
-  X(timestep, REAL, MJ, timestep, RL_OPT_GT(0), NULL, RL_OPT_MODEL, "time step h (s)")                           \
-  X(gravity, VEC3, MJ, gravity, RL_OPT_FINITE, NULL, RL_OPT_MODEL, "gravitational acceleration (m/s²)")         \
-  X(integrator, ENUM, MJ, integrator, RL_OPT_NAMED, "euler,rk4", RL_OPT_MODEL,                                  \
-    "time integrator (AVBD ignores it)")                                                                         \
-  X(cone, ENUM, MJ, cone, RL_OPT_NAMED, "pyramidal,elliptic", RL_OPT_MODEL, "friction cone")                     \
-  X(solver, ENUM, MJ, solver, RL_OPT_NAMED, "pgs,cg,newton", RL_OPT_MODEL,                                      \
-    "constraint solver (rigidlab solves pgs by Newton; sim/bench --engine and a study's engine axis set it)")     \
-  X(iterations, INT, MJ, iterations, RL_OPT_IN(1, RL_OPT_MAXITER), NULL, RL_OPT_MODEL,                           \
-    "iteration budget of the constraint solver")                                                                 \
-  X(tolerance, REAL, MJ, tolerance, RL_OPT_GE(0), NULL, RL_OPT_MODEL,                                            \
-    "constraint solver's stopping tolerance (relative cost improvement; 0: run the whole budget)")               \
-  X(impratio, REAL, MJ, impratio, RL_OPT_GT(0), NULL, RL_OPT_MODEL,                                              \
-    "ratio of frictional to normal constraint impedance (elliptic cones)")                                       \
-  X(noslip_iterations, INT, MJ, noslip_iterations, RL_OPT_IN(0, RL_OPT_MAXITER), NULL, RL_OPT_MODEL,             \
-    "MuJoCo's noslip post-solver iterations (rigidlab has no noslip pass)")                                      \
-  X(mpr_iterations, INT, MJ, mpr_iterations, RL_OPT_IN(1, RL_OPT_MAXITER), NULL, RL_OPT_MODEL,                   \
-    "iteration budget of the MPR convex–convex collision test")                                                   \
-  X(mpr_tolerance, REAL, MJ, mpr_tolerance, RL_OPT_GT(0), NULL, RL_OPT_MODEL,                                    \
-    "stopping tolerance of the MPR collision test (m)")                                                          \
-  X(ls_iterations, INT, RL, ls_iterations, RL_OPT_IN(1, RL_OPT_MAXITER), NULL, 50,                              \
-    "iteration budget of the Newton/CG line search (MuJoCo 2.2.2 hard-codes 50)")                                \
-  X(ls_tolerance, REAL, RL, ls_tolerance, RL_OPT_GT(0), NULL, 0.01,                                             \
-    "line-search tolerance, relative to tolerance (MuJoCo 2.2.2 hard-codes 0.01)")                               \
-  X(max_contacts, INT, RL, max_contacts, RL_OPT_IN(1, RL_OPT_MAXCONTACTS), NULL, 0,                             \
-    "contact capacity; unset: the model's nconmax, else max(256, 8·ngeom); the deepest contacts are kept")       \
-  X(collision, ENUM, RL, collision, RL_OPT_NAMED, "manifold,mujoco", 0,                           \
-    "contact generation: manifolds, or MuJoCo 2.2.2's single MPR point per convex pair")                        \
-  X(contact_resolution, ENUM, RL, contact_resolution, RL_OPT_NAMED, "auto,convex,signorini", 0,        \
-    "contact model: MuJoCo's convex soft model or exact Signorini (elliptic cone, Newton); auto: by cone/solver") \
-  X(newton_factor, ENUM, RL, newton_factor, RL_OPT_NAMED, "auto,dense,skyline,aba", 0,              \
-    "Newton's factorization of the Hessian; auto: by tree shape and cost")                                       \
-  X(avbd_iterations, INT, RL, avbd_iterations, RL_OPT_IN(1, RL_OPT_MAXITER), NULL, 0,                           \
-    "AVBD sweep budget per step; unset: the engine's default")                                                   \
-  X(avbd_tolerance, REAL, RL, avbd_tolerance, RL_OPT_GE(1e-15), NULL, 0,                                        \
-    "AVBD stopping tolerance of the length rows (m; the angle rows keep their default ratio); unset: default")   \
-  X(avbd_cheb_rho, REAL, RL, avbd_cheb_rho, RL_OPT_IN_HALFOPEN(0, 1), NULL, 0,                                  \
-    "AVBD Chebyshev acceleration ρ of the joint multipliers; 0: off")                                            \
-  X(disable, FLAGS, MJ, disableflags, RL_OPT_NAMED,                                                             \
-    "constraint,equality,frictionloss,limit,contact,passive,gravity,clampctrl,warmstart,filterparent,actuation,"  \
-    "refsafe,sensor", RL_OPT_MODEL, "MuJoCo's disable flags (the given set replaces the model's)")                \
-  X(enable, FLAGS, MJ, enableflags, RL_OPT_NAMED, "override,energy,fwdinv,sensornoise,multiccd", RL_OPT_MODEL,  \
+#define RL_OPTION_TABLE(X)                                                                                          \
+  X(timestep, REAL, MJ, timestep, RL_OPT_GT(0), NULL, RL_OPT_MODEL, "time step h (s)")                              \
+  X(gravity, VEC3, MJ, gravity, RL_OPT_FINITE, NULL, RL_OPT_MODEL, "gravitational acceleration (m/s²)")             \
+  X(integrator, ENUM, MJ, integrator, RL_OPT_NAMED, "euler,rk4", RL_OPT_MODEL, "time integrator (AVBD ignores it)") \
+  X(cone, ENUM, MJ, cone, RL_OPT_NAMED, "pyramidal,elliptic", RL_OPT_MODEL, "friction cone")                        \
+  X(solver, ENUM, MJ, solver, RL_OPT_NAMED, "pgs,cg,newton", RL_OPT_MODEL,                                          \
+    "constraint solver (rigidlab solves pgs by Newton; sim/bench --engine and a study's engine axis set it)")       \
+  X(iterations, INT, MJ, iterations, RL_OPT_IN(1, RL_OPT_MAXITER), NULL, RL_OPT_MODEL,                              \
+    "iteration budget of the constraint solver")                                                                    \
+  X(tolerance, REAL, MJ, tolerance, RL_OPT_GE(0), NULL, RL_OPT_MODEL,                                               \
+    "constraint solver's stopping tolerance (relative cost improvement; 0: run the whole budget)")                  \
+  X(impratio, REAL, MJ, impratio, RL_OPT_GT(0), NULL, RL_OPT_MODEL,                                                 \
+    "ratio of frictional to normal constraint impedance (elliptic cones)")                                          \
+  X(noslip_iterations, INT, MJ, noslip_iterations, RL_OPT_IN(0, RL_OPT_MAXITER), NULL, RL_OPT_MODEL,                \
+    "MuJoCo's noslip post-solver iterations (rigidlab has no noslip pass)")                                         \
+  X(mpr_iterations, INT, MJ, mpr_iterations, RL_OPT_IN(1, RL_OPT_MAXITER), NULL, RL_OPT_MODEL,                      \
+    "iteration budget of the MPR convex–convex collision test")                                                     \
+  X(mpr_tolerance, REAL, MJ, mpr_tolerance, RL_OPT_GT(0), NULL, RL_OPT_MODEL,                                       \
+    "stopping tolerance of the MPR collision test (m)")                                                             \
+  X(ls_iterations, INT, RL, ls_iterations, RL_OPT_IN(1, RL_OPT_MAXITER), NULL, 50,                                  \
+    "iteration budget of the Newton/CG line search (MuJoCo 2.2.2 hard-codes 50)")                                   \
+  X(ls_tolerance, REAL, RL, ls_tolerance, RL_OPT_GT(0), NULL, 0.01,                                                 \
+    "line-search tolerance, relative to tolerance (MuJoCo 2.2.2 hard-codes 0.01)")                                  \
+  X(max_contacts, INT, RL, max_contacts, RL_OPT_IN(1, RL_OPT_MAXCONTACTS), NULL, 0,                                 \
+    "contact capacity; unset: the model's nconmax, else max(256, 8·ngeom); the deepest contacts are kept")          \
+  X(collision, ENUM, RL, collision, RL_OPT_NAMED, "manifold,mujoco", 0,                                             \
+    "contact generation: manifolds, or MuJoCo 2.2.2's single MPR point per convex pair")                            \
+  X(contact_resolution, ENUM, RL, contact_resolution, RL_OPT_NAMED, "auto,convex,signorini", 0,                     \
+    "contact model: MuJoCo's convex soft model or exact Signorini (elliptic cone, Newton); auto: by cone/solver")   \
+  X(newton_factor, ENUM, RL, newton_factor, RL_OPT_NAMED, "auto,dense,skyline,aba", 0,                              \
+    "Newton's factorization of the Hessian; auto: by tree shape and cost")                                          \
+  X(avbd_iterations, INT, RL, avbd_iterations, RL_OPT_IN(1, RL_OPT_MAXITER), NULL, 0,                               \
+    "AVBD sweep budget per step; unset: the engine's default")                                                      \
+  X(avbd_tolerance, REAL, RL, avbd_tolerance, RL_OPT_GE(1e-15), NULL, 0,                                            \
+    "AVBD stopping tolerance of the length rows (m; the angle rows keep their default ratio); unset: default")      \
+  X(avbd_cheb_rho, REAL, RL, avbd_cheb_rho, RL_OPT_IN_HALFOPEN(0, 1), NULL, 0,                                      \
+    "AVBD Chebyshev acceleration ρ of the joint multipliers; 0: off")                                               \
+  X(disable, FLAGS, MJ, disableflags, RL_OPT_NAMED,                                                                 \
+    "constraint,equality,frictionloss,limit,contact,passive,gravity,clampctrl,warmstart,filterparent,actuation,"    \
+    "refsafe,sensor",                                                                                               \
+    RL_OPT_MODEL, "MuJoCo's disable flags (the given set replaces the model's)")                                    \
+  X(enable, FLAGS, MJ, enableflags, RL_OPT_NAMED, "override,energy,fwdinv,sensornoise,multiccd", RL_OPT_MODEL,      \
     "MuJoCo's enable flags (the given set replaces the model's)")
 
 typedef enum { RL_OPT_REAL, RL_OPT_INT, RL_OPT_ENUM, RL_OPT_FLAGS, RL_OPT_VEC3 } rl_opt_type;
@@ -91,7 +97,10 @@ typedef struct rl_opt_row {
   rl_opt_type type;
   rl_opt_owner owner;
   const char *field;
-  struct { double lo, hi; int lo_open, hi_open; } range;
+  struct {
+    double lo, hi;
+    int lo_open, hi_open;
+  } range;
   const char *values; /* ENUM, FLAGS: the names, comma-separated; else NULL */
   double def;
   const char *doc;

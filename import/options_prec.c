@@ -10,9 +10,11 @@ _Static_assert((int)RL_INT_EULER == (int)mjINT_EULER && (int)RL_INT_RK4 == (int)
 _Static_assert((int)RL_CONE_PYRAMIDAL == (int)mjCONE_PYRAMIDAL && (int)RL_CONE_ELLIPTIC == (int)mjCONE_ELLIPTIC,
                "cone: pyramidal, elliptic");
 _Static_assert((int)RL_SOLVER_PGS == (int)mjSOL_PGS && (int)RL_SOLVER_CG == (int)mjSOL_CG &&
-                   (int)RL_SOLVER_NEWTON == (int)mjSOL_NEWTON, "solver: pgs, cg, newton");
+                   (int)RL_SOLVER_NEWTON == (int)mjSOL_NEWTON,
+               "solver: pgs, cg, newton");
 _Static_assert((int)RL_DSBL_CONSTRAINT == (int)mjDSBL_CONSTRAINT && (int)RL_DSBL_GRAVITY == (int)mjDSBL_GRAVITY &&
-                   (int)RL_DSBL_REFSAFE == (int)mjDSBL_REFSAFE, "disable: MuJoCo's bit order");
+                   (int)RL_DSBL_REFSAFE == (int)mjDSBL_REFSAFE,
+               "disable: MuJoCo's bit order");
 _Static_assert(RL_COLL_MANIFOLD == 0 && RL_COLL_MUJOCO == 1, "collision: manifold, mujoco");
 _Static_assert(RL_RES_AUTO == 0 && RL_RES_CONVEX == 1 && RL_RES_SIGNORINI == 2,
                "contact_resolution: auto, convex, signorini");
@@ -27,11 +29,11 @@ static const size_t rl_offset[] = {RL_OPTION_TABLE(RL_X_OFFSET)};
 /* store value x (REAL, VEC3: x[0..]; else n) of a row of type t at field f of an rl_option */
 static void store(char *f, rl_opt_type t, const double *x, int n) {
   switch (t) {
-    case RL_OPT_REAL: *(real *)(void *)f = (real)x[0]; break;
-    case RL_OPT_VEC3:
-      for (int k = 0; k < 3; k++) ((real *)(void *)f)[k] = (real)x[k];
-      break;
-    default: *(int *)(void *)f = n; break;
+  case RL_OPT_REAL: *(real *)(void *)f = (real)x[0]; break;
+  case RL_OPT_VEC3:
+    for (int k = 0; k < 3; k++) ((real *)(void *)f)[k] = (real)x[k];
+    break;
+  default: *(int *)(void *)f = n; break;
   }
 }
 

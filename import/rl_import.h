@@ -10,8 +10,8 @@
 
 #define rl_import_mjmodel RL_NAME(import_mjmodel)
 #define rl_option_default RL_NAME(option_default)
-#define rl_option_set RL_NAME(option_set)
-#define rl_option_apply RL_NAME(option_apply)
+#define rl_option_set     RL_NAME(option_set)
+#define rl_option_apply   RL_NAME(option_apply)
 #define rl_option_from_mj RL_NAME(option_from_mj)
 
 /* rigidlab's own options at their defaults (the table's DEFAULT column); MuJoCo's fields zero until

@@ -28,7 +28,7 @@
 #include "study_speed.h"
 #include "tolerances.h"
 
-#define rl_cmd_bench RL_NAME(cmd_bench)
+#define rl_cmd_bench       RL_NAME(cmd_bench)
 #define rl_bench_step_reps RL_NAME(bench_step_reps)
 
 /* ns on CLOCK (CLOCK_MONOTONIC: wall time; CLOCK_THREAD_CPUTIME_ID: this thread's CPU time) */
@@ -45,7 +45,7 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 enum { B_KIN, B_COM, B_INERTIA, B_BIAS, B_PASSIVE, B_ACT, B_SMOOTH, B_STEP_SMOOTH, B_COLLISION, B_STEP, NB };
-static const char *const bench_stage[NB] = {"kinematics", "com",          "inertia",   "bias", "passive",
+static const char *const bench_stage[NB] = {"kinematics", "com",    "inertia",     "bias",      "passive",
                                             "actuation",  "smooth", "step_smooth", "collision", "step"};
 
 typedef struct ctx {
@@ -64,21 +64,25 @@ static void run_ours(ctx *c, int stage, long n) {
   const rl_model *m = c->p->m;
   rl_data *d = c->d;
   for (long i = 0; i < n; i++) switch (stage) {
-      case B_KIN: rl_kinematics(m, d); break;
-      case B_COM: rl_com_pos(m, d); break;
-      case B_INERTIA: rl_crb(m, d); rl_factor_m(m, d); break;
-      case B_BIAS: rl_com_vel(m, d); rl_rne(m, d); break;
-      case B_PASSIVE: rl_passive(m, d); break;
-      case B_ACT: rl_actuation(m, d); break;
-      case B_SMOOTH: rl_smooth_acc(m, d); break;
-      case B_STEP_SMOOTH: rl_step_smooth(m, d); break;
-      case B_COLLISION: rl_collision(m, d); break;
-      default:
-        if (c->am)
-          rl_avbd_step(c->am, m, d);
-        else
-          rl_step(m, d);
-        break;
+    case B_KIN: rl_kinematics(m, d); break;
+    case B_COM: rl_com_pos(m, d); break;
+    case B_INERTIA:
+      rl_crb(m, d);
+      rl_factor_m(m, d);
+      break;
+    case B_BIAS:
+      rl_com_vel(m, d);
+      rl_rne(m, d);
+      break;
+    case B_PASSIVE: rl_passive(m, d); break;
+    case B_ACT: rl_actuation(m, d); break;
+    case B_SMOOTH: rl_smooth_acc(m, d); break;
+    case B_STEP_SMOOTH: rl_step_smooth(m, d); break;
+    case B_COLLISION: rl_collision(m, d); break;
+    default:
+      if (c->am) rl_avbd_step(c->am, m, d);
+      else rl_step(m, d);
+      break;
     }
 }
 
@@ -86,16 +90,25 @@ static void run_mujoco(ctx *c, int stage, long n) {
   const mjModel *m = stage >= B_COLLISION ? c->mjfull : c->mjfree;
   mjData *d = stage >= B_COLLISION ? c->mjdfull : c->mjd;
   for (long i = 0; i < n; i++) switch (stage) {
-      case B_KIN: mj_kinematics(m, d); break;
-      case B_COM: mj_comPos(m, d); break;
-      case B_INERTIA: mj_crb(m, d); mj_factorM(m, d); break;
-      case B_BIAS: mj_comVel(m, d); mj_rne(m, d, 0, d->qfrc_bias); break;
-      case B_PASSIVE: mj_passive(m, d); break;
-      case B_ACT: mj_transmission(m, d); mj_fwdActuation(m, d); break;
-      case B_SMOOTH: mj_fwdAcceleration(m, d); break;
-      case B_STEP_SMOOTH: mj_step(m, d); break;
-      case B_COLLISION: mj_collision(m, d); break;
-      default: mj_step(m, d); break;
+    case B_KIN: mj_kinematics(m, d); break;
+    case B_COM: mj_comPos(m, d); break;
+    case B_INERTIA:
+      mj_crb(m, d);
+      mj_factorM(m, d);
+      break;
+    case B_BIAS:
+      mj_comVel(m, d);
+      mj_rne(m, d, 0, d->qfrc_bias);
+      break;
+    case B_PASSIVE: mj_passive(m, d); break;
+    case B_ACT:
+      mj_transmission(m, d);
+      mj_fwdActuation(m, d);
+      break;
+    case B_SMOOTH: mj_fwdAcceleration(m, d); break;
+    case B_STEP_SMOOTH: mj_step(m, d); break;
+    case B_COLLISION: mj_collision(m, d); break;
+    default: mj_step(m, d); break;
     }
 }
 
@@ -161,14 +174,15 @@ static void bench_time_stage(ctx *c, int stage, int reps, long n, double *tr, do
 }
 
 /* time one stage (both sides, alternating) and report the medians and their ratio */
-static void bench_stage_row(ctx *c, int stage, const char *engine, int reps, long n, double *tr, double *tm,
-                            rl_csv *w, const char *label, int quiet) {
+static void bench_stage_row(ctx *c, int stage, const char *engine, int reps, long n, double *tr, double *tm, rl_csv *w,
+                            const char *label, int quiet) {
   bench_time_stage(c, stage, reps, n, tr, tm);
   qsort(tr, (size_t)reps, sizeof(double), cmp_double);
   qsort(tm, (size_t)reps, sizeof(double), cmp_double);
   double ours = tr[reps / 2], theirs = tm[reps / 2];
   if (!quiet)
-    printf("%-12s %-7s %-4s %14.1f %14.1f %8.3f\n", bench_stage[stage], engine, RL_PREC_NAME, ours, theirs, ours / theirs);
+    printf("%-12s %-7s %-4s %14.1f %14.1f %8.3f\n", bench_stage[stage], engine, RL_PREC_NAME, ours, theirs,
+           ours / theirs);
   if (w) {
     rl_csv_str(w, label);
     rl_csv_str(w, engine);
@@ -282,7 +296,8 @@ static int write_chain(const char *path, int n) {
   if (!f) return -1;
   fprintf(f, "<mujoco model=\"chain%d\">\n  <option timestep=\"0.002\" solver=\"Newton\"/>\n", n);
   fprintf(f, "  <default><joint type=\"hinge\" axis=\"0 1 0\" limited=\"true\" range=\"-0.3 0.3\" damping=\"0.01\"/>\n"
-             "    <geom type=\"capsule\" size=\"0.01\" fromto=\"0 0 0 0.1 0 0\" mass=\"0.1\" contype=\"0\" conaffinity=\"0\"/></default>\n"
+             "    <geom type=\"capsule\" size=\"0.01\" fromto=\"0 0 0 0.1 0 0\" mass=\"0.1\" contype=\"0\" "
+             "conaffinity=\"0\"/></default>\n"
              "  <worldbody>\n");
   for (int i = 0; i < n; i++) fprintf(f, "%*s<body pos=\"%s 0 0\"><joint/><geom/>\n", 2 + i % 40, "", i ? "0.1" : "0");
   for (int i = 0; i < n; i++) fputs("</body>", f);
@@ -301,7 +316,9 @@ static int bench_chains(const rl_bench_args *a, const char *list) {
     char *end;
     long v = strtol(t, &end, 10);
     if (end == t || v < 2 || v > 95 || (*end && *end != ',')) {
-      rl_errorf("bench: chain:LIST needs comma-separated link counts between 2 and 95 (MuJoCo 2.2.2's XML nesting limit), got '%s'", list);
+      rl_errorf("bench: chain:LIST needs comma-separated link counts between 2 and 95 (MuJoCo 2.2.2's XML nesting "
+                "limit), got '%s'",
+                list);
       return RL_EXIT_BADINPUT;
     }
     ns[nn++] = (int)v;
@@ -368,7 +385,8 @@ static int bench_chains(const rl_bench_args *a, const char *list) {
     ly_mj[k] = log(theirs);
     char label[32];
     snprintf(label, sizeof label, "chain%d", ns[k]);
-    if (!a->c.quiet) printf("%-10s %-4s %14.1f %14.1f %8.3f   (nefc %d)\n", label, RL_PREC_NAME, ours, theirs, ours / theirs, d->nefc);
+    if (!a->c.quiet)
+      printf("%-10s %-4s %14.1f %14.1f %8.3f   (nefc %d)\n", label, RL_PREC_NAME, ours, theirs, ours / theirs, d->nefc);
     if (w) {
       rl_csv_str(w, label);
       rl_csv_str(w, "newton");
@@ -428,14 +446,15 @@ int rl_cmd_bench(const rl_bench_args *a) {
       int k = 0;
       while (k < NB && strcmp(bench_stage[k], t)) k++;
       if (k == NB) {
-        rl_errorf("bench: --stages '%s' (allowed: kinematics,com,inertia,bias,passive,actuation,smooth,step_smooth,collision,step)", t);
+        rl_errorf("bench: --stages '%s' (allowed: "
+                  "kinematics,com,inertia,bias,passive,actuation,smooth,step_smooth,collision,step)",
+                  t);
         rl_pair_free(&p);
         return RL_EXIT_BADINPUT;
       }
       want |= 1u << k;
     }
-  } else
-    want = (1u << NB) - 1;
+  } else want = (1u << NB) - 1;
   if (rl_solver_check_options(p.m, err, sizeof err)) {
     rl_errorf("%s: %s", a->c.model, err);
     rl_pair_free(&p);
@@ -473,8 +492,8 @@ int rl_cmd_bench(const rl_bench_args *a) {
       printf("  (avbd: %s contacts, %d bodies, %.1f sweeps/step (last %d), %.0f ns per body-sweep, %d contacts, "
              "%ld of %ld steps budget-exhausted)\n",
              c.am->prm.contacts == RL_AVBD_CONTACTS_DATA ? "rl_collision" : "own ground", c.am->nb, sweeps,
-             c.am->stat.iterations, sweeps > 0 ? tr[reps / 2] / sweeps / c.am->nb : 0, c.am->stat.ncon,
-             c.am->exhausted, c.am->steps);
+             c.am->stat.iterations, sweeps > 0 ? tr[reps / 2] / sweeps / c.am->nb : 0, c.am->stat.ncon, c.am->exhausted,
+             c.am->steps);
     }
     bench_engine_end(&c, solver0, mjsolver0);
   }

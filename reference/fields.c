@@ -6,10 +6,11 @@
 #include "quantities.h"
 #include "rl_data.h"
 
-#define RL_X_FIELD_STATE(name, count, width, unit, meaning) {"state", "real", #name, #count, width, unit, meaning},
-#define RL_X_FIELD_DERIVED(name, count, width, unit, meaning) {"derived", "real", #name, #count, width, unit, meaning},
+#define RL_X_FIELD_STATE(name, count, width, unit, meaning)     {"state", "real", #name, #count, width, unit, meaning},
+#define RL_X_FIELD_DERIVED(name, count, width, unit, meaning)   {"derived", "real", #name, #count, width, unit, meaning},
 #define RL_X_FIELD_EFC(type, name, count, width, unit, meaning) {"efc", #type, #name, #count, width, unit, meaning},
-#define RL_X_FIELD_RUNTIME(type, name, count, width, unit, meaning) {"runtime", #type, #name, #count, width, unit, meaning},
+#define RL_X_FIELD_RUNTIME(type, name, count, width, unit, meaning) \
+  {"runtime", #type, #name, #count, width, unit, meaning},
 const rl_field_info rl_fields[] = {RL_DATA_STATE(RL_X_FIELD_STATE) RL_DATA_DERIVED(RL_X_FIELD_DERIVED)
                                        RL_DATA_EFC(RL_X_FIELD_EFC) RL_DATA_RUNTIME(RL_X_FIELD_RUNTIME)};
 const int rl_nfields = (int)(sizeof rl_fields / sizeof rl_fields[0]);
@@ -59,7 +60,9 @@ void rl_fields_print(FILE *f, int markdown) {
     const rl_field_info *e = &rl_fields[i];
     if (strcmp(e->group, group)) {
       group = e->group;
-      if (markdown) fprintf(f, "\n## %s\n\n%s.\n\n| field | type | size | unit | meaning |\n|---|---|---|---|---|\n", group, group_doc(group));
+      if (markdown)
+        fprintf(f, "\n## %s\n\n%s.\n\n| field | type | size | unit | meaning |\n|---|---|---|---|---|\n", group,
+                group_doc(group));
       else fprintf(f, "%s%s: %s\n", i ? "\n" : "", group, group_doc(group));
     }
     size_of(e, size, sizeof size);

@@ -10,34 +10,46 @@
 enum { RL_EXIT_OK = 0, RL_EXIT_FAIL = 1, RL_EXIT_BADINPUT = 2 };
 
 typedef struct rl_common_args {
-  const char *model;           /* MJCF path */
-  const char *opts[RL_MAX_OPTS];/* --opt KEY=VALUE, in order */
+  const char *model;             /* MJCF path */
+  const char *opts[RL_MAX_OPTS]; /* --opt KEY=VALUE, in order */
   int nopts;
-  const char *csv;             /* --csv FILE or NULL (for messages) */
-  struct rl_csv *out;          /* opened by the front end (NULL: no CSV); header written once */
-  int quiet;                   /* no table on stdout */
+  const char *csv;    /* --csv FILE or NULL (for messages) */
+  struct rl_csv *out; /* opened by the front end (NULL: no CSV); header written once */
+  int quiet;          /* no table on stdout */
 } rl_common_args;
 
 /* verify stages, in pipeline order */
-enum { RL_STAGE_KINEMATICS, RL_STAGE_COM, RL_STAGE_INERTIA, RL_STAGE_BIAS, RL_STAGE_PASSIVE,
-       RL_STAGE_ACTUATION, RL_STAGE_SMOOTH, RL_STAGE_INTEGRATE, RL_STAGE_COLLISION, RL_STAGE_CONSTRAINT,
-       RL_STAGE_SOLVE, RL_STAGE_STEP, RL_NSTAGE };
+enum {
+  RL_STAGE_KINEMATICS,
+  RL_STAGE_COM,
+  RL_STAGE_INERTIA,
+  RL_STAGE_BIAS,
+  RL_STAGE_PASSIVE,
+  RL_STAGE_ACTUATION,
+  RL_STAGE_SMOOTH,
+  RL_STAGE_INTEGRATE,
+  RL_STAGE_COLLISION,
+  RL_STAGE_CONSTRAINT,
+  RL_STAGE_SOLVE,
+  RL_STAGE_STEP,
+  RL_NSTAGE
+};
 extern const char *const rl_stage_names[RL_NSTAGE];
 
 typedef struct rl_verify_args {
   rl_common_args c;
   int states;
   unsigned long seed;
-  unsigned stages;             /* bit mask of RL_STAGE_* */
+  unsigned stages; /* bit mask of RL_STAGE_* */
 } rl_verify_args;
 
 typedef struct rl_sim_args {
   rl_common_args c;
-  const char *engine;          /* "newton" | "mujoco" */
-  double dt;                   /* 0 = the model's */
-  long steps;                  /* −1 = from duration */
+  const char *engine; /* "newton" | "mujoco" */
+  double dt;          /* 0 = the model's */
+  long steps;         /* −1 = from duration */
   double duration;
-  const char *key;             /* keyframe name or index, NULL = qpos0 */
+  const char *key; /* keyframe name or index, NULL = qpos0 */
 } rl_sim_args;
 
 typedef struct rl_bench_args {
@@ -45,7 +57,7 @@ typedef struct rl_bench_args {
   long steps;
   int reps;
   const char *engines;
-  const char *stages;          /* comma-separated bench stage names, NULL = all */
+  const char *stages; /* comma-separated bench stage names, NULL = all */
 } rl_bench_args;
 
 int rl64_cmd_verify(const rl_verify_args *a);

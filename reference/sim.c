@@ -20,7 +20,7 @@
 #include "tolerances.h"
 
 #define rl_cmd_sim RL_NAME(cmd_sim)
-#define rl_energy RL_NAME(energy)
+#define rl_energy  RL_NAME(energy)
 
 /* E = ½ q̇ᵀMq̇ − Σ m_b g·xipos_b + ½ Σ k (q − q_spring)²  (ball/free rotation: ½k‖Log‖²),
    the potential/kinetic split MuJoCo's mj_energyPos/mj_energyVel use.  Needs a forward pass. */
@@ -61,10 +61,16 @@ static void header(rl_csv *w, int nq, int nv) {
   char name[32];
   rl_csv_str(w, "step");
   rl_csv_str(w, "time");
-  for (int i = 0; i < nq; i++) { snprintf(name, sizeof name, "qpos_%d", i); rl_csv_str(w, name); }
-  for (int i = 0; i < nv; i++) { snprintf(name, sizeof name, "qvel_%d", i); rl_csv_str(w, name); }
-  const char *diag[] = {"iterations", "converged", "residual", "penetration_max", "anchor_err_max", "axis_err_max",
-                        "energy", "ncon"};
+  for (int i = 0; i < nq; i++) {
+    snprintf(name, sizeof name, "qpos_%d", i);
+    rl_csv_str(w, name);
+  }
+  for (int i = 0; i < nv; i++) {
+    snprintf(name, sizeof name, "qvel_%d", i);
+    rl_csv_str(w, name);
+  }
+  const char *diag[] = {"iterations",     "converged",    "residual", "penetration_max",
+                        "anchor_err_max", "axis_err_max", "energy",   "ncon"};
   for (int k = 0; k < 8; k++) rl_csv_str(w, diag[k]);
   rl_csv_end_row(w);
 }
@@ -76,8 +82,8 @@ typedef struct step_diag {
 } step_diag;
 
 /* anchor (m) and axis (rad) errors of the equality rows: connect rows 0–2, weld rows 0–2 | 3–5 */
-static void equality_errors(int ne, const int *type, const int *id, const int *eqtype, const double *pos, double *anchor,
-                            double *axis) {
+static void equality_errors(int ne, const int *type, const int *id, const int *eqtype, const double *pos,
+                            double *anchor, double *axis) {
   for (int i = 0; i < ne;) {
     if (type[i] != RL_CNSTR_EQUALITY) break;
     int t = eqtype[id[i]], n = t == RL_EQ_CONNECT ? 3 : t == RL_EQ_WELD ? 6 : 1;
@@ -99,7 +105,8 @@ static step_diag diag_rl(const rl_model *m, const rl_data *d, int stepped) {
   equality_errors(ne, d->efc_type, d->efc_id, m->eq_type, pos, &g.anchor, &g.axis);
   g.iterations = d->solver_iter;
   g.converged = d->solver_converged;
-  if (d->solver_iter > 0) g.residual = d->solver[(d->solver_iter < RL_NSOLVER ? d->solver_iter : RL_NSOLVER) - 1].gradient;
+  if (d->solver_iter > 0)
+    g.residual = d->solver[(d->solver_iter < RL_NSOLVER ? d->solver_iter : RL_NSOLVER) - 1].gradient;
   for (int i = 0; i < d->ncon; i++) g.penetration = fmax(g.penetration, -(double)d->contact[i].dist);
   return g;
 }
@@ -111,7 +118,8 @@ static step_diag diag_mj(const mjModel *m, const mjData *d, int stepped) {
   equality_errors(d->ne, d->efc_type, d->efc_id, m->eq_type, d->efc_pos, &g.anchor, &g.axis);
   g.iterations = d->solver_iter;
   g.converged = d->nefc == 0 || d->solver_iter < m->opt.iterations;
-  if (d->solver_iter > 0) g.residual = d->solver[(d->solver_iter < mjNSOLVER ? d->solver_iter : mjNSOLVER) - 1].gradient;
+  if (d->solver_iter > 0)
+    g.residual = d->solver[(d->solver_iter < mjNSOLVER ? d->solver_iter : mjNSOLVER) - 1].gradient;
   for (int i = 0; i < d->ncon; i++) g.penetration = fmax(g.penetration, -d->contact[i].dist);
   return g;
 }

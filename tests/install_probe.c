@@ -18,7 +18,8 @@ int main(void) {
   const double Kw = 1.0 / (0.9 * 0.9 * 0.02 * 0.02), Bw = 2.0 / (0.9 * 0.02);
   const double tol = sizeof(real) == sizeof(double) ? 1e-12 : 1e-5;
   if (!(fabs(K - Kw) <= tol * Kw) || !(fabs(B - Bw) <= tol * Bw)) {
-    printf("%s: solref_kb K = %.17g (want %.17g), B = %.17g (want %.17g)\n", RL_PREC_NAME, (double)K, Kw, (double)B, Bw);
+    printf("%s: solref_kb K = %.17g (want %.17g), B = %.17g (want %.17g)\n", RL_PREC_NAME, (double)K, Kw, (double)B,
+           Bw);
     return 1;
   }
   rl_model sizes = {0};

@@ -29,7 +29,7 @@ static inline void rl_cli_teardown(void) {
 /* run `rigidlab ARGS`, stdout and stderr into OUT (OUTLEN bytes); the exit status */
 /* write tmpdir/NAME from a printf FMT; path ← its path */
 __attribute__((format(printf, 4, 5))) static inline void rl_cli_write(char *path, size_t n, const char *name,
-                                                                        const char *fmt, ...) {
+                                                                      const char *fmt, ...) {
   snprintf(path, n, "%s/%s", tmpdir, name);
   FILE *f = fopen(path, "w");
   cr_assert_not_null(f, "%s: cannot write", path);

@@ -33,7 +33,7 @@ static int count_lines(const char *path) {
   return n;
 }
 
-#define BASE SRCDIR "/reports/baselines"
+#define BASE   SRCDIR "/reports/baselines"
 #define SCENES SRCDIR "/experiments/scenes"
 
 TestSuite(analytic, .init = setup, .fini = teardown, .timeout = 240);
@@ -69,14 +69,16 @@ Test(analytic, closed_form_errors_are_small_and_gate) {
   double f32 = metric_of(p, "freefall.newton.f32", "freefall_err");
   cr_expect(f32 > 1e-9 && f32 < 1e-4, "f32 free fall rel err %g", f32);
   /* rigidlab's soft engines take MuJoCo's step: the same drift to many digits */
-  double mn = metric_of(p, "tumbling.newton.f64", "momentum_drift"), mm = metric_of(p, "tumbling.mujoco.f64", "momentum_drift");
+  double mn = metric_of(p, "tumbling.newton.f64", "momentum_drift"),
+         mm = metric_of(p, "tumbling.mujoco.f64", "momentum_drift");
   cr_expect(fabs(mn - mm) <= 1e-6 * mm, "tumbling drift newton %g vs MuJoCo %g", mn, mm);
 
   /* the expectations follow the model as run: RK4 by --opt makes the free fall exact without the dt term */
   snprintf(a, sizeof a, "run %s/experiments/analytic.ini --out %s/rk --jobs 2 --opt integrator=rk4", SRCDIR, tmpdir);
   cr_assert_eq(rl(a), 0, "%s", out);
   snprintf(p, sizeof p, "%s/rk/analytic/metrics.csv", tmpdir);
-  double rk = metric_of(p, "freefall.newton.f64", "freefall_err"), rka = metric_of(p, "freefall.avbd.f64", "freefall_err");
+  double rk = metric_of(p, "freefall.newton.f64", "freefall_err"),
+         rka = metric_of(p, "freefall.avbd.f64", "freefall_err");
   cr_expect(rk >= 0 && rk < 1e-12, "RK4 free fall rel err %g", rk);
   cr_expect(rka >= 0 && rka < 1e-12, "AVBD ignores the integrator: free fall rel err %g", rka);
 
@@ -96,7 +98,8 @@ Test(analytic, a_scene_without_a_check_exits_2_naming_file_and_line) {
   snprintf(a, sizeof a, "run %s --out %s/out", spec, tmpdir);
   cr_expect_eq(rl(a), 2, "%s", out);
   cr_expect_not_null(strstr(out, "bad.ini:4:"), "%s", out);
-  cr_expect_not_null(strstr(out, "pendulum.xml: kind = analytic needs <custom><text name=\"rigidlab_check\""), "%s", out);
+  cr_expect_not_null(strstr(out, "pendulum.xml: kind = analytic needs <custom><text name=\"rigidlab_check\""), "%s",
+                     out);
   snprintf(a, sizeof a, "%s/out", tmpdir);
   cr_expect_neq(access(a, F_OK), 0, "output written for a bad spec");
 }
@@ -114,21 +117,24 @@ Test(analytic, bench_avbd_reports_sweeps_and_time_per_body_sweep) {
   cr_assert_eq(sscanf(row, "\nstep avbd f64 %lf %lf %lf", &ours, &theirs, &ratio), 3, "%s", out);
   const char *line = strstr(out, "(avbd: own ground contacts, ");
   cr_assert_not_null(line, "%s", out);
-  cr_assert_eq(sscanf(line, "(avbd: own ground contacts, %d bodies, %lf sweeps/step (last %d), %lf ns per body-sweep, "
-                      "%*d contacts, %d of %d steps budget-exhausted)", &nb, &sweeps, &last, &ns, &exh, &steps), 6,
-               "%s", out);
+  cr_assert_eq(sscanf(line,
+                      "(avbd: own ground contacts, %d bodies, %lf sweeps/step (last %d), %lf ns per body-sweep, "
+                      "%*d contacts, %d of %d steps budget-exhausted)",
+                      &nb, &sweeps, &last, &ns, &exh, &steps),
+               6, "%s", out);
   cr_expect_eq(nb, 8, "%s", out);
   cr_expect_eq(steps, 30, "%s", out);
   cr_expect(sweeps >= 1 && sweeps <= 500 && last >= 1 && last <= 500, "%s", out);
-  cr_expect(fabs(ns * sweeps * nb - ours) <= 0.02 * ours, "%g ns per body-sweep × %g sweeps × %d bodies vs %g ns per step",
-            ns, sweeps, nb, ours);
+  cr_expect(fabs(ns * sweeps * nb - ours) <= 0.02 * ours,
+            "%g ns per body-sweep × %g sweeps × %d bodies vs %g ns per step", ns, sweeps, nb, ours);
 }
 
 Test(analytic, speed_writes_raw_repetitions_and_consistent_metrics) {
   char spec[512], a[1024], p[512];
   rl_cli_write(spec, sizeof spec, "speed.ini",
                "[experiment]\nname = sp\nkind = speed\nscene = %s/box_stack.xml, %s\nsteps = 3\n[sweep]\n"
-               "engine = newton, avbd\nprecision = f64\n", SCENES, "/usr/share/mujoco/model/humanoid/humanoid.xml");
+               "engine = newton, avbd\nprecision = f64\n",
+               SCENES, "/usr/share/mujoco/model/humanoid/humanoid.xml");
   snprintf(a, sizeof a, "run %s --out %s/sp --jobs 2", spec, tmpdir);
   cr_assert_eq(rl(a), 0, "%s", out);
   cr_expect_not_null(strstr(out, "runs one point at a time"), "%s", out);

@@ -25,7 +25,6 @@
 #define TOL(f64, f32) (f32)
 #endif
 
-
 /* AVBD of m with parameters PRM (fails the test with the build error) */
 static rl_avbd *build_prm(const rl_model *m, const rl_avbd_param *prm) {
   char err[256];
@@ -125,7 +124,9 @@ Test(avbd, free_fall_exact) {
   load(&p, MODEL("avbd_freefall.xml"), NULL);
   rl_avbd *am = build(p.m);
   rl_data *d = rl_data_alloc(p.m);
-  d->qvel[0] = (real)0.3; d->qvel[1] = (real)-0.2; d->qvel[2] = (real)1.5;
+  d->qvel[0] = (real)0.3;
+  d->qvel[1] = (real)-0.2;
+  d->qvel[2] = (real)1.5;
   rl_avbd_from_generalized(am, p.m, d);
   real x0[3], v0[3];
   memcpy(x0, am->pose[0].x, sizeof x0);
@@ -143,8 +144,8 @@ Test(avbd, free_fall_exact) {
     ex = fmax(ex, fabs(am->pose[0].x[k] - x));
     ev = fmax(ev, fabs(am->vel[k] - v));
   }
-  printf("avbd free fall (%s) 1000 steps: |x - x_exact| %.3e m, |v - v_exact| %.3e m/s, %d sweeps\n", RL_PREC_NAME, ex, ev,
-         iters);
+  printf("avbd free fall (%s) 1000 steps: |x - x_exact| %.3e m, |v - v_exact| %.3e m/s, %d sweeps\n", RL_PREC_NAME, ex,
+         ev, iters);
   cr_expect_leq(ex, TOL(1e-12, 2e-5));
   cr_expect_leq(ev, TOL(1e-12, 1e-4));
   cr_expect_eq(iters, N, "a constraint-free step should converge in one sweep");
@@ -252,8 +253,10 @@ Test(avbd, chain50_mass_ratio_anchor_error) {
   double an, it;
   long ex;
   avbd_run(MODEL("avbd_chain50.xml"), 1e-3, 1.0, q, &an, &ex, &it);
-  printf("avbd chain50 50000:1 (%s), 1000 steps at 1 ms: max anchor error %.3e m, %.1f sweeps/step, %ld budget-exhausted "
-         "steps\n", RL_PREC_NAME, an, it, ex);
+  printf(
+      "avbd chain50 50000:1 (%s), 1000 steps at 1 ms: max anchor error %.3e m, %.1f sweeps/step, %ld budget-exhausted "
+      "steps\n",
+      RL_PREC_NAME, an, it, ex);
   /* with the supported-mass penalty scale (avbd_row_scales): measured 4.3e-9 m f64 (alpha_joint 0.5; 4.3e-8
      at 0.95) / 1.5e-6 m f32 — no visible stretching; most steps still use the whole sweep budget (the angle
      rows' residual stays ~5e-5 rad, the light links' rotation updates ~3e-8 rad per sweep), which is
@@ -280,7 +283,8 @@ Test(avbd, joint_limit_hit_at_speed) {
     exhausted += !am->stat.converged;
   }
   printf("avbd limit at 8 rad/s (%s): max q %.9f (limit 0.5, violation %.3e rad), min q %.4f, final qvel %.3e, "
-         "%ld budget-exhausted steps\n", RL_PREC_NAME, qmax, qmax - 0.5, qmin, vend, exhausted);
+         "%ld budget-exhausted steps\n",
+         RL_PREC_NAME, qmax, qmax - 0.5, qmin, vend, exhausted);
   cr_expect_leq(qmax - 0.5, TOL(1e-6, 1e-4));
   cr_expect_geq(qmin, -0.5);
   /* at rest on the limit up to velocity noise ~ tol/h (f32: tol_ang 5e-6 rad per 1 ms step) */
@@ -317,7 +321,8 @@ Test(avbd, dry_friction_holds_below_budget_slips_above) {
   double r1, r2;
   double hold = dry_run((real)1.5, &r1), slip = dry_run((real)1.0, &r2);
   printf("avbd dry friction (%s), gravity torque 1.2744 N m: budget 1.5 -> drift %.3e rad (r_f %.1e); budget 1.0 -> "
-         "moved %.3f rad (r_f %.1e)\n", RL_PREC_NAME, hold, r1, slip, r2);
+         "moved %.3f rad (r_f %.1e)\n",
+         RL_PREC_NAME, hold, r1, slip, r2);
   /* Δφ is measured from each step's start, so a stuck joint drifts by at most the per-step
      tolerance: 1000 steps × tol_ang (1e-8 f64, 5e-6 f32) */
   cr_expect_leq(hold, TOL(5e-5, 1e-2));
@@ -343,8 +348,8 @@ Test(avbd, box_rests_on_ground) {
   double v = 0;
   for (int i = 0; i < 6; i++) v = fmax(v, fabs(d->qvel[i]));
   printf("avbd box on ground (%s), 2 s: z %.9f (0.05), max penetration %.3e m, final |qvel| %.3e, %d contacts, "
-         "cone/sign violation %.1e, %ld budget-exhausted steps\n", RL_PREC_NAME, d->qpos[2], pen, v, am->stat.ncon, kkt,
-         exhausted);
+         "cone/sign violation %.1e, %ld budget-exhausted steps\n",
+         RL_PREC_NAME, d->qpos[2], pen, v, am->stat.ncon, kkt, exhausted);
   cr_expect_leq(fabs(d->qpos[2] - 0.05), TOL(1e-6, 1e-4));
   cr_expect_leq(fabs(d->qpos[0]) + fabs(d->qpos[1]), TOL(1e-9, 1e-5));
   cr_expect_leq(v, TOL(1e-6, 1e-3));
@@ -368,7 +373,8 @@ Test(avbd, incline_sticks) {
   }
   double dx = fabs((double)d->qpos[0] - x0[0]) + fabs((double)d->qpos[1] - x0[1]);
   printf("avbd incline (%s), 2 s at 2 ms: downhill creep %.3e m, %d contacts, stick friction KKT cone %.1e, %ld "
-         "budget-exhausted steps\n", RL_PREC_NAME, dx, am->stat.ncon, am->stat.kkt_cone, exhausted);
+         "budget-exhausted steps\n",
+         RL_PREC_NAME, dx, am->stat.ncon, am->stat.kkt_cone, exhausted);
   cr_expect_leq(dx, TOL(1e-6, 1e-4));
   rl_data_free(d);
   rl_avbd_free(am);
@@ -403,7 +409,8 @@ Test(avbd, microduck_stands_10s, .timeout = 600) {
   }
   printf("avbd microduck (%s) 10 s at 1 ms: trunk z %.5f, max anchor error %.3e m, max axis error %.3e rad, max "
          "penetration %.3e m, %.1f sweeps/step (max %d), %ld of %ld steps budget-exhausted, %d contacts, %d colors\n",
-         RL_PREC_NAME, d->qpos[2], an, ax, pen, it / 10000, maxit, am->exhausted, am->steps, am->stat.ncon, am->stat.ncolor);
+         RL_PREC_NAME, d->qpos[2], an, ax, pen, it / 10000, maxit, am->exhausted, am->steps, am->stat.ncon,
+         am->stat.ncolor);
   cr_expect_leq(an, TOL(1e-6, 1e-5));
   cr_expect_eq(am->exhausted, 0);
   cr_expect_gt(d->qpos[2], 0.25, "fell");
@@ -445,9 +452,10 @@ Test(avbd, microduck_joint_loads_balance_gravity, .timeout = 300) {
     vmax = fmax(vmax, fabs(d->qvel[dof]));
     nh++;
   }
-  printf("avbd microduck joint loads (%s, %d hinges, t = 1 s): max |servo + limit + friction + contact + axial - rne| "
-         "%.3e N m (without contact %.3e), max |rne| %.4f, max |contact| %.4f N m, max |qvel| %.1e rad/s, %d contacts\n",
-         RL_PREC_NAME, nh, rmax, rnoc, gmax, cmax, vmax, am->stat.ncon);
+  printf(
+      "avbd microduck joint loads (%s, %d hinges, t = 1 s): max |servo + limit + friction + contact + axial - rne| "
+      "%.3e N m (without contact %.3e), max |rne| %.4f, max |contact| %.4f N m, max |qvel| %.1e rad/s, %d contacts\n",
+      RL_PREC_NAME, nh, rmax, rnoc, gmax, cmax, vmax, am->stat.ncon);
   cr_expect_gt(nh, 0);
   cr_expect_gt(cmax, 0.1 * gmax, "contacts carry no joint load");
   cr_expect_leq(rmax, TOL(1e-2, 3e-2) * gmax);
@@ -478,9 +486,11 @@ Test(avbd, arm_press_contact_load_balances_gravity) {
     double sum = L->servo + L->limit + L->friction + L->contact + L->axial;
     ref[j] = -tg;
     worst = fmax(worst, fabs(sum + tg) / tg);
-    printf("avbd arm_press (%s) %-8s: contact %.5f N m, servo %.5f, axial %.1e, gravity %.5f: |sum + gravity| / gravity "
-           "%.2e\n", RL_PREC_NAME, rl_model_name(p.m, p.m->name_jntadr[jt->jnt]), L->contact, L->servo, L->axial, tg,
-           fabs(sum + tg) / tg);
+    printf(
+        "avbd arm_press (%s) %-8s: contact %.5f N m, servo %.5f, axial %.1e, gravity %.5f: |sum + gravity| / gravity "
+        "%.2e\n",
+        RL_PREC_NAME, rl_model_name(p.m, p.m->name_jntadr[jt->jnt]), L->contact, L->servo, L->axial, tg,
+        fabs(sum + tg) / tg);
   }
   /* measured |sum + gravity| / gravity: f64 6.5e-6 (shoulder), f32 2.8e-3 (shoulder; not analysed further) */
   cr_expect_leq(fabs(am->load[0].contact - ref[0]), TOL(1e-4, 1e-2) * fabs(ref[0]));
@@ -495,7 +505,10 @@ Test(avbd, arm_press_contact_load_balances_gravity) {
 /* least-squares slope of log y vs log x over the first n points (gsl_fit_linear) */
 static double fit_order(const double *h, const double *e, int n) {
   double lx[8], ly[8], c0, c1, c00, c01, c11, ss;
-  for (int i = 0; i < n; i++) { lx[i] = log(h[i]); ly[i] = log(e[i]); }
+  for (int i = 0; i < n; i++) {
+    lx[i] = log(h[i]);
+    ly[i] = log(e[i]);
+  }
   gsl_fit_linear(lx, 1, ly, 1, (size_t)n, &c0, &c1, &c00, &c01, &c11, &ss);
   return c1;
 }
@@ -519,8 +532,9 @@ static int euler_rhs(double t, const double y[], double f[], void *par) {
 
 static void qrot(double r[3], const double q[4], const double v[3]) { /* R(q) v, q unit */
   double w = q[0], x = q[1], y = q[2], z = q[3];
-  double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y), 2 * (x * y + w * z), 1 - 2 * (x * x + z * z),
-                 2 * (y * z - w * x), 2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)};
+  double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
+                 2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                 2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
   for (int i = 0; i < 3; i++) r[i] = R[3 * i] * v[0] + R[3 * i + 1] * v[1] + R[3 * i + 2] * v[2];
 }
 
@@ -531,7 +545,8 @@ static void avbd_EL(const rl_avbd *am, int s, double *E, double L[3]) {
   for (int i = 0; i < 3; i++) wb[i] = (double)R[i] * w[0] + (double)R[3 + i] * w[1] + (double)R[6 + i] * w[2];
   *E = 0;
   for (int i = 0; i < 3; i++) *E += 0.5 * I[i] * wb[i] * wb[i];
-  for (int i = 0; i < 3; i++) L[i] = R[3 * i] * I[0] * wb[0] + R[3 * i + 1] * I[1] * wb[1] + R[3 * i + 2] * I[2] * wb[2];
+  for (int i = 0; i < 3; i++)
+    L[i] = R[3 * i] * I[0] * wb[0] + R[3 * i + 1] * I[1] * wb[1] + R[3 * i + 2] * I[2] * wb[2];
 }
 
 Test(avbd, tumbling_energy_momentum_vs_gsl_rk8pd) {
@@ -565,12 +580,18 @@ Test(avbd, tumbling_energy_momentum_vs_gsl_rk8pd) {
     for (long i = 0; i < n; i++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
     double E, L[3], dL = 0, nL = 0;
     avbd_EL(am, 0, &E, L);
-    for (int i = 0; i < 3; i++) { dL += (L[i] - Lref[i]) * (L[i] - Lref[i]); nL += Lref[i] * Lref[i]; }
+    for (int i = 0; i < 3; i++) {
+      dL += (L[i] - Lref[i]) * (L[i] - Lref[i]);
+      nL += Lref[i] * Lref[i];
+    }
     eE[k] = fabs(E - Eref) / Eref;
     eL[k] = sqrt(dL / nL);
     /* attitude error vs the reference: angle of q_avbd q_ref⁻¹ */
     double qa[4] = {am->pose[0].q[0], am->pose[0].q[1], am->pose[0].q[2], am->pose[0].q[3]}, qc[4], qe[4];
-    qc[0] = y[3]; qc[1] = -y[4]; qc[2] = -y[5]; qc[3] = -y[6];
+    qc[0] = y[3];
+    qc[1] = -y[4];
+    qc[2] = -y[5];
+    qc[3] = -y[6];
     qe[0] = qa[0] * qc[0] - qa[1] * qc[1] - qa[2] * qc[2] - qa[3] * qc[3];
     qe[1] = qa[0] * qc[1] + qa[1] * qc[0] + qa[2] * qc[3] - qa[3] * qc[2];
     qe[2] = qa[0] * qc[2] - qa[1] * qc[3] + qa[2] * qc[0] + qa[3] * qc[1];
@@ -618,7 +639,8 @@ Test(avbd, pendulum_vs_gsl_ode_first_order) {
   double mass = m->body_mass[1], ip[3] = {m->body_ipos[3], m->body_ipos[4], m->body_ipos[5]}, ax[3], ay[3] = {0, 1, 0};
   double iq[4] = {m->body_iquat[4], -m->body_iquat[5], -m->body_iquat[6], -m->body_iquat[7]}; /* inertial ← body */
   qrot(ax, iq, ay);
-  double Ia = m->body_inertia[3] * ax[0] * ax[0] + m->body_inertia[4] * ax[1] * ax[1] + m->body_inertia[5] * ax[2] * ax[2];
+  double Ia =
+      m->body_inertia[3] * ax[0] * ax[0] + m->body_inertia[4] * ax[1] * ax[1] + m->body_inertia[5] * ax[2] * ax[2];
   double dd = sqrt(ip[0] * ip[0] + ip[2] * ip[2]), k = mass * 9.81 * dd / (Ia + mass * dd * dd);
   double y[2] = {m->qpos0[0], 0}, t = 0, T = 0.5;
   gsl_odeiv2_system sys = {pend_rhs, NULL, 2, &k};
@@ -628,7 +650,8 @@ Test(avbd, pendulum_vs_gsl_ode_first_order) {
   rl_pair_free(&p);
   const double hs[4] = {4e-3, 2e-3, 1e-3, 5e-4};
   double e[4];
-  printf("avbd pendulum (%s) vs GSL rk8pd, k = m g d/I_p = %.6f 1/s^2, phi_ref(%.1f s) = %.12f:", RL_PREC_NAME, k, T, y[0]);
+  printf("avbd pendulum (%s) vs GSL rk8pd, k = m g d/I_p = %.6f 1/s^2, phi_ref(%.1f s) = %.12f:", RL_PREC_NAME, k, T,
+         y[0]);
   for (int i = 0; i < 4; i++) {
     real q[8];
     double an, it;
@@ -662,12 +685,13 @@ static void dense_vs_avbd(const char *model, const char *name, int warm) {
   double px = 0;
   for (int s = 0; s < am->nb; s++)
     for (int i = 0; i < 3; i++) px = fmax(px, fabs(ref.xp[3 * s + i] - ref.x[3 * s + i]));
-  printf("avbd dense KKT reference, %s (%s) step %d: %d rows, %d Newton iterations (last step %.1e, stationarity %.1e N "
-         "/ %.1e N m, primal %.1e, %d omitted terms); AVBD %d sweeps (converged %d, tol %.0e m / %.0e rad, stationarity "
-         "%.1e N / %.1e N m): distance %.3e m, %.3e rad (prediction-to-solution %.3e m)\n",
-         name, RL_PREC_NAME, warm + 1, ref.nrow, ref.iterations, ref.step, ref.stationarity[0], ref.stationarity[1],
-         ref.primal, ref.omitted, am->stat.iterations, am->stat.converged, (double)am->prm.tol_lin,
-         (double)am->prm.tol_ang, am->stat.kkt_stationarity_force, am->stat.kkt_stationarity_torque, dx, dth, px);
+  printf(
+      "avbd dense KKT reference, %s (%s) step %d: %d rows, %d Newton iterations (last step %.1e, stationarity %.1e N "
+      "/ %.1e N m, primal %.1e, %d omitted terms); AVBD %d sweeps (converged %d, tol %.0e m / %.0e rad, stationarity "
+      "%.1e N / %.1e N m): distance %.3e m, %.3e rad (prediction-to-solution %.3e m)\n",
+      name, RL_PREC_NAME, warm + 1, ref.nrow, ref.iterations, ref.step, ref.stationarity[0], ref.stationarity[1],
+      ref.primal, ref.omitted, am->stat.iterations, am->stat.converged, (double)am->prm.tol_lin,
+      (double)am->prm.tol_ang, am->stat.kkt_stationarity_force, am->stat.kkt_stationarity_torque, dx, dth, px);
   cr_expect_eq(ref.omitted, 0);
   cr_expect_leq(ref.primal, 1e-12);
   cr_expect(am->stat.converged);
@@ -681,7 +705,8 @@ static void dense_vs_avbd(const char *model, const char *name, int warm) {
   double mmax = 0, h = p.m->opt.timestep;
   for (int s = 0; s < am->nb; s++) mmax = fmax(mmax, am->mass[s]);
   double fcorr = mmax / (h * h) * px;
-  printf("  AVBD stationarity force part / correction force %.1e N = %.2e\n", fcorr, am->stat.kkt_stationarity_force / fcorr);
+  printf("  AVBD stationarity force part / correction force %.1e N = %.2e\n", fcorr,
+         am->stat.kkt_stationarity_force / fcorr);
   cr_expect_leq(am->stat.kkt_stationarity_force, TOL(1e-3, 2e-1) * fcorr);
   rl_avbd_ref_free(&ref);
   rl_data_free(d);
@@ -719,14 +744,20 @@ static double stack_drift(const char *model, const char *name, double T) {
     if (am->stat.ncon > maxcon) maxcon = am->stat.ncon;
     for (int s = 0; s < am->nb; s++) {
       double e = 0;
-      for (int i = 0; i < 3; i++) e += ((double)am->pose[s].x[i] - x0[3 * s + i]) * ((double)am->pose[s].x[i] - x0[3 * s + i]);
-      if (sqrt(e) > drift) { drift = sqrt(e); tdrift = (double)(k + 1) * p.m->opt.timestep; }
+      for (int i = 0; i < 3; i++)
+        e += ((double)am->pose[s].x[i] - x0[3 * s + i]) * ((double)am->pose[s].x[i] - x0[3 * s + i]);
+      if (sqrt(e) > drift) {
+        drift = sqrt(e);
+        tdrift = (double)(k + 1) * p.m->opt.timestep;
+      }
     }
   }
-  printf("avbd %s (%s) resting %.0f s at %.0f ms, contacts from rl_collision: max box-centre drift %.3e m (first reached "
-         "at t = %.3f s), max penetration %.3e m, up to %d contacts, %.1f sweeps/step, %ld of %ld steps budget-exhausted\n",
-         name, RL_PREC_NAME, T, 1e3 * p.m->opt.timestep, drift, tdrift, pen, maxcon, (double)it / (double)n, am->exhausted,
-         am->steps);
+  printf(
+      "avbd %s (%s) resting %.0f s at %.0f ms, contacts from rl_collision: max box-centre drift %.3e m (first reached "
+      "at t = %.3f s), max penetration %.3e m, up to %d contacts, %.1f sweeps/step, %ld of %ld steps "
+      "budget-exhausted\n",
+      name, RL_PREC_NAME, T, 1e3 * p.m->opt.timestep, drift, tdrift, pen, maxcon, (double)it / (double)n, am->exhausted,
+      am->steps);
   rl_data_free(d);
   rl_avbd_free(am);
   rl_pair_free(&p);
@@ -771,12 +802,17 @@ Test(avbd, incline_slides_at_coulomb_acceleration) {
     cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
     exhausted += !am->stat.converged;
     double t = (k + 1) * h;
-    if (t > 0.1 - 1e-9 && nfit < 400) { tt[nfit] = t; vv[nfit] = downhill_speed(am); nfit++; }
+    if (t > 0.1 - 1e-9 && nfit < 400) {
+      tt[nfit] = t;
+      vv[nfit] = downhill_speed(am);
+      nfit++;
+    }
   }
   double c0, c1, c00, c01, c11, ss;
   gsl_fit_linear(tt, 1, vv, 1, (size_t)nfit, &c0, &c1, &c00, &c01, &c11, &ss);
   double rel = (c1 - a_exact) / a_exact;
-  printf("avbd incline slide (%s) mu 0.3, 20 deg: fitted acceleration %.6f m/s^2 vs g(sin - mu cos) %.6f (rel. error %.3e), "
+  printf("avbd incline slide (%s) mu 0.3, 20 deg: fitted acceleration %.6f m/s^2 vs g(sin - mu cos) %.6f (rel. error "
+         "%.3e), "
          "%d contacts, final speed %.5f m/s, %ld budget-exhausted steps\n",
          RL_PREC_NAME, c1, a_exact, rel, am->stat.ncon, vv[nfit - 1], exhausted);
   cr_expect_leq(fabs(rel), 0.01);
@@ -798,7 +834,8 @@ Test(avbd, incline_sticks_creep_speed) {
   double dx = 0;
   for (int i = 0; i < 3; i++) dx += ((double)am->pose[0].x[i] - x0[i]) * ((double)am->pose[0].x[i] - x0[i]);
   printf("avbd incline stick (%s) mu 0.7, 20 deg, %.0f s: max downhill speed over the last second %.3e m/s, mean creep "
-         "%.3e m/s (displacement %.3e m)\n", RL_PREC_NAME, T, vmax, sqrt(dx) / T, sqrt(dx));
+         "%.3e m/s (displacement %.3e m)\n",
+         RL_PREC_NAME, T, vmax, sqrt(dx) / T, sqrt(dx));
   cr_expect_lt(vmax, 1e-4);
   cr_expect_lt(sqrt(dx) / T, 1e-4);
   rl_data_free(d);
@@ -818,7 +855,8 @@ Test(avbd, chain50_supported_mass_penalty_holds_anchors) {
   long ex;
   avbd_run(MODEL("avbd_chain50.xml"), 1e-3, 0.3, q, &an, &ex, &it);
   printf("avbd chain50 supported-mass penalty (%s), 300 steps: max anchor error %.3e m, %.1f sweeps/step, %ld "
-         "budget-exhausted steps\n", RL_PREC_NAME, an, it, ex);
+         "budget-exhausted steps\n",
+         RL_PREC_NAME, an, it, ex);
   cr_expect_leq(an, TOL(1e-6, 3e-6));
 }
 
@@ -851,7 +889,8 @@ Test(avbd, box_stack_collision_contacts_rest, .timeout = 300) {
   }
   printf("avbd box_stack collision contacts (%s), 2 s at 2 ms: max centre drift %.3e m, max penetration %.3e m, "
          ">= %d contacts after 20 ms, %.1f sweeps/step, %ld budget-exhausted steps, max lambda_n %.1e, cone "
-         "violation %.1e\n", RL_PREC_NAME, drift, pen, mincon, it / n, am->exhausted, sign, cone);
+         "violation %.1e\n",
+         RL_PREC_NAME, drift, pen, mincon, it / n, am->exhausted, sign, cone);
   cr_expect_lt(drift, 1e-3);
   cr_expect_leq(sign, 0, "normal multipliers must be <= 0");
   cr_expect_leq(cone, TOL(1e-9, 1e-4), "tangent multipliers outside the Coulomb disc");
@@ -883,8 +922,8 @@ Test(avbd, spin_sphere_stops_under_torsional_friction) {
     lam_sign = fmax(lam_sign, am->stat.kkt_normal_sign);
   }
   printf("avbd spin_sphere torsional friction (%s): omega(0.1 s) %.4f rad/s (exact %.4f), stopped at %.4f s (exact "
-         "%.4f s), max |omega| after stop %.2e rad/s, %d contact(s)\n", RL_PREC_NAME, w_01, 20 - wdot * 0.1, tstop, tstar,
-         wmin, am->stat.ncon);
+         "%.4f s), max |omega| after stop %.2e rad/s, %d contact(s)\n",
+         RL_PREC_NAME, w_01, 20 - wdot * 0.1, tstop, tstar, wmin, am->stat.ncon);
   cr_expect(tstop > 0 && fabs(tstop - tstar) < 0.1 * tstar, "stop time %.4f s vs %.4f s", tstop, tstar);
   cr_expect_leq(fabs(w_01 - (20 - wdot * 0.1)), 0.05 * 20);
   cr_expect_leq(wmin, 1e-3);
@@ -916,7 +955,8 @@ Test(avbd, rolling_friction_decelerates_sphere) {
   double v = am->vel[0], slip = v - 0.1 * am->vel[4], exact = 1 - 0.01 * 9.81 / 0.14 * 0.5;
   double ratio = (1 - v) / (1 - exact);
   printf("avbd rolling friction (%s): v(0.5 s) %.5f m/s (exact %.5f), deceleration %.4f of exact, slip v - w r "
-         "%.2e m/s, %d contact(s)\n", RL_PREC_NAME, v, exact, ratio, slip, am->stat.ncon);
+         "%.2e m/s, %d contact(s)\n",
+         RL_PREC_NAME, v, exact, ratio, slip, am->stat.ncon);
   cr_expect(ratio > 0.98 && ratio < 1.02, "deceleration %.4f of exact", ratio);
   cr_expect_leq(fabs(slip), TOL(1e-4, 1e-3));
   rl_data_free(d);
@@ -958,7 +998,8 @@ Test(avbd, bam_servo_static_balance_under_gravity) {
       cr_expect_leq(fabs(L->servo + tg * cos(phi[0])), 0.01 * tg);
     } else {
       double lo = (tg * cos(phi[1]) - b->friction) / S, hi = (tg * cos(phi[1]) + b->friction) / S;
-      cr_expect(phi[1] >= 0.99 * lo && phi[1] <= 1.01 * hi, "phi %.6f outside friction band [%.6f, %.6f]", phi[1], lo, hi);
+      cr_expect(phi[1] >= 0.99 * lo && phi[1] <= 1.01 * hi, "phi %.6f outside friction band [%.6f, %.6f]", phi[1], lo,
+                hi);
       cr_expect_leq(fabs(L->servo + L->friction + tg * cos(phi[1])), 0.01 * tg);
     }
     rl_data_free(d);
@@ -1071,8 +1112,11 @@ static void run_threads(const char *model, int data_contacts, int threads, long 
 
 Test(avbd, openmp_sweep_bit_identical_at_any_thread_count, .timeout = 300) {
   const char *built = rl_avbd_openmp() ? "with OpenMP" : "without OpenMP (threads ignored)";
-  static const struct { const char *model; int data; long n; } cases[] = {{SCENE("box_pyramid.xml"), 1, 60},
-                                                                          {SCENE("microduck.xml"), 0, 60}};
+  static const struct {
+    const char *model;
+    int data;
+    long n;
+  } cases[] = {{SCENE("box_pyramid.xml"), 1, 60}, {SCENE("microduck.xml"), 0, 60}};
   for (int c = 0; c < 2; c++) {
     real *ref = calloc(4096, sizeof(real)), *got = calloc(4096, sizeof(real));
     long it_ref, it;
@@ -1091,9 +1135,10 @@ Test(avbd, openmp_sweep_bit_identical_at_any_thread_count, .timeout = 300) {
       cr_expect_eq(memcmp(ref, got, 4096 * sizeof(real)), 0, "%s: %d threads differ from 1 thread", cases[c].model, t);
       cr_expect_eq(it, it_ref, "%s: %d threads: sweeps/guards %ld vs %ld", cases[c].model, t, it, it_ref);
     }
-    printf("avbd OpenMP sweep (%s, built %s): %s, %ld steps, 1 vs 2, 3, 4 threads bit-identical (wall %.2f / %.2f / %.2f / "
-           "%.2f s on %ld cores; not a benchmark)\n", RL_PREC_NAME, built, cases[c].model, cases[c].n, w[1], w[2], w[3], w[4],
-           sysconf(_SC_NPROCESSORS_ONLN));
+    printf("avbd OpenMP sweep (%s, built %s): %s, %ld steps, 1 vs 2, 3, 4 threads bit-identical (wall %.2f / %.2f / "
+           "%.2f / "
+           "%.2f s on %ld cores; not a benchmark)\n",
+           RL_PREC_NAME, built, cases[c].model, cases[c].n, w[1], w[2], w[3], w[4], sysconf(_SC_NPROCESSORS_ONLN));
     free(ref);
     free(got);
   }
@@ -1181,9 +1226,10 @@ Test(avbd, chebyshev_multipliers_fewer_sweeps, .timeout = 600) {
   long ex[2];
   cheb_microduck(0, an, ex, sw, z);
   cheb_microduck(rho, an + 1, ex + 1, sw + 1, z + 1);
-  printf("avbd Chebyshev multipliers (%s) rho %.2f, microduck 10 s at 1 ms: %.1f → %.1f sweeps/step (%.2fx), max anchor "
-         "error %.3e → %.3e m, %ld → %ld budget-exhausted steps, trunk z %.5f → %.5f\n",
-         RL_PREC_NAME, (double)rho, sw[0], sw[1], sw[0] / sw[1], an[0], an[1], ex[0], ex[1], z[0], z[1]);
+  printf(
+      "avbd Chebyshev multipliers (%s) rho %.2f, microduck 10 s at 1 ms: %.1f → %.1f sweeps/step (%.2fx), max anchor "
+      "error %.3e → %.3e m, %ld → %ld budget-exhausted steps, trunk z %.5f → %.5f\n",
+      RL_PREC_NAME, (double)rho, sw[0], sw[1], sw[0] / sw[1], an[0], an[1], ex[0], ex[1], z[0], z[1]);
   cr_expect_leq(an[1], TOL(1e-6, 1e-5));
   cr_expect_eq(ex[1], 0);
   cr_expect_gt(z[1], 0.25, "fell");
@@ -1194,9 +1240,10 @@ Test(avbd, chebyshev_multipliers_fewer_sweeps, .timeout = 600) {
     double dist[2][2];
     cheb_chain8(0, warm[w], k, n, conv, dist[0]);
     cheb_chain8(rho, warm[w], k + 1, n + 1, conv + 1, dist[1]);
-    printf("  chain8 step %d vs the dense KKT reference: sweeps to a 1e-6 distance %d → %d; converged run %d → %d sweeps "
-           "(converged %d → %d), distance %.2e m / %.2e rad → %.2e m / %.2e rad\n",
-           warm[w] + 1, k[0], k[1], n[0], n[1], conv[0], conv[1], dist[0][0], dist[0][1], dist[1][0], dist[1][1]);
+    printf(
+        "  chain8 step %d vs the dense KKT reference: sweeps to a 1e-6 distance %d → %d; converged run %d → %d sweeps "
+        "(converged %d → %d), distance %.2e m / %.2e rad → %.2e m / %.2e rad\n",
+        warm[w] + 1, k[0], k[1], n[0], n[1], conv[0], conv[1], dist[0][0], dist[0][1], dist[1][0], dist[1][1]);
     cr_expect(k[1] > 0 && k[0] > 0);
     cr_expect_geq((double)k[0] / k[1], 1.5, "sweeps to 1e-6: %d off, %d on", k[0], k[1]);
     cr_expect(conv[1]);
@@ -1224,7 +1271,8 @@ Test(avbd, model_options_set_the_parameters) {
     cr_expect_eq(q->iterations, k == 0 ? 77 : def.iterations, "%s", opts[k]);
     cr_expect_eq(q->tol_lin, k == 1 ? (real)2e-7 : def.tol_lin, "%s", opts[k]);
     cr_expect(fabs((double)q->tol_ang - (k == 1 ? 2e-7 * (double)(def.tol_ang / def.tol_lin) : (double)def.tol_ang)) <=
-                  1e-6 * (double)q->tol_ang, "%s: tol_ang %g", opts[k], (double)q->tol_ang);
+                  1e-6 * (double)q->tol_ang,
+              "%s: tol_ang %g", opts[k], (double)q->tol_ang);
     cr_expect_eq(q->cheb_rho, k == 2 ? (real)0.93 : def.cheb_rho, "%s", opts[k]);
     rl_avbd_free(am);
     rl_pair_free(&p);
@@ -1235,8 +1283,10 @@ Test(avbd, model_options_set_the_parameters) {
    dynamic bodies pass the contype/conaffinity filter (box_stack), else the own ground contacts (pendulum,
    the single sphere of spin_sphere) */
 Test(avbd, default_param_picks_contact_source) {
-  static const struct { const char *model; int pairs; } cases[] = {
-      {SCENE("box_stack.xml"), 1}, {SCENE("pendulum.xml"), 0}, {MODEL("spin_sphere.xml"), 0}};
+  static const struct {
+    const char *model;
+    int pairs;
+  } cases[] = {{SCENE("box_stack.xml"), 1}, {SCENE("pendulum.xml"), 0}, {MODEL("spin_sphere.xml"), 0}};
   for (int k = 0; k < 3; k++) {
     rl_pair p;
     load(&p, cases[k].model, NULL);

@@ -63,7 +63,7 @@ static void expect_bad(const char *args, int with_csv, const char *must_contain)
   cr_expect_eq(stray_files(), 0, "'%s' left a file behind", args);
 }
 
-#define BAD SRCDIR "/tests/models/bad/"
+#define BAD   SRCDIR "/tests/models/bad/"
 #define SCENE SRCDIR "/experiments/scenes/"
 
 TestSuite(badinput, .init = setup, .fini = teardown);
@@ -81,8 +81,12 @@ Test(badinput, degenerate_box) { expect_bad("sim " BAD "degenerate_box.xml --eng
 Test(badinput, zero_mass_refused) { expect_bad("verify " BAD "zero_mass_refused.xml", 1, "mass"); }
 Test(badinput, freejoint_midtree) { expect_bad("verify " BAD "freejoint_midtree.xml", 1, "free joint"); }
 Test(badinput, nan_keyframe) { expect_bad("sim " BAD "nan_key.xml --engine newton --key bad", 1, "non-finite"); }
-Test(badinput, nan_option) { expect_bad("sim " SCENE "pendulum.xml --engine newton --opt timestep=nan", 1, "timestep"); }
-Test(badinput, inf_gravity) { expect_bad("sim " SCENE "pendulum.xml --engine newton --opt gravity=0,0,inf", 1, "gravity"); }
+Test(badinput, nan_option) {
+  expect_bad("sim " SCENE "pendulum.xml --engine newton --opt timestep=nan", 1, "timestep");
+}
+Test(badinput, inf_gravity) {
+  expect_bad("sim " SCENE "pendulum.xml --engine newton --opt gravity=0,0,inf", 1, "gravity");
+}
 Test(badinput, unknown_flag) { expect_bad("verify " SCENE "pendulum.xml --frobnicate 3", 1, "--frobnicate"); }
 Test(badinput, bad_precision) { expect_bad("verify " SCENE "pendulum.xml --precision f16", 1, "f16"); }
 Test(badinput, bad_states) { expect_bad("verify " SCENE "pendulum.xml --states -4", 1, "--states"); }
@@ -115,7 +119,7 @@ Test(badinput, option_ranges) {
   expect_bad_opt("avbd_cheb_rho=1", "a number in [0, 1)");
   expect_bad_opt("collision=exact", "manifold, mujoco");
   expect_bad_opt("disable=gravity,wind", "comma-separated: constraint,equality,frictionloss,limit,contact,passive,"
-                                        "gravity,clampctrl,warmstart,filterparent,actuation,refsafe,sensor");
+                                         "gravity,clampctrl,warmstart,filterparent,actuation,refsafe,sensor");
 }
 /* max_contacts within its range, but 10 rows per contact times a 240-dof chain's row width would overflow
    the Jacobian's int capacity: refused at import in one line naming the option, nothing written */
@@ -163,8 +167,8 @@ Test(badinput, sweep_option_range) {
   cr_expect_eq(st, 2, "exit %d (want 2): %s", st, msg);
   cr_expect_eq(lines, 1, "%d stderr lines (want 1): %s", lines, msg);
   const char *want = "iterations: bad value '0' (allowed: an integer from 1 to 1000000)";
-  cr_expect(strstr(msg, "sweep.ini:6:") && strstr(msg, want), "message does not name the line, key, value and range: %s",
-            msg);
+  cr_expect(strstr(msg, "sweep.ini:6:") && strstr(msg, want),
+            "message does not name the line, key, value and range: %s", msg);
   cr_expect_neq(access(out, F_OK), 0, "output written for a bad spec");
 }
 Test(badinput, unknown_opt_key) { expect_bad("sim " SCENE "pendulum.xml --engine newton --opt warp=9", 1, "warp"); }
@@ -173,16 +177,19 @@ Test(badinput, missing_value) { expect_bad("sim " SCENE "pendulum.xml --engine",
 Test(badinput, unknown_command) { expect_bad("frobnicate", 0, "frobnicate"); }
 /* signorini resolution needs the elliptic cone and Newton: refused at build, naming the option */
 Test(badinput, signorini_needs_elliptic_cone) {
-  expect_bad("sim " SCENE "box_stack.xml --engine newton --opt contact_resolution=signorini --opt cone=pyramidal", 1, "elliptic");
+  expect_bad("sim " SCENE "box_stack.xml --engine newton --opt contact_resolution=signorini --opt cone=pyramidal", 1,
+             "elliptic");
 }
 Test(badinput, signorini_needs_newton) {
-  expect_bad("sim " SCENE "box_stack.xml --engine cg --opt contact_resolution=signorini --opt cone=elliptic", 1, "newton");
+  expect_bad("sim " SCENE "box_stack.xml --engine cg --opt contact_resolution=signorini --opt cone=elliptic", 1,
+             "newton");
 }
 Test(badinput, unknown_keyframe) { expect_bad("sim " SCENE "tumbling.xml --engine newton --key nope", 1, "nope"); }
 Test(badinput, unwritable_csv) {
   char msg[4096];
   int lines;
-  int st = run("sim " SCENE "pendulum.xml --engine newton --steps 5 --csv /nonexistent/dir/x.csv", 0, msg, sizeof msg, &lines);
+  int st = run("sim " SCENE "pendulum.xml --engine newton --steps 5 --csv /nonexistent/dir/x.csv", 0, msg, sizeof msg,
+               &lines);
   cr_expect_eq(st, 2, "exit %d: %s", st, msg);
   cr_expect_eq(lines, 1, "%s", msg);
 }
@@ -216,8 +223,16 @@ Test(options, readme_table_is_generated) {
   gen[ng] = 0;
   int inside = 0, begins = 0, ends = 0;
   while (fgets(line, sizeof line, r)) {
-    if (!strncmp(line, "<!-- options:begin", 18)) { inside = 1; begins++; continue; }
-    if (!strncmp(line, "<!-- options:end", 16)) { inside = 0; ends++; continue; }
+    if (!strncmp(line, "<!-- options:begin", 18)) {
+      inside = 1;
+      begins++;
+      continue;
+    }
+    if (!strncmp(line, "<!-- options:end", 16)) {
+      inside = 0;
+      ends++;
+      continue;
+    }
     if (inside && nd + strlen(line) < sizeof doc) nd += (size_t)snprintf(doc + nd, sizeof doc - nd, "%s", line);
   }
   fclose(g);

@@ -14,7 +14,6 @@
 
 #define SCENE(name) SRCDIR "/experiments/scenes/" name
 
-
 static int cmp_real(const void *a, const void *b) {
   real x = *(const real *)a, y = *(const real *)b;
   return (x > y) - (x < y);
@@ -41,7 +40,8 @@ Test(collision, cap_keeps_deepest_and_counts_overflow) {
   for (int i = 0; i < 10; i++) kept[i] = dc->contact[i].dist;
   qsort(all, (size_t)d->ncon, sizeof(real), cmp_real);
   qsort(kept, 10, sizeof(real), cmp_real);
-  for (int i = 0; i < 10; i++) cr_expect_eq(kept[i], all[i], "kept contact %d: dist %g, deepest %g", i, kept[i], all[i]);
+  for (int i = 0; i < 10; i++)
+    cr_expect_eq(kept[i], all[i], "kept contact %d: dist %g, deepest %g", i, kept[i], all[i]);
   free(all);
   free(kept);
   rl_data_free(d);

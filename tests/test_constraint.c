@@ -13,17 +13,17 @@
 #include "tolerances.h"
 #include "verify.h"
 
-#define SCENE(name) SRCDIR "/experiments/scenes/" name
+#define SCENE(name)  SRCDIR "/experiments/scenes/" name
 #define TMODEL(name) SRCDIR "/tests/models/" name
-#define HUMANOID "/usr/share/mujoco/model/humanoid/humanoid.xml"
-#define HUMANOID100 "/usr/share/mujoco/model/humanoid100/humanoid100.xml"
+#define HUMANOID     "/usr/share/mujoco/model/humanoid/humanoid.xml"
+#define HUMANOID100  "/usr/share/mujoco/model/humanoid100/humanoid100.xml"
 
 #if defined(RL_REAL_F32)
 #define TOL(f64, f32) (f32)
-#define cmd_verify rl32_cmd_verify
+#define cmd_verify    rl32_cmd_verify
 #else
 #define TOL(f64, f32) (f64)
-#define cmd_verify rl64_cmd_verify
+#define cmd_verify    rl64_cmd_verify
 #endif
 
 /* ------------------------------------------------------------------ through `rigidlab verify` */
@@ -45,12 +45,14 @@ static const char *const pyr[] = {"cone=pyramidal"};
 static const char *const ell[] = {"cone=elliptic"};
 
 static const char *const row_models[] = {
-    TMODEL("equality.xml"), TMODEL("slider_ball.xml"), TMODEL("weld_torquescale.xml"), TMODEL("contact_condim.xml"),
-    SCENE("pendulum.xml"), SCENE("double_pendulum.xml"), SCENE("chain8.xml"), SCENE("tumbling.xml"),
-    SCENE("incline.xml"), SCENE("box_stack.xml"), SCENE("microduck.xml"), NULL};
+    TMODEL("equality.xml"),       TMODEL("slider_ball.xml"), TMODEL("weld_torquescale.xml"),
+    TMODEL("contact_condim.xml"), SCENE("pendulum.xml"),     SCENE("double_pendulum.xml"),
+    SCENE("chain8.xml"),          SCENE("tumbling.xml"),     SCENE("incline.xml"),
+    SCENE("box_stack.xml"),       SCENE("microduck.xml"),    NULL};
 
 Test(constraint_verify, models_pyramidal) {
-  for (int k = 0; row_models[k]; k++) cr_expect_eq(verify(row_models[k], pyr, 1, 30), 0, "pyramidal: %s", row_models[k]);
+  for (int k = 0; row_models[k]; k++)
+    cr_expect_eq(verify(row_models[k], pyr, 1, 30), 0, "pyramidal: %s", row_models[k]);
 }
 
 Test(constraint_verify, models_elliptic) {
@@ -87,12 +89,10 @@ Test(constraint_verify, options) {
 
 /* ------------------------------------------------------------------ module-level fixture */
 
-
 /* the fixture with this suite's seed (rl_test_pair.h) */
 static void fixture_open(fixture *f, const char *model, const char *const *opts, int nopts, int nstates) {
   fixture_open_seeded(f, model, opts, nopts, nstates, 3);
 }
-
 
 /* one comparison table row per module quantity, storage for n states */
 typedef struct table {
@@ -154,9 +154,9 @@ Test(constraint_rows, every_row_kind_occurs) {
   /* kinds: connect, weld, joint, frictionloss, hinge/slide limit, ball limit, frictionless,
      pyramidal condim 3/4/6, elliptic condim 3/4/6 */
   enum { K_CONNECT, K_WELD, K_JOINT, K_FRIC, K_LIM1, K_LIMBALL, K_C1, K_P3, K_P4, K_P6, K_E3, K_E4, K_E6, K_N };
-  static const char *const kname[K_N] = {"connect", "weld", "joint", "frictionloss", "hinge/slide limit",
-                                         "ball limit", "frictionless", "pyramidal 3", "pyramidal 4", "pyramidal 6",
-                                         "elliptic 3", "elliptic 4", "elliptic 6"};
+  static const char *const kname[K_N] = {
+      "connect",     "weld",        "joint",       "frictionloss", "hinge/slide limit", "ball limit", "frictionless",
+      "pyramidal 3", "pyramidal 4", "pyramidal 6", "elliptic 3",   "elliptic 4",        "elliptic 6"};
   int seen[K_N] = {0};
   const char *models[] = {TMODEL("weld_torquescale.xml"), TMODEL("contact_condim.xml"), TMODEL("contact_condim.xml")};
   const char *cones[] = {"cone=pyramidal", "cone=pyramidal", "cone=elliptic"};
@@ -173,7 +173,8 @@ Test(constraint_rows, every_row_kind_occurs) {
       const rl_data *d = f.d;
       for (int i = 0; i < d->nefc; i++) {
         int id = d->efc_id[i], tp = d->efc_type[i];
-        if (tp == RL_CNSTR_EQUALITY) seen[m->eq_type[id] == RL_EQ_CONNECT ? K_CONNECT : m->eq_type[id] == RL_EQ_WELD ? K_WELD : K_JOINT]++;
+        if (tp == RL_CNSTR_EQUALITY)
+          seen[m->eq_type[id] == RL_EQ_CONNECT ? K_CONNECT : m->eq_type[id] == RL_EQ_WELD ? K_WELD : K_JOINT]++;
         if (tp == RL_CNSTR_FRICTION_DOF) seen[K_FRIC]++;
         if (tp == RL_CNSTR_LIMIT_JOINT) seen[m->jnt_type[id] == RL_JNT_BALL ? K_LIMBALL : K_LIM1]++;
         if (tp == RL_CNSTR_CONTACT_FRICTIONLESS) seen[K_C1]++;

@@ -36,10 +36,10 @@
 
 #if defined(RL_REAL_F64)
 #define PREC(d, f) (d)
-#define SUITE convex_f64
+#define SUITE      convex_f64
 #else
 #define PREC(d, f) (f)
-#define SUITE convex_f32
+#define SUITE      convex_f32
 #endif
 
 static double tol_scale(void) {
@@ -83,7 +83,9 @@ static double rbound_of(const geom *g) {
   case RL_GEOM_BOX: return sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
   case RL_GEOM_MESH: {
     double r = 0;
-    for (int i = 0; i < g->nvert; i++) r = fmax(r, sqrt(g->vert[3 * i] * g->vert[3 * i] + g->vert[3 * i + 1] * g->vert[3 * i + 1] + g->vert[3 * i + 2] * g->vert[3 * i + 2]));
+    for (int i = 0; i < g->nvert; i++)
+      r = fmax(r, sqrt(g->vert[3 * i] * g->vert[3 * i] + g->vert[3 * i + 1] * g->vert[3 * i + 1] +
+                       g->vert[3 * i + 2] * g->vert[3 * i + 2]));
     return r;
   }
   default: return 0;
@@ -116,7 +118,10 @@ static rl_oracle_shape oracle_shape(const geom *g) {
   rl_oracle_shape s;
   memset(&s, 0, sizeof s);
   s.type = g->type;
-  for (int i = 0; i < 3; i++) { s.size[i] = g->size[i]; s.pos[i] = g->pos[i]; }
+  for (int i = 0; i < 3; i++) {
+    s.size[i] = g->size[i];
+    s.pos[i] = g->pos[i];
+  }
   for (int i = 0; i < 9; i++) s.mat[i] = g->mat[i];
   s.vert = g->vert;
   s.nvert = g->nvert;
@@ -126,18 +131,30 @@ static rl_oracle_shape oracle_shape(const geom *g) {
 /* uniformly random rotation (unit quaternion from 4 Gaussians) as a row-major matrix */
 static void random_rotation(gsl_rng *r, double M[9]) {
   double q[4], n = 0;
-  for (int i = 0; i < 4; i++) { q[i] = gsl_ran_gaussian(r, 1); n += q[i] * q[i]; }
+  for (int i = 0; i < 4; i++) {
+    q[i] = gsl_ran_gaussian(r, 1);
+    n += q[i] * q[i];
+  }
   n = sqrt(n);
   for (int i = 0; i < 4; i++) q[i] /= n;
   double w = q[0], x = q[1], y = q[2], z = q[3];
-  M[0] = 1 - 2 * (y * y + z * z); M[1] = 2 * (x * y - w * z);     M[2] = 2 * (x * z + w * y);
-  M[3] = 2 * (x * y + w * z);     M[4] = 1 - 2 * (x * x + z * z); M[5] = 2 * (y * z - w * x);
-  M[6] = 2 * (x * z - w * y);     M[7] = 2 * (y * z + w * x);     M[8] = 1 - 2 * (x * x + y * y);
+  M[0] = 1 - 2 * (y * y + z * z);
+  M[1] = 2 * (x * y - w * z);
+  M[2] = 2 * (x * z + w * y);
+  M[3] = 2 * (x * y + w * z);
+  M[4] = 1 - 2 * (x * x + z * z);
+  M[5] = 2 * (y * z - w * x);
+  M[6] = 2 * (x * z - w * y);
+  M[7] = 2 * (y * z + w * x);
+  M[8] = 1 - 2 * (x * x + y * y);
 }
 
 static void random_unit(gsl_rng *r, double u[3]) {
   double n = 0;
-  for (int i = 0; i < 3; i++) { u[i] = gsl_ran_gaussian(r, 1); n += u[i] * u[i]; }
+  for (int i = 0; i < 3; i++) {
+    u[i] = gsl_ran_gaussian(r, 1);
+    n += u[i] * u[i];
+  }
   n = sqrt(n);
   for (int i = 0; i < 3; i++) u[i] /= n;
 }
@@ -385,8 +402,8 @@ Test(SUITE, mpr_vs_mujoco) {
       int allowed = PREC(0, (int)(ALLOWED_F32 * st.ncontact));
       cr_expect_leq(st.nexceed, allowed, "%s: %d of %d contacts differ by more than %.3g", name, st.nexceed,
                     st.ncontact, tol_pose);
-      cr_expect_leq(st.count_mismatch, PREC(st.n / 500, st.n / 50), "%s: contact count differs in %d of %d poses",
-                    name, st.count_mismatch, st.n);
+      cr_expect_leq(st.count_mismatch, PREC(st.n / 500, st.n / 50), "%s: contact count differs in %d of %d poses", name,
+                    st.count_mismatch, st.n);
       worst_all[0] = fmax(worst_all[0], st.dist);
       worst_all[1] = fmax(worst_all[1], st.normal);
       worst_all[2] = fmax(worst_all[2], st.pos);
@@ -400,8 +417,9 @@ Test(SUITE, mpr_vs_mujoco) {
       mj_deleteModel(m);
     }
   gsl_rng_free(r);
-  fprintf(stderr, "all %d pairs: count mismatches %d/%d, contacts beyond %.3g: %d; worst dist %.3g normal %.3g "
-                  "pos %.3g frame %.3g (mpr_tolerance %.3g)\n",
+  fprintf(stderr,
+          "all %d pairs: count mismatches %d/%d, contacts beyond %.3g: %d; worst dist %.3g normal %.3g "
+          "pos %.3g frame %.3g (mpr_tolerance %.3g)\n",
           pairs, total_mismatch, total, tol_pose, total_exceed, worst_all[0], worst_all[1], worst_all[2], worst_all[3],
           mpr_tol);
   cr_assert_eq(pairs, 15, "MuJoCo routes %d pair types to mjc_Convex (expected 15)", pairs);
@@ -431,10 +449,11 @@ Test(SUITE, oracle_vs_narrow) {
   gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(r, 23);
   const int npose = test_full() ? 40 : 12;
-  int types[7] = {RL_GEOM_PLANE, RL_GEOM_SPHERE, RL_GEOM_CAPSULE, RL_GEOM_ELLIPSOID, RL_GEOM_CYLINDER, RL_GEOM_BOX,
-                  RL_GEOM_MESH};
-  fprintf(stderr, "\n[%s] narrow phase vs oracle (%d poses/pair, depth 0.2%%..5%% of L = smaller bounding radius; "
-                  "worst |dist − sd|/L and ‖n − u‖; MuJoCo 2.2.2's routine on the same poses alongside)\n",
+  int types[7] = {RL_GEOM_PLANE,    RL_GEOM_SPHERE, RL_GEOM_CAPSULE, RL_GEOM_ELLIPSOID,
+                  RL_GEOM_CYLINDER, RL_GEOM_BOX,    RL_GEOM_MESH};
+  fprintf(stderr,
+          "\n[%s] narrow phase vs oracle (%d poses/pair, depth 0.2%%..5%% of L = smaller bounding radius; "
+          "worst |dist − sd|/L and ‖n − u‖; MuJoCo 2.2.2's routine on the same poses alongside)\n",
           RL_PREC_NAME, npose);
   fprintf(stderr, "%-20s %-8s %5s %4s %10s %10s %10s %10s %10s %10s\n", "pair", "routine", "poses", "miss", "dist",
           "normal", "mj dist", "mj normal", "excess d", "excess n");
@@ -548,8 +567,10 @@ static void rot_axis(double M[9], int axis, double angle) {
   memset(M, 0, 9 * sizeof(double));
   int i = (axis + 1) % 3, j = (axis + 2) % 3;
   M[4 * axis] = 1;
-  M[3 * i + i] = c; M[3 * i + j] = -s;
-  M[3 * j + i] = s; M[3 * j + j] = c;
+  M[3 * i + i] = c;
+  M[3 * i + j] = -s;
+  M[3 * j + i] = s;
+  M[3 * j + j] = c;
 }
 
 /* area of the convex hull of the contacts' positions projected on the plane ⟂ n (≤ 4 points:
@@ -564,12 +585,19 @@ static double contact_area(const rl_contact *c, int n) {
   }
   /* shoelace over the points sorted by angle about their centroid */
   double cx = 0, cy = 0;
-  for (int i = 0; i < n; i++) { cx += x[i][0] / n; cy += x[i][1] / n; }
+  for (int i = 0; i < n; i++) {
+    cx += x[i][0] / n;
+    cy += x[i][1] / n;
+  }
   int idx[8];
   for (int i = 0; i < n; i++) idx[i] = i;
   for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && atan2(x[idx[j]][1] - cy, x[idx[j]][0] - cx) < atan2(x[idx[j - 1]][1] - cy, x[idx[j - 1]][0] - cx); j--) {
-      int t = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = t;
+    for (int j = i;
+         j > 0 && atan2(x[idx[j]][1] - cy, x[idx[j]][0] - cx) < atan2(x[idx[j - 1]][1] - cy, x[idx[j - 1]][0] - cx);
+         j--) {
+      int t = idx[j];
+      idx[j] = idx[j - 1];
+      idx[j - 1] = t;
     }
   double A = 0;
   for (int i = 0; i < n; i++) {
@@ -588,8 +616,8 @@ static int manifold_case(const char *name, geom *g1, geom *g2, double *area, dou
   *worst = 0;
   for (int i = 0; i < n; i++) *worst = fmax(*worst, fabs(c[i].dist - sd));
   *area = contact_area(c, n);
-  fprintf(stderr, "[%s] manifold %-28s: %d points, area %.4g, oracle sd %.6g, worst |dist − sd| %.3g\n",
-          RL_PREC_NAME, name, n, *area, sd, *worst);
+  fprintf(stderr, "[%s] manifold %-28s: %d points, area %.4g, oracle sd %.6g, worst |dist − sd| %.3g\n", RL_PREC_NAME,
+          name, n, *area, sd, *worst);
   return n;
 }
 
@@ -597,12 +625,18 @@ Test(SUITE, manifold_flat_and_tilted) {
   geom ground, top;
   /* a box resting flat on a box, yawed and shifted, 1 mm deep */
   geom_init(&ground, RL_GEOM_BOX);
-  ground.size[0] = 1; ground.size[1] = 1; ground.size[2] = 0.1;
+  ground.size[0] = 1;
+  ground.size[1] = 1;
+  ground.size[2] = 0.1;
   geom_sync(&ground);
   geom_init(&top, RL_GEOM_BOX);
-  top.size[0] = 0.1; top.size[1] = 0.15; top.size[2] = 0.05;
+  top.size[0] = 0.1;
+  top.size[1] = 0.15;
+  top.size[2] = 0.05;
   rot_axis(top.mat, 2, 0.4);
-  top.pos[0] = 0.2; top.pos[1] = -0.1; top.pos[2] = 0.1 + 0.05 - 0.001;
+  top.pos[0] = 0.2;
+  top.pos[1] = -0.1;
+  top.pos[2] = 0.1 + 0.05 - 0.001;
   geom_sync(&top);
   double area, worst, tol = TOL(1e-9, 2e-5);
   int n = manifold_case("box on box", &ground, &top, &area, &worst);
@@ -611,19 +645,24 @@ Test(SUITE, manifold_flat_and_tilted) {
   cr_expect_leq(worst, tol);
 
   /* a mesh foot (box-shaped hull with a chamfered top) on a plane-like box: box (6) < mesh (7) */
-  static const double foot[] = {-0.1, -0.05, -0.02, 0.1, -0.05, -0.02, 0.1, 0.05, -0.02, -0.1, 0.05, -0.02,
-                                -0.08, -0.04, 0.02, 0.08, -0.04, 0.02, 0.08, 0.04, 0.02, -0.08, 0.04, 0.02,
-                                0.0, 0.0, 0.03};
+  static const double foot[] = {-0.1, -0.05, -0.02, 0.1,   -0.05, -0.02, 0.1,  0.05,  -0.02,
+                                -0.1, 0.05,  -0.02, -0.08, -0.04, 0.02,  0.08, -0.04, 0.02,
+                                0.08, 0.04,  0.02,  -0.08, 0.04,  0.02,  0.0,  0.0,   0.03};
   double fv[27];
   real frv[27];
-  for (int i = 0; i < 27; i++) { fv[i] = R(foot[i]); frv[i] = (real)fv[i]; }
+  for (int i = 0; i < 27; i++) {
+    fv[i] = R(foot[i]);
+    frv[i] = (real)fv[i];
+  }
   geom mesh;
   geom_init(&mesh, RL_GEOM_MESH);
   mesh.vert = fv;
   mesh.rvert = frv;
   mesh.nvert = 9;
   rot_axis(mesh.mat, 2, -0.7);
-  mesh.pos[0] = -0.3; mesh.pos[1] = 0.25; mesh.pos[2] = 0.1 + 0.02 - 0.0005;
+  mesh.pos[0] = -0.3;
+  mesh.pos[1] = 0.25;
+  mesh.pos[2] = 0.1 + 0.02 - 0.0005;
   geom_sync(&mesh);
   n = manifold_case("mesh foot on box", &ground, &mesh, &area, &worst);
   cr_expect_geq(n, 3);
@@ -633,9 +672,11 @@ Test(SUITE, manifold_flat_and_tilted) {
   /* a cylinder standing on its cap */
   geom cyl;
   geom_init(&cyl, RL_GEOM_CYLINDER);
-  cyl.size[0] = 0.08; cyl.size[1] = 0.1;
+  cyl.size[0] = 0.08;
+  cyl.size[1] = 0.1;
   rot_axis(cyl.mat, 2, 0.3);
-  cyl.pos[0] = 0.1; cyl.pos[2] = 0.1 + 0.1 - 0.002;
+  cyl.pos[0] = 0.1;
+  cyl.pos[2] = 0.1 + 0.1 - 0.002;
   geom_sync(&cyl);
   n = manifold_case("cylinder on its cap", &cyl, &ground, &area, &worst); /* cylinder (5) < box (6) */
   cr_expect_geq(n, 3);
@@ -681,8 +722,8 @@ Test(SUITE, manifold_flat_and_tilted) {
 
 Test(SUITE, nan_pose) {
   make_mesh();
-  int types[7] = {RL_GEOM_PLANE, RL_GEOM_SPHERE, RL_GEOM_CAPSULE, RL_GEOM_ELLIPSOID, RL_GEOM_CYLINDER, RL_GEOM_BOX,
-                  RL_GEOM_MESH};
+  int types[7] = {RL_GEOM_PLANE,    RL_GEOM_SPHERE, RL_GEOM_CAPSULE, RL_GEOM_ELLIPSOID,
+                  RL_GEOM_CYLINDER, RL_GEOM_BOX,    RL_GEOM_MESH};
   for (int a = 0; a < 7; a++)
     for (int b = (a == 0 ? 1 : a); b < 7; b++) {
       rl_collide_fn fn = rl_collide_function(types[a], types[b]);

@@ -20,16 +20,16 @@
 
 #include "rl_avbd_body.h"
 
-#define NCASE 4096
+#define NCASE    4096
 #define MAX_ULPS 64
 
 typedef struct block_in {
-  rl_avbd_pose A, B;          /* neighbour (joint parent and contact side A) and the body solved (side B) */
-  real x0[3], q0[4];          /* the body's step-start pose */
-  real dx0[3], dq0[4];        /* its accumulated increment before this sweep */
-  real xp[3], qp[4];          /* prediction */
+  rl_avbd_pose A, B;   /* neighbour (joint parent and contact side A) and the body solved (side B) */
+  real x0[3], q0[4];   /* the body's step-start pose */
+  real dx0[3], dq0[4]; /* its accumulated increment before this sweep */
+  real xp[3], qp[4];   /* prediction */
   real m, I0[9], h;
-  real dqA[4], dqB[4];        /* Δq of both bodies since the step start (spin/roll rows) */
+  real dqA[4], dqB[4]; /* Δq of both bodies since the step start (spin/roll rows) */
   rl_avbd_joint jt;
   rl_avbd_row rows[5];
   rl_avbd_contact c;
@@ -242,15 +242,16 @@ int main(void) {
   int ndev = 0;
   cudaError_t e = cudaGetDeviceCount(&ndev);
   if (e != cudaSuccess || ndev == 0) {
-    printf("test_cuda_%s: CPU side: %d blocks finite (%ld guarded pivots); GPU side skipped: no CUDA device (%s)\n", RL_PREC_NAME,
-           NCASE, guarded, e == cudaSuccess ? "0 devices" : cudaGetErrorString(e));
+    printf("test_cuda_%s: CPU side: %d blocks finite (%ld guarded pivots); GPU side skipped: no CUDA device (%s)\n",
+           RL_PREC_NAME, NCASE, guarded, e == cudaSuccess ? "0 devices" : cudaGetErrorString(e));
     return 77;
   }
   cudaDeviceProp prop;
   cudaGetDeviceProperties(&prop, 0);
   block_in *din;
   block_out *dout;
-  if (cudaMalloc(&din, sizeof(block_in) * NCASE) != cudaSuccess || cudaMalloc(&dout, sizeof(block_out) * NCASE) != cudaSuccess) {
+  if (cudaMalloc(&din, sizeof(block_in) * NCASE) != cudaSuccess ||
+      cudaMalloc(&dout, sizeof(block_out) * NCASE) != cudaSuccess) {
     printf("test_cuda_%s: FAIL: cudaMalloc\n", RL_PREC_NAME);
     return 1;
   }
@@ -279,10 +280,11 @@ int main(void) {
       }
     guard_diff += a->guarded != b->guarded;
   }
-  printf("test_cuda_%s: %s (sm_%d%d), %d blocks: %ld of %ld outputs bit-identical (%.2f %%), largest difference %.3g eps "
-         "(block %d), guard counts differ in %ld\n",
-         RL_PREC_NAME, prop.name, prop.major, prop.minor, NCASE, same, total, 100.0 * (double)same / (double)total, worst,
-         worst_case, guard_diff);
+  printf(
+      "test_cuda_%s: %s (sm_%d%d), %d blocks: %ld of %ld outputs bit-identical (%.2f %%), largest difference %.3g eps "
+      "(block %d), guard counts differ in %ld\n",
+      RL_PREC_NAME, prop.name, prop.major, prop.minor, NCASE, same, total, 100.0 * (double)same / (double)total, worst,
+      worst_case, guard_diff);
   int ok = worst <= MAX_ULPS && guard_diff == 0;
   printf("test_cuda_%s: %s (limit %d eps)\n", RL_PREC_NAME, ok ? "PASS" : "FAIL", MAX_ULPS);
   cudaFree(din);

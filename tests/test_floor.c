@@ -20,7 +20,7 @@
 #include "states.h"
 
 #define NSTATE 100
-#define SEED 7
+#define SEED   7
 
 /* state s into d, each value rounded to float when `round` */
 static void put_state(const mjModel *m, mjData *d, const rl_states *S, int s, int round) {
@@ -96,8 +96,8 @@ static void floors_of(const char *path, double *state_floor, double *m_floor, do
 static double ours_of(const char *path) {
   char cmd[2048], csv[256];
   snprintf(csv, sizeof csv, "/tmp/rl_floor_%ld.csv", (long)getpid());
-  snprintf(cmd, sizeof cmd, "%s verify %s --precision f32 --states %d --seed %d --stages smooth --csv %s > /dev/null", RIGIDLAB,
-           path, NSTATE, SEED, csv);
+  snprintf(cmd, sizeof cmd, "%s verify %s --precision f32 --states %d --seed %d --stages smooth --csv %s > /dev/null",
+           RIGIDLAB, path, NSTATE, SEED, csv);
   if (system(cmd)) {} /* exit 1 when a row is outside its tolerance: the value is what is judged here */
   FILE *f = fopen(csv, "r");
   cr_assert_not_null(f, "%s: no CSV from rigidlab verify", path);
@@ -122,7 +122,8 @@ static void check(const char *path, int below_m_floor) {
   printf("%-52s state floor %.2e  M floor %.2e  force floor %.2e  rigidlab f32 %.2e (%.1f x state floor)\n", path, sf,
          mf, ff, ours, ours / sf);
   fflush(stdout);
-  cr_expect(sf > 0 && ours >= 0.5 * sf, "%s: f32 %.3e below half the state floor %.3e: the measure is broken", path, ours, sf);
+  cr_expect(sf > 0 && ours >= 0.5 * sf, "%s: f32 %.3e below half the state floor %.3e: the measure is broken", path,
+            ours, sf);
   cr_expect(ours <= 1e-5, "%s: f32 qacc_smooth %.3e above the issue's 1e-5 (state floor %.3e)", path, ours, sf);
   cr_expect(ours <= 30 * sf, "%s: f32 qacc_smooth %.3e above 30x the state floor %.3e", path, ours, sf);
   if (below_m_floor) cr_expect(ours < mf, "%s: f32 qacc_smooth %.3e not below the M floor %.3e", path, ours, mf);
@@ -139,15 +140,17 @@ static void check_chain20(void) {
   cr_assert_not_null(g, "%s: cannot write", path);
   fputs("<mujoco model=\"chain20\"><option timestep=\"0.001\"/><worldbody><body name=\"base\" pos=\"0 0 2\">", g);
   for (int i = 0; i < 20; i++)
-    fprintf(g, "<body name=\"l%d\" pos=\"%g 0 0\"><joint type=\"hinge\" axis=\"0 1 0\" damping=\"0.01\"/>"
-               "<geom type=\"capsule\" fromto=\"0 0 0 0.1 0 0\" size=\"0.01\" mass=\"0.1\"/>", i, i ? 0.1 : 0.0);
+    fprintf(g,
+            "<body name=\"l%d\" pos=\"%g 0 0\"><joint type=\"hinge\" axis=\"0 1 0\" damping=\"0.01\"/>"
+            "<geom type=\"capsule\" fromto=\"0 0 0 0.1 0 0\" size=\"0.01\" mass=\"0.1\"/>",
+            i, i ? 0.1 : 0.0);
   for (int i = 0; i < 21; i++) fputs("</body>", g);
   fputs("</worldbody></mujoco>\n", g);
   fclose(g);
   double sf, mf, ff, ours = ours_of(path);
   floors_of(path, &sf, &mf, &ff);
-  printf("%-52s state floor %.2e  M floor %.2e  force floor %.2e  rigidlab f32 %.2e (%.1f x force floor)\n", "chain20 (generated)",
-         sf, mf, ff, ours, ours / ff);
+  printf("%-52s state floor %.2e  M floor %.2e  force floor %.2e  rigidlab f32 %.2e (%.1f x force floor)\n",
+         "chain20 (generated)", sf, mf, ff, ours, ours / ff);
   cr_expect(ff > 1e-4, "chain20: force floor %.3e: the limit case is no longer one", ff);
   cr_expect(ours <= 3 * ff, "chain20: f32 qacc_smooth %.3e above 3x the force floor %.3e", ours, ff);
   remove(path);
@@ -181,7 +184,8 @@ Test(floor, qacc_smooth_against_the_float_floor, .timeout = 300) {
   check(SRCDIR "/experiments/scenes/microduck.xml", 0);
   check(SRCDIR "/tests/models/slider_ball.xml", 0);
   check(SRCDIR "/tests/models/nocontact_tree.xml", 0);
-  const char *hum = "/usr/share/mujoco/model/humanoid/humanoid.xml", *hum100 = "/usr/share/mujoco/model/humanoid100/humanoid100.xml";
+  const char *hum = "/usr/share/mujoco/model/humanoid/humanoid.xml",
+             *hum100 = "/usr/share/mujoco/model/humanoid100/humanoid100.xml";
   if (!access(hum, R_OK)) check(hum, 1);
   if (!access(hum100, R_OK)) check(hum100, 1);
   char far[256];

@@ -21,7 +21,7 @@
 
 static void setup(void) { rl_cli_mkdtemp("harness"); }
 static void teardown(void) { rl_cli_teardown(); }
-#define rl rl_cli_run
+#define rl        rl_cli_run
 #define metric_of rl_cli_metric
 
 static char *slurp(const char *path) {
@@ -47,7 +47,7 @@ static void same_file(const char *a, const char *b) {
 }
 
 #define SMOKE SRCDIR "/experiments/smoke.ini"
-#define BASE SRCDIR "/reports/baselines"
+#define BASE  SRCDIR "/reports/baselines"
 static char out[1 << 16];
 
 TestSuite(harness, .init = setup, .fini = teardown, .timeout = 240);
@@ -126,7 +126,8 @@ Test(harness, check_and_report_find_every_study_in_a_results_tree) {
     snprintf(a, sizeof a, "check %s/%s --baseline %s", tmpdir, tops[i], BASE);
     int st = rl(a, out, sizeof out);
     cr_expect_eq(st, 0, "check %s: exit %d:\n%s", tops[i], st, out);
-    cr_expect_not_null(strstr(out, "check: 84 metric(s) compared, 0 outside their bands"), "check %s:\n%s", tops[i], out);
+    cr_expect_not_null(strstr(out, "check: 84 metric(s) compared, 0 outside their bands"), "check %s:\n%s", tops[i],
+                       out);
   }
   snprintf(a, sizeof a, "report %s/tree", tmpdir);
   cr_assert_eq(rl(a, out, sizeof out), 0, "report of a tree with studies only: %s", out);
@@ -147,8 +148,8 @@ Test(harness, check_and_report_find_every_study_in_a_results_tree) {
     cr_expect_eq(st, 2, "%s of a tree without studies: exit %d (want 2): %s", cmds[i], st, out);
     cr_expect_eq(lines_of(out), 1, "%s: not one line: %s", cmds[i], out);
     cr_expect_not_null(strstr(out, "/empty: no results"), "%s: does not name the folder: %s", cmds[i], out);
-    cr_expect_not_null(strstr(out, "metrics.csv in it or in the 2 folder(s) below it"), "%s: does not say where it looked: %s",
-                       cmds[i], out);
+    cr_expect_not_null(strstr(out, "metrics.csv in it or in the 2 folder(s) below it"),
+                       "%s: does not say where it looked: %s", cmds[i], out);
   }
   snprintf(a, sizeof a, "check %s/nowhere", tmpdir);
   cr_expect_eq(rl(a, out, sizeof out), 2, "check of a missing folder: %s", out);
@@ -181,10 +182,11 @@ Test(harness, bad_specs_exit_2_naming_file_and_line) {
   bad_spec("[check]\niterations_mean = ratio 0.5", "bad.ini:6:", "below 1");
   bad_spec("[check]\nspeed = abs 1", "bad.ini:6:", "unknown metric 'speed'");
   bad_spec("[reference]\nuse = lapack", "bad.ini:6:", "unknown reference 'lapack'");
-  bad_spec("[reference]\nuse = gsl_ode", "bad.ini:6:", "'gsl_ode' is not a reference of kind = trajectory (allowed: mujoco_free)");
+  bad_spec("[reference]\nuse = gsl_ode",
+           "bad.ini:6:", "'gsl_ode' is not a reference of kind = trajectory (allowed: mujoco_free)");
   bad_spec("kind = speed\n[reference]\nuse = mujoco_free", "bad.ini:7:", "not a reference of kind = speed");
-  bad_spec("kind = convergence\n[reference]\nuse = dense_kkt\n[sweep]\nengine = newton", "bad.ini:9:",
-           "'newton' needs the reference 'lapack_optimum'");
+  bad_spec("kind = convergence\n[reference]\nuse = dense_kkt\n[sweep]\nengine = newton",
+           "bad.ini:9:", "'newton' needs the reference 'lapack_optimum'");
   bad_spec("[metrics]\nnames = speed", "bad.ini:6:", "allowed: final_qpos_err");
 }
 
@@ -221,10 +223,13 @@ Test(harness, kind_refinement_fits_first_order_and_gates) {
   double re = metric_of(p, "pendulum.newton.f64.dt0.004", "richardson_err"),
          eo = metric_of(p, "pendulum.newton.f64.dt0.004", "ode_err_L4");
   cr_expect(re > 0.5 * eo && re < 2 * eo, "Richardson error estimate %g vs ODE reference error %g", re, eo);
-  cr_expect(isnan(metric_of(p, "box_stack.newton.f64.dt0.004", "order_ode")), "box_stack has contacts: no ODE reference");
+  cr_expect(isnan(metric_of(p, "box_stack.newton.f64.dt0.004", "order_ode")),
+            "box_stack has contacts: no ODE reference");
   /* AVBD (segments restarted from the generalized state) is first order against the ODE reference too */
-  double ao = metric_of(p, "pendulum.avbd.f64.dt0.004", "order_ode"), co = metric_of(p, "chain8.avbd.f64.dt0.004", "order_ode");
-  cr_expect(fabs(ao - 1) < 0.05 && fabs(co - 1) < 0.1, "avbd vs the ODE reference: order %g (pendulum), %g (chain8)", ao, co);
+  double ao = metric_of(p, "pendulum.avbd.f64.dt0.004", "order_ode"),
+         co = metric_of(p, "chain8.avbd.f64.dt0.004", "order_ode");
+  cr_expect(fabs(ao - 1) < 0.05 && fabs(co - 1) < 0.1, "avbd vs the ODE reference: order %g (pendulum), %g (chain8)",
+            ao, co);
   cr_expect(!isnan(metric_of(p, "chain8.avbd.f64.dt0.004", "err_seg_L0")), "avbd restarts the segments");
   /* RK4 is fourth order: the gate must name the order */
   run_and_check("refinement", "rk", "--opt integrator=rk4", 1, p, sizeof p);
@@ -255,7 +260,8 @@ Test(harness, kind_residuals_gate_and_name_a_sloppy_solver) {
      than 1 mm, its friction forces stay in the cone */
   char p[512];
   snprintf(p, sizeof p, "%s/res/residuals/metrics.csv", tmpdir);
-  double pen = metric_of(p, "box_stack.avbd.f64", "penetration_max"), cou = metric_of(p, "box_stack.avbd.f64", "coulomb_max");
+  double pen = metric_of(p, "box_stack.avbd.f64", "penetration_max"),
+         cou = metric_of(p, "box_stack.avbd.f64", "coulomb_max");
   cr_expect(pen >= 0 && pen < 1e-3, "avbd box_stack penetration %g", pen);
   cr_expect(cou >= 0 && cou < 1e-9, "avbd box_stack Coulomb residual %g", cou);
   cr_expect(!isnan(metric_of(p, "microduck.avbd.f64", "signorini_max")), "avbd microduck residuals");
@@ -351,10 +357,12 @@ Test(harness, kind_convergence_avbd_distance_to_the_dense_reference_and_gates) {
     double d1 = metric_of(p, pts[i], "avbd_dist_m_it1"), dn = metric_of(p, pts[i], "avbd_final_dist_m"),
            r1 = metric_of(p, pts[i], "avbd_dist_rad_it1"), rn = metric_of(p, pts[i], "avbd_final_dist_rad"),
            it = metric_of(p, pts[i], "avbd_iters_to_1e-6_dist");
-    cr_expect(d1 > 1e-7 && dn < 1e-7 && dn < 1e-2 * d1, "%s: distance %g m after 1 sweep, %g m after 200", pts[i], d1, dn);
+    cr_expect(d1 > 1e-7 && dn < 1e-7 && dn < 1e-2 * d1, "%s: distance %g m after 1 sweep, %g m after 200", pts[i], d1,
+              dn);
     cr_expect(r1 > 1e-7 && rn < 1e-7, "%s: %g rad after 1 sweep, %g rad after 200", pts[i], r1, rn);
     cr_expect(it >= 1 && it <= 200, "%s: 1e-6 reached at sweep %g", pts[i], it);
-    cr_expect(metric_of(p, pts[i], "avbd_stat_force_it200") < metric_of(p, pts[i], "avbd_stat_force_it1"), "%s", pts[i]);
+    cr_expect(metric_of(p, pts[i], "avbd_stat_force_it200") < metric_of(p, pts[i], "avbd_stat_force_it1"), "%s",
+              pts[i]);
   }
   /* a coarser step (dt 4 ms) converges slower: the gate names it */
   run_and_check("convergence_avbd", "ca2", "--opt timestep=0.004", 1, NULL, 0);
@@ -363,7 +371,8 @@ Test(harness, kind_convergence_avbd_distance_to_the_dense_reference_and_gates) {
   char spec[512];
   rl_cli_write(spec, sizeof spec, "na.ini",
                "[experiment]\nname = na\nkind = convergence\nscene = %s/experiments/scenes/box_stack.xml\nsteps = 5\n"
-               "states = 2\n[sweep]\nengine = avbd\n", SRCDIR);
+               "states = 2\n[sweep]\nengine = avbd\n",
+               SRCDIR);
   run_spec(spec, "na", "na", p, sizeof p);
   cr_expect(isnan(metric_of(p, "box_stack.avbd.f64", "avbd_dist_m_it1")), "box_stack: rows without a reference");
 }
@@ -374,7 +383,8 @@ Test(harness, reference_section_selects_what_a_study_compares_against) {
   char spec[512], p[512];
   rl_cli_write(spec, sizeof spec, "ref.ini",
                "[experiment]\nname = ref\nkind = refinement\nlevels = 4\nscene = %s/experiments/scenes/pendulum.xml\n"
-               "duration = 0.1\n[sweep]\nengine = newton\ndt = 0.004\n[reference]\nuse = richardson\n", SRCDIR);
+               "duration = 0.1\n[sweep]\nengine = newton\ndt = 0.004\n[reference]\nuse = richardson\n",
+               SRCDIR);
   run_spec(spec, "ref", "ref", p, sizeof p);
   cr_expect(isnan(metric_of(p, "pendulum.newton.f64.dt0.004", "order_ode")), "order_ode without the gsl_ode reference");
   cr_expect(metric_of(p, "pendulum.newton.f64.dt0.004", "richardson_err") > 0, "richardson_err missing");
@@ -386,7 +396,8 @@ Test(harness, reference_section_selects_what_a_study_compares_against) {
   /* the default: the kind's own references, the ODE included */
   rl_cli_write(spec, sizeof spec, "ref.ini",
                "[experiment]\nname = ref\nkind = refinement\nlevels = 4\nscene = %s/experiments/scenes/pendulum.xml\n"
-               "duration = 0.1\n[sweep]\nengine = newton\ndt = 0.004\n", SRCDIR);
+               "duration = 0.1\n[sweep]\nengine = newton\ndt = 0.004\n",
+               SRCDIR);
   run_spec(spec, "ref2", "ref", p, sizeof p);
   double o = metric_of(p, "pendulum.newton.f64.dt0.004", "order_ode");
   cr_expect(o > 0.9 && o < 1.1, "order_ode %g with the default references", o);
@@ -433,7 +444,8 @@ Test(harness, kind_agreement_matches_mujoco_without_constraints_and_merges) {
   rl_cli_write(spec, sizeof spec, "ag.ini",
                "[experiment]\nname = ag\nkind = agreement\nscene = %s/experiments/scenes/pendulum.xml, "
                "%s/experiments/scenes/tumbling.xml\nsteps = 200\n[sweep]\nintegrator = euler, rk4\nengine = newton, "
-               "mujoco\n", SRCDIR, SRCDIR);
+               "mujoco\n",
+               SRCDIR, SRCDIR);
   run_spec(spec, "ag", "ag", p, sizeof p);
   double e = metric_of(p, "tumbling.newton.f64.integrator=rk4", "traj_rel_err_max");
   cr_expect(e >= 0 && e < 1e-12, "tumbling (from its keyframe), rk4: newton vs mujoco %g", e);
@@ -458,7 +470,8 @@ Test(harness, kind_contact_links_the_report_names) {
   char spec[512], p[512], t[512];
   rl_cli_write(spec, sizeof spec, "c.ini",
                "[experiment]\nname = c\nkind = contact\nscene = %s/experiments/scenes/box_stack.xml\nduration = 0.1\n"
-               "[sweep]\nengine = newton, mujoco\n", SRCDIR);
+               "[sweep]\nengine = newton, mujoco\n",
+               SRCDIR);
   run_spec(spec, "c", "c", p, sizeof p);
   cr_expect(metric_of(p, "box_stack.newton.f64", "final_qpos_err") < 1e-3, "newton vs mujoco on the box stack");
   snprintf(p, sizeof p, "%s/c/c/contact_box_stack_newton.csv", tmpdir);

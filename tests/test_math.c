@@ -34,10 +34,10 @@
 /* ------------------------------------------------------------------ tolerances */
 #if defined(RL_REAL_F64)
 #define PREC(d, f) (d)
-#define SUITE math_f64
+#define SUITE      math_f64
 #else
 #define PREC(d, f) (f)
-#define SUITE math_f32
+#define SUITE      math_f32
 #endif
 #define TOL(d, f) (PREC(d, f) * tol_scale())
 
@@ -45,38 +45,38 @@
  * and measured worst cases (RL_TEST_REPORT=1, gcc/clang -O0…-O3, with and without FMA) are
  * 1–5 ε.  Exact properties (Log(I) = 0, q₀ ≥ 0 from rl_q_from_mat) are asserted exactly.
  *  check                              f64      f32       error measure */
-#define TOL_QMUL_ASSOC        TOL(2.5e-15, 1.5e-6)   /* max|Δq|                           */
-#define TOL_ROTATE_MAT        TOL(2.5e-15, 1.5e-6)   /* ‖Δv‖/‖v‖                          */
-#define TOL_MAT_COMPOSE       TOL(2.5e-15, 1.5e-6)   /* max|ΔR|                           */
-#define TOL_CONVENTION        TOL(2.5e-15, 1.5e-6)   /* max|Δv|, Exp(π/2 ẑ) x̂ = ŷ          */
-#define TOL_ROTATE_RODRIGUES  TOL(2.5e-15, 1.5e-6)   /* ‖Δv‖/‖v‖ vs long double           */
-#define TOL_EXPQ_REF          TOL(2.5e-15, 1.5e-6)   /* max(|Δq₀|, ‖Δv‖/‖v‖) vs long dbl  */
-#define TOL_EXP_LOG_Q         TOL(2.5e-15, 1.5e-6)   /* min‖Exp(Log q) ∓ q‖               */
-#define TOL_LOG_SHORTEST      TOL(1e-15,   5e-7)     /* (‖Log q‖ − π)/π ≤ tol              */
-#define TOL_EXP_LOG_QV        TOL(2.5e-15, 1.5e-6)   /* same, vector part, relative       */
-#define TOL_LOG_EXP_Q         TOL(2.5e-15, 1.5e-6)   /* ‖Δw‖/‖w‖                          */
-#define TOL_EXPM_EXPQ         TOL(2.5e-15, 1.5e-6)   /* max|ΔR|                           */
-#define TOL_EXPM_SKEW         TOL(2.5e-15, 1.5e-6)   /* ‖vee(skew ΔR)‖/θ vs long double   */
-#define TOL_EXPM_REF          TOL(2.5e-15, 1.5e-6)   /* max|ΔR| vs long double            */
-#define TOL_LOGM_LOGQ         TOL(2.5e-15, 1.5e-6)   /* ‖Δw‖/‖w‖                          */
-#define TOL_LOG_EXP_M         TOL(2.5e-15, 1.5e-6)   /* ‖Δw‖/‖w‖                          */
-#define TOL_QFROMM            TOL(2.5e-15, 1.5e-6)   /* min‖q(R(q)) ∓ q‖                  */
-#define TOL_LOGM_PI           TOL(2.5e-15, 1.5e-6)   /* exact half turns: ‖Δw‖            */
-#define TOL_JAC_FD            TOL(2e-9,    3e-4)     /* max|ΔJ| vs central FD (see FD_H)  */
-#define TOL_JAC_REF           TOL(2.5e-15, 1.5e-6)   /* max|ΔJ| vs long double            */
-#define TOL_JAC_REF_SKEW      TOL(2.5e-15, 1.5e-6)   /* ‖vee(skew ΔJ)‖/θ vs long double   */
-#define TOL_JAC_COEF          TOL(2.5e-15, 1.5e-6)   /* |Δc|/c (series), |Δc|·θ² (above)  */
-#define TOL_JAC_INV           TOL(2.5e-15, 1.5e-6)   /* max|Jr·Jr⁻¹ − I|                  */
-#define TOL_JL_IDENT          TOL(2.5e-15, 1.5e-6)   /* max|ΔJ|                           */
-#define TOL_BOX_ROUNDTRIP     TOL(2.5e-15, 1.5e-6)   /* ‖Δw‖ (absolute: w ⊞ q is O(1))    */
-#define TOL_BOX_ROUNDTRIP_Q   TOL(2.5e-15, 1.5e-6)   /* min‖Δq‖ up to sign                */
-#define TOL_BOX_UNIT          TOL(1e-15,   6e-7)     /* |‖q‖ − 1|                         */
-#define TOL_INTEG_REF         TOL(2.5e-15, 1.5e-6)   /* max|Δq| vs long double            */
-#define TOL_INTEG_WORLD       TOL(2.5e-15, 1.5e-6)   /* max|Δq| vs Exp(h R w) ⊗ q         */
+#define TOL_QMUL_ASSOC       TOL(2.5e-15, 1.5e-6) /* max|Δq|                           */
+#define TOL_ROTATE_MAT       TOL(2.5e-15, 1.5e-6) /* ‖Δv‖/‖v‖                          */
+#define TOL_MAT_COMPOSE      TOL(2.5e-15, 1.5e-6) /* max|ΔR|                           */
+#define TOL_CONVENTION       TOL(2.5e-15, 1.5e-6) /* max|Δv|, Exp(π/2 ẑ) x̂ = ŷ          */
+#define TOL_ROTATE_RODRIGUES TOL(2.5e-15, 1.5e-6) /* ‖Δv‖/‖v‖ vs long double           */
+#define TOL_EXPQ_REF         TOL(2.5e-15, 1.5e-6) /* max(|Δq₀|, ‖Δv‖/‖v‖) vs long dbl  */
+#define TOL_EXP_LOG_Q        TOL(2.5e-15, 1.5e-6) /* min‖Exp(Log q) ∓ q‖               */
+#define TOL_LOG_SHORTEST     TOL(1e-15, 5e-7)     /* (‖Log q‖ − π)/π ≤ tol              */
+#define TOL_EXP_LOG_QV       TOL(2.5e-15, 1.5e-6) /* same, vector part, relative       */
+#define TOL_LOG_EXP_Q        TOL(2.5e-15, 1.5e-6) /* ‖Δw‖/‖w‖                          */
+#define TOL_EXPM_EXPQ        TOL(2.5e-15, 1.5e-6) /* max|ΔR|                           */
+#define TOL_EXPM_SKEW        TOL(2.5e-15, 1.5e-6) /* ‖vee(skew ΔR)‖/θ vs long double   */
+#define TOL_EXPM_REF         TOL(2.5e-15, 1.5e-6) /* max|ΔR| vs long double            */
+#define TOL_LOGM_LOGQ        TOL(2.5e-15, 1.5e-6) /* ‖Δw‖/‖w‖                          */
+#define TOL_LOG_EXP_M        TOL(2.5e-15, 1.5e-6) /* ‖Δw‖/‖w‖                          */
+#define TOL_QFROMM           TOL(2.5e-15, 1.5e-6) /* min‖q(R(q)) ∓ q‖                  */
+#define TOL_LOGM_PI          TOL(2.5e-15, 1.5e-6) /* exact half turns: ‖Δw‖            */
+#define TOL_JAC_FD           TOL(2e-9, 3e-4)      /* max|ΔJ| vs central FD (see FD_H)  */
+#define TOL_JAC_REF          TOL(2.5e-15, 1.5e-6) /* max|ΔJ| vs long double            */
+#define TOL_JAC_REF_SKEW     TOL(2.5e-15, 1.5e-6) /* ‖vee(skew ΔJ)‖/θ vs long double   */
+#define TOL_JAC_COEF         TOL(2.5e-15, 1.5e-6) /* |Δc|/c (series), |Δc|·θ² (above)  */
+#define TOL_JAC_INV          TOL(2.5e-15, 1.5e-6) /* max|Jr·Jr⁻¹ − I|                  */
+#define TOL_JL_IDENT         TOL(2.5e-15, 1.5e-6) /* max|ΔJ|                           */
+#define TOL_BOX_ROUNDTRIP    TOL(2.5e-15, 1.5e-6) /* ‖Δw‖ (absolute: w ⊞ q is O(1))    */
+#define TOL_BOX_ROUNDTRIP_Q  TOL(2.5e-15, 1.5e-6) /* min‖Δq‖ up to sign                */
+#define TOL_BOX_UNIT         TOL(1e-15, 6e-7)     /* |‖q‖ − 1|                         */
+#define TOL_INTEG_REF        TOL(2.5e-15, 1.5e-6) /* max|Δq| vs long double            */
+#define TOL_INTEG_WORLD      TOL(2.5e-15, 1.5e-6) /* max|Δq| vs Exp(h R w) ⊗ q         */
 
-#define FD_H ((real)PREC(1e-5, 1e-2))
+#define FD_H        ((real)PREC(1e-5, 1e-2))
 #define N_PER_CLASS 300
-#define SEED 20240607UL
+#define SEED        20240607UL
 
 static double tol_scale(void) {
   static double s = -1;
@@ -99,7 +99,9 @@ typedef struct {
 
 static meter meter_make(const char *name, double tol) {
   meter m;
-  m.name = name; m.tol = tol; m.worst = 0;
+  m.name = name;
+  m.tol = tol;
+  m.worst = 0;
   return m;
 }
 
@@ -120,8 +122,8 @@ static void fmt_arr(char *buf, size_t cap, const double *a, int n) {
 }
 
 /* Records err and fails the test (printing actual, expected, input) if err > tol or NaN. */
-static void check(meter *m, double err, const double *act, const double *exp, int n,
-                  const real *in, int nin, const char *ctx) {
+static void check(meter *m, double err, const double *act, const double *exp, int n, const real *in, int nin,
+                  const char *ctx) {
   if (err > m->worst || err != err) m->worst = err;
   if (!(err <= m->tol)) {
     char a[640], e[640], x[640];
@@ -130,14 +132,22 @@ static void check(meter *m, double err, const double *act, const double *exp, in
     fmt_arr(a, sizeof a, act, n);
     fmt_arr(e, sizeof e, exp, n);
     fmt_arr(x, sizeof x, ind, nin);
-    cr_assert(err <= m->tol, "%s [%s, %s]: error %.3e > tol %.3e\n  actual   %s\n  expected %s\n  input    %s",
-              m->name, RL_PREC_NAME, ctx, err, m->tol, a, e, x);
+    cr_assert(err <= m->tol, "%s [%s, %s]: error %.3e > tol %.3e\n  actual   %s\n  expected %s\n  input    %s", m->name,
+              RL_PREC_NAME, ctx, err, m->tol, a, e, x);
   }
 }
 
-static void r2d(double *d, const real *r, int n) { for (int i = 0; i < n; i++) d[i] = (double)r[i]; }
-static void l2d(double *d, const ld *r, int n) { for (int i = 0; i < n; i++) d[i] = (double)r[i]; }
-static double dnorm(const double *a, int n) { double s = 0; for (int i = 0; i < n; i++) s += a[i] * a[i]; return sqrt(s); }
+static void r2d(double *d, const real *r, int n) {
+  for (int i = 0; i < n; i++) d[i] = (double)r[i];
+}
+static void l2d(double *d, const ld *r, int n) {
+  for (int i = 0; i < n; i++) d[i] = (double)r[i];
+}
+static double dnorm(const double *a, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += a[i] * a[i];
+  return sqrt(s);
+}
 static double ddiff(const double *a, const double *b, int n) {
   double s = 0;
   for (int i = 0; i < n; i++) s += (a[i] - b[i]) * (a[i] - b[i]);
@@ -151,7 +161,10 @@ static double dmaxdiff(const double *a, const double *b, int n) {
 /* min(‖a − b‖, ‖a + b‖): quaternions equal up to sign */
 static double qdiff_pm(const double a[4], const double b[4]) {
   double p = 0, m = 0;
-  for (int i = 0; i < 4; i++) { p += (a[i] - b[i]) * (a[i] - b[i]); m += (a[i] + b[i]) * (a[i] + b[i]); }
+  for (int i = 0; i < 4; i++) {
+    p += (a[i] - b[i]) * (a[i] - b[i]);
+    m += (a[i] + b[i]) * (a[i] + b[i]);
+  }
   return sqrt(fmin(p, m));
 }
 
@@ -210,24 +223,37 @@ static void ref_quat_mul(ld r[4], const ld a[4], const ld b[4]) {
 /* matrix of a unit quaternion (independent of Rodrigues) */
 static void ref_quat_mat(ld R[9], const ld q[4]) {
   ld w = q[0], x = q[1], y = q[2], z = q[3];
-  R[0] = 1 - 2 * (y * y + z * z); R[1] = 2 * (x * y - w * z);     R[2] = 2 * (x * z + w * y);
-  R[3] = 2 * (x * y + w * z);     R[4] = 1 - 2 * (x * x + z * z); R[5] = 2 * (y * z - w * x);
-  R[6] = 2 * (x * z - w * y);     R[7] = 2 * (y * z + w * x);     R[8] = 1 - 2 * (x * x + y * y);
+  R[0] = 1 - 2 * (y * y + z * z);
+  R[1] = 2 * (x * y - w * z);
+  R[2] = 2 * (x * z + w * y);
+  R[3] = 2 * (x * y + w * z);
+  R[4] = 1 - 2 * (x * x + z * z);
+  R[5] = 2 * (y * z - w * x);
+  R[6] = 2 * (x * z - w * y);
+  R[7] = 2 * (y * z + w * x);
+  R[8] = 1 - 2 * (x * x + y * y);
 }
 /* (1 − cosθ)/θ² */
-static ld ref_a(ld t) { if (t == 0) return 0.5L; ld s = sinl(t / 2); return 2 * s * s / (t * t); }
+static ld ref_a(ld t) {
+  if (t == 0) return 0.5L;
+  ld s = sinl(t / 2);
+  return 2 * s * s / (t * t);
+}
 /* (θ − sinθ)/θ³ = Σ (−1)ⁿ θ²ⁿ/(2n+3)! */
 static ld ref_b(ld t) {
   if (t >= 0.5L) return (t - sinl(t)) / (t * t * t);
   ld sum = 0, term = 1.0L / 6, t2 = t * t;
-  for (int n = 0; n < 12; n++) { sum += term; term *= -t2 / ((2 * n + 4) * (2 * n + 5)); }
+  for (int n = 0; n < 12; n++) {
+    sum += term;
+    term *= -t2 / ((2 * n + 4) * (2 * n + 5));
+  }
   return sum;
 }
 /* 1/θ² − (1+cosθ)/(2θ sinθ) = Σ_{n≥1} |B₂ₙ| θ²ⁿ⁻²/(2n)! */
 static ld ref_c(ld t) {
   if (t >= 0.5L) return (1 - (t / 2) * cosl(t / 2) / sinl(t / 2)) / (t * t);
-  static const ld B[] = {1.0L / 6, 1.0L / 30, 1.0L / 42, 1.0L / 30, 5.0L / 66, 691.0L / 2730, 7.0L / 6,
-                         3617.0L / 510, 43867.0L / 798, 174611.0L / 330};
+  static const ld B[] = {1.0L / 6,      1.0L / 30, 1.0L / 42,     1.0L / 30,      5.0L / 66,
+                         691.0L / 2730, 7.0L / 6,  3617.0L / 510, 43867.0L / 798, 174611.0L / 330};
   ld sum = 0, pw = 1, fact = 1, t2 = t * t;
   for (int n = 1; n <= 10; n++) {
     fact *= (2 * n - 1) * (2 * n);
@@ -241,8 +267,12 @@ static void ref_ipoly(ld M[9], const real w[3], ld a, ld b) {
   ld t2 = ref_t2(w);
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) M[3 * i + j] = (i == j) + b * ((ld)w[i] * w[j] - (i == j) * t2);
-  M[1] -= a * w[2]; M[2] += a * w[1]; M[3] += a * w[2];
-  M[5] -= a * w[0]; M[6] -= a * w[1]; M[7] += a * w[0];
+  M[1] -= a * w[2];
+  M[2] += a * w[1];
+  M[3] += a * w[2];
+  M[5] -= a * w[0];
+  M[6] -= a * w[1];
+  M[7] += a * w[0];
 }
 /* ‖vee((A − B) − (A − B)ᵀ)/2‖ */
 static double skew_diff(const double A[9], const double B[9]) {
@@ -252,7 +282,11 @@ static double skew_diff(const double A[9], const double B[9]) {
   v[2] = ((A[3] - B[3]) - (A[1] - B[1])) / 2;
   return dnorm(v, 3);
 }
-static double rnorm3(const real w[3]) { double d[3]; r2d(d, w, 3); return dnorm(d, 3); }
+static double rnorm3(const real w[3]) {
+  double d[3];
+  r2d(d, w, 3);
+  return dnorm(d, 3);
+}
 
 /* ------------------------------------------------------ finite-difference Jacobians */
 enum { K_JR, K_JL, K_JR_INV, K_JL_INV };
@@ -270,14 +304,16 @@ static void fd_eval(double out[3], int kind, const real w[3], int k, real h, dou
     rl_so3_exp_quat(q0, w);
     rl_q_conj(q0, q0);
     rl_so3_exp_quat(q1, wp);
-    if (kind == K_JR) rl_q_mul(p, q0, q1); else rl_q_mul(p, q1, q0);
+    if (kind == K_JR) rl_q_mul(p, q0, q1);
+    else rl_q_mul(p, q1, q0);
   } else {
     d[0] = d[1] = d[2] = 0;
     d[k] = h;
     *step = (double)h;
     rl_so3_exp_quat(q0, w);
     rl_so3_exp_quat(q1, d);
-    if (kind == K_JR_INV) rl_q_mul(p, q0, q1); else rl_q_mul(p, q1, q0);
+    if (kind == K_JR_INV) rl_q_mul(p, q0, q1);
+    else rl_q_mul(p, q1, q0);
   }
   rl_so3_log_quat(r, p);
   r2d(out, r, 3);
@@ -313,12 +349,19 @@ Test(SUITE, quat_mul_assoc) {
   for (int c = 0; c < NCLASS; c++)
     for (int s = 0; s < N_PER_CLASS; s++) {
       real a[4], b[4], d[4], ab[4], bd[4], x[4], y[4], in[12];
-      draw_quat(r, c, a); draw_quat(r, c, b); draw_quat(r, GENERIC, d);
-      rl_q_mul(ab, a, b); rl_q_mul(x, ab, d);
-      rl_q_mul(bd, b, d); rl_q_mul(y, a, bd);
+      draw_quat(r, c, a);
+      draw_quat(r, c, b);
+      draw_quat(r, GENERIC, d);
+      rl_q_mul(ab, a, b);
+      rl_q_mul(x, ab, d);
+      rl_q_mul(bd, b, d);
+      rl_q_mul(y, a, bd);
       double xd[4], yd[4];
-      r2d(xd, x, 4); r2d(yd, y, 4);
-      memcpy(in, a, sizeof a); memcpy(in + 4, b, sizeof b); memcpy(in + 8, d, sizeof d);
+      r2d(xd, x, 4);
+      r2d(yd, y, 4);
+      memcpy(in, a, sizeof a);
+      memcpy(in + 4, b, sizeof b);
+      memcpy(in + 8, d, sizeof d);
       check(&m, dmaxdiff(xd, yd, 4), xd, yd, 4, in, 12, cls_name[c]);
     }
   meter_report(&m);
@@ -343,7 +386,8 @@ Test(SUITE, quat_rotate_vs_to_mat) {
       rl_q_rotate(x, q, v);
       rl_q_to_mat(R, q);
       rl_m3_mulv(y, R, v);
-      r2d(xd, x, 3); r2d(yd, y, 3);
+      r2d(xd, x, 3);
+      r2d(yd, y, 3);
       check(&m1, ddiff(xd, yd, 3) / rnorm3(v), xd, yd, 3, q, 4, cls_name[c]);
       /* inverse rotation: rotate(q*, v) == to_mat(q)ᵀ v == transpose(to_mat(q)) v */
       {
@@ -354,7 +398,9 @@ Test(SUITE, quat_rotate_vs_to_mat) {
         rl_m3_tmulv(y, R, v);
         rl_m3_transpose(Rt, R);
         rl_m3_mulv(z, Rt, v);
-        r2d(xd, x, 3); r2d(yd, y, 3); r2d(zd, z, 3);
+        r2d(xd, x, 3);
+        r2d(yd, y, 3);
+        r2d(zd, z, 3);
         check(&m1, ddiff(xd, yd, 3) / rnorm3(v), xd, yd, 3, q, 4, cls_name[c]);
         check(&m1, ddiff(zd, yd, 3) / rnorm3(v), zd, yd, 3, q, 4, cls_name[c]);
         rl_q_rotate(x, q, v);
@@ -367,11 +413,15 @@ Test(SUITE, quat_rotate_vs_to_mat) {
       rl_q_to_mat(Rb, b);
       rl_m3_mul(RRb, R, Rb);
       double A[9], B[9];
-      r2d(A, Rqb, 9); r2d(B, RRb, 9);
+      r2d(A, Rqb, 9);
+      r2d(B, RRb, 9);
       check(&m2, dmaxdiff(A, B, 9), A, B, 9, q, 4, cls_name[c]);
       /* active rotation by Exp(w): v' = v cosθ + (n×v) sinθ + n(n·v)(1 − cosθ), in long double */
       ld t = sqrtl(ref_t2(w)), n[3], nv = 0, ref[3];
-      for (int i = 0; i < 3; i++) { n[i] = w[i] / t; nv += n[i] * v[i]; }
+      for (int i = 0; i < 3; i++) {
+        n[i] = w[i] / t;
+        nv += n[i] * v[i];
+      }
       ld nxv[3] = {n[1] * v[2] - n[2] * v[1], n[2] * v[0] - n[0] * v[2], n[0] * v[1] - n[1] * v[0]};
       for (int i = 0; i < 3; i++) ref[i] = v[i] * cosl(t) + nxv[i] * sinl(t) + n[i] * nv * (1 - cosl(t));
       l2d(yd, ref, 3);
@@ -388,7 +438,9 @@ Test(SUITE, quat_rotate_vs_to_mat) {
     check(&mc, dmaxdiff(a, e, 3), a, e, 3, w, 3, "exact");
     meter_report(&mc);
   }
-  meter_report(&m1); meter_report(&m2); meter_report(&m3);
+  meter_report(&m1);
+  meter_report(&m2);
+  meter_report(&m3);
   gsl_rng_free(r);
 }
 
@@ -404,7 +456,8 @@ Test(SUITE, exp_quat_vs_reference) {
       draw_rotvec(r, c, w);
       rl_so3_exp_quat(q, w);
       ref_exp_quat(ql, w);
-      r2d(a, q, 4); l2d(e, ql, 4);
+      r2d(a, q, 4);
+      l2d(e, ql, 4);
       double err = fmax(fabs(a[0] - e[0]), ddiff(a + 1, e + 1, 3) / dnorm(e + 1, 3));
       check(&m, err, a, e, 4, w, 3, cls_name[c]);
       /* rl_math.h's rl_q_from_axis_angle(w/θ, θ): same quaternion */
@@ -415,7 +468,8 @@ Test(SUITE, exp_quat_vs_reference) {
       err = fmax(fabs(a[0] - e[0]), ddiff(a + 1, e + 1, 3) / dnorm(e + 1, 3));
       check(&ma, err, a, e, 4, w, 3, cls_name[c]);
     }
-  meter_report(&m); meter_report(&ma);
+  meter_report(&m);
+  meter_report(&ma);
   gsl_rng_free(r);
 }
 
@@ -437,7 +491,8 @@ Test(SUITE, exp_log_quat) {
       rl_so3_log_quat(w, q);
       rl_so3_exp_quat(p, w);
       double a[4], e[4];
-      r2d(a, p, 4); r2d(e, q, 4);
+      r2d(a, p, 4);
+      r2d(e, q, 4);
       const char *ctx = c < NCLASS ? cls_name[c] : "gaussian";
       check(&m, qdiff_pm(a, e), a, e, 4, q, 4, ctx);
       /* vector part relative (the small-angle series must keep it to round-off) */
@@ -446,11 +501,12 @@ Test(SUITE, exp_log_quat) {
       check(&mv, ddiff(a + 1, ev, 3) / dnorm(ev, 3), a, e, 4, q, 4, ctx);
       /* shortest: θ ≤ π */
       cr_assert(rnorm3(w) <= (double)PI_LD * (1 + TOL_LOG_SHORTEST),
-                "Log(q) not shortest: |w| = %.17g > pi by %.3e (tol %.3e; q = %.17g %.17g %.17g %.17g)",
-                rnorm3(w), rnorm3(w) / (double)PI_LD - 1, TOL_LOG_SHORTEST,
-                (double)q[0], (double)q[1], (double)q[2], (double)q[3]);
+                "Log(q) not shortest: |w| = %.17g > pi by %.3e (tol %.3e; q = %.17g %.17g %.17g %.17g)", rnorm3(w),
+                rnorm3(w) / (double)PI_LD - 1, TOL_LOG_SHORTEST, (double)q[0], (double)q[1], (double)q[2],
+                (double)q[3]);
     }
-  meter_report(&m); meter_report(&mv);
+  meter_report(&m);
+  meter_report(&mv);
   gsl_rng_free(r);
 }
 
@@ -464,7 +520,8 @@ Test(SUITE, log_exp_quat) {
       rl_so3_exp_quat(q, w);
       rl_so3_log_quat(v, q);
       double a[3], e[3];
-      r2d(a, v, 3); r2d(e, w, 3);
+      r2d(a, v, 3);
+      r2d(e, w, 3);
       check(&m, ddiff(a, e, 3) / dnorm(e, 3), a, e, 3, w, 3, cls_name[c]);
     }
   meter_report(&m);
@@ -487,7 +544,9 @@ Test(SUITE, exp_mat_vs_exp_quat) {
       rl_q_to_mat(Rq, q);
       ref_exp_quat(ql, w);
       ref_quat_mat(Rl, ql);
-      r2d(A, R, 9); r2d(B, Rq, 9); l2d(L, Rl, 9);
+      r2d(A, R, 9);
+      r2d(B, Rq, 9);
+      l2d(L, Rl, 9);
       check(&m1, dmaxdiff(A, B, 9), A, B, 9, w, 3, cls_name[c]);
       check(&m3, dmaxdiff(A, L, 9), A, L, 9, w, 3, cls_name[c]);
       /* the rotation part (R − Rᵀ)/2 = sinθ [n]× must be accurate relative to θ
@@ -495,7 +554,9 @@ Test(SUITE, exp_mat_vs_exp_quat) {
       double t = rnorm3(w);
       check(&m2, skew_diff(A, L) / t, A, L, 9, w, 3, cls_name[c]);
     }
-  meter_report(&m1); meter_report(&m2); meter_report(&m3);
+  meter_report(&m1);
+  meter_report(&m2);
+  meter_report(&m3);
   gsl_rng_free(r);
 }
 
@@ -513,25 +574,28 @@ Test(SUITE, log_mat_vs_log_quat) {
       rl_q_to_mat(R, q);
       rl_so3_log_mat(v1, R);
       rl_so3_log_quat(v2, q);
-      r2d(a, v1, 3); r2d(e, v2, 3);
+      r2d(a, v1, 3);
+      r2d(e, v2, 3);
       check(&m1, ddiff(a, e, 3) / dnorm(e, 3), a, e, 3, w, 3, cls_name[c]);
       rl_so3_exp_mat(R, w);
       rl_so3_log_mat(v3, R);
-      r2d(a, v3, 3); r2d(e, w, 3);
+      r2d(a, v3, 3);
+      r2d(e, w, 3);
       check(&m2, ddiff(a, e, 3) / dnorm(e, 3), a, e, 3, w, 3, cls_name[c]);
       /* Shepperd: q(R(q)) = ±q, for q of either sign */
       draw_quat(r, c, q);
       rl_q_to_mat(R, q);
       rl_q_from_mat(p, R);
-      r2d(a, p, 4); r2d(e, q, 4);
+      r2d(a, p, 4);
+      r2d(e, q, 4);
       check(&m3, qdiff_pm(a, e), a, e, 4, q, 4, cls_name[c]);
       cr_assert(p[0] >= 0, "q_from_mat returned q0 = %g < 0", (double)p[0]);
     }
   /* exact half turns, where R − Rᵀ = 0: about the axes and the diagonals */
   {
     meter mp = meter_make("log_mat_exact_pi", TOL_LOGM_PI);
-    static const double axes[][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 0}, {1, 0, 1}, {0, 1, 1},
-                                     {1, 1, 1}, {1, -1, 0}, {-1, 2, 3}, {3, -2, 1e-3}};
+    static const double axes[][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1},  {1, 1, 0},  {1, 0, 1},
+                                     {0, 1, 1}, {1, 1, 1}, {1, -1, 0}, {-1, 2, 3}, {3, -2, 1e-3}};
     for (size_t k = 0; k < sizeof axes / sizeof axes[0]; k++) {
       double n = dnorm(axes[k], 3), u[3], e[3], a[3];
       real R[9], v[3];
@@ -554,7 +618,9 @@ Test(SUITE, log_mat_vs_log_quat) {
     rl_so3_log_mat(v, I);
     cr_assert(v[0] == 0 && v[1] == 0 && v[2] == 0, "Log(I) = (%g, %g, %g)", (double)v[0], (double)v[1], (double)v[2]);
   }
-  meter_report(&m1); meter_report(&m2); meter_report(&m3);
+  meter_report(&m1);
+  meter_report(&m2);
+  meter_report(&m3);
   gsl_rng_free(r);
 }
 
@@ -602,13 +668,15 @@ Test(SUITE, jacobians_vs_reference) {
         case K_JR_INV: ref_ipoly(M, w, 0.5L, ref_c(t)); break;
         default: ref_ipoly(M, w, -0.5L, ref_c(t)); break;
         }
-        r2d(A, J, 9); l2d(L, M, 9);
+        r2d(A, J, 9);
+        l2d(L, M, 9);
         snprintf(ctx, sizeof ctx, "%s, %s", cls_name[c], kn[k]);
         check(&m1, dmaxdiff(A, L, 9), A, L, 9, w, 3, ctx);
         check(&m2, skew_diff(A, L) / (double)t, A, L, 9, w, 3, ctx);
       }
     }
-  meter_report(&m1); meter_report(&m2);
+  meter_report(&m1);
+  meter_report(&m2);
   gsl_rng_free(r);
 }
 
@@ -626,13 +694,14 @@ Test(SUITE, jacobian_coefficients) {
       ld t = sqrtl(ref_t2(w));
       int series = rl_v3_dot(w, w) < RL_SMALL_ANGLE * RL_SMALL_ANGLE;
       /* closed form: |Δb|·θ², |Δc|·θ² = their size in the matrix (entries ~1) */
-      double wgt[3] = {1, series ? 1 / (double)ref_b(t) : (double)(t * t), series ? 1 / (double)ref_c(t) : (double)(t * t)};
+      double wgt[3] = {1, series ? 1 / (double)ref_b(t) : (double)(t * t),
+                       series ? 1 / (double)ref_c(t) : (double)(t * t)};
       rl_so3_jcoef(&a, &b, w);
       ci = rl_so3_jinv_coef(w);
       double act[3] = {(double)a, (double)b, (double)ci};
       double exp[3] = {(double)ref_a(t), (double)ref_b(t), (double)ref_c(t)};
-      double err = fmax(fabs(act[0] - exp[0]) / exp[0],
-                        fmax(fabs(act[1] - exp[1]) * wgt[1], fabs(act[2] - exp[2]) * wgt[2]));
+      double err =
+          fmax(fabs(act[0] - exp[0]) / exp[0], fmax(fabs(act[1] - exp[1]) * wgt[1], fabs(act[2] - exp[2]) * wgt[2]));
       check(&m, err, act, exp, 3, w, 3, series ? "series" : "closed form");
     }
   meter_report(&m);
@@ -649,14 +718,16 @@ Test(SUITE, jac_times_inverse) {
       draw_rotvec(r, c, w);
       rl_m3_identity(I);
       r2d(E, I, 9);
-      rl_so3_jr(J, w); rl_so3_jr_inv(Ji, w);
+      rl_so3_jr(J, w);
+      rl_so3_jr_inv(Ji, w);
       rl_m3_mul(P, J, Ji);
       r2d(A, P, 9);
       check(&m, dmaxdiff(A, E, 9), A, E, 9, w, 3, cls_name[c]);
       rl_m3_mul(P, Ji, J);
       r2d(A, P, 9);
       check(&m, dmaxdiff(A, E, 9), A, E, 9, w, 3, cls_name[c]);
-      rl_so3_jl(J, w); rl_so3_jl_inv(Ji, w);
+      rl_so3_jl(J, w);
+      rl_so3_jl_inv(Ji, w);
       rl_m3_mul(P, J, Ji);
       r2d(A, P, 9);
       check(&m, dmaxdiff(A, E, 9), A, E, 9, w, 3, cls_name[c]);
@@ -678,7 +749,8 @@ Test(SUITE, jl_identities) {
       rl_v3_scale(mw, w, -1);
       rl_so3_jl(Jl, w);
       rl_so3_jr(Jrm, mw);
-      r2d(A, Jl, 9); r2d(B, Jrm, 9);
+      r2d(A, Jl, 9);
+      r2d(B, Jrm, 9);
       check(&m1, dmaxdiff(A, B, 9), A, B, 9, w, 3, cls_name[c]);
       rl_so3_jr(Jr, w);
       rl_so3_exp_mat(R, w);
@@ -687,10 +759,13 @@ Test(SUITE, jl_identities) {
       check(&m2, dmaxdiff(A, B, 9), A, B, 9, w, 3, cls_name[c]);
       rl_so3_jl_inv(Jl, w);
       rl_so3_jr_inv(Jrm, mw);
-      r2d(A, Jl, 9); r2d(B, Jrm, 9);
+      r2d(A, Jl, 9);
+      r2d(B, Jrm, 9);
       check(&m3, dmaxdiff(A, B, 9), A, B, 9, w, 3, cls_name[c]);
     }
-  meter_report(&m1); meter_report(&m2); meter_report(&m3);
+  meter_report(&m1);
+  meter_report(&m2);
+  meter_report(&m3);
   gsl_rng_free(r);
 }
 
@@ -706,11 +781,13 @@ Test(SUITE, boxplus_boxminus) {
       double A[4], E[4];
       draw_rotvec(r, c, w);
       draw_quat(r, GENERIC, q);
-      memcpy(in, w, sizeof w); memcpy(in + 3, q, sizeof q);
+      memcpy(in, w, sizeof w);
+      memcpy(in + 3, q, sizeof q);
       /* (w ⊞ q) ⊟ q = w  for ‖w‖ < π */
       rl_q_boxplus(p, w, q);
       rl_q_boxminus(v, p, q);
-      r2d(A, v, 3); r2d(E, w, 3);
+      r2d(A, v, 3);
+      r2d(E, w, 3);
       check(&m1, ddiff(A, E, 3), A, E, 3, in, 7, cls_name[c]);
       r2d(A, p, 4);
       double un = fabs(dnorm(A, 4) - 1);
@@ -738,7 +815,8 @@ Test(SUITE, boxplus_boxminus) {
       }
       rl_q_boxminus(v, a, b);
       rl_q_boxplus(p, v, b);
-      r2d(A, p, 4); r2d(E, a, 4);
+      r2d(A, p, 4);
+      r2d(E, a, 4);
       check(&m2, qdiff_pm(A, E), A, E, 4, a, 4, cls_name[c]);
       /* aliasing r = q is allowed */
       rl_q_copy(p, b);
@@ -746,7 +824,10 @@ Test(SUITE, boxplus_boxminus) {
       r2d(A, p, 4);
       check(&m2, qdiff_pm(A, E), A, E, 4, a, 4, cls_name[c]);
     }
-  meter_report(&m1); meter_report(&m2); meter_report(&m3); meter_report(&m4);
+  meter_report(&m1);
+  meter_report(&m2);
+  meter_report(&m3);
+  meter_report(&m4);
   gsl_rng_free(r);
 }
 
@@ -764,7 +845,9 @@ Test(SUITE, quat_integrate_local) {
       draw_quat(r, GENERIC, q);
       double sc = gsl_ran_flat(r, 0.5, 2); /* integrate must normalize its input */
       for (int i = 0; i < 4; i++) q[i] = (real)(sc * q[i]);
-      memcpy(in, q, sizeof q); memcpy(in + 4, w, sizeof w); in[7] = h;
+      memcpy(in, q, sizeof q);
+      memcpy(in + 4, w, sizeof w);
+      in[7] = h;
       rl_q_copy(p, q);
       rl_q_integrate_local(p, w, h);
       r2d(A, p, 4);
@@ -772,10 +855,16 @@ Test(SUITE, quat_integrate_local) {
       {
         ld ql[4], el[4], pl[4], n = 0, hwl[3];
         real hwr[3];
-        for (int i = 0; i < 4; i++) { ql[i] = q[i]; n += ql[i] * ql[i]; }
+        for (int i = 0; i < 4; i++) {
+          ql[i] = q[i];
+          n += ql[i] * ql[i];
+        }
         n = sqrtl(n);
         for (int i = 0; i < 4; i++) ql[i] /= n;
-        for (int i = 0; i < 3; i++) { hwl[i] = (ld)h * w[i]; hwr[i] = (real)hwl[i]; }
+        for (int i = 0; i < 3; i++) {
+          hwl[i] = (ld)h * w[i];
+          hwr[i] = (real)hwl[i];
+        }
         ref_exp_quat(el, hwr);
         ref_quat_mul(pl, ql, el);
         l2d(E, pl, 4);
@@ -792,7 +881,8 @@ Test(SUITE, quat_integrate_local) {
       r2d(E, y, 4);
       check(&m2, dmaxdiff(A, E, 4), A, E, 4, in, 8, cls_name[c]);
     }
-  meter_report(&m1); meter_report(&m2);
+  meter_report(&m1);
+  meter_report(&m2);
   gsl_rng_free(r);
 }
 
@@ -808,7 +898,10 @@ Test(SUITE, free_body_bias_force_cancels) {
     I[9] = (real)gsl_ran_flat(r, 0.1, 10);
     draw_vec(r, sj, 5);     /* ω */
     draw_vec(r, vb + 3, 3); /* v */
-    for (int k = 0; k < 3; k++) { cv[k] = sj[k]; cv[3 + k] = vb[3 + k]; }
+    for (int k = 0; k < 3; k++) {
+      cv[k] = sj[k];
+      cv[3 + k] = vb[3 + k];
+    }
     rl_sp_cross_motion(acc, vb, sj);
     rl_sp_inert_mul(fa, I, acc);
     rl_sp_inert_cross(fv, I, cv);

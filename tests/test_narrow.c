@@ -29,18 +29,18 @@
 #include "rl_math.h"
 
 #if defined(RL_REAL_F64)
-#define TOL_DIST 1e-10    /* relative to L */
-#define TOL_POS 1e-10     /* relative to L */
-#define TOL_FRAME 1e-10   /* absolute */
+#define TOL_DIST        1e-10 /* relative to L */
+#define TOL_POS         1e-10 /* relative to L */
+#define TOL_FRAME       1e-10 /* absolute */
 #define MAX_BRANCH_FRAC 0.0
 #else
 /* Float inputs, float pipeline (~50 operations) against MuJoCo's double pipeline on the same inputs:
    coordinates up to ~3 with L down to 0.1 amplify FLT_EPSILON (1.2e-7) by ~30 before the operation
    count; measured worst 8e-6 (general modes).  Normals of nearly coincident centers are divided by
    a short difference vector, measured worst 3.4e-5. */
-#define TOL_DIST 1e-4
-#define TOL_POS 1e-4
-#define TOL_FRAME 1e-3
+#define TOL_DIST        1e-4
+#define TOL_POS         1e-4
+#define TOL_FRAME       1e-3
 /* general modes: a flip needs |dist − margin| within float rounding, measured 0 of 225 per pair */
 #define MAX_BRANCH_FRAC 0.01
 #endif
@@ -73,13 +73,22 @@ static void rand_unit(double v[3]) {
 /* row-major rotation matrix of unit quaternion (w,x,y,z) */
 static void quat2mat(double R[9], const double q[4]) {
   double w = q[0], x = q[1], y = q[2], z = q[3];
-  R[0] = w * w + x * x - y * y - z * z; R[1] = 2 * (x * y - w * z); R[2] = 2 * (x * z + w * y);
-  R[3] = 2 * (x * y + w * z); R[4] = w * w - x * x + y * y - z * z; R[5] = 2 * (y * z - w * x);
-  R[6] = 2 * (x * z - w * y); R[7] = 2 * (y * z + w * x); R[8] = w * w - x * x - y * y + z * z;
+  R[0] = w * w + x * x - y * y - z * z;
+  R[1] = 2 * (x * y - w * z);
+  R[2] = 2 * (x * z + w * y);
+  R[3] = 2 * (x * y + w * z);
+  R[4] = w * w - x * x + y * y - z * z;
+  R[5] = 2 * (y * z - w * x);
+  R[6] = 2 * (x * z - w * y);
+  R[7] = 2 * (y * z + w * x);
+  R[8] = w * w - x * x - y * y + z * z;
 }
 static void rand_rot(double R[9]) {
   double q[4], n = 0;
-  for (int i = 0; i < 4; i++) { q[i] = uni(-1, 1); n += q[i] * q[i]; }
+  for (int i = 0; i < 4; i++) {
+    q[i] = uni(-1, 1);
+    n += q[i] * q[i];
+  }
   n = sqrt(n);
   for (int i = 0; i < 4; i++) q[i] /= n;
   quat2mat(R, q);
@@ -117,19 +126,19 @@ typedef struct pair_case {
 } pair_case;
 
 static const pair_case PAIRS[] = {
-  {"plane_sphere", mjGEOM_PLANE, mjGEOM_SPHERE, rl_collide_plane_sphere, 0, 0},
-  {"plane_capsule", mjGEOM_PLANE, mjGEOM_CAPSULE, rl_collide_plane_capsule, 0, 0},
-  {"plane_cylinder", mjGEOM_PLANE, mjGEOM_CYLINDER, rl_collide_plane_cylinder, 0, 0},
-  {"plane_box", mjGEOM_PLANE, mjGEOM_BOX, rl_collide_plane_box, 0, 0},
-  {"plane_ellipsoid", mjGEOM_PLANE, mjGEOM_ELLIPSOID, rl_collide_plane_convex, 0, 0},
-  {"plane_mesh", mjGEOM_PLANE, mjGEOM_MESH, rl_collide_plane_convex, 0, 0},
-  {"plane_mesh_nograph", mjGEOM_PLANE, mjGEOM_MESH, rl_collide_plane_convex, 1, 0},
-  {"sphere_sphere", mjGEOM_SPHERE, mjGEOM_SPHERE, rl_collide_sphere_sphere, 0, 0},
-  {"sphere_capsule", mjGEOM_SPHERE, mjGEOM_CAPSULE, rl_collide_sphere_capsule, 0, 0},
-  {"sphere_box", mjGEOM_SPHERE, mjGEOM_BOX, rl_collide_sphere_box, 0, 0},
-  {"capsule_capsule", mjGEOM_CAPSULE, mjGEOM_CAPSULE, rl_collide_capsule_capsule, 0, 0},
-  {"capsule_box", mjGEOM_CAPSULE, mjGEOM_BOX, rl_collide_capsule_box, 0, 0},
-  {"box_box", mjGEOM_BOX, mjGEOM_BOX, rl_collide_box_box, 0, 0},
+    {"plane_sphere", mjGEOM_PLANE, mjGEOM_SPHERE, rl_collide_plane_sphere, 0, 0},
+    {"plane_capsule", mjGEOM_PLANE, mjGEOM_CAPSULE, rl_collide_plane_capsule, 0, 0},
+    {"plane_cylinder", mjGEOM_PLANE, mjGEOM_CYLINDER, rl_collide_plane_cylinder, 0, 0},
+    {"plane_box", mjGEOM_PLANE, mjGEOM_BOX, rl_collide_plane_box, 0, 0},
+    {"plane_ellipsoid", mjGEOM_PLANE, mjGEOM_ELLIPSOID, rl_collide_plane_convex, 0, 0},
+    {"plane_mesh", mjGEOM_PLANE, mjGEOM_MESH, rl_collide_plane_convex, 0, 0},
+    {"plane_mesh_nograph", mjGEOM_PLANE, mjGEOM_MESH, rl_collide_plane_convex, 1, 0},
+    {"sphere_sphere", mjGEOM_SPHERE, mjGEOM_SPHERE, rl_collide_sphere_sphere, 0, 0},
+    {"sphere_capsule", mjGEOM_SPHERE, mjGEOM_CAPSULE, rl_collide_sphere_capsule, 0, 0},
+    {"sphere_box", mjGEOM_SPHERE, mjGEOM_BOX, rl_collide_sphere_box, 0, 0},
+    {"capsule_capsule", mjGEOM_CAPSULE, mjGEOM_CAPSULE, rl_collide_capsule_capsule, 0, 0},
+    {"capsule_box", mjGEOM_CAPSULE, mjGEOM_BOX, rl_collide_capsule_box, 0, 0},
+    {"box_box", mjGEOM_BOX, mjGEOM_BOX, rl_collide_box_box, 0, 0},
 };
 #define NPAIRS ((int)(sizeof PAIRS / sizeof PAIRS[0]))
 
@@ -169,8 +178,8 @@ static mj_scene scene_load(int t1, int t2) {
   snprintf(xml, sizeof xml,
            "<mujoco><size nconmax=\"200\" njmax=\"2000\"/>%s%s%s<worldbody>%s"
            "<body pos=\"2 0 0\"><freejoint/>%s</body></worldbody></mujoco>",
-           t2 == mjGEOM_MESH ? "<asset><mesh name=\"hull\" vertex=\"" : "",
-           t2 == mjGEOM_MESH ? MESH_VERTS : "", t2 == mjGEOM_MESH ? "\"/></asset>" : "", body_a, gb);
+           t2 == mjGEOM_MESH ? "<asset><mesh name=\"hull\" vertex=\"" : "", t2 == mjGEOM_MESH ? MESH_VERTS : "",
+           t2 == mjGEOM_MESH ? "\"/></asset>" : "", body_a, gb);
   int fd = mkstemp(path);
   cr_assert(fd >= 0);
   FILE *f = fdopen(fd, "w");
@@ -242,7 +251,10 @@ static void scene_set(mj_scene *s, const geom_in *a, const geom_in *b, double ma
 static void make_view(rl_geomview *v, const geom_in *g, real pos[3], real mat[9], const real *vert, int nvert,
                       const int *graph) {
   v->type = g->type;
-  for (int i = 0; i < 3; i++) { v->size[i] = (real)g->size[i]; pos[i] = (real)g->pos[i]; }
+  for (int i = 0; i < 3; i++) {
+    v->size[i] = (real)g->size[i];
+    pos[i] = (real)g->pos[i];
+  }
   for (int i = 0; i < 9; i++) mat[i] = (real)g->mat[i];
   v->pos = pos;
   v->mat = mat;
@@ -269,14 +281,17 @@ static int mj_raw(mj_scene *s, int t1, int t2, double margin, mjContact *con) {
 
 /* ---------------------------------------------------------------- statistics */
 typedef struct pair_stat {
-  double dist, pos, frame;   /* worst errors; frame: normal vs the raw normal and all 9 vs d->contact */
+  double dist, pos, frame; /* worst errors; frame: normal vs the raw normal and all 9 vs d->contact */
   int ncase, ncontact, nbranch, nframe_checked, maxcount;
 } pair_stat;
 
 /* modes whose geometry is well conditioned (general pose, random orientation, deep): in f32 the
    tolerance applies to these; the others (exact ties, near-parallel, touching at the margin) are
    reported but may flip a discrete choice under float rounding */
-static int well_conditioned(int icase) { int m = icase % 8; return m == 0 || m == 1 || m == 4; }
+static int well_conditioned(int icase) {
+  int m = icase % 8;
+  return m == 0 || m == 1 || m == 4;
+}
 
 static void vec_err(double *worst, const double *a, const real *b, int n, double scale) {
   for (int i = 0; i < n; i++) {
@@ -340,7 +355,11 @@ static void random_case(int icase, geom_in *a, geom_in *b, double *margin, mj_sc
     else f = uni(0, 1.1);
     rand_unit(u);
     if (mode == 2 || mode == 7) { /* offsets along exact axes sometimes */
-      if (urand() < 0.5) { int k = (int)(urand() * 3); u[0] = u[1] = u[2] = 0; u[k] = urand() < 0.5 ? -1 : 1; }
+      if (urand() < 0.5) {
+        int k = (int)(urand() * 3);
+        u[0] = u[1] = u[2] = 0;
+        u[k] = urand() < 0.5 ? -1 : 1;
+      }
     }
     double dd = f * (a->rbound + b->rbound);
     for (int i = 0; i < 3; i++) b->pos[i] = a->pos[i] + dd * u[i];
@@ -367,10 +386,12 @@ static void describe(const pair_case *pc, int icase, const geom_in *a, const geo
   fprintf(stderr, "  %s case %d (mode %d) margin %.17g\n", pc->name, icase, icase % 8, margin);
   const geom_in *g[2] = {a, b};
   for (int k = 0; k < 2; k++)
-    fprintf(stderr, "    g%d size %.17g %.17g %.17g pos %.17g %.17g %.17g mat %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n",
-            k + 1, g[k]->size[0], g[k]->size[1], g[k]->size[2], g[k]->pos[0], g[k]->pos[1], g[k]->pos[2],
-            g[k]->mat[0], g[k]->mat[1], g[k]->mat[2], g[k]->mat[3], g[k]->mat[4], g[k]->mat[5], g[k]->mat[6],
-            g[k]->mat[7], g[k]->mat[8]);
+    fprintf(stderr,
+            "    g%d size %.17g %.17g %.17g pos %.17g %.17g %.17g mat %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g "
+            "%.17g\n",
+            k + 1, g[k]->size[0], g[k]->size[1], g[k]->size[2], g[k]->pos[0], g[k]->pos[1], g[k]->pos[2], g[k]->mat[0],
+            g[k]->mat[1], g[k]->mat[2], g[k]->mat[3], g[k]->mat[4], g[k]->mat[5], g[k]->mat[6], g[k]->mat[7],
+            g[k]->mat[8]);
 }
 
 /* run NCASE cases of one pair; returns the statistics */
@@ -417,7 +438,10 @@ static pair_stat run_pair(const pair_case *pc, int *printed, pair_stat *gen) {
     st.ncase++;
     if (n > st.maxcount) st.maxcount = n;
     if (pc->first_only) {
-      if ((nraw > 0) != (n > 0)) { st.nbranch++; continue; }
+      if ((nraw > 0) != (n > 0)) {
+        st.nbranch++;
+        continue;
+      }
       if (nraw > 1) nraw = 1;
       if (n > 1) n = 1;
       nfin = -1;
@@ -427,8 +451,12 @@ static pair_stat run_pair(const pair_case *pc, int *printed, pair_stat *gen) {
       if (*printed < 6 && (RL_EPS < 1e-10 || well_conditioned(icase))) {
         fprintf(stderr, "count mismatch: ours %d, MuJoCo %d\n", n, nraw);
         describe(pc, icase, &a, &b, margin);
-        for (int i = 0; i < nraw; i++) fprintf(stderr, "    mj dist %.17g pos %.17g %.17g %.17g\n", raw[i].dist, raw[i].pos[0], raw[i].pos[1], raw[i].pos[2]);
-        for (int i = 0; i < n; i++) fprintf(stderr, "    rl dist %.17g pos %.17g %.17g %.17g\n", (double)con[i].dist, (double)con[i].pos[0], (double)con[i].pos[1], (double)con[i].pos[2]);
+        for (int i = 0; i < nraw; i++)
+          fprintf(stderr, "    mj dist %.17g pos %.17g %.17g %.17g\n", raw[i].dist, raw[i].pos[0], raw[i].pos[1],
+                  raw[i].pos[2]);
+        for (int i = 0; i < n; i++)
+          fprintf(stderr, "    rl dist %.17g pos %.17g %.17g %.17g\n", (double)con[i].dist, (double)con[i].pos[0],
+                  (double)con[i].pos[1], (double)con[i].pos[2]);
         (*printed)++;
       }
       continue;
@@ -443,7 +471,10 @@ static pair_stat run_pair(const pair_case *pc, int *printed, pair_stat *gen) {
         if (used[j]) continue;
         double e = 0;
         for (int k = 0; k < 3; k++) e += (raw[i].pos[k] - con[j].pos[k]) * (raw[i].pos[k] - con[j].pos[k]);
-        if (e < bd || best < 0) { bd = e; best = j; }
+        if (e < bd || best < 0) {
+          bd = e;
+          best = j;
+        }
       }
       used[best] = 1;
       const rl_contact *c = &con[best];
@@ -459,12 +490,16 @@ static pair_stat run_pair(const pair_case *pc, int *printed, pair_stat *gen) {
         st.nframe_checked++;
       }
       st.ncontact++;
-      if (*printed < 6 && (RL_EPS < 1e-10 || well_conditioned(icase)) && (st.dist > TOL_DIST || st.pos > TOL_POS || st.frame > TOL_FRAME) &&
+      if (*printed < 6 && (RL_EPS < 1e-10 || well_conditioned(icase)) &&
+          (st.dist > TOL_DIST || st.pos > TOL_POS || st.frame > TOL_FRAME) &&
           (before[0] <= TOL_DIST && before[1] <= TOL_POS && before[2] <= TOL_FRAME)) {
         fprintf(stderr, "error above tolerance: dist %.3g pos %.3g frame %.3g\n", st.dist, st.pos, st.frame);
         describe(pc, icase, &a, &b, margin);
-        fprintf(stderr, "    mj dist %.17g pos %.17g %.17g %.17g n %.17g %.17g %.17g\n", raw[i].dist, raw[i].pos[0], raw[i].pos[1], raw[i].pos[2], nr[0], nr[1], nr[2]);
-        fprintf(stderr, "    rl dist %.17g pos %.17g %.17g %.17g n %.17g %.17g %.17g\n", (double)c->dist, (double)c->pos[0], (double)c->pos[1], (double)c->pos[2], (double)c->frame[0], (double)c->frame[1], (double)c->frame[2]);
+        fprintf(stderr, "    mj dist %.17g pos %.17g %.17g %.17g n %.17g %.17g %.17g\n", raw[i].dist, raw[i].pos[0],
+                raw[i].pos[1], raw[i].pos[2], nr[0], nr[1], nr[2]);
+        fprintf(stderr, "    rl dist %.17g pos %.17g %.17g %.17g n %.17g %.17g %.17g\n", (double)c->dist,
+                (double)c->pos[0], (double)c->pos[1], (double)c->pos[2], (double)c->frame[0], (double)c->frame[1],
+                (double)c->frame[2]);
         (*printed)++;
       }
     }
@@ -473,16 +508,21 @@ static pair_stat run_pair(const pair_case *pc, int *printed, pair_stat *gen) {
   if (rm) rl_model_free(rm);
   scene_free(&s);
   /* all = every mode: merge the well-conditioned ones in */
-  all.dist = fmax(all.dist, gen->dist); all.pos = fmax(all.pos, gen->pos); all.frame = fmax(all.frame, gen->frame);
-  all.ncase += gen->ncase; all.ncontact += gen->ncontact; all.nbranch += gen->nbranch;
-  all.nframe_checked += gen->nframe_checked; all.maxcount = all.maxcount > gen->maxcount ? all.maxcount : gen->maxcount;
+  all.dist = fmax(all.dist, gen->dist);
+  all.pos = fmax(all.pos, gen->pos);
+  all.frame = fmax(all.frame, gen->frame);
+  all.ncase += gen->ncase;
+  all.ncontact += gen->ncontact;
+  all.nbranch += gen->nbranch;
+  all.nframe_checked += gen->nframe_checked;
+  all.maxcount = all.maxcount > gen->maxcount ? all.maxcount : gen->maxcount;
   return all;
 }
 
 Test(narrow, analytic_pairs_match_mujoco, .timeout = 300) {
   int printed = 0, bad = 0;
-  printf("narrow phase vs MuJoCo %s, precision %s, %d cases per pair (general = modes 0,1,4)\n",
-         mj_versionString(), RL_PREC_NAME, NCASE);
+  printf("narrow phase vs MuJoCo %s, precision %s, %d cases per pair (general = modes 0,1,4)\n", mj_versionString(),
+         RL_PREC_NAME, NCASE);
   printf("%-24s %6s %6s %6s %6s %4s | %9s %9s %9s | %6s %9s %9s %9s\n", "pair", "cases", "cons", "frames", "branch",
          "max", "dist/L", "pos/L", "frame", "g.brch", "g.dist/L", "g.pos/L", "g.frame");
   for (int p = 0; p < NPAIRS; p++) {
@@ -563,30 +603,34 @@ typedef struct stacked_pose {
 } stacked_pose;
 
 static const stacked_pose STACKED[] = {
-  {"avbd f32 box_pyramid step 3, geoms 8/12 (tilt 4e-7 rad)",
-   {-0.101000503, 2.74932262e-07, 0.149885863},
-   {1, -1.21694983e-08, -2.15922296e-06, 1.21732979e-08, 1, 1.75980426e-06, 2.15922296e-06, -1.75980426e-06, 1},
-   {-0.151500821, 4.6907374e-07, 0.249885753},
-   {1, -1.12314694e-07, -2.55311284e-06, 1.12319611e-07, 1, 1.92453126e-06, 2.55311284e-06, -1.92453172e-06, 1}, 0},
-  {"avbd f32 box_pyramid, geoms 16/19 (tilt 1.2e-4 rad)",
-   {-0.100951366, 2.69608354e-05, 0.349982679},
-   {0.99999994, 0.0004968305, -0.000126004656, -0.000496813387, 0.99999994, 0.000136066126, 0.000126072235,
-    -0.000136003495, 1.00000012},
-   {-0.0504869148, -9.67866072e-06, 0.449990422},
-   {1, 6.75345509e-05, -1.00755979e-05, -6.75335032e-05, 1, 0.000103729872, 1.00826028e-05, -0.000103729188, 1}, 0},
-  {"avbd f32 box_pyramid, geoms 8/13 (tilt 3.9e-4 rad)",
-   {-0.100899771, -2.77683357e-05, 0.149966478},
-   {0.999999881, 0.000503298943, -0.000345515844, -0.000503289164, 0.99999994, 2.83992867e-05, 0.000345530105,
-    -2.82253877e-05, 1},
-   {-0.0504006781, -3.34079559e-05, 0.249987617},
-   {1, 0.000159676289, 4.60806514e-05, -0.00015968176, 1, 0.000118477124, -4.60617339e-05, -0.000118484488, 1}, 0},
-  {"verify f32 box_pyramid seed 1, geoms 2/7",
-   {-0.150533512, -1.42069257e-06, 0.0507571436},
-   {0.999991894, -0.00385352247, -0.0011526437, 0.00385213387, 0.999991894, -0.00120450568, 0.00115727587,
-    0.00120005582, 0.999998569},
-   {-0.202578574, -8.45944451e-05, 0.149257854},
-   {0.999994874, 0.00108565635, 0.00301461807, -0.00108130451, 0.999998331, -0.00144485, -0.00301618176,
-    0.00144158292, 0.999994397}, 1},
+    {"avbd f32 box_pyramid step 3, geoms 8/12 (tilt 4e-7 rad)",
+     {-0.101000503, 2.74932262e-07, 0.149885863},
+     {1, -1.21694983e-08, -2.15922296e-06, 1.21732979e-08, 1, 1.75980426e-06, 2.15922296e-06, -1.75980426e-06, 1},
+     {-0.151500821, 4.6907374e-07, 0.249885753},
+     {1, -1.12314694e-07, -2.55311284e-06, 1.12319611e-07, 1, 1.92453126e-06, 2.55311284e-06, -1.92453172e-06, 1},
+     0},
+    {"avbd f32 box_pyramid, geoms 16/19 (tilt 1.2e-4 rad)",
+     {-0.100951366, 2.69608354e-05, 0.349982679},
+     {0.99999994, 0.0004968305, -0.000126004656, -0.000496813387, 0.99999994, 0.000136066126, 0.000126072235,
+      -0.000136003495, 1.00000012},
+     {-0.0504869148, -9.67866072e-06, 0.449990422},
+     {1, 6.75345509e-05, -1.00755979e-05, -6.75335032e-05, 1, 0.000103729872, 1.00826028e-05, -0.000103729188, 1},
+     0},
+    {"avbd f32 box_pyramid, geoms 8/13 (tilt 3.9e-4 rad)",
+     {-0.100899771, -2.77683357e-05, 0.149966478},
+     {0.999999881, 0.000503298943, -0.000345515844, -0.000503289164, 0.99999994, 2.83992867e-05, 0.000345530105,
+      -2.82253877e-05, 1},
+     {-0.0504006781, -3.34079559e-05, 0.249987617},
+     {1, 0.000159676289, 4.60806514e-05, -0.00015968176, 1, 0.000118477124, -4.60617339e-05, -0.000118484488, 1},
+     0},
+    {"verify f32 box_pyramid seed 1, geoms 2/7",
+     {-0.150533512, -1.42069257e-06, 0.0507571436},
+     {0.999991894, -0.00385352247, -0.0011526437, 0.00385213387, 0.999991894, -0.00120450568, 0.00115727587,
+      0.00120005582, 0.999998569},
+     {-0.202578574, -8.45944451e-05, 0.149257854},
+     {0.999994874, 0.00108565635, 0.00301461807, -0.00108130451, 0.999998331, -0.00144485, -0.00301618176,
+      0.00144158292, 0.999994397},
+     1},
 };
 
 /* Upper bound of the true overlap depth: the least face-axis penetration,
@@ -598,7 +642,8 @@ static double face_axis_depth_bound(const geom_in *a, const geom_in *b) {
   for (int k = 0; k < 3; k++) d[k] = b->pos[k] - a->pos[k];
   for (int w = 0; w < 2; w++)
     for (int k = 0; k < 3; k++) {
-      double u[3] = {g[w]->mat[k], g[w]->mat[3 + k], g[w]->mat[6 + k]}, pen = -fabs(u[0] * d[0] + u[1] * d[1] + u[2] * d[2]);
+      double u[3] = {g[w]->mat[k], g[w]->mat[3 + k], g[w]->mat[6 + k]},
+             pen = -fabs(u[0] * d[0] + u[1] * d[1] + u[2] * d[2]);
       for (int v = 0; v < 2; v++)
         for (int e = 0; e < 3; e++)
           pen += g[v]->size[e] * fabs(u[0] * g[v]->mat[e] + u[1] * g[v]->mat[3 + e] + u[2] * g[v]->mat[6 + e]);
@@ -620,8 +665,10 @@ Test(narrow, box_box_stacked_float_poses) {
   for (size_t p = 0; p < sizeof STACKED / sizeof STACKED[0]; p++) {
     const stacked_pose *sp = &STACKED[p];
     geom_in a = {mjGEOM_BOX, {0.05, 0.05, 0.05}, {0}, {0}, 0}, b = a;
-    memcpy(a.pos, sp->p1, sizeof a.pos); memcpy(a.mat, sp->m1, sizeof a.mat);
-    memcpy(b.pos, sp->p2, sizeof b.pos); memcpy(b.mat, sp->m2, sizeof b.mat);
+    memcpy(a.pos, sp->p1, sizeof a.pos);
+    memcpy(a.mat, sp->m1, sizeof a.mat);
+    memcpy(b.pos, sp->p2, sizeof b.pos);
+    memcpy(b.mat, sp->m2, sizeof b.mat);
     a.rbound = b.rbound = rbound_of(mjGEOM_BOX, a.size);
     round_geom(&a);
     round_geom(&b);
@@ -648,14 +695,18 @@ Test(narrow, box_box_stacked_float_poses) {
         for (int j = 0; j < n; j++) {
           double e = 0;
           for (int k = 0; k < 3; k++) e += (raw[i].pos[k] - con[j].pos[k]) * (raw[i].pos[k] - con[j].pos[k]);
-          if (e < bd) { bd = e; best = j; }
+          if (e < bd) {
+            bd = e;
+            best = j;
+          }
         }
         err = fmax(err, fabs(raw[i].dist - (double)con[best].dist));
       }
       char cmp[64] = "counts differ";
       if (n == nraw) snprintf(cmp, sizeof cmp, "|dist - MuJoCo| %.3g m", err);
       printf("box-box %s, %s mode, %s: %d contacts (MuJoCo %d), dist in [%.3g, %.3g] m, depth bound %.3g m, %s "
-             "(tol %.2g)\n", sp->what, mode ? "mujoco" : "manifold", RL_PREC_NAME, n, nraw, lo, hi, bound, cmp, tol);
+             "(tol %.2g)\n",
+             sp->what, mode ? "mujoco" : "manifold", RL_PREC_NAME, n, nraw, lo, hi, bound, cmp, tol);
       if (cmode == RL_COLL_MANIFOLD) {
         cr_expect(n > 0, "%s: touching boxes, no contact", sp->what);
         cr_expect(lo >= -bound - tol && hi <= tol, "%s: dist in [%.3g, %.3g], allowed [%.3g, %.3g]", sp->what, lo, hi,
@@ -666,7 +717,8 @@ Test(narrow, box_box_stacked_float_poses) {
       if (cmode == RL_COLL_MUJOCO || (nraw && raw[0].dist >= -bound - tol)) {
         cr_expect_eq(n, nraw, "%s: count", sp->what);
         for (int i = 0; i < n && i < nraw; i++)
-          cr_expect(con[i].dist == raw[i].dist, "%s: contact %d dist %.17g, MuJoCo %.17g", sp->what, i, con[i].dist, raw[i].dist);
+          cr_expect(con[i].dist == raw[i].dist, "%s: contact %d dist %.17g, MuJoCo %.17g", sp->what, i, con[i].dist,
+                    raw[i].dist);
       }
 #else
       if (cmode == RL_COLL_MUJOCO && sp->match_mujoco) {

@@ -61,7 +61,8 @@ Test(physics, incline_convex_reproduces_mujoco_per_cone) {
     double ours, mj;
     incline_accel(opts, &ours, &mj);
     double dev = (ours - g_analytic_incline) / g_analytic_incline;
-    printf("incline convex %-15s a = %.6f (MuJoCo %.6f, analytic %.6f): deviation from analytic %+.2f %%, from MuJoCo %.2e\n",
+    printf("incline convex %-15s a = %.6f (MuJoCo %.6f, analytic %.6f): deviation from analytic %+.2f %%, from MuJoCo "
+           "%.2e\n",
            cones[c], ours, mj, g_analytic_incline, 100 * dev, fabs(ours - mj) / fabs(mj));
     cr_expect(fabs(ours - mj) <= 1e-6 * fabs(mj), "%s: a = %.9f, MuJoCo %.9f", cones[c], ours, mj);
   }
@@ -191,8 +192,9 @@ Test(physics, suction_weld_switched_at_run_time) {
   double h = p.m->opt.timestep, t = 150 * h, drop = z0 - d->qpos[2], expect = -v0 * t + 9.81 * h * h * 150 * 151 / 2;
   d->eq_active[0] = 1; /* grip again */
   for (int i = 0; i < 1000; i++) rl_step(p.m, d);
-  printf("suction: held at z %.5f (1 m), fell %.5f m in %.1f s (discrete free fall %.5f), re-gripped at z %.5f v %.2e\n", z_held,
-         drop, t, expect, d->qpos[2], d->qvel[2]);
+  printf(
+      "suction: held at z %.5f (1 m), fell %.5f m in %.1f s (discrete free fall %.5f), re-gripped at z %.5f v %.2e\n",
+      z_held, drop, t, expect, d->qpos[2], d->qvel[2]);
   cr_expect(fabs(z_held - 1) < 2e-3, "weld did not hold: z %.5f", z_held);
   cr_expect(fabs(drop - expect) < 1e-9, "release is not free fall: %.9f vs %.9f", drop, expect);
   cr_expect(fabs(d->qpos[2] - 1) < 2e-3 && fabs(d->qvel[2]) < 1e-2, "re-grip did not hold: z %.5f v %.3g", d->qpos[2],

@@ -77,7 +77,9 @@ static int outputs_left(char *names, size_t len) {
   names[0] = 0;
   while ((e = readdir(d))) {
     size_t k = strlen(e->d_name);
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, "studies") || (k > 4 && !strcmp(e->d_name + k - 4, ".csv"))) continue;
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, "studies") ||
+        (k > 4 && !strcmp(e->d_name + k - 4, ".csv")))
+      continue;
     n++;
     strncat(names, e->d_name, len - strlen(names) - 2);
     strncat(names, " ", len - strlen(names) - 1);
@@ -93,9 +95,18 @@ Test(report, writes_summary_tables_and_plots) {
   int lines;
   int st = report(msg, sizeof msg, &lines);
   cr_assert_eq(st, 0, "exit %d: %s", st, msg);
-  const char *files[] = {"summary.md", "tables.tex", "plots/verify.gp", "plots/verify.svg", "plots/verify.png",
-                         "plots/contact_box_stack.gp", "plots/contact_box_stack.svg", "plots/contact_box_stack.png",
-                         "plots/bench_ratio.svg", "plots/bench_ratio.png", "plots/chains.svg", "plots/chains.png"};
+  const char *files[] = {"summary.md",
+                         "tables.tex",
+                         "plots/verify.gp",
+                         "plots/verify.svg",
+                         "plots/verify.png",
+                         "plots/contact_box_stack.gp",
+                         "plots/contact_box_stack.svg",
+                         "plots/contact_box_stack.png",
+                         "plots/bench_ratio.svg",
+                         "plots/bench_ratio.png",
+                         "plots/chains.svg",
+                         "plots/chains.png"};
   for (size_t i = 0; i < sizeof files / sizeof *files; i++)
     cr_expect_gt(file_size(files[i]), 0, "%s not written", files[i]);
   const char *png = slurp("plots/verify.png");
@@ -113,9 +124,11 @@ Test(report, writes_summary_tables_and_plots) {
   cr_assert(head && other && other > head, "summary.md has no headline followed by other figures");
   cr_expect_null(memmem(head, (size_t)(other - head), "iter_newton", 11), "a count in the error headline");
   cr_expect_null(memmem(head, (size_t)(other - head), "left_out", 8), "a fraction in the error headline");
-  cr_expect_not_null(strstr(sum, "| solve | 3.000e-10 | box_stack.xml@elliptic | efc_force |"), "per-stage table: solve's error row missing");
+  cr_expect_not_null(strstr(sum, "| solve | 3.000e-10 | box_stack.xml@elliptic | efc_force |"),
+                     "per-stage table: solve's error row missing");
   cr_expect_not_null(strstr(sum, "| iter_newton (solve) | count | 1 |"), "the count row's own table is missing");
-  cr_expect_not_null(strstr(sum, "| left_out (step) | fraction | 5.000e-02 |"), "the fraction row's own table is missing");
+  cr_expect_not_null(strstr(sum, "| left_out (step) | fraction | 5.000e-02 |"),
+                     "the fraction row's own table is missing");
   cr_expect_not_null(strstr(sum, "plots/verify.svg"), "summary does not link the plots");
   /* chain fixture: ours ∝ n, MuJoCo ∝ n² */
   cr_expect_not_null(strstr(sum, "rigidlab **1.00**, MuJoCo **2.00**"), "chain exponents missing");
@@ -126,21 +139,26 @@ Test(report, writes_summary_tables_and_plots) {
   /* the studies: one plot per study after its kind, a section each, a booktabs table each */
   cr_expect_gt(file_size("plots/study_refine.svg"), 0, "refinement study plot not written");
   cr_expect_gt(file_size("plots/study_conv.png"), 0, "convergence study plot not written");
-  cr_expect_not_null(strstr(slurp("plots/study_refine.gp"), "fit slope 1.000"), "the fixture's exact order 1 is not the fitted slope");
+  cr_expect_not_null(strstr(slurp("plots/study_refine.gp"), "fit slope 1.000"),
+                     "the fixture's exact order 1 is not the fitted slope");
   /* the verify plot: relative errors on a log axis of their own; the count goes to the counts panel */
   const char *vgp = slurp("plots/verify.gp");
   const char *cnt = strstr(vgp, "$cnt64 << EOD\n"), *rel = strstr(vgp, "$rel64 << EOD\n");
   cr_assert(cnt && rel, "verify.gp lacks the relative-error or the count datablock");
-  cr_expect(!strncmp(cnt + strlen("$cnt64 << EOD\n"), "0.8 1 ", 6), "iter_newton is not the counts panel's first bar:\n%.200s", cnt);
+  cr_expect(!strncmp(cnt + strlen("$cnt64 << EOD\n"), "0.8 1 ", 6),
+            "iter_newton is not the counts panel's first bar:\n%.200s", cnt);
   cr_expect_null(strstr(vgp, "1e+00"), "a count on the relative-error axis");
   /* one colour per engine in every plot: newton is the same blue in the contact and refinement plots */
-  cr_expect_not_null(strstr(slurp("plots/contact_box_stack.gp"), "lc rgb \"#1f77b4\" title \"newton\""), "contact plot: newton's colour");
-  cr_expect_not_null(strstr(slurp("plots/study_refine.gp"), "lc rgb \"#1f77b4\" title \"newton f64 err_seg, fit slope 1.000\""),
-                     "refinement plot: newton's colour or the short key");
+  cr_expect_not_null(strstr(slurp("plots/contact_box_stack.gp"), "lc rgb \"#1f77b4\" title \"newton\""),
+                     "contact plot: newton's colour");
+  cr_expect_not_null(
+      strstr(slurp("plots/study_refine.gp"), "lc rgb \"#1f77b4\" title \"newton f64 err_seg, fit slope 1.000\""),
+      "refinement plot: newton's colour or the short key");
   cr_expect_not_null(strstr(slurp("tables.tex"), "tab:study-refine"), "no LaTeX table for the refinement study");
   sum = slurp("summary.md"); /* slurp's buffer is shared */
   cr_expect_not_null(strstr(sum, "### refine (kind refinement)"), "no section for the refinement study");
-  cr_expect_not_null(strstr(sum, "| box_stack.cg.f64 | 1.000e-09 |"), "the convergence study's final_gap row is missing");
+  cr_expect_not_null(strstr(sum, "| box_stack.cg.f64 | 1.000e-09 |"),
+                     "the convergence study's final_gap row is missing");
   /* a second run replaces the outputs and leaves no temporaries */
   st = report(msg, sizeof msg, &lines);
   cr_assert_eq(st, 0, "second run: exit %d: %s", st, msg);
@@ -196,10 +214,11 @@ Test(report, not_a_directory) {
    registry in engine/rl_data.h */
 Test(report, field_reference_matches_the_registry) {
   char cmd[1024];
-  snprintf(cmd, sizeof cmd, "%s fields --markdown > %s/fields.md && cmp -s %s/fields.md %s/docs/fields.md", RIGIDLAB, tmpdir, tmpdir,
-           SRCDIR);
+  snprintf(cmd, sizeof cmd, "%s fields --markdown > %s/fields.md && cmp -s %s/fields.md %s/docs/fields.md", RIGIDLAB,
+           tmpdir, tmpdir, SRCDIR);
   int st = system(cmd);
-  cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-            "docs/fields.md differs from `rigidlab fields --markdown` (regenerate it: rigidlab fields --markdown > docs/fields.md)");
-  cr_expect_not_null(strstr(slurp("fields.md"), "| `qpos` | real | nq | m or rad |"), "qpos's entry missing from the field reference");
+  cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "docs/fields.md differs from `rigidlab fields --markdown` "
+                                                   "(regenerate it: rigidlab fields --markdown > docs/fields.md)");
+  cr_expect_not_null(strstr(slurp("fields.md"), "| `qpos` | real | nq | m or rad |"),
+                     "qpos's entry missing from the field reference");
 }

@@ -14,7 +14,7 @@
 #include "states.h"
 
 #define SCENE(name) SRCDIR "/experiments/scenes/" name
-#define HUMANOID "/usr/share/mujoco/model/humanoid/humanoid.xml"
+#define HUMANOID    "/usr/share/mujoco/model/humanoid/humanoid.xml"
 #define HUMANOID100 "/usr/share/mujoco/model/humanoid100/humanoid100.xml"
 
 #if defined(RL_REAL_F32)
@@ -23,12 +23,10 @@
 #define TOL(f64, f32) (f64)
 #endif
 
-
 /* the fixture with this suite's seed (rl_test_pair.h; a load error fails the test) */
 static void fixture_open(fixture *f, const char *model, const char *const *opts, int nopts, int nstates) {
   fixture_open_seeded(f, model, opts, nopts, nstates, 11);
 }
-
 
 /* state s → MuJoCo's problem in f->d; 0 if it has rows */
 static int fixture_state(fixture *f, int s) {
@@ -68,7 +66,8 @@ static void check_model(const char *model, const char *cone, int solver, int nst
     rl_ref_problem ref;
     cr_assert_eq(rl_ref_problem_make(&ref, f.p.m, f.d), 0);
     double cstar;
-    cr_expect_eq(rl_ref_optimum(&ref, astar, &cstar, NULL), 0, "%s state %d: LAPACK reference did not settle", model, s);
+    cr_expect_eq(rl_ref_optimum(&ref, astar, &cstar, NULL), 0, "%s state %d: LAPACK reference did not settle", model,
+                 s);
     rl_ref_newton_check chk = {.p = &ref};
     rl_solver_observer obs = rl_ref_observer(&chk);
     memset(f.d->qacc, 0, sizeof(real) * (size_t)f.p.m->nv);
@@ -77,8 +76,8 @@ static void check_model(const char *model, const char *cone, int solver, int nst
     double e = rel_err(f.d->qacc, astar, f.p.m->nv);
     /* CG's line search works on cost differences, which resolve a only to ~√eps·cond: 1e-6 (f64) */
     double tol = solver == RL_SOLVER_CG ? TOL(1e-6, 1e-2) : TOL(1e-9, 1e-4);
-    cr_expect(e <= tol, "%s %s solver %d state %d: qacc vs LAPACK optimum rel %.3g", model,
-              cone ? cone : "", solver, s, e);
+    cr_expect(e <= tol, "%s %s solver %d state %d: qacc vs LAPACK optimum rel %.3g", model, cone ? cone : "", solver, s,
+              e);
     double gap = rl_ref_gap(&ref, f.d->qacc, cstar);
     /* f32: CG's cost-based line search stops at relative cost resolution ~1e-5 (measured 3.2e-6) */
     double gtol = solver == RL_SOLVER_CG ? TOL(1e-12, 1e-4) : TOL(1e-12, 1e-6);
@@ -184,7 +183,8 @@ Test(solver, warm_start_from_optimum) {
     int cold = f.d->solver_iter;
     rl_constraint_solve(&mm, f.d); /* qacc now holds the solution */
     /* f32 cannot meet tolerance 1e-8 by the gradient test: it stops on a zero improvement, one step later */
-    cr_expect_leq(f.d->solver_iter, cold > TOL(1, 2) ? TOL(1, 2) : cold, "state %d: warm %d iterations, cold %d", s, f.d->solver_iter, cold);
+    cr_expect_leq(f.d->solver_iter, cold > TOL(1, 2) ? TOL(1, 2) : cold, "state %d: warm %d iterations, cold %d", s,
+                  f.d->solver_iter, cold);
     mm.opt.disableflags |= RL_DSBL_WARMSTART;
     rl_constraint_solve(&mm, f.d);
     cr_expect_eq(f.d->solver_iter, cold, "state %d: warm start disabled must equal the cold start", s);
@@ -369,10 +369,13 @@ static int write_tmp_model(char path[64], const char *xml) {
 
 /* an n-link hinge chain with limits ±0.3 rad (the bench's chain) */
 static void chain_xml(char *buf, size_t len, int n) {
-  size_t k = (size_t)snprintf(buf, len, "<mujoco><option solver=\"Newton\"/><default><joint type=\"hinge\" axis=\"0 1 0\" "
-                                        "limited=\"true\" range=\"-0.3 0.3\" damping=\"0.01\"/><geom type=\"capsule\" size=\"0.01\" "
-                                        "fromto=\"0 0 0 0.1 0 0\" mass=\"0.1\" contype=\"0\" conaffinity=\"0\"/></default><worldbody>");
-  for (int i = 0; i < n; i++) k += (size_t)snprintf(buf + k, len - k, "<body pos=\"%s 0 0\"><joint/><geom/>", i ? "0.1" : "0");
+  size_t k =
+      (size_t)snprintf(buf, len,
+                       "<mujoco><option solver=\"Newton\"/><default><joint type=\"hinge\" axis=\"0 1 0\" "
+                       "limited=\"true\" range=\"-0.3 0.3\" damping=\"0.01\"/><geom type=\"capsule\" size=\"0.01\" "
+                       "fromto=\"0 0 0 0.1 0 0\" mass=\"0.1\" contype=\"0\" conaffinity=\"0\"/></default><worldbody>");
+  for (int i = 0; i < n; i++)
+    k += (size_t)snprintf(buf + k, len - k, "<body pos=\"%s 0 0\"><joint/><geom/>", i ? "0.1" : "0");
   for (int i = 0; i < n; i++) k += (size_t)snprintf(buf + k, len - k, "</body>");
   snprintf(buf + k, len - k, "</worldbody></mujoco>");
 }
@@ -381,12 +384,16 @@ static void chain_xml(char *buf, size_t len, int n) {
 static const char FRICTION_TREE[] =
     "<mujoco><default><geom contype=\"0\" conaffinity=\"0\"/></default><worldbody>"
     "<body><joint type=\"slide\" axis=\"1 0 0\" frictionloss=\"0.5\"/><geom type=\"sphere\" size=\"0.1\" mass=\"1\"/>"
-    " <body pos=\"0 0 -0.3\"><joint type=\"hinge\" axis=\"0 1 0\" frictionloss=\"0.2\" limited=\"true\" range=\"-0.5 0.5\"/>"
+    " <body pos=\"0 0 -0.3\"><joint type=\"hinge\" axis=\"0 1 0\" frictionloss=\"0.2\" limited=\"true\" range=\"-0.5 "
+    "0.5\"/>"
     "  <geom type=\"capsule\" fromto=\"0 0 0 0 0 -0.3\" size=\"0.03\"/>"
-    "  <body pos=\"0 0 -0.3\"><joint type=\"hinge\" axis=\"1 0 0\" frictionloss=\"0.1\"/><joint type=\"hinge\" axis=\"0 1 1\" "
+    "  <body pos=\"0 0 -0.3\"><joint type=\"hinge\" axis=\"1 0 0\" frictionloss=\"0.1\"/><joint type=\"hinge\" "
+    "axis=\"0 1 1\" "
     "frictionloss=\"0.05\"/><geom type=\"box\" size=\"0.05 0.1 0.02\" pos=\"0.02 0 -0.05\"/></body></body>"
-    " <body pos=\"0.2 0 0.3\"><joint type=\"ball\" frictionloss=\"0.3\"/><geom type=\"capsule\" fromto=\"0 0 0 0.2 0.1 0.1\" size=\"0.02\"/>"
-    "  <body pos=\"0.2 0.1 0.1\"><joint type=\"hinge\" axis=\"0 0 1\"/><geom type=\"sphere\" size=\"0.04\"/></body></body>"
+    " <body pos=\"0.2 0 0.3\"><joint type=\"ball\" frictionloss=\"0.3\"/><geom type=\"capsule\" fromto=\"0 0 0 0.2 0.1 "
+    "0.1\" size=\"0.02\"/>"
+    "  <body pos=\"0.2 0.1 0.1\"><joint type=\"hinge\" axis=\"0 0 1\"/><geom type=\"sphere\" "
+    "size=\"0.04\"/></body></body>"
     "</body></worldbody></mujoco>";
 
 /* x ← A⁻¹x for a dense SPD A (n×n, double, overwritten by its Cholesky factor) */
@@ -569,7 +576,8 @@ Test(solver, aba_equals_dense_chain) {
   cr_expect(dq <= TOL(1e-9, 5e-2) * mg, "chain40: ABA vs skyline optimum rel %.3g", dq / mg);
   cr_log_info("aba chain40: Newton optimum ABA vs skyline rel %.3g, %d iterations", dq / mg, it);
   /* f32: the stopping test can flip by one iteration on rounding */
-  cr_expect(abs(f.d->solver_iter - it) <= TOL(0, 1), "chain40: %d iterations with ABA, %d with skyline", f.d->solver_iter, it);
+  cr_expect(abs(f.d->solver_iter - it) <= TOL(0, 1), "chain40: %d iterations with ABA, %d with skyline",
+            f.d->solver_iter, it);
   free(q0);
   fixture_close(&f);
 }
@@ -621,8 +629,8 @@ Test(solver, aba_equals_dense_microduck_contacts, .timeout = 120) {
       cr_expect(n >= 3, "microduck: %d states checked (ABA refused: -1)", n);
       cr_expect(e <= TOL(1e-12, 1e-3), "microduck pyramidal: ABA vs dense rel %.3g", e);
       cr_expect(bw <= TOL(1e-15, 1e-6), "microduck pyramidal: ABA backward error %.3g", bw);
-      cr_log_info("aba microduck pyramidal: %d states, %d quadratic rows, forward rel %.3g, backward %.3g", n, nrows,
-                  e, bw);
+      cr_log_info("aba microduck pyramidal: %d states, %d quadratic rows, forward rel %.3g, backward %.3g", n, nrows, e,
+                  bw);
     }
     rl_model mm = *m;
     mm.opt.newton_factor = RL_FACTOR_ABA;
@@ -640,8 +648,8 @@ Test(solver, aba_equals_dense_microduck_contacts, .timeout = 120) {
     }
     cr_expect(ncontact >= 3, "microduck: only %d states with contacts", ncontact);
     cr_expect(o.n >= 3 && o.emax <= TOL(1e-12, 1e-3) && o.bwmax <= TOL(1e-15, 1e-6),
-              "microduck %s res %d: %d systems, ABA vs dense rel %.3g, backward %.3g", cones[c] ? cones[c] : "pyramidal",
-              mm.opt.contact_resolution, o.n, o.emax, o.bwmax);
+              "microduck %s res %d: %d systems, ABA vs dense rel %.3g, backward %.3g",
+              cones[c] ? cones[c] : "pyramidal", mm.opt.contact_resolution, o.n, o.emax, o.bwmax);
     cr_log_info("aba microduck %s res %d: %d Newton systems, forward rel %.3g, backward %.3g",
                 cones[c] ? cones[c] : "pyramidal", mm.opt.contact_resolution, o.n, o.emax, o.bwmax);
     fixture_close(&f);
@@ -827,9 +835,14 @@ static double rel_diff_floor(const real *a, const real *b, int n, double floor) 
    (M + h·diag(b))⁻¹ (vs the LᵀDL of qM + h·diag(b)).  Equal in exact arithmetic: f64 to 1e-12 relative;
    f32 to what the com frame itself keeps (its own error, 2e-5 on the humanoid), 1e-4. */
 Test(local_frames, equal_to_the_com_frame_recursions, .timeout = 120) {
-  const char *models[] = {SCENE("chain8.xml"), SCENE("microduck.xml"), SCENE("tumbling.xml"),
-                          SRCDIR "/tests/models/slider_ball.xml", SRCDIR "/tests/models/nocontact_tree.xml",
-                          SRCDIR "/tests/models/weld_torquescale.xml", HUMANOID, NULL};
+  const char *models[] = {SCENE("chain8.xml"),
+                          SCENE("microduck.xml"),
+                          SCENE("tumbling.xml"),
+                          SRCDIR "/tests/models/slider_ball.xml",
+                          SRCDIR "/tests/models/nocontact_tree.xml",
+                          SRCDIR "/tests/models/weld_torquescale.xml",
+                          HUMANOID,
+                          NULL};
   double worst[3] = {0, 0, 0};
   for (int k = 0; models[k]; k++) {
     if (access(models[k], R_OK)) continue;

@@ -8,7 +8,6 @@
 #include "rl_test_pair.h"
 #include "states.h"
 
-
 static double vec_err(const real *a, const double *b, int n) {
   double e = 0, mag = 1;
   for (int i = 0; i < n; i++) {
@@ -18,7 +17,6 @@ static double vec_err(const real *a, const double *b, int n) {
   }
   return e / mag;
 }
-
 
 /* Worst relative trajectory error over 1000 steps; rigidlab's time step is scaled by dt_scale
    (1 for the comparison, ≠ 1 to check that the comparison can fail). */

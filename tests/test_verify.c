@@ -5,7 +5,6 @@
 #include <unistd.h>
 #include "harness.h"
 
-
 static int verify_opt(const char *model, int f32, const char *opt) {
   rl_verify_args a = {0};
   a.c.model = model;
@@ -20,30 +19,44 @@ static int verify_opt(const char *model, int f32, const char *opt) {
 
 static int verify(const char *model, int f32) { return verify_opt(model, f32, NULL); }
 
-#define SCENE(name) SRCDIR "/experiments/scenes/" name
+#define SCENE(name)  SRCDIR "/experiments/scenes/" name
 #define TMODEL(name) SRCDIR "/tests/models/" name
-#define HUMANOID "/usr/share/mujoco/model/humanoid/humanoid.xml"
-#define HUMANOID100 "/usr/share/mujoco/model/humanoid100/humanoid100.xml"
+#define HUMANOID     "/usr/share/mujoco/model/humanoid/humanoid.xml"
+#define HUMANOID100  "/usr/share/mujoco/model/humanoid100/humanoid100.xml"
 
-static const char *const all_models[] = {
-    SCENE("pendulum.xml"), SCENE("double_pendulum.xml"), SCENE("chain8.xml"), SCENE("tumbling.xml"),
-    SCENE("incline.xml"), SCENE("box_stack.xml"), SCENE("microduck.xml"), TMODEL("slider_ball.xml"),
-    TMODEL("gears.xml"), TMODEL("nocontact_tree.xml"), TMODEL("equality.xml"), SCENE("box_pyramid.xml"),
-    TMODEL("contact_condim.xml"), TMODEL("weld_torquescale.xml"), TMODEL("mesh_pile.xml"), TMODEL("fourbar.xml"),
-    TMODEL("tumbling_mass.xml"), TMODEL("exclude_walker.xml"), NULL};
+static const char *const all_models[] = {SCENE("pendulum.xml"),
+                                         SCENE("double_pendulum.xml"),
+                                         SCENE("chain8.xml"),
+                                         SCENE("tumbling.xml"),
+                                         SCENE("incline.xml"),
+                                         SCENE("box_stack.xml"),
+                                         SCENE("microduck.xml"),
+                                         TMODEL("slider_ball.xml"),
+                                         TMODEL("gears.xml"),
+                                         TMODEL("nocontact_tree.xml"),
+                                         TMODEL("equality.xml"),
+                                         SCENE("box_pyramid.xml"),
+                                         TMODEL("contact_condim.xml"),
+                                         TMODEL("weld_torquescale.xml"),
+                                         TMODEL("mesh_pile.xml"),
+                                         TMODEL("fourbar.xml"),
+                                         TMODEL("tumbling_mass.xml"),
+                                         TMODEL("exclude_walker.xml"),
+                                         NULL};
 
 /* the contact models again with the elliptic cone (every stage: rows, solve, step) */
 Test(verify_f64, elliptic_cone) {
-  static const char *const models[] = {SCENE("incline.xml"), SCENE("box_stack.xml"), SCENE("box_pyramid.xml"),
-                                       SCENE("microduck.xml"), TMODEL("contact_condim.xml"), TMODEL("mesh_pile.xml"),
-                                       TMODEL("exclude_walker.xml"), NULL};
+  static const char *const models[] = {
+      SCENE("incline.xml"),         SCENE("box_stack.xml"),  SCENE("box_pyramid.xml"),     SCENE("microduck.xml"),
+      TMODEL("contact_condim.xml"), TMODEL("mesh_pile.xml"), TMODEL("exclude_walker.xml"), NULL};
   for (int k = 0; models[k]; k++)
     cr_expect_eq(verify_opt(models[k], 0, "cone=elliptic"), 0, "f64 elliptic verify failed on %s", models[k]);
   if (!access(HUMANOID, R_OK)) cr_expect_eq(verify_opt(HUMANOID, 0, "cone=elliptic"), 0, "f64 elliptic humanoid");
 }
 
 Test(verify_f64, every_model_every_stage_1e12) {
-  for (int k = 0; all_models[k]; k++) cr_expect_eq(verify(all_models[k], 0), 0, "f64 verify failed on %s", all_models[k]);
+  for (int k = 0; all_models[k]; k++)
+    cr_expect_eq(verify(all_models[k], 0), 0, "f64 verify failed on %s", all_models[k]);
 }
 
 Test(verify_f64, humanoid_models) {
@@ -55,7 +68,8 @@ Test(verify_f64, humanoid_models) {
 /* f32: the tolerance table of reference/verify/tolerances.h (1e-5 on every smooth stage, M⁻¹ included), on every
    model of the f64 list. */
 Test(verify_f32, bundled_scenes_and_humanoid) {
-  for (int k = 0; all_models[k]; k++) cr_expect_eq(verify(all_models[k], 1), 0, "f32 verify failed on %s", all_models[k]);
+  for (int k = 0; all_models[k]; k++)
+    cr_expect_eq(verify(all_models[k], 1), 0, "f32 verify failed on %s", all_models[k]);
   if (!access(HUMANOID, R_OK)) {
     cr_expect_eq(verify(HUMANOID, 1), 0, "f32 verify failed on humanoid");
     cr_expect_eq(verify(HUMANOID100, 1), 0, "f32 verify failed on humanoid100");

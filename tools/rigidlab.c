@@ -23,7 +23,8 @@ static void mujoco_warning(const char *msg) { (void)msg; }
 static const char *usage_main =
     "usage: rigidlab COMMAND [ARGS]\n"
     "commands:\n"
-    "  verify MODEL.xml [--precision f64|f32|both] [--states N] [--seed S] [--stages LIST] [--csv FILE] [--opt K=V]...\n"
+    "  verify MODEL.xml [--precision f64|f32|both] [--states N] [--seed S] [--stages LIST] [--csv FILE] [--opt "
+    "K=V]...\n"
     "  sim    MODEL.xml --engine newton|cg|avbd|mujoco [--precision f64|f32] [--dt H] [--steps N | --duration T]\n"
     "                   [--key NAME|INDEX] [--csv FILE] [--opt K=V]...\n"
     "  bench  MODEL.xml|chain:N1,N2,... [--precision f64|f32|both] [--stages LIST] [--engines LIST] [--steps N]\n"
@@ -44,7 +45,8 @@ static const char *usage_verify =
     "  --precision f64|f32|both   working precision (default f64)\n"
     "  --states N                 number of states (default 100; half random, half along a trajectory)\n"
     "  --seed S                   RNG seed (default 1)\n"
-    "  --stages LIST              comma-separated subset of: kinematics,com,inertia,bias,passive,actuation,smooth,integrate,\n"
+    "  --stages LIST              comma-separated subset of: "
+    "kinematics,com,inertia,bias,passive,actuation,smooth,integrate,\n"
     "                             collision,constraint,solve,step (default: all)\n"
     "  --csv FILE                 model,precision,stage,quantity,max_abs_err,max_rel_err,tolerance,pass\n"
     "  --opt KEY=VALUE            override a model/solver option (repeatable; see rigidlab --help-options)\n"
@@ -128,7 +130,10 @@ static int parse_args(const char *cmd, int argc, char **argv, parsed *p, const c
       p->c.model = a;
       continue;
     }
-    if (!strcmp(a, "--quiet")) { p->c.quiet = 1; continue; }
+    if (!strcmp(a, "--quiet")) {
+      p->c.quiet = 1;
+      continue;
+    }
     if (!v) return bad(cmd, "option %s needs a value", a);
     i++;
     if (!strcmp(a, "--opt")) {
@@ -154,8 +159,7 @@ static int parse_args(const char *cmd, int argc, char **argv, parsed *p, const c
       if (parse_long(v, 1, &p->steps)) return bad(cmd, "--steps '%s' is not a positive integer", v);
     } else if (!strcmp(a, "--reps") && !strcmp(cmd, "bench")) {
       if (parse_long(v, 1, &p->reps)) return bad(cmd, "--reps '%s' is not a positive integer", v);
-    } else
-      return bad(cmd, "unknown option '%s'", a);
+    } else return bad(cmd, "unknown option '%s'", a);
   }
   if (!p->c.model) return bad(cmd, "missing MODEL.xml%s", "");
   return 0;
@@ -170,7 +174,10 @@ static unsigned parse_stages(const char *list, int *ok) {
   for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
     int k = 0;
     while (k < RL_NSTAGE && strcmp(rl_stage_names[k], t)) k++;
-    if (k == RL_NSTAGE) { *ok = 0; return 0; }
+    if (k == RL_NSTAGE) {
+      *ok = 0;
+      return 0;
+    }
     mask |= 1u << k;
   }
   return mask;
@@ -210,8 +217,13 @@ static int cmd_verify(int argc, char **argv) {
   int st = parse_args("verify", argc, argv, &p, usage_verify);
   if (st) return st;
   int ok;
-  rl_verify_args a = {.c = p.c, .states = (int)p.states, .seed = (unsigned long)p.seed, .stages = parse_stages(p.stages, &ok)};
-  if (!ok) return bad("verify", "--stages '%s' (allowed: kinematics,com,inertia,bias,passive,actuation,smooth,integrate,collision,constraint,solve,step)", p.stages);
+  rl_verify_args a = {
+      .c = p.c, .states = (int)p.states, .seed = (unsigned long)p.seed, .stages = parse_stages(p.stages, &ok)};
+  if (!ok)
+    return bad("verify",
+               "--stages '%s' (allowed: "
+               "kinematics,com,inertia,bias,passive,actuation,smooth,integrate,collision,constraint,solve,step)",
+               p.stages);
   rl_csv w;
   if ((st = open_out(&p, &w, 0))) return st;
   a.c.out = p.c.out;
@@ -308,11 +320,12 @@ static const char *usage_run =
     "  --jobs N        worker processes (default: all cores); results are byte-identical for any N\n"
     "  --shard I/N     run only the points with index % N == I-1 (combine with 'rigidlab merge')\n"
     "  --resume        skip points whose trajectory CSV is already whole (after Ctrl-C)\n"
-    "  --opt KEY=VALUE override an option in every point, after the sweep's (repeatable; see rigidlab --help-options)\n";
-static const char *usage_merge =
-    "usage: rigidlab merge DIR... --out OUT\n"
-    "Combines the results of 'rigidlab run --shard' (every study below each DIR: an --out folder or a study folder) into\n"
-    "OUT/STUDY/, metrics in point order, trajectories alongside.\n";
+    "  --opt KEY=VALUE override an option in every point, after the sweep's (repeatable; see rigidlab "
+    "--help-options)\n";
+static const char *usage_merge = "usage: rigidlab merge DIR... --out OUT\n"
+                                 "Combines the results of 'rigidlab run --shard' (every study below each DIR: an --out "
+                                 "folder or a study folder) into\n"
+                                 "OUT/STUDY/, metrics in point order, trajectories alongside.\n";
 static const char *usage_check =
     "usage: rigidlab check RESULTS [--baseline DIR] [--update-baseline]\n"
     "Compares every metric of every study below RESULTS (each folder holding metrics.csv: reports/latest,\n"
@@ -342,7 +355,10 @@ static int cmd_run(int argc, char **argv) {
       a.specs[a.nspec++] = o;
       continue;
     }
-    if (!strcmp(o, "--resume")) { a.resume = 1; continue; }
+    if (!strcmp(o, "--resume")) {
+      a.resume = 1;
+      continue;
+    }
     if (!v) return bad("run", "option %s needs a value", o);
     i++;
     long x;
@@ -360,8 +376,7 @@ static int cmd_run(int argc, char **argv) {
     } else if (!strcmp(o, "--opt")) {
       if (a.nopts >= RL_MAX_OPTS) return bad("run", "too many --opt (max %s)", "64");
       a.opts[a.nopts++] = v;
-    } else
-      return bad("run", "unknown option '%s'", o);
+    } else return bad("run", "unknown option '%s'", o);
   }
   static char found[RL_RUN_MAXSPECS][512];
   if (!a.nspec) { /* the bundled studies */
@@ -391,15 +406,19 @@ static int cmd_merge(int argc, char **argv) {
   int n = 0;
   for (int i = 0; i < argc; i++) {
     if (!strcmp(argv[i], "--out")) {
-      if (i + 1 >= argc) { free(dirs); return bad("merge", "option %s needs a value", "--out"); }
+      if (i + 1 >= argc) {
+        free(dirs);
+        return bad("merge", "option %s needs a value", "--out");
+      }
       out = argv[++i];
     } else if (argv[i][0] == '-') {
       free(dirs);
       return bad("merge", "unknown option '%s'", argv[i]);
-    } else
-      dirs[n++] = argv[i];
+    } else dirs[n++] = argv[i];
   }
-  int st = !n ? bad("merge", "missing DIR%s", "") : !out ? bad("merge", "missing --out OUT%s", "") : rl_merge(out, dirs, n);
+  int st = !n     ? bad("merge", "missing DIR%s", "")
+           : !out ? bad("merge", "missing --out OUT%s", "")
+                  : rl_merge(out, dirs, n);
   free(dirs);
   return st;
 }
@@ -451,6 +470,8 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "check")) return cmd_check(argc - 2, argv + 2);
   if (!strcmp(cmd, "report")) return cmd_report(argc - 2, argv + 2);
   if (!strcmp(cmd, "fields")) return cmd_fields(argc - 2, argv + 2);
-  rl_errorf("unknown command '%s' (commands: verify, sim, bench, run, merge, check, report, fields; see 'rigidlab --help')", cmd);
+  rl_errorf(
+      "unknown command '%s' (commands: verify, sim, bench, run, merge, check, report, fields; see 'rigidlab --help')",
+      cmd);
   return RL_EXIT_BADINPUT;
 }

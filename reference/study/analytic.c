@@ -36,12 +36,12 @@ enum { CHECK_INCLINE, CHECK_FREEFALL, CHECK_TORQUE_FREE };
 /* what the checks need from the compiled model */
 typedef struct amodel {
   int check;
-  int qadr, vadr;        /* the free joint's qpos/qvel addresses */
-  double dt, g[3];       /* time step; gravity (0 when disabled) */
+  int qadr, vadr;  /* the free joint's qpos/qvel addresses */
+  double dt, g[3]; /* time step; gravity (0 when disabled) */
   int rk4;
-  double n[3], mu;       /* incline: the plane's normal (world), the mixed friction */
-  double mass, ipos[3];  /* the body's mass and centre of mass (body frame) */
-  double inertia[9];     /* body-frame inertia I_b = Q diag(I) Qᵀ, Q = the inertial frame's rotation */
+  double n[3], mu;      /* incline: the plane's normal (world), the mixed friction */
+  double mass, ipos[3]; /* the body's mass and centre of mass (body frame) */
+  double inertia[9];    /* body-frame inertia I_b = Q diag(I) Qᵀ, Q = the inertial frame's rotation */
 } amodel;
 
 static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
@@ -72,8 +72,8 @@ static void body_inertia(const mjModel *m, int b, double *I) {
 static double mixed_friction(const mjModel *m, int plane, int body) {
   double mu = m->geom_friction[3 * plane];
   for (int g = 0; g < m->ngeom; g++)
-    if (m->geom_bodyid[g] == body && ((m->geom_contype[g] & m->geom_conaffinity[plane]) ||
-                                      (m->geom_contype[plane] & m->geom_conaffinity[g])))
+    if (m->geom_bodyid[g] == body &&
+        ((m->geom_contype[g] & m->geom_conaffinity[plane]) || (m->geom_contype[plane] & m->geom_conaffinity[g])))
       mu = fmax(mu, m->geom_friction[3 * g]);
   return mu;
 }
@@ -93,13 +93,17 @@ static int amodel_read(const char *scene, const char *const *opts, int nopts, do
     }
   a->check = declared_check(m);
   if (a->check < 0) {
-    rl_snprintf(err, (size_t)errlen, "%s: kind = analytic needs <custom><text name=\"rigidlab_check\" "
-                "data=\"incline | freefall | torque_free\"/></custom> in the scene", scene);
+    rl_snprintf(err, (size_t)errlen,
+                "%s: kind = analytic needs <custom><text name=\"rigidlab_check\" "
+                "data=\"incline | freefall | torque_free\"/></custom> in the scene",
+                scene);
     goto bad;
   }
   if (m->njnt != 1 || m->jnt_type[0] != mjJNT_FREE) {
-    rl_snprintf(err, (size_t)errlen, "%s: kind = analytic needs exactly one joint, a free joint (the model has %d "
-                "joints)", scene, m->njnt);
+    rl_snprintf(err, (size_t)errlen,
+                "%s: kind = analytic needs exactly one joint, a free joint (the model has %d "
+                "joints)",
+                scene, m->njnt);
     goto bad;
   }
   int body = m->jnt_bodyid[0];
@@ -131,7 +135,8 @@ static int amodel_read(const char *scene, const char *const *opts, int nopts, do
     }
   } else if (a->check == CHECK_FREEFALL ? !(gn > 0) : gn != 0) {
     rl_snprintf(err, (size_t)errlen, "%s: rigidlab_check = %s needs %s gravity", scene,
-                a->check == CHECK_FREEFALL ? "freefall" : "torque_free", a->check == CHECK_FREEFALL ? "non-zero" : "zero");
+                a->check == CHECK_FREEFALL ? "freefall" : "torque_free",
+                a->check == CHECK_FREEFALL ? "non-zero" : "zero");
     goto bad;
   }
   mj_deleteModel(m);
@@ -172,9 +177,9 @@ static void amodel_unpack(const double *x, amodel *a) {
   memcpy(a->ipos, x + 13, sizeof a->ipos);
   memcpy(a->inertia, x + 16, sizeof a->inertia);
 }
-static const char *const expect_cols[NEXPECT] = {"check", "qadr", "vadr", "dt", "rk4", "g0", "g1", "g2", "n0",
-                                                 "n1", "n2", "mu", "mass", "ipos0", "ipos1", "ipos2", "I00", "I01",
-                                                 "I02", "I10", "I11", "I12", "I20", "I21", "I22"};
+static const char *const expect_cols[NEXPECT] = {
+    "check", "qadr",  "vadr",  "dt",  "rk4", "g0",  "g1",  "g2",  "n0",  "n1",  "n2",  "mu", "mass",
+    "ipos0", "ipos1", "ipos2", "I00", "I01", "I02", "I10", "I11", "I12", "I20", "I21", "I22"};
 
 /* traj_ID.expect.csv: the inputs of the closed form, read from the model the worker ran (its options included) */
 static int write_expect(const char *dir, const rl_point *q, const amodel *a) {
@@ -237,7 +242,7 @@ static int analytic_run(const char *dir, const rl_spec *s, const rl_point *q, rl
 
 #define QPOS(t, r, k) ((t)->v[(size_t)(r) * (size_t)(t)->ncol + (size_t)(t)->c_qpos + (size_t)(k)])
 #define QVEL(t, r, k) QPOS(t, r, (t)->nq + (k))
-#define STEP(t, r) ((long)(t)->v[(size_t)(r) * (size_t)(t)->ncol + (size_t)(t)->c_step])
+#define STEP(t, r)    ((long)(t)->v[(size_t)(r) * (size_t)(t)->ncol + (size_t)(t)->c_step])
 
 /* incline: slide (a vs g(sin θ − μ cos θ)) or stick (creep), by tan θ against μ */
 static void metrics_incline(rl_csv *w, const rl_spec *s, const rl_point *q, const amodel *a, const rl_traj *t) {
@@ -331,8 +336,7 @@ static void metrics_torque_free(rl_csv *w, const rl_spec *s, const rl_point *q, 
     if (!(y <= de)) de = y, ate = STEP(t, r);
   }
   if (s->metrics >> RL_MET_MOMENTUM_DRIFT & 1) rl_study_row(w, s, q, a->dt, "momentum_drift", dl, atl);
-  if (s->metrics >> RL_MET_KINETIC_ENERGY_DRIFT & 1)
-    rl_study_row(w, s, q, a->dt, "kinetic_energy_drift", de, ate);
+  if (s->metrics >> RL_MET_KINETIC_ENERGY_DRIFT & 1) rl_study_row(w, s, q, a->dt, "kinetic_energy_drift", de, ate);
 }
 
 static int analytic_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *pts, const rl_point *q,

@@ -142,8 +142,10 @@ static int bench_collect(const char *dir, const rl_spec *s, const rl_point *pts,
 static int bench_check(rl_spec *s, char *err, int errlen) {
   for (int a = 0; a < s->naxes; a++)
     if (strcmp(s->axis[a].key, "precision")) {
-      rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] %s: kind = bench sweeps the precision only (engines = and "
-                  "stages = in [experiment] choose what it times)", s->path, s->axis[a].line, s->axis[a].key);
+      rl_snprintf(err, (size_t)errlen,
+                  "%s:%d: [sweep] %s: kind = bench sweeps the precision only (engines = and "
+                  "stages = in [experiment] choose what it times)",
+                  s->path, s->axis[a].line, s->axis[a].key);
       return -1;
     }
   return 0;

@@ -32,7 +32,8 @@ static int read_metrics(const char *path, mrow **rows, int *n, char *err, int er
   for (int c = 0; c < 8; c++)
     if (c >= t.ncol || strcmp(t.hdr[c], cols[c])) {
       rl_table_free(&t);
-      rl_snprintf(err, (size_t)errlen, "%s:1: not a metrics.csv (study,point,engine,precision,dt,metric,value,step)", path);
+      rl_snprintf(err, (size_t)errlen, "%s:1: not a metrics.csv (study,point,engine,precision,dt,metric,value,step)",
+                  path);
       return -1;
     }
   *rows = malloc(sizeof **rows * (size_t)(t.nrow ? t.nrow : 1));
@@ -66,13 +67,16 @@ static int inside(const rl_band *b, double base, double v) {
 
 static void describe(char *s, size_t n, const rl_band *b, double base) {
   switch (b->kind) {
-  case RL_BAND_ABS: rl_snprintf(s, n, "abs %g of baseline %.6g = [%.6g, %.6g]", b->tol, base, base - b->tol, base + b->tol); break;
+  case RL_BAND_ABS:
+    rl_snprintf(s, n, "abs %g of baseline %.6g = [%.6g, %.6g]", b->tol, base, base - b->tol, base + b->tol);
+    break;
   case RL_BAND_REL:
-    rl_snprintf(s, n, "rel %g of baseline %.6g = [%.6g, %.6g]", b->tol, base, base - b->tol * fabs(base), base + b->tol * fabs(base));
+    rl_snprintf(s, n, "rel %g of baseline %.6g = [%.6g, %.6g]", b->tol, base, base - b->tol * fabs(base),
+                base + b->tol * fabs(base));
     break;
   default:
-    rl_snprintf(s, n, "ratio %g of baseline %.6g = [%.6g, %.6g]", b->tol, base, base >= 0 ? base / b->tol : base * b->tol,
-             base >= 0 ? base * b->tol : base / b->tol);
+    rl_snprintf(s, n, "ratio %g of baseline %.6g = [%.6g, %.6g]", b->tol, base,
+                base >= 0 ? base / b->tol : base * b->tol, base >= 0 ? base * b->tol : base / b->tol);
   }
 }
 
@@ -104,7 +108,6 @@ static long first_step(const char *dir, const rl_point *pts, int n, const char *
   if (have_ref) rl_traj_free(&ref);
   return step;
 }
-
 
 /* BASELINE/NAME/metrics.csv ← DIR/metrics.csv, whole (csv.h: through a temporary, renamed) */
 static int update_baseline(const char *dir, const char *bdir, const char *name) {
@@ -168,7 +171,8 @@ static int check_study(const char *dir, const rl_check_args *a, int *nviol, int 
     int j = 0;
     while (j < nres && (strcmp(res[j].point, base[i].point) || strcmp(res[j].metric, base[i].metric))) j++;
     if (j == nres) {
-      printf("%s %s %s: missing from the results (baseline %.6g)\n", name, base[i].point, base[i].metric, base[i].value);
+      printf("%s %s %s: missing from the results (baseline %.6g)\n", name, base[i].point, base[i].metric,
+             base[i].value);
       ++*nviol;
       continue;
     }

@@ -11,8 +11,10 @@
 static int contact_check(rl_spec *s, char *err, int errlen) {
   for (int a = 0; a < s->naxes; a++)
     if (strcmp(s->axis[a].key, "engine")) {
-      rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] %s: kind = contact sweeps the engine only (its files are "
-                  "contact_<scene>_<engine>.csv)", s->path, s->axis[a].line, s->axis[a].key);
+      rl_snprintf(err, (size_t)errlen,
+                  "%s:%d: [sweep] %s: kind = contact sweeps the engine only (its files are "
+                  "contact_<scene>_<engine>.csv)",
+                  s->path, s->axis[a].line, s->axis[a].key);
       return -1;
     }
   return 0;

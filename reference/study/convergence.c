@@ -17,9 +17,8 @@
 #include "runner.h"
 #include "study_kinds.h"
 
-#define NCONV 30
+#define NCONV      30
 #define NCONV_AVBD 200
-
 
 static int convergence_run(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
   char path[4096], err[1024];
@@ -56,7 +55,7 @@ static double conv_max_at(const rl_numtable *t, int k, int c, long *at) {
    NCONV_AVBD + 1 when none) and avbd_final_dist_m / _rad (k = NCONV_AVBD).  No rows (not applicable) when
    no state's step is covered by the dense reference. */
 static void metrics_convergence_avbd(rl_csv *w, const rl_spec *s, const rl_point *q, const rl_numtable *t, double dt) {
-  static const char *const pre[6] = {"avbd_dist_m_it",  "avbd_dist_rad_it",  "avbd_stat_force_it",
+  static const char *const pre[6] = {"avbd_dist_m_it",      "avbd_dist_rad_it", "avbd_stat_force_it",
                                      "avbd_stat_torque_it", "avbd_primal_m_it", "avbd_primal_rad_it"};
   char name[64];
   for (int k = 1; k <= NCONV_AVBD; k++)
@@ -79,8 +78,10 @@ static void metrics_convergence_avbd(rl_csv *w, const rl_spec *s, const rl_point
   }
   long at_m = 0, at_r = 0;
   double fm = conv_max_at(t, NCONV_AVBD, 3, &at_m), fr = conv_max_at(t, NCONV_AVBD, 4, &at_r);
-  if (rl_study_wants(s, RL_MET_AVBD_ITERS_TO_1EM6_DIST)) rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_ITERS_TO_1EM6_DIST], worst, at_it);
-  if (rl_study_wants(s, RL_MET_AVBD_FINAL_DIST_M) && fm > -INFINITY) rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_FINAL_DIST_M], fm, at_m);
+  if (rl_study_wants(s, RL_MET_AVBD_ITERS_TO_1EM6_DIST))
+    rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_ITERS_TO_1EM6_DIST], worst, at_it);
+  if (rl_study_wants(s, RL_MET_AVBD_FINAL_DIST_M) && fm > -INFINITY)
+    rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_FINAL_DIST_M], fm, at_m);
   if (rl_study_wants(s, RL_MET_AVBD_FINAL_DIST_RAD) && fr > -INFINITY)
     rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_FINAL_DIST_RAD], fr, at_r);
 }
@@ -126,16 +127,18 @@ static int convergence_metrics(rl_csv *w, const char *dir, const rl_spec *s, con
     int first = NCONV + 1;
     for (int r2 = r; r2 < t.nrow && (int)RL_TV(&t, r2, 0) == (int)RL_TV(&t, r, 0); r2++) {
       if (first > NCONV && RL_TV(&t, r2, 4) < 1e-10) first = (int)RL_TV(&t, r2, 2);
-      if ((int)RL_TV(&t, r2, 2) == NCONV && !(RL_TV(&t, r2, 4) <= final)) final = RL_TV(&t, r2, 4), at_final = (long)RL_TV(&t, r2, 1);
+      if ((int)RL_TV(&t, r2, 2) == NCONV && !(RL_TV(&t, r2, 4) <= final))
+        final = RL_TV(&t, r2, 4), at_final = (long)RL_TV(&t, r2, 1);
     }
     if (first > worst_it) worst_it = first, at_it = (long)RL_TV(&t, r, 1);
   }
-  if (rl_study_wants(s, RL_MET_ITERS_TO_1EM10_GAP)) rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_ITERS_TO_1EM10_GAP], worst_it, at_it);
-  if (rl_study_wants(s, RL_MET_FINAL_GAP) && final > -INFINITY) rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_FINAL_GAP], final, at_final);
+  if (rl_study_wants(s, RL_MET_ITERS_TO_1EM10_GAP))
+    rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_ITERS_TO_1EM10_GAP], worst_it, at_it);
+  if (rl_study_wants(s, RL_MET_FINAL_GAP) && final > -INFINITY)
+    rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_FINAL_GAP], final, at_final);
   free(t.v);
   return 0;
 }
-
 
 /* states = K (1..100, default 5); f64 only; newton/cg need lapack_optimum, avbd dense_kkt; no mujoco points */
 static int convergence_check(rl_spec *s, char *err, int errlen) {
@@ -143,8 +146,10 @@ static int convergence_check(rl_spec *s, char *err, int errlen) {
   int line = 0, a = rl_spec_axis_find(s, "precision", &line);
   for (int i = 0; a >= 0 && i < s->axis[a].nval; i++)
     if (strcmp(s->axis[a].val[i], "f64")) {
-      rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] precision: '%s' is not available for kind = convergence "
-                  "(allowed: f64)", s->path, line, s->axis[a].val[i]);
+      rl_snprintf(err, (size_t)errlen,
+                  "%s:%d: [sweep] precision: '%s' is not available for kind = convergence "
+                  "(allowed: f64)",
+                  s->path, line, s->axis[a].val[i]);
       return -1;
     }
   a = rl_spec_axis_find(s, "engine", &line);
@@ -152,12 +157,14 @@ static int convergence_check(rl_spec *s, char *err, int errlen) {
     const char *v = s->axis[a].val[i];
     int need = !strcmp(v, "avbd") ? RL_REF_DENSE_KKT : RL_REF_LAPACK_OPTIMUM;
     if (!rl_spec_uses(s, need)) {
-      rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] engine: '%s' needs the reference '%s' ([reference] use, line %d)",
-                  s->path, line, v, rl_ref_names[need], s->refs_line);
+      rl_snprintf(err, (size_t)errlen,
+                  "%s:%d: [sweep] engine: '%s' needs the reference '%s' ([reference] use, line %d)", s->path, line, v,
+                  rl_ref_names[need], s->refs_line);
       return -1;
     }
   }
-  return rl_study_ban_engines(s, "mujoco", "newton, cg, avbd (MuJoCo's statistics come with newton and cg)", err, errlen);
+  return rl_study_ban_engines(s, "mujoco", "newton, cg, avbd (MuJoCo's statistics come with newton and cg)", err,
+                              errlen);
 }
 
 const rl_study_kind rl_kind_convergence = {

@@ -32,8 +32,11 @@ static int device_check(rl_spec *s, char *err, int errlen) {
     if (dev < 0)
       rl_snprintf(err, (size_t)errlen, "%s:%d: [experiment] kind = device needs the sweep axis 'device = cpu, cuda'",
                   s->path, s->kind_line);
-    else rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] device: kind = device compares cpu with cuda (allowed: "
-                     "device = cpu, cuda, each once)", s->path, line);
+    else
+      rl_snprintf(err, (size_t)errlen,
+                  "%s:%d: [sweep] device: kind = device compares cpu with cuda (allowed: "
+                  "device = cpu, cuda, each once)",
+                  s->path, line);
     return -1;
   }
   return rl_study_ban_engines(s, "mujoco", "newton, cg, avbd; MuJoCo has no CUDA build", err, errlen);

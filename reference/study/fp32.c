@@ -17,7 +17,6 @@
 
 #define NONESTEP 20
 
-
 static int fp32_run(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
   (void)s;
   char path[4096], err[1024];
@@ -138,7 +137,6 @@ static int fp32_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_p
   rl_traj_free(&b);
   return 0;
 }
-
 
 /* f64 and f32 are the study itself: no precision axis; MuJoCo is f64 only */
 static int fp32_check(rl_spec *s, char *err, int errlen) {

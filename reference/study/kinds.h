@@ -25,8 +25,14 @@ enum {
 };
 
 /* the kind's own [experiment] keys (spec.c parses them; a spec of another kind that gives one is an error) */
-enum { RL_KEY_LEVELS = 1, RL_KEY_STATES = 2, RL_KEY_ROWS_ONLY = 4, RL_KEY_STAGES = 8, RL_KEY_ENGINES = 16,
-       RL_KEY_REPS = 32 };
+enum {
+  RL_KEY_LEVELS = 1,
+  RL_KEY_STATES = 2,
+  RL_KEY_ROWS_ONLY = 4,
+  RL_KEY_STAGES = 8,
+  RL_KEY_ENGINES = 16,
+  RL_KEY_REPS = 32
+};
 
 typedef struct rl_study_kind {
   const char *name;
@@ -44,16 +50,15 @@ typedef struct rl_study_kind {
   /* the file written last by the worker, traj_ID<done>.csv: its presence marks the point done (--resume) */
   const char *done;
   /* the point's metrics rows into W (PTS: all points, for a point's reference); 0 or −1 with err */
-  int (*metrics)(struct rl_csv *w, const char *dir, const rl_spec *s, const rl_point *pts, const rl_point *q,
-                 char *err, int errlen);
+  int (*metrics)(struct rl_csv *w, const char *dir, const rl_spec *s, const rl_point *pts, const rl_point *q, char *err,
+                 int errlen);
   /* 1 when point Q cannot run on this build, the reason in WHY (may be NULL).  NULL: every point runs. */
   int (*absent)(const rl_spec *s, const rl_point *q, char *why, size_t whylen);
   /* the study's extra meta.csv rows (key,value) from all its points.  NULL: none. */
   void (*meta)(struct rl_csv *w, const rl_spec *s, const rl_point *pts, int n);
   /* after the metrics: study-level files in DIR from this shard's points MINE[0..n−1] (e.g. verify.csv);
      0 or −1 with err.  NULL: none. */
-  int (*collect)(const char *dir, const rl_spec *s, const rl_point *pts, const int *mine, int n, char *err,
-                 int errlen);
+  int (*collect)(const char *dir, const rl_spec *s, const rl_point *pts, const int *mine, int n, char *err, int errlen);
 } rl_study_kind;
 
 /* the table (kinds.c), in the order `kind = …` lists them in messages */

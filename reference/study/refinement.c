@@ -28,7 +28,6 @@
 
 #define NSEG 8
 
-
 /* traj_ID.ode.csv: index,qpos — the GSL ODE reference's final qpos (study_kinds.h: study_ode, always in f64)
    from level 0's initial state to TFINAL; header only when the scene can make constraint rows
    (contacts, limits, …: rl_constraint_free) or is not hinge-only, where the smooth ODE is not the
@@ -112,7 +111,8 @@ static int refinement_run(const char *dir, const rl_spec *s, const rl_point *q, 
     long row[NSEG];
     for (int g = 0; g < NSEG; g++) row[g] = (long)g * (seg0 << (K - 1));
     double *qp = malloc(sizeof(double) * NSEG * (size_t)nq), *qv = malloc(sizeof(double) * NSEG * (size_t)nv);
-    double *op = malloc(sizeof(double) * NSEG * (size_t)nq * (size_t)K), *ov = malloc(sizeof(double) * NSEG * (size_t)nv);
+    double *op = malloc(sizeof(double) * NSEG * (size_t)nq * (size_t)K),
+           *ov = malloc(sizeof(double) * NSEG * (size_t)nv);
     rl_study_states_at(&fine, row, NSEG, nv, qp, qv);
     for (int k = 0; k < K && !st; k++) {
       sa->dt = ldexp(dt0, -k);
@@ -230,7 +230,8 @@ static int refinement_metrics(rl_csv *w, const char *dir, const rl_spec *s, cons
     const rl_traj *C = &lv[K - 2];
     double e = 0;
     for (int i = 0; i < C->nq && i < F->nq; i++) e = fmax(e, fabs(RL_QP(F, F->nrow - 1, i) - RL_QP(C, C->nrow - 1, i)));
-    rl_study_row(w, s, q, ldexp(dt0, -(K - 1)), "richardson_err", e / (exp2(p) - 1), (long)RL_TV(F, F->nrow - 1, F->c_step));
+    rl_study_row(w, s, q, ldexp(dt0, -(K - 1)), "richardson_err", e / (exp2(p) - 1),
+                 (long)RL_TV(F, F->nrow - 1, F->c_step));
   }
   /* against the GSL ODE reference (contact-free scenes only: .ode.csv has no rows otherwise) */
   rl_numtable ode;
@@ -246,7 +247,8 @@ static int refinement_metrics(rl_csv *w, const char *dir, const rl_spec *s, cons
       const rl_traj *L = &lv[k];
       dto[k] = ldexp(dt0, -k);
       eo[k] = 0;
-      for (int i = 0; i < L->nq && i < ode.nrow; i++) eo[k] = fmax(eo[k], fabs(RL_QP(L, L->nrow - 1, i) - RL_TV(&ode, i, 1)));
+      for (int i = 0; i < L->nq && i < ode.nrow; i++)
+        eo[k] = fmax(eo[k], fabs(RL_QP(L, L->nrow - 1, i) - RL_TV(&ode, i, 1)));
       rl_snprintf(name, sizeof name, "ode_err_L%d", k);
       rl_study_row(w, s, q, dto[k], name, eo[k], (long)RL_TV(L, L->nrow - 1, L->c_step));
     }
@@ -260,7 +262,6 @@ static int refinement_metrics(rl_csv *w, const char *dir, const rl_spec *s, cons
   for (int k = 0; k < K; k++) rl_traj_free(&lv[k]);
   return 0;
 }
-
 
 /* levels = K: 4..12, default 5 */
 static int refinement_check(rl_spec *s, char *err, int errlen) {

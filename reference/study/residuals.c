@@ -11,7 +11,6 @@
 #include "runner.h"
 #include "study_kinds.h"
 
-
 static int residuals_run(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
   (void)s;
   char path[4096];
@@ -51,7 +50,6 @@ static int residuals_metrics(rl_csv *w, const char *dir, const rl_spec *s, const
   free(t.v);
   return 0;
 }
-
 
 const rl_study_kind rl_kind_residuals = {
     .name = "residuals",

@@ -153,11 +153,11 @@ static int write_meta(const char *dir, const rl_spec *s, const rl_run_args *a, c
   char buf[1024];
   struct utsname u;
   time_t now = time(NULL);
-#define KV(k, v)          \
-  do {                    \
-    rl_csv_str(&w, k);    \
-    rl_csv_str(&w, v);    \
-    rl_csv_end_row(&w);   \
+#define KV(k, v)        \
+  do {                  \
+    rl_csv_str(&w, k);  \
+    rl_csv_str(&w, v);  \
+    rl_csv_end_row(&w); \
   } while (0)
   KV("key", "value");
   KV("study", s->name);
@@ -197,9 +197,11 @@ static int write_meta(const char *dir, const rl_spec *s, const rl_run_args *a, c
     KV("shard", buf);
   }
   buf[0] = 0;
-  for (int i = 0; a && i < a->nopts; i++) rl_snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? " " : "", a->opts[i]);
+  for (int i = 0; a && i < a->nopts; i++)
+    rl_snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? " " : "", a->opts[i]);
   if (buf[0]) KV("extra_opts", buf);
-  if (s->kind->meta) s->kind->meta(&w, s, pts, nall); /* e.g. cuda_rows,absent (the whole study's: every shard says it) */
+  if (s->kind->meta)
+    s->kind->meta(&w, s, pts, nall); /* e.g. cuda_rows,absent (the whole study's: every shard says it) */
   KV("spec_path", s->path);
   KV("spec", s->text);
 #undef KV
@@ -259,8 +261,7 @@ static void progress(int tty, const char *study, int done, int total, const char
     bar[30] = 0;
     fprintf(stderr, "\r%s [%s] %d/%d %-60.60s", study, bar, done, total, id);
     if (done == total) fputc('\n', stderr);
-  } else
-    fprintf(stderr, "run %s [%d/%d] %s %.2f s\n", study, done, total, id, secs);
+  } else fprintf(stderr, "run %s [%d/%d] %s %.2f s\n", study, done, total, id, secs);
   fflush(stderr);
 }
 
@@ -392,7 +393,8 @@ static int run_study(const char *path, const rl_run_args *a, int jobs) {
   rl_snprintf(spath, sizeof spath, "%s/spec.ini", dir);
   char *old = read_all(spath);
   if (a->resume && old && strcmp(old, s.text)) {
-    rl_errorf("run: --resume: %s was written by a different spec than %s (remove the folder or drop --resume)", dir, path);
+    rl_errorf("run: --resume: %s was written by a different spec than %s (remove the folder or drop --resume)", dir,
+              path);
     free(old);
     st = RL_EXIT_BADINPUT;
     goto out;
@@ -404,7 +406,8 @@ static int run_study(const char *path, const rl_run_args *a, int jobs) {
     goto out;
   }
   /* this shard's points, and the mujoco references they need */
-  int *mine = malloc(sizeof(int) * (size_t)n), *need = calloc((size_t)n, sizeof(int)), *pending = malloc(sizeof(int) * (size_t)n);
+  int *mine = malloc(sizeof(int) * (size_t)n), *need = calloc((size_t)n, sizeof(int)),
+      *pending = malloc(sizeof(int) * (size_t)n);
   int nmine = 0, npending = 0, nskip = 0;
   for (int i = 0; i < n; i++)
     if (!a->shard_n || i % a->shard_n == a->shard_i - 1) {
@@ -426,8 +429,7 @@ static int run_study(const char *path, const rl_run_args *a, int jobs) {
     fprintf(stderr, "run %s: kind = %s runs one point at a time (--jobs %d not used)\n", s.name, s.kind->name, jobs);
   if (!serial) order_by_cost(pts, pending, npending);
   st = run_pool(dir, &s, pts, pending, npending, a, serial ? 1 : jobs);
-  if (st == 130)
-    rl_errorf("run: %s: interrupted; every finished trajectory is whole: continue with --resume", s.name);
+  if (st == 130) rl_errorf("run: %s: interrupted; every finished trajectory is whole: continue with --resume", s.name);
   if (!st && write_metrics(dir, &s, pts, mine, nmine, err, sizeof err)) {
     rl_errorf("%s", err);
     st = RL_EXIT_BADINPUT;
@@ -503,7 +505,9 @@ int rl_merge(const char *out, const char *const *dirs, int ndirs) {
     int nsearched, k = rl_results_find(dirs[i], &found, &nsearched, err, sizeof err);
     if (k <= 0) {
       if (k < 0) rl_errorf("merge: %s", err);
-      else rl_errorf("merge: %s: no results: no metrics.csv in it or in the %d folder(s) below it", dirs[i], nsearched - 1);
+      else
+        rl_errorf("merge: %s: no results: no metrics.csv in it or in the %d folder(s) below it", dirs[i],
+                  nsearched - 1);
       rl_results_free(sd, nsd);
       return RL_EXIT_BADINPUT;
     }
@@ -611,7 +615,8 @@ int rl_merge(const char *out, const char *const *dirs, int ndirs) {
           if (rows[k].index >= 0 && rows[k].index < n) seen[rows[k].index] = 1;
         int missing = 0;
         for (int k = 0; k < n; k++) missing += !seen[k];
-        if (missing) fprintf(stderr, "merge %s: warning: %d of %d points missing (a shard not merged?)\n", name, missing, n);
+        if (missing)
+          fprintf(stderr, "merge %s: warning: %d of %d points missing (a shard not merged?)\n", name, missing, n);
         /* the kind's study-level files (verify.csv, …) from the merged points */
         int *idx = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1)), nidx = 0;
         for (int k = 0; k < n; k++)

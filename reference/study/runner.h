@@ -14,10 +14,10 @@
 typedef struct rl_run_args {
   const char *specs[RL_RUN_MAXSPECS];
   int nspec;
-  const char *out;         /* results root (default "results") */
-  int jobs;                /* worker processes (0: all cores) */
-  int shard_i, shard_n;    /* run points with index % n == i − 1 (n = 0: all) */
-  int resume;              /* skip points whose trajectory CSV is already whole */
+  const char *out;               /* results root (default "results") */
+  int jobs;                      /* worker processes (0: all cores) */
+  int shard_i, shard_n;          /* run points with index % n == i − 1 (n = 0: all) */
+  int resume;                    /* skip points whose trajectory CSV is already whole */
   const char *opts[RL_MAX_OPTS]; /* extra --opt KEY=VALUE for every point (after the sweep's) */
   int nopts;
 } rl_run_args;

@@ -11,21 +11,51 @@
 #include "spec.h"
 #include "kinds.h"
 
-const char *const rl_metric_names[RL_NMET] = {"final_qpos_err", "qpos_err_max", "penetration_max", "anchor_err_max",
-                                              "energy_drift", "iterations_mean", "converged_frac",
-                                              "order", "order_stderr", "order_final", "onestep_rel_max",
-                                              "diverge_time_1e-06", "diverge_time_0.001", "signorini_max",
-                                              "coulomb_max", "mdp_max", "ncp_max", "iters_to_1e-10_gap",
-                                              "final_gap", "richardson_err", "order_ode", "order_ode_stderr",
-                                              "lockstep_qpos_max", "lockstep_qvel_max", "lockstep_qvel_median",
-                                              "free_diverge_time_1e-06", "free_qpos_err_max",
-                                              "steps_per_s", "mujoco_steps_per_s", "time_ratio",
-                                              "incline_accel_rel_err", "incline_creep", "freefall_err",
-                                              "momentum_drift", "kinetic_energy_drift",
-                                              "avbd_iters_to_1e-6_dist", "avbd_final_dist_m", "avbd_final_dist_rad",
-                                              "verify_failed_rows_f64", "verify_failed_rows_f32",
-                                              "verify_worst_ratio_f64", "verify_worst_ratio_f32", "traj_rel_err_max",
-                                              "chain_exponent", "mujoco_chain_exponent"};
+const char *const rl_metric_names[RL_NMET] = {"final_qpos_err",
+                                              "qpos_err_max",
+                                              "penetration_max",
+                                              "anchor_err_max",
+                                              "energy_drift",
+                                              "iterations_mean",
+                                              "converged_frac",
+                                              "order",
+                                              "order_stderr",
+                                              "order_final",
+                                              "onestep_rel_max",
+                                              "diverge_time_1e-06",
+                                              "diverge_time_0.001",
+                                              "signorini_max",
+                                              "coulomb_max",
+                                              "mdp_max",
+                                              "ncp_max",
+                                              "iters_to_1e-10_gap",
+                                              "final_gap",
+                                              "richardson_err",
+                                              "order_ode",
+                                              "order_ode_stderr",
+                                              "lockstep_qpos_max",
+                                              "lockstep_qvel_max",
+                                              "lockstep_qvel_median",
+                                              "free_diverge_time_1e-06",
+                                              "free_qpos_err_max",
+                                              "steps_per_s",
+                                              "mujoco_steps_per_s",
+                                              "time_ratio",
+                                              "incline_accel_rel_err",
+                                              "incline_creep",
+                                              "freefall_err",
+                                              "momentum_drift",
+                                              "kinetic_energy_drift",
+                                              "avbd_iters_to_1e-6_dist",
+                                              "avbd_final_dist_m",
+                                              "avbd_final_dist_rad",
+                                              "verify_failed_rows_f64",
+                                              "verify_failed_rows_f32",
+                                              "verify_worst_ratio_f64",
+                                              "verify_worst_ratio_f32",
+                                              "traj_rel_err_max",
+                                              "chain_exponent",
+                                              "mujoco_chain_exponent"};
 
 _Static_assert(RL_NMET < 64, "rl_spec.metrics is a 64-bit mask");
 
@@ -37,7 +67,8 @@ int rl_spec_uses(const rl_spec *s, int ref) { return s->refs >> ref & 1; }
 void rl_spec_refs_text(const rl_spec *s, char *out, size_t n) {
   out[0] = 0;
   for (int r = 0; r < RL_NREF; r++)
-    if (rl_spec_uses(s, r)) rl_snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? ", " : "", rl_ref_names[r]);
+    if (rl_spec_uses(s, r))
+      rl_snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? ", " : "", rl_ref_names[r]);
   if (!out[0]) rl_snprintf(out, n, "none");
 }
 
@@ -73,7 +104,6 @@ static const char *metric_list =
     "verify_failed_rows_f32, verify_worst_ratio_f64, verify_worst_ratio_f32, traj_rel_err_max, chain_exponent, "
     "mujoco_chain_exponent";
 
-
 /* the reader counts lines so that the handler knows where it is */
 typedef struct reader {
   FILE *f;
@@ -93,11 +123,11 @@ static char *trim(char *s) {
   return s;
 }
 
-#define FAIL(...)                                                     \
-  do {                                                                \
+#define FAIL(...)                                                             \
+  do {                                                                        \
     int n_ = rl_snprintf(s->err, sizeof s->err, "%s:%d: ", s->path, s->line); \
-    rl_snprintf(s->err + n_, sizeof s->err - (size_t)n_, __VA_ARGS__);  \
-    return 0;                                                         \
+    rl_snprintf(s->err + n_, sizeof s->err - (size_t)n_, __VA_ARGS__);        \
+    return 0;                                                                 \
   } while (0)
 
 /* split a comma-separated list into malloc'ed trimmed items; −1 on an empty item */
@@ -142,7 +172,8 @@ static int handler(void *user, const char *section, const char *name, const char
       else s->refs |= 1u << k;
     }
     if (bad >= 0) {
-      rl_snprintf(s->err, sizeof s->err, "%s:%d: [reference] use: unknown reference '%s' (allowed: mujoco_lockstep, "
+      rl_snprintf(s->err, sizeof s->err,
+                  "%s:%d: [reference] use: unknown reference '%s' (allowed: mujoco_lockstep, "
                   "mujoco_free, lapack_optimum, dense_kkt, gsl_ode, richardson, mujoco_timing, closed_form)",
                   s->path, s->line, items[bad]);
       for (int j = 0; j < n; j++) free(items[j]);
@@ -177,7 +208,7 @@ static int handler(void *user, const char *section, const char *name, const char
         FILE *f = fopen(p, "r");
         if (!f) {
           rl_snprintf(s->err, sizeof s->err, "%s:%d: scene '%s': cannot read %s: %s", s->path, s->line, items[i], p,
-                   strerror(errno));
+                      strerror(errno));
           for (int j = 0; j < n; j++) free(items[j]);
           return 0;
         }
@@ -235,7 +266,8 @@ static int handler(void *user, const char *section, const char *name, const char
       if (r || !s->nrows_only) FAIL("rows_only '%s': expected a comma-separated list of scene names", value);
       s->rows_only_line = s->line;
     } else if (!strcmp(name, "stages") || !strcmp(name, "engines")) {
-      static const char *const stages = "kinematics,com,inertia,bias,passive,actuation,smooth,step_smooth,collision,step";
+      static const char *const stages =
+          "kinematics,com,inertia,bias,passive,actuation,smooth,step_smooth,collision,step";
       static const char *const engines = "newton,cg,avbd";
       int st = !strcmp(name, "stages");
       const char *allowed = st ? stages : engines;
@@ -247,7 +279,8 @@ static int handler(void *user, const char *section, const char *name, const char
       if (bad >= 0) rl_snprintf(bv, sizeof bv, "%s", items[bad]);
       for (int j = 0; j < n; j++) free(items[j]);
       if (bad >= 0) FAIL("%s: bad value '%s' (allowed: %s)", name, bv, allowed);
-      if (r || !n || strlen(value) >= sizeof s->stages) FAIL("%s '%s': expected a comma-separated list of: %s", name, value, allowed);
+      if (r || !n || strlen(value) >= sizeof s->stages)
+        FAIL("%s '%s': expected a comma-separated list of: %s", name, value, allowed);
       char *dst = st ? s->stages : s->engines;
       size_t k = 0;
       for (const char *c = value; *c; c++)
@@ -262,7 +295,8 @@ static int handler(void *user, const char *section, const char *name, const char
       s->reps_line = s->line;
     } else
       FAIL("[experiment] unknown key '%s' (allowed: name, scene, steps, duration, seed, description, kind, levels, "
-           "states, rows_only, stages, engines, reps)", name);
+           "states, rows_only, stages, engines, reps)",
+           name);
     return 1;
   }
   if (!strcmp(section, "sweep")) {
@@ -289,8 +323,7 @@ static int handler(void *user, const char *section, const char *name, const char
         if (!parse_num(v, &x) || !(x > 0)) FAIL("[sweep] dt: bad value '%s' (allowed: a positive number)", v);
       } else if (!strcmp(name, "device")) {
         if (strcmp(v, "cpu") && strcmp(v, "cuda")) FAIL("[sweep] device: bad value '%s' (allowed: cpu, cuda)", v);
-      } else if (!strcmp(name, "timestep"))
-        FAIL("[sweep] use 'dt' for the time step, not '%s'", name);
+      } else if (!strcmp(name, "timestep")) FAIL("[sweep] use 'dt' for the time step, not '%s'", name);
       /* the other keys are model/solver options, checked against a loaded scene after parsing */
     }
     return 1;
@@ -303,8 +336,8 @@ static int handler(void *user, const char *section, const char *name, const char
     for (int i = 0; i < n; i++) {
       int k = rl_metric_find(items[i]);
       if (k < 0) {
-        rl_snprintf(s->err, sizeof s->err, "%s:%d: [metrics] unknown metric '%s' (allowed: %s)", s->path, s->line, items[i],
-                 metric_list);
+        rl_snprintf(s->err, sizeof s->err, "%s:%d: [metrics] unknown metric '%s' (allowed: %s)", s->path, s->line,
+                    items[i], metric_list);
         for (int j = 0; j < n; j++) free(items[j]);
         return 0;
       }
@@ -385,8 +418,8 @@ static int foreign_key(const rl_spec *s, unsigned key, const char *name, int lin
   if (!line || (s->kind->keys & key)) return 0;
   char who[256];
   kinds_with(key, 0, who, sizeof who);
-  rl_snprintf(err, (size_t)errlen, "%s:%d: [experiment] %s is for kind = %s only (kind is %s)", s->path, line, name, who,
-              s->kind->name);
+  rl_snprintf(err, (size_t)errlen, "%s:%d: [experiment] %s is for kind = %s only (kind is %s)", s->path, line, name,
+              who, s->kind->name);
   return -1;
 }
 
@@ -430,8 +463,8 @@ static int kind_check(rl_spec *s, char *err, int errlen) {
     if (!strncmp(s->scene[i], "chain:", 6) && !(k->flags & RL_KIND_CHAIN_SCENES)) {
       char who[256];
       kinds_with(0, RL_KIND_CHAIN_SCENES, who, sizeof who);
-      rl_snprintf(err, (size_t)errlen, "%s:%d: scene '%s': synthetic chains are for kind = %s only (kind is %s)", s->path,
-                  s->scene_line, s->scene[i], who, k->name);
+      rl_snprintf(err, (size_t)errlen, "%s:%d: scene '%s': synthetic chains are for kind = %s only (kind is %s)",
+                  s->path, s->scene_line, s->scene[i], who, k->name);
       return -1;
     }
   return k->check ? k->check(s, err, errlen) : 0;
@@ -459,9 +492,10 @@ static int load(const char *path, rl_spec *s, int no_files, char *err, int errle
     rl_spec_free(s);
     return RL_EXIT_BADINPUT;
   }
-  const char *miss = !s->name[0] ? "name" : !s->nscene ? "scene"
+  const char *miss = !s->name[0]                                                                   ? "name"
+                     : !s->nscene                                                                  ? "scene"
                      : s->steps < 0 && !(s->duration > 0) && !(s->kind->flags & RL_KIND_NO_LENGTH) ? "steps or duration"
-                                                                                                  : NULL;
+                                                                                                   : NULL;
   if (miss) {
     rl_snprintf(err, (size_t)errlen, "%s: [experiment] is missing '%s'", path, miss);
     rl_spec_free(s);
@@ -504,7 +538,7 @@ static int load(const char *path, rl_spec *s, int no_files, char *err, int errle
         if (rl_mj_apply_opt(m, kv, e2, sizeof e2)) {
           const char *msg = !strncmp(e2, "--opt: ", 7) ? e2 + 7 : !strncmp(e2, "--opt ", 6) ? e2 + 6 : e2;
           rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] %s%s", path, ax->line, msg,
-                   !strncmp(msg, "unknown key", 11) ? " or engine, precision, dt, device" : "");
+                      !strncmp(msg, "unknown key", 11) ? " or engine, precision, dt, device" : "");
           mj_deleteModel(m);
           rl_spec_free(s);
           return RL_EXIT_BADINPUT;
@@ -519,7 +553,9 @@ static int load(const char *path, rl_spec *s, int no_files, char *err, int errle
 }
 
 int rl_spec_load(const char *path, rl_spec *s, char *err, int errlen) { return load(path, s, 0, err, errlen); }
-int rl_spec_load_text_only(const char *path, rl_spec *s, char *err, int errlen) { return load(path, s, 1, err, errlen); }
+int rl_spec_load_text_only(const char *path, rl_spec *s, char *err, int errlen) {
+  return load(path, s, 1, err, errlen);
+}
 
 static void append_id(char *id, size_t n, const char *part) {
   size_t l = strlen(id);

@@ -49,43 +49,85 @@
 #include <stddef.h>
 #include "harness.h"
 
-#define RL_SPEC_MAXAXES 16
-#define RL_SPEC_MAXVALS 32
+#define RL_SPEC_MAXAXES   16
+#define RL_SPEC_MAXVALS   32
 #define RL_SPEC_MAXSCENES 32
-#define RL_SPEC_MAXBANDS 32
+#define RL_SPEC_MAXBANDS  32
 
 enum { RL_BAND_ABS, RL_BAND_REL, RL_BAND_RATIO };
 
 /* metrics, computed per point from its trajectory (and the mujoco point of the same scene/dt/options) */
-enum { RL_MET_FINAL_QPOS_ERR, RL_MET_QPOS_ERR_MAX, RL_MET_PENETRATION_MAX, RL_MET_ANCHOR_ERR_MAX, RL_MET_ENERGY_DRIFT,
-       RL_MET_ITERATIONS_MEAN, RL_MET_CONVERGED_FRAC,
-       /* kind = refinement | fp32 | residuals */
-       RL_MET_ORDER, RL_MET_ORDER_STDERR, RL_MET_ORDER_FINAL, RL_MET_ONESTEP_REL_MAX, RL_MET_DIVERGE_1EM6,
-       RL_MET_DIVERGE_1EM3, RL_MET_SIGNORINI_MAX, RL_MET_COULOMB_MAX, RL_MET_MDP_MAX, RL_MET_NCP_MAX,
-       /* kind = convergence */
-       RL_MET_ITERS_TO_1EM10_GAP, RL_MET_FINAL_GAP,
-       /* kind = refinement: Richardson extrapolation and the GSL ODE reference */
-       RL_MET_RICHARDSON_ERR, RL_MET_ORDER_ODE, RL_MET_ORDER_ODE_STDERR,
-       /* kind = lockstep */
-       RL_MET_LOCKSTEP_QPOS_MAX, RL_MET_LOCKSTEP_QVEL_MAX, RL_MET_LOCKSTEP_QVEL_MEDIAN, RL_MET_FREE_DIVERGE_1EM6,
-       RL_MET_FREE_QPOS_ERR_MAX,
-       /* kind = speed */
-       RL_MET_STEPS_PER_S, RL_MET_MUJOCO_STEPS_PER_S, RL_MET_TIME_RATIO,
-       /* kind = analytic */
-       RL_MET_INCLINE_ACCEL_REL_ERR, RL_MET_INCLINE_CREEP, RL_MET_FREEFALL_ERR, RL_MET_MOMENTUM_DRIFT,
-       RL_MET_KINETIC_ENERGY_DRIFT,
-       /* kind = convergence, engine = avbd: against the dense step reference (avbd_ref.h) */
-       RL_MET_AVBD_ITERS_TO_1EM6_DIST, RL_MET_AVBD_FINAL_DIST_M, RL_MET_AVBD_FINAL_DIST_RAD,
-       /* kind = verify */
-       RL_MET_VERIFY_FAILED_F64, RL_MET_VERIFY_FAILED_F32, RL_MET_VERIFY_WORST_F64, RL_MET_VERIFY_WORST_F32,
-       /* kind = agreement */
-       RL_MET_TRAJ_REL_ERR_MAX,
-       /* kind = bench (chain scenes) */
-       RL_MET_CHAIN_EXPONENT, RL_MET_MUJOCO_CHAIN_EXPONENT, RL_NMET };
+enum {
+  RL_MET_FINAL_QPOS_ERR,
+  RL_MET_QPOS_ERR_MAX,
+  RL_MET_PENETRATION_MAX,
+  RL_MET_ANCHOR_ERR_MAX,
+  RL_MET_ENERGY_DRIFT,
+  RL_MET_ITERATIONS_MEAN,
+  RL_MET_CONVERGED_FRAC,
+  /* kind = refinement | fp32 | residuals */
+  RL_MET_ORDER,
+  RL_MET_ORDER_STDERR,
+  RL_MET_ORDER_FINAL,
+  RL_MET_ONESTEP_REL_MAX,
+  RL_MET_DIVERGE_1EM6,
+  RL_MET_DIVERGE_1EM3,
+  RL_MET_SIGNORINI_MAX,
+  RL_MET_COULOMB_MAX,
+  RL_MET_MDP_MAX,
+  RL_MET_NCP_MAX,
+  /* kind = convergence */
+  RL_MET_ITERS_TO_1EM10_GAP,
+  RL_MET_FINAL_GAP,
+  /* kind = refinement: Richardson extrapolation and the GSL ODE reference */
+  RL_MET_RICHARDSON_ERR,
+  RL_MET_ORDER_ODE,
+  RL_MET_ORDER_ODE_STDERR,
+  /* kind = lockstep */
+  RL_MET_LOCKSTEP_QPOS_MAX,
+  RL_MET_LOCKSTEP_QVEL_MAX,
+  RL_MET_LOCKSTEP_QVEL_MEDIAN,
+  RL_MET_FREE_DIVERGE_1EM6,
+  RL_MET_FREE_QPOS_ERR_MAX,
+  /* kind = speed */
+  RL_MET_STEPS_PER_S,
+  RL_MET_MUJOCO_STEPS_PER_S,
+  RL_MET_TIME_RATIO,
+  /* kind = analytic */
+  RL_MET_INCLINE_ACCEL_REL_ERR,
+  RL_MET_INCLINE_CREEP,
+  RL_MET_FREEFALL_ERR,
+  RL_MET_MOMENTUM_DRIFT,
+  RL_MET_KINETIC_ENERGY_DRIFT,
+  /* kind = convergence, engine = avbd: against the dense step reference (avbd_ref.h) */
+  RL_MET_AVBD_ITERS_TO_1EM6_DIST,
+  RL_MET_AVBD_FINAL_DIST_M,
+  RL_MET_AVBD_FINAL_DIST_RAD,
+  /* kind = verify */
+  RL_MET_VERIFY_FAILED_F64,
+  RL_MET_VERIFY_FAILED_F32,
+  RL_MET_VERIFY_WORST_F64,
+  RL_MET_VERIFY_WORST_F32,
+  /* kind = agreement */
+  RL_MET_TRAJ_REL_ERR_MAX,
+  /* kind = bench (chain scenes) */
+  RL_MET_CHAIN_EXPONENT,
+  RL_MET_MUJOCO_CHAIN_EXPONENT,
+  RL_NMET
+};
 
 /* [reference] use = … (which kinds take which: their rows in kinds.c) */
-enum { RL_REF_MUJOCO_LOCKSTEP, RL_REF_MUJOCO_FREE, RL_REF_LAPACK_OPTIMUM, RL_REF_DENSE_KKT, RL_REF_GSL_ODE,
-       RL_REF_RICHARDSON, RL_REF_MUJOCO_TIMING, RL_REF_CLOSED_FORM, RL_NREF };
+enum {
+  RL_REF_MUJOCO_LOCKSTEP,
+  RL_REF_MUJOCO_FREE,
+  RL_REF_LAPACK_OPTIMUM,
+  RL_REF_DENSE_KKT,
+  RL_REF_GSL_ODE,
+  RL_REF_RICHARDSON,
+  RL_REF_MUJOCO_TIMING,
+  RL_REF_CLOSED_FORM,
+  RL_NREF
+};
 extern const char *const rl_ref_names[RL_NREF];
 extern const char *const rl_metric_names[RL_NMET];
 
@@ -113,11 +155,11 @@ typedef struct rl_spec {
   char description[512];
   const struct rl_study_kind *kind; /* the kind's row (kinds.h) */
   int kind_line;
-  int levels, levels_line; /* refinement */
-  int states, states_line; /* convergence */
-  int nrows_only, rows_only_line;               /* verify */
+  int levels, levels_line;        /* refinement */
+  int states, states_line;        /* convergence */
+  int nrows_only, rows_only_line; /* verify */
   char *rows_only[RL_SPEC_MAXSCENES];
-  char stages[256], engines[256];               /* bench ("" = bench's default) */
+  char stages[256], engines[256];                 /* bench ("" = bench's default) */
   int stages_line, engines_line, reps, reps_line; /* bench (reps 0 = bench's default) */
   int naxes;
   rl_spec_axis axis[RL_SPEC_MAXAXES];
@@ -136,8 +178,8 @@ typedef struct rl_spec {
 
 typedef struct rl_point {
   int index;
-  char id[512];        /* file-name-safe, unique in the study: scene.engine.precision[.dtH][.key-value]... */
-  const char *scene;   /* path */
+  char id[512];      /* file-name-safe, unique in the study: scene.engine.precision[.dtH][.key-value]... */
+  const char *scene; /* path */
   char scene_name[128];
   const char *engine;
   int f32;

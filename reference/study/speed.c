@@ -27,7 +27,6 @@
 
 #define SPEED_REPS 11
 
-
 static void speed_path(char *p, size_t n, const char *dir, const rl_point *q) {
   rl_snprintf(p, n, "%s/traj_%s.speed.csv", dir, q->id);
 }
@@ -73,8 +72,8 @@ static double median(double *x, size_t n) {
   return gsl_stats_median_from_sorted_data(x, 1, n);
 }
 
-static int speed_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *pts, const rl_point *q, char *err,
-                         int errlen) {
+static int speed_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *pts, const rl_point *q,
+                         char *err, int errlen) {
   (void)pts;
   char path[4096], *hdr;
   speed_path(path, sizeof path, dir, q);
@@ -101,8 +100,7 @@ static int speed_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_
   if (isnan(dt)) return -1;
   double ours = median(tr, n), theirs = median(tm, n);
   if (s->metrics >> RL_MET_STEPS_PER_S & 1) rl_study_row(w, s, q, dt, "steps_per_s", 1e9 / ours, steps);
-  if (s->metrics >> RL_MET_MUJOCO_STEPS_PER_S & 1)
-    rl_study_row(w, s, q, dt, "mujoco_steps_per_s", 1e9 / theirs, steps);
+  if (s->metrics >> RL_MET_MUJOCO_STEPS_PER_S & 1) rl_study_row(w, s, q, dt, "mujoco_steps_per_s", 1e9 / theirs, steps);
   if (s->metrics >> RL_MET_TIME_RATIO & 1) rl_study_row(w, s, q, dt, "time_ratio", ours / theirs, steps);
   return 0;
 }

@@ -19,10 +19,10 @@ int rl32_study_onestep(const rl_sim_args *a, long nsteps, int n, int nq, int nv,
    tolerance 1e-12); the final qpos into qpos_out[nq].  Returns 0; 1 when the model can make constraint
    rows (rl_constraint_free) or is not hinge-only (nq != nv), with the reason in WHY; −1 on failure
    (one-line message on stderr). */
-int rl64_study_ode(const rl_sim_args *a, double tfinal, int nq, const double *qpos0, const double *qvel0, double *qpos_out,
-                   char *why, int whylen);
-int rl32_study_ode(const rl_sim_args *a, double tfinal, int nq, const double *qpos0, const double *qvel0, double *qpos_out,
-                   char *why, int whylen);
+int rl64_study_ode(const rl_sim_args *a, double tfinal, int nq, const double *qpos0, const double *qvel0,
+                   double *qpos_out, char *why, int whylen);
+int rl32_study_ode(const rl_sim_args *a, double tfinal, int nq, const double *qpos0, const double *qvel0,
+                   double *qpos_out, char *why, int whylen);
 
 /* Run a->engine (newton | cg | mujoco | avbd) and write per step to a->c.out the physical residuals
    of the step's contact forces f and the post-step contact velocities v = J·qvel⁺ (J: the step's

@@ -7,7 +7,6 @@
 #include <stddef.h>
 #include "harness.h"
 
-
 /* kind = lockstep, one point: MuJoCo's trajectory of a->c.model from its reset state (qpos0, qvel 0, ctrl 0,
    as `sim`), for a->steps (or a->duration) steps at a->dt (0: the model's).  Before MuJoCo's step k → k+1 its
    state (qpos, qvel, time, ctrl; for newton/cg also qacc_warmstart) is loaded into rigidlab, which takes ONE

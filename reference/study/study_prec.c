@@ -13,11 +13,11 @@
 #include "study_kinds.h"
 #include "tolerances.h"
 
-#define study_onestep RL_NAME(study_onestep)
-#define study_residuals RL_NAME(study_residuals)
-#define study_convergence RL_NAME(study_convergence)
+#define study_onestep          RL_NAME(study_onestep)
+#define study_residuals        RL_NAME(study_residuals)
+#define study_convergence      RL_NAME(study_convergence)
 #define study_convergence_avbd RL_NAME(study_convergence_avbd)
-#define study_ode RL_NAME(study_ode)
+#define study_ode              RL_NAME(study_ode)
 
 /* study_prec.h */
 int study_load_engine(rl_pair *p, const rl_sim_args *a, int allow_mujoco, int allow_avbd, int *mujoco, rl_avbd **am) {
@@ -26,8 +26,8 @@ int study_load_engine(rl_pair *p, const rl_sim_args *a, int allow_mujoco, int al
   *mujoco = !strcmp(a->engine, "mujoco");
   *am = NULL;
   if (!newton && !cg && !(allow_mujoco && *mujoco) && !(allow_avbd && avbd)) {
-    rl_errorf("study: engine '%s' is not available here (allowed: newton, cg%s%s)", a->engine, allow_mujoco ? ", mujoco" : "",
-              allow_avbd ? ", avbd" : "");
+    rl_errorf("study: engine '%s' is not available here (allowed: newton, cg%s%s)", a->engine,
+              allow_mujoco ? ", mujoco" : "", allow_avbd ? ", avbd" : "");
     return RL_EXIT_BADINPUT;
   }
   int st = rl_pair_load(p, &a->c, a->dt, err, sizeof err);
@@ -58,8 +58,8 @@ static int load_soft(rl_pair *p, const rl_sim_args *a, int allow_mujoco, int *mu
   return study_load_engine(p, a, allow_mujoco, 0, mujoco, &am);
 }
 
-int study_onestep(const rl_sim_args *a, long nsteps, int n, int nq, int nv, const double *qpos, const double *qvel, double *qpos_out,
-                  double *qvel_out) {
+int study_onestep(const rl_sim_args *a, long nsteps, int n, int nq, int nv, const double *qpos, const double *qvel,
+                  double *qpos_out, double *qvel_out) {
   rl_pair p;
   rl_avbd *am;
   int mujoco, st = study_load_engine(&p, a, 0, 1, &mujoco, &am);
@@ -162,8 +162,8 @@ typedef struct resid {
 } resid;
 
 /* one contact: rows' forces f[] and velocities v[] (nrow of them), cone, μ's → residuals */
-static void contact_resid(resid *r, int pyramidal, int dim, const double *mu, const double *f, const double *v, double dist,
-                          const double *fc /* contact-frame force or NULL */) {
+static void contact_resid(resid *r, int pyramidal, int dim, const double *mu, const double *f, const double *v,
+                          double dist, const double *fc /* contact-frame force or NULL */) {
   double fn, vn, ft[5] = {0}, vt[5] = {0};
   if (dim == 1) {
     fn = f[0];
@@ -234,7 +234,8 @@ static void avbd_contact_resid(resid *r, const rl_avbd *am, const rl_avbd_contac
     const real *v = am->vel + 6 * s;
     double u[3], w[3] = {(double)v[3], (double)v[4], (double)v[5]};
     for (int i = 0; i < 3; i++)
-      u[i] = (double)P->R[3 * i] * (double)rl[0] + (double)P->R[3 * i + 1] * (double)rl[1] + (double)P->R[3 * i + 2] * (double)rl[2];
+      u[i] = (double)P->R[3 * i] * (double)rl[0] + (double)P->R[3 * i + 1] * (double)rl[1] +
+             (double)P->R[3 * i + 2] * (double)rl[2];
     double wu[3] = {w[1] * u[2] - w[2] * u[1], w[2] * u[0] - w[0] * u[2], w[0] * u[1] - w[1] * u[0]};
     for (int i = 0; i < 3; i++) {
       p[side][i] = (double)P->x[i] + u[i];
@@ -472,7 +473,8 @@ int study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, int n
     avbd_conv_start(am, p.m, d, traj->time);
     rl_avbd_ref ref;
     if (rl_avbd_ref_solve(&ref, am, p.m, d)) {
-      rl_errorf("study: %s: state %d: the dense AVBD reference failed (LAPACKE_dsysv info %d)", a->c.model, s, ref.info);
+      rl_errorf("study: %s: state %d: the dense AVBD reference failed (LAPACKE_dsysv info %d)", a->c.model, s,
+                ref.info);
       rl_avbd_ref_free(&ref);
       st = RL_EXIT_BADINPUT;
       break;

@@ -17,8 +17,8 @@ int rl_trajectory_run(const char *dir, const rl_spec *s, const rl_point *q, rl_s
 }
 
 /* per wanted metric: the last value of its running series, at the step rl_metric_step names */
-int rl_trajectory_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *pts, const rl_point *q, char *err,
-                          int errlen) {
+int rl_trajectory_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *pts, const rl_point *q,
+                          char *err, int errlen) {
   char path[4096];
   rl_traj t, ref;
   int have_ref = 0;

@@ -16,7 +16,7 @@
 #include "csv.h"
 #include "kinds.h"
 
-#define VERIFY_STATES 100
+#define VERIFY_STATES    100
 #define ROWS_ONLY_STATES 10
 
 static int rows_only(const rl_spec *s, const rl_point *q) {
@@ -134,8 +134,10 @@ static int verify_check(rl_spec *s, char *err, int errlen) {
   int line = 0;
   if (rl_spec_axis_find(s, "engine", &line) >= 0 || rl_spec_axis_find(s, "precision", &line) >= 0 ||
       rl_spec_axis_find(s, "dt", &line) >= 0) {
-    rl_snprintf(err, (size_t)errlen, "%s:%d: [sweep] kind = verify sweeps model and solver options only (it checks "
-                "every stage in f64 and f32 against MuJoCo at the model's time step)", s->path, line);
+    rl_snprintf(err, (size_t)errlen,
+                "%s:%d: [sweep] kind = verify sweeps model and solver options only (it checks "
+                "every stage in f64 and f32 against MuJoCo at the model's time step)",
+                s->path, line);
     return -1;
   }
   for (int i = 0; i < s->nrows_only; i++) {
@@ -147,8 +149,10 @@ static int verify_check(rl_spec *s, char *err, int errlen) {
       found = !strncmp(b, s->rows_only[i], l) && (!strcmp(b + l, ".xml") || !b[l]);
     }
     if (!found) {
-      rl_snprintf(err, (size_t)errlen, "%s:%d: rows_only: '%s' is not one of the spec's scenes (a scene's file name "
-                  "without .xml)", s->path, s->rows_only_line, s->rows_only[i]);
+      rl_snprintf(err, (size_t)errlen,
+                  "%s:%d: rows_only: '%s' is not one of the spec's scenes (a scene's file name "
+                  "without .xml)",
+                  s->path, s->rows_only_line, s->rows_only[i]);
       return -1;
     }
   }

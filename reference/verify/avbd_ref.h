@@ -31,22 +31,22 @@
 
 #include "rl_avbd.h"
 
-#define rl_avbd_ref RL_NAME(avbd_ref)
-#define rl_avbd_ref_solve RL_NAME(avbd_ref_solve)
+#define rl_avbd_ref          RL_NAME(avbd_ref)
+#define rl_avbd_ref_solve    RL_NAME(avbd_ref_solve)
 #define rl_avbd_ref_distance RL_NAME(avbd_ref_distance)
-#define rl_avbd_ref_free RL_NAME(avbd_ref_free)
+#define rl_avbd_ref_free     RL_NAME(avbd_ref_free)
 
 typedef struct rl_avbd_ref {
-  int nb, nrow;        /* bodies, two-sided rows */
-  double *x, *q;       /* solution poses [nb×3], [nb×4] (COM frames) */
-  double *xp, *qp;     /* the prediction [nb×3], [nb×4] */
-  double *lambda;      /* multipliers [nrow] (force/torque, sign of avbd.c: g + Jᵀλ = 0) */
-  int iterations;      /* Newton iterations */
-  int info;            /* LAPACKE_dsysv info of the last solve (0: ok) */
-  double step;         /* ‖δz‖∞ of the last Newton step */
+  int nb, nrow;           /* bodies, two-sided rows */
+  double *x, *q;          /* solution poses [nb×3], [nb×4] (COM frames) */
+  double *xp, *qp;        /* the prediction [nb×3], [nb×4] */
+  double *lambda;         /* multipliers [nrow] (force/torque, sign of avbd.c: g + Jᵀλ = 0) */
+  int iterations;         /* Newton iterations */
+  int info;               /* LAPACKE_dsysv info of the last solve (0: ok) */
+  double step;            /* ‖δz‖∞ of the last Newton step */
   double stationarity[2]; /* ‖g + Jᵀλ‖∞ at the solution: [0] force rows (N), [1] torque rows (N m) */
-  double primal;       /* ‖C − αC⁰‖∞ at the solution (m, rad) */
-  int omitted;         /* terms of the AVBD step not in the reference (contacts, limits, dry friction, servos) */
+  double primal;          /* ‖C − αC⁰‖∞ at the solution (m, rad) */
+  int omitted;            /* terms of the AVBD step not in the reference (contacts, limits, dry friction, servos) */
 } rl_avbd_ref;
 
 /* Solve the step problem from am's current (step-start) state; am is not modified.

@@ -11,8 +11,13 @@
 #include <string.h>
 #include "lapack_ref.h"
 
-enum { ST_SAT = RL_CNSTRSTATE_SATISFIED, ST_QUAD = RL_CNSTRSTATE_QUADRATIC, ST_LNEG = RL_CNSTRSTATE_LINEARNEG,
-       ST_LPOS = RL_CNSTRSTATE_LINEARPOS, ST_CONE = RL_CNSTRSTATE_CONE };
+enum {
+  ST_SAT = RL_CNSTRSTATE_SATISFIED,
+  ST_QUAD = RL_CNSTRSTATE_QUADRATIC,
+  ST_LNEG = RL_CNSTRSTATE_LINEARNEG,
+  ST_LPOS = RL_CNSTRSTATE_LINEARPOS,
+  ST_CONE = RL_CNSTRSTATE_CONE
+};
 
 int rl_ref_problem_make(rl_ref_problem *p, const rl_model *m, const rl_data *d) {
   memset(p, 0, sizeof *p);
@@ -190,7 +195,9 @@ double rl_ref_cost_real(const rl_ref_problem *p, const real *a) {
   return s;
 }
 
-double rl_ref_gap(const rl_ref_problem *p, const real *a, double cost_star) { return rl_ref_cost_real(p, a) - cost_star; }
+double rl_ref_gap(const rl_ref_problem *p, const real *a, double cost_star) {
+  return rl_ref_cost_real(p, a) - cost_star;
+}
 
 /* H = M + Jᵀ·C(jar)·J (dense, both triangles) */
 static void hessian_at(const rl_ref_problem *p, const double *jar, double *H, double *C, double *CJ, double *f,
@@ -427,4 +434,3 @@ int rl_ref_copy_mujoco(const mjModel *mjm, const mjData *mjd, const rl_model *m,
   d->nnzJ = adr;
   return 0;
 }
-

@@ -17,28 +17,28 @@
 #include <mujoco/mujoco.h>
 #include "rl_engine.h"
 
-#define rl_ref_problem RL_NAME(ref_problem)
+#define rl_ref_problem      RL_NAME(ref_problem)
 #define rl_ref_problem_make RL_NAME(ref_problem_make)
 #define rl_ref_problem_free RL_NAME(ref_problem_free)
-#define rl_ref_cost RL_NAME(ref_cost)
-#define rl_ref_cost_real RL_NAME(ref_cost_real)
-#define rl_ref_optimum RL_NAME(ref_optimum)
-#define rl_ref_gap RL_NAME(ref_gap)
+#define rl_ref_cost         RL_NAME(ref_cost)
+#define rl_ref_cost_real    RL_NAME(ref_cost_real)
+#define rl_ref_optimum      RL_NAME(ref_optimum)
+#define rl_ref_gap          RL_NAME(ref_gap)
 #define rl_ref_newton_check RL_NAME(ref_newton_check)
-#define rl_ref_observer RL_NAME(ref_observer)
-#define rl_ref_copy_mujoco RL_NAME(ref_copy_mujoco)
+#define rl_ref_observer     RL_NAME(ref_observer)
+#define rl_ref_copy_mujoco  RL_NAME(ref_copy_mujoco)
 
 typedef struct rl_ref_problem {
   int nv, nefc, ne, nf;
-  double *M;     /* nv × nv */
-  double *a0;    /* qacc_smooth */
-  double *J;     /* nefc × nv, dense */
+  double *M;  /* nv × nv */
+  double *a0; /* qacc_smooth */
+  double *J;  /* nefc × nv, dense */
   double *D, *R, *aref, *floss;
   int *type;
-  int *dim;      /* elliptic rows: the contact's dim at its first row */
-  double *mu;    /* elliptic first rows */
-  double *fric;  /* 5 per row (elliptic first rows) */
-  double *work;  /* scratch */
+  int *dim;     /* elliptic rows: the contact's dim at its first row */
+  double *mu;   /* elliptic first rows */
+  double *fric; /* 5 per row (elliptic first rows) */
+  double *work; /* scratch */
 } rl_ref_problem;
 
 /* copy d's problem (after the rows and M are in place); 0 on success */

@@ -51,9 +51,7 @@ static double support_local(const rl_oracle_shape *s, const double d[3], double 
     }
     return best;
   }
-  default:
-    x[0] = x[1] = x[2] = NAN;
-    return NAN;
+  default: x[0] = x[1] = x[2] = NAN; return NAN;
   }
 }
 
@@ -177,12 +175,17 @@ double rl_oracle_sd(const rl_oracle_shape *a, const rl_oracle_shape *b, double n
     for (int y = -1; y <= 1; y++)
       for (int z = -1; z <= 1; z++)
         if (x || y || z) {
-          starts[ns][0] = x; starts[ns][1] = y; starts[ns][2] = z;
+          starts[ns][0] = x;
+          starts[ns][1] = y;
+          starts[ns][2] = z;
           ns++;
         }
   double cl[3] = {b->pos[0] - a->pos[0], b->pos[1] - a->pos[1], b->pos[2] - a->pos[2]};
   if (norm3(cl) > 0) {
-    for (int i = 0; i < 3; i++) { starts[ns][i] = cl[i]; starts[ns + 1][i] = -cl[i]; }
+    for (int i = 0; i < 3; i++) {
+      starts[ns][i] = cl[i];
+      starts[ns + 1][i] = -cl[i];
+    }
     ns += 2;
   }
   /* coarse maxima from every start; the two best are polished */

@@ -19,9 +19,9 @@
 #include "harness.h"
 #include "rl_prec.h"
 
-#define rl_oracle_shape RL_NAME(oracle_shape)
+#define rl_oracle_shape   RL_NAME(oracle_shape)
 #define rl_oracle_support RL_NAME(oracle_support)
-#define rl_oracle_sd RL_NAME(oracle_sd)
+#define rl_oracle_sd      RL_NAME(oracle_sd)
 
 /* a convex shape in world coordinates (types as mjtGeom: 0 plane, 2 sphere … 7 mesh) */
 typedef struct rl_oracle_shape {

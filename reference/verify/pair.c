@@ -9,13 +9,13 @@ double rl_round(double x) { return (double)(real)x; }
 
 /* Every real field of the model must be finite: one line naming the field and element. */
 static int check_finite(const rl_model *m, const char *path, char *err, int errlen) {
-#define RL_X_FIELD(type, name, count, width)                                                        \
-  if (sizeof(type) == sizeof(real) && (type)0.5 != 0)                                               \
-    for (long i = 0; i < (long)m->count * (width); i++)                                             \
-      if (!isfinite((double)((const real *)(const void *)m->name)[i])) {                            \
+#define RL_X_FIELD(type, name, count, width)                                                                       \
+  if (sizeof(type) == sizeof(real) && (type)0.5 != 0)                                                              \
+    for (long i = 0; i < (long)m->count * (width); i++)                                                            \
+      if (!isfinite((double)((const real *)(const void *)m->name)[i])) {                                           \
         snprintf(err, (size_t)errlen, "%s: model field %s[%ld] is not finite (element %ld of %s)", path, #name, i, \
-                 i / (width), #count);                                                             \
-        return -1;                                                                                  \
+                 i / (width), #count);                                                                             \
+        return -1;                                                                                                 \
       }
   RL_MODEL_FIELDS(RL_X_FIELD)
 #undef RL_X_FIELD
@@ -27,9 +27,10 @@ static int check_finite(const rl_model *m, const char *path, char *err, int errl
 static void round_model_numbers(mjModel *m) {
   if (sizeof(real) == sizeof(double)) return;
   MJMODEL_POINTERS_PREAMBLE(m)
-#define X(type, name, nr, nc)                                                   \
-  if (sizeof(type) == sizeof(mjtNum) && (type)0.5 != 0)                        \
-    for (long i = 0; i < (long)m->nr * (nc); i++) ((mjtNum *)(void *)m->name)[i] = rl_round(((mjtNum *)(void *)m->name)[i]);
+#define X(type, name, nr, nc)                           \
+  if (sizeof(type) == sizeof(mjtNum) && (type)0.5 != 0) \
+    for (long i = 0; i < (long)m->nr * (nc); i++)       \
+      ((mjtNum *)(void *)m->name)[i] = rl_round(((mjtNum *)(void *)m->name)[i]);
   MJMODEL_POINTERS
 #undef X
   m->opt.timestep = rl_round(m->opt.timestep);

@@ -6,12 +6,12 @@
 #include "harness.h"
 #include "rl_import.h"
 
-#define rl_pair RL_NAME(pair)
-#define rl_pair_load RL_NAME(pair_load)
-#define rl_pair_free RL_NAME(pair_free)
-#define rl_set_state RL_NAME(set_state)
+#define rl_pair            RL_NAME(pair)
+#define rl_pair_load       RL_NAME(pair_load)
+#define rl_pair_free       RL_NAME(pair_free)
+#define rl_set_state       RL_NAME(set_state)
 #define rl_constraint_free RL_NAME(constraint_free)
-#define rl_round RL_NAME(round)
+#define rl_round           RL_NAME(round)
 
 typedef struct rl_pair {
   mjModel *mjm;

@@ -5,10 +5,10 @@
 #include <string.h>
 #include "fields.h"
 
-#define REL RL_VQK_REL
-#define COUNT RL_VQK_COUNT
+#define REL      RL_VQK_REL
+#define COUNT    RL_VQK_COUNT
 #define FRACTION RL_VQK_FRACTION
-#define SCALED RL_VQK_SCALED
+#define SCALED   RL_VQK_SCALED
 
 static const rl_vq_info table[] = {
     /* the smooth stages (verify.c): one registry field each */
@@ -90,7 +90,8 @@ static const rl_vq_info table[] = {
      "fraction of the states left out because they disagree where MuJoCo's own step is not reproducible"},
     /* the reasons a state or pair is left out (collision, solve, step) */
     {"left_out_capacity", FRACTION, 0, "1", "fraction of the states left out because a contact or row buffer was full"},
-    {"left_out_pairs_sensitive", FRACTION, 0, "1", "fraction of the colliding geom pairs left out as near ties of MuJoCo's own collision"},
+    {"left_out_pairs_sensitive", FRACTION, 0, "1",
+     "fraction of the colliding geom pairs left out as near ties of MuJoCo's own collision"},
 };
 
 const rl_vq_info *rl_vq_info_find(const char *name) {
@@ -109,26 +110,30 @@ const char *rl_vq_unit(const char *name) {
 
 const char *rl_vq_kind_name(rl_vq_kind k) {
   switch (k) {
-    case RL_VQK_REL: return "relative error";
-    case RL_VQK_COUNT: return "count";
-    case RL_VQK_FRACTION: return "fraction";
-    case RL_VQK_SCALED: return "multiple of κ₁·ε";
+  case RL_VQK_REL: return "relative error";
+  case RL_VQK_COUNT: return "count";
+  case RL_VQK_FRACTION: return "fraction";
+  case RL_VQK_SCALED: return "multiple of κ₁·ε";
   }
   return "?";
 }
 
 void rl_vq_print(FILE *f, int markdown) {
   if (markdown)
-    fprintf(f, "\n## verify quantities\n\nThe rows of `rigidlab verify` (reference/verify/quantities.c): max_abs_err is in the unit "
-               "given (the compared field's, when there is one); max_rel_err is dimensionless. Only relative errors share a "
-               "plot axis or the summary's error headline with each other (`rigidlab report`).\n\n"
-               "| quantity | kind | compares | unit of max_abs_err | meaning |\n|---|---|---|---|---|\n");
+    fprintf(
+        f,
+        "\n## verify quantities\n\nThe rows of `rigidlab verify` (reference/verify/quantities.c): max_abs_err is in "
+        "the unit "
+        "given (the compared field's, when there is one); max_rel_err is dimensionless. Only relative errors share a "
+        "plot axis or the summary's error headline with each other (`rigidlab report`).\n\n"
+        "| quantity | kind | compares | unit of max_abs_err | meaning |\n|---|---|---|---|---|\n");
   else fprintf(f, "\nverify quantities: the rows of rigidlab verify\n");
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
     const rl_vq_info *q = &table[i];
     if (markdown)
-      fprintf(f, "| `%s` | %s | %s%s%s | %s | %s |\n", q->name, rl_vq_kind_name(q->kind), q->field ? "`" : "", q->field ? q->field : "–",
-              q->field ? "`" : "", rl_vq_unit(q->name), q->meaning);
-    else fprintf(f, "  %-18s %-16s %-18s %s\n", q->name, rl_vq_kind_name(q->kind), q->field ? q->field : "-", q->meaning);
+      fprintf(f, "| `%s` | %s | %s%s%s | %s | %s |\n", q->name, rl_vq_kind_name(q->kind), q->field ? "`" : "",
+              q->field ? q->field : "–", q->field ? "`" : "", rl_vq_unit(q->name), q->meaning);
+    else
+      fprintf(f, "  %-18s %-16s %-18s %s\n", q->name, rl_vq_kind_name(q->kind), q->field ? q->field : "-", q->meaning);
   }
 }

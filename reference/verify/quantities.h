@@ -16,7 +16,7 @@ typedef enum {
 } rl_vq_kind;
 
 typedef struct rl_vq_info {
-  const char *name;    /* the row's quantity name, as verify prints and writes it */
+  const char *name; /* the row's quantity name, as verify prints and writes it */
   rl_vq_kind kind;
   const char *field;   /* the rl_data registry field compared (its unit is max_abs_err's), or NULL */
   const char *unit;    /* max_abs_err's unit when field is NULL */

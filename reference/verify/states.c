@@ -24,7 +24,8 @@ static void normalize_quats(const mjModel *m, double *qpos) {
     int a = m->jnt_qposadr[j];
     if (m->jnt_type[j] == mjJNT_FREE) a += 3;
     else if (m->jnt_type[j] != mjJNT_BALL) continue;
-    double n = sqrt(qpos[a] * qpos[a] + qpos[a + 1] * qpos[a + 1] + qpos[a + 2] * qpos[a + 2] + qpos[a + 3] * qpos[a + 3]);
+    double n =
+        sqrt(qpos[a] * qpos[a] + qpos[a + 1] * qpos[a + 1] + qpos[a + 2] * qpos[a + 2] + qpos[a + 3] * qpos[a + 3]);
     for (int k = 0; k < 4; k++) qpos[a + k] /= n;
   }
 }
@@ -35,19 +36,13 @@ static void random_state(const mjModel *m, gsl_rng *r, double *qpos, double *qve
     int a = m->jnt_qposadr[j];
     const double *rg = m->jnt_range + 2 * j;
     switch (m->jnt_type[j]) {
-      case mjJNT_FREE:
-        for (int k = 0; k < 3; k++) qpos[a + k] = m->qpos0[a + k] + gsl_ran_flat(r, -0.5, 0.5);
-        random_quat(r, qpos + a + 3);
-        break;
-      case mjJNT_BALL:
-        random_quat(r, qpos + a);
-        break;
-      case mjJNT_SLIDE:
-        qpos[a] = m->jnt_limited[j] ? gsl_ran_flat(r, rg[0], rg[1]) : gsl_ran_flat(r, -0.5, 0.5);
-        break;
-      default:
-        qpos[a] = m->jnt_limited[j] ? gsl_ran_flat(r, rg[0], rg[1]) : gsl_ran_flat(r, -RL_PI_D, RL_PI_D);
-        break;
+    case mjJNT_FREE:
+      for (int k = 0; k < 3; k++) qpos[a + k] = m->qpos0[a + k] + gsl_ran_flat(r, -0.5, 0.5);
+      random_quat(r, qpos + a + 3);
+      break;
+    case mjJNT_BALL: random_quat(r, qpos + a); break;
+    case mjJNT_SLIDE: qpos[a] = m->jnt_limited[j] ? gsl_ran_flat(r, rg[0], rg[1]) : gsl_ran_flat(r, -0.5, 0.5); break;
+    default: qpos[a] = m->jnt_limited[j] ? gsl_ran_flat(r, rg[0], rg[1]) : gsl_ran_flat(r, -RL_PI_D, RL_PI_D); break;
     }
   }
   for (int i = 0; i < m->nv; i++) qvel[i] = gsl_ran_gaussian(r, 1.0);
@@ -74,7 +69,10 @@ static int finite_state(const mjModel *m, const mjData *d) {
 
 int rl_states_draw(const mjModel *m, int n, unsigned long seed, rl_states *s) {
   memset(s, 0, sizeof *s);
-  s->n = n; s->nq = m->nq; s->nv = m->nv; s->nu = m->nu;
+  s->n = n;
+  s->nq = m->nq;
+  s->nv = m->nv;
+  s->nu = m->nu;
   s->qpos = calloc((size_t)n * m->nq + 1, sizeof(double));
   s->qvel = calloc((size_t)n * m->nv + 1, sizeof(double));
   s->ctrl = calloc((size_t)n * m->nu + 1, sizeof(double));

@@ -11,7 +11,7 @@
 
 typedef struct rl_states {
   int n, nq, nv, nu;
-  double *qpos, *qvel, *ctrl;  /* n × nq, n × nv, n × nu */
+  double *qpos, *qvel, *ctrl; /* n × nq, n × nv, n × nu */
 } rl_states;
 
 int rl_states_draw(const mjModel *m, int n, unsigned long seed, rl_states *out);

@@ -28,15 +28,22 @@ static inline double rl_verify_tolerance_scale(void) {
 static inline double rl_verify_tolerance(int stage, int f32) {
   /*                             f64     f32 */
   static const double tol[RL_NSTAGE][2] = {
-      [RL_STAGE_KINEMATICS] = {1e-12, 1e-5}, [RL_STAGE_COM] = {1e-12, 1e-5}, [RL_STAGE_INERTIA] = {1e-12, 1e-5},
-      [RL_STAGE_BIAS] = {1e-12, 1e-5},       [RL_STAGE_PASSIVE] = {1e-12, 1e-5}, [RL_STAGE_ACTUATION] = {1e-12, 1e-5},
-      [RL_STAGE_SMOOTH] = {1e-12, 1e-5},     [RL_STAGE_INTEGRATE] = {1e-12, 1e-5},
+      [RL_STAGE_KINEMATICS] = {1e-12, 1e-5},
+      [RL_STAGE_COM] = {1e-12, 1e-5},
+      [RL_STAGE_INERTIA] = {1e-12, 1e-5},
+      [RL_STAGE_BIAS] = {1e-12, 1e-5},
+      [RL_STAGE_PASSIVE] = {1e-12, 1e-5},
+      [RL_STAGE_ACTUATION] = {1e-12, 1e-5},
+      [RL_STAGE_SMOOTH] = {1e-12, 1e-5},
+      [RL_STAGE_INTEGRATE] = {1e-12, 1e-5},
       /* collision: analytic pairs ≤ 1e-10 in f64; MPR pairs carry their own per-quantity tolerance */
       [RL_STAGE_COLLISION] = {1e-10, 1e-4},
       /* constraints: rows 1e-10, solve 1e-9, one full step 1e-8 (f64).  f32 step: one step through stiff
          soft contacts amplifies float rounding of the contact forces; measured worst qvel 3.7e-2
          (box_pyramid, elliptic), 2.5e-3 (humanoid100): 5e-2 is the measured scale, not an accuracy claim */
-      [RL_STAGE_CONSTRAINT] = {1e-10, 1e-4}, [RL_STAGE_SOLVE] = {1e-9, 1e-3}, [RL_STAGE_STEP] = {1e-8, 5e-2},
+      [RL_STAGE_CONSTRAINT] = {1e-10, 1e-4},
+      [RL_STAGE_SOLVE] = {1e-9, 1e-3},
+      [RL_STAGE_STEP] = {1e-8, 5e-2},
   };
   return tol[stage][f32 ? 1 : 0] * rl_verify_tolerance_scale();
 }

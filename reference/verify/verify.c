@@ -78,29 +78,64 @@ static void finish(quantity *q) {
   }
 }
 
-enum { Q_XPOS, Q_XQUAT, Q_XMAT, Q_XIPOS, Q_XIMAT, Q_XANCHOR, Q_XAXIS, Q_GEOM_XPOS, Q_GEOM_XMAT,
-       Q_SUBTREE_COM, Q_CINERT, Q_CDOF, Q_M, Q_CVEL, Q_CDOF_DOT, Q_QFRC_BIAS, Q_QFRC_PASSIVE,
-       Q_ACT_LENGTH, Q_ACT_VELOCITY, Q_ACT_FORCE, Q_QFRC_ACTUATOR, Q_QFRC_SMOOTH, Q_QACC_SMOOTH,
-       Q_STEP_QPOS, Q_STEP_QVEL, NQ };
+enum {
+  Q_XPOS,
+  Q_XQUAT,
+  Q_XMAT,
+  Q_XIPOS,
+  Q_XIMAT,
+  Q_XANCHOR,
+  Q_XAXIS,
+  Q_GEOM_XPOS,
+  Q_GEOM_XMAT,
+  Q_SUBTREE_COM,
+  Q_CINERT,
+  Q_CDOF,
+  Q_M,
+  Q_CVEL,
+  Q_CDOF_DOT,
+  Q_QFRC_BIAS,
+  Q_QFRC_PASSIVE,
+  Q_ACT_LENGTH,
+  Q_ACT_VELOCITY,
+  Q_ACT_FORCE,
+  Q_QFRC_ACTUATOR,
+  Q_QFRC_SMOOTH,
+  Q_QACC_SMOOTH,
+  Q_STEP_QPOS,
+  Q_STEP_QVEL,
+  NQ
+};
 
 /* the smooth rows: each compares one field of the data registry (engine/rl_data.h) and is named after it
    (FIELD fails to compile for a name the registry lacks); M compares the registry's qM, made dense */
 #define FIELD(f) (#f + 0 * sizeof(((rl_data *)0)->f))
 static quantity table_init[NQ] = {
-  {.stage = RL_STAGE_KINEMATICS, .name = FIELD(xpos)}, {.stage = RL_STAGE_KINEMATICS, .name = FIELD(xquat)},
-  {.stage = RL_STAGE_KINEMATICS, .name = FIELD(xmat)}, {.stage = RL_STAGE_KINEMATICS, .name = FIELD(xipos)},
-  {.stage = RL_STAGE_KINEMATICS, .name = FIELD(ximat)}, {.stage = RL_STAGE_KINEMATICS, .name = FIELD(xanchor)},
-  {.stage = RL_STAGE_KINEMATICS, .name = FIELD(xaxis)}, {.stage = RL_STAGE_KINEMATICS, .name = FIELD(geom_xpos)},
-  {.stage = RL_STAGE_KINEMATICS, .name = FIELD(geom_xmat)}, {.stage = RL_STAGE_COM, .name = FIELD(subtree_com)},
-  {.stage = RL_STAGE_COM, .name = FIELD(cinert)}, {.stage = RL_STAGE_COM, .name = FIELD(cdof)},
-  {.stage = RL_STAGE_INERTIA, .name = "M"},
-  {.stage = RL_STAGE_BIAS, .name = FIELD(cvel)}, {.stage = RL_STAGE_BIAS, .name = FIELD(cdof_dot)},
-  {.stage = RL_STAGE_BIAS, .name = FIELD(qfrc_bias)},
-  {.stage = RL_STAGE_PASSIVE, .name = FIELD(qfrc_passive)},
-  {.stage = RL_STAGE_ACTUATION, .name = FIELD(actuator_length)}, {.stage = RL_STAGE_ACTUATION, .name = FIELD(actuator_velocity)},
-  {.stage = RL_STAGE_ACTUATION, .name = FIELD(actuator_force)}, {.stage = RL_STAGE_ACTUATION, .name = FIELD(qfrc_actuator)},
-  {.stage = RL_STAGE_SMOOTH, .name = FIELD(qfrc_smooth)}, {.stage = RL_STAGE_SMOOTH, .name = FIELD(qacc_smooth)},
-  {.stage = RL_STAGE_INTEGRATE, .name = FIELD(qpos)}, {.stage = RL_STAGE_INTEGRATE, .name = FIELD(qvel)},
+    {.stage = RL_STAGE_KINEMATICS, .name = FIELD(xpos)},
+    {.stage = RL_STAGE_KINEMATICS, .name = FIELD(xquat)},
+    {.stage = RL_STAGE_KINEMATICS, .name = FIELD(xmat)},
+    {.stage = RL_STAGE_KINEMATICS, .name = FIELD(xipos)},
+    {.stage = RL_STAGE_KINEMATICS, .name = FIELD(ximat)},
+    {.stage = RL_STAGE_KINEMATICS, .name = FIELD(xanchor)},
+    {.stage = RL_STAGE_KINEMATICS, .name = FIELD(xaxis)},
+    {.stage = RL_STAGE_KINEMATICS, .name = FIELD(geom_xpos)},
+    {.stage = RL_STAGE_KINEMATICS, .name = FIELD(geom_xmat)},
+    {.stage = RL_STAGE_COM, .name = FIELD(subtree_com)},
+    {.stage = RL_STAGE_COM, .name = FIELD(cinert)},
+    {.stage = RL_STAGE_COM, .name = FIELD(cdof)},
+    {.stage = RL_STAGE_INERTIA, .name = "M"},
+    {.stage = RL_STAGE_BIAS, .name = FIELD(cvel)},
+    {.stage = RL_STAGE_BIAS, .name = FIELD(cdof_dot)},
+    {.stage = RL_STAGE_BIAS, .name = FIELD(qfrc_bias)},
+    {.stage = RL_STAGE_PASSIVE, .name = FIELD(qfrc_passive)},
+    {.stage = RL_STAGE_ACTUATION, .name = FIELD(actuator_length)},
+    {.stage = RL_STAGE_ACTUATION, .name = FIELD(actuator_velocity)},
+    {.stage = RL_STAGE_ACTUATION, .name = FIELD(actuator_force)},
+    {.stage = RL_STAGE_ACTUATION, .name = FIELD(qfrc_actuator)},
+    {.stage = RL_STAGE_SMOOTH, .name = FIELD(qfrc_smooth)},
+    {.stage = RL_STAGE_SMOOTH, .name = FIELD(qacc_smooth)},
+    {.stage = RL_STAGE_INTEGRATE, .name = FIELD(qpos)},
+    {.stage = RL_STAGE_INTEGRATE, .name = FIELD(qvel)},
 };
 #undef FIELD
 
@@ -217,7 +252,8 @@ int rl_cmd_verify(const rl_verify_args *a) {
   for (int s = 0; s < S.n && ret == RL_EXIT_OK; s++) {
     const double *qp = S.qpos + (size_t)s * S.nq, *qv = S.qvel + (size_t)s * S.nv, *qc = S.ctrl + (size_t)s * S.nu;
     /* the smooth table only when one of its stages is asked for (it includes the dense nv×nv M) */
-    if (a->stages & ((1u << RL_STAGE_COLLISION) - 1)) compare_state(&p, mjfree, d, mjd, mjd2, qp, qv, qc, q, dense, mjdense);
+    if (a->stages & ((1u << RL_STAGE_COLLISION) - 1))
+      compare_state(&p, mjfree, d, mjd, mjd2, qp, qv, qc, q, dense, mjdense);
     for (int i = 0; i < NMOD; i++) {
       if (!on[i]) continue;
       rl_set_state(&p, d, mjd, qp, qv, qc);

@@ -9,16 +9,16 @@
 
 #include "pair.h"
 
-#define rl_vq RL_NAME(vq)
-#define rl_vq_compare RL_NAME(vq_compare)
-#define rl_vq_record RL_NAME(vq_record)
+#define rl_vq                 RL_NAME(vq)
+#define rl_vq_compare         RL_NAME(vq_compare)
+#define rl_vq_record          RL_NAME(vq_record)
 #define rl_vq_mj_collision_on RL_NAME(vq_mj_collision_on)
-#define rl_vctx RL_NAME(vctx)
-#define rl_vmodule RL_NAME(vmodule)
-#define rl_vmod_collision RL_NAME(vmod_collision)
-#define rl_vmod_constraint RL_NAME(vmod_constraint)
-#define rl_vmod_solve RL_NAME(vmod_solve)
-#define rl_vmod_step RL_NAME(vmod_step)
+#define rl_vctx               RL_NAME(vctx)
+#define rl_vmodule            RL_NAME(vmodule)
+#define rl_vmod_collision     RL_NAME(vmod_collision)
+#define rl_vmod_constraint    RL_NAME(vmod_constraint)
+#define rl_vmod_solve         RL_NAME(vmod_solve)
+#define rl_vmod_step          RL_NAME(vmod_step)
 
 /* one row of the verify table */
 typedef struct rl_vq {
@@ -28,9 +28,9 @@ typedef struct rl_vq {
   double scale;      /* max over states of ‖mujoco‖∞ */
   double *err, *mag; /* per state */
   int n;
-  double tol;        /* 0: the stage's tolerance (tolerances.h); else this quantity's own */
-  int absolute;      /* 1: judged on max_abs (e.g. a count mismatch), not max_rel */
-  int last;          /* 1: a running value: the table reports the last state's, not the max */
+  double tol;   /* 0: the stage's tolerance (tolerances.h); else this quantity's own */
+  int absolute; /* 1: judged on max_abs (e.g. a count mismatch), not max_rel */
+  int last;     /* 1: a running value: the table reports the last state's, not the max */
 } rl_vq;
 
 /* record err = ‖ours − ref‖∞ and mag = ‖ref‖∞ for the current state */
@@ -53,15 +53,15 @@ typedef struct rl_vctx {
 } rl_vctx;
 
 typedef struct rl_vmodule {
-  int stage;                   /* RL_STAGE_* */
-  int nq;                      /* quantities (rows) */
-  const char *const *names;    /* nq names */
-  const double *tol;           /* nq tolerances or NULL (stage tolerance); a 0 entry means stage tolerance */
-  const int *absolute;         /* nq flags or NULL */
-  const int *last;             /* nq flags or NULL (running values, see rl_vq.last) */
-  int (*init)(rl_vctx *c);     /* 0 on success; may be NULL */
+  int stage;                           /* RL_STAGE_* */
+  int nq;                              /* quantities (rows) */
+  const char *const *names;            /* nq names */
+  const double *tol;                   /* nq tolerances or NULL (stage tolerance); a 0 entry means stage tolerance */
+  const int *absolute;                 /* nq flags or NULL */
+  const int *last;                     /* nq flags or NULL (running values, see rl_vq.last) */
+  int (*init)(rl_vctx *c);             /* 0 on success; may be NULL */
   void (*state)(rl_vctx *c, rl_vq *q); /* q: this module's nq rows */
-  void (*fini)(rl_vctx *c);    /* may be NULL */
+  void (*fini)(rl_vctx *c);            /* may be NULL */
 } rl_vmodule;
 
 extern const rl_vmodule rl_vmod_collision;

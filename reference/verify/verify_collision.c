@@ -39,16 +39,49 @@
 #include "tolerances.h"
 #include "verify.h"
 
-enum { C_NCON, C_FLIPS, C_ORDER, C_BRANCH, C_DIST, C_POS, C_NORMAL, C_FRAME, C_DIST_MPR, C_POS_MPR, C_NORMAL_MPR, C_FRICTION, C_SOLREF,
-       C_SOLIMP, C_MARGIN, C_LEFT_CAPACITY, C_LEFT_PAIRS, NC };
-static const char *const names[NC] = {"ncon", "pair_flips", "order", "branch", "dist", "pos", "normal", "frame", "dist_mpr", "pos_mpr",
-                                      "normal_mpr", "friction", "solref", "solimp", "margin", "left_out_capacity",
+enum {
+  C_NCON,
+  C_FLIPS,
+  C_ORDER,
+  C_BRANCH,
+  C_DIST,
+  C_POS,
+  C_NORMAL,
+  C_FRAME,
+  C_DIST_MPR,
+  C_POS_MPR,
+  C_NORMAL_MPR,
+  C_FRICTION,
+  C_SOLREF,
+  C_SOLIMP,
+  C_MARGIN,
+  C_LEFT_CAPACITY,
+  C_LEFT_PAIRS,
+  NC
+};
+static const char *const names[NC] = {"ncon",
+                                      "pair_flips",
+                                      "order",
+                                      "branch",
+                                      "dist",
+                                      "pos",
+                                      "normal",
+                                      "frame",
+                                      "dist_mpr",
+                                      "pos_mpr",
+                                      "normal_mpr",
+                                      "friction",
+                                      "solref",
+                                      "solimp",
+                                      "margin",
+                                      "left_out_capacity",
                                       "left_out_pairs_sensitive"};
 /* MPR rows (same branch): MuJoCo stops MPR when the portal moves less than mpr_tolerance (1e-6 by default), so two
    correct implementations agree to about that, relative to the geometry */
 #if !defined(RL_REAL_F32)
-static const double tol_f64[NC] = {[C_NCON] = 0.5, [C_FLIPS] = 1e-300, [C_ORDER] = 0.5, [C_BRANCH] = 1e-300, [C_DIST_MPR] = 1e-6, [C_POS_MPR] = 1e-6,
-                                   [C_NORMAL_MPR] = 1e-6, [C_LEFT_CAPACITY] = 0.1, [C_LEFT_PAIRS] = 0.1};
+static const double tol_f64[NC] = {
+    [C_NCON] = 0.5,     [C_FLIPS] = 1e-300,    [C_ORDER] = 0.5,         [C_BRANCH] = 1e-300, [C_DIST_MPR] = 1e-6,
+    [C_POS_MPR] = 1e-6, [C_NORMAL_MPR] = 1e-6, [C_LEFT_CAPACITY] = 0.1, [C_LEFT_PAIRS] = 0.1};
 #endif
 static const int absolute[NC] = {[C_NCON] = 1, [C_ORDER] = 1};
 static const int last[NC] = {[C_BRANCH] = 1, [C_LEFT_CAPACITY] = 1, [C_LEFT_PAIRS] = 1};
@@ -57,18 +90,18 @@ static const int last[NC] = {[C_BRANCH] = 1, [C_LEFT_CAPACITY] = 1, [C_LEFT_PAIR
    rounding each precision's kinematics accumulate */
 #if defined(RL_REAL_F32)
 #define PERTURB 1e-5
-#define BRANCH 1e-2
+#define BRANCH  1e-2
 #else
 #define PERTURB 1e-12
-#define BRANCH 1e-3
+#define BRANCH  1e-3
 #endif
 
 typedef struct own {
-  unsigned char *used; /* per rigidlab contact: 1 matched, 2 in a flipped or ill-conditioned pair */
-  mjData *pert;        /* MuJoCo at a rounding-sized perturbation of the state */
-  mjData *ref;         /* MuJoCo's collision on rigidlab's frames */
-  int compared, overflow; /* states compared / skipped because a contact buffer overflowed */
-  long mpr_total, mpr_branch; /* contacts compared / on another branch, over all states so far */
+  unsigned char *used;               /* per rigidlab contact: 1 matched, 2 in a flipped or ill-conditioned pair */
+  mjData *pert;                      /* MuJoCo at a rounding-sized perturbation of the state */
+  mjData *ref;                       /* MuJoCo's collision on rigidlab's frames */
+  int compared, overflow;            /* states compared / skipped because a contact buffer overflowed */
+  long mpr_total, mpr_branch;        /* contacts compared / on another branch, over all states so far */
   long pairs_total, pairs_sensitive; /* colliding geom pairs seen / left out as near ties, over all states so far */
 } own;
 
@@ -98,7 +131,6 @@ static void fini(rl_vctx *c) {
   free(o);
   c->own = NULL;
 }
-
 
 /* the running fractions left out: states whose contact buffer overflowed (no reference list), and colliding
    pairs at a near tie of MuJoCo's own result (ill_conditioned()) */
@@ -206,7 +238,8 @@ static void state(rl_vctx *c, rl_vq *q) {
   for (int side = 0; side < 2; side++) {
     int n = side ? d->ncon : mjd->ncon;
     for (int i = 0; i < n; i++) {
-      int a = side ? d->contact[i].geom1 : mjd->contact[i].geom1, b = side ? d->contact[i].geom2 : mjd->contact[i].geom2;
+      int a = side ? d->contact[i].geom1 : mjd->contact[i].geom1,
+          b = side ? d->contact[i].geom2 : mjd->contact[i].geom2;
       int seen = 0, nmj = 0, nrl = 0;
       for (int k = 0; k < mjd->ncon; k++) {
         int x = mjd->contact[k].geom1, y = mjd->contact[k].geom2;
@@ -326,9 +359,9 @@ static void state(rl_vctx *c, rl_vq *q) {
       fprintf(stderr, "  mj  g%d-g%d dist %.17g pos %.6g %.6g %.6g\n", mjd->contact[i].geom1, mjd->contact[i].geom2,
               mjd->contact[i].dist, mjd->contact[i].pos[0], mjd->contact[i].pos[1], mjd->contact[i].pos[2]);
     for (int j = 0; j < d->ncon; j++)
-      fprintf(stderr, "  %s g%d-g%d dist %.17g pos %.6g %.6g %.6g\n", o->used[j] == 1 ? "ok " : "OUR", d->contact[j].geom1,
-              d->contact[j].geom2, (double)d->contact[j].dist, (double)d->contact[j].pos[0], (double)d->contact[j].pos[1],
-              (double)d->contact[j].pos[2]);
+      fprintf(stderr, "  %s g%d-g%d dist %.17g pos %.6g %.6g %.6g\n", o->used[j] == 1 ? "ok " : "OUR",
+              d->contact[j].geom1, d->contact[j].geom2, (double)d->contact[j].dist, (double)d->contact[j].pos[0],
+              (double)d->contact[j].pos[1], (double)d->contact[j].pos[2]);
   }
   (void)unmatched; /* every remaining MuJoCo contact has a partner: the pair counts agree */
   rl_vq_record(&q[C_NCON], (double)flipped_contacts, 0);
@@ -347,9 +380,10 @@ static void state(rl_vctx *c, rl_vq *q) {
    that portal's plane; measured 9.8e-3 (humanoid100's capsule-ellipsoid pairs).  With the f32 branch
    threshold also 1e-2, in f32 the MPR rows are bounded by the split and the branch row (the fraction
    of MPR and analytic contacts beyond 1e-2, ≤ 15 %) carries the check. */
-static const double tol_f32[NC] = {[C_DIST] = 1e-3, [C_POS] = 1e-3, [C_NORMAL] = 1e-3, [C_FRAME] = 1e-3, [C_NCON] = 8.5, [C_FLIPS] = 0.05, [C_ORDER] = 0.5, [C_BRANCH] = 0.15,
-                                   [C_DIST_MPR] = 1e-2, [C_POS_MPR] = 1e-2, [C_NORMAL_MPR] = 1e-2, [C_LEFT_CAPACITY] = 0.1,
-                                   [C_LEFT_PAIRS] = 0.1};
+static const double tol_f32[NC] = {
+    [C_DIST] = 1e-3,       [C_POS] = 1e-3,          [C_NORMAL] = 1e-3,   [C_FRAME] = 1e-3,    [C_NCON] = 8.5,
+    [C_FLIPS] = 0.05,      [C_ORDER] = 0.5,         [C_BRANCH] = 0.15,   [C_DIST_MPR] = 1e-2, [C_POS_MPR] = 1e-2,
+    [C_NORMAL_MPR] = 1e-2, [C_LEFT_CAPACITY] = 0.1, [C_LEFT_PAIRS] = 0.1};
 #define TOL tol_f32
 #else
 #define TOL tol_f64
@@ -360,5 +394,12 @@ static double row_tol(int k) {
   return TOL[k] > 0 ? TOL[k] * rl_verify_tolerance_scale() : rl_verify_tolerance(RL_STAGE_COLLISION, RL_IS_F32);
 }
 
-const rl_vmodule rl_vmod_collision = {.stage = RL_STAGE_COLLISION, .nq = NC, .names = names, .tol = TOL,
-                                      .absolute = absolute, .last = last, .init = init, .state = state, .fini = fini};
+const rl_vmodule rl_vmod_collision = {.stage = RL_STAGE_COLLISION,
+                                      .nq = NC,
+                                      .names = names,
+                                      .tol = TOL,
+                                      .absolute = absolute,
+                                      .last = last,
+                                      .init = init,
+                                      .state = state,
+                                      .fini = fini};

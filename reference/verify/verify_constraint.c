@@ -12,12 +12,31 @@
 #include <string.h>
 #include "verify.h"
 
-enum { C_NEFC, C_NE, C_NF, C_TYPE, C_ID, C_ADDRESS, C_J, C_POS, C_MARGIN, C_FRICTIONLOSS, C_DIAGAPPROX, C_KBIP,
-       C_R, C_D, C_VEL, C_AREF, C_MU, C_NQ };
+enum {
+  C_NEFC,
+  C_NE,
+  C_NF,
+  C_TYPE,
+  C_ID,
+  C_ADDRESS,
+  C_J,
+  C_POS,
+  C_MARGIN,
+  C_FRICTIONLOSS,
+  C_DIAGAPPROX,
+  C_KBIP,
+  C_R,
+  C_D,
+  C_VEL,
+  C_AREF,
+  C_MU,
+  C_NQ
+};
 
-static const char *const names[C_NQ] = {
-    "nefc", "ne", "nf", "efc_type", "efc_id", "efc_address", "efc_J", "efc_pos", "efc_margin",
-    "efc_frictionloss", "efc_diagApprox", "efc_KBIP", "efc_R", "efc_D", "efc_vel", "efc_aref", "contact_mu"};
+static const char *const names[C_NQ] = {"nefc",           "ne",        "nf",      "efc_type",   "efc_id",
+                                        "efc_address",    "efc_J",     "efc_pos", "efc_margin", "efc_frictionloss",
+                                        "efc_diagApprox", "efc_KBIP",  "efc_R",   "efc_D",      "efc_vel",
+                                        "efc_aref",       "contact_mu"};
 /* Integer quantities: any mismatch (≥ 1) fails in both precisions.
    f32 only: R, D, KBIP and diagApprox (= R·d/(1−d)) go through 1 − d(x) of the solimp sigmoid at
    x = pos − margin, whose slope is up to power·(dmax − dmin)/width: with the default solimp
@@ -30,14 +49,21 @@ static const char *const names[C_NQ] = {
 #else
 #define RL_TOL_IMPEDANCE 0
 #endif
-static const double tols[C_NQ] = {[C_NEFC] = 0.5, [C_NE] = 0.5, [C_NF] = 0.5, [C_TYPE] = 0.5, [C_ID] = 0.5,
-                                  [C_ADDRESS] = 0.5, [C_DIAGAPPROX] = RL_TOL_IMPEDANCE, [C_KBIP] = RL_TOL_IMPEDANCE,
-                                  [C_R] = RL_TOL_IMPEDANCE, [C_D] = RL_TOL_IMPEDANCE};
+static const double tols[C_NQ] = {[C_NEFC] = 0.5,
+                                  [C_NE] = 0.5,
+                                  [C_NF] = 0.5,
+                                  [C_TYPE] = 0.5,
+                                  [C_ID] = 0.5,
+                                  [C_ADDRESS] = 0.5,
+                                  [C_DIAGAPPROX] = RL_TOL_IMPEDANCE,
+                                  [C_KBIP] = RL_TOL_IMPEDANCE,
+                                  [C_R] = RL_TOL_IMPEDANCE,
+                                  [C_D] = RL_TOL_IMPEDANCE};
 static const int absolute[C_NQ] = {[C_NEFC] = 1, [C_NE] = 1, [C_NF] = 1, [C_TYPE] = 1, [C_ID] = 1, [C_ADDRESS] = 1};
 
 typedef struct scratch {
-  real *ours;   /* nv */
-  double *ref;  /* nv */
+  real *ours;  /* nv */
+  double *ref; /* nv */
 } scratch;
 
 static int init(rl_vctx *c) {
@@ -168,5 +194,11 @@ static void state(rl_vctx *c, rl_vq *q) {
   rl_vq_record(&q[C_MU], err, mag);
 }
 
-const rl_vmodule rl_vmod_constraint = {.stage = RL_STAGE_CONSTRAINT, .nq = C_NQ, .names = names, .tol = tols,
-                                       .absolute = absolute, .init = init, .state = state, .fini = fini};
+const rl_vmodule rl_vmod_constraint = {.stage = RL_STAGE_CONSTRAINT,
+                                       .nq = C_NQ,
+                                       .names = names,
+                                       .tol = tols,
+                                       .absolute = absolute,
+                                       .init = init,
+                                       .state = state,
+                                       .fini = fini};

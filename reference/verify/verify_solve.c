@@ -34,12 +34,26 @@
 #include "lapack_ref.h"
 #include "verify.h"
 
-enum { S_QACC_NEWTON, S_FORCE_NEWTON, S_ITER_NEWTON, S_COST_EXCESS, S_QACC_NEWTON_OPT, S_COST_GAP,
-       S_QACC_MUJOCO_OPT, S_QACC_CG, S_QACC_CG_OPT, S_DPOSV, S_DPOSV_COND, S_LEFT_CAPACITY, S_NQ };
+enum {
+  S_QACC_NEWTON,
+  S_FORCE_NEWTON,
+  S_ITER_NEWTON,
+  S_COST_EXCESS,
+  S_QACC_NEWTON_OPT,
+  S_COST_GAP,
+  S_QACC_MUJOCO_OPT,
+  S_QACC_CG,
+  S_QACC_CG_OPT,
+  S_DPOSV,
+  S_DPOSV_COND,
+  S_LEFT_CAPACITY,
+  S_NQ
+};
 
-static const char *const names[S_NQ] = {"qacc_newton", "efc_force_newton", "iter_newton", "cost_newton_excess",
-                                        "qacc_newton_opt", "cost_gap_newton", "qacc_mujoco_opt", "qacc_cg",
-                                        "qacc_cg_opt", "newton_dposv", "newton_dposv_cond", "left_out_capacity"};
+static const char *const names[S_NQ] = {"qacc_newton",        "efc_force_newton",  "iter_newton",
+                                        "cost_newton_excess", "qacc_newton_opt",   "cost_gap_newton",
+                                        "qacc_mujoco_opt",    "qacc_cg",           "qacc_cg_opt",
+                                        "newton_dposv",       "newton_dposv_cond", "left_out_capacity"};
 /* 0: the stage tolerance (tolerances.h: f64 1e-9, f32 1e-3).  CG's line search works on cost differences,
    which resolve a only to about √eps·cond: measured up to 2.3e-7 (f64) against a* on box_stack and
    humanoid, so qacc_cg_opt gets 1e-6 (f64) and 1e-2 (f32).  qacc_cg compares two CG iterates stopped at
@@ -54,12 +68,13 @@ static const char *const names[S_NQ] = {"qacc_newton", "efc_force_newton", "iter
    stiff contacts (solimp 0.995) give D ≈ 200·diagApprox⁻¹, f = −D·jar amplifies float rounding (measured
    1.0e-3): 5e-3. */
 #if defined(RL_REAL_F32)
-static const double tols[S_NQ] = {[S_ITER_NEWTON] = 3, [S_FORCE_NEWTON] = 5e-3, [S_QACC_CG] = 1e-2, [S_QACC_CG_OPT] = 1e-2,
-                                  [S_DPOSV] = 0.5, [S_DPOSV_COND] = 100, [S_LEFT_CAPACITY] = 0.1};
+static const double tols[S_NQ] = {
+    [S_ITER_NEWTON] = 3, [S_FORCE_NEWTON] = 5e-3, [S_QACC_CG] = 1e-2,     [S_QACC_CG_OPT] = 1e-2,
+    [S_DPOSV] = 0.5,     [S_DPOSV_COND] = 100,    [S_LEFT_CAPACITY] = 0.1};
 #else
-static const double tols[S_NQ] = {[S_ITER_NEWTON] = 1, [S_COST_EXCESS] = 1e-12, [S_COST_GAP] = 1e-12,
-                                  [S_QACC_CG] = 1e-3, [S_QACC_CG_OPT] = 1e-6, [S_DPOSV_COND] = 100,
-                                  [S_LEFT_CAPACITY] = 0.1};
+static const double tols[S_NQ] = {
+    [S_ITER_NEWTON] = 1,    [S_COST_EXCESS] = 1e-12, [S_COST_GAP] = 1e-12,   [S_QACC_CG] = 1e-3,
+    [S_QACC_CG_OPT] = 1e-6, [S_DPOSV_COND] = 100,    [S_LEFT_CAPACITY] = 0.1};
 #endif
 static const int absolute[S_NQ] = {[S_ITER_NEWTON] = 1};
 static const int last[S_NQ] = {[S_LEFT_CAPACITY] = 1};

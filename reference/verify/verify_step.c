@@ -27,16 +27,16 @@
 #include "verify.h"
 
 enum { S_QPOS, S_QVEL, S_QACC, S_NCON, S_NEFC, S_LEFT, S_LEFT_SENSITIVE, S_LEFT_CAPACITY, NS };
-static const char *const names[NS] = {"qpos", "qvel", "qacc", "ncon", "nefc", "left_out", "left_out_sensitive",
-                                      "left_out_capacity"};
+static const char *const names[NS] = {
+    "qpos", "qvel", "qacc", "ncon", "nefc", "left_out", "left_out_sensitive", "left_out_capacity"};
 static const int absolute[NS] = {[S_NCON] = 1, [S_NEFC] = 1};
 static const int last[NS] = {[S_LEFT] = 1, [S_LEFT_SENSITIVE] = 1, [S_LEFT_CAPACITY] = 1};
-static const double tol[NS] = {[S_NCON] = 0.5, [S_NEFC] = 0.5, [S_LEFT] = 0.1, [S_LEFT_SENSITIVE] = 0.1,
-                               [S_LEFT_CAPACITY] = 0.1};
+static const double tol[NS] = {
+    [S_NCON] = 0.5, [S_NEFC] = 0.5, [S_LEFT] = 0.1, [S_LEFT_SENSITIVE] = 0.1, [S_LEFT_CAPACITY] = 0.1};
 
 typedef struct own {
-  mjData *mjd, *pert; /* MuJoCo's side of the step, and at the perturbed state */
-  mjData *onours;     /* MuJoCo's collision on rigidlab's frames of the same state */
+  mjData *mjd, *pert;              /* MuJoCo's side of the step, and at the perturbed state */
+  mjData *onours;                  /* MuJoCo's collision on rigidlab's frames of the same state */
   int states, sensitive, capacity; /* states seen; left out by MuJoCo's sensitivity, by a full contact buffer */
 } own;
 
@@ -102,12 +102,14 @@ static void record_step(const rl_model *m, const rl_data *d, const mjData *mjd, 
     for (int k = 0; k < 8; k++) fprintf(stderr, " %d:%d/%d", k, cr[k], cm[k]);
     fprintf(stderr, "; contacts %d/%d\n", d->ncon, mjd->ncon);
     for (int i = 0; i < d->ncon; i++)
-      fprintf(stderr, "  ours g%d-g%d dim %d dist %.6g incl %.6g | mj g%d-g%d dim %d dist %.6g incl %.6g\n", d->contact[i].geom1,
-              d->contact[i].geom2, d->contact[i].dim, (double)d->contact[i].dist, (double)d->contact[i].includemargin,
-              i < mjd->ncon ? mjd->contact[i].geom1 : -1, i < mjd->ncon ? mjd->contact[i].geom2 : -1,
-              i < mjd->ncon ? mjd->contact[i].dim : -1, i < mjd->ncon ? mjd->contact[i].dist : 0,
-              i < mjd->ncon ? mjd->contact[i].includemargin : 0);
-    for (int i = 0; i < mjd->ncon; i++) fprintf(stderr, "  mj contact %d exclude %d efc_address %d\n", i, mjd->contact[i].exclude, mjd->contact[i].efc_address);
+      fprintf(stderr, "  ours g%d-g%d dim %d dist %.6g incl %.6g | mj g%d-g%d dim %d dist %.6g incl %.6g\n",
+              d->contact[i].geom1, d->contact[i].geom2, d->contact[i].dim, (double)d->contact[i].dist,
+              (double)d->contact[i].includemargin, i < mjd->ncon ? mjd->contact[i].geom1 : -1,
+              i < mjd->ncon ? mjd->contact[i].geom2 : -1, i < mjd->ncon ? mjd->contact[i].dim : -1,
+              i < mjd->ncon ? mjd->contact[i].dist : 0, i < mjd->ncon ? mjd->contact[i].includemargin : 0);
+    for (int i = 0; i < mjd->ncon; i++)
+      fprintf(stderr, "  mj contact %d exclude %d efc_address %d\n", i, mjd->contact[i].exclude,
+              mjd->contact[i].efc_address);
   }
   rl_vq_compare(&q[S_QPOS], d->qpos, mjd->qpos, m->nq);
   rl_vq_compare(&q[S_QVEL], d->qvel, mjd->qvel, m->nv);
@@ -118,8 +120,10 @@ static void record_step(const rl_model *m, const rl_data *d, const mjData *mjd, 
 static int step_agrees(const rl_model *m, const rl_data *d, const mjData *mjd, double tol) {
   if (d->ncon != mjd->ncon || d->nefc != mjd->nefc) return 0;
   double ep = 0, mp = 1, ev = 0, mv = 1;
-  for (int i = 0; i < m->nq; i++) ep = fmax(ep, fabs((double)d->qpos[i] - mjd->qpos[i])), mp = fmax(mp, fabs(mjd->qpos[i]));
-  for (int i = 0; i < m->nv; i++) ev = fmax(ev, fabs((double)d->qvel[i] - mjd->qvel[i])), mv = fmax(mv, fabs(mjd->qvel[i]));
+  for (int i = 0; i < m->nq; i++)
+    ep = fmax(ep, fabs((double)d->qpos[i] - mjd->qpos[i])), mp = fmax(mp, fabs(mjd->qpos[i]));
+  for (int i = 0; i < m->nv; i++)
+    ev = fmax(ev, fabs((double)d->qvel[i] - mjd->qvel[i])), mv = fmax(mv, fabs(mjd->qvel[i]));
   return ep <= tol * mp && ev <= tol * mv;
 }
 
@@ -164,7 +168,8 @@ static void state(rl_vctx *c, rl_vq *q) {
     return;
   }
   mjData *pt = o->pert;
-  for (int i = 0; i < mjm->nq; i++) pt->qpos[i] = c->mjd->qpos[i] + (i % 2 ? 1e-13 : -1e-13) * fmax(fabs(c->mjd->qpos[i]), 1);
+  for (int i = 0; i < mjm->nq; i++)
+    pt->qpos[i] = c->mjd->qpos[i] + (i % 2 ? 1e-13 : -1e-13) * fmax(fabs(c->mjd->qpos[i]), 1);
   for (int i = 0; i < mjm->nv; i++) pt->qvel[i] = c->mjd->qvel[i] * (1 + (i % 2 ? 1e-15 : -1e-15));
   mju_copy(pt->ctrl, c->mjd->ctrl, mjm->nu);
   mju_zero(pt->qacc_warmstart, mjm->nv);
@@ -175,8 +180,8 @@ static void state(rl_vctx *c, rl_vq *q) {
     dv = fmax(dv, fabs(pt->qvel[i] - mjd->qvel[i]));
     mag = fmax(mag, fabs(mjd->qvel[i]));
   }
-  int sensitive = !(dv <= 1e-10 * mag) || pt->ncon != mjd->ncon || pt->nefc != mjd->nefc || contacts_jumped(mjm, mjd, pt) ||
-                  contacts_jumped(mjm, mjd, o->onours);
+  int sensitive = !(dv <= 1e-10 * mag) || pt->ncon != mjd->ncon || pt->nefc != mjd->nefc ||
+                  contacts_jumped(mjm, mjd, pt) || contacts_jumped(mjm, mjd, o->onours);
   o->sensitive += sensitive;
   record_left_out(o, q);
   if (!sensitive) record_step(m, d, mjd, q);
@@ -190,5 +195,12 @@ static void state(rl_vctx *c, rl_vq *q) {
 #else
 #define RL_STEP_ROWS NS
 #endif
-const rl_vmodule rl_vmod_step = {.stage = RL_STAGE_STEP, .nq = RL_STEP_ROWS, .names = names, .tol = tol, .absolute = absolute,
-                                 .last = last, .init = init, .state = state, .fini = fini};
+const rl_vmodule rl_vmod_step = {.stage = RL_STAGE_STEP,
+                                 .nq = RL_STEP_ROWS,
+                                 .names = names,
+                                 .tol = tol,
+                                 .absolute = absolute,
+                                 .last = last,
+                                 .init = init,
+                                 .state = state,
+                                 .fini = fini};

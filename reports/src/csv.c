@@ -109,8 +109,14 @@ static rl_csv *open_writers[MAX_OPEN];
 
 static void track(rl_csv *w, int on) {
   for (int i = 0; i < MAX_OPEN; i++) {
-    if (on && !open_writers[i]) { open_writers[i] = w; return; }
-    if (!on && open_writers[i] == w) { open_writers[i] = NULL; return; }
+    if (on && !open_writers[i]) {
+      open_writers[i] = w;
+      return;
+    }
+    if (!on && open_writers[i] == w) {
+      open_writers[i] = NULL;
+      return;
+    }
   }
 }
 
@@ -238,8 +244,15 @@ int rl_table_load(rl_table *t, const char *path, char *err, int errlen) {
         r++;
         for (;;) {
           if (!*r) return table_fail(t, fields, err, errlen, "%s:%d: unterminated quoted field", path, rowline);
-          if (*r == '"' && r[1] == '"') { *w++ = '"'; r += 2; continue; }
-          if (*r == '"') { r++; break; }
+          if (*r == '"' && r[1] == '"') {
+            *w++ = '"';
+            r += 2;
+            continue;
+          }
+          if (*r == '"') {
+            r++;
+            break;
+          }
           if (*r == '\n') line++;
           *w++ = *r++;
         }
@@ -254,7 +267,10 @@ int rl_table_load(rl_table *t, const char *path, char *err, int errlen) {
       }
       char c = *r;
       *w++ = 0;
-      if (c == ',') { r++; continue; }
+      if (c == ',') {
+        r++;
+        continue;
+      }
       /* c was overwritten by the terminator when w == r: test the saved copy */
       if (c == '\r') {
         r++;

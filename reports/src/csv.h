@@ -50,8 +50,8 @@ typedef struct rl_csv {
 
 /* Open PATH for writing (through PATH.tmp.PID); "-" writes to stdout.  Returns 0 or −1 with err. */
 int rl_csv_open(rl_csv *w, const char *path, int f32, char *err, int errlen);
-void rl_csv_str(rl_csv *w, const char *s);   /* quoted when it holds , " or newline */
-void rl_csv_num(rl_csv *w, double v);        /* %.17g (or %.9g when f32), nan, inf, -inf */
+void rl_csv_str(rl_csv *w, const char *s); /* quoted when it holds , " or newline */
+void rl_csv_num(rl_csv *w, double v);      /* %.17g (or %.9g when f32), nan, inf, -inf */
 void rl_csv_int(rl_csv *w, long long v);
 void rl_csv_end_row(rl_csv *w);
 /* Flush, fsync-free close and rename into place.  Returns 0, or −1 (file removed) on I/O error. */
@@ -65,7 +65,7 @@ void rl_csv_abort_all(void);
 
 typedef struct rl_table {
   char path[4096];
-  char *buf;   /* the file, tokenized in place */
+  char *buf; /* the file, tokenized in place */
   int ncol, nrow;
   char **hdr;  /* ncol */
   char **cell; /* nrow * ncol */

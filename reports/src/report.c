@@ -24,7 +24,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-
 /* ---------- the data ---------- */
 
 typedef struct {
@@ -168,7 +167,8 @@ static int load_verify(report *R) {
     if (strcmp(ps, "0") && strcmp(ps, "1")) return rp_fail("%s:%d: pass '%s' (want 0 or 1)", p, t->line[r], ps);
     if (!rp_cell(t, r, v->c_model)[0] || !rp_cell(t, r, v->c_stage)[0])
       return rp_fail("%s:%d: empty model or stage", p, t->line[r]);
-    if ((st = rp_num(t, r, v->c_abs, &x)) || (st = rp_num(t, r, v->c_rel, &x)) || (st = rp_num(t, r, v->c_tol, &x))) return st;
+    if ((st = rp_num(t, r, v->c_abs, &x)) || (st = rp_num(t, r, v->c_rel, &x)) || (st = rp_num(t, r, v->c_tol, &x)))
+      return st;
     rp_sl_add(&v->models, rp_cell(t, r, v->c_model));
     rp_sl_add(&v->stages, rp_cell(t, r, v->c_stage));
   }
@@ -192,7 +192,9 @@ static int load_verify(report *R) {
        rel/tol; counts, fractions and scaled rows are summarised per quantity (worst_other) */
     if (vkind(rp_cell(t, r, v->c_qty)) != RL_VQK_REL) continue;
     double tol_r = strtod(rp_cell(t, r, v->c_tol), NULL);
-    if (*w < 0 || rp_worse(rel / tol_r, strtod(rp_cell(t, *w, v->c_rel), NULL) / strtod(rp_cell(t, *w, v->c_tol), NULL))) *w = r;
+    if (*w < 0 ||
+        rp_worse(rel / tol_r, strtod(rp_cell(t, *w, v->c_rel), NULL) / strtod(rp_cell(t, *w, v->c_tol), NULL)))
+      *w = r;
     size_t k = ((size_t)m * (size_t)v->ns + (size_t)s) * 2 + (size_t)pr;
     if (!v->mhas[k] || rp_worse(rel, v->mworst[k])) v->mworst[k] = rel;
     v->mhas[k] = 1;
@@ -216,7 +218,6 @@ static int load_traj(report *R) {
   }
   return 0;
 }
-
 
 static int engine_rank(const char *e) {
   static const char *order[] = {"newton", "cg", "avbd", "mujoco"};
@@ -257,7 +258,10 @@ static int load_contact(report *R) {
     if ((st = rp_table_load(&c->t, p))) break;
     table *t = &c->t;
     if ((st = rp_need_col(t, "time", &c->c_time))) break;
-    if (!t->nrow) { st = rp_fail("%s: no rows", p); break; }
+    if (!t->nrow) {
+      st = rp_fail("%s: no rows", p);
+      break;
+    }
     c->c_pen = rp_col(t, "penetration_max");
     c->c_it = rp_col(t, "iterations");
     c->c_en = rp_col(t, "energy");
@@ -327,9 +331,10 @@ static int load_bench(report *R) {
       break;
     }
     int cm, ce, cp, cs, co, cj, cr;
-    if ((st = rp_need_col(&t, "model", &cm)) || (st = rp_need_col(&t, "engine", &ce)) || (st = rp_need_col(&t, "precision", &cp)) ||
-        (st = rp_need_col(&t, "stage", &cs)) || (st = rp_need_col(&t, "ns_per_step", &co)) ||
-        (st = rp_need_col(&t, "mujoco_ns_per_step", &cj)) || (st = rp_need_col(&t, "ratio", &cr))) {
+    if ((st = rp_need_col(&t, "model", &cm)) || (st = rp_need_col(&t, "engine", &ce)) ||
+        (st = rp_need_col(&t, "precision", &cp)) || (st = rp_need_col(&t, "stage", &cs)) ||
+        (st = rp_need_col(&t, "ns_per_step", &co)) || (st = rp_need_col(&t, "mujoco_ns_per_step", &cj)) ||
+        (st = rp_need_col(&t, "ratio", &cr))) {
       rp_table_free(&t);
       break;
     }
@@ -460,11 +465,13 @@ static int other_rows(const verify_data *v, other_q **out) {
 }
 
 /* one bar datablock: "x value x_lo x_hi y_lo tol" per entry (values at or below FLOOR drawn at it) */
-static void verify_block(FILE *f, const char *name, const double *x, const double *val, const double *tol, int n, double floor_v) {
+static void verify_block(FILE *f, const char *name, const double *x, const double *val, const double *tol, int n,
+                         double floor_v) {
   fprintf(f, "$%s << EOD\n", name);
   for (int i = 0; i < n; i++) {
     if (!isfinite(val[i])) continue;
-    fprintf(f, "%g %.6g %g %g %g %.6g\n", x[i], val[i] > floor_v ? val[i] : floor_v, x[i] - 0.19, x[i] + 0.19, floor_v, tol[i]);
+    fprintf(f, "%g %.6g %g %g %g %.6g\n", x[i], val[i] > floor_v ? val[i] : floor_v, x[i] - 0.19, x[i] + 0.19, floor_v,
+            tol[i]);
   }
   fprintf(f, "NaN NaN NaN NaN NaN NaN\nEOD\n");
 }
@@ -527,36 +534,41 @@ static void body_verify(const void *ctx, FILE *f, const void *arg) {
       verify_block(f, name, x, val, tol, n, kinds[k] == RL_VQK_SCALED ? scaled_floor : 0);
     }
   rp_gp_loop(f, "verify", 1400, 1300);
-  fprintf(f, "set multiplot title \"verify against MuJoCo 2.2.2: %d rows over %d model and cone runs, %d failed\"\n", v->t.nrow, v->nm,
-          v->nfail);
+  fprintf(f, "set multiplot title \"verify against MuJoCo 2.2.2: %d rows over %d model and cone runs, %d failed\"\n",
+          v->t.nrow, v->nm, v->nfail);
   /* top: relative errors */
   fprintf(f, "set origin 0,0.52\nset size 1,0.45\nset offsets 0, 0, graph 0.06, 0\n");
   fprintf(f, "set title \"relative errors: per stage, the row nearest its tolerance (0 drawn at %g)\"\n", floor_v);
   fprintf(f, "set xlabel \"stage\"\nset ylabel \"relative error (log scale)\"\n");
-  fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset ytics 100\nset yrange [%g:*]\nset xrange [0.4:%d.6]\n", floor_v, v->ns ? v->ns : 1);
+  fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset ytics 100\nset yrange [%g:*]\nset xrange [0.4:%d.6]\n",
+          floor_v, v->ns ? v->ns : 1);
   fprintf(f, "set xtics rotate by -35 (");
   for (int s = 0; s < v->ns; s++) fprintf(f, "%s\"%s\" %d", s ? ", " : "", v->stages.s[s], s + 1);
   fprintf(f, ")\n");
   verify_bars(f, "rel", 1);
   /* bottom: counts (linear), fractions (linear), scaled errors (log) */
-  static const char *const title[3] = {"counts: |rigidlab - MuJoCo|, mismatches, iterations", "fractions of pairs or states",
-                                       "Newton solves' scaled error"};
+  static const char *const title[3] = {"counts: |rigidlab - MuJoCo|, mismatches, iterations",
+                                       "fractions of pairs or states", "Newton solves' scaled error"};
   static const char *const ylab[3] = {"count", "fraction", "error / (κ₁(H)·ε) (log scale)"};
   static const double ox[3] = {0, 0.47, 0.74}, sx[3] = {0.47, 0.27, 0.24};
   fprintf(f, "unset key\nset ytics autofreq\n");
   for (int k = 0; k < 3; k++) {
-    fprintf(f, "set origin %g,0\nset size %g,0.52\nset title \"%s\"\nset xlabel \"quantity (stage)\"\nset ylabel \"%s\"\n", ox[k], sx[k],
-            title[k], ylab[k]);
-    if (kinds[k] == RL_VQK_SCALED) fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset yrange [%g:*]\n", scaled_floor);
+    fprintf(f,
+            "set origin %g,0\nset size %g,0.52\nset title \"%s\"\nset xlabel \"quantity (stage)\"\nset ylabel \"%s\"\n",
+            ox[k], sx[k], title[k], ylab[k]);
+    if (kinds[k] == RL_VQK_SCALED)
+      fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset yrange [%g:*]\n", scaled_floor);
     else fprintf(f, "unset logscale y\nset format y \"%%g\"\nset yrange [0:*]\n");
     /* vertical tick labels: slanted ones would run into the next panel */
-    fprintf(f, "set xrange [0.4:%d.6]\nset xtics %s (", nk[k] ? nk[k] : 1, nk[k] > 1 ? "rotate by 90 right" : "norotate center");
+    fprintf(f, "set xrange [0.4:%d.6]\nset xtics %s (", nk[k] ? nk[k] : 1,
+            nk[k] > 1 ? "rotate by 90 right" : "norotate center");
     int j = 0;
     for (int i = 0; i < no; i++)
       if (o[i].kind == kinds[k]) fprintf(f, "%s\"%s\" %d", j ? ", " : "", o[i].label, j + 1), j++;
     fprintf(f, ")\n");
     if (!nk[k]) /* an empty frame that says so (gnuplot refuses a plot with no defined point) */
-      fprintf(f, "unset logscale y\nset format y \"%%g\"\nset yrange [0:1]\nset xrange [0:1]\nunset xtics\nset label 1 \"no such rows\" at graph 0.5,0.5 center\n"
+      fprintf(f, "unset logscale y\nset format y \"%%g\"\nset yrange [0:1]\nset xrange [0:1]\nunset xtics\nset label 1 "
+                 "\"no such rows\" at graph 0.5,0.5 center\n"
                  "plot -1 notitle\nunset label 1\nset xtics\n");
     else {
       char b[16];
@@ -585,7 +597,8 @@ static void body_contact(const void *ctx, FILE *f, const void *arg) {
   const char *what[3] = {"penetration", "iterations", "energy"};
   const char *ylab[3] = {"max penetration (m)", "iterations per step (log scale)", "total energy (J)"};
   for (int k = 0; k < 3; k++) {
-    fprintf(f, "set autoscale xfix\nset title \"%s: %s vs time\"\nset xlabel \"time (s)\"\nset ylabel \"%s\"\n", scene, what[k], ylab[k]);
+    fprintf(f, "set autoscale xfix\nset title \"%s: %s vs time\"\nset xlabel \"time (s)\"\nset ylabel \"%s\"\n", scene,
+            what[k], ylab[k]);
     /* iterations span 1 to the cap (hundreds): a log axis shows every engine's (a step with 0 is not drawn) */
     if (k == 1) fprintf(f, "set logscale y\nset yrange [0.8:*]\nset format y \"%%g\"\n");
     else fprintf(f, "unset logscale y\nset yrange [*:*]\nset format y \"%%g\"\n");
@@ -598,11 +611,13 @@ static void body_contact(const void *ctx, FILE *f, const void *arg) {
         int cc = k == 0 ? c->c_pen : k == 1 ? c->c_it : c->c_en;
         const char *color = rp_engine_color(c->engine);
         if (cc < 0) continue;
-        fprintf(f, "%s '../%s' skip 1 using %d:%d with lines lw %s lc rgb \"%s\" title \"%s\"", first ? "plot" : ", \\\n    ", c->file,
-                c->c_time + 1, cc + 1, pass ? "1.5" : "4", color, c->engine);
+        fprintf(f, "%s '../%s' skip 1 using %d:%d with lines lw %s lc rgb \"%s\" title \"%s\"",
+                first ? "plot" : ", \\\n    ", c->file, c->c_time + 1, cc + 1, pass ? "1.5" : "4", color, c->engine);
         first = 0;
       }
-    if (first) fprintf(f, "set label 1 \"no %s column in any run\" at graph 0.5,0.5 center\nplot NaN notitle\nunset label 1", what[k]);
+    if (first)
+      fprintf(f, "set label 1 \"no %s column in any run\" at graph 0.5,0.5 center\nplot NaN notitle\nunset label 1",
+              what[k]);
     fprintf(f, "\n");
   }
   fprintf(f, "unset multiplot\n");
@@ -646,7 +661,8 @@ static void body_bench(const void *ctx, FILE *f, const void *arg) {
       for (int i = 0; i < R->nbench; i++) {
         const bench_row *b = &R->bench[i];
         snprintf(buf, sizeof buf, "%s %s", b->engine, b->prec);
-        if (strcmp(b->model, a.models.s[m]) || strcmp(buf, a.series.s[k]) || !isfinite(b->ratio) || !(b->ratio > 0)) continue;
+        if (strcmp(b->model, a.models.s[m]) || strcmp(buf, a.series.s[k]) || !isfinite(b->ratio) || !(b->ratio > 0))
+          continue;
         double x = rp_sl_find(&a.stages, b->stage) + 1 + (k - (a.series.n - 1) / 2.0) * w;
         fprintf(f, "%g %.6g %g %g\n", x, b->ratio, x - w / 2 * 0.95, x + w / 2 * 0.95);
       }
@@ -654,17 +670,23 @@ static void body_bench(const void *ctx, FILE *f, const void *arg) {
     }
   int cols = a.models.n > 1 ? 2 : 1, rows = (a.models.n + cols - 1) / cols;
   rp_gp_loop(f, "bench_ratio", 1500, 480 * (rows ? rows : 1) + 60);
-  fprintf(f, "set multiplot layout %d,%d title \"bench: time per step, rigidlab / MuJoCo 2.2.2 (below 1 = rigidlab faster)\"\n", rows ? rows : 1,
-          cols);
-  fprintf(f, "set logscale y\nset yrange [0.05:*]\nset format y \"%%g\"\nset key outside right top box opaque font \",11\"\n");
+  fprintf(f,
+          "set multiplot layout %d,%d title \"bench: time per step, rigidlab / MuJoCo 2.2.2 (below 1 = rigidlab "
+          "faster)\"\n",
+          rows ? rows : 1, cols);
+  fprintf(
+      f,
+      "set logscale y\nset yrange [0.05:*]\nset format y \"%%g\"\nset key outside right top box opaque font \",11\"\n");
   for (int m = 0; m < a.models.n; m++) {
-    fprintf(f, "set title \"%s\"\nset xlabel \"stage\"\nset ylabel \"time ratio rigidlab / MuJoCo (log scale)\"\n", a.models.s[m]);
+    fprintf(f, "set title \"%s\"\nset xlabel \"stage\"\nset ylabel \"time ratio rigidlab / MuJoCo (log scale)\"\n",
+            a.models.s[m]);
     fprintf(f, "set xrange [0.4:%d.6]\nset xtics rotate by -35 (", a.stages.n);
     for (int c = 0; c < a.stages.n; c++) fprintf(f, "%s\"%s\" %d", c ? ", " : "", a.stages.s[c], c + 1);
     fprintf(f, ")\n");
     for (int k = 0; k < a.series.n; k++) {
       const char *c = rp_engine_color(a.series.s[k]);
-      fprintf(f, "%s $b%d_%d using 1:2:3:4:(0.05):2 with boxxyerror fs %s border lc rgb \"%s\" lc rgb \"%s\" title \"%s\"",
+      fprintf(f,
+              "%s $b%d_%d using 1:2:3:4:(0.05):2 with boxxyerror fs %s border lc rgb \"%s\" lc rgb \"%s\" title \"%s\"",
               k ? ", \\\n    " : "plot", m, k, rp_bar_fill(rp_variant(a.series.s[k])), c, c, a.series.s[k]);
     }
     fprintf(f, ", \\\n    1 with lines lw 2 dt 2 lc rgb \"black\" title \"parity (1)\"\n");
@@ -691,7 +713,9 @@ static void body_chains(const void *ctx, FILE *f, const void *arg) {
     fprintf(f, "EOD\n");
   }
   rp_gp_loop(f, "chains", 900, 600);
-  fprintf(f, "set title \"hinge-chain scaling: time per step vs links (fit ns = a*links^slope, gsl_fit_linear on log10)\"\n");
+  fprintf(
+      f,
+      "set title \"hinge-chain scaling: time per step vs links (fit ns = a*links^slope, gsl_fit_linear on log10)\"\n");
   fprintf(f, "set xlabel \"links (count, log scale)\"\nset ylabel \"time per step (ns, log scale)\"\n");
   fprintf(f, "set logscale xy\nset key inside left top box opaque\n");
   double lo = INFINITY, hi = 0;
@@ -707,15 +731,20 @@ static void body_chains(const void *ctx, FILE *f, const void *arg) {
     /* colour: the engine (rigidlab's, or MuJoCo's); marker: the measure, time per step, the same for both */
     const char *c1 = rp_engine_color(c->engine), *c2 = rp_engine_color("mujoco");
     int pt = rp_measure_point("ns_per_step"), dt = rp_line_dash(rp_variant(c->prec));
-    fprintf(f, "%s $c%d using 1:2 with points pt %d ps 1.5 lc rgb \"%s\" title \"rigidlab %s %s\"", first ? "plot" : ", \\\n    ", k, pt, c1,
-            c->engine, c->prec);
-    fprintf(f, ", \\\n    $c%d using 1:3 with points pt %d ps 1.5 lc rgb \"%s\" title \"MuJoCo (%s run, %s)\"", k, pt, c2, c->engine, c->prec);
+    fprintf(f, "%s $c%d using 1:2 with points pt %d ps 1.5 lc rgb \"%s\" title \"rigidlab %s %s\"",
+            first ? "plot" : ", \\\n    ", k, pt, c1, c->engine, c->prec);
+    fprintf(f, ", \\\n    $c%d using 1:3 with points pt %d ps 1.5 lc rgb \"%s\" title \"MuJoCo (%s run, %s)\"", k, pt,
+            c2, c->engine, c->prec);
     if (isfinite(c->slope))
-      fprintf(f, ", \\\n    10**(%.9g)*x**(%.9g) with lines lw 2 dt %d lc rgb \"%s\" title \"rigidlab fit: slope %.2f (R^2 %.3f)\"", c->inter,
-              c->slope, dt, c1, c->slope, c->r2);
+      fprintf(f,
+              ", \\\n    10**(%.9g)*x**(%.9g) with lines lw 2 dt %d lc rgb \"%s\" title \"rigidlab fit: slope %.2f "
+              "(R^2 %.3f)\"",
+              c->inter, c->slope, dt, c1, c->slope, c->r2);
     if (isfinite(c->mslope))
-      fprintf(f, ", \\\n    10**(%.9g)*x**(%.9g) with lines lw 2 dt %d lc rgb \"%s\" title \"MuJoCo fit: slope %.2f (R^2 %.3f)\"", c->minter,
-              c->mslope, dt, c2, c->mslope, c->mr2);
+      fprintf(f,
+              ", \\\n    10**(%.9g)*x**(%.9g) with lines lw 2 dt %d lc rgb \"%s\" title \"MuJoCo fit: slope %.2f (R^2 "
+              "%.3f)\"",
+              c->minter, c->mslope, dt, c2, c->mslope, c->mr2);
     first = 0;
   }
   if (first) fprintf(f, "plot NaN notitle");
@@ -753,10 +782,12 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
     if (vkind(vcell(v, r, v->c_qty)) != RL_VQK_REL) continue;
     double tol = strtod(vcell(v, r, v->c_tol), NULL), rel = strtod(vcell(v, r, v->c_rel), NULL);
     int p = !strcmp(vcell(v, r, v->c_prec), "f32");
-    if (wr[p] < 0 || rp_worse(rel / tol, strtod(vcell(v, wr[p], v->c_rel), NULL) / strtod(vcell(v, wr[p], v->c_tol), NULL)))
+    if (wr[p] < 0 ||
+        rp_worse(rel / tol, strtod(vcell(v, wr[p], v->c_rel), NULL) / strtod(vcell(v, wr[p], v->c_tol), NULL)))
       wr[p] = r;
   }
-  fprintf(f, "\n## Headline\n\nErrors against their tolerances: per precision, the verify relative error nearest its tolerance.\n\n");
+  fprintf(f, "\n## Headline\n\nErrors against their tolerances: per precision, the verify relative error nearest its "
+             "tolerance.\n\n");
   for (int p = 0; p < 2; p++) {
     if (wr[p] < 0) {
       fprintf(f, "- %s verify: no relative-error rows\n", p ? "f32" : "f64");
@@ -765,8 +796,11 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
     double e = strtod(vcell(v, wr[p], v->c_rel), NULL), t = strtod(vcell(v, wr[p], v->c_tol), NULL);
     rp_fmt_e(a, sizeof a, e);
     rp_fmt_e(b, sizeof b, t);
-    fprintf(f, "- %s verify error row nearest its tolerance: **%s** (max_rel_err; tolerance %s, %.2g of it) — %s, stage %s, %s\n",
-            p ? "f32" : "f64", a, b, e / t, vcell(v, wr[p], v->c_model), vcell(v, wr[p], v->c_stage), vcell(v, wr[p], v->c_qty));
+    fprintf(f,
+            "- %s verify error row nearest its tolerance: **%s** (max_rel_err; tolerance %s, %.2g of it) — %s, stage "
+            "%s, %s\n",
+            p ? "f32" : "f64", a, b, e / t, vcell(v, wr[p], v->c_model), vcell(v, wr[p], v->c_stage),
+            vcell(v, wr[p], v->c_qty));
   }
   fprintf(f, "\n## Other figures\n\nCounts, agreement without a tolerance, and timings.\n\n");
   fprintf(f, "- verify rows failed: **%d** of %d\n", v->nfail, v->t.nrow);
@@ -778,19 +812,23 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
   }
   if (twr >= 0) {
     rp_fmt_e(a, sizeof a, tw);
-    fprintf(f, "- constraint-free trajectory agreement (rigidlab newton vs MuJoCo, no tolerance): worst **%s** (%s, %s, %s steps)\n", a,
-            rp_cell(&R->traj, twr, R->tc_scene), rp_cell(&R->traj, twr, R->tc_integ), rp_cell(&R->traj, twr, R->tc_steps));
+    fprintf(f,
+            "- constraint-free trajectory agreement (rigidlab newton vs MuJoCo, no tolerance): worst **%s** (%s, %s, "
+            "%s steps)\n",
+            a, rp_cell(&R->traj, twr, R->tc_scene), rp_cell(&R->traj, twr, R->tc_integ),
+            rp_cell(&R->traj, twr, R->tc_steps));
   }
   for (int i = 0; i < R->nbench; i++)
     if (!strcmp(R->bench[i].stage, "step"))
-      fprintf(f, "- whole-step time ratio %s %s %s: **%.3f** (%.0f ns vs MuJoCo %.0f ns)\n", R->bench[i].model, R->bench[i].engine,
-              R->bench[i].prec, R->bench[i].ratio, R->bench[i].ours, R->bench[i].mj);
+      fprintf(f, "- whole-step time ratio %s %s %s: **%.3f** (%.0f ns vs MuJoCo %.0f ns)\n", R->bench[i].model,
+              R->bench[i].engine, R->bench[i].prec, R->bench[i].ratio, R->bench[i].ours, R->bench[i].mj);
   for (int k = 0; k < R->nchain; k++)
-    fprintf(f, "- chain scaling exponent (%s %s): rigidlab **%.2f**, MuJoCo **%.2f**\n", R->chains[k].engine, R->chains[k].prec,
-            R->chains[k].slope, R->chains[k].mslope);
+    fprintf(f, "- chain scaling exponent (%s %s): rigidlab **%.2f**, MuJoCo **%.2f**\n", R->chains[k].engine,
+            R->chains[k].prec, R->chains[k].slope, R->chains[k].mslope);
 
   /* verify */
-  fprintf(f, "\n## Verify (verify.csv)\n\nPer stage and precision, the relative-error row nearest its tolerance (largest max_rel_err / tolerance) over all models and cones.\n\n");
+  fprintf(f, "\n## Verify (verify.csv)\n\nPer stage and precision, the relative-error row nearest its tolerance "
+             "(largest max_rel_err / tolerance) over all models and cones.\n\n");
   fprintf(f, "| stage | worst f64 | model | quantity | tol f64 | worst f32 | model | quantity | tol f32 |\n");
   fprintf(f, "|---|---:|---|---|---:|---:|---|---|---:|\n");
   for (int s = 0; s < v->ns; s++) {
@@ -803,8 +841,8 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
       }
       rp_fmt_e(a, sizeof a, strtod(vcell(v, r, v->c_rel), NULL));
       rp_fmt_e(b, sizeof b, strtod(vcell(v, r, v->c_tol), NULL));
-      fprintf(f, "| %s%s%s | %s | %s | %s ", vcell(v, r, v->c_pass)[0] == '0' ? "**" : "", a, vcell(v, r, v->c_pass)[0] == '0' ? "**" : "",
-              vcell(v, r, v->c_model), vcell(v, r, v->c_qty), b);
+      fprintf(f, "| %s%s%s | %s | %s | %s ", vcell(v, r, v->c_pass)[0] == '0' ? "**" : "", a,
+              vcell(v, r, v->c_pass)[0] == '0' ? "**" : "", vcell(v, r, v->c_model), vcell(v, r, v->c_qty), b);
     }
     fprintf(f, "|\n");
   }
@@ -812,8 +850,10 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
   other_q *o;
   int no = other_rows(v, &o);
   if (no) {
-    fprintf(f, "\nCounts, fractions and scaled errors (reference/verify/quantities.c), per quantity the row nearest its tolerance:\n\n");
-    fprintf(f, "| quantity (stage) | kind | worst f64 | model | tol f64 | worst f32 | model | tol f32 |\n|---|---|---:|---|---:|---:|---|---:|\n");
+    fprintf(f, "\nCounts, fractions and scaled errors (reference/verify/quantities.c), per quantity the row nearest "
+               "its tolerance:\n\n");
+    fprintf(f, "| quantity (stage) | kind | worst f64 | model | tol f64 | worst f32 | model | tol f32 "
+               "|\n|---|---|---:|---|---:|---:|---|---:|\n");
     for (int i = 0; i < no; i++) {
       fprintf(f, "| %s | %s ", o[i].label, rl_vq_kind_name(o[i].kind));
       for (int p = 0; p < 2; p++) {
@@ -844,11 +884,14 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
       if (vcell(v, r, v->c_pass)[0] == '0') {
         rp_fmt_e(a, sizeof a, strtod(vcell(v, r, v->c_rel), NULL));
         rp_fmt_e(b, sizeof b, strtod(vcell(v, r, v->c_tol), NULL));
-        fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", vcell(v, r, v->c_model), vcell(v, r, v->c_prec), vcell(v, r, v->c_stage),
-                vcell(v, r, v->c_qty), a, b);
+        fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", vcell(v, r, v->c_model), vcell(v, r, v->c_prec),
+                vcell(v, r, v->c_stage), vcell(v, r, v->c_qty), a, b);
       }
   }
-  if (rp_sl_find(plots, "verify") >= 0) fprintf(f, "\n![verify: worst error per stage](plots/verify.svg) ([PNG](plots/verify.png), [script](plots/verify.gp))\n");
+  if (rp_sl_find(plots, "verify") >= 0)
+    fprintf(
+        f,
+        "\n![verify: worst error per stage](plots/verify.svg) ([PNG](plots/verify.png), [script](plots/verify.gp))\n");
 
   /* trajectories */
   fprintf(f, "\n## Constraint-free trajectories (traj_compare.csv)\n\n");
@@ -856,34 +899,40 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
   fprintf(f, "| scene | integrator | steps | max rel err |\n|---|---|---:|---:|\n");
   for (int r = 0; r < R->traj.nrow; r++) {
     rp_fmt_e(a, sizeof a, strtod(rp_cell(&R->traj, r, R->tc_err), NULL));
-    fprintf(f, "| %s | %s | %s | %s |\n", rp_cell(&R->traj, r, R->tc_scene), rp_cell(&R->traj, r, R->tc_integ), rp_cell(&R->traj, r, R->tc_steps), a);
+    fprintf(f, "| %s | %s | %s | %s |\n", rp_cell(&R->traj, r, R->tc_scene), rp_cell(&R->traj, r, R->tc_integ),
+            rp_cell(&R->traj, r, R->tc_steps), a);
   }
 
   /* contact */
   fprintf(f, "\n## Contact trajectories (contact_*.csv)\n\n");
   if (!R->nrun) fprintf(f, "No contact_<scene>_<engine>.csv files.\n");
   else {
-    fprintf(f, "| scene | engine | steps | max penetration (m) | mean iterations | max iterations | non-converged steps | energy first → last (J) |\n");
+    fprintf(f, "| scene | engine | steps | max penetration (m) | mean iterations | max iterations | non-converged "
+               "steps | energy first → last (J) |\n");
     fprintf(f, "|---|---|---:|---:|---:|---:|---:|---|\n");
     for (int i = 0; i < R->nrun; i++) {
       const contact_run *c = &R->runs[i];
       rp_fmt_e(a, sizeof a, c->pen_max);
-      fprintf(f, "| %s | %s | %d | %s | %.2f | %.0f | %ld | %.6g → %.6g |\n", c->scene, c->engine, c->t.nrow, a, c->it_mean, c->it_max, c->nonconv,
-              c->e0, c->e1);
+      fprintf(f, "| %s | %s | %d | %s | %.2f | %.0f | %ld | %.6g → %.6g |\n", c->scene, c->engine, c->t.nrow, a,
+              c->it_mean, c->it_max, c->nonconv, c->e0, c->e1);
     }
     fprintf(f, "\n");
     for (int s = 0; s < scenes->n; s++)
-      fprintf(f, "![contact %s](plots/contact_%s.svg) ([PNG](plots/contact_%s.png))\n\n", scenes->s[s], scenes->s[s], scenes->s[s]);
+      fprintf(f, "![contact %s](plots/contact_%s.svg) ([PNG](plots/contact_%s.png))\n\n", scenes->s[s], scenes->s[s],
+              scenes->s[s]);
   }
 
   /* bench */
-  fprintf(f, "\n## Bench (bench_*.csv)\n\nratio = rigidlab / MuJoCo time per step (below 1: rigidlab faster); medians of alternating repetitions.\n\n");
+  fprintf(f, "\n## Bench (bench_*.csv)\n\nratio = rigidlab / MuJoCo time per step (below 1: rigidlab faster); medians "
+             "of alternating repetitions.\n\n");
   if (!R->nbench) fprintf(f, "No bench_*.csv files other than bench_chains.csv.\n");
   else {
-    fprintf(f, "| model | engine | precision | stage | rigidlab ns/step | MuJoCo ns/step | ratio |\n|---|---|---|---|---:|---:|---:|\n");
+    fprintf(f, "| model | engine | precision | stage | rigidlab ns/step | MuJoCo ns/step | ratio "
+               "|\n|---|---|---|---|---:|---:|---:|\n");
     for (int i = 0; i < R->nbench; i++) {
       const bench_row *b = &R->bench[i];
-      fprintf(f, "| %s | %s | %s | %s | %.0f | %.0f | %.3f |\n", b->model, b->engine, b->prec, b->stage, b->ours, b->mj, b->ratio);
+      fprintf(f, "| %s | %s | %s | %s | %.0f | %.0f | %.3f |\n", b->model, b->engine, b->prec, b->stage, b->ours, b->mj,
+              b->ratio);
     }
     fprintf(f, "\n![bench ratios](plots/bench_ratio.svg) ([PNG](plots/bench_ratio.png))\n");
   }
@@ -891,10 +940,12 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
   if (!R->have_chains) fprintf(f, "No bench_chains.csv.\n");
   else {
     fprintf(f, "Power law ns/step = a·links^slope fitted by least squares on log10 (gsl_fit_linear).\n\n");
-    fprintf(f, "| engine | precision | points | rigidlab slope | R² | MuJoCo slope | R² |\n|---|---|---:|---:|---:|---:|---:|\n");
+    fprintf(f, "| engine | precision | points | rigidlab slope | R² | MuJoCo slope | R² "
+               "|\n|---|---|---:|---:|---:|---:|---:|\n");
     for (int k = 0; k < R->nchain; k++) {
       const chain_series *c = &R->chains[k];
-      fprintf(f, "| %s | %s | %d | %.3f | %.4f | %.3f | %.4f |\n", c->engine, c->prec, c->n, c->slope, c->r2, c->mslope, c->mr2);
+      fprintf(f, "| %s | %s | %d | %.3f | %.4f | %.3f | %.4f |\n", c->engine, c->prec, c->n, c->slope, c->r2, c->mslope,
+              c->mr2);
     }
     fprintf(f, "\n![chain scaling](plots/chains.svg) ([PNG](plots/chains.png))\n");
   }
@@ -906,7 +957,8 @@ static void write_summary(const report *R, FILE *f, const strlist *plots, const 
 
 static void write_tex(const report *R, FILE *f) {
   const verify_data *v = &R->v;
-  fprintf(f, "%% rigidlab report tables — generated by `rigidlab report %s`; needs \\usepackage{booktabs,graphicx}\n", rp_tex(R->dir));
+  fprintf(f, "%% rigidlab report tables — generated by `rigidlab report %s`; needs \\usepackage{booktabs,graphicx}\n",
+          rp_tex(R->dir));
   if (!R->have_verify) { /* studies only */
     rs_tex(&R->studies, f);
     return;
@@ -915,8 +967,11 @@ static void write_tex(const report *R, FILE *f) {
     int any = 0;
     for (size_t k = (size_t)p; k < (size_t)v->nm * (size_t)v->ns * 2; k += 2) any |= v->mhas[k];
     if (!any) continue;
-    fprintf(f, "\n\\begin{table}[tbp]\n\\centering\n\\caption{Verification against MuJoCo 2.2.2, %s: worst relative error per model and stage "
-               "(relative-error rows only; bold: outside tolerance; --: not checked).}\n\\label{tab:verify-%s}\n\\resizebox{\\textwidth}{!}{%%\n\\begin{tabular}{l",
+    fprintf(f,
+            "\n\\begin{table}[tbp]\n\\centering\n\\caption{Verification against MuJoCo 2.2.2, %s: worst relative error "
+            "per model and stage "
+            "(relative-error rows only; bold: outside tolerance; --: not "
+            "checked).}\n\\label{tab:verify-%s}\n\\resizebox{\\textwidth}{!}{%%\n\\begin{tabular}{l",
             p ? "FP32" : "FP64", p ? "f32" : "f64");
     for (int s = 0; s < v->ns; s++) fprintf(f, "r");
     fprintf(f, "}\n\\toprule\nmodel");
@@ -933,11 +988,14 @@ static void write_tex(const report *R, FILE *f) {
     fprintf(f, "\\bottomrule\n\\end{tabular}}\n\\end{table}\n");
   }
 
-  fprintf(f, "\n\\begin{table}[tbp]\n\\centering\n\\caption{Constraint-free trajectories: rigidlab vs MuJoCo, worst relative state "
-             "difference over the run.}\n\\label{tab:traj}\n\\begin{tabular}{llrr}\n\\toprule\nscene & integrator & steps & max rel.\\ error \\\\\n\\midrule\n");
+  fprintf(f, "\n\\begin{table}[tbp]\n\\centering\n\\caption{Constraint-free trajectories: rigidlab vs MuJoCo, worst "
+             "relative state "
+             "difference over the run.}\n\\label{tab:traj}\n\\begin{tabular}{llrr}\n\\toprule\nscene & integrator & "
+             "steps & max rel.\\ error \\\\\n\\midrule\n");
   for (int r = 0; r < R->traj.nrow; r++)
-    fprintf(f, "%s & %s & %s & %s \\\\\n", rp_tex(rp_cell(&R->traj, r, R->tc_scene)), rp_tex(rp_cell(&R->traj, r, R->tc_integ)),
-            rp_tex(rp_cell(&R->traj, r, R->tc_steps)), rp_tex_num(strtod(rp_cell(&R->traj, r, R->tc_err), NULL), 0));
+    fprintf(f, "%s & %s & %s & %s \\\\\n", rp_tex(rp_cell(&R->traj, r, R->tc_scene)),
+            rp_tex(rp_cell(&R->traj, r, R->tc_integ)), rp_tex(rp_cell(&R->traj, r, R->tc_steps)),
+            rp_tex_num(strtod(rp_cell(&R->traj, r, R->tc_err), NULL), 0));
   fprintf(f, "\\bottomrule\n\\end{tabular}\n\\end{table}\n");
 
   if (R->nbench) {
@@ -949,8 +1007,10 @@ static void write_tex(const report *R, FILE *f) {
       snprintf(buf, sizeof buf, "%s\t%s\t%s", R->bench[i].model, R->bench[i].prec, R->bench[i].engine);
       rp_sl_add(&rows, buf);
     }
-    fprintf(f, "\n\\begin{table}[tbp]\n\\centering\n\\caption{Time per step relative to MuJoCo 2.2.2 (rigidlab / MuJoCo; below 1 is faster). "
-               "Medians of alternating repetitions.}\n\\label{tab:bench}\n\\resizebox{\\textwidth}{!}{%%\n\\begin{tabular}{lll");
+    fprintf(f, "\n\\begin{table}[tbp]\n\\centering\n\\caption{Time per step relative to MuJoCo 2.2.2 (rigidlab / "
+               "MuJoCo; below 1 is faster). "
+               "Medians of alternating "
+               "repetitions.}\n\\label{tab:bench}\n\\resizebox{\\textwidth}{!}{%%\n\\begin{tabular}{lll");
     for (int s = 0; s < stages.n; s++) fprintf(f, "r");
     fprintf(f, "}\n\\toprule\nmodel & precision & engine");
     for (int s = 0; s < stages.n; s++) fprintf(f, " & %s", rp_tex(stages.s[s]));
@@ -975,12 +1035,14 @@ static void write_tex(const report *R, FILE *f) {
     rp_sl_free(&rows);
   }
   if (R->nchain) {
-    fprintf(f, "\n\\begin{table}[tbp]\n\\centering\n\\caption{Hinge-chain scaling: exponent $b$ of the fitted power law "
-               "$t = a\\,n^b$ (time per step vs links, least squares on $\\log_{10}$).}\n\\label{tab:chains}\n"
-               "\\begin{tabular}{llrrr}\n\\toprule\nengine & precision & points & rigidlab $b$ & MuJoCo $b$ \\\\\n\\midrule\n");
+    fprintf(f,
+            "\n\\begin{table}[tbp]\n\\centering\n\\caption{Hinge-chain scaling: exponent $b$ of the fitted power law "
+            "$t = a\\,n^b$ (time per step vs links, least squares on $\\log_{10}$).}\n\\label{tab:chains}\n"
+            "\\begin{tabular}{llrrr}\n\\toprule\nengine & precision & points & rigidlab $b$ & MuJoCo $b$ "
+            "\\\\\n\\midrule\n");
     for (int k = 0; k < R->nchain; k++)
-      fprintf(f, "%s & %s & %d & %.2f & %.2f \\\\\n", rp_tex(R->chains[k].engine), rp_tex(R->chains[k].prec), R->chains[k].n, R->chains[k].slope,
-              R->chains[k].mslope);
+      fprintf(f, "%s & %s & %d & %.2f & %.2f \\\\\n", rp_tex(R->chains[k].engine), rp_tex(R->chains[k].prec),
+              R->chains[k].n, R->chains[k].slope, R->chains[k].mslope);
     fprintf(f, "\\bottomrule\n\\end{tabular}\n\\end{table}\n");
   }
   rs_tex(&R->studies, f);
@@ -1032,7 +1094,8 @@ int rl_report(const char *dir, FILE *log, char *err, int errlen) {
   if (!st) st = rs_load(dir, &R.studies, &nsearched);
   if (!st && !R.have_verify && !R.studies.n)
     st = rp_fail("%s: no results: no verify.csv, traj_compare.csv, contact_*.csv or bench_*.csv in it, and no "
-                 "metrics.csv in it or in the %d folder(s) below it", dir, nsearched - 1);
+                 "metrics.csv in it or in the %d folder(s) below it",
+                 dir, nsearched - 1);
   if (st) {
     report_free(&R);
     return st;

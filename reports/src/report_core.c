@@ -70,7 +70,6 @@ int rp_num(const table *t, int r, int c, double *v) { return rl_table_num(t, r, 
 
 /* ---------- small helpers ---------- */
 
-
 int rp_sl_find(const strlist *l, const char *s) {
   for (int i = 0; i < l->n; i++)
     if (!strcmp(l->s[i], s)) return i;
@@ -131,7 +130,10 @@ const char *rp_tex_num(double v, int bold) {
   }
   int ex = (int)floor(log10(fabs(v)));
   double m = v / pow(10, ex);
-  if (fabs(m) >= 9.995) { m /= 10; ex++; }
+  if (fabs(m) >= 9.995) {
+    m /= 10;
+    ex++;
+  }
   snprintf(o, sizeof ring[0], "$%s%.2f\\times10^{%d}%s$", bold ? "\\mathbf{" : "", m, ex, bold ? "}" : "");
   return o;
 }
@@ -148,7 +150,8 @@ int rp_list_files(const char *dir, const char *prefix, strlist *out) {
   size_t np = strlen(prefix);
   while ((e = readdir(d))) {
     size_t n = strlen(e->d_name);
-    if (n > np + 4 && !strncmp(e->d_name, prefix, np) && !strcmp(e->d_name + n - 4, ".csv") && !strstr(e->d_name, ".tmp."))
+    if (n > np + 4 && !strncmp(e->d_name, prefix, np) && !strcmp(e->d_name + n - 4, ".csv") &&
+        !strstr(e->d_name, ".tmp."))
       rp_sl_add(out, e->d_name);
   }
   closedir(d);
@@ -238,13 +241,13 @@ void rp_gp_num(FILE *f, double v) {
   else fprintf(f, "%.9g", v);
 }
 
-const char *const rp_colors[RP_NCOLORS] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
-                               "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+const char *const rp_colors[RP_NCOLORS] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                           "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 
 /* ---------- the style table ---------- */
 
-static const char *const engine_colors[][2] = {{"newton", "#1f77b4"}, {"cg", "#d62728"},     {"avbd", "#2ca02c"},
-                                               {"mujoco", "#ff7f0e"}, {"cuda", "#9467bd"},   {"rigidlab", "#4d4d4d"}};
+static const char *const engine_colors[][2] = {{"newton", "#1f77b4"}, {"cg", "#d62728"},   {"avbd", "#2ca02c"},
+                                               {"mujoco", "#ff7f0e"}, {"cuda", "#9467bd"}, {"rigidlab", "#4d4d4d"}};
 
 /* 1 if FIELD is one of LABEL's dot-separated fields (or the whole of a space-separated word) */
 static int has_field(const char *label, const char *field) {

@@ -11,7 +11,7 @@
 #include "csv.h"
 
 #define RP_BADINPUT 2
-#define RP_NCOLORS 10
+#define RP_NCOLORS  10
 
 typedef rl_table table;
 

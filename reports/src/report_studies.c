@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define LOG_FLOOR 1e-17
+#define LOG_FLOOR        1e-17
 #define MAX_ROWS_PLOTTED 400
 
 /* the study kind from spec.ini's `kind = …` line (trajectory when absent) */
@@ -173,10 +173,12 @@ typedef struct {
    a short one for panels that also name their scene */
 static const char *family_title_of(const char *fam, int brief) {
   static const char *const known[][3] = {
-      {"gap", "relative cost gap (cost(a_k) - cost(a*)) / |cost(a*)|, a* = LAPACK optimum", "relative cost gap to the LAPACK optimum"},
+      {"gap", "relative cost gap (cost(a_k) - cost(a*)) / |cost(a*)|, a* = LAPACK optimum",
+       "relative cost gap to the LAPACK optimum"},
       {"grad", "rigidlab scaled gradient", "rigidlab scaled gradient"},
       {"mj_grad", "MuJoCo's scaled gradient (mjSolverStat)", "MuJoCo's scaled gradient"},
-      {"avbd_dist_m", "AVBD iterate's distance to the dense KKT reference step, positions (m)", "distance to the KKT step, positions (m)"},
+      {"avbd_dist_m", "AVBD iterate's distance to the dense KKT reference step, positions (m)",
+       "distance to the KKT step, positions (m)"},
       {"avbd_dist_rad", "the same, orientations (rad)", "distance to the KKT step, orientations (rad)"},
       {"avbd_stat_force", "AVBD KKT stationarity, force rows (N)", "KKT stationarity, force rows (N)"},
       {"avbd_stat_torque", "AVBD KKT stationarity, torque rows (N m)", "KKT stationarity, torque rows (N m)"},
@@ -228,8 +230,10 @@ static void body_iter(const void *ctx, FILE *f, const void *arg) {
   int npanel = split ? fams.n * scenes.n : fams.n;
   int cols = split ? scenes.n : fams.n > 1 ? 2 : 1, rows = npanel ? (npanel + cols - 1) / cols : 1;
   rp_gp_loop(f, a->base, split ? 640 * cols : 1400, 440 * rows + 60);
-  fprintf(f, "set multiplot layout %d,%d title \"%s: residual vs iteration (max over the states of each point; <= %g drawn at %g)\"\n", rows,
-          cols, s->name, LOG_FLOOR, LOG_FLOOR);
+  fprintf(f,
+          "set multiplot layout %d,%d title \"%s: residual vs iteration (max over the states of each point; <= %g "
+          "drawn at %g)\"\n",
+          rows, cols, s->name, LOG_FLOOR, LOG_FLOOR);
   fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset key outside right top box opaque font \",10\"\n");
   for (int fi = 0; fi < fams.n; fi++)
     for (int c = 0; c < (split ? scenes.n : 1); c++) {
@@ -248,9 +252,9 @@ static void body_iter(const void *ctx, FILE *f, const void *arg) {
         char sh[256];
         const char *lab = split ? rest : points.s[p];
         int dup = rp_dup_rank(lab, (const char *const *)panel.s, panel.n);
-        fprintf(f, "%s $d%d_%d using 1:2 with linespoints lw 1.5 pt %d ps 0.7 lc rgb \"%s\" dt %d title \"%s\"", j ? ", \\\n    " : "plot", fi,
-                p, rp_measure_point_dup(fams.s[fi], dup), rp_series_color(points.s[p]), rp_line_dash_dup(rp_variant(points.s[p]), dup),
-                short_of(lab, &panel, sh, sizeof sh));
+        fprintf(f, "%s $d%d_%d using 1:2 with linespoints lw 1.5 pt %d ps 0.7 lc rgb \"%s\" dt %d title \"%s\"",
+                j ? ", \\\n    " : "plot", fi, p, rp_measure_point_dup(fams.s[fi], dup), rp_series_color(points.s[p]),
+                rp_line_dash_dup(rp_variant(points.s[p]), dup), short_of(lab, &panel, sh, sizeof sh));
         j++;
       }
       rp_sl_free(&panel);
@@ -283,7 +287,8 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
       rp_sl_add(&scenes, sc);
     }
   rp_gp_begin(f, a->base, "error vs step size");
-  double *sl = rp_xrealloc(NULL, sizeof(double) * (size_t)(series.n + 1)), *ic = rp_xrealloc(NULL, sizeof(double) * (size_t)(series.n + 1));
+  double *sl = rp_xrealloc(NULL, sizeof(double) * (size_t)(series.n + 1)),
+         *ic = rp_xrealloc(NULL, sizeof(double) * (size_t)(series.n + 1));
   double hmin = INFINITY, hmax = 0;
   strlist hs = {0}; /* the step sizes, as the x tics */
   for (int i = 0; i < series.n; i++) {
@@ -310,11 +315,15 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
   }
   int cols = scenes.n > 3 ? 3 : scenes.n ? scenes.n : 1, rows = scenes.n ? (scenes.n + cols - 1) / cols : 1;
   rp_gp_loop(f, a->base, 660 * cols, 700 * rows + 60);
-  fprintf(f, "set multiplot layout %d,%d title \"%s: error vs step size h (log-log); lines: least-squares power law, slope = observed order\"\n",
+  fprintf(f,
+          "set multiplot layout %d,%d title \"%s: error vs step size h (log-log); lines: least-squares power law, "
+          "slope = observed order\"\n",
           rows, cols, s->name);
-  fprintf(f, "set xlabel \"step size h (ms, log scale)\" offset 0,0.8\nset ylabel \"error max |q - q_ref| (m or rad, log scale)\"\n");
+  fprintf(f, "set xlabel \"step size h (ms, log scale)\" offset 0,0.8\nset ylabel \"error max |q - q_ref| (m or rad, "
+             "log scale)\"\n");
   /* the key under each panel (two columns), so the panels keep the width; ticks at the step sizes, in ms */
-  fprintf(f, "set logscale xy\nset format y \"1e%%L\"\nset key outside below center box opaque font \",10\" maxcols 2\n");
+  fprintf(f,
+          "set logscale xy\nset format y \"1e%%L\"\nset key outside below center box opaque font \",10\" maxcols 2\n");
   if (hmax > 0) fprintf(f, "set xrange [%g:%g]\n", hmin / 1.5, hmax * 1.5);
   if (hs.n) {
     fprintf(f, "set xtics (");
@@ -397,7 +406,8 @@ static int divergence(const rs_study *s, const char *point, const char *suffix, 
   }
   int ct = rp_col(&a, "time");
   if (ct < 0) st = rp_fail("%s: no column 'time'", p1);
-  int n = a.nrow < b.nrow ? a.nrow : b.nrow, stride = n > MAX_ROWS_PLOTTED ? (n + MAX_ROWS_PLOTTED - 1) / MAX_ROWS_PLOTTED : 1;
+  int n = a.nrow < b.nrow ? a.nrow : b.nrow,
+      stride = n > MAX_ROWS_PLOTTED ? (n + MAX_ROWS_PLOTTED - 1) / MAX_ROWS_PLOTTED : 1;
   out->t = rp_xrealloc(NULL, sizeof(double) * (size_t)(n / stride + 2));
   out->y = rp_xrealloc(NULL, sizeof(double) * (size_t)(n / stride + 2));
   out->n = 0;
@@ -492,7 +502,8 @@ static void body_time(const void *ctx, FILE *f, const void *arg) {
   }
   int cols = scenes.n > 1 ? 2 : 1, rows = scenes.n ? (scenes.n + cols - 1) / cols : 1;
   rp_gp_loop(f, a->base, 1400, 430 * rows + 80);
-  fprintf(f, "set multiplot layout %d,%d title \"%s: %s (<= %g drawn at %g)\"\n", rows, cols, a->s->name, a->title, LOG_FLOOR, LOG_FLOOR);
+  fprintf(f, "set multiplot layout %d,%d title \"%s: %s (<= %g drawn at %g)\"\n", rows, cols, a->s->name, a->title,
+          LOG_FLOOR, LOG_FLOOR);
   fprintf(f, "set autoscale xfix\nset xlabel \"simulated time (s)\"\nset ylabel \"%s (log scale)\"\n", a->ylabel);
   fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset key outside right top box opaque font \",10\"\n");
   for (int c = 0; c < scenes.n; c++) {
@@ -514,7 +525,8 @@ static void body_time(const void *ctx, FILE *f, const void *arg) {
     }
     rp_sl_free(&panel);
     for (int h = 0; a->hlines && !isnan(a->hlines[h]); h++)
-      fprintf(f, ", \\\n    %g with lines lw 1 dt %d lc rgb \"black\" title \"threshold %g\"", a->hlines[h], 2 + h, a->hlines[h]);
+      fprintf(f, ", \\\n    %g with lines lw 1 dt %d lc rgb \"black\" title \"threshold %g\"", a->hlines[h], 2 + h,
+              a->hlines[h]);
     fprintf(f, "\n");
   }
   if (!scenes.n) fprintf(f, "plot NaN notitle\n");
@@ -535,10 +547,17 @@ typedef struct {
 
 /* the unit of a bar metric (the y label of its panel) */
 static const char *metric_unit(const char *m) {
-  static const char *const units[][2] = {
-      {"signorini_max", "W"}, {"mdp_max", "W"}, {"coulomb_max", "N"}, {"ncp_max", "N or m/s"}, {"penetration_max", "m"},
-      {"anchor_err_max", "m"}, {"incline_creep", "m/s"}, {"free_qpos_err_max", "m or rad"}, {"final_qpos_err", "m or rad"},
-      {"qpos_err_max", "m or rad"}, {"time_ratio", "rigidlab / MuJoCo"}};
+  static const char *const units[][2] = {{"signorini_max", "W"},
+                                         {"mdp_max", "W"},
+                                         {"coulomb_max", "N"},
+                                         {"ncp_max", "N or m/s"},
+                                         {"penetration_max", "m"},
+                                         {"anchor_err_max", "m"},
+                                         {"incline_creep", "m/s"},
+                                         {"free_qpos_err_max", "m or rad"},
+                                         {"final_qpos_err", "m or rad"},
+                                         {"qpos_err_max", "m or rad"},
+                                         {"time_ratio", "rigidlab / MuJoCo"}};
   for (size_t i = 0; i < sizeof units / sizeof *units; i++)
     if (!strcmp(m, units[i][0])) return units[i][1];
   return "relative"; /* the other error metrics are relative errors and drifts */
@@ -575,7 +594,8 @@ static void body_bars(const void *ctx, FILE *f, const void *arg) {
       for (int c = 0; c < scenes.n; c++) {
         snprintf(id, sizeof id, "%s.%s", scenes.s[c], series.s[k]);
         int r = find_row(s, id, a->metrics->s[m]);
-        if (r < 0 && !strcmp(scenes.s[c], series.s[k])) r = find_row(s, scenes.s[c], a->metrics->s[m]); /* an id without dots */
+        if (r < 0 && !strcmp(scenes.s[c], series.s[k]))
+          r = find_row(s, scenes.s[c], a->metrics->s[m]); /* an id without dots */
         if (r < 0) continue;
         double x = c + 1 + (k - (series.n - 1) / 2.0) * w;
         fprintf(f, "%g ", x);
@@ -600,27 +620,31 @@ static void body_bars(const void *ctx, FILE *f, const void *arg) {
     if (a->ratio) { /* from 0.1 to above both the tallest bar and the parity line */
       double top = 2;
       for (int r = 0; r < s->m.nrow; r++)
-        if (!strcmp(M(s, r, s->c_metric), a->metrics->s[m]) && isfinite(V(s, r)) && 1.5 * V(s, r) > top) top = 1.5 * V(s, r);
+        if (!strcmp(M(s, r, s->c_metric), a->metrics->s[m]) && isfinite(V(s, r)) && 1.5 * V(s, r) > top)
+          top = 1.5 * V(s, r);
       fprintf(f, "set yrange [0.1:%g]\n", top);
     } else { /* room above the tallest bar; a metric that is 0 everywhere gets a frame that says so */
       double top = 0;
       for (int r = 0; r < s->m.nrow; r++)
         if (!strcmp(M(s, r, s->c_metric), a->metrics->s[m]) && isfinite(V(s, r)) && V(s, r) > top) top = V(s, r);
       if (top > floor_v) fprintf(f, "unset label 2\nset yrange [%g:*]\nset offsets 0, 0, graph 0.05, 0\n", floor_v);
-      else fprintf(f, "set yrange [%g:%g]\nset label 2 \"every value <= %g\" at graph 0.5,0.8 center\n", floor_v / 10, floor_v * 100, floor_v);
+      else
+        fprintf(f, "set yrange [%g:%g]\nset label 2 \"every value <= %g\" at graph 0.5,0.8 center\n", floor_v / 10,
+                floor_v * 100, floor_v);
     }
-    fprintf(f, "set title \"%s\"\nset xlabel \"scene\"\nset ylabel \"%s (%s, log scale)\"\n", a->metrics->s[m], a->ratio ? "time per step" : a->metrics->s[m],
-            metric_unit(a->metrics->s[m]));
+    fprintf(f, "set title \"%s\"\nset xlabel \"scene\"\nset ylabel \"%s (%s, log scale)\"\n", a->metrics->s[m],
+            a->ratio ? "time per step" : a->metrics->s[m], metric_unit(a->metrics->s[m]));
     fprintf(f, "set xrange [0.4:%d.6]\nset xtics rotate by 0 (", scenes.n ? scenes.n : 1);
     for (int c = 0; c < scenes.n; c++) fprintf(f, "%s\"%s\" %d", c ? ", " : "", scenes.s[c], c + 1);
     fprintf(f, ")\n");
     for (int k = 0; k < series.n; k++) {
       char sh[256];
       const char *col = rp_engine_color(series.s[k]);
-      fprintf(f, "%s $b%d_%d using 1:2:3:4:(%g):2 with boxxyerror fs %s border lc rgb \"%s\" lc rgb \"%s\" title \"%s\"",
-              k ? ", \\\n    " : "plot", m, k, floor_v,
-              rp_bar_fill_dup(rp_variant(series.s[k]), rp_dup_rank(series.s[k], (const char *const *)series.s, series.n)), col, col,
-              short_of(series.s[k], &series, sh, sizeof sh));
+      fprintf(
+          f, "%s $b%d_%d using 1:2:3:4:(%g):2 with boxxyerror fs %s border lc rgb \"%s\" lc rgb \"%s\" title \"%s\"",
+          k ? ", \\\n    " : "plot", m, k, floor_v,
+          rp_bar_fill_dup(rp_variant(series.s[k]), rp_dup_rank(series.s[k], (const char *const *)series.s, series.n)),
+          col, col, short_of(series.s[k], &series, sh, sizeof sh));
     }
     if (!series.n) fprintf(f, "plot NaN notitle");
     if (a->ratio) fprintf(f, ", \\\n    1 with lines lw 2 dt 2 lc rgb \"black\" title \"parity (1)\"");
@@ -661,10 +685,15 @@ static int plot_time(const rs_study *s, const char *pdir, const char *base, int 
     n++;
   }
   static const double thr[] = {1e-6, 1e-3, NAN};
-  time_arg a = {s, base,
-                lockstep ? "one-step error vs MuJoCo along MuJoCo's trajectory (max over stretches)"
-                         : strcmp(s->kind, "device") ? "f32 vs f64 divergence, free running" : "CUDA vs CPU divergence, free running",
-                lockstep ? "max |dqvel| / max(|qvel|, 1)" : "max_i |qpos_i(a) - qpos_i(b)| (rad or m)", v, n, lockstep ? NULL : thr};
+  time_arg a = {s,
+                base,
+                lockstep                    ? "one-step error vs MuJoCo along MuJoCo's trajectory (max over stretches)"
+                : strcmp(s->kind, "device") ? "f32 vs f64 divergence, free running"
+                                            : "CUDA vs CPU divergence, free running",
+                lockstep ? "max |dqvel| / max(|qvel|, 1)" : "max_i |qpos_i(a) - qpos_i(b)| (rad or m)",
+                v,
+                n,
+                lockstep ? NULL : thr};
   if (!st && n) st = rp_plot(NULL, pdir, base, body_time, &a, made);
   series_free(v, n);
   rp_sl_free(&points);
@@ -777,8 +806,8 @@ void rs_tex(const rs_studies *S, FILE *f) {
     strlist points = {0}, scenes = {0}, scalars = {0};
     lists_of(s, &points, &scenes, &scalars);
     if (points.n && scalars.n) {
-      fprintf(f, "\n\\begin{table}[tbp]\n\\centering\n\\caption{Study %s (kind %s)%s%s.}\n\\label{tab:study-%s}\n", rp_tex(s->name), rp_tex(s->kind),
-              s->description[0] ? ": " : "", rp_tex(s->description), rp_tex(s->name));
+      fprintf(f, "\n\\begin{table}[tbp]\n\\centering\n\\caption{Study %s (kind %s)%s%s.}\n\\label{tab:study-%s}\n",
+              rp_tex(s->name), rp_tex(s->kind), s->description[0] ? ": " : "", rp_tex(s->description), rp_tex(s->name));
       fprintf(f, "\\resizebox{\\textwidth}{!}{%%\n\\begin{tabular}{l");
       for (int m = 0; m < scalars.n; m++) fprintf(f, "r");
       fprintf(f, "}\n\\toprule\npoint");
