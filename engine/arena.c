@@ -16,7 +16,23 @@ size_t rl_arena_reals(const rl_model *m) {
   if (rl_constraint_arena(m) > mod) mod = rl_constraint_arena(m);
   if (rl_solver_arena(m) > mod) mod = rl_solver_arena(m);
   if (mod > n) n = mod;
-  return n + 6 * (size_t)m->nbody + 1024;
+  return n + rl_actuation_arena(m) + 6 * (size_t)m->nbody + 1024;
+}
+
+/* what the actuation and fluid stages take on top of a caller's temporaries (RK4 calls them from its
+   stages): the moment rows of the non-scalar transmissions and their Jacobians, the fluid Jacobians, RK4's
+   activation copies; 0 for a model without them */
+size_t rl_actuation_arena(const rl_model *m) {
+  size_t nv = (size_t)m->nv, rows = 0, n = 0;
+  for (int u = 0; u < m->nu; u++) {
+    int t = m->actuator_trntype[u], j = m->actuator_trnid[2 * u];
+    rows += !((t == RL_TRN_JOINT || t == RL_TRN_JOINTINPARENT) &&
+              (m->jnt_type[j] == RL_JNT_HINGE || m->jnt_type[j] == RL_JNT_SLIDE));
+  }
+  if (rows) n += (rows + 9) * nv + 64;
+  if (m->opt.density > 0 || m->opt.viscosity > 0) n += 6 * nv + 64;
+  if (m->na) n += 10 * (size_t)m->na + 64;
+  return n;
 }
 
 real *rl_arena_take(rl_data *d, size_t n) {

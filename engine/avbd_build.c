@@ -168,6 +168,40 @@ real avbd_mean_inertia(const rl_avbd *am, const rl_model *m, int s) {
 /* Count joints and rows; refuse what the solver does not model.  Returns 0 and writes err. */
 static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int errlen) {
   int nj = 0, nr = 0;
+  for (int b = 1; b < m->nbody; b++)
+    if (m->body_mocapid[b] >= 0) {
+      snprintf(err, (size_t)errlen,
+               "avbd: body '%s' is a mocap body: its pose moves with time, but AVBD holds the pose of every body "
+               "without dofs fixed at the state it was built from",
+               rl_model_name(m, m->name_bodyadr[b]));
+      return 0;
+    }
+  for (int u = 0; u < m->nu; u++) {
+    const char *name = rl_model_name(m, m->name_actuatoradr[u]);
+    int t = m->actuator_trntype[u], j = m->actuator_trnid[2 * u];
+    if (!((t == RL_TRN_JOINT || t == RL_TRN_JOINTINPARENT) &&
+          (m->jnt_type[j] == RL_JNT_HINGE || m->jnt_type[j] == RL_JNT_SLIDE))) {
+      snprintf(err, (size_t)errlen,
+               "avbd: actuator '%s' acts through a transmission other than a hinge/slide joint: AVBD applies "
+               "actuator forces only along a joint's own coordinate",
+               name);
+      return 0;
+    }
+    if (m->actuator_dyntype[u] != RL_DYN_NONE || m->actuator_gaintype[u] == RL_GAIN_MUSCLE ||
+        m->actuator_biastype[u] == RL_BIAS_MUSCLE) {
+      snprintf(err, (size_t)errlen,
+               "avbd: actuator '%s' has activation dynamics or a muscle model: AVBD's state is the body poses and "
+               "velocities, with no activation to integrate",
+               name);
+      return 0;
+    }
+  }
+  if (m->opt.density > 0 || m->opt.viscosity > 0) {
+    snprintf(err, (size_t)errlen,
+             "avbd: fluid forces (density/viscosity) are velocity-dependent external forces AVBD's body sweeps do "
+             "not include");
+    return 0;
+  }
   for (int b = 1; b < m->nbody; b++) {
     if (avbd_is_static(m, b)) continue;
     const char *name = rl_model_name(m, m->name_bodyadr[b]);

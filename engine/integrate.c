@@ -20,9 +20,11 @@ void rl_integrate_pos(const rl_model *m, real *qpos, const real *qvel, real h) {
   }
 }
 
-/* q̇ ← q̇ + h·q̈ ; q ← q ⊕ h·q̇ (semi-implicit: the new velocity moves the position);  t += h */
+/* act ← act + h·act_dot (clamped to actrange); q̇ ← q̇ + h·q̈ ; q ← q ⊕ h·q̇ (semi-implicit: the new
+   velocity moves the position);  t += h */
 static void advance(const rl_model *m, rl_data *d, const real *qacc) {
   real h = m->opt.timestep;
+  if (m->na) rl_act_advance(m, d, d->act_dot, h);
   for (int i = 0; i < m->nv; i++) d->qvel[i] += h * qacc[i];
   rl_integrate_pos(m, d->qpos, d->qvel, h);
   d->time += h;
@@ -80,6 +82,7 @@ int rl_euler_recursive(const rl_model *m, rl_data *d) {
 
 /* Classic RK4 (MuJoCo's mj_RungeKutta with N = 4): stages X_i = X_0 ⊕ h·Σ_j A_ij F_j with
    A = [½; 0 ½; 0 0 1], c = (½, ½, 1), F = (q̇, q̈); final X = X_0 ⊕ h·Σ b_j F_j, b = (⅙, ⅓, ⅓, ⅙).
+   The activations are part of X (rate act_dot), clamped to actrange once at the end.
    Expects d to hold a forward pass at X_0 (qacc valid); forward evaluates F at each stage. */
 void rl_rk4_with(const rl_model *m, rl_data *d, void (*forward)(const rl_model *, rl_data *)) {
   static const real A[9] = {0.5, 0, 0, 0, 0.5, 0, 0, 0, 1};
@@ -92,6 +95,14 @@ void rl_rk4_with(const rl_model *m, rl_data *d, void (*forward)(const rl_model *
   real *qvel0 = rl_arena_take(d, (size_t)nv);
   real *F = rl_arena_take(d, 8 * (size_t)nv); /* F_j = (q̇_j, q̈_j), j = 0..3 */
   real *dX = rl_arena_take(d, 2 * (size_t)nv);
+  int na = m->na;
+  real *act0 = na ? rl_arena_take(d, (size_t)na) : NULL;
+  real *Fa = na ? rl_arena_take(d, 4 * (size_t)na) : NULL; /* act_dot at each stage */
+  real *dA = na ? rl_arena_take(d, (size_t)na) : NULL;
+  if (na) {
+    memcpy(act0, d->act, sizeof(real) * (size_t)na);
+    memcpy(Fa, d->act_dot, sizeof(real) * (size_t)na);
+  }
   memcpy(qpos0, d->qpos, sizeof(real) * (size_t)nq);
   memcpy(qvel0, d->qvel, sizeof(real) * (size_t)nv);
   memcpy(F, d->qvel, sizeof(real) * (size_t)nv);
@@ -103,10 +114,16 @@ void rl_rk4_with(const rl_model *m, rl_data *d, void (*forward)(const rl_model *
     memcpy(d->qpos, qpos0, sizeof(real) * (size_t)nq);
     rl_integrate_pos(m, d->qpos, dX, h);
     for (int k = 0; k < nv; k++) d->qvel[k] = qvel0[k] + h * dX[nv + k];
+    for (int k = 0; k < na; k++) {
+      dA[k] = Fa[k] * A[(i - 1) * 3];
+      for (int j = 1; j < i; j++) dA[k] += Fa[na * j + k] * A[(i - 1) * 3 + j];
+      d->act[k] = act0[k] + h * dA[k];
+    }
     d->time = t0 + C[i - 1] * h;
     forward(m, d);
     memcpy(F + 2 * nv * i, d->qvel, sizeof(real) * (size_t)nv);
     memcpy(F + 2 * nv * i + nv, d->qacc, sizeof(real) * (size_t)nv);
+    if (na) memcpy(Fa + na * i, d->act_dot, sizeof(real) * (size_t)na);
   }
   for (int k = 0; k < 2 * nv; k++) dX[k] = F[k] * B[0];
   for (int j = 1; j < 4; j++)
@@ -115,6 +132,14 @@ void rl_rk4_with(const rl_model *m, rl_data *d, void (*forward)(const rl_model *
   memcpy(d->qvel, qvel0, sizeof(real) * (size_t)nv);
   rl_integrate_pos(m, d->qpos, dX, h);
   for (int k = 0; k < nv; k++) d->qvel[k] += h * dX[nv + k];
+  if (na) {
+    for (int k = 0; k < na; k++) {
+      dA[k] = Fa[k] * B[0];
+      for (int j = 1; j < 4; j++) dA[k] += Fa[na * j + k] * B[j];
+    }
+    memcpy(d->act, act0, sizeof(real) * (size_t)na);
+    rl_act_advance(m, d, dA, h);
+  }
   d->time = t0 + h;
   rl_arena_release(d, mark);
 }

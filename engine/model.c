@@ -90,6 +90,16 @@ void rl_data_free(rl_data *d) {
   free(d);
 }
 
+/* mocap poses as the model places the mocap bodies (MuJoCo's mj_resetData): body_pos, body_quat */
+void rl_mocap_reset(const rl_model *m, rl_data *d) {
+  for (int b = 0; b < m->nbody; b++) {
+    int k = m->body_mocapid[b];
+    if (k < 0) continue;
+    memcpy(d->mocap_pos + 3 * k, m->body_pos + 3 * b, 3 * sizeof(real));
+    memcpy(d->mocap_quat + 4 * k, m->body_quat + 4 * b, 4 * sizeof(real));
+  }
+}
+
 void rl_data_reset(const rl_model *m, rl_data *d) {
   d->time = 0;
   memset(d->warning, 0, sizeof d->warning);
@@ -97,6 +107,9 @@ void rl_data_reset(const rl_model *m, rl_data *d) {
   memset(d->qvel, 0, sizeof(real) * (size_t)m->nv);
   memset(d->ctrl, 0, sizeof(real) * (size_t)m->nu);
   memset(d->qfrc_applied, 0, sizeof(real) * (size_t)m->nv);
+  memset(d->act, 0, sizeof(real) * (size_t)m->na);
+  memset(d->act_dot, 0, sizeof(real) * (size_t)m->na);
+  rl_mocap_reset(m, d);
   memset(d->qacc, 0, sizeof(real) * (size_t)m->nv);
   memset(d->qacc_warmstart, 0, sizeof(real) * (size_t)m->nv);
   for (int e = 0; e < m->neq; e++) d->eq_active[e] = m->eq_active[e];

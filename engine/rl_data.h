@@ -23,11 +23,14 @@
    docs/fields.md. */
 
 /* state: what a step reads and writes (what the hash covers) */
-#define RL_DATA_STATE(X)                                                                                       \
-  X(qpos, nq, 1, "m or rad", "joint positions (free and ball joints: position, then unit quaternion w x y z)") \
-  X(qvel, nv, 1, "m/s or rad/s", "joint velocities")                                                           \
-  X(ctrl, nu, 1, "actuator input", "controls (units of the actuator's gain: N, N·m, m or rad)")                \
-  X(qfrc_applied, nv, 1, "N or N·m", "applied generalized force")
+#define RL_DATA_STATE(X)                                                                                          \
+  X(qpos, nq, 1, "m or rad", "joint positions (free and ball joints: position, then unit quaternion w x y z)")    \
+  X(qvel, nv, 1, "m/s or rad/s", "joint velocities")                                                              \
+  X(ctrl, nu, 1, "actuator input", "controls (units of the actuator's gain: N, N·m, m or rad)")                   \
+  X(qfrc_applied, nv, 1, "N or N·m", "applied generalized force")                                                 \
+  X(act, na, 1, "actuator input", "actuator activations (the last na actuators, those with activation dynamics)") \
+  X(mocap_pos, nmocap, 3, "m", "prescribed world position of each mocap body")                                    \
+  X(mocap_quat, nmocap, 4, "1", "prescribed world orientation of each mocap body (quaternion w x y z)")
 
 /* derived quantities, recomputed by the stages.  xpos_rel = xpos − xpos_parent and xanchor_rel = xanchor −
    xpos_body, formed by rl_kinematics from link-sized terms (not as differences of world positions): the
@@ -69,7 +72,10 @@
   X(qfrc_smooth, nv, 1, "N or N·m", "net unconstrained force: passive + actuator + applied − bias")             \
   X(qacc_smooth, nv, 1, "m/s² or rad/s²", "unconstrained acceleration M⁻¹ · qfrc_smooth")                       \
   X(qfrc_constraint, nv, 1, "N or N·m", "constraint force in joint space, Jᵀ · efc_force")                      \
-  X(qacc_warmstart, nv, 1, "m/s² or rad/s²", "acceleration the constraint solver starts from")
+  X(qacc_warmstart, nv, 1, "m/s² or rad/s²", "acceleration the constraint solver starts from")                  \
+  X(act_dot, na, 1, "actuator input / s", "time derivative of act")                                             \
+  X(site_xpos, nsite, 3, "m", "Cartesian position of each site")                                                \
+  X(site_xmat, nsite, 9, "1", "Cartesian orientation of each site (rotation matrix, row-major)")
 
 /* constraint rows (MuJoCo 2.2.2's efc_* arrays; nefc rows used of nefcmax), typed X(type, name, count, width,
    unit, meaning).  The Jacobian is row-sparse (CSR): row i has efc_J_rownnz[i] entries at efc_J_rowadr[i] in
@@ -193,6 +199,8 @@ rl_data *rl_data_alloc(const rl_model *m);
 void rl_data_free(rl_data *d);
 /* Reset the state to qpos0, zero qvel/ctrl/qfrc_applied, time 0, warnings 0. */
 void rl_data_reset(const rl_model *m, rl_data *d);
+/* Mocap poses reset to where the model places the mocap bodies (body_pos, body_quat). */
+void rl_mocap_reset(const rl_model *m, rl_data *d);
 /* FNV-1a hash of the state fields (bit patterns), per precision. */
 uint64_t rl_state_hash(const rl_model *m, const rl_data *d);
 

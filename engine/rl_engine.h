@@ -61,10 +61,17 @@ void rl_rne_com(const rl_model *m, rl_data *d);
    arithmetic, link-sized numbers in float */
 void rl_rne_local(const rl_model *m, rl_data *d);
 
-/* --- actuation --- */
-/* Joint transmissions (length = gear·q, moment = gear), force = gain·ctrl + bias (clamped),
-   qfrc_actuator = Σ gear·force on the joint's dof. */
+/* --- actuation (actuation.c) --- */
+/* Transmissions (joint: hinge/slide length = gear·q, ball/free; slider-crank; site), activation rates
+   act_dot (integrator, filter, muscle), force = gain·(act or ctrl) + bias (fixed, affine, muscle; clamped),
+   qfrc_actuator = Σ momentᵀ·force. */
 void rl_actuation(const rl_model *m, rl_data *d);
+/* site frames from their bodies' (rl_kinematics calls it) */
+void rl_site_frames(const rl_model *m, rl_data *d);
+/* act += h·rate, clamped to actrange where the actuator is actlimited */
+void rl_act_advance(const rl_model *m, rl_data *d, const real *rate, real h);
+/* fluid forces of MuJoCo 2.2.2's inertia-box model added to qfrc_passive (fluid.c; rl_passive calls it) */
+void rl_fluid(const rl_model *m, rl_data *d);
 
 /* --- acceleration --- */
 /* qfrc_smooth = qfrc_passive − qfrc_bias + qfrc_actuator + qfrc_applied; qacc_smooth = M⁻¹·qfrc_smooth

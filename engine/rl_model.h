@@ -28,8 +28,11 @@ enum {
 /* equality types (values as mjtEq) */
 enum { RL_EQ_CONNECT = 0, RL_EQ_WELD = 1, RL_EQ_JOINT = 2 };
 /* actuator gain/bias types (values as mjtGain / mjtBias) */
-enum { RL_GAIN_FIXED = 0, RL_GAIN_AFFINE = 1 };
-enum { RL_BIAS_NONE = 0, RL_BIAS_AFFINE = 1 };
+enum { RL_GAIN_FIXED = 0, RL_GAIN_AFFINE = 1, RL_GAIN_MUSCLE = 2 };
+enum { RL_BIAS_NONE = 0, RL_BIAS_AFFINE = 1, RL_BIAS_MUSCLE = 2 };
+/* actuator activation dynamics (values as mjtDyn) and transmissions (values as mjtTrn) */
+enum { RL_DYN_NONE = 0, RL_DYN_INTEGRATOR = 1, RL_DYN_FILTER = 2, RL_DYN_MUSCLE = 3 };
+enum { RL_TRN_JOINT = 0, RL_TRN_JOINTINPARENT = 1, RL_TRN_SLIDERCRANK = 2, RL_TRN_TENDON = 3, RL_TRN_SITE = 4 };
 /* integrators (values as mjtIntegrator) */
 enum { RL_INT_EULER = 0, RL_INT_RK4 = 1 };
 /* friction cones and solvers (values as mjtCone / mjtSolver) */
@@ -56,6 +59,7 @@ enum {
 #define RL_NEQDATA 11
 #define RL_NGAIN   10
 #define RL_NBIAS   10
+#define RL_NDYN    10
 
 /* physics and solver options: MuJoCo's mjOption subset and rigidlab's own.  Every field a user can set
    is one row of import/options.h (`--opt KEY=VALUE`), which also documents its range and default. */
@@ -76,6 +80,9 @@ typedef struct rl_option {
   int mpr_iterations;
   int disableflags; /* RL_DSBL_* bits */
   int enableflags;
+  real density;   /* fluid density (kg/m³) of the inertia-box drag model; 0: none */
+  real viscosity; /* fluid viscosity (Pa·s) of the inertia-box viscous model; 0: none */
+  real wind[3];   /* fluid velocity (m/s) */
   /* rigidlab's own options (not in MuJoCo 2.2.2) */
   int collision;          /* RL_COLL_MANIFOLD (default) | RL_COLL_MUJOCO (one MPR point per convex pair, 2.2.2 rules) */
   int contact_resolution; /* RL_RES_AUTO | RL_RES_CONVEX | RL_RES_SIGNORINI */
@@ -100,10 +107,11 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
    support), laid out as  adr[nvert] | neighbour lists:  the neighbours of hull vertex i (indices into
    the mesh's hull vertices, in MuJoCo's edge order) are mesh_graph[a + mesh_graph[a + i] + j],
    j = 0, 1, … up to a −1 terminator, a = mesh_graphadr[k]. */
-#define RL_MODEL_SIZES(X)                                                                                      \
-  X(nq)                                                                                                        \
-  X(nv) X(nu) X(nbody) X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(nmeshgraph) X(neq) X(nM) X(nexclude) X(nnames) \
-      X(nconmax) X(nefcmax) X(njmax)
+#define RL_MODEL_SIZES(X)                                                                                           \
+  X(nq)                                                                                                             \
+  X(nv)                                                                                                             \
+  X(nu) X(nbody) X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(nmeshgraph) X(neq) X(nM) X(nexclude) X(nnames) X(nconmax) \
+      X(nefcmax) X(njmax) X(na) X(nmocap) X(nsite)
 
 /* X(type, name, count, width) */
 #define RL_MODEL_FIELDS(X)                \
@@ -189,6 +197,20 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
   X(real, actuator_ctrlrange, nu, 2)      \
   X(real, actuator_forcerange, nu, 2)     \
   X(real, actuator_gear, nu, 1)           \
+  X(int, body_mocapid, nbody, 1)          \
+  X(int, site_bodyid, nsite, 1)           \
+  X(real, site_pos, nsite, 3)             \
+  X(real, site_quat, nsite, 4)            \
+  X(int, actuator_trntype, nu, 1)         \
+  X(int, actuator_trnid, nu, 2)           \
+  X(int, actuator_dyntype, nu, 1)         \
+  X(int, actuator_actlimited, nu, 1)      \
+  X(real, actuator_dynprm, nu, RL_NDYN)   \
+  X(real, actuator_actrange, nu, 2)       \
+  X(real, actuator_gearvec, nu, 6)        \
+  X(real, actuator_cranklength, nu, 1)    \
+  X(real, actuator_acc0, nu, 1)           \
+  X(real, actuator_lengthrange, nu, 2)    \
   X(int, name_bodyadr, nbody, 1)          \
   X(int, name_jntadr, njnt, 1)            \
   X(int, name_geomadr, ngeom, 1)          \

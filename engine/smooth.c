@@ -27,6 +27,7 @@ static void frame_local_to_global(real xpos[3], real xmat[9], const real bxpos[3
 }
 
 /* Body pose from its parent and its joints:
+   mocap: x = mocap_pos, q = mocap_quat/‖·‖ (world frame)
    free:  x = qpos[0:3], q = qpos[3:7]/‖·‖ (world frame)
    else:  x = x_p + R_p·pos_b, q = q_p ⊗ quat_b, then per joint (anchor a = x + R·pos_j, axis n = R·axis_j)
           slide: x += n·(q_j − q0_j);  hinge/ball: q ← q ⊗ q_loc, x = a − R(q)·pos_j.
@@ -35,8 +36,13 @@ static void frame_local_to_global(real xpos[3], real xmat[9], const real bxpos[3
 static void body_pose(const rl_model *m, rl_data *d, int b) {
   real *xpos = d->xpos + 3 * b, *xquat = d->xquat + 4 * b, *rel = d->xpos_rel + 3 * b;
   const real *qpos = d->qpos;
-  int jadr = m->body_jntadr[b], jnum = m->body_jntnum[b];
-  if (jnum > 0 && m->jnt_type[jadr] == RL_JNT_FREE) {
+  int jadr = m->body_jntadr[b], jnum = m->body_jntnum[b], k = m->body_mocapid[b];
+  if (k >= 0) { /* mocap: the prescribed world pose (a child of the world without joints) */
+    rl_v3_copy(xpos, d->mocap_pos + 3 * k);
+    rl_q_copy(xquat, d->mocap_quat + 4 * k);
+    rl_q_normalize(xquat);
+    rl_v3_sub(rel, xpos, d->xpos + 3 * m->body_parentid[b]);
+  } else if (jnum > 0 && m->jnt_type[jadr] == RL_JNT_FREE) {
     int a = m->jnt_qposadr[jadr];
     rl_v3_copy(xpos, qpos + a);
     rl_q_copy(xquat, qpos + a + 3);
@@ -100,6 +106,7 @@ void rl_kinematics(const rl_model *m, rl_data *d) {
     frame_local_to_global(d->geom_xpos + 3 * g, d->geom_xmat + 9 * g, d->xpos + 3 * b, d->xquat + 4 * b,
                           d->xmat + 9 * b, m->geom_pos + 3 * g, m->geom_quat + 4 * g);
   }
+  rl_site_frames(m, d);
 }
 
 /* ------------------------------------------------------------------ com frame */
@@ -369,7 +376,7 @@ void rl_rne(const rl_model *m, rl_data *d) {
 
 /* ------------------------------------------------------------ applied forces */
 
-/* qfrc_passive = −k·(q − q_spring) (ball/free rotation: −k·Log(q_spring⁻¹ ⊗ q)) − b·q̇ */
+/* qfrc_passive = −k·(q − q_spring) (ball/free rotation: −k·Log(q_spring⁻¹ ⊗ q)) − b·q̇, + fluid forces */
 void rl_passive(const rl_model *m, rl_data *d) {
   memset(d->qfrc_passive, 0, sizeof(real) * (size_t)m->nv);
   if (m->opt.disableflags & RL_DSBL_PASSIVE) return;
@@ -394,39 +401,7 @@ void rl_passive(const rl_model *m, rl_data *d) {
   }
   for (int i = 0; i < m->nv; i++)
     if (m->dof_damping[i] != 0) d->qfrc_passive[i] -= m->dof_damping[i] * d->qvel[i];
-}
-
-/* Joint transmission: length = g·q, velocity = g·q̇.  Force = gain·u + bias with
-   gain = p0 (+ p1·length + p2·velocity if affine), bias = b0 + b1·length + b2·velocity;
-   u clamped to ctrlrange, force to forcerange; qfrc_actuator = Σ g·force. */
-void rl_actuation(const rl_model *m, rl_data *d) {
-  memset(d->qfrc_actuator, 0, sizeof(real) * (size_t)m->nv);
-  for (int u = 0; u < m->nu; u++) {
-    int j = m->actuator_jntid[u];
-    real g = m->actuator_gear[u];
-    d->actuator_length[u] = g * d->qpos[m->jnt_qposadr[j]];
-    d->actuator_velocity[u] = g * d->qvel[m->jnt_dofadr[j]];
-  }
-  if (m->opt.disableflags & RL_DSBL_ACTUATION) {
-    memset(d->actuator_force, 0, sizeof(real) * (size_t)m->nu);
-    return;
-  }
-  for (int u = 0; u < m->nu; u++) {
-    real c = d->ctrl[u];
-    const real *cr = m->actuator_ctrlrange + 2 * u, *fr = m->actuator_forcerange + 2 * u;
-    if (m->actuator_ctrllimited[u] && !(m->opt.disableflags & RL_DSBL_CLAMPCTRL))
-      c = c < cr[0] ? cr[0] : (c > cr[1] ? cr[1] : c);
-    const real *gp = m->actuator_gainprm + RL_NGAIN * u, *bp = m->actuator_biasprm + RL_NBIAS * u;
-    real len = d->actuator_length[u], vel = d->actuator_velocity[u];
-    real gain = gp[0];
-    if (m->actuator_gaintype[u] == RL_GAIN_AFFINE) gain += gp[1] * len + gp[2] * vel;
-    real bias = 0;
-    if (m->actuator_biastype[u] == RL_BIAS_AFFINE) bias = bp[0] + bp[1] * len + bp[2] * vel;
-    real f = gain * c + bias;
-    if (m->actuator_forcelimited[u]) f = f < fr[0] ? fr[0] : (f > fr[1] ? fr[1] : f);
-    d->actuator_force[u] = f;
-    d->qfrc_actuator[m->jnt_dofadr[m->actuator_jntid[u]]] += m->actuator_gear[u] * f;
-  }
+  if (m->opt.density > 0 || m->opt.viscosity > 0) rl_fluid(m, d);
 }
 
 /* qfrc_smooth = qfrc_passive − qfrc_bias + qfrc_actuator + qfrc_applied */

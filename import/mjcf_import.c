@@ -19,21 +19,17 @@ static rl_model *refuse(char *err, int errlen, const char *path, const char *kin
 
 /* Everything the engine does not model is refused, never dropped. */
 static rl_model *check_supported(const mjModel *mjm, const char *path, char *err, int errlen) {
-  char what[64];
+  char what[200];
   if (mjm->ntendon > 0)
     return refuse(err, errlen, path, "tendon", mjname(mjm, mjm->name_tendonadr[0]), "tendons are not modelled");
-  if (mjm->nmocap > 0)
-    for (int b = 0; b < mjm->nbody; b++)
-      if (mjm->body_mocapid[b] >= 0)
-        return refuse(err, errlen, path, "body", mjname(mjm, mjm->name_bodyadr[b]), "mocap bodies are not modelled");
-  if (mjm->nskin > 0)
-    return refuse(err, errlen, path, "skin", mjname(mjm, mjm->name_skinadr[0]), "skins/composites are not modelled");
   if (mjm->npair > 0)
     return refuse(err, errlen, path, "pair", mjname(mjm, mjm->name_pairadr[0]),
-                  "explicit <contact><pair> elements are not supported yet");
-  if (mjm->opt.density != 0 || mjm->opt.viscosity != 0 || mjm->opt.wind[0] != 0 || mjm->opt.wind[1] != 0 ||
-      mjm->opt.wind[2] != 0)
-    return refuse(err, errlen, path, "option", "density/viscosity/wind", "fluid forces are not modelled");
+                  "explicit <contact><pair> elements are not modelled yet");
+  for (int g = 0; g < mjm->ngeom; g++)
+    if ((mjm->opt.density > 0 || mjm->opt.viscosity > 0) && mjm->geom_fluid[mjNFLUID * g] > 0)
+      return refuse(
+          err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]),
+          "fluidshape=\"ellipsoid\" (the ellipsoid fluid model) is not modelled yet; the inertia-box model is");
   if (mjm->opt.integrator == mjINT_IMPLICIT)
     return refuse(err, errlen, path, "option", "integrator=implicit", "use Euler or RK4");
   for (int g = 0; g < mjm->ngeom; g++)
@@ -58,19 +54,39 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
                     "only connect, weld and joint equalities are modelled");
   for (int u = 0; u < mjm->nu; u++) {
     const char *nm = mjname(mjm, mjm->name_actuatoradr[u]);
-    int trn = mjm->actuator_trntype[u], j = mjm->actuator_trnid[2 * u];
-    if (trn != mjTRN_JOINT && trn != mjTRN_JOINTINPARENT)
+    int trn = mjm->actuator_trntype[u];
+    if (trn == mjTRN_TENDON)
+      return refuse(err, errlen, path, "actuator", nm, "tendon transmissions are not modelled yet");
+    if (trn == mjTRN_BODY)
+      return refuse(err, errlen, path, "actuator", nm, "body (adhesion) transmissions are not modelled yet");
+    if (trn != mjTRN_JOINT && trn != mjTRN_JOINTINPARENT && trn != mjTRN_SLIDERCRANK && trn != mjTRN_SITE)
+      return refuse(err, errlen, path, "actuator", nm, "unknown transmission type");
+    if (mjm->actuator_dyntype[u] == mjDYN_USER || mjm->actuator_gaintype[u] == mjGAIN_USER ||
+        mjm->actuator_biastype[u] == mjBIAS_USER)
       return refuse(err, errlen, path, "actuator", nm,
-                    "only joint transmissions are modelled (no site, tendon, slider-crank or body transmissions)");
-    if (mjm->jnt_type[j] != mjJNT_HINGE && mjm->jnt_type[j] != mjJNT_SLIDE)
-      return refuse(err, errlen, path, "actuator", nm, "joint transmissions on ball/free joints are not modelled");
-    if (mjm->actuator_dyntype[u] != mjDYN_NONE)
-      return refuse(err, errlen, path, "actuator", nm,
-                    "activation dynamics (dyntype other than none) are not modelled");
-    if (mjm->actuator_gaintype[u] != mjGAIN_FIXED && mjm->actuator_gaintype[u] != mjGAIN_AFFINE)
-      return refuse(err, errlen, path, "actuator", nm, "only fixed and affine gains are modelled");
-    if (mjm->actuator_biastype[u] != mjBIAS_NONE && mjm->actuator_biastype[u] != mjBIAS_AFFINE)
-      return refuse(err, errlen, path, "actuator", nm, "only none and affine biases are modelled");
+                    "user dynamics/gain/bias need MuJoCo callbacks, which an MJCF file cannot supply");
+    if (mjm->actuator_dyntype[u] != mjDYN_NONE && u < mjm->nu - mjm->na)
+      return refuse(err, errlen, path, "actuator", nm, "an actuator with dynamics must come after every one without");
+    const mjtNum *dp = mjm->actuator_dynprm + mjNDYN * u;
+    if (mjm->actuator_dyntype[u] == mjDYN_MUSCLE && !(dp[0] > 0 && dp[1] > 0)) {
+      snprintf(what, sizeof what, "muscle time constants (%g, %g) must be positive", dp[0], dp[1]);
+      return refuse(err, errlen, path, "actuator", nm, what);
+    }
+    if (mjm->actuator_gaintype[u] == mjGAIN_MUSCLE || mjm->actuator_biastype[u] == mjBIAS_MUSCLE) {
+      const mjtNum *p = mjm->actuator_gaintype[u] == mjGAIN_MUSCLE ? mjm->actuator_gainprm + mjNGAIN * u
+                                                                   : mjm->actuator_biasprm + mjNBIAS * u;
+      const mjtNum *lr = mjm->actuator_lengthrange + 2 * u;
+      if (!(p[0] < 1 && p[1] > 1 && p[4] < 1 && p[5] > 1 && p[6] > 0 && p[7] >= 0 && p[8] >= 1)) {
+        snprintf(what, sizeof what,
+                 "muscle parameters out of range (need range0 < 1 < range1, lmin < 1 < lmax, vmax > 0, fpmax >= 0, "
+                 "fvmax >= 1)");
+        return refuse(err, errlen, path, "actuator", nm, what);
+      }
+      if (!(lr[1] > lr[0])) {
+        snprintf(what, sizeof what, "muscle lengthrange (%g, %g) is empty", lr[0], lr[1]);
+        return refuse(err, errlen, path, "actuator", nm, what);
+      }
+    }
   }
   /* a body that moves must have mass: zero mass with dofs makes M singular */
   for (int b = 1; b < mjm->nbody; b++) {
@@ -171,6 +187,9 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
   sz.nM = mjm->nM;
   sz.nexclude = mjm->nexclude;
   sz.nnames = mjm->nnames;
+  sz.na = mjm->na;
+  sz.nmocap = mjm->nmocap;
+  sz.nsite = mjm->nsite;
   for (int k = 0; k < mjm->nmesh; k++) {
     sz.nmeshvert += hull_vertnum(mjm, k);
     int elen = hull_graph_edgelen(mjm, k);
@@ -187,27 +206,27 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
   rl_option_from_mj(&m->opt, &mjm->opt);
 
   COPY(qpos0, m->nq, 1)
-  COPY(qpos_spring, m->nq, 1) COPY(body_parentid, m->nbody, 1) COPY(body_rootid, m->nbody, 1) COPY(
-      body_weldid, m->nbody, 1) COPY(body_jntnum, m->nbody, 1) COPY(body_jntadr, m->nbody, 1) COPY(body_dofnum,
-                                                                                                   m->nbody, 1)
+  COPY(qpos_spring, m->nq, 1)
+  COPY(body_parentid, m->nbody, 1) COPY(body_rootid, m->nbody, 1) COPY(body_weldid, m->nbody, 1) COPY(
+      body_jntnum, m->nbody, 1) COPY(body_jntadr, m->nbody, 1) COPY(body_dofnum, m->nbody, 1)
       COPY(body_dofadr, m->nbody, 1) COPY(body_geomnum, m->nbody, 1) COPY(body_geomadr, m->nbody, 1) COPY(
           body_pos, m->nbody, 3) COPY(body_quat, m->nbody, 4) COPY(body_ipos, m->nbody, 3) COPY(body_iquat, m->nbody, 4)
-          COPY(body_mass, m->nbody, 1) COPY(body_subtreemass, m->nbody, 1) COPY(body_inertia, m->nbody, 3) COPY(
-              body_invweight0,
-              m->nbody, 2) COPY(jnt_type, m->njnt, 1)
-              COPY(jnt_qposadr, m->njnt, 1) COPY(jnt_dofadr, m->njnt, 1) COPY(jnt_bodyid, m->njnt, 1)
-                  COPY(jnt_limited, m->njnt, 1) COPY(jnt_solref, m->njnt, RL_NREF) COPY(jnt_solimp, m->njnt, RL_NIMP)
-                      COPY(jnt_pos, m->njnt, 3) COPY(jnt_axis, m->njnt, 3) COPY(jnt_stiffness, m->njnt, 1) COPY(
-                          jnt_range, m->njnt,
-                          2) COPY(jnt_margin, m->njnt, 1)
-                          COPY(dof_bodyid, m->nv, 1) COPY(dof_jntid, m->nv, 1) COPY(dof_parentid, m->nv, 1)
-                              COPY(dof_Madr, m->nv, 1) COPY(dof_solref, m->nv, RL_NREF) COPY(dof_solimp, m->nv, RL_NIMP)
-                                  COPY(dof_frictionloss, m->nv, 1) COPY(dof_armature, m->nv, 1) COPY(
-                                      dof_damping,
-                                      m->nv, 1) COPY(dof_invweight0, m->nv, 1)
-                                      COPY(dof_M0, m->nv, 1) COPY(geom_type, m->ngeom, 1) COPY(
-                                          geom_contype, m->ngeom,
-                                          1) COPY(geom_conaffinity, m->ngeom, 1)
+          COPY(body_mass, m->nbody, 1) COPY(body_subtreemass, m->nbody, 1) COPY(body_inertia, m->nbody,
+                                                                                3) COPY(body_invweight0, m->nbody, 2)
+              COPY(jnt_type, m->njnt, 1) COPY(jnt_qposadr, m->njnt,
+                                              1) COPY(jnt_dofadr, m->njnt,
+                                                      1) COPY(jnt_bodyid, m->njnt,
+                                                              1) COPY(jnt_limited, m->njnt, 1)
+                  COPY(jnt_solref, m->njnt, RL_NREF) COPY(jnt_solimp, m->njnt, RL_NIMP) COPY(jnt_pos, m->njnt, 3) COPY(
+                      jnt_axis, m->njnt, 3) COPY(jnt_stiffness, m->njnt,
+                                                 1) COPY(jnt_range, m->njnt, 2)
+                      COPY(jnt_margin, m->njnt, 1) COPY(dof_bodyid, m->nv, 1) COPY(dof_jntid, m->nv, 1)
+                          COPY(dof_parentid, m->nv, 1) COPY(dof_Madr, m->nv, 1) COPY(dof_solref, m->nv, RL_NREF) COPY(
+                              dof_solimp,
+                              m->nv, RL_NIMP) COPY(dof_frictionloss, m->nv, 1)
+                              COPY(dof_armature, m->nv, 1) COPY(dof_damping, m->nv, 1) COPY(dof_invweight0, m->nv, 1)
+                                  COPY(dof_M0, m->nv, 1) COPY(geom_type, m->ngeom, 1) COPY(geom_contype, m->ngeom, 1)
+                                      COPY(geom_conaffinity, m->ngeom, 1)
                                           COPY(geom_condim, m->ngeom, 1) COPY(geom_bodyid, m->ngeom, 1) COPY(
                                               geom_dataid,
                                               m->ngeom, 1) COPY(geom_priority, m->ngeom, 1)
@@ -218,7 +237,8 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
                                                       geom_quat, m->ngeom,
                                                       4) COPY(geom_friction, m->ngeom, 3)
                                                       COPY(geom_margin, m->ngeom, 1) COPY(geom_gap, m->ngeom, 1) COPY(
-                                                          exclude_signature, m->nexclude,
+                                                          exclude_signature,
+                                                          m->nexclude,
                                                           1) COPY(eq_type, m->neq, 1)
                                                           COPY(eq_obj1id, m->neq, 1) COPY(eq_obj2id, m->neq, 1) COPY(
                                                               eq_active, m->neq, 1) COPY(eq_solref, m->neq, RL_NREF)
@@ -239,9 +259,24 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
                                                                                       COPY(name_actuatoradr, m->nu, 1)
                                                                                           memcpy(m->names, mjm->names,
                                                                                                  (size_t)mjm->nnames);
+  COPY(body_mocapid, m->nbody, 1)
+  COPY(site_bodyid, m->nsite, 1)
+  COPY(site_pos, m->nsite, 3)
+  COPY(site_quat, m->nsite, 4)
+  COPY(actuator_trntype, m->nu, 1)
+  COPY(actuator_trnid, m->nu, 2)
+  COPY(actuator_dyntype, m->nu, 1)
+  COPY(actuator_actlimited, m->nu, 1)
+  COPY(actuator_dynprm, m->nu, RL_NDYN)
+  COPY(actuator_actrange, m->nu, 2)
+  COPY(actuator_cranklength, m->nu, 1)
+  COPY(actuator_acc0, m->nu, 1)
+  COPY(actuator_lengthrange, m->nu, 2)
   for (int u = 0; u < m->nu; u++) {
-    m->actuator_jntid[u] = mjm->actuator_trnid[2 * u];
+    int joint = mjm->actuator_trntype[u] == mjTRN_JOINT || mjm->actuator_trntype[u] == mjTRN_JOINTINPARENT;
+    m->actuator_jntid[u] = joint ? mjm->actuator_trnid[2 * u] : -1; /* −1: not a joint transmission */
     m->actuator_gear[u] = (real)mjm->actuator_gear[6 * u];
+    for (int k = 0; k < 6; k++) m->actuator_gearvec[6 * u + k] = (real)mjm->actuator_gear[6 * u + k];
   }
   /* convex hull vertices of each mesh, in the mesh frame */
   int va = 0;

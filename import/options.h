@@ -86,7 +86,12 @@
     "refsafe,sensor",                                                                                               \
     RL_OPT_MODEL, "MuJoCo's disable flags (the given set replaces the model's)")                                    \
   X(enable, FLAGS, MJ, enableflags, RL_OPT_NAMED, "override,energy,fwdinv,sensornoise,multiccd", RL_OPT_MODEL,      \
-    "MuJoCo's enable flags (the given set replaces the model's)")
+    "MuJoCo's enable flags (the given set replaces the model's)")                                                   \
+  X(density, REAL, MJ, density, RL_OPT_GE(0), NULL, RL_OPT_MODEL,                                                   \
+    "fluid density (kg/m³) of the inertia-box lift/drag model; 0: none")                                            \
+  X(viscosity, REAL, MJ, viscosity, RL_OPT_GE(0), NULL, RL_OPT_MODEL,                                               \
+    "fluid viscosity (Pa·s) of the inertia-box viscous model; 0: none")                                             \
+  X(wind, VEC3, MJ, wind, RL_OPT_FINITE, NULL, RL_OPT_MODEL, "fluid velocity (m/s) the fluid forces act against")
 
 typedef enum { RL_OPT_REAL, RL_OPT_INT, RL_OPT_ENUM, RL_OPT_FLAGS, RL_OPT_VEC3 } rl_opt_type;
 typedef enum { RL_OPT_MJ, RL_OPT_RL } rl_opt_owner;

@@ -244,7 +244,11 @@ int rl_cmd_sim(const rl_sim_args *a) {
         goto done;
       }
   }
+  p.act = mjd->act; /* the keyframe's act, mpos and mquat (else 0 and the model's mocap poses) */
+  p.mocap_pos = mjd->mocap_pos;
+  p.mocap_quat = mjd->mocap_quat;
   rl_set_state(&p, d, mjd, mjd->qpos, mjd->qvel, mjd->ctrl);
+  p.act = p.mocap_pos = p.mocap_quat = NULL;
   rl_csv *w = a->c.out;
   w->f32 = RL_IS_F32 && !mujoco;
   header(w, p.m->nq, p.m->nv);

@@ -71,10 +71,24 @@ void rl_set_state(const rl_pair *p, rl_data *d, mjData *mjd, const double *qpos,
   for (int i = 0; i < m->nq; i++) d->qpos[i] = (real)qpos[i];
   for (int i = 0; i < m->nv; i++) d->qvel[i] = (real)qvel[i];
   for (int i = 0; i < m->nu; i++) d->ctrl[i] = ctrl ? (real)ctrl[i] : 0;
+  for (int i = 0; i < m->na; i++) d->act[i] = p->act ? (real)p->act[i] : 0;
+  if (p->mocap_pos) {
+    for (int i = 0; i < 3 * m->nmocap; i++) d->mocap_pos[i] = (real)p->mocap_pos[i];
+    for (int i = 0; i < 4 * m->nmocap; i++) d->mocap_quat[i] = (real)p->mocap_quat[i];
+  } else rl_mocap_reset(m, d);
   if (!mjd) return;
+  for (int i = 0; i < m->na; i++) mjd->act[i] = (double)d->act[i];
+  for (int i = 0; i < 3 * m->nmocap; i++) mjd->mocap_pos[i] = (double)d->mocap_pos[i];
+  for (int i = 0; i < 4 * m->nmocap; i++) mjd->mocap_quat[i] = (double)d->mocap_quat[i];
   for (int i = 0; i < m->nq; i++) mjd->qpos[i] = rl_round(qpos[i]);
   for (int i = 0; i < m->nv; i++) mjd->qvel[i] = rl_round(qvel[i]);
   for (int i = 0; i < m->nu; i++) mjd->ctrl[i] = ctrl ? rl_round(ctrl[i]) : 0;
+}
+
+void rl_mj_copy_inputs(const mjModel *mjm, mjData *dst, const mjData *src) {
+  mju_copy(dst->act, src->act, mjm->na);
+  mju_copy(dst->mocap_pos, src->mocap_pos, 3 * mjm->nmocap);
+  mju_copy(dst->mocap_quat, src->mocap_quat, 4 * mjm->nmocap);
 }
 
 int rl_constraint_free(const rl_pair *p, char *why, int whylen) {

@@ -12,19 +12,26 @@
 #define rl_set_state       RL_NAME(set_state)
 #define rl_constraint_free RL_NAME(constraint_free)
 #define rl_round           RL_NAME(round)
+#define rl_mj_copy_inputs  RL_NAME(mj_copy_inputs)
 
 typedef struct rl_pair {
   mjModel *mjm;
   rl_model *m;
+  /* the inputs of the state rl_set_state puts next, besides qpos/qvel/ctrl (NULL: act 0, mocap poses as the
+     model places them): activations (na), mocap positions (3 nmocap) and quaternions (4 nmocap) */
+  const double *act, *mocap_pos, *mocap_quat;
 } rl_pair;
 
 /* Load, apply options, import.  Returns RL_EXIT_OK or RL_EXIT_BADINPUT with a one-line err. */
 int rl_pair_load(rl_pair *p, const rl_common_args *c, double dt, char *err, int errlen);
 void rl_pair_free(rl_pair *p);
 /* Put a double-precision state into rigidlab data (rounded to real) and, rounded the same way,
-   into MuJoCo's data (mjd may be NULL), so both start from the identical state. */
+   into MuJoCo's data (mjd may be NULL), so both start from the identical state; act and the mocap poses
+   from p->act, p->mocap_pos, p->mocap_quat (see rl_pair). */
 void rl_set_state(const rl_pair *p, rl_data *d, mjData *mjd, const double *qpos, const double *qvel,
                   const double *ctrl);
+/* copy the inputs besides qpos/qvel/ctrl (act, mocap poses) from one mjData to another */
+void rl_mj_copy_inputs(const mjModel *mjm, mjData *dst, const mjData *src);
 /* x rounded to the working precision and back */
 double rl_round(double x);
 /* 1 if the model, under its disable flags, can never produce a constraint row; else 0 and

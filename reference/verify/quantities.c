@@ -37,6 +37,8 @@ static const rl_vq_info table[] = {
     {"qacc_smooth", REL, "qacc_smooth", 0, "unconstrained accelerations"},
     {"qpos", REL, "qpos", 0, "positions after one step"},
     {"qvel", REL, "qvel", 0, "velocities after one step"},
+    {"act_dot", REL, "act_dot", 0, "activation rates (models with activation dynamics)"},
+    {"act", REL, "act", 0, "activations after one step (models with activation dynamics)"},
     /* collision (verify_collision.c) */
     {"ncon", COUNT, 0, "count", "contacts in geom pairs whose contact counts differ"},
     {"pair_flips", FRACTION, 0, "1", "fraction of colliding geom pairs whose contact counts differ"},

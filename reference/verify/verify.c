@@ -104,6 +104,8 @@ enum {
   Q_QACC_SMOOTH,
   Q_STEP_QPOS,
   Q_STEP_QVEL,
+  Q_ACT_DOT,
+  Q_STEP_ACT,
   NQ
 };
 
@@ -136,6 +138,8 @@ static quantity table_init[NQ] = {
     {.stage = RL_STAGE_SMOOTH, .name = FIELD(qacc_smooth)},
     {.stage = RL_STAGE_INTEGRATE, .name = FIELD(qpos)},
     {.stage = RL_STAGE_INTEGRATE, .name = FIELD(qvel)},
+    {.stage = RL_STAGE_ACTUATION, .name = FIELD(act_dot)},
+    {.stage = RL_STAGE_INTEGRATE, .name = FIELD(act)},
 };
 #undef FIELD
 
@@ -172,6 +176,7 @@ static void compare_state(const rl_pair *p, const mjModel *mjfree, rl_data *d, m
   compare(&q[Q_ACT_VELOCITY], d->actuator_velocity, mjd->actuator_velocity, m->nu);
   compare(&q[Q_ACT_FORCE], d->actuator_force, mjd->actuator_force, m->nu);
   compare(&q[Q_QFRC_ACTUATOR], d->qfrc_actuator, mjd->qfrc_actuator, m->nv);
+  compare(&q[Q_ACT_DOT], d->act_dot, mjd->act_dot, m->na);
   compare(&q[Q_QFRC_SMOOTH], d->qfrc_smooth, mjd->qfrc_smooth, m->nv);
   compare(&q[Q_QACC_SMOOTH], d->qacc_smooth, mjd->qacc_smooth, m->nv);
   /* one whole step of the constraint-free dynamics with the model's integrator */
@@ -180,6 +185,7 @@ static void compare_state(const rl_pair *p, const mjModel *mjfree, rl_data *d, m
   rl_step_smooth(m, d);
   compare(&q[Q_STEP_QPOS], d->qpos, mjd2->qpos, m->nq);
   compare(&q[Q_STEP_QVEL], d->qvel, mjd2->qvel, m->nv);
+  compare(&q[Q_STEP_ACT], d->act, mjd2->act, m->na);
 }
 
 static const char *model_label(const char *path) {
@@ -215,6 +221,7 @@ int rl_cmd_verify(const rl_verify_args *a) {
   }
   quantity *q = calloc((size_t)nrow, sizeof *q);
   memcpy(q, table_init, sizeof table_init);
+  q[Q_ACT_DOT].absent = q[Q_STEP_ACT].absent = p.m->na == 0;
   for (int i = 0; i < NMOD; i++) {
     if (!on[i]) continue;
     for (int k = 0; k < modules[i]->nq; k++) {
@@ -251,6 +258,7 @@ int rl_cmd_verify(const rl_verify_args *a) {
   }
   for (int s = 0; s < S.n && ret == RL_EXIT_OK; s++) {
     const double *qp = S.qpos + (size_t)s * S.nq, *qv = S.qvel + (size_t)s * S.nv, *qc = S.ctrl + (size_t)s * S.nu;
+    rl_states_inputs(&S, &p, s);
     /* the smooth table only when one of its stages is asked for (it includes the dense nv×nv M) */
     if (a->stages & ((1u << RL_STAGE_COLLISION) - 1))
       compare_state(&p, mjfree, d, mjd, mjd2, qp, qv, qc, q, dense, mjdense);
@@ -278,7 +286,7 @@ int rl_cmd_verify(const rl_verify_args *a) {
     rl_csv_end_row(w);
   }
   for (int k = 0; k < nrow && ret == RL_EXIT_OK; k++) {
-    if (!(a->stages & (1u << q[k].stage))) continue;
+    if (!(a->stages & (1u << q[k].stage)) || q[k].absent) continue;
     double tol = q[k].tol > 0 ? q[k].tol * rl_verify_tolerance_scale() : rl_verify_tolerance(q[k].stage, RL_IS_F32);
     int pass = q[k].absolute ? q[k].max_abs <= tol : q[k].max_rel <= tol;
     fails += !pass;

@@ -31,6 +31,7 @@ typedef struct rl_vq {
   double tol;   /* 0: the stage's tolerance (tolerances.h); else this quantity's own */
   int absolute; /* 1: judged on max_abs (e.g. a count mismatch), not max_rel */
   int last;     /* 1: a running value: the table reports the last state's, not the max */
+  int absent;   /* 1: the model has nothing this row compares (no activations): no row is printed */
 } rl_vq;
 
 /* record err = ‖ours − ref‖∞ and mag = ‖ref‖∞ for the current state */

@@ -131,6 +131,7 @@ static void mj_run(const mjModel *mm, mjData *dst, const mjData *src, int nq, in
   memcpy(dst->ctrl, src->ctrl, sizeof(double) * (size_t)nu);
   memcpy(dst->qacc_warmstart, src->qacc_warmstart, sizeof(double) * (size_t)nv);
   memcpy(dst->qfrc_applied, src->qfrc_applied, sizeof(double) * (size_t)nv);
+  rl_mj_copy_inputs(mm, dst, src);
   mj_forward(mm, dst);
 }
 

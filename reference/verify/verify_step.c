@@ -172,6 +172,7 @@ static void state(rl_vctx *c, rl_vq *q) {
     pt->qpos[i] = c->mjd->qpos[i] + (i % 2 ? 1e-13 : -1e-13) * fmax(fabs(c->mjd->qpos[i]), 1);
   for (int i = 0; i < mjm->nv; i++) pt->qvel[i] = c->mjd->qvel[i] * (1 + (i % 2 ? 1e-15 : -1e-15));
   mju_copy(pt->ctrl, c->mjd->ctrl, mjm->nu);
+  rl_mj_copy_inputs(mjm, pt, c->mjd);
   mju_zero(pt->qacc_warmstart, mjm->nv);
   pt->time = 0;
   mj_step(mjm, pt);

@@ -1,0 +1,296 @@
+/* actuation.c — actuators as MuJoCo 2.2.2 models them: transmission (length and moment arm), activation
+ * dynamics, gain and bias (fixed, affine, muscle), the force in joint space, and the activations' time
+ * integration.
+ *
+ * An actuator u has a moment row r_u (dq → d length): length l_u, velocity l̇_u = r_u·q̇, and its force f_u
+ * enters qfrc_actuator as r_uᵀ f_u.  Activations: the last na actuators (those with dynamics) own act[u −
+ * (nu − na)], and their force is gain·act + bias instead of gain·ctrl + bias.
+ */
+#include <string.h>
+#include "rl_engine.h"
+#include "rl_so3.h"
+
+/* MuJoCo's mjMINVAL: the floor of every divisor below */
+#define MINVAL ((real)1e-15)
+
+static real clampr(real x, real lo, real hi) { return x < lo ? lo : (x > hi ? hi : x); }
+static real maxr(real a, real b) { return a >= b ? a : b; }
+
+/* ------------------------------------------------------------ sites */
+
+/* site frames: x = x_b + R_b·pos, R = R(q_b ⊗ quat) (as the geom frames) */
+void rl_site_frames(const rl_model *m, rl_data *d) {
+  for (int s = 0; s < m->nsite; s++) {
+    int b = m->site_bodyid[s];
+    real t[3], q[4];
+    rl_m3_mulv(t, d->xmat + 9 * b, m->site_pos + 3 * s);
+    rl_v3_add(d->site_xpos + 3 * s, d->xpos + 3 * b, t);
+    rl_q_mul(q, d->xquat + 4 * b, m->site_quat + 4 * s);
+    rl_q_normalize(q);
+    rl_q_to_mat(d->site_xmat + 9 * s, q);
+  }
+}
+
+/* ------------------------------------------------------------ transmissions */
+
+/* 1 if actuator u is a scalar joint transmission (hinge or slide): length g·q, moment g on one dof */
+static int scalar_joint(const rl_model *m, int u) {
+  int t = m->actuator_trntype[u], j = m->actuator_trnid[2 * u];
+  return (t == RL_TRN_JOINT || t == RL_TRN_JOINTINPARENT) &&
+         (m->jnt_type[j] == RL_JNT_HINGE || m->jnt_type[j] == RL_JNT_SLIDE);
+}
+
+/* ball joint: length = Log(q/‖q‖)·g', moment g' on the three dofs, with g' = g (joint frame) or, for
+   jointinparent, g rotated by q⁻¹ (g given in the parent frame);
+   free joint: length 0, moment (g_lin, g'_rot) on the six dofs, g'_rot as for ball from the rotation part */
+static real joint_nd(const rl_model *m, const rl_data *d, int u, real *r) {
+  int j = m->actuator_trnid[2 * u], pa = m->jnt_qposadr[j], da = m->jnt_dofadr[j];
+  const real *g = m->actuator_gearvec + 6 * u;
+  int inparent = m->actuator_trntype[u] == RL_TRN_JOINTINPARENT;
+  real q[4], axis[3], gr[3];
+  if (m->jnt_type[j] == RL_JNT_BALL) {
+    rl_q_copy(q, d->qpos + pa);
+    rl_q_normalize(q);
+    rl_so3_log_quat(axis, q);
+    if (inparent) {
+      real qi[4];
+      rl_q_conj(qi, q);
+      rl_q_rotate(gr, qi, g);
+    } else rl_v3_copy(gr, g);
+    rl_v3_copy(r + da, gr);
+    return rl_v3_dot(axis, gr);
+  }
+  if (inparent) {
+    real qi[4];
+    rl_q_copy(q, d->qpos + pa + 3);
+    rl_q_normalize(q);
+    rl_q_conj(qi, q);
+    rl_q_rotate(gr, qi, g + 3);
+  } else rl_v3_copy(gr, g + 3);
+  rl_v3_copy(r + da, g);
+  rl_v3_copy(r + da + 3, gr);
+  return 0;
+}
+
+/* Slider-crank: crank pin c (cranksite), slider s with axis a (slidersite's z), rod length ρ, v = c − s:
+     l = a·v − √det,  det = (a·v)² + ρ² − v·v   (det ≤ 0: l = a·v, derivatives dl/dv = a, dl/da = v)
+     dl/dv = (1 − a·v/√det)·a + v/√det,  dl/da = (1 − a·v/√det)·v
+   moment = gear · (dl/da · J_a + dl/dv · (J_c − J_s)), with J_a the Jacobian of the slider axis. */
+static real slider_crank(const rl_model *m, rl_data *d, int u, real *r) {
+  int nv = m->nv, c = m->actuator_trnid[2 * u], s = m->actuator_trnid[2 * u + 1];
+  real rod = m->actuator_cranklength[u], g = m->actuator_gearvec[6 * u];
+  const real *sm = d->site_xmat + 9 * s;
+  real a[3] = {sm[2], sm[5], sm[8]}, v[3], dlda[3], dldv[3], len;
+  rl_v3_sub(v, d->site_xpos + 3 * c, d->site_xpos + 3 * s);
+  real av = rl_v3_dot(v, a), det = av * av + rod * rod - rl_v3_dot(v, v);
+  if (det <= 0) {
+    len = av;
+    rl_v3_copy(dlda, v);
+    rl_v3_copy(dldv, a);
+  } else {
+    real sdet = rl_sqrt(det), k = 1 - av / sdet;
+    len = av - sdet;
+    for (int i = 0; i < 3; i++) {
+      dldv[i] = a[i] * k + v[i] * (1 / sdet);
+      dlda[i] = v[i] * k;
+    }
+  }
+  size_t mark = rl_arena_mark(d);
+  real *jc = rl_arena_take(d, 3 * (size_t)nv), *js = rl_arena_take(d, 3 * (size_t)nv);
+  real *jr = rl_arena_take(d, 3 * (size_t)nv);
+  rl_jac_point(m, d, js, jr, d->site_xpos + 3 * s, m->site_bodyid[s]);
+  rl_jac_point(m, d, jc, NULL, d->site_xpos + 3 * c, m->site_bodyid[c]);
+  for (int j = 0; j < nv; j++) {
+    real w[3] = {jr[j], jr[nv + j], jr[2 * nv + j]}, ja[3];
+    rl_v3_cross(ja, w, a); /* d a / d q_j = ω_j × a */
+    real x = 0;
+    for (int k = 0; k < 3; k++) x += dlda[k] * ja[k] + dldv[k] * (jc[k * nv + j] - js[k * nv + j]);
+    r[j] = x * g;
+  }
+  rl_arena_release(d, mark);
+  return len * g;
+}
+
+/* Site: length 0; the wrench (R_site·g_lin, R_site·g_rot) through the site's Jacobians,
+   moment = J_pᵀ R g_lin + J_rᵀ R g_rot. */
+static real site_wrench(const rl_model *m, rl_data *d, int u, real *r) {
+  int nv = m->nv, s = m->actuator_trnid[2 * u];
+  const real *g = m->actuator_gearvec + 6 * u;
+  real wt[3], wr[3];
+  rl_m3_mulv(wt, d->site_xmat + 9 * s, g);
+  rl_m3_mulv(wr, d->site_xmat + 9 * s, g + 3);
+  size_t mark = rl_arena_mark(d);
+  real *jp = rl_arena_take(d, 3 * (size_t)nv), *jr = rl_arena_take(d, 3 * (size_t)nv);
+  rl_jac_point(m, d, jp, jr, d->site_xpos + 3 * s, m->site_bodyid[s]);
+  for (int j = 0; j < nv; j++) {
+    real x = 0, y = 0;
+    for (int k = 0; k < 3; k++) x += jp[k * nv + j] * wt[k];
+    for (int k = 0; k < 3; k++) y += jr[k * nv + j] * wr[k];
+    r[j] = x + y;
+  }
+  rl_arena_release(d, mark);
+  return 0;
+}
+
+/* length of actuator u and its moment row r (nv entries, zeroed here) for the non-scalar transmissions */
+static real transmission_row(const rl_model *m, rl_data *d, int u, real *r) {
+  memset(r, 0, sizeof(real) * (size_t)m->nv);
+  switch (m->actuator_trntype[u]) {
+  case RL_TRN_SLIDERCRANK: return slider_crank(m, d, u, r);
+  case RL_TRN_SITE: return site_wrench(m, d, u, r);
+  default: return joint_nd(m, d, u, r);
+  }
+}
+
+/* ------------------------------------------------------------ muscles */
+
+/* normalized muscle length L = range₀ + (l − lr₀)/L₀ with the optimal length L₀ = (lr₁ − lr₀)/(range₁ − range₀)
+   (prm = range[2], force, scale, lmin, lmax, vmax, fpmax, fvmax; lr the actuator's lengthrange) */
+static real muscle_l0(const real lr[2], const real *prm) { return (lr[1] - lr[0]) / maxr(MINVAL, prm[1] - prm[0]); }
+
+/* peak force: prm force, or scale / acc0 when force < 0 */
+static real muscle_peak(real acc0, const real *prm) { return prm[2] < 0 ? prm[3] / maxr(MINVAL, acc0) : prm[2]; }
+
+/* active force-length-velocity gain (MuJoCo's mju_muscleGain), negative (a muscle pulls):
+   FL: half-quadratics rising on [lmin, a], falling from 1 at L = 1 to 0 at lmax through b,
+       a = (lmin + 1)/2, b = (1 + lmax)/2;
+   FV: 0 for V ≤ −1, (V + 1)² up to 0, fvmax − (y − V)²/y up to y = fvmax − 1, then fvmax;
+   V = l̇ / (L₀·vmax);  gain = −F·FL·FV. */
+static real muscle_gain(real len, real vel, const real lr[2], real acc0, const real *prm) {
+  real lmin = prm[4], lmax = prm[5], vmax = prm[6], fvmax = prm[8];
+  real force = muscle_peak(acc0, prm), a = (real)0.5 * (lmin + 1), b = (real)0.5 * (1 + lmax), x;
+  real L0 = muscle_l0(lr, prm);
+  real L = prm[0] + (len - lr[0]) / maxr(MINVAL, L0), V = vel / maxr(MINVAL, L0 * vmax);
+  real FL = 0;
+  if (L >= lmin && L <= a) {
+    x = (L - lmin) / maxr(MINVAL, a - lmin);
+    FL = (real)0.5 * x * x;
+  } else if (L <= 1) {
+    x = (1 - L) / maxr(MINVAL, 1 - a);
+    FL = 1 - (real)0.5 * x * x;
+  } else if (L <= b) {
+    x = (L - 1) / maxr(MINVAL, b - 1);
+    FL = 1 - (real)0.5 * x * x;
+  } else if (L <= lmax) {
+    x = (lmax - L) / maxr(MINVAL, lmax - b);
+    FL = (real)0.5 * x * x;
+  }
+  real FV, y = fvmax - 1;
+  if (V <= -1) FV = 0;
+  else if (V <= 0) FV = (V + 1) * (V + 1);
+  else if (V <= y) FV = fvmax - (y - V) * (y - V) / maxr(MINVAL, y);
+  else FV = fvmax;
+  return -force * FL * FV;
+}
+
+/* passive muscle force (MuJoCo's mju_muscleBias): 0 for L ≤ 1, −F·fpmax·x²/2 up to b = (1 + lmax)/2
+   (x = (L − 1)/(b − 1)), then linear −F·fpmax·(½ + (L − b)/(b − 1)) */
+static real muscle_bias(real len, const real lr[2], real acc0, const real *prm) {
+  real lmax = prm[5], fpmax = prm[7], force = muscle_peak(acc0, prm);
+  real L0 = muscle_l0(lr, prm), L = prm[0] + (len - lr[0]) / maxr(MINVAL, L0), b = (real)0.5 * (1 + lmax);
+  if (L <= 1) return 0;
+  if (L <= b) {
+    real x = (L - 1) / maxr(MINVAL, b - 1);
+    return -force * fpmax * (real)0.5 * x * x;
+  }
+  real x = (L - b) / maxr(MINVAL, b - 1);
+  return -force * fpmax * ((real)0.5 + x);
+}
+
+/* muscle activation dynamics (MuJoCo's mju_muscleDynamics, Millard et al. 2013): u, a clamped to [0, 1],
+   τ = τ_act·(½ + 3a/2) when u > act, else τ_deact/(½ + 3a/2);  ȧ = (u − act)/τ */
+static real muscle_dynamics(real ctrl, real act, const real *prm) {
+  real uc = clampr(ctrl, 0, 1), ac = clampr(act, 0, 1);
+  real tau = uc > act ? prm[0] * ((real)0.5 + (real)1.5 * ac) : prm[1] / ((real)0.5 + (real)1.5 * ac);
+  return (uc - act) / maxr(MINVAL, tau);
+}
+
+/* ------------------------------------------------------------ forces */
+
+/* ȧ of actuator u with activation a and (clamped) control c: integrator c, filter (c − a)/τ, muscle */
+static real act_rate(const rl_model *m, int u, real c, real a) {
+  const real *p = m->actuator_dynprm + RL_NDYN * u;
+  switch (m->actuator_dyntype[u]) {
+  case RL_DYN_INTEGRATOR: return c;
+  case RL_DYN_FILTER: return (c - a) / maxr(MINVAL, p[0]);
+  default: return muscle_dynamics(c, a, p);
+  }
+}
+
+/* gain·input + bias of actuator u (fixed, affine or muscle gain; none, affine or muscle bias) */
+static real actuator_force(const rl_model *m, const rl_data *d, int u, real input) {
+  const real *gp = m->actuator_gainprm + RL_NGAIN * u, *bp = m->actuator_biasprm + RL_NBIAS * u;
+  const real *lr = m->actuator_lengthrange + 2 * u;
+  real len = d->actuator_length[u], vel = d->actuator_velocity[u], acc0 = m->actuator_acc0[u];
+  real gain = gp[0];
+  if (m->actuator_gaintype[u] == RL_GAIN_AFFINE) gain += gp[1] * len + gp[2] * vel;
+  else if (m->actuator_gaintype[u] == RL_GAIN_MUSCLE) gain = muscle_gain(len, vel, lr, acc0, gp);
+  real bias = 0;
+  if (m->actuator_biastype[u] == RL_BIAS_AFFINE) bias = bp[0] + bp[1] * len + bp[2] * vel;
+  else if (m->actuator_biastype[u] == RL_BIAS_MUSCLE) bias = muscle_bias(len, lr, acc0, bp);
+  return gain * input + bias;
+}
+
+/* Transmissions, then per actuator: control u clamped to ctrlrange; with dynamics ȧ = act_rate and the
+   input is act, else u; force = gain·input + bias, clamped to forcerange; qfrc_actuator = Σ r_uᵀ force_u.
+   Hinge/slide joints: length g·q, velocity g·q̇, force on one dof.  Other transmissions keep their
+   moment rows in the arena between the length and the force. */
+void rl_actuation(const rl_model *m, rl_data *d) {
+  int nv = m->nv, nu = m->nu;
+  memset(d->qfrc_actuator, 0, sizeof(real) * (size_t)nv);
+  size_t mark = rl_arena_mark(d);
+  int nrow = 0;
+  for (int u = 0; u < nu; u++) nrow += !scalar_joint(m, u);
+  real *rows = nrow ? rl_arena_take(d, (size_t)nrow * (size_t)nv) : NULL;
+  for (int u = 0, k = 0; u < nu; u++) {
+    if (scalar_joint(m, u)) {
+      int j = m->actuator_trnid[2 * u];
+      real g = m->actuator_gear[u];
+      d->actuator_length[u] = g * d->qpos[m->jnt_qposadr[j]];
+      d->actuator_velocity[u] = g * d->qvel[m->jnt_dofadr[j]];
+      continue;
+    }
+    real *r = rows + (size_t)k++ * (size_t)nv, v = 0;
+    d->actuator_length[u] = transmission_row(m, d, u, r);
+    for (int i = 0; i < nv; i++) v += r[i] * d->qvel[i];
+    d->actuator_velocity[u] = v;
+  }
+  if (m->opt.disableflags & RL_DSBL_ACTUATION) {
+    memset(d->actuator_force, 0, sizeof(real) * (size_t)nu);
+    memset(d->act_dot, 0, sizeof(real) * (size_t)m->na);
+    rl_arena_release(d, mark);
+    return;
+  }
+  for (int u = 0, k = 0; u < nu; u++) {
+    real c = d->ctrl[u];
+    const real *cr = m->actuator_ctrlrange + 2 * u, *fr = m->actuator_forcerange + 2 * u;
+    if (m->actuator_ctrllimited[u] && !(m->opt.disableflags & RL_DSBL_CLAMPCTRL))
+      c = c < cr[0] ? cr[0] : (c > cr[1] ? cr[1] : c);
+    real input = c;
+    if (m->actuator_dyntype[u] != RL_DYN_NONE) {
+      int a = u - (nu - m->na);
+      d->act_dot[a] = act_rate(m, u, c, d->act[a]);
+      input = d->act[a];
+    }
+    real f = actuator_force(m, d, u, input);
+    if (m->actuator_forcelimited[u]) f = f < fr[0] ? fr[0] : (f > fr[1] ? fr[1] : f);
+    d->actuator_force[u] = f;
+    if (scalar_joint(m, u)) {
+      d->qfrc_actuator[m->jnt_dofadr[m->actuator_trnid[2 * u]]] += m->actuator_gear[u] * f;
+      continue;
+    }
+    const real *r = rows + (size_t)k++ * (size_t)nv;
+    for (int i = 0; i < nv; i++) d->qfrc_actuator[i] += r[i] * f;
+  }
+  rl_arena_release(d, mark);
+}
+
+/* act ← act + h·rate (the integrators' activation update), clamped to actrange where actlimited */
+void rl_act_advance(const rl_model *m, rl_data *d, const real *rate, real h) {
+  for (int a = 0; a < m->na; a++) {
+    int u = a + m->nu - m->na;
+    d->act[a] += h * rate[a];
+    if (m->actuator_actlimited[u])
+      d->act[a] = clampr(d->act[a], m->actuator_actrange[2 * u], m->actuator_actrange[2 * u + 1]);
+  }
+}
