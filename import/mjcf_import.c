@@ -17,6 +17,33 @@ static rl_model *refuse(char *err, int errlen, const char *path, const char *kin
   return NULL;
 }
 
+/* Muscle and filter parameters the formulas cannot take (MuJoCo's compiler checks range, lmin/lmax and the
+   signs of scale, vmax, fpmax, fvmax itself): 0, or 1 with what is wrong in what. */
+static int bad_actuator_params(const mjModel *mjm, int u, char *what, size_t n) {
+  const mjtNum *dp = mjm->actuator_dynprm + mjNDYN * u;
+  if (mjm->actuator_dyntype[u] == mjDYN_MUSCLE && !(dp[0] > 0 && dp[1] > 0)) {
+    snprintf(what, n, "muscle timeconst (%g, %g) must be positive (activation and deactivation times)", dp[0], dp[1]);
+    return 1;
+  }
+  if (mjm->actuator_dyntype[u] == mjDYN_FILTER && !(dp[0] > 0)) {
+    snprintf(what, n, "filter time constant dynprm[0] = %g must be positive", dp[0]);
+    return 1;
+  }
+  int g = mjm->actuator_gaintype[u] == mjGAIN_MUSCLE, b = mjm->actuator_biastype[u] == mjBIAS_MUSCLE;
+  if (!g && !b) return 0;
+  const mjtNum *p = g ? mjm->actuator_gainprm + mjNGAIN * u : mjm->actuator_biasprm + mjNBIAS * u;
+  const mjtNum *lr = mjm->actuator_lengthrange + 2 * u;
+  if (!(p[8] >= 1)) {
+    snprintf(what, n, "muscle fvmax = %g must be >= 1 (the force-velocity curve rises from 1 to fvmax)", p[8]);
+    return 1;
+  }
+  if (!(lr[1] > lr[0])) {
+    snprintf(what, n, "muscle lengthrange (%g, %g) is empty: the optimal length would be zero", lr[0], lr[1]);
+    return 1;
+  }
+  return 0;
+}
+
 /* Everything the engine does not model is refused, never dropped. */
 static rl_model *check_supported(const mjModel *mjm, const char *path, char *err, int errlen) {
   char what[200];
@@ -67,25 +94,9 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
                     "user dynamics/gain/bias need MuJoCo callbacks, which an MJCF file cannot supply");
     if (mjm->actuator_dyntype[u] != mjDYN_NONE && u < mjm->nu - mjm->na)
       return refuse(err, errlen, path, "actuator", nm, "an actuator with dynamics must come after every one without");
-    const mjtNum *dp = mjm->actuator_dynprm + mjNDYN * u;
-    if (mjm->actuator_dyntype[u] == mjDYN_MUSCLE && !(dp[0] > 0 && dp[1] > 0)) {
-      snprintf(what, sizeof what, "muscle time constants (%g, %g) must be positive", dp[0], dp[1]);
-      return refuse(err, errlen, path, "actuator", nm, what);
-    }
-    if (mjm->actuator_gaintype[u] == mjGAIN_MUSCLE || mjm->actuator_biastype[u] == mjBIAS_MUSCLE) {
-      const mjtNum *p = mjm->actuator_gaintype[u] == mjGAIN_MUSCLE ? mjm->actuator_gainprm + mjNGAIN * u
-                                                                   : mjm->actuator_biasprm + mjNBIAS * u;
-      const mjtNum *lr = mjm->actuator_lengthrange + 2 * u;
-      if (!(p[0] < 1 && p[1] > 1 && p[4] < 1 && p[5] > 1 && p[6] > 0 && p[7] >= 0 && p[8] >= 1)) {
-        snprintf(what, sizeof what,
-                 "muscle parameters out of range (need range0 < 1 < range1, lmin < 1 < lmax, vmax > 0, fpmax >= 0, "
-                 "fvmax >= 1)");
-        return refuse(err, errlen, path, "actuator", nm, what);
-      }
-      if (!(lr[1] > lr[0])) {
-        snprintf(what, sizeof what, "muscle lengthrange (%g, %g) is empty", lr[0], lr[1]);
-        return refuse(err, errlen, path, "actuator", nm, what);
-      }
+    if (bad_actuator_params(mjm, u, what, sizeof what)) {
+      snprintf(err, (size_t)errlen, "%s: actuator '%s': %s", path, nm[0] ? nm : "(unnamed)", what);
+      return NULL;
     }
   }
   /* a body that moves must have mass: zero mass with dofs makes M singular */
@@ -207,16 +218,15 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
 
   COPY(qpos0, m->nq, 1)
   COPY(qpos_spring, m->nq, 1)
-  COPY(body_parentid, m->nbody, 1) COPY(body_rootid, m->nbody, 1) COPY(body_weldid, m->nbody, 1) COPY(
-      body_jntnum, m->nbody, 1) COPY(body_jntadr, m->nbody, 1) COPY(body_dofnum, m->nbody, 1)
-      COPY(body_dofadr, m->nbody, 1) COPY(body_geomnum, m->nbody, 1) COPY(body_geomadr, m->nbody, 1) COPY(
-          body_pos, m->nbody, 3) COPY(body_quat, m->nbody, 4) COPY(body_ipos, m->nbody, 3) COPY(body_iquat, m->nbody, 4)
-          COPY(body_mass, m->nbody, 1) COPY(body_subtreemass, m->nbody, 1) COPY(body_inertia, m->nbody,
-                                                                                3) COPY(body_invweight0, m->nbody, 2)
-              COPY(jnt_type, m->njnt, 1) COPY(jnt_qposadr, m->njnt,
-                                              1) COPY(jnt_dofadr, m->njnt,
-                                                      1) COPY(jnt_bodyid, m->njnt,
-                                                              1) COPY(jnt_limited, m->njnt, 1)
+  COPY(body_parentid, m->nbody, 1)
+  COPY(body_rootid, m->nbody, 1) COPY(body_weldid, m->nbody, 1) COPY(body_jntnum, m->nbody, 1) COPY(
+      body_jntadr, m->nbody, 1) COPY(body_dofnum, m->nbody, 1) COPY(body_dofadr, m->nbody, 1)
+      COPY(body_geomnum, m->nbody, 1) COPY(body_geomadr, m->nbody, 1) COPY(body_pos, m->nbody, 3) COPY(
+          body_quat, m->nbody, 4) COPY(body_ipos, m->nbody, 3) COPY(body_iquat, m->nbody, 4) COPY(body_mass, m->nbody,
+                                                                                                  1)
+          COPY(body_subtreemass, m->nbody, 1) COPY(body_inertia, m->nbody, 3) COPY(body_invweight0, m->nbody, 2) COPY(
+              jnt_type, m->njnt, 1) COPY(jnt_qposadr, m->njnt, 1)
+              COPY(jnt_dofadr, m->njnt, 1) COPY(jnt_bodyid, m->njnt, 1) COPY(jnt_limited, m->njnt, 1)
                   COPY(jnt_solref, m->njnt, RL_NREF) COPY(jnt_solimp, m->njnt, RL_NIMP) COPY(jnt_pos, m->njnt, 3) COPY(
                       jnt_axis, m->njnt, 3) COPY(jnt_stiffness, m->njnt,
                                                  1) COPY(jnt_range, m->njnt, 2)
@@ -237,8 +247,7 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
                                                       geom_quat, m->ngeom,
                                                       4) COPY(geom_friction, m->ngeom, 3)
                                                       COPY(geom_margin, m->ngeom, 1) COPY(geom_gap, m->ngeom, 1) COPY(
-                                                          exclude_signature,
-                                                          m->nexclude,
+                                                          exclude_signature, m->nexclude,
                                                           1) COPY(eq_type, m->neq, 1)
                                                           COPY(eq_obj1id, m->neq, 1) COPY(eq_obj2id, m->neq, 1) COPY(
                                                               eq_active, m->neq, 1) COPY(eq_solref, m->neq, RL_NREF)

@@ -42,6 +42,10 @@ static const char *const all_models[] = {SCENE("pendulum.xml"),
                                          TMODEL("fourbar.xml"),
                                          TMODEL("tumbling_mass.xml"),
                                          TMODEL("exclude_walker.xml"),
+                                         TMODEL("swimmer_fluid.xml"),
+                                         TMODEL("muscle_arm.xml"),
+                                         TMODEL("mocap_gripper.xml"),
+                                         TMODEL("transmissions.xml"),
                                          NULL};
 
 /* the contact models again with the elliptic cone (every stage: rows, solve, step) */
@@ -57,6 +61,22 @@ Test(verify_f64, elliptic_cone) {
 Test(verify_f64, every_model_every_stage_1e12) {
   for (int k = 0; all_models[k]; k++)
     cr_expect_eq(verify(all_models[k], 0), 0, "f64 verify failed on %s", all_models[k]);
+}
+
+/* activations, fluid forces and mocap poses through RK4's stages (the Euler list above covers Euler) */
+Test(verify_f64, rk4_activation_fluid_mocap) {
+  static const char *const models[] = {TMODEL("swimmer_fluid.xml"), TMODEL("muscle_arm.xml"),
+                                       TMODEL("mocap_gripper.xml"), TMODEL("transmissions.xml"), NULL};
+  for (int k = 0; models[k]; k++)
+    cr_expect_eq(verify_opt(models[k], 0, "integrator=rk4"), 0, "f64 rk4 verify failed on %s", models[k]);
+}
+
+/* MuJoCo's samples with mocap bodies (composites) and a slider-crank */
+Test(verify_f64, mocap_and_slider_crank_samples) {
+  static const char *const models[] = {"/usr/share/mujoco/model/composite/rope.xml",
+                                       "/usr/share/mujoco/model/slider_crank/slider_crank.xml", NULL};
+  if (access(models[0], R_OK)) cr_skip_test("libmujoco-samples not installed");
+  for (int k = 0; models[k]; k++) cr_expect_eq(verify(models[k], 0), 0, "f64 verify failed on %s", models[k]);
 }
 
 Test(verify_f64, humanoid_models) {
