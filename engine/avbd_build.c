@@ -196,6 +196,12 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
       return 0;
     }
   }
+  if (m->npair > 0) {
+    snprintf(err, (size_t)errlen,
+             "avbd: the model lists explicit <contact><pair> elements, whose contacts bypass the geom filters and "
+             "parameters AVBD's contact detection works from");
+    return 0;
+  }
   if (m->opt.density > 0 || m->opt.viscosity > 0) {
     snprintf(err, (size_t)errlen,
              "avbd: fluid forces (density/viscosity) are velocity-dependent external forces AVBD's body sweeps do "

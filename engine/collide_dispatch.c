@@ -106,9 +106,19 @@ static void add_contact(const rl_model *m, rl_data *d, const rl_contact *c) {
   if (d->ncon > 0 && c->dist < d->contact[worst].dist) d->contact[worst] = *c;
 }
 
-/* one geom pair: filters, narrow phase with type(g1) ≤ type(g2), parameters */
+/* 1 if geoms g1, g2 (either order) form one of the model's <contact><pair> elements */
+static int predefined_pair(const rl_model *m, int g1, int g2) {
+  for (int p = 0; p < m->npair; p++) {
+    int a = m->pair_geom1[p], b = m->pair_geom2[p];
+    if ((a == g1 && b == g2) || (a == g2 && b == g1)) return 1;
+  }
+  return 0;
+}
+
+/* one geom pair: filters, narrow phase with type(g1) ≤ type(g2), parameters; a pair the model lists
+   explicitly is left to collide_explicit */
 static void collide_pair(const rl_model *m, rl_data *d, int g1, int g2) {
-  if (!rl_geom_pair_allowed(m, g1, g2)) return;
+  if (!rl_geom_pair_allowed(m, g1, g2) || (m->npair && predefined_pair(m, g1, g2))) return;
   if (m->geom_type[g1] > m->geom_type[g2] || (m->geom_type[g1] == m->geom_type[g2] && g1 > g2)) {
     int t = g1;
     g1 = g2;
@@ -132,6 +142,53 @@ static void collide_pair(const rl_model *m, rl_data *d, int g1, int g2) {
   for (int i = 0; i < n && i < RL_MAXCONPAIR; i++) {
     rl_contact_params(m, g1, g2, &tmp[i]);
     add_contact(m, d, &tmp[i]);
+  }
+}
+
+/* An explicit <contact><pair> p (MuJoCo 2.2.2's predefined pair): none of the filters (contype/conaffinity,
+   weld bodies, parent, exclude), the pair's own margin; a bounding-sphere (plane: signed-distance) test with
+   that margin; the narrow phase with type(g1) ≤ type(g2) (the pair's order for equal types); every contact
+   takes the pair's condim, friction (clamped to 1e-5 as MuJoCo's mjMINMU), solref, solimp and
+   includemargin = margin − gap. */
+static void collide_explicit(const rl_model *m, rl_data *d, int p, const unsigned char *bad) {
+  int g1 = m->pair_geom1[p], g2 = m->pair_geom2[p];
+  if (bad[g1] || bad[g2]) return;
+  if (m->geom_type[g1] > m->geom_type[g2]) {
+    int t = g1;
+    g1 = g2;
+    g2 = t;
+  }
+  rl_collide_fn fn = rl_collide_function(m->geom_type[g1], m->geom_type[g2]);
+  if (!fn) return;
+  real margin = m->pair_margin[p], dx[3];
+  rl_v3_sub(dx, d->geom_xpos + 3 * g2, d->geom_xpos + 3 * g1);
+  if (m->geom_rbound[g1] > 0 && m->geom_rbound[g2] > 0) {
+    real bound = m->geom_rbound[g1] + m->geom_rbound[g2] + margin;
+    if (rl_v3_dot(dx, dx) > bound * bound) return;
+  }
+  if (m->geom_type[g1] == RL_GEOM_PLANE && m->geom_rbound[g2] > 0) {
+    const real *R = d->geom_xmat + 9 * g1;
+    real n[3] = {R[2], R[5], R[8]};
+    if (rl_v3_dot(dx, n) > margin + m->geom_rbound[g2]) return;
+  }
+  rl_geomview v1, v2;
+  rl_geom_view(m, d, g1, &v1);
+  rl_geom_view(m, d, g2, &v2);
+  rl_contact tmp[RL_MAXCONPAIR];
+  int n = fn(&v1, &v2, margin, m->opt.collision, m->opt.mpr_iterations, m->opt.mpr_tolerance, tmp);
+  for (int i = 0; i < n && i < RL_MAXCONPAIR; i++) {
+    rl_contact *c = &tmp[i];
+    c->dim = m->pair_dim[p];
+    for (int k = 0; k < 5; k++) c->friction[k] = rl_fmax((real)1e-5, m->pair_friction[5 * p + k]);
+    for (int k = 0; k < RL_NREF; k++) c->solref[k] = m->pair_solref[RL_NREF * p + k];
+    for (int k = 0; k < RL_NIMP; k++) c->solimp[k] = m->pair_solimp[RL_NIMP * p + k];
+    c->mu = c->friction[0];
+    c->includemargin = margin - m->pair_gap[p];
+    c->geom1 = g1;
+    c->geom2 = g2;
+    c->exclude = c->dist >= c->includemargin;
+    c->efc_address = -1;
+    add_contact(m, d, c);
   }
 }
 
@@ -219,5 +276,6 @@ void rl_collision(const rl_model *m, rl_data *d) {
   }
   for (int g = 0; g < ng; g++)
     if (!bad[g] && m->geom_type[g] == RL_GEOM_PLANE) collide_plane(m, d, g, bad);
+  for (int p = 0; p < m->npair; p++) collide_explicit(m, d, p, bad);
   rl_arena_release(d, mark);
 }

@@ -107,11 +107,12 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
    support), laid out as  adr[nvert] | neighbour lists:  the neighbours of hull vertex i (indices into
    the mesh's hull vertices, in MuJoCo's edge order) are mesh_graph[a + mesh_graph[a + i] + j],
    j = 0, 1, … up to a −1 terminator, a = mesh_graphadr[k]. */
-#define RL_MODEL_SIZES(X)                                                                                           \
-  X(nq)                                                                                                             \
-  X(nv)                                                                                                             \
-  X(nu) X(nbody) X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(nmeshgraph) X(neq) X(nM) X(nexclude) X(nnames) X(nconmax) \
-      X(nefcmax) X(njmax) X(na) X(nmocap) X(nsite)
+#define RL_MODEL_SIZES(X)                                                                                     \
+  X(nq)                                                                                                       \
+  X(nv)                                                                                                       \
+  X(nu)                                                                                                       \
+  X(nbody) X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(nmeshgraph) X(neq) X(nM) X(nexclude) X(nnames) X(nconmax) \
+      X(nefcmax) X(njmax) X(na) X(nmocap) X(nsite) X(npair)
 
 /* X(type, name, count, width) */
 #define RL_MODEL_FIELDS(X)                \
@@ -211,6 +212,14 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
   X(real, actuator_cranklength, nu, 1)    \
   X(real, actuator_acc0, nu, 1)           \
   X(real, actuator_lengthrange, nu, 2)    \
+  X(int, pair_dim, npair, 1)              \
+  X(int, pair_geom1, npair, 1)            \
+  X(int, pair_geom2, npair, 1)            \
+  X(real, pair_solref, npair, RL_NREF)    \
+  X(real, pair_solimp, npair, RL_NIMP)    \
+  X(real, pair_margin, npair, 1)          \
+  X(real, pair_gap, npair, 1)             \
+  X(real, pair_friction, npair, 5)        \
   X(int, name_bodyadr, nbody, 1)          \
   X(int, name_jntadr, njnt, 1)            \
   X(int, name_geomadr, ngeom, 1)          \

@@ -49,9 +49,6 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
   char what[200];
   if (mjm->ntendon > 0)
     return refuse(err, errlen, path, "tendon", mjname(mjm, mjm->name_tendonadr[0]), "tendons are not modelled");
-  if (mjm->npair > 0)
-    return refuse(err, errlen, path, "pair", mjname(mjm, mjm->name_pairadr[0]),
-                  "explicit <contact><pair> elements are not modelled yet");
   for (int g = 0; g < mjm->ngeom; g++)
     if ((mjm->opt.density > 0 || mjm->opt.viscosity > 0) && mjm->geom_fluid[mjNFLUID * g] > 0)
       return refuse(
@@ -201,6 +198,7 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
   sz.na = mjm->na;
   sz.nmocap = mjm->nmocap;
   sz.nsite = mjm->nsite;
+  sz.npair = mjm->npair;
   for (int k = 0; k < mjm->nmesh; k++) {
     sz.nmeshvert += hull_vertnum(mjm, k);
     int elen = hull_graph_edgelen(mjm, k);
@@ -219,11 +217,11 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
   COPY(qpos0, m->nq, 1)
   COPY(qpos_spring, m->nq, 1)
   COPY(body_parentid, m->nbody, 1)
-  COPY(body_rootid, m->nbody, 1) COPY(body_weldid, m->nbody, 1) COPY(body_jntnum, m->nbody, 1) COPY(
-      body_jntadr, m->nbody, 1) COPY(body_dofnum, m->nbody, 1) COPY(body_dofadr, m->nbody, 1)
-      COPY(body_geomnum, m->nbody, 1) COPY(body_geomadr, m->nbody, 1) COPY(body_pos, m->nbody, 3) COPY(
-          body_quat, m->nbody, 4) COPY(body_ipos, m->nbody, 3) COPY(body_iquat, m->nbody, 4) COPY(body_mass, m->nbody,
-                                                                                                  1)
+  COPY(body_rootid, m->nbody, 1)
+  COPY(body_weldid, m->nbody, 1) COPY(body_jntnum, m->nbody, 1) COPY(body_jntadr, m->nbody, 1) COPY(
+      body_dofnum, m->nbody, 1) COPY(body_dofadr, m->nbody, 1) COPY(body_geomnum, m->nbody, 1)
+      COPY(body_geomadr, m->nbody, 1) COPY(body_pos, m->nbody, 3) COPY(body_quat, m->nbody, 4) COPY(
+          body_ipos, m->nbody, 3) COPY(body_iquat, m->nbody, 4) COPY(body_mass, m->nbody, 1)
           COPY(body_subtreemass, m->nbody, 1) COPY(body_inertia, m->nbody, 3) COPY(body_invweight0, m->nbody, 2) COPY(
               jnt_type, m->njnt, 1) COPY(jnt_qposadr, m->njnt, 1)
               COPY(jnt_dofadr, m->njnt, 1) COPY(jnt_bodyid, m->njnt, 1) COPY(jnt_limited, m->njnt, 1)
@@ -281,6 +279,14 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
   COPY(actuator_cranklength, m->nu, 1)
   COPY(actuator_acc0, m->nu, 1)
   COPY(actuator_lengthrange, m->nu, 2)
+  COPY(pair_dim, m->npair, 1)
+  COPY(pair_geom1, m->npair, 1)
+  COPY(pair_geom2, m->npair, 1)
+  COPY(pair_solref, m->npair, RL_NREF)
+  COPY(pair_solimp, m->npair, RL_NIMP)
+  COPY(pair_margin, m->npair, 1)
+  COPY(pair_gap, m->npair, 1)
+  COPY(pair_friction, m->npair, 5)
   for (int u = 0; u < m->nu; u++) {
     int joint = mjm->actuator_trntype[u] == mjTRN_JOINT || mjm->actuator_trntype[u] == mjTRN_JOINTINPARENT;
     m->actuator_jntid[u] = joint ? mjm->actuator_trnid[2 * u] : -1; /* −1: not a joint transmission */

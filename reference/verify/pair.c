@@ -113,6 +113,10 @@ int rl_constraint_free(const rl_pair *p, char *why, int whylen) {
       snprintf(why, (size_t)whylen, "equality '%s' exists", names + m->name_eqadr[e]);
       return 0;
     }
+  if (!(dis & mjDSBL_CONTACT) && m->npair > 0) {
+    snprintf(why, (size_t)whylen, "the model lists %d explicit contact pair(s)", m->npair);
+    return 0;
+  }
   if (!(dis & mjDSBL_CONTACT))
     for (int g1 = 0; g1 < m->ngeom; g1++)
       for (int g2 = g1 + 1; g2 < m->ngeom; g2++)
