@@ -22,6 +22,7 @@
 #define rl_model_alloc   RL_NAME(model_alloc)
 #define rl_model_free    RL_NAME(model_free)
 #define rl_model_name    RL_NAME(model_name)
+#define rl_model_derive  RL_NAME(model_derive)
 #define rl_data_alloc    RL_NAME(data_alloc)
 #define rl_data_free     RL_NAME(data_free)
 #define rl_data_reset    RL_NAME(data_reset)
