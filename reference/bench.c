@@ -20,7 +20,8 @@
  * MuJoCo's timers map as position = POS_KINEMATICS + POS_INERTIA, collision = POS_COLLISION, velocity,
  * actuation, smooth = ACCELERATION, constraint = POS_MAKE + POS_PROJECT, solve = CONSTRAINT, integrate =
  * STEP − FORWARD.  Printed under the step row (ns per step, share of the step, ratio) and written as CSV rows
- * of stage step/<part>; the share and mujoco_share columns hold each row's fraction of its whole step. */
+ * of stage step/<part>: per part the median over the profiled steps (robust to another process taking the
+ * core for one step), the shares (share, mujoco_share columns) of the sum of those medians. */
 #define _DEFAULT_SOURCE /* mkstemps */
 #include <math.h>
 #include <stdio.h>
@@ -164,57 +165,55 @@ static double mj_prof_stage(const mjData *d, int k) {
 }
 
 /* PASSES runs of N steps from the contact-rich state with both sides' stage timers on: ours[k], mj[k] = ns per
-   step in part k (k < NPROF_ROWS, the last the rest of the step), each the median over the passes (a pass another
-   process preempted is an outlier, not a mean's share); ours[NPROF_ROWS], mj[NPROF_ROWS] = their sum */
+   step in part k (k < NPROF_ROWS, the last the rest of the step), each the median over the single steps of
+   all passes (a step during which another process ran is an outlier in one part, not a share of the mean);
+   ours[NPROF_ROWS], mj[NPROF_ROWS] = their sum, so that the shares add up to one */
 static void bench_step_profile(ctx *c, int passes, long n, double *ours, double *mj) {
   const rl_pair *p = c->p;
-  enum { W = NPROF_ROWS + 1 };
-  double *po = malloc(sizeof(double) * W * (size_t)passes), *pm = malloc(sizeof(double) * W * (size_t)passes);
+  enum { W = NPROF_ROWS };
+  size_t ns = (size_t)passes * (size_t)n;
+  double *po = malloc(sizeof(double) * W * ns), *pm = malloc(sizeof(double) * W * ns),
+         *col = malloc(sizeof(double) * ns);
+  const mjTimerStat *tm = c->mjdfull->timer;
   for (int r = 0; r < passes; r++) {
     rl_set_state(p, c->d, c->mjdfull, c->cqpos, c->cqvel, c->cctrl);
     memset(c->d->qacc_warmstart, 0, sizeof(real) * (size_t)p->m->nv);
     mju_zero(c->mjdfull->qacc_warmstart, p->mjm->nv);
     rl_forward(p->m, c->d);
     mj_forward(c->mjfull, c->mjdfull);
-    memset(c->d->prof, 0, sizeof c->d->prof);
-    memset(c->mjdfull->timer, 0, sizeof c->mjdfull->timer);
     c->d->prof_clock = prof_clock_ns;
-    double t0 = now_ns();
-    for (long i = 0; i < n; i++) rl_step(p->m, c->d);
-    double t1 = now_ns();
+    for (long i = 0; i < n; i++) {
+      double *o = po + ((size_t)r * (size_t)n + (size_t)i) * W, sum = 0;
+      memset(c->d->prof, 0, sizeof c->d->prof);
+      double t0 = now_ns();
+      rl_step(p->m, c->d);
+      double t1 = now_ns();
+      for (int k = 0; k < RL_NPROF; k++) sum += o[k] = c->d->prof[k];
+      o[PROF_OTHER] = (t1 - t0) - sum;
+    }
     c->d->prof_clock = NULL;
     mjcb_time = prof_clock_ns;
-    for (long i = 0; i < n; i++) mj_step(c->mjfull, c->mjdfull);
-    mjcb_time = NULL;
-    double *o = po + (size_t)r * W, *m = pm + (size_t)r * W, sum = 0, mjsum = 0;
-    for (int k = 0; k < RL_NPROF; k++) {
-      o[k] = c->d->prof[k];
-      m[k] = mj_prof_stage(c->mjdfull, k);
-      sum += o[k];
-      mjsum += m[k];
+    for (long i = 0; i < n; i++) {
+      double *o = pm + ((size_t)r * (size_t)n + (size_t)i) * W, sum = 0;
+      memset(c->mjdfull->timer, 0, sizeof c->mjdfull->timer);
+      mj_step(c->mjfull, c->mjdfull);
+      for (int k = 0; k < RL_NPROF; k++) sum += o[k] = mj_prof_stage(c->mjdfull, k);
+      o[PROF_OTHER] = tm[mjTIMER_STEP].duration - sum;
     }
-    o[PROF_OTHER] = (t1 - t0) - sum;
-    o[NPROF_ROWS] = t1 - t0;
-    m[PROF_OTHER] = c->mjdfull->timer[mjTIMER_STEP].duration - mjsum;
-    m[NPROF_ROWS] = c->mjdfull->timer[mjTIMER_STEP].duration;
+    mjcb_time = NULL;
   }
-  double *col = malloc(sizeof(double) * (size_t)passes);
+  ours[W] = mj[W] = 0;
   for (int side = 0; side < 2; side++)
     for (int k = 0; k < W; k++) {
       const double *src = side ? pm : po;
-      for (int r = 0; r < passes; r++) col[r] = src[(size_t)r * W + k];
-      qsort(col, (size_t)passes, sizeof(double), cmp_double);
-      (side ? mj : ours)[k] = col[passes / 2] / (double)n;
+      for (size_t i = 0; i < ns; i++) col[i] = src[i * W + k];
+      qsort(col, ns, sizeof(double), cmp_double);
+      (side ? mj : ours)[k] = col[ns / 2];
+      (side ? mj : ours)[W] += col[ns / 2];
     }
   free(col);
   free(po);
   free(pm);
-  /* the whole step as the sum of the parts' medians, so that the shares add up to one */
-  ours[NPROF_ROWS] = mj[NPROF_ROWS] = 0;
-  for (int k = 0; k < NPROF_ROWS; k++) {
-    ours[NPROF_ROWS] += ours[k];
-    mj[NPROF_ROWS] += mj[k];
-  }
 }
 
 /* one CSV row of the bench contract: model, engine, precision, stage, ns, MuJoCo ns, ratio, share, mujoco_share
@@ -238,7 +237,7 @@ static void bench_profile_rows(ctx *c, const char *engine, int reps, long n, rl_
   double ours[NPROF_ROWS + 1], mj[NPROF_ROWS + 1];
   bench_step_profile(c, reps, n, ours, mj);
   if (!quiet)
-    printf("  where the step goes (%s %s, profiled pass):   ns ours  share   ns mujoco  share   ratio\n", engine,
+    printf("  where the step goes (%s %s, median step):   ns ours  share   ns mujoco  share   ratio\n", engine,
            RL_PREC_NAME);
   for (int k = 0; k < NPROF_ROWS; k++) {
     double sh = ours[k] / ours[NPROF_ROWS], mjsh = mj[k] / mj[NPROF_ROWS];

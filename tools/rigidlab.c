@@ -68,7 +68,9 @@ static const char *usage_sim =
 static const char *usage_bench =
     "usage: rigidlab bench MODEL.xml [options]\n"
     "Times each smooth-dynamics stage of rigidlab against MuJoCo's equivalent, alternating in one\n"
-    "process; prints medians and ratio = ours/MuJoCo (below 1 is faster).\n"
+    "process; prints medians and ratio = ours/MuJoCo (below 1 is faster).  Under each whole-step row (newton,\n"
+    "cg) a profiled pass shows where the step goes: position, collision, velocity, actuation, smooth,\n"
+    "constraint (rows), solve, integrate, other: ns per step and share, ours beside MuJoCo's timers.\n"
     "  --precision f64|f32|both   (default both)\n"
     "  --steps N                  calls per timed block (default 200)\n"
     "  --reps R                   alternating repetitions (default 15)\n"
@@ -76,7 +78,8 @@ static const char *usage_bench =
     "                             collision,step (default: all)\n"
     "  --engines LIST             engines for the whole constrained step: newton,cg,avbd (default newton;\n"
     "                             MuJoCo, with the same solver, is always timed beside)\n"
-    "  --csv FILE                 model,engine,precision,stage,ns_per_step,mujoco_ns_per_step,ratio\n"
+    "  --csv FILE                 model,engine,precision,stage,ns_per_step,mujoco_ns_per_step,ratio,share,\n"
+    "                             mujoco_share (the profile as stage step/<part>; share: of the whole step)\n"
     "  --opt KEY=VALUE            override a model/solver option (repeatable; see rigidlab --help-options)\n";
 
 static int bad(const char *cmd, const char *fmt, const char *arg) {
