@@ -40,6 +40,9 @@
 
 #define rl_cmd_bench       RL_NAME(cmd_bench)
 #define rl_bench_step_reps RL_NAME(bench_step_reps)
+#define rl_bench_batch     RL_NAME(bench_batch)
+/* the batch bench (bench_batch.c) */
+int rl_bench_batch(const rl_bench_args *a);
 
 /* ns on CLOCK (CLOCK_MONOTONIC: wall time; CLOCK_THREAD_CPUTIME_ID: this thread's CPU time) */
 static double clock_ns(clockid_t clock) {
@@ -533,6 +536,7 @@ int rl_cmd_bench(const rl_bench_args *a) {
   char err[1024];
   rl_pair p;
   if (!strncmp(a->c.model, "chain:", 6)) return bench_chains(a, a->c.model + 6);
+  if (a->nenvs > 0 || a->device) return rl_bench_batch(a);
   int st = rl_pair_load(&p, &a->c, 0, err, sizeof err);
   if (st) {
     rl_errorf("%s", err);
