@@ -24,15 +24,31 @@ static int verify(const char *model, int f32) { return verify_opt(model, f32, NU
 #define HUMANOID     "/usr/share/mujoco/model/humanoid/humanoid.xml"
 #define HUMANOID100  "/usr/share/mujoco/model/humanoid100/humanoid100.xml"
 
-static const char *const all_models[] = {
-    SCENE("pendulum.xml"),        SCENE("double_pendulum.xml"),   SCENE("chain8.xml"),
-    SCENE("tumbling.xml"),        SCENE("incline.xml"),           SCENE("box_stack.xml"),
-    SCENE("microduck.xml"),       TMODEL("slider_ball.xml"),      TMODEL("gears.xml"),
-    TMODEL("nocontact_tree.xml"), TMODEL("equality.xml"),         SCENE("box_pyramid.xml"),
-    TMODEL("contact_condim.xml"), TMODEL("weld_torquescale.xml"), TMODEL("mesh_pile.xml"),
-    TMODEL("fourbar.xml"),        TMODEL("tumbling_mass.xml"),    TMODEL("exclude_walker.xml"),
-    TMODEL("swimmer_fluid.xml"),  TMODEL("muscle_arm.xml"),       TMODEL("mocap_gripper.xml"),
-    TMODEL("transmissions.xml"),  TMODEL("contact_pair.xml"),     NULL};
+static const char *const all_models[] = {SCENE("pendulum.xml"),
+                                         SCENE("double_pendulum.xml"),
+                                         SCENE("chain8.xml"),
+                                         SCENE("tumbling.xml"),
+                                         SCENE("incline.xml"),
+                                         SCENE("box_stack.xml"),
+                                         SCENE("microduck.xml"),
+                                         TMODEL("slider_ball.xml"),
+                                         TMODEL("gears.xml"),
+                                         TMODEL("nocontact_tree.xml"),
+                                         TMODEL("equality.xml"),
+                                         SCENE("box_pyramid.xml"),
+                                         TMODEL("contact_condim.xml"),
+                                         TMODEL("weld_torquescale.xml"),
+                                         TMODEL("mesh_pile.xml"),
+                                         TMODEL("fourbar.xml"),
+                                         TMODEL("tumbling_mass.xml"),
+                                         TMODEL("exclude_walker.xml"),
+                                         TMODEL("swimmer_fluid.xml"),
+                                         TMODEL("muscle_arm.xml"),
+                                         TMODEL("mocap_gripper.xml"),
+                                         TMODEL("transmissions.xml"),
+                                         TMODEL("contact_pair.xml"),
+                                         TMODEL("light_arm.xml"),
+                                         NULL};
 
 /* the contact models again with the elliptic cone (every stage: rows, solve, step) */
 Test(verify_f64, elliptic_cone) {
