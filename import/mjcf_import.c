@@ -55,10 +55,11 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
           err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]),
           "fluidshape=\"ellipsoid\" (the ellipsoid fluid model) is not modelled yet; the inertia-box model is");
   if (mjm->opt.integrator == mjINT_IMPLICIT)
-    return refuse(err, errlen, path, "option", "integrator=implicit", "use Euler or RK4");
+    return refuse(err, errlen, path, "option", "integrator=implicit",
+                  "the implicit integrator is not modelled yet (use Euler or RK4)");
   for (int g = 0; g < mjm->ngeom; g++)
     if (mjm->geom_type[g] == mjGEOM_HFIELD)
-      return refuse(err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]), "height fields are not modelled");
+      return refuse(err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]), "height fields are not modelled yet");
   /* geom sizes the narrow phase divides by or takes roots of: sphere r; capsule/cylinder r, half-length;
      ellipsoid and box three half-sizes — all finite and positive */
   for (int g = 0; g < mjm->ngeom; g++) {
@@ -218,13 +219,13 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
   COPY(qpos_spring, m->nq, 1)
   COPY(body_parentid, m->nbody, 1)
   COPY(body_rootid, m->nbody, 1)
-  COPY(body_weldid, m->nbody, 1) COPY(body_jntnum, m->nbody, 1) COPY(body_jntadr, m->nbody, 1) COPY(
-      body_dofnum, m->nbody, 1) COPY(body_dofadr, m->nbody, 1) COPY(body_geomnum, m->nbody, 1)
-      COPY(body_geomadr, m->nbody, 1) COPY(body_pos, m->nbody, 3) COPY(body_quat, m->nbody, 4) COPY(
-          body_ipos, m->nbody, 3) COPY(body_iquat, m->nbody, 4) COPY(body_mass, m->nbody, 1)
-          COPY(body_subtreemass, m->nbody, 1) COPY(body_inertia, m->nbody, 3) COPY(body_invweight0, m->nbody, 2) COPY(
-              jnt_type, m->njnt, 1) COPY(jnt_qposadr, m->njnt, 1)
-              COPY(jnt_dofadr, m->njnt, 1) COPY(jnt_bodyid, m->njnt, 1) COPY(jnt_limited, m->njnt, 1)
+  COPY(body_weldid, m->nbody, 1)
+  COPY(body_jntnum, m->nbody, 1) COPY(body_jntadr, m->nbody, 1) COPY(body_dofnum, m->nbody, 1)
+      COPY(body_dofadr, m->nbody, 1) COPY(body_geomnum, m->nbody, 1) COPY(body_geomadr, m->nbody, 1) COPY(
+          body_pos, m->nbody, 3) COPY(body_quat, m->nbody, 4) COPY(body_ipos, m->nbody, 3) COPY(body_iquat, m->nbody, 4)
+          COPY(body_mass, m->nbody, 1) COPY(body_subtreemass, m->nbody, 1) COPY(body_inertia, m->nbody, 3)
+              COPY(body_invweight0, m->nbody, 2) COPY(jnt_type, m->njnt, 1) COPY(jnt_qposadr, m->njnt, 1) COPY(
+                  jnt_dofadr, m->njnt, 1) COPY(jnt_bodyid, m->njnt, 1) COPY(jnt_limited, m->njnt, 1)
                   COPY(jnt_solref, m->njnt, RL_NREF) COPY(jnt_solimp, m->njnt, RL_NIMP) COPY(jnt_pos, m->njnt, 3) COPY(
                       jnt_axis, m->njnt, 3) COPY(jnt_stiffness, m->njnt,
                                                  1) COPY(jnt_range, m->njnt, 2)
