@@ -48,6 +48,7 @@ static void solve_factored(const rl_model *m, rl_data *d) {
 static int forward_recursive(const rl_model *m, rl_data *d) {
   rl_kinematics(m, d);
   rl_com_pos(m, d);
+  rl_tendon(m, d);
   if (!RL_LOCAL_FRAMES) rl_local_frames(m, d); /* the recursive M⁻¹ (rl_solve_m_local) in f64 too */
   rl_collision(m, d);
   rl_fwd_velocity(m, d);

@@ -52,8 +52,9 @@ void rl_vq_compare(rl_vq *q, const real *ours, const double *ref, long n) {
 }
 #define compare rl_vq_compare
 
-/* the stage modules after the smooth stages, in pipeline order */
-static const rl_vmodule *const modules[] = {&rl_vmod_collision, &rl_vmod_constraint, &rl_vmod_solve, &rl_vmod_step};
+/* the stage modules after the smooth stages, in pipeline order (tendon rows after the smooth table) */
+static const rl_vmodule *const modules[] = {&rl_vmod_tendon, &rl_vmod_collision, &rl_vmod_constraint, &rl_vmod_solve,
+                                            &rl_vmod_step};
 #define NMOD ((int)(sizeof modules / sizeof modules[0]))
 
 /* max_rel = max over states of err / max(mag, tiny), tiny = RL_VERIFY_FLOOR · max over states of mag

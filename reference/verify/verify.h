@@ -19,6 +19,7 @@
 #define rl_vmod_constraint    RL_NAME(vmod_constraint)
 #define rl_vmod_solve         RL_NAME(vmod_solve)
 #define rl_vmod_step          RL_NAME(vmod_step)
+#define rl_vmod_tendon        RL_NAME(vmod_tendon)
 
 /* one row of the verify table */
 typedef struct rl_vq {
@@ -68,5 +69,6 @@ extern const rl_vmodule rl_vmod_collision;
 extern const rl_vmodule rl_vmod_constraint;
 extern const rl_vmodule rl_vmod_solve;
 extern const rl_vmodule rl_vmod_step;
+extern const rl_vmodule rl_vmod_tendon;
 
 #endif
