@@ -19,7 +19,9 @@ static rl_model *refuse(char *err, int errlen, const char *path, const char *kin
 
 /* Tendon paths as the engine reads them: a fixed tendon of scalar joints; a spatial tendon that starts and
    ends at a site, each wrap geom a sphere or cylinder of positive radius between two sites, each pulley
-   divisor positive; limits with lower ≤ upper. */
+   divisor positive; limits with lower ≤ upper, and no negative bound on a spatial tendon (its length is a
+   sum of distances).  MuJoCo's compiler already refuses most of these; the checks keep the engine's
+   assumptions in one place. */
 static rl_model *check_tendons(const mjModel *mjm, const char *path, char *err, int errlen) {
   char what[160];
   for (int k = 0; k < mjm->ntendon; k++) {
@@ -45,13 +47,20 @@ static rl_model *check_tendons(const mjModel *mjm, const char *path, char *err, 
         }
       }
       if (tp == mjWRAP_PULLEY && !(mjm->wrap_prm[j] > 0)) {
-        snprintf(what, sizeof what, "pulley divisor %g must be positive", mjm->wrap_prm[j]);
+        snprintf(what, sizeof what, "pulley divisor %g must be positive (the branch length is divided by it)",
+                 mjm->wrap_prm[j]);
         return refuse(err, errlen, path, "spatial tendon", nm, what);
       }
     }
     if (num > 0 && mjm->wrap_type[adr] != mjWRAP_JOINT &&
         (mjm->wrap_type[adr] != mjWRAP_SITE || mjm->wrap_type[adr + num - 1] != mjWRAP_SITE))
       return refuse(err, errlen, path, "spatial tendon", nm, "the path must start and end at a site");
+    int spatial = num > 0 && mjm->wrap_type[adr] != mjWRAP_JOINT;
+    if (spatial && mjm->tendon_limited[k] && (mjm->tendon_range[2 * k] < 0 || mjm->tendon_range[2 * k + 1] < 0)) {
+      snprintf(what, sizeof what, "range [%g, %g] has a negative bound: a spatial tendon's length is never negative",
+               mjm->tendon_range[2 * k], mjm->tendon_range[2 * k + 1]);
+      return refuse(err, errlen, path, "spatial tendon", nm, what);
+    }
     if (mjm->tendon_limited[k] && !(mjm->tendon_range[2 * k] <= mjm->tendon_range[2 * k + 1])) {
       snprintf(what, sizeof what, "range [%g, %g] has its lower limit above the upper", mjm->tendon_range[2 * k],
                mjm->tendon_range[2 * k + 1]);
@@ -241,16 +250,15 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
 
   COPY(qpos0, m->nq, 1)
   COPY(qpos_spring, m->nq, 1)
-  COPY(body_parentid, m->nbody, 1) COPY(body_rootid, m->nbody, 1) COPY(body_weldid, m->nbody, 1) COPY(
-      body_jntnum, m->nbody, 1) COPY(body_jntadr, m->nbody, 1) COPY(body_dofnum, m->nbody, 1)
-      COPY(body_dofadr, m->nbody, 1) COPY(body_geomnum, m->nbody, 1) COPY(body_geomadr, m->nbody, 1) COPY(
-          body_pos, m->nbody, 3) COPY(body_quat, m->nbody, 4) COPY(body_ipos, m->nbody, 3) COPY(body_iquat, m->nbody, 4)
-          COPY(body_mass, m->nbody, 1) COPY(body_subtreemass, m->nbody, 1) COPY(body_inertia, m->nbody,
-                                                                                3) COPY(body_invweight0, m->nbody, 2)
-              COPY(jnt_type, m->njnt, 1) COPY(jnt_qposadr, m->njnt,
-                                              1) COPY(jnt_dofadr, m->njnt,
-                                                      1) COPY(jnt_bodyid, m->njnt,
-                                                              1) COPY(jnt_limited, m->njnt, 1)
+  COPY(body_parentid, m->nbody, 1)
+  COPY(body_rootid, m->nbody, 1) COPY(body_weldid, m->nbody, 1) COPY(body_jntnum, m->nbody, 1) COPY(
+      body_jntadr, m->nbody, 1) COPY(body_dofnum, m->nbody, 1) COPY(body_dofadr, m->nbody, 1)
+      COPY(body_geomnum, m->nbody, 1) COPY(body_geomadr, m->nbody, 1) COPY(body_pos, m->nbody, 3) COPY(
+          body_quat, m->nbody, 4) COPY(body_ipos, m->nbody, 3) COPY(body_iquat, m->nbody, 4) COPY(body_mass, m->nbody,
+                                                                                                  1)
+          COPY(body_subtreemass, m->nbody, 1) COPY(body_inertia, m->nbody, 3) COPY(body_invweight0, m->nbody, 2) COPY(
+              jnt_type, m->njnt, 1) COPY(jnt_qposadr, m->njnt, 1)
+              COPY(jnt_dofadr, m->njnt, 1) COPY(jnt_bodyid, m->njnt, 1) COPY(jnt_limited, m->njnt, 1)
                   COPY(jnt_solref, m->njnt, RL_NREF) COPY(jnt_solimp, m->njnt, RL_NIMP) COPY(jnt_pos, m->njnt, 3) COPY(
                       jnt_axis, m->njnt, 3) COPY(jnt_stiffness, m->njnt,
                                                  1) COPY(jnt_range, m->njnt, 2)
@@ -271,8 +279,7 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
                                                       geom_quat, m->ngeom,
                                                       4) COPY(geom_friction, m->ngeom, 3)
                                                       COPY(geom_margin, m->ngeom, 1) COPY(geom_gap, m->ngeom, 1) COPY(
-                                                          exclude_signature,
-                                                          m->nexclude,
+                                                          exclude_signature, m->nexclude,
                                                           1) COPY(eq_type, m->neq, 1)
                                                           COPY(eq_obj1id, m->neq, 1) COPY(eq_obj2id, m->neq, 1) COPY(
                                                               eq_active, m->neq, 1) COPY(eq_solref, m->neq, RL_NREF)
