@@ -2,7 +2,7 @@
  * path points and actuator moment arms against MuJoCo 2.2.2's ten_length, ten_J, ten_velocity, wrap_xpos /
  * wrap_obj and actuator_moment.
  *
- * Per state: MuJoCo's mjd holds mj_forward; rigidlab runs its position and velocity stages and the
+ * Per state: MuJoCo's mjd holds mj_forward (the smooth table's, reused: see rl_vmodule.reuse_forward); rigidlab runs its position and velocity stages and the
  * actuation.  The path points are compared where both paths have the same points: wrap_obj counts the
  * points whose tag (site, pulley, wrap geom) differs plus the difference in point counts (a wrap one side
  * makes and the other does not), judged on the absolute count; wrap_xpos is the ∞-norm over the points of
@@ -118,4 +118,5 @@ const rl_vmodule rl_vmod_tendon = {.stage = RL_STAGE_TENDON,
                                    .absolute = absolute,
                                    .init = init,
                                    .state = state,
-                                   .fini = fini};
+                                   .fini = fini,
+                                   .reuse_forward = 1};
