@@ -90,7 +90,7 @@ static double jacobian_fd(const char *model, int nstate, int *wrapped, int *comp
 
 Test(tendon, jacobian_is_the_length_derivative) {
   static const char *const models[] = {MODEL("tendon_arm.xml"), MODEL("tendon_finger.xml"), MODEL("tendon_limit.xml"),
-                                       NULL};
+                                       MODEL("tendon_chain.xml"), NULL};
   for (int k = 0; models[k]; k++) {
     int wrapped, compared;
     double worst = jacobian_fd(models[k], 60, &wrapped, &compared);
