@@ -173,15 +173,19 @@ static int hull_graph_edgelen(const mjModel *mjm, int k) {
 }
 
 /* Contact and constraint-row capacities (see rl_model.h): every equality/friction/limit row that can
-   exist, 10 rows per contact (pyramidal condim 6), and rows at most as wide as two root paths.
-   Returns 0, or −1 with one line when the Jacobian capacity nefcmax · width would not fit in an int. */
+   exist, 10 rows per contact (pyramidal condim 6), and rows at most as wide as two root paths (a tendon's rows:
+   as wide as nv).  Returns 0, or −1 with one line when the Jacobian capacity would not fit in an int. */
 static int capacities(const mjModel *mjm, const rl_option *o, rl_model *sz, const char *path, char *err, int errlen) {
   int ncon = o->max_contacts > 0 ? o->max_contacts : mjm->nconmax > 0 ? mjm->nconmax : 8 * mjm->ngeom;
   if (ncon < 256 && !(o->max_contacts > 0) && !(mjm->nconmax > 0)) ncon = 256;
   long nefc = 10L * ncon;
   for (int e = 0; e < mjm->neq; e++) nefc += mjm->eq_type[e] == mjEQ_CONNECT ? 3 : mjm->eq_type[e] == mjEQ_WELD ? 6 : 1;
   for (int i = 0; i < mjm->nv; i++) nefc += mjm->dof_frictionloss[i] > 0;
-  for (int k = 0; k < mjm->ntendon; k++) nefc += (mjm->tendon_frictionloss[k] > 0) + 2 * (mjm->tendon_limited[k] != 0);
+  long nten = 0; /* tendon rows, up to nv wide: frictionloss, two limit sides, then the tendon equalities (the
+                    latter already in nefc with the equalities) */
+  for (int k = 0; k < mjm->ntendon; k++) nten += (mjm->tendon_frictionloss[k] > 0) + 2 * (mjm->tendon_limited[k] != 0);
+  nefc += nten;
+  for (int e = 0; e < mjm->neq; e++) nten += mjm->eq_type[e] == mjEQ_TENDON;
   for (int j = 0; j < mjm->njnt; j++)
     if (mjm->jnt_limited[j]) nefc += mjm->jnt_type[j] == mjJNT_BALL ? 1 : 2;
   int chain = 0; /* most dofs on one body's path to the world */
@@ -191,16 +195,16 @@ static int capacities(const mjModel *mjm, const rl_option *o, rl_model *sz, cons
     if (n > chain) chain = n;
   }
   int width = 2 * chain < mjm->nv ? 2 * chain : mjm->nv;
-  if (mjm->ntendon > 0) width = mjm->nv; /* a tendon row spans every dof its path moves */
   if (width < 1) width = 1;
-  if ((double)nefc * width > INT_MAX) {
+  long nv = mjm->nv > 0 ? mjm->nv : 1;
+  if ((double)(nefc - nten) * width + (double)nten * nv > INT_MAX) {
     snprintf(err, (size_t)errlen, "%s: %d contacts (%s) need %ld constraint rows of width %d: more than an int counts",
              path, ncon, o->max_contacts > 0 ? "max_contacts" : "the model's nconmax", nefc, width);
     return -1;
   }
   sz->nconmax = ncon;
   sz->nefcmax = (int)nefc;
-  sz->njmax = (int)(nefc * width);
+  sz->njmax = (int)((nefc - nten) * width + nten * nv);
   return 0;
 }
 
@@ -251,11 +255,11 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
   COPY(qpos0, m->nq, 1)
   COPY(qpos_spring, m->nq, 1)
   COPY(body_parentid, m->nbody, 1)
-  COPY(body_rootid, m->nbody, 1) COPY(body_weldid, m->nbody, 1) COPY(body_jntnum, m->nbody, 1) COPY(
-      body_jntadr, m->nbody, 1) COPY(body_dofnum, m->nbody, 1) COPY(body_dofadr, m->nbody, 1)
-      COPY(body_geomnum, m->nbody, 1) COPY(body_geomadr, m->nbody, 1) COPY(body_pos, m->nbody, 3) COPY(
-          body_quat, m->nbody, 4) COPY(body_ipos, m->nbody, 3) COPY(body_iquat, m->nbody, 4) COPY(body_mass, m->nbody,
-                                                                                                  1)
+  COPY(body_rootid, m->nbody, 1)
+  COPY(body_weldid, m->nbody, 1) COPY(body_jntnum, m->nbody, 1) COPY(body_jntadr, m->nbody, 1) COPY(
+      body_dofnum, m->nbody, 1) COPY(body_dofadr, m->nbody, 1) COPY(body_geomnum, m->nbody, 1)
+      COPY(body_geomadr, m->nbody, 1) COPY(body_pos, m->nbody, 3) COPY(body_quat, m->nbody, 4) COPY(
+          body_ipos, m->nbody, 3) COPY(body_iquat, m->nbody, 4) COPY(body_mass, m->nbody, 1)
           COPY(body_subtreemass, m->nbody, 1) COPY(body_inertia, m->nbody, 3) COPY(body_invweight0, m->nbody, 2) COPY(
               jnt_type, m->njnt, 1) COPY(jnt_qposadr, m->njnt, 1)
               COPY(jnt_dofadr, m->njnt, 1) COPY(jnt_bodyid, m->njnt, 1) COPY(jnt_limited, m->njnt, 1)
