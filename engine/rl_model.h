@@ -118,101 +118,113 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
    support), laid out as  adr[nvert] | neighbour lists:  the neighbours of hull vertex i (indices into
    the mesh's hull vertices, in MuJoCo's edge order) are mesh_graph[a + mesh_graph[a + i] + j],
    j = 0, 1, … up to a −1 terminator, a = mesh_graphadr[k].
-   Tendons: tendon k's path is wrap elements tendon_adr[k] … + tendon_num[k] − 1 (a fixed tendon: joints with
-   coefficients; a spatial tendon: sites, wrap geoms and pulleys, as MuJoCo 2.2.2).  nwrappnt = 2·nwrap
-   bounds the points of all paths (wrap_xpos); ntenJ = ntendon·nv and nmoment = nu·nv size the dense tendon
-   Jacobian and actuator moment arms. */
+   Sites and tendons (RL_MODEL_SIZES_TENDON, RL_MODEL_FIELDS_TENDON): tendon k's path is wrap elements
+   tendon_adr[k] … + tendon_num[k] − 1 (a fixed tendon: joints with their coefficients in wrap_prm; a spatial
+   tendon: sites, wrap geoms whose wrap_prm is the side site or −1, and pulleys whose wrap_prm is the divisor,
+   as MuJoCo 2.2.2).  nwrappnt = 2·nwrap bounds the points of all paths (wrap_xpos); ntenJ = ntendon·nv and
+   nmoment = nu·nv size the dense tendon Jacobian and actuator moment arms. */
 #define RL_MODEL_SIZES(X)                                                                                           \
   X(nq)                                                                                                             \
   X(nv)                                                                                                             \
   X(nu) X(nbody) X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(nmeshgraph) X(neq) X(nM) X(nexclude) X(nnames) X(nconmax) \
-      X(nefcmax) X(njmax) X(nsite) X(ntendon) X(nwrap) X(nwrappnt) X(ntenJ) X(nmoment)
+      X(nefcmax) X(njmax) RL_MODEL_SIZES_TENDON(X)
+#define RL_MODEL_SIZES_TENDON(X) X(nsite) X(ntendon) X(nwrap) X(nwrappnt) X(ntenJ) X(nmoment)
 
 /* X(type, name, count, width) */
-#define RL_MODEL_FIELDS(X)                     \
-  X(real, qpos0, nq, 1)                        \
-  X(real, qpos_spring, nq, 1)                  \
-  X(int, body_parentid, nbody, 1)              \
-  X(int, body_rootid, nbody, 1)                \
-  X(int, body_weldid, nbody, 1)                \
-  X(int, body_jntnum, nbody, 1)                \
-  X(int, body_jntadr, nbody, 1)                \
-  X(int, body_dofnum, nbody, 1)                \
-  X(int, body_dofadr, nbody, 1)                \
-  X(int, body_geomnum, nbody, 1)               \
-  X(int, body_geomadr, nbody, 1)               \
-  X(real, body_pos, nbody, 3)                  \
-  X(real, body_quat, nbody, 4)                 \
-  X(real, body_ipos, nbody, 3)                 \
-  X(real, body_iquat, nbody, 4)                \
-  X(real, body_mass, nbody, 1)                 \
-  X(real, body_subtreemass, nbody, 1)          \
-  X(real, body_inertia, nbody, 3)              \
-  X(real, body_invweight0, nbody, 2)           \
-  X(int, jnt_type, njnt, 1)                    \
-  X(int, jnt_qposadr, njnt, 1)                 \
-  X(int, jnt_dofadr, njnt, 1)                  \
-  X(int, jnt_bodyid, njnt, 1)                  \
-  X(int, jnt_limited, njnt, 1)                 \
-  X(real, jnt_solref, njnt, RL_NREF)           \
-  X(real, jnt_solimp, njnt, RL_NIMP)           \
-  X(real, jnt_pos, njnt, 3)                    \
-  X(real, jnt_axis, njnt, 3)                   \
-  X(real, jnt_stiffness, njnt, 1)              \
-  X(real, jnt_range, njnt, 2)                  \
-  X(real, jnt_margin, njnt, 1)                 \
-  X(int, dof_bodyid, nv, 1)                    \
-  X(int, dof_jntid, nv, 1)                     \
-  X(int, dof_parentid, nv, 1)                  \
-  X(int, dof_Madr, nv, 1)                      \
-  X(real, dof_solref, nv, RL_NREF)             \
-  X(real, dof_solimp, nv, RL_NIMP)             \
-  X(real, dof_frictionloss, nv, 1)             \
-  X(real, dof_armature, nv, 1)                 \
-  X(real, dof_damping, nv, 1)                  \
-  X(real, dof_invweight0, nv, 1)               \
-  X(real, dof_M0, nv, 1)                       \
-  X(int, geom_type, ngeom, 1)                  \
-  X(int, geom_contype, ngeom, 1)               \
-  X(int, geom_conaffinity, ngeom, 1)           \
-  X(int, geom_condim, ngeom, 1)                \
-  X(int, geom_bodyid, ngeom, 1)                \
-  X(int, geom_dataid, ngeom, 1)                \
-  X(int, geom_priority, ngeom, 1)              \
-  X(real, geom_solmix, ngeom, 1)               \
-  X(real, geom_solref, ngeom, RL_NREF)         \
-  X(real, geom_solimp, ngeom, RL_NIMP)         \
-  X(real, geom_size, ngeom, 3)                 \
-  X(real, geom_rbound, ngeom, 1)               \
-  X(real, geom_pos, ngeom, 3)                  \
-  X(real, geom_quat, ngeom, 4)                 \
-  X(real, geom_friction, ngeom, 3)             \
-  X(real, geom_margin, ngeom, 1)               \
-  X(real, geom_gap, ngeom, 1)                  \
-  X(int, mesh_vertadr, nmesh, 1)               \
-  X(int, mesh_vertnum, nmesh, 1)               \
-  X(real, mesh_vert, nmeshvert, 3)             \
-  X(int, mesh_graphadr, nmesh, 1)              \
-  X(int, mesh_graph, nmeshgraph, 1)            \
-  X(int, exclude_signature, nexclude, 1)       \
-  X(int, eq_type, neq, 1)                      \
-  X(int, eq_obj1id, neq, 1)                    \
-  X(int, eq_obj2id, neq, 1)                    \
-  X(int, eq_active, neq, 1)                    \
-  X(real, eq_solref, neq, RL_NREF)             \
-  X(real, eq_solimp, neq, RL_NIMP)             \
-  X(real, eq_data, neq, RL_NEQDATA)            \
-  X(int, actuator_gaintype, nu, 1)             \
-  X(int, actuator_biastype, nu, 1)             \
-  X(int, actuator_trntype, nu, 1)              \
-  X(int, actuator_trnid, nu, 2)                \
-  X(int, actuator_ctrllimited, nu, 1)          \
-  X(int, actuator_forcelimited, nu, 1)         \
-  X(real, actuator_gainprm, nu, RL_NGAIN)      \
-  X(real, actuator_biasprm, nu, RL_NBIAS)      \
-  X(real, actuator_ctrlrange, nu, 2)           \
-  X(real, actuator_forcerange, nu, 2)          \
-  X(real, actuator_gear, nu, 1)                \
+#define RL_MODEL_FIELDS(X)                \
+  X(real, qpos0, nq, 1)                   \
+  X(real, qpos_spring, nq, 1)             \
+  X(int, body_parentid, nbody, 1)         \
+  X(int, body_rootid, nbody, 1)           \
+  X(int, body_weldid, nbody, 1)           \
+  X(int, body_jntnum, nbody, 1)           \
+  X(int, body_jntadr, nbody, 1)           \
+  X(int, body_dofnum, nbody, 1)           \
+  X(int, body_dofadr, nbody, 1)           \
+  X(int, body_geomnum, nbody, 1)          \
+  X(int, body_geomadr, nbody, 1)          \
+  X(real, body_pos, nbody, 3)             \
+  X(real, body_quat, nbody, 4)            \
+  X(real, body_ipos, nbody, 3)            \
+  X(real, body_iquat, nbody, 4)           \
+  X(real, body_mass, nbody, 1)            \
+  X(real, body_subtreemass, nbody, 1)     \
+  X(real, body_inertia, nbody, 3)         \
+  X(real, body_invweight0, nbody, 2)      \
+  X(int, jnt_type, njnt, 1)               \
+  X(int, jnt_qposadr, njnt, 1)            \
+  X(int, jnt_dofadr, njnt, 1)             \
+  X(int, jnt_bodyid, njnt, 1)             \
+  X(int, jnt_limited, njnt, 1)            \
+  X(real, jnt_solref, njnt, RL_NREF)      \
+  X(real, jnt_solimp, njnt, RL_NIMP)      \
+  X(real, jnt_pos, njnt, 3)               \
+  X(real, jnt_axis, njnt, 3)              \
+  X(real, jnt_stiffness, njnt, 1)         \
+  X(real, jnt_range, njnt, 2)             \
+  X(real, jnt_margin, njnt, 1)            \
+  X(int, dof_bodyid, nv, 1)               \
+  X(int, dof_jntid, nv, 1)                \
+  X(int, dof_parentid, nv, 1)             \
+  X(int, dof_Madr, nv, 1)                 \
+  X(real, dof_solref, nv, RL_NREF)        \
+  X(real, dof_solimp, nv, RL_NIMP)        \
+  X(real, dof_frictionloss, nv, 1)        \
+  X(real, dof_armature, nv, 1)            \
+  X(real, dof_damping, nv, 1)             \
+  X(real, dof_invweight0, nv, 1)          \
+  X(real, dof_M0, nv, 1)                  \
+  X(int, geom_type, ngeom, 1)             \
+  X(int, geom_contype, ngeom, 1)          \
+  X(int, geom_conaffinity, ngeom, 1)      \
+  X(int, geom_condim, ngeom, 1)           \
+  X(int, geom_bodyid, ngeom, 1)           \
+  X(int, geom_dataid, ngeom, 1)           \
+  X(int, geom_priority, ngeom, 1)         \
+  X(real, geom_solmix, ngeom, 1)          \
+  X(real, geom_solref, ngeom, RL_NREF)    \
+  X(real, geom_solimp, ngeom, RL_NIMP)    \
+  X(real, geom_size, ngeom, 3)            \
+  X(real, geom_rbound, ngeom, 1)          \
+  X(real, geom_pos, ngeom, 3)             \
+  X(real, geom_quat, ngeom, 4)            \
+  X(real, geom_friction, ngeom, 3)        \
+  X(real, geom_margin, ngeom, 1)          \
+  X(real, geom_gap, ngeom, 1)             \
+  X(int, mesh_vertadr, nmesh, 1)          \
+  X(int, mesh_vertnum, nmesh, 1)          \
+  X(real, mesh_vert, nmeshvert, 3)        \
+  X(int, mesh_graphadr, nmesh, 1)         \
+  X(int, mesh_graph, nmeshgraph, 1)       \
+  X(int, exclude_signature, nexclude, 1)  \
+  X(int, eq_type, neq, 1)                 \
+  X(int, eq_obj1id, neq, 1)               \
+  X(int, eq_obj2id, neq, 1)               \
+  X(int, eq_active, neq, 1)               \
+  X(real, eq_solref, neq, RL_NREF)        \
+  X(real, eq_solimp, neq, RL_NIMP)        \
+  X(real, eq_data, neq, RL_NEQDATA)       \
+  X(int, actuator_gaintype, nu, 1)        \
+  X(int, actuator_biastype, nu, 1)        \
+  X(int, actuator_trntype, nu, 1)         \
+  X(int, actuator_trnid, nu, 2)           \
+  X(int, actuator_ctrllimited, nu, 1)     \
+  X(int, actuator_forcelimited, nu, 1)    \
+  X(real, actuator_gainprm, nu, RL_NGAIN) \
+  X(real, actuator_biasprm, nu, RL_NBIAS) \
+  X(real, actuator_ctrlrange, nu, 2)      \
+  X(real, actuator_forcerange, nu, 2)     \
+  X(real, actuator_gear, nu, 1)           \
+  X(int, name_bodyadr, nbody, 1)          \
+  X(int, name_jntadr, njnt, 1)            \
+  X(int, name_geomadr, ngeom, 1)          \
+  X(int, name_eqadr, neq, 1)              \
+  X(int, name_actuatoradr, nu, 1)         \
+  X(char, names, nnames, 1)               \
+  RL_MODEL_FIELDS_TENDON(X)
+
+/* sites, tendon paths and tendon parameters (MuJoCo 2.2.2's names and layout) */
+#define RL_MODEL_FIELDS_TENDON(X)              \
   X(int, site_bodyid, nsite, 1)                \
   X(real, site_pos, nsite, 3)                  \
   X(real, site_quat, nsite, 4)                 \
@@ -234,14 +246,8 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
   X(int, wrap_type, nwrap, 1)                  \
   X(int, wrap_objid, nwrap, 1)                 \
   X(real, wrap_prm, nwrap, 1)                  \
-  X(int, name_bodyadr, nbody, 1)               \
-  X(int, name_jntadr, njnt, 1)                 \
-  X(int, name_geomadr, ngeom, 1)               \
-  X(int, name_eqadr, neq, 1)                   \
-  X(int, name_actuatoradr, nu, 1)              \
   X(int, name_siteadr, nsite, 1)               \
-  X(int, name_tendonadr, ntendon, 1)           \
-  X(char, names, nnames, 1)
+  X(int, name_tendonadr, ntendon, 1)
 
 typedef struct rl_model {
 #define RL_X_SIZE(n) int n;
