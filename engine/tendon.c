@@ -44,14 +44,15 @@ static int segments_intersect(const real p1[2], const real p2[2], const real p3[
   return a >= 0 && a <= 1 && b >= 0 && b <= 1;
 }
 
-/* arc length r·θ from tangent point p0 to p1 on the circle of radius r: θ = acos(p̂0·p̂1) ∈ [0, π], taken
+/* arc length r·θ from tangent point p0 to p1 on the circle of radius r: θ = acos(p̂0·p̂1) ∈ [0, π] (f32:
+   atan2(|p̂0 × p̂1|, p̂0·p̂1), RL_STABLE_ANGLES), taken
    the long way (2π − θ) when the turn p0 → p1 runs against the winding `ccw` chose */
 static real circle_arc(const real p0[2], const real p1[2], int ccw, real r) {
   real a[2] = {p0[0], p0[1]}, b[2] = {p1[0], p1[1]};
   normalize_n(a, 2);
   normalize_n(b, 2);
-  real c = a[0] * b[0] + a[1] * b[1];
-  real angle = rl_acos(c > 1 ? 1 : (c < -1 ? -1 : c));
+  real c = a[0] * b[0] + a[1] * b[1], sn = rl_fabs(a[0] * b[1] - a[1] * b[0]);
+  real angle = RL_STABLE_ANGLES ? rl_atan2(sn, c) : rl_acos(c > 1 ? 1 : (c < -1 ? -1 : c));
   real cross = p0[1] * p1[0] - p0[0] * p1[1];
   if ((cross > 0 && ccw) || (cross < 0 && !ccw)) angle = 2 * RL_PI - angle;
   return r * angle;
@@ -102,15 +103,21 @@ static real wrap_circle(real pnt[4], const real d[4], const real *sd, real r) {
   return circle_arc(sol[i], sol[i] + 2, i, r);
 }
 
+/* asin(1 − w) = π/2 − 2·asin(√(w/2)): near 1, where the inside wrap's root lies, z = 1 − w is resolved only
+   to an ulp of 1 (6·10⁻⁸ in float, and f' ≈ −√(2/w) turns that into steps in f far above the tolerance), w to an
+   ulp of itself */
+static real asin_one_minus(real w) { return RL_PI / 2 - 2 * rl_asin(rl_sqrt(w / 2)); }
+
 /* Wrap with the side point inside the circle: the path d0 → t → d1 through one point t on the circle
    (both tangent points equal), the stationary point of |d0 − t| + |t − d1|.  With A = r/|d0|, B = r/|d1| and
    G the angle d0-0-d1, z = sin of the half angle solves f(z) = asin(A z) + asin(B z) − 2 asin(z) + G = 0,
-   by Newton from z = 1 − 10⁻⁷ (at most 20 steps to |f| ≤ 10⁻⁶); t is d̂ rotated by asin(z) − asin(A z)
+   by Newton from z = 1 − 10⁻⁷ (at most 20 steps to |f| ≤ 10⁻⁶, f' = A/√(1 − A²z²) + B/√(1 − B²z²) − 2/√(1 − z²)),
+   carried in w = 1 − z (asin_one_minus; 1 − z² = w(2 − w)); t is d̂ rotated by asin(z) − asin(A z)
    (d = d0, or d1 when d0 × d1 ≤ 0).  No wrap (−1) when an end is inside the circle or the segment cuts it;
    a numerical failure leaves t at the mean direction.  Returns 0 (the arc has no length). */
 static real wrap_inside(real pnt[4], const real d[4], real r) {
   const int maxiter = 20;
-  const real zinit = 1 - (real)1e-7, tol = (real)1e-6;
+  const real winit = (real)1e-7, tol = (real)1e-6;
   real len0 = rl_sqrt(d[0] * d[0] + d[1] * d[1]), len1 = rl_sqrt(d[2] * d[2] + d[3] * d[3]);
   real dif[2] = {d[2] - d[0], d[3] - d[1]}, dd = dif[0] * dif[0] + dif[1] * dif[1];
   if (len0 <= r || len1 <= r || r < TEN_MINVAL || len0 < TEN_MINVAL || len1 < TEN_MINVAL) return -1;
@@ -132,18 +139,20 @@ static real wrap_inside(real pnt[4], const real d[4], real r) {
   real cosG = (len0 * len0 + len1 * len1 - dd) / (2 * len0 * len1);
   if (cosG < -1 + TEN_MINVAL) return -1;
   if (cosG > 1 - TEN_MINVAL) return 0;
-  real G = rl_acos(cosG), z = zinit;
-  real f = rl_asin(A * z) + rl_asin(B * z) - 2 * rl_asin(z) + G;
+  real G = rl_acos(cosG), w = winit, z = 1 - w;
+  real f = rl_asin(A * z) + rl_asin(B * z) - 2 * asin_one_minus(w) + G;
   if (f > 0) return 0;
   int iter;
   for (iter = 0; iter < maxiter && rl_fabs(f) > tol; iter++) {
-    real df = A / rl_fmax(TEN_MINVAL, rl_sqrt(1 - z * z * A * A)) +
-              B / rl_fmax(TEN_MINVAL, rl_sqrt(1 - z * z * B * B)) - 2 / rl_fmax(TEN_MINVAL, rl_sqrt(1 - z * z));
+    real az = A * z, bz = B * z;
+    real df = A / rl_fmax(TEN_MINVAL, rl_sqrt((1 - az) * (1 + az))) +
+              B / rl_fmax(TEN_MINVAL, rl_sqrt((1 - bz) * (1 + bz))) - 2 / rl_fmax(TEN_MINVAL, rl_sqrt(w * (2 - w)));
     if (df > -TEN_MINVAL) return 0;
-    real z1 = z - f / df;
-    if (z1 > z) return 0;
-    z = z1;
-    f = rl_asin(A * z) + rl_asin(B * z) - 2 * rl_asin(z) + G;
+    real w1 = w + f / df; /* z1 = z − f/df */
+    if (w1 < w) return 0;
+    w = w1;
+    z = 1 - w;
+    f = rl_asin(A * z) + rl_asin(B * z) - 2 * asin_one_minus(w) + G;
     if (f > tol) return 0;
   }
   if (iter >= maxiter) return 0;
@@ -151,11 +160,11 @@ static real wrap_inside(real pnt[4], const real d[4], real r) {
   if (d[0] * d[3] - d[1] * d[2] > 0) {
     v[0] = d[0];
     v[1] = d[1];
-    ang = rl_asin(z) - rl_asin(A * z);
+    ang = asin_one_minus(w) - rl_asin(A * z);
   } else {
     v[0] = d[2];
     v[1] = d[3];
-    ang = rl_asin(z) - rl_asin(B * z);
+    ang = asin_one_minus(w) - rl_asin(B * z);
   }
   normalize_n(v, 2);
   pnt[0] = r * (rl_cos(ang) * v[0] - rl_sin(ang) * v[1]);
