@@ -16,21 +16,6 @@
 static real clampr(real x, real lo, real hi) { return x < lo ? lo : (x > hi ? hi : x); }
 static real maxr(real a, real b) { return a >= b ? a : b; }
 
-/* ------------------------------------------------------------ sites */
-
-/* site frames: x = x_b + R_b·pos, R = R(q_b ⊗ quat) (as the geom frames) */
-void rl_site_frames(const rl_model *m, rl_data *d) {
-  for (int s = 0; s < m->nsite; s++) {
-    int b = m->site_bodyid[s];
-    real t[3], q[4];
-    rl_m3_mulv(t, d->xmat + 9 * b, m->site_pos + 3 * s);
-    rl_v3_add(d->site_xpos + 3 * s, d->xpos + 3 * b, t);
-    rl_q_mul(q, d->xquat + 4 * b, m->site_quat + 4 * s);
-    rl_q_normalize(q);
-    rl_q_to_mat(d->site_xmat + 9 * s, q);
-  }
-}
-
 /* ------------------------------------------------------------ transmissions */
 
 /* 1 if actuator u is a scalar joint transmission (hinge or slide): length g·q, moment g on one dof */
@@ -132,10 +117,20 @@ static real site_wrench(const rl_model *m, rl_data *d, int u, real *r) {
   return 0;
 }
 
+/* Tendon: length = g·L_tendon, moment = g·J_tendon */
+static real tendon_row(const rl_model *m, const rl_data *d, int u, real *r) {
+  int id = m->actuator_trnid[2 * u], nv = m->nv;
+  real g = m->actuator_gear[u];
+  const real *J = d->ten_J + (size_t)id * nv;
+  for (int i = 0; i < nv; i++) r[i] = J[i] * g;
+  return d->ten_length[id] * g;
+}
+
 /* length of actuator u and its moment row r (nv entries, zeroed here) for the non-scalar transmissions */
 static real transmission_row(const rl_model *m, rl_data *d, int u, real *r) {
   memset(r, 0, sizeof(real) * (size_t)m->nv);
   switch (m->actuator_trntype[u]) {
+  case RL_TRN_TENDON: return tendon_row(m, d, u, r);
   case RL_TRN_SLIDERCRANK: return slider_crank(m, d, u, r);
   case RL_TRN_SITE: return site_wrench(m, d, u, r);
   default: return joint_nd(m, d, u, r);
@@ -233,24 +228,22 @@ static real actuator_force(const rl_model *m, const rl_data *d, int u, real inpu
 
 /* Transmissions, then per actuator: control u clamped to ctrlrange; with dynamics ȧ = act_rate and the
    input is act, else u; force = gain·input + bias, clamped to forcerange; qfrc_actuator = Σ r_uᵀ force_u.
-   Hinge/slide joints: length g·q, velocity g·q̇, force on one dof.  Other transmissions keep their
-   moment rows in the arena between the length and the force. */
+   Hinge/slide joints: length g·q, velocity g·q̇, force on one dof.  Every moment row is kept in
+   actuator_moment (dense nu × nv). */
 void rl_actuation(const rl_model *m, rl_data *d) {
   int nv = m->nv, nu = m->nu;
   memset(d->qfrc_actuator, 0, sizeof(real) * (size_t)nv);
-  size_t mark = rl_arena_mark(d);
-  int nrow = 0;
-  for (int u = 0; u < nu; u++) nrow += !scalar_joint(m, u);
-  real *rows = nrow ? rl_arena_take(d, (size_t)nrow * (size_t)nv) : NULL;
-  for (int u = 0, k = 0; u < nu; u++) {
+  for (int u = 0; u < nu; u++) {
+    real *r = d->actuator_moment + (size_t)u * (size_t)nv, v = 0;
     if (scalar_joint(m, u)) {
       int j = m->actuator_trnid[2 * u];
       real g = m->actuator_gear[u];
+      memset(r, 0, sizeof(real) * (size_t)nv);
+      r[m->jnt_dofadr[j]] = g;
       d->actuator_length[u] = g * d->qpos[m->jnt_qposadr[j]];
       d->actuator_velocity[u] = g * d->qvel[m->jnt_dofadr[j]];
       continue;
     }
-    real *r = rows + (size_t)k++ * (size_t)nv, v = 0;
     d->actuator_length[u] = transmission_row(m, d, u, r);
     for (int i = 0; i < nv; i++) v += r[i] * d->qvel[i];
     d->actuator_velocity[u] = v;
@@ -258,10 +251,9 @@ void rl_actuation(const rl_model *m, rl_data *d) {
   if (m->opt.disableflags & RL_DSBL_ACTUATION) {
     memset(d->actuator_force, 0, sizeof(real) * (size_t)nu);
     memset(d->act_dot, 0, sizeof(real) * (size_t)m->na);
-    rl_arena_release(d, mark);
     return;
   }
-  for (int u = 0, k = 0; u < nu; u++) {
+  for (int u = 0; u < nu; u++) {
     real c = d->ctrl[u];
     const real *cr = m->actuator_ctrlrange + 2 * u, *fr = m->actuator_forcerange + 2 * u;
     if (m->actuator_ctrllimited[u] && !(m->opt.disableflags & RL_DSBL_CLAMPCTRL))
@@ -279,10 +271,10 @@ void rl_actuation(const rl_model *m, rl_data *d) {
       d->qfrc_actuator[m->jnt_dofadr[m->actuator_trnid[2 * u]]] += m->actuator_gear[u] * f;
       continue;
     }
-    const real *r = rows + (size_t)k++ * (size_t)nv;
-    for (int i = 0; i < nv; i++) d->qfrc_actuator[i] += r[i] * f;
+    const real *r = d->actuator_moment + (size_t)u * (size_t)nv;
+    for (int i = 0; i < nv; i++)
+      if (r[i] != 0) d->qfrc_actuator[i] += r[i] * f;
   }
-  rl_arena_release(d, mark);
 }
 
 /* act ← act + h·rate (the integrators' activation update), clamped to actrange where actlimited */

@@ -65,7 +65,6 @@
 #define rl_passive         RL_NAME(passive)
 #define rl_actuation       RL_NAME(actuation)
 #define rl_fluid           RL_NAME(fluid)
-#define rl_site_frames     RL_NAME(site_frames)
 #define rl_act_advance     RL_NAME(act_advance)
 #define rl_actuation_arena RL_NAME(actuation_arena)
 #define rl_smooth_acc      RL_NAME(smooth_acc)
@@ -75,6 +74,11 @@
 #define rl_jac_point       RL_NAME(jac_point)
 #define rl_check_state     RL_NAME(check_state)
 #define rl_state_finite    RL_NAME(state_finite)
+
+/* tendons */
+#define rl_tendon          RL_NAME(tendon)
+#define rl_tendon_velocity RL_NAME(tendon_velocity)
+#define rl_tendon_passive  RL_NAME(tendon_passive)
 
 /* integration */
 #define rl_integrate_pos RL_NAME(integrate_pos)

@@ -106,7 +106,11 @@ void rl_kinematics(const rl_model *m, rl_data *d) {
     frame_local_to_global(d->geom_xpos + 3 * g, d->geom_xmat + 9 * g, d->xpos + 3 * b, d->xquat + 4 * b,
                           d->xmat + 9 * b, m->geom_pos + 3 * g, m->geom_quat + 4 * g);
   }
-  rl_site_frames(m, d);
+  for (int s = 0; s < m->nsite; s++) {
+    int b = m->site_bodyid[s];
+    frame_local_to_global(d->site_xpos + 3 * s, d->site_xmat + 9 * s, d->xpos + 3 * b, d->xquat + 4 * b,
+                          d->xmat + 9 * b, m->site_pos + 3 * s, m->site_quat + 4 * s);
+  }
 }
 
 /* ------------------------------------------------------------------ com frame */
@@ -376,7 +380,8 @@ void rl_rne(const rl_model *m, rl_data *d) {
 
 /* ------------------------------------------------------------ applied forces */
 
-/* qfrc_passive = −k·(q − q_spring) (ball/free rotation: −k·Log(q_spring⁻¹ ⊗ q)) − b·q̇, + fluid forces */
+/* qfrc_passive = −k·(q − q_spring) (ball/free rotation: −k·Log(q_spring⁻¹ ⊗ q)) − b·q̇, then the tendon
+   spring-dampers (rl_tendon_passive) and the fluid forces (rl_fluid) */
 void rl_passive(const rl_model *m, rl_data *d) {
   memset(d->qfrc_passive, 0, sizeof(real) * (size_t)m->nv);
   if (m->opt.disableflags & RL_DSBL_PASSIVE) return;
@@ -401,6 +406,7 @@ void rl_passive(const rl_model *m, rl_data *d) {
   }
   for (int i = 0; i < m->nv; i++)
     if (m->dof_damping[i] != 0) d->qfrc_passive[i] -= m->dof_damping[i] * d->qvel[i];
+  rl_tendon_passive(m, d);
   if (m->opt.density > 0 || m->opt.viscosity > 0) rl_fluid(m, d);
 }
 
@@ -435,12 +441,14 @@ int rl_smooth_acc_recursive(const rl_model *m, rl_data *d) {
 void rl_fwd_position(const rl_model *m, rl_data *d) {
   rl_kinematics(m, d);
   rl_com_pos(m, d);
+  rl_tendon(m, d);
   rl_crb(m, d);
   rl_factor_m(m, d);
 }
 
 void rl_fwd_velocity(const rl_model *m, rl_data *d) {
   rl_com_vel(m, d);
+  rl_tendon_velocity(m, d);
   rl_passive(m, d);
   rl_rne(m, d);
 }
@@ -461,7 +469,9 @@ static int state_ok(const real *x, int n) {
   return 1;
 }
 
-int rl_state_finite(const rl_model *m, const rl_data *d) { return state_ok(d->qpos, m->nq) && state_ok(d->qvel, m->nv); }
+int rl_state_finite(const rl_model *m, const rl_data *d) {
+  return state_ok(d->qpos, m->nq) && state_ok(d->qvel, m->nv);
+}
 
 /* |x| > 1e10 or non-finite → warning and reset (MuJoCo's mj_checkPos/mj_checkVel); time and the
    warning counters survive the reset. */
