@@ -73,10 +73,11 @@ Test(verify_f64, rk4_activation_fluid_mocap) {
     cr_expect_eq(verify_opt(models[k], 0, "integrator=rk4"), 0, "f64 rk4 verify failed on %s", models[k]);
 }
 
-/* MuJoCo's samples with mocap bodies (composites) and a slider-crank */
-Test(verify_f64, mocap_and_slider_crank_samples) {
+/* MuJoCo's samples with mocap bodies (composites), a slider-crank and muscles on tendons */
+Test(verify_f64, mocap_crank_muscle_samples) {
   static const char *const models[] = {"/usr/share/mujoco/model/composite/rope.xml",
-                                       "/usr/share/mujoco/model/slider_crank/slider_crank.xml", NULL};
+                                       "/usr/share/mujoco/model/slider_crank/slider_crank.xml",
+                                       "/usr/share/mujoco/model/tendon_arm/arm26.xml", NULL};
   if (access(models[0], R_OK)) cr_skip_test("libmujoco-samples not installed");
   for (int k = 0; models[k]; k++) cr_expect_eq(verify(models[k], 0), 0, "f64 verify failed on %s", models[k]);
 }
