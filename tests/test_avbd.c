@@ -115,6 +115,89 @@ Test(avbd, generalized_maximal_round_trip) {
   rl_pair_free(&p);
 }
 
+/* Bodies with several joints (compound joints): qpos/qvel → poses and velocities → qpos/qvel.  Random
+   coordinates around qpos0 (balls: a random unit quaternion) and random rates; the round trip is exact to
+   rounding: the coordinates are found by Gauss–Newton from the last ones (here: the same) and the rates by
+   the joint's motion subspace, MuJoCo's dof layout. */
+static void compound_round_trip(const char *model, const char *name) {
+  rl_pair p;
+  load(&p, model, NULL);
+  rl_avbd *am = build(p.m);
+  cr_assert_gt(am->ncmp, 0, "%s has no compound joint", name);
+  rl_data *d = rl_data_alloc(p.m);
+  unsigned seed = 11;
+  for (int i = 0; i < p.m->nq; i++) {
+    seed = seed * 1103515245u + 12345u;
+    d->qpos[i] += (real)(0.6 * ((seed >> 8) / 16777216.0 - 0.5));
+  }
+  for (int j = 0; j < p.m->njnt; j++) {
+    int t = p.m->jnt_type[j], a = p.m->jnt_qposadr[j] + (t == RL_JNT_FREE ? 3 : 0);
+    if (t != RL_JNT_BALL && t != RL_JNT_FREE) continue;
+    double n = 0;
+    for (int i = 0; i < 4; i++) n += (double)d->qpos[a + i] * d->qpos[a + i];
+    for (int i = 0; i < 4; i++) d->qpos[a + i] = (real)(d->qpos[a + i] / sqrt(n));
+  }
+  for (int i = 0; i < p.m->nv; i++) {
+    seed = seed * 1103515245u + 12345u;
+    d->qvel[i] = (real)(2.0 * ((seed >> 8) / 16777216.0 - 0.5));
+  }
+  real q0[128], v0[128];
+  cr_assert_leq(p.m->nq, 128);
+  memcpy(q0, d->qpos, sizeof(real) * (size_t)p.m->nq);
+  memcpy(v0, d->qvel, sizeof(real) * (size_t)p.m->nv);
+  rl_avbd_from_generalized(am, p.m, d);
+  memset(d->qvel, 0, sizeof(real) * (size_t)p.m->nv);
+  rl_avbd_to_generalized(am, p.m, d);
+  double eq = 0, ev = 0;
+  for (int i = 0; i < p.m->nq; i++) eq = fmax(eq, fabs((double)d->qpos[i] - q0[i]));
+  for (int i = 0; i < p.m->nv; i++) ev = fmax(ev, fabs((double)d->qvel[i] - v0[i]));
+  printf("avbd round trip %s (%s, %d compound joints): max |dqpos| %.3e, max |dqvel| %.3e\n", name, RL_PREC_NAME,
+         am->ncmp, eq, ev);
+  cr_expect_leq(eq, TOL(1e-14, 2e-6));
+  cr_expect_leq(ev, TOL(1e-14, 2e-5));
+  rl_data_free(d);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+}
+
+Test(avbd, compound_joints_round_trip) {
+  compound_round_trip(MODEL("compound_joints.xml"), "compound_joints");
+  compound_round_trip(SCENE("planar_walker.xml"), "planar_walker");
+  compound_round_trip(SCENE("biped.xml"), "biped");
+}
+
+/* A joint layout that does not determine the relative pose is refused at build, naming the body and
+   its joints: two hinges about parallel axes, a hinge with a ball (4 rotational dofs), two slides along
+   nearly the same axis. */
+Test(avbd, refuses_redundant_joint_layouts_by_name) {
+  static const char *xml[3] = {
+      "<mujoco><worldbody><body name='b'><joint name='h1' axis='0 1 0'/><joint name='h' axis='0 2 0' pos='0 0 "
+      "1'/><geom size='0.1'/></body></worldbody></mujoco>",
+      "<mujoco><worldbody><body name='b'><joint name='h' axis='0 1 0'/><joint name='k' type='ball'/><geom "
+      "size='0.1'/></body></worldbody></mujoco>",
+      "<mujoco><worldbody><body name='b'><joint name='s' type='slide' axis='1 0 0'/><joint name='h' "
+      "axis='0 1 0'/><joint name='s2' type='slide' axis='2 0 0.0000001'/><geom "
+      "size='0.1'/></body></worldbody></mujoco>"};
+  for (int i = 0; i < 3; i++) {
+    char path[] = "/tmp/avbd_layoutXXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, xml[i], strlen(xml[i])), (ssize_t)strlen(xml[i]));
+    close(fd);
+    rl_pair p;
+    load(&p, path, NULL);
+    unlink(path);
+    char err[512] = "";
+    rl_avbd_param prm = rl_avbd_default_param(p.m);
+    rl_avbd *am = rl_avbd_build(p.m, &prm, err, sizeof err);
+    printf("avbd build of layout %d: %s\n", i, err);
+    cr_expect_null(am);
+    cr_expect(strstr(err, "'b'") && strstr(err, "'h'"), "error does not name the body and joints: %s", err);
+    rl_avbd_free(am);
+    rl_pair_free(&p);
+  }
+}
+
 /* ------------------------------------------------------------------ free fall */
 
 /* No constraints: the step is x_{n+1} = x_n + h v_n + h² g, v_{n+1} = v_n + h g, so after N steps
@@ -238,6 +321,10 @@ Test(avbd, pendulum_converges_to_smooth_engine_first_order) {
 }
 Test(avbd, double_pendulum_converges_to_smooth_engine_first_order) {
   double o = convergence_order(SCENE("double_pendulum.xml"), "double_pendulum");
+  cr_expect(o > TOL(0.8, 0.5) && o < TOL(1.3, 1.6), "order %.3f", o);
+}
+Test(avbd, compound_joints_converge_to_smooth_engine_first_order) {
+  double o = convergence_order(MODEL("compound_joints.xml"), "compound_joints");
   cr_expect(o > TOL(0.8, 0.5) && o < TOL(1.3, 1.6), "order %.3f", o);
 }
 Test(avbd, chain8_converges_to_smooth_engine_first_order) {
