@@ -63,6 +63,7 @@ static void avbd_model_param(rl_avbd_param *p, const rl_option *o) {
     p->tol_lin = o->avbd_tolerance;
   }
   if (o->avbd_cheb_rho > 0) p->cheb_rho = o->avbd_cheb_rho;
+  if (o->avbd_stop > 0) p->stop = o->avbd_stop;
 }
 
 /* 1 if some pair of geoms g1 < g2 on two different dynamic bodies passes the contype/conaffinity filter

@@ -42,6 +42,8 @@
 enum { RL_AVBD_CONTACTS_GROUND = 0, RL_AVBD_CONTACTS_DATA = 1, RL_AVBD_CONTACTS_NONE = 2 };
 /* servo model of every position actuator (biastype affine with b₁ < 0, one per joint) */
 enum { RL_AVBD_SERVO_PD = 0, RL_AVBD_SERVO_BAM = 1 };
+/* stopping test of a step (rl_avbd_param.stop) */
+enum { RL_AVBD_STOP_UPDATE = 0, RL_AVBD_STOP_DISTANCE = 1 };
 
 /* BAM-style servo (Rhoban BAM, model "M1"; defaults: the published Feetech STS3215 fit).  With the
  * target q* = ctrl (clamped to ctrlrange), gear g, coordinate φ, its rate q̇ = g(φ − φⁿ)/h (implicit,
@@ -119,6 +121,10 @@ typedef struct rl_avbd_param {
                           Not for budget-exhausting mass-ratio chains (chain50 50 000:1 loses its anchors,
                           2e-3 m, at ρ ≥ 0.9) */
   int cheb_start;      /* dual updates before the acceleration starts (default 3) */
+  int stop;            /* RL_AVBD_STOP_UPDATE: the last sweep's update and the rows' residuals ≤ tol (tol scaled
+                          by (h/1 ms)² above 1 ms in f64, avbd_step_tolerance); RL_AVBD_STOP_DISTANCE: the
+                          iterate's estimated distance to the step's exact solution ≤ tol_lin·(h/1 ms)² (m),
+                          tol_ang·(h/1 ms)² (rad) at every h, and the residuals too (avbd_distance_stop) */
 } rl_avbd_param;
 
 /* A body joined to its parent by several joints (MuJoCo composes them in order: a slide moves the body
@@ -188,6 +194,10 @@ typedef struct rl_avbd_stat {
   real kkt_normal_sign;         /* max(λ_n, 0) over contact normals and limits (0: right sign) */
   real kkt_cone;                /* max(‖λ_t‖ − μ(−λ_n), 0) */
   real kkt_complementarity;     /* max |λ·C̃| over contacts and limits */
+  real tol_lin, tol_ang;        /* the distance the stopping test claimed (RL_AVBD_STOP_DISTANCE) or the
+                                   update bound it used (m, rad) at this step's h */
+  real dist_lin, dist_ang;      /* RL_AVBD_STOP_DISTANCE: the estimated distance to the exact solution at the
+                                   stop (m, rad) */
 } rl_avbd_stat;
 
 /* The AVBD model and state (one allocation, sized at build). */

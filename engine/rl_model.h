@@ -85,6 +85,7 @@ typedef struct rl_option {
   int avbd_iterations; /* sweep budget */
   real avbd_tolerance; /* tol_lin (m); tol_ang scales with it by the default ratio */
   real avbd_cheb_rho;  /* Chebyshev acceleration of the joint multipliers (0: off) */
+  int avbd_stop;       /* RL_AVBD_STOP_UPDATE (default) | RL_AVBD_STOP_DISTANCE (rl_avbd_param.stop) */
 } rl_option;
 
 enum { RL_COLL_MANIFOLD = 0, RL_COLL_MUJOCO = 1 };
@@ -100,10 +101,11 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
    support), laid out as  adr[nvert] | neighbour lists:  the neighbours of hull vertex i (indices into
    the mesh's hull vertices, in MuJoCo's edge order) are mesh_graph[a + mesh_graph[a + i] + j],
    j = 0, 1, … up to a −1 terminator, a = mesh_graphadr[k]. */
-#define RL_MODEL_SIZES(X)                                                                                      \
-  X(nq)                                                                                                        \
-  X(nv) X(nu) X(nbody) X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(nmeshgraph) X(neq) X(nM) X(nexclude) X(nnames) \
-      X(nconmax) X(nefcmax) X(njmax)
+#define RL_MODEL_SIZES(X)                                                                                           \
+  X(nq)                                                                                                             \
+  X(nv)                                                                                                             \
+  X(nu) X(nbody) X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(nmeshgraph) X(neq) X(nM) X(nexclude) X(nnames) X(nconmax) \
+      X(nefcmax) X(njmax)
 
 /* X(type, name, count, width) */
 #define RL_MODEL_FIELDS(X)                \

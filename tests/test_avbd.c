@@ -241,10 +241,13 @@ Test(avbd, free_fall_exact) {
 
 /* run MODEL with AVBD at step h for T seconds from qpos0 (rest): final qpos in q; the worst anchor
    error and the count of budget-exhausted steps are returned through the pointers */
-static void avbd_run(const char *model, double h, double T, real *q, double *anchor, long *exhausted, double *iters) {
+static void avbd_run_stop(const char *model, double h, double T, int stop, real *q, double *anchor, long *exhausted,
+                          double *iters) {
   rl_pair p;
   rl_data *d;
-  rl_avbd *am = avbd_open(&p, model, h, &d);
+  rl_avbd_param prm = avbd_load(&p, model, h);
+  prm.stop = stop;
+  rl_avbd *am = avbd_start(&p, &prm, &d);
   long n = lround(T / h), it = 0;
   double an = 0;
   for (long k = 0; k < n; k++) {
@@ -259,6 +262,11 @@ static void avbd_run(const char *model, double h, double T, real *q, double *anc
   rl_data_free(d);
   rl_avbd_free(am);
   rl_pair_free(&p);
+}
+
+/* avbd_run_stop with the default stopping test */
+static void avbd_run(const char *model, double h, double T, real *q, double *anchor, long *exhausted, double *iters) {
+  avbd_run_stop(model, h, T, RL_AVBD_STOP_UPDATE, q, anchor, exhausted, iters);
 }
 
 /* reference: the generalized-coordinate smooth engine (RK4, h = 1e-4) — valid because the scene has
@@ -282,7 +290,7 @@ static int smooth_ref(const char *model, double T, real *q) {
 /* error at T = 0.5 s for h = 4, 2, 1, 0.5 ms; order = least-squares slope of log err vs log h.
    f32: the solver tolerance (5e-6 rad per step) accumulates to ~5e-2 rad over 0.5 s at the small steps,
    above the O(h) error, so only h = 4 and 2 ms enter the fit there (all errors printed). */
-static double convergence_order(const char *model, const char *name) {
+static double convergence_order_stop(const char *model, const char *name, int stop) {
   const double hs[4] = {4e-3, 2e-3, 1e-3, 5e-4}, T = 0.5;
   real ref[64], q[64];
   int nq = smooth_ref(model, T, ref);
@@ -290,7 +298,7 @@ static double convergence_order(const char *model, const char *name) {
   printf("avbd vs smooth engine, %s (%s), T = %.1f s:", name, RL_PREC_NAME, T);
   for (int i = 0; i < 4; i++) {
     double an, it;
-    avbd_run(model, hs[i], T, q, &an, NULL, &it);
+    avbd_run_stop(model, hs[i], T, stop, q, &an, NULL, &it);
     double e = 0;
     for (int k = 0; k < nq; k++) e = fmax(e, fabs((double)q[k] - ref[k]));
     printf(" h=%.1e err=%.3e (anchor %.1e, %.1f sweeps/step);", hs[i], e, an, it);
@@ -315,6 +323,10 @@ static double convergence_order(const char *model, const char *name) {
   return num / den;
 }
 
+static double convergence_order(const char *model, const char *name) {
+  return convergence_order_stop(model, name, RL_AVBD_STOP_UPDATE);
+}
+
 Test(avbd, pendulum_converges_to_smooth_engine_first_order) {
   double o = convergence_order(SCENE("pendulum.xml"), "pendulum");
   cr_expect(o > TOL(0.8, 0.5) && o < TOL(1.3, 1.6), "order %.3f", o);
@@ -324,7 +336,7 @@ Test(avbd, double_pendulum_converges_to_smooth_engine_first_order) {
   cr_expect(o > TOL(0.8, 0.5) && o < TOL(1.3, 1.6), "order %.3f", o);
 }
 Test(avbd, compound_joints_converge_to_smooth_engine_first_order) {
-  double o = convergence_order(MODEL("compound_joints.xml"), "compound_joints");
+  double o = convergence_order_stop(MODEL("compound_joints.xml"), "compound_joints", RL_AVBD_STOP_DISTANCE);
   cr_expect(o > TOL(0.8, 0.5) && o < TOL(1.3, 1.6), "order %.3f", o);
 }
 Test(avbd, chain8_converges_to_smooth_engine_first_order) {
@@ -757,6 +769,57 @@ Test(avbd, pendulum_vs_gsl_ode_first_order) {
 }
 
 /* --- (c) the dense global KKT reference vs AVBD's converged step */
+
+/* The stopping test against the exact step: for every step, the dense KKT reference solves the same step
+   problem from the same start, and a step the test flags converged whose poses are farther from that
+   solution than the tolerance the test claimed (am->stat.tol_lin m, tol_ang rad) counts as a false stop.
+   Returns the fraction of false stops among the flagged steps over NSTEP steps at time step h. */
+static double false_stop_fraction(const char *model, double h, int stop, int nstep, int *flagged, double *worst) {
+  rl_pair p;
+  rl_data *d;
+  rl_avbd_param prm = avbd_load(&p, model, h);
+  prm.stop = stop;
+  rl_avbd *am = avbd_start(&p, &prm, &d);
+  int bad = 0;
+  *flagged = 0;
+  *worst = 0;
+  for (int k = 0; k < nstep; k++) {
+    rl_avbd_ref ref;
+    cr_assert_eq(rl_avbd_ref_solve(&ref, am, p.m, d), 0, "dense KKT solve failed (info %d)", ref.info);
+    cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
+    double dx, dth;
+    rl_avbd_ref_distance(&ref, am, &dx, &dth);
+    rl_avbd_ref_free(&ref);
+    if (!am->stat.converged) continue;
+    (*flagged)++;
+    double r = fmax(dx / (double)am->stat.tol_lin, dth / (double)am->stat.tol_ang);
+    *worst = fmax(*worst, r);
+    bad += r > 1;
+  }
+  rl_data_free(d);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+  return *flagged ? (double)bad / *flagged : 0;
+}
+
+/* The distance stopping test is honest at every h from 10 ms to 10 µs: no step it flags converged is
+   farther from the dense solution than the distance it claims.  The update test's figures are printed
+   beside it (below 1 ms its fixed 1e-8 bound is far looser than the error a first-order step may make). */
+Test(avbd, distance_stop_honest_vs_dense_kkt, .timeout = 600) {
+  static const char *scene[3] = {SCENE("pendulum.xml"), SCENE("double_pendulum_swing.xml"), SCENE("chain8.xml")};
+  static const double hs[4] = {1e-2, 1e-3, 1e-4, 1e-5};
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < 4; k++) {
+      int fd, fu;
+      double wd, wu;
+      double xd = false_stop_fraction(scene[i], hs[k], RL_AVBD_STOP_DISTANCE, 40, &fd, &wd);
+      double xu = false_stop_fraction(scene[i], hs[k], RL_AVBD_STOP_UPDATE, 40, &fu, &wu);
+      printf("avbd stopping test vs dense KKT (%s) %s h=%.0e: distance test %d/40 flagged, false %.3f, worst "
+             "distance/claim %.2f; update test %d/40 flagged, false %.3f, worst %.2f\n",
+             RL_PREC_NAME, strrchr(scene[i], '/') + 1, hs[k], fd, xd, wd, fu, xu, wu);
+      cr_expect_eq(xd, 0, "false stops %.3f", xd);
+    }
+}
 
 static void dense_vs_avbd(const char *model, const char *name, int warm) {
   rl_pair p;
