@@ -197,9 +197,10 @@ static void cmp_solve(const rl_avbd_compound *c, real q[][4], const real QE[4], 
   }
 }
 
-/* Row wrenches (f, τ) in F's frame (rl_avbd_compound: length rows then angle rows) from S at the
-   solution, Qb[k] the rotation before component k (for the ⊥ vectors of a single hinge or slide) */
-static void cmp_rows_local(const rl_avbd_compound *c, const real S[6][6], const real Q[4], real w[6][6]) {
+/* Row wrenches (f, τ) in F's frame (rl_avbd_compound: length rows then angle rows) from S and the
+   coordinates q at the solution (the rotation before a single hinge or slide turns its ⊥ vectors) */
+static void cmp_rows_local(const rl_avbd_compound *c, const real q[][4], const real S[6][6], const real Q[4],
+                           real w[6][6]) {
   real cq[4], f[3][3], rot[3][6];
   int nf = 0, nr = 0, kr = -1, ks = -1, sl[3], nsl = 0;
   rl_q_conj(cq, Q);
@@ -226,8 +227,8 @@ static void cmp_rows_local(const rl_avbd_compound *c, const real S[6][6], const 
     for (int k = 0; k < ks; k++) {
       real ql[4];
       if (c->type[k] == RL_JNT_SLIDE) continue;
-      if (c->type[k] == RL_JNT_BALL) rl_q_copy(ql, c->q[k]);
-      else rl_q_from_axis_angle(ql, c->axis[k], c->q[k][0] - c->qpos0[k]);
+      if (c->type[k] == RL_JNT_BALL) rl_q_copy(ql, q[k]);
+      else rl_q_from_axis_angle(ql, c->axis[k], q[k][0] - c->qpos0[k]);
       rl_q_normalize(ql);
       rl_q_mul(Qb, Qb, ql);
     }
@@ -266,7 +267,7 @@ static void cmp_rows_local(const rl_avbd_compound *c, const real S[6][6], const 
     for (int k = 0; k < kr; k++) {
       real ql[4];
       if (c->type[k] == RL_JNT_SLIDE) continue;
-      rl_q_from_axis_angle(ql, c->axis[k], c->q[k][0] - c->qpos0[k]);
+      rl_q_from_axis_angle(ql, c->axis[k], q[k][0] - c->qpos0[k]);
       rl_q_mul(Qb, Qb, ql);
     }
     rl_q_mul(r, cq, Qb);
@@ -295,15 +296,8 @@ void avbd_compound_eval(const rl_avbd_compound *c, const rl_avbd_pose *A, const 
   rl_q_rotate(pE, c0, t);
   memcpy(v->q, c->q, sizeof v->q);
   cmp_solve(c, v->q, QE, pE, Q, S, e);
-  /* rows in F's frame: the ⊥ vectors of a single hinge/slide use the coordinates just found */
-  rl_avbd_compound tmp;
-  const rl_avbd_compound *cc = c;
-  if ((c->nslide == 1 || c->nrot == 1) && c->n > 1) {
-    memcpy(&tmp, c, sizeof tmp);
-    memcpy(tmp.q, v->q, sizeof tmp.q);
-    cc = &tmp;
-  }
-  cmp_rows_local(cc, S, Q, w);
+  /* rows in F's frame (the ⊥ vectors of a single hinge/slide use the coordinates just found) */
+  cmp_rows_local(c, (const real(*)[4])v->q, S, Q, w);
   rl_q_to_mat(RF, QF);
   int nrow = c->nlin + c->nang;
   for (int r = 0; r < nrow; r++) {
