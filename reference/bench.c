@@ -205,7 +205,7 @@ static void bench_ctx_open(ctx *c, rl_pair *p, rl_states *S) {
   c->mjfree = mj_copyModel(NULL, p->mjm);
   c->mjfree->opt.disableflags |= mjDSBL_CONSTRAINT;
   c->mjfull = p->mjm;
-  c->d = rl_data_alloc(p->m);
+  c->d = rl_pair_data(p);
   c->mjd = mj_makeData(c->mjfree);
   c->mjdfull = mj_makeData(p->mjm);
   rl_states_draw(p->mjm, 2, 12345, S);
@@ -360,7 +360,7 @@ static int bench_chains(const rl_bench_args *a, const char *list) {
     p.m->opt.solver = RL_SOLVER_NEWTON;
     p.mjm->opt.solver = mjSOL_NEWTON;
     mjData *mjd = mj_makeData(p.mjm);
-    rl_data *d = rl_data_alloc(p.m);
+    rl_data *d = rl_pair_data(&p);
     mj_resetDataKeyframe(p.mjm, mjd, 0);
     double *q0 = malloc(sizeof(double) * (size_t)(p.mjm->nq + p.mjm->nv));
     memcpy(q0, mjd->qpos, sizeof(double) * (size_t)p.mjm->nq);
