@@ -105,8 +105,8 @@ static void expect_bad_opt(const char *kv, const char *allowed) {
   expect_bad(args, 1, want);
 }
 Test(badinput, option_ranges) {
-  expect_bad_opt("timestep=0", "a finite number > 0");
-  expect_bad_opt("timestep=1e400", "a finite number > 0");
+  expect_bad_opt("timestep=0", "a number in (0, 1]");
+  expect_bad_opt("timestep=1e400", "a number in (0, 1]");
   expect_bad_opt("gravity=0,-9.81", "three comma-separated finite numbers X,Y,Z");
   expect_bad_opt("iterations=0", "an integer from 1 to 1000000");
   expect_bad_opt("iterations=1000001", "an integer from 1 to 1000000");
