@@ -336,7 +336,9 @@ static int cmd_report(int argc, char **argv) {
     fputs(usage_report, stdout);
     return RL_EXIT_OK;
   }
-  if (argc != 1 || argv[0][0] == '-') {
+  for (int i = 0; i < argc; i++)
+    if (argv[i][0] == '-') return bad("report", "unknown option '%s'", argv[i]);
+  if (argc != 1) {
     rl_errorf("report: expected exactly one RESULTS_DIR (see 'rigidlab report --help')");
     return RL_EXIT_BADINPUT;
   }
@@ -437,6 +439,15 @@ static int cmd_run(int argc, char **argv) {
     if (!a.nspec) return bad("run", "no SPEC.ini given and no experiments/*.ini here%s", "");
     qsort(found, (size_t)a.nspec, sizeof found[0], (int (*)(const void *, const void *))strcmp);
     for (int i = 0; i < a.nspec; i++) a.specs[i] = found[i];
+  }
+  /* every --opt checked against the option table before anything is created */
+  for (int i = 0; i < a.nopts; i++) {
+    rl_opt_value ov;
+    char err[2048];
+    if (rl_opt_parse(a.opts[i], &ov, err, sizeof err)) {
+      rl_errorf("%s", err);
+      return RL_EXIT_BADINPUT;
+    }
   }
   /* MuJoCo's warnings stay quiet; its errors end the worker with exit 2 (mujoco_error) */
   return rl_run(&a);

@@ -358,6 +358,7 @@ static int handler(void *user, const char *section, const char *name, const char
     } else if (!strcmp(name, "duration")) {
       if (spec_number(s, RL_NUM_duration, name, value, &x)) return 0;
       s->duration = x;
+      s->duration_line = s->line;
       s->steps = -1;
     } else if (!strcmp(name, "seed")) {
       if (spec_number(s, RL_NUM_seed, name, value, &x)) return 0;
@@ -590,6 +591,34 @@ static int kind_check(rl_spec *s, char *err, int errlen) {
   return k->check ? k->check(s, err, errlen) : 0;
 }
 
+/* duration / dt within the cap of a run's steps for every point: the dt axis when there is one (it sets
+   every point's step), else each scene's own time step.  0, or −1 with err naming the duration's line */
+static int duration_steps_check(const rl_spec *s, char *err, int errlen) {
+  if (!(s->duration > 0)) return 0;
+  int line = 0, a = rl_spec_axis_find(s, "dt", &line);
+  for (int i = 0; i < (a >= 0 ? s->axis[a].nval : s->nscene); i++) {
+    double dt;
+    if (a >= 0) dt = strtod(s->axis[a].val[i], NULL);
+    else {
+      if (!strncmp(s->scene[i], "chain:", 6)) continue;
+      char e2[1024];
+      mjModel *m = rl_mj_load(s->scene[i], e2, sizeof e2);
+      if (!m) {
+        rl_snprintf(err, (size_t)errlen, "%s:%d: %s", s->path, s->scene_line, e2);
+        return -1;
+      }
+      dt = m->opt.timestep;
+      mj_deleteModel(m);
+    }
+    if (!(s->duration / dt <= (double)RL_MAX_STEPS)) {
+      rl_snprintf(err, (size_t)errlen, "%s:%d: duration %g s at time step %g s is %g steps (allowed: at most %ld)",
+                  s->path, s->duration_line, s->duration, dt, s->duration / dt, RL_MAX_STEPS);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 static int load(const char *path, rl_spec *s, int no_files, char *err, int errlen) {
   memset(s, 0, sizeof *s);
   s->no_files = no_files;
@@ -678,6 +707,10 @@ static int load(const char *path, rl_spec *s, int no_files, char *err, int errle
       }
     }
     mj_deleteModel(m);
+  }
+  if (!no_files && duration_steps_check(s, err, errlen)) {
+    rl_spec_free(s);
+    return RL_EXIT_BADINPUT;
   }
   s->text = slurp(path);
   if (!s->text) s->text = strdup("");

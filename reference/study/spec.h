@@ -181,7 +181,7 @@ typedef struct rl_spec {
   char *long_value; /* the value of a line longer than inih's buffer (the reader's, see spec.c) */
   char seen[16][16];
   int nseen, seen_line[16]; /* [experiment] keys given so far, and their lines */
-  int metrics_line;
+  int metrics_line, duration_line;
 } rl_spec;
 
 typedef struct rl_point {
