@@ -70,10 +70,11 @@ static int run(const char *args_in, int with_csv, char *msg, size_t msglen, int 
     snprintf(prefix, sizeof prefix, "%.*s ", (int)(strchr(args, ';') - args + 1), args);
     a = strchr(args, ';') + 1;
   }
-  snprintf(cmd, sizeof cmd, "%s%s %s %s%s/out.csv < /dev/null > /dev/null 2> %s/err.txt", prefix, RIGIDLAB, a,
-           with_csv ? "--csv " : "", with_csv ? tmpdir : "", tmpdir);
+  /* a command that hangs is stopped after 60 s (exit 124: a failed case, not a stuck suite) */
+  snprintf(cmd, sizeof cmd, "%stimeout 60 %s %s %s%s/out.csv < /dev/null > /dev/null 2> %s/err.txt", prefix, RIGIDLAB,
+           a, with_csv ? "--csv " : "", with_csv ? tmpdir : "", tmpdir);
   if (!with_csv)
-    snprintf(cmd, sizeof cmd, "%s%s %s < /dev/null > /dev/null 2> %s/err.txt", prefix, RIGIDLAB, a, tmpdir);
+    snprintf(cmd, sizeof cmd, "%stimeout 60 %s %s < /dev/null > /dev/null 2> %s/err.txt", prefix, RIGIDLAB, a, tmpdir);
   int st = system(cmd);
   char path[512];
   snprintf(path, sizeof path, "%s/err.txt", tmpdir);
