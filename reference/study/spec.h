@@ -42,7 +42,9 @@
  *
  * Points are the cartesian product, scene outermost, then the [sweep] axes in file order (the last
  * axis varies fastest); mujoco × f32 is skipped (MuJoCo is f64 only).  Errors: one line naming
- * FILE:LINE, the key or value, and what is allowed. */
+ * FILE:LINE, the key or value, and what is allowed; the first error of the file is the one named.
+ * Numbers go through the number table (options.h); an [experiment] key given twice is refused (scene
+ * excepted: its list goes on); lines up to RL_SPEC_MAXLINE characters. */
 #ifndef RL_SPEC_H
 #define RL_SPEC_H
 
