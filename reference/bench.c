@@ -313,9 +313,12 @@ static int write_chain(const char *path, int n) {
 static int bench_chains(const rl_bench_args *a, const char *list) {
   int ns[32], nn = 0;
   for (const char *t = list; *t && nn < 32;) {
-    char *end;
-    long v = strtol(t, &end, 10);
-    if (end == t || v < 2 || v > 95 || (*end && *end != ',')) {
+    char tok[32];
+    const char *end = strchr(t, ',');
+    if (!end) end = t + strlen(t);
+    long v;
+    snprintf(tok, sizeof tok, "%.*s", (int)(end - t < 31 ? end - t : 31), t);
+    if (end - t > 31 || rl_parse_long(tok, 2, 95, &v)) {
       rl_errorf("bench: chain:LIST needs comma-separated link counts between 2 and 95 (MuJoCo 2.2.2's XML nesting "
                 "limit), got '%s'",
                 list);
