@@ -581,14 +581,20 @@ Test(badinput, specs) {
   run_cases(spec_files, NCASE(spec_files));
 }
 
-/* lines longer than the system inih's 200-character buffer: a long valid line is read whole (the error two
-   lines below it names its own line), an over-long one (past 65536 characters) and a long key are refused
-   naming the line */
+/* lines longer than the system inih's 200-character buffer: a long valid line (a key's value, an indented
+   scene list) is read whole (the error below it names its own line), an over-long one (past 65536
+   characters) and a long key are refused naming the line */
 Test(badinput, spec_long_lines) {
   static char t[80000];
   size_t j = (size_t)snprintf(t, sizeof t, "[experiment]\nname = a\ndescription = ");
   for (int k = 0; k < 60; k++) j += (size_t)snprintf(t + j, sizeof t - j, "word%d ", k);
   snprintf(t + j, sizeof t - j, " ; a comment\nscene = @S/pendulum.xml\nsteps = x\n");
+  put("s.ini", t, -1);
+  expect_bad("run @I/s.ini --out @O", 0, "s.ini:5: [experiment] steps: bad value 'x'");
+  /* a scene list going on on an indented line of about 700 characters */
+  j = (size_t)snprintf(t, sizeof t, "[experiment]\nname = a\nscene = @I/p0.xml\n   ");
+  for (int k = 1; k <= 20; k++) j += (size_t)snprintf(t + j, sizeof t - j, "%s@I/p%d.xml", k > 1 ? ", " : " ", k);
+  snprintf(t + j, sizeof t - j, "\nsteps = x\n");
   put("s.ini", t, -1);
   expect_bad("run @I/s.ini --out @O", 0, "s.ini:5: [experiment] steps: bad value 'x'");
   j = (size_t)snprintf(t, sizeof t, "[experiment]\nname = a\ndescription = ");
@@ -633,7 +639,7 @@ Test(badinput, case_count) {
              {"numbers", NCASE(numbers)},
              {"options", NCASE(options)},
              {"models", NCASE(models)},
-             {"specs", NCASE(specs) + NCASE(spec_files) + 3},
+             {"specs", NCASE(specs) + NCASE(spec_files) + 4},
              {"resources", NCASE(resources)},
              {"single tests", 3} /* contact_capacity_overflow, sweep_option_range, unwritable_csv */};
   int total = 0;
