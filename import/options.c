@@ -196,13 +196,6 @@ int rl_number_parse(int num, const char *label, const char *s, double *x, char *
   return 0;
 }
 
-int rl_number_parse_long(int num, const char *label, const char *s, long *x, char *err, int errlen) {
-  double v;
-  if (rl_number_parse(num, label, s, &v, err, errlen)) return -1;
-  *x = (long)v;
-  return 0;
-}
-
 /* a value as the messages print it */
 static void fmt_value(char *buf, size_t n, double x) { snprintf(buf, n, "%.17g", x); }
 

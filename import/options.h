@@ -169,7 +169,5 @@ extern const rl_opt_row rl_num_table[];
 
 /* S as the number of row NUM (RL_NUM_*): 0, or −1 with "LABEL: bad value 'S' (allowed: …)" */
 int rl_number_parse(int num, const char *label, const char *s, double *x, char *err, int errlen);
-/* the same for an INT row */
-int rl_number_parse_long(int num, const char *label, const char *s, long *x, char *err, int errlen);
 
 #endif
