@@ -158,6 +158,7 @@ int rl_parse_long(const char *s, long lo, long hi, long *x);
   X(seed, INT, RL_OPT_IN(0, 4294967295L), "random seed")                                        \
   X(reps, INT, RL_OPT_IN(1, 1000), "bench's alternating repetitions")                           \
   X(jobs, INT, RL_OPT_IN(1, 1024), "worker processes of run")                                   \
+  X(threads, INT, RL_OPT_IN(1, 4096), "threads of bench --device cpu --envs")                   \
   X(shards, INT, RL_OPT_IN(1, 100000), "N of run --shard I/N")                                  \
   X(levels, INT, RL_OPT_IN(4, 12), "refinement levels (a spec's levels)")                       \
   X(conv_states, INT, RL_OPT_IN(1, 100), "convergence states (a spec's states)")

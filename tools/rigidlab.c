@@ -29,7 +29,7 @@ static const char *usage_main =
     "  sim    MODEL.xml --engine newton|cg|avbd|mujoco [--precision f64|f32] [--dt H] [--steps N | --duration T]\n"
     "                   [--key NAME|INDEX] [--csv FILE] [--opt K=V]...\n"
     "  bench  MODEL.xml|chain:N1,N2,... [--precision f64|f32|both] [--stages LIST] [--engines LIST] [--steps N]\n"
-    "                   [--reps R] [--csv FILE] [--opt K=V]...\n"
+    "                   [--reps R] [--csv FILE] [--opt K=V]... [--device cpu --envs N1,N2,... [--threads T]]\n"
     "  run    [SPEC.ini ...] [--out DIR] [--jobs N] [--shard I/N] [--resume] [--opt K=V]...\n"
     "  merge  DIR... --out OUT\n"
     "  check  RESULTS [--baseline DIR] [--update-baseline]\n"
@@ -69,7 +69,9 @@ static const char *usage_sim =
 static const char *usage_bench =
     "usage: rigidlab bench MODEL.xml [options]\n"
     "Times each smooth-dynamics stage of rigidlab against MuJoCo's equivalent, alternating in one\n"
-    "process; prints medians and ratio = ours/MuJoCo (below 1 is faster).\n"
+    "process; prints medians and ratio = ours/MuJoCo (below 1 is faster).  Under each whole-step row (newton,\n"
+    "cg) a profiled pass shows where the step goes: position, collision, velocity, actuation, smooth,\n"
+    "constraint (rows), solve, integrate, other: ns per step and share, ours beside MuJoCo's timers.\n"
     "  --precision f64|f32|both   (default both)\n"
     "  --steps N                  calls per timed block (default 200)\n"
     "  --reps R                   alternating repetitions (default 15)\n"
@@ -77,7 +79,14 @@ static const char *usage_bench =
     "                             collision,step (default: all)\n"
     "  --engines LIST             engines for the whole constrained step: newton,cg,avbd (default newton;\n"
     "                             MuJoCo, with the same solver, is always timed beside)\n"
-    "  --csv FILE                 model,engine,precision,stage,ns_per_step,mujoco_ns_per_step,ratio\n"
+    "  --csv FILE                 model,engine,precision,stage,ns_per_step,mujoco_ns_per_step,ratio,share,\n"
+    "                             mujoco_share (the profile as stage step/<part>; share: of the whole step)\n"
+    "  --device cpu --envs LIST   the batch API instead: N environments stepped together for each N of\n"
+    "                             LIST (engine: the first of --engines, default avbd; --steps timed steps,\n"
+    "                             default 50; --threads T OpenMP threads, default all); prints env-steps/s,\n"
+    "                             the largest anchor error, unconverged env-steps and resets; CSV columns\n"
+    "                             model,engine,precision,device,envs,threads,steps,env_steps_per_s,\n"
+    "                             max_anchor_err,unconverged,resets\n"
     "  --opt KEY=VALUE            override a model/solver option (repeatable; see rigidlab --help-options)\n";
 
 static int bad(const char *cmd, const char *fmt, const char *arg) {
@@ -116,7 +125,8 @@ typedef struct parsed {
   int precision;
   long states, steps, reps, seed;
   double dt, duration;
-  const char *engine, *key, *stages, *engines;
+  const char *engine, *key, *stages, *engines, *device, *envs;
+  long threads;
 } parsed;
 
 static int parse_args(const char *cmd, int argc, char **argv, parsed *p, const char *usage) {
@@ -124,7 +134,8 @@ static int parse_args(const char *cmd, int argc, char **argv, parsed *p, const c
   /* the options of CMD that take a value */
   const char *valued = !strcmp(cmd, "verify") ? "--opt,--csv,--precision,--states,--seed,--stages"
                        : !strcmp(cmd, "sim")  ? "--opt,--csv,--precision,--engine,--key,--dt,--duration,--steps"
-                                              : "--opt,--csv,--precision,--stages,--engines,--steps,--reps";
+                                              : "--opt,--csv,--precision,--stages,--engines,--steps,--reps,--device,"
+                                                "--envs,--threads";
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -165,6 +176,10 @@ static int parse_args(const char *cmd, int argc, char **argv, parsed *p, const c
       if ((st = num_flag(cmd, RL_NUM_duration, a, v, &p->duration))) return st;
     } else if (!strcmp(a, "--steps") && (!strcmp(cmd, "sim") || !strcmp(cmd, "bench"))) {
       if ((st = long_flag(cmd, RL_NUM_steps, a, v, &p->steps))) return st;
+    } else if (!strcmp(a, "--device") && !strcmp(cmd, "bench")) p->device = v;
+    else if (!strcmp(a, "--envs") && !strcmp(cmd, "bench")) p->envs = v;
+    else if (!strcmp(a, "--threads") && !strcmp(cmd, "bench")) {
+      if ((st = long_flag(cmd, RL_NUM_threads, a, v, &p->threads))) return st;
     } else if (!strcmp(a, "--reps") && !strcmp(cmd, "bench")) {
       if ((st = long_flag(cmd, RL_NUM_reps, a, v, &p->reps))) return st;
     } else return bad(cmd, "unknown option '%s'", a);
@@ -285,6 +300,26 @@ static int cmd_sim(int argc, char **argv) {
   return close_out(&p, &w, r);
 }
 
+/* --envs N1,N2,…: up to 32 environment counts, each an integer from 1 to 1000000 */
+static int parse_envs(const char *list, int *envs, int *n) {
+  char buf[512];
+  if (strlen(list) >= sizeof buf) return bad("bench", "--envs list too long (%s)", "at most 511 characters");
+  snprintf(buf, sizeof buf, "%s", list);
+  *n = 0;
+  size_t l = strlen(list);
+  if (!l || list[0] == ',' || list[l - 1] == ',' || strstr(list, ",,"))
+    return bad("bench", "--envs '%s': an empty count (expected N1,N2,...)", list);
+  for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+    long v;
+    if (*n >= 32) return bad("bench", "--envs '%s': at most 32 counts", list);
+    if (rl_parse_long(t, 1, 1000000, &v))
+      return bad("bench", "--envs '%s': each count must be an integer from 1 to 1000000", list);
+    envs[(*n)++] = (int)v;
+  }
+  if (!*n) return bad("bench", "--envs '%s' lists no count", list);
+  return 0;
+}
+
 static int cmd_bench(int argc, char **argv) {
   parsed p = {0};
   p.precision = 3;
@@ -294,7 +329,17 @@ static int cmd_bench(int argc, char **argv) {
                                   "kinematics,com,inertia,bias,passive,actuation,smooth,step_smooth,collision,step")))
     return st;
   if (p.engines && (st = list_flag("bench", "--engines", p.engines, "newton,cg,avbd"))) return st;
-  rl_bench_args a = {.c = p.c, .steps = p.steps, .reps = (int)p.reps, .engines = p.engines, .stages = p.stages};
+  rl_bench_args a = {.c = p.c,
+                     .steps = p.steps,
+                     .reps = (int)p.reps,
+                     .engines = p.engines,
+                     .stages = p.stages,
+                     .device = p.device,
+                     .threads = (int)p.threads};
+  if (p.envs && (st = parse_envs(p.envs, a.envs, &a.nenvs))) return st;
+  if (p.device && strcmp(p.device, "cpu") && strcmp(p.device, "cuda"))
+    return bad("bench", "--device '%s' (allowed: cpu, cuda)", p.device);
+  if (p.device && !p.envs) return bad("bench", "--device needs --envs N1,N2,...%s", "");
   rl_csv w;
   if ((st = open_out(&p, &w, 0))) return st;
   a.c.out = p.c.out;
