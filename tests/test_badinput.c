@@ -283,6 +283,11 @@ static const bad_case bench_cli[] = {
     {"bench chain:1,2", 1, "between 2 and 95"},
     {"bench chain:5", 1, "at least two link counts"},
     {"bench @S/pendulum.xml --reps", 0, "--reps needs a value"},
+    {"bench @S/pendulum.xml --device cpu --envs 4 --threads 0", 1,
+     "--threads: bad value '0' (allowed: an integer from 1 to 4096)"},
+    {"bench @S/pendulum.xml --device cpu --envs 1,,2", 1, "--envs '1,,2': an empty count"},
+    {"bench @S/pendulum.xml --device cpu --envs 99999999999", 1, "--envs '99999999999'"},
+    {"bench @S/pendulum.xml --device gpu --envs 4", 1, "--device 'gpu'"},
 };
 Test(badinput, bench_cli) { run_cases(bench_cli, NCASE(bench_cli)); }
 
