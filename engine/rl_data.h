@@ -186,6 +186,9 @@ typedef struct rl_data {
   size_t arena_top;  /* in reals */
   size_t arena_high; /* high-water mark, in reals */
   void *buffer;      /* the single allocation */
+  /* Newton's sparse Cholesky (rl_sparse, solver_sparse.c): pattern, analysis and factor kept between
+     solves, allocated on first use by CHOLMOD (outside the arena), released by rl_data_free */
+  struct rl_sparse *sparse;
 } rl_data;
 
 /* Allocate data for model m, state set to qpos0, zero velocity and controls. */

@@ -79,7 +79,7 @@ typedef struct rl_option {
   /* rigidlab's own options (not in MuJoCo 2.2.2) */
   int collision;          /* RL_COLL_MANIFOLD (default) | RL_COLL_MUJOCO (one MPR point per convex pair, 2.2.2 rules) */
   int contact_resolution; /* RL_RES_AUTO | RL_RES_CONVEX | RL_RES_SIGNORINI */
-  int newton_factor;      /* RL_FACTOR_AUTO | RL_FACTOR_DENSE | RL_FACTOR_SKYLINE | RL_FACTOR_ABA */
+  int newton_factor;      /* RL_FACTOR_AUTO | _DENSE | _SKYLINE | _ABA | _SPARSE */
   int max_contacts; /* contact capacity asked for (0: the model's nconmax, else max(256, 8·ngeom)); sizes nconmax */
   /* AVBD parameters set by options (0: the engine's precision default) */
   int avbd_iterations; /* sweep budget */
@@ -89,7 +89,7 @@ typedef struct rl_option {
 
 enum { RL_COLL_MANIFOLD = 0, RL_COLL_MUJOCO = 1 };
 enum { RL_RES_AUTO = 0, RL_RES_CONVEX = 1, RL_RES_SIGNORINI = 2 };
-enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR_ABA = 3 };
+enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR_ABA = 3, RL_FACTOR_SPARSE = 4 };
 
 /* sizes: every array count below is one of these.
    nconmax: contact capacity (option max_contacts); nefcmax: constraint-row capacity (all equality,
@@ -100,10 +100,11 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
    support), laid out as  adr[nvert] | neighbour lists:  the neighbours of hull vertex i (indices into
    the mesh's hull vertices, in MuJoCo's edge order) are mesh_graph[a + mesh_graph[a + i] + j],
    j = 0, 1, … up to a −1 terminator, a = mesh_graphadr[k]. */
-#define RL_MODEL_SIZES(X)                                                                                      \
-  X(nq)                                                                                                        \
-  X(nv) X(nu) X(nbody) X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(nmeshgraph) X(neq) X(nM) X(nexclude) X(nnames) \
-      X(nconmax) X(nefcmax) X(njmax)
+#define RL_MODEL_SIZES(X)                                                                                           \
+  X(nq)                                                                                                             \
+  X(nv)                                                                                                             \
+  X(nu) X(nbody) X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(nmeshgraph) X(neq) X(nM) X(nexclude) X(nnames) X(nconmax) \
+      X(nefcmax) X(njmax)
 
 /* X(type, name, count, width) */
 #define RL_MODEL_FIELDS(X)                \
