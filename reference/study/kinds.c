@@ -12,10 +12,11 @@
 #include "runner.h"
 
 /* One row per kind: the descriptor rl_kind_NAME defined in NAME.c.  A new kind is one more row here. */
-#define RL_STUDY_KIND_ROWS                                                                                     \
-  ROW(trajectory)                                                                                              \
-  ROW(refinement) ROW(fp32) ROW(residuals) ROW(convergence) ROW(lockstep) ROW(device) ROW(speed) ROW(analytic) \
-      ROW(verify) ROW(agreement) ROW(contact) ROW(bench)
+#define RL_STUDY_KIND_ROWS                                                                                 \
+  ROW(trajectory)                                                                                          \
+  ROW(refinement)                                                                                          \
+  ROW(fp32) ROW(residuals) ROW(convergence) ROW(lockstep) ROW(device) ROW(speed) ROW(analytic) ROW(verify) \
+      ROW(agreement) ROW(contact) ROW(bench) ROW(scale)
 
 #define ROW(k) extern const rl_study_kind rl_kind_##k;
 RL_STUDY_KIND_ROWS
