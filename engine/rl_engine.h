@@ -92,6 +92,8 @@ void rl_fwd_velocity(const rl_model *m, rl_data *d);
 void rl_forward_smooth(const rl_model *m, rl_data *d);
 /* Non-finite or huge qpos/qvel → counted warning, state reset to qpos0 (as MuJoCo); returns 0 if reset. */
 int rl_check_state(const rl_model *m, rl_data *d);
+/* 1 if every qpos and qvel entry is finite with |x| ≤ 1e10 (the bounds of rl_check_state), else 0 */
+int rl_state_finite(const rl_model *m, const rl_data *d);
 
 /* --- integration --- */
 /* qpos ← qpos ⊕ h·qvel (quaternion exponential on ball/free joints, body-frame angular velocity). */

@@ -486,6 +486,8 @@ static int state_ok(const real *x, int n) {
   return 1;
 }
 
+int rl_state_finite(const rl_model *m, const rl_data *d) { return state_ok(d->qpos, m->nq) && state_ok(d->qvel, m->nv); }
+
 /* |x| > 1e10 or non-finite → warning and reset (MuJoCo's mj_checkPos/mj_checkVel); time and the
    warning counters survive the reset. */
 int rl_check_state(const rl_model *m, rl_data *d) {

@@ -24,7 +24,7 @@
 /* the nv caps of the dense factorizations (rigidlab's dense Newton, MuJoCo 2.2.2's): O(nv³) per factorization,
    seconds per step from ~1500 dofs on; MuJoCo's memory cap for its njmax-sized arrays */
 #define SCALE_DENSE_MAX_NV  1500
-#define SCALE_MUJOCO_MAX_NV 1500
+#define SCALE_MUJOCO_MAX_NV 3000
 #define SCALE_MUJOCO_MAX_GB 4.0
 
 static int scale_run(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
