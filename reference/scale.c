@@ -219,6 +219,17 @@ static int scale_one(const rl_scale_args *a, const char *path, const char *famil
   }
   int nv = p.m->nv, nefc = 0;
   long steps = a->steps > 0 ? a->steps : 5;
+  if (wanted(a->solvers, S_MUJOCO)) {
+    /* MuJoCo's njmax comes from the rows rigidlab's steps make: with no rigidlab solver asked for, CG's
+       steps (the cheapest) count them, untimed */
+    int any = 0;
+    for (int s = 0; s < S_MUJOCO; s++) any |= wanted(a->solvers, s);
+    if (!any) {
+      scale_row r = {0};
+      run_ours(&p, S_CG, steps, &r);
+      nefc = r.nefc;
+    }
+  }
   for (int s = 0; s < NS; s++) {
     if (!wanted(a->solvers, s)) continue;
     scale_row r = {.ms = NAN, .iter = NAN, .arena = NAN, .chol = NAN, .qrel = NAN};
