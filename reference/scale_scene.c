@@ -93,9 +93,10 @@ int rl_scale_scene_write(const char *path, const char *family, int n, long njmax
     snprintf(err, (size_t)errlen, "%s: cannot write the scale scene", path);
     return -1;
   }
-  /* contacts: a pile body touches at most ~12 neighbours and 3 planes (manifolds: up to 4 points per
-     box face pair); a link touches the floor with up to 2 points */
-  int ncon = links ? 4 * n : box ? 24 * n : 10 * n;
+  /* contacts: a pile body touches at most ~12 neighbours and 3 planes; a box pair's manifold has up to 8
+     points (a 125-box pile filled 24 per box, the capacity, in its first steps); a link touches the floor
+     with up to 2 points */
+  int ncon = links ? 4 * n : box ? 64 * n : 10 * n;
   fprintf(f, "<mujoco model=\"%s%d\">\n  <option timestep=\"0.002\" gravity=\"0 0 -9.81\"/>\n", family, n);
   fprintf(f, "  <size nconmax=\"%d\" njmax=\"%ld\"/>\n", ncon, njmax);
   if (links) write_links(f, n);
