@@ -168,6 +168,13 @@ real avbd_mean_inertia(const rl_avbd *am, const rl_model *m, int s) {
 /* Count joints and rows; refuse what the solver does not model.  Returns 0 and writes err. */
 static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int errlen) {
   int nj = 0, nr = 0;
+  if (m->ntendon > 0) { /* and with them tendon actuators, limits and equalities */
+    snprintf(err, (size_t)errlen,
+             "avbd: tendon '%s': a tendon's length runs along a path through several bodies, and avbd has no "
+             "row for a path length (use --engine newton)",
+             rl_model_name(m, m->name_tendonadr[0]));
+    return 0;
+  }
   for (int b = 1; b < m->nbody; b++) {
     if (avbd_is_static(m, b)) continue;
     const char *name = rl_model_name(m, m->name_bodyadr[b]);
@@ -561,7 +568,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
       jt->stiffness = m->jnt_stiffness[j];
       jt->spring = m->qpos_spring[m->jnt_qposadr[j]];
       for (int u = 0; u < m->nu; u++)
-        if (m->actuator_jntid[u] == j) jt->act = u;
+        if (m->actuator_trntype[u] != RL_TRN_TENDON && m->actuator_trnid[2 * u] == j) jt->act = u;
       avbd_joint_geometry(m, d, am, jt, d->xanchor + 3 * j, d->xaxis + 3 * j);
       jt->phi = jt->qpos0;
     }

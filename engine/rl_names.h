@@ -71,6 +71,11 @@
 #define rl_check_state    RL_NAME(check_state)
 #define rl_state_finite   RL_NAME(state_finite)
 
+/* tendons */
+#define rl_tendon          RL_NAME(tendon)
+#define rl_tendon_velocity RL_NAME(tendon_velocity)
+#define rl_tendon_passive  RL_NAME(tendon_passive)
+
 /* integration */
 #define rl_integrate_pos RL_NAME(integrate_pos)
 #define rl_euler         RL_NAME(euler)

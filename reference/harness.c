@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include "harness.h"
 
-const char *const rl_stage_names[RL_NSTAGE] = {"kinematics", "com",        "inertia", "bias",
-                                               "passive",    "actuation",  "smooth",  "integrate",
-                                               "collision",  "constraint", "solve",   "step"};
+const char *const rl_stage_names[RL_NSTAGE] = {"kinematics", "com",       "tendon", "inertia",   "bias",
+                                               "passive",    "actuation", "smooth", "integrate", "collision",
+                                               "constraint", "solve",     "step"};
 
 /* one line on stderr: "rigidlab: MESSAGE" (newlines folded) */
 void rl_errorf(const char *fmt, ...) {

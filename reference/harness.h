@@ -22,6 +22,7 @@ typedef struct rl_common_args {
 enum {
   RL_STAGE_KINEMATICS,
   RL_STAGE_COM,
+  RL_STAGE_TENDON,
   RL_STAGE_INERTIA,
   RL_STAGE_BIAS,
   RL_STAGE_PASSIVE,

@@ -46,7 +46,7 @@ static const char *usage_verify =
     "  --states N                 number of states (default 100; half random, half along a trajectory)\n"
     "  --seed S                   RNG seed (default 1)\n"
     "  --stages LIST              comma-separated subset of: "
-    "kinematics,com,inertia,bias,passive,actuation,smooth,integrate,\n"
+    "kinematics,com,tendon,inertia,bias,passive,actuation,smooth,integrate,\n"
     "                             collision,constraint,solve,step (default: all)\n"
     "  --csv FILE                 model,precision,stage,quantity,max_abs_err,max_rel_err,tolerance,pass\n"
     "  --opt KEY=VALUE            override a model/solver option (repeatable; see rigidlab --help-options)\n"
@@ -237,7 +237,7 @@ static int cmd_verify(int argc, char **argv) {
   if (!ok)
     return bad("verify",
                "--stages '%s' (allowed: "
-               "kinematics,com,inertia,bias,passive,actuation,smooth,integrate,collision,constraint,solve,step)",
+               "kinematics,com,tendon,inertia,bias,passive,actuation,smooth,integrate,collision,constraint,solve,step)",
                p.stages);
   rl_csv w;
   if ((st = open_out(&p, &w, 0))) return st;

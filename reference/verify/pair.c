@@ -88,6 +88,18 @@ int rl_constraint_free(const rl_pair *p, char *why, int whylen) {
         snprintf(why, (size_t)whylen, "joint '%s' is limited", names + m->name_jntadr[j]);
         return 0;
       }
+  if (!(dis & mjDSBL_LIMIT))
+    for (int k = 0; k < m->ntendon; k++)
+      if (m->tendon_limited[k]) {
+        snprintf(why, (size_t)whylen, "tendon '%s' is limited", names + m->name_tendonadr[k]);
+        return 0;
+      }
+  if (!(dis & mjDSBL_FRICTIONLOSS))
+    for (int k = 0; k < m->ntendon; k++)
+      if (m->tendon_frictionloss[k] > 0) {
+        snprintf(why, (size_t)whylen, "tendon '%s' has frictionloss", names + m->name_tendonadr[k]);
+        return 0;
+      }
   if (!(dis & mjDSBL_FRICTIONLOSS))
     for (int i = 0; i < m->nv; i++)
       if (m->dof_frictionloss[i] > 0) {
