@@ -33,6 +33,7 @@
 #include "csv.h"
 #include "rl_avbd.h"
 #include "rl_collide.h"
+#include "scale_scene.h"
 #include "pair.h"
 #include "states.h"
 #include "study_speed.h"
@@ -540,6 +541,16 @@ int rl_cmd_bench(const rl_bench_args *a) {
   rl_pair p;
   if (!strncmp(a->c.model, "chain:", 6)) return bench_chains(a, a->c.model + 6);
   if (a->nenvs > 0 || a->device) return rl_bench_batch(a);
+  if (rl_scale_is_scene(a->c.model)) {
+    /* the scale study's scenes: every solver's step as N grows (scale.c) */
+    rl_scale_args s = {.c = a->c,
+                       .steps = a->steps,
+                       .solvers = a->engines,
+                       .dense_max_nv = 1500,
+                       .mujoco_max_nv = 3000,
+                       .mujoco_max_gb = 4};
+    return RL_NAME(cmd_scale)(&s);
+  }
   int st = rl_pair_load(&p, &a->c, 0, err, sizeof err);
   if (st) {
     rl_errorf("%s", err);

@@ -16,7 +16,7 @@
   ROW(trajectory)                                                                                          \
   ROW(refinement)                                                                                          \
   ROW(fp32) ROW(residuals) ROW(convergence) ROW(lockstep) ROW(device) ROW(speed) ROW(analytic) ROW(verify) \
-      ROW(agreement) ROW(contact) ROW(bench)
+      ROW(agreement) ROW(contact) ROW(bench) ROW(scale)
 
 #define ROW(k) extern const rl_study_kind rl_kind_##k;
 RL_STUDY_KIND_ROWS

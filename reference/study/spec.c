@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include "mj_load.h"
 #include "spec.h"
+#include "scale_scene.h"
 #include "kinds.h"
 
 const char *const rl_metric_names[RL_NMET] = {"final_qpos_err",
@@ -57,7 +58,11 @@ const char *const rl_metric_names[RL_NMET] = {"final_qpos_err",
                                               "verify_worst_ratio_f32",
                                               "traj_rel_err_max",
                                               "chain_exponent",
-                                              "mujoco_chain_exponent"};
+                                              "mujoco_chain_exponent",
+                                              "scale_exponent_newton",
+                                              "scale_exponent_cg",
+                                              "sparse_dense_qacc_rel",
+                                              "scale_nefc_max"};
 
 _Static_assert(RL_NMET < 64, "rl_spec.metrics is a 64-bit mask");
 
@@ -104,7 +109,7 @@ static const char *metric_list =
     "steps_per_s, mujoco_steps_per_s, time_ratio, incline_accel_rel_err, incline_creep, freefall_err, momentum_drift, "
     "kinetic_energy_drift, avbd_iters_to_1e-6_dist, avbd_final_dist_m, avbd_final_dist_rad, verify_failed_rows_f64, "
     "verify_failed_rows_f32, verify_worst_ratio_f64, verify_worst_ratio_f32, traj_rel_err_max, chain_exponent, "
-    "mujoco_chain_exponent";
+    "mujoco_chain_exponent, scale_exponent_newton, scale_exponent_cg, sparse_dense_qacc_rel, scale_nefc_max";
 
 /* The reader counts lines so that the handler knows where it is, and carries lines longer than inih's
  * own buffer (the system library's, INI_MAX_LINE: 200 characters): such a line reaches inih as
@@ -321,7 +326,8 @@ static int handler(void *user, const char *section, const char *name, const char
       else dir[0] = 0;
       for (int i = 0; i < n && !s->no_files; i++) {
         char p[2048];
-        if (!strncmp(items[i], "chain:", 6)) continue; /* a synthetic chain (kind = bench), not a file */
+        if (!strncmp(items[i], "chain:", 6) || rl_scale_is_scene(items[i]))
+          continue; /* a synthetic chain (kind = bench) or scale scene (kind = scale), not a file */
         rl_snprintf(p, sizeof p, "%s%s", items[i][0] == '/' ? "" : dir, items[i]);
         FILE *f = fopen(p, "r");
         if (!f) {
@@ -387,7 +393,8 @@ static int handler(void *user, const char *section, const char *name, const char
     } else if (!strcmp(name, "stages") || !strcmp(name, "engines")) {
       static const char *const stages =
           "kinematics,com,inertia,bias,passive,actuation,smooth,step_smooth,collision,step";
-      static const char *const engines = "newton,cg,avbd";
+      static const char *const engines =
+          "newton,cg,avbd,newton_dense,newton_skyline,newton_sparse,newton_auto,mujoco"; /* the last five: scale */
       int st = !strcmp(name, "stages");
       const char *allowed = st ? stages : engines;
       char *items[32];
@@ -586,6 +593,13 @@ static int kind_check(rl_spec *s, char *err, int errlen) {
       kinds_with(0, RL_KIND_CHAIN_SCENES, who, sizeof who);
       rl_snprintf(err, (size_t)errlen, "%s:%d: scene '%s': synthetic chains are for kind = %s only (kind is %s)",
                   s->path, s->scene_line, s->scene[i], who, k->name);
+      return -1;
+    }
+  for (int i = 0; i < s->nscene; i++)
+    if (rl_scale_is_scene(s->scene[i]) && !(k->flags & RL_KIND_SCALE_SCENES)) {
+      rl_snprintf(err, (size_t)errlen,
+                  "%s:%d: scene '%s': synthetic scale scenes are for kind = scale only (kind is %s)", s->path,
+                  s->scene_line, s->scene[i], k->name);
       return -1;
     }
   return k->check ? k->check(s, err, errlen) : 0;

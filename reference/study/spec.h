@@ -117,6 +117,11 @@ enum {
   /* kind = bench (chain scenes) */
   RL_MET_CHAIN_EXPONENT,
   RL_MET_MUJOCO_CHAIN_EXPONENT,
+  /* kind = scale */
+  RL_MET_SCALE_EXPONENT_NEWTON,
+  RL_MET_SCALE_EXPONENT_CG,
+  RL_MET_SPARSE_DENSE_QACC_REL,
+  RL_MET_SCALE_NEFC_MAX,
   RL_NMET
 };
 
