@@ -122,6 +122,7 @@ rl_data *rl_data_alloc(const rl_model *m) {
 
 void rl_data_free(rl_data *d) {
   if (!d) return;
+  rl_sparse_free(d);
   free(d->buffer);
   free(d);
 }

@@ -226,6 +226,9 @@ typedef struct rl_data {
      prof_clock() (the caller's clock and unit) into prof[RL_PROF_*]; the caller zeroes prof */
   double (*prof_clock)(void);
   double prof[RL_NPROF];
+  /* Newton's sparse Cholesky (rl_sparse, solver_sparse.c): pattern, analysis and factor kept between
+     solves, allocated on first use by CHOLMOD (outside the arena), released by rl_data_free */
+  struct rl_sparse *sparse;
 } rl_data;
 
 /* Allocate data for model m, state set to qpos0, zero velocity and controls. */

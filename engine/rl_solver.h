@@ -54,11 +54,14 @@ int rl_solver_resolution(const rl_model *m);
 /* MuJoCo's stat.meaninertia: mean of diag(M) at qpos0 (= mean dof_M0) */
 real rl_solver_meaninertia(const rl_model *m);
 
-/* The factorization the Newton solver uses for the current rows: RL_FACTOR_DENSE, RL_FACTOR_SKYLINE or
-   RL_FACTOR_ABA.  AUTO: ABA when every row is tree-expressible (rl_aba_init) and the envelope
-   Cholesky would cost more than the O(nv) recursion (see solver.c, aba_pays); else skyline when its
-   envelope is at most half the dense triangle; else dense.  ABA forced but refused (a body–body
-   contact, a weld, a ball limit, …): the AUTO choice between skyline and dense. */
+/* The factorization the Newton solver uses for the current rows: RL_FACTOR_DENSE, RL_FACTOR_SKYLINE,
+   RL_FACTOR_ABA or RL_FACTOR_SPARSE.  AUTO: ABA when every row is tree-expressible (rl_aba_init) and the
+   envelope Cholesky would cost more than the O(nv) recursion (see solver.c, aba_pays); else the cheaper
+   envelope (skyline when its envelope is at most half the dense triangle, else dense), unless H is
+   large and its sparse Cholesky's work (CHOLMOD's flop count after a fill-reducing ordering) is well
+   below that envelope's (see solver.c, sparse_pays): then sparse.  ABA or sparse forced but refused (a
+   body–body contact, a weld, a ball limit, … for ABA; CHOLMOD out of memory for sparse): the AUTO
+   choice between skyline and dense. */
 int rl_solver_factor_kind(const rl_model *m, const rl_data *d);
 
 /* cost(a) for any a (uses d's rows, M, qacc_smooth; does not touch efc_force/efc_state).  For signorini
@@ -102,6 +105,36 @@ void rl_hfactor_solve(const rl_hfactor *f, real *x);
 /* L·Lᵀ ← L·Lᵀ + v·vᵀ (plus) or − v·vᵀ (downdate); v is overwritten; returns the rank (< n: accuracy
    lost, refactor) */
 int rl_hfactor_update(rl_hfactor *f, real *v, int plus);
+
+/* ------------------------------------------------------------------------------------------------
+ * Sparse Cholesky (solver_sparse.c): H = L·Lᵀ by SuiteSparse CHOLMOD's supernodal factorization after a
+ * fill-reducing ordering (AMD, METIS when AMD fills much).  The state (pattern, symbolic analysis, factor)
+ * lives in d->sparse between solves, so a solve whose pattern equals the last one's skips the analysis.
+ * CHOLMOD computes in double; the f32 engine converts its float rows and rounds the solution. */
+typedef struct rl_sparse rl_sparse;
+typedef struct rl_sparse_info {
+  long analyses, factorizations; /* since d was allocated */
+  long nnz_H, nnz_L;             /* the upper triangle of H's pattern; the factor's entries */
+  double peak_bytes;             /* the most memory CHOLMOD held at once */
+} rl_sparse_info;
+/* Row blocks and pattern of H for d's rows (M's tree entries ∪ every row block's column pairs, whatever
+   the rows' states), and the symbolic analysis when the pattern changed; flops (may be NULL): the
+   factorization's flop count.  0, or −1 out of memory (d->sparse then unusable until the next call). */
+int rl_sparse_analyse(const rl_model *m, rl_data *d, double *flops);
+/* H ← upper triangle of M (after rl_sparse_analyse) */
+void rl_sparse_begin(const rl_model *m, rl_data *d);
+/* H += scale·J_rᵀJ_r; 0 or −1 out of memory */
+int rl_sparse_add_row(rl_data *d, int r, real scale);
+/* H += Σ_{a,b<n} Hc(a,b)·J_{r0+a}ᵀJ_{r0+b} for n rows of one row block (Hc row-major n×n, n ≤ 6) */
+int rl_sparse_add_block(rl_data *d, int r0, int n, const real *Hc);
+/* numeric factorization H = L·Lᵀ; 0, or −1 (not positive definite, out of memory) */
+int rl_sparse_factor(rl_data *d);
+/* x ← H⁻¹·x with the last factorization; 0 or −1 out of memory */
+int rl_sparse_solve(rl_data *d, real *x);
+/* counters and sizes of d's sparse factorization (zeros when none was made) */
+void rl_sparse_stats(const rl_data *d, rl_sparse_info *info);
+/* release d->sparse (rl_data_free does) */
+void rl_sparse_free(rl_data *d);
 
 /* ------------------------------------------------------------------------------------------------
  * O(nv) solves with the Newton Hessian for tree-structured rows (solver_aba.c).

@@ -41,8 +41,8 @@ int rl_solver_check_options(const rl_model *m, char *err, int errlen) {
     return check_fail(err, errlen, "contact_resolution=signorini needs solver=newton");
   if (o->contact_resolution < RL_RES_AUTO || o->contact_resolution > RL_RES_SIGNORINI)
     return check_fail(err, errlen, "contact_resolution must be auto, convex or signorini");
-  if (o->newton_factor < RL_FACTOR_AUTO || o->newton_factor > RL_FACTOR_ABA)
-    return check_fail(err, errlen, "newton_factor must be auto, dense, skyline or aba");
+  if (o->newton_factor < RL_FACTOR_AUTO || o->newton_factor > RL_FACTOR_SPARSE)
+    return check_fail(err, errlen, "newton_factor must be auto, dense, skyline, aba or sparse");
   if (o->iterations < 0 || o->ls_iterations < 1)
     return check_fail(err, errlen, "iterations must be >= 0 and ls_iterations >= 1");
   if (!(o->tolerance >= 0) || !(o->ls_tolerance > 0))
@@ -285,7 +285,8 @@ typedef struct solver_ctx {
   int LSiter, LSresult;
   real LSslope;
   /* Newton factorization: H and H with cone blocks (dense, skyline), or the articulated-body solve */
-  int *first, kind, aba_cone; /* aba_cone: the last ABA preparation included cone blocks */
+  int *first, kind, aba_cone; /* aba_cone: the last ABA (or sparse) factorization included cone blocks */
+  int *adrH, *adrC;           /* the envelope factors' index arrays (taken before the choice) */
   rl_hfactor H, Hc;
   rl_aba aba;
   const rl_solver_observer *obs;
@@ -352,15 +353,37 @@ static double envelope_work(int n, const int *first) {
 #define ABA_WORK 300.0
 static int aba_pays(int nv, const int *first) { return envelope_work(nv, first) > ABA_WORK * nv; }
 
+/* Sparse pays when H is large (nv ≥ SPARSE_MIN_NV, and the envelope's mean squared row width above
+   SPARSE_SCREEN, so that trees coupled only through the ground, e.g. humanoid100 at Σw²/nv ≈ 257, never pay
+   for an analysis) and the supernodal factorization's flop count fl (CHOLMOD's analysis, after the
+   fill-reducing ordering) is below 1/SPARSE_MARGIN of the envelope Cholesky's work Σw² (the cheaper of
+   skyline and dense); the margin pays for what the envelope path does not do each solve: the pattern, its
+   analysis when it changed, and a numeric refactorization at every iteration whose states change instead
+   of rank-1 updates.  Measured (whole Newton step, f64, 2-core host, ms): 125-sphere pile (Σw² 1.4e7,
+   fl 3.5e6) skyline 130 / sparse 31; 250 spheres skyline 1641 / sparse 63. */
+#define SPARSE_MIN_NV 150
+#define SPARSE_MARGIN 2.0
+#define SPARSE_SCREEN 1000.0
+static int sparse_pays(const rl_model *m, rl_data *d, double envwork) {
+  double fl;
+  if (m->nv < SPARSE_MIN_NV || envwork < SPARSE_SCREEN * m->nv) return 0;
+  return rl_sparse_analyse(m, d, &fl) == 0 && SPARSE_MARGIN * fl < envwork;
+}
+
 /* The factorization for d's rows (see rl_solver_factor_kind); aba is initialized (rows classified) unless
-   the choice is forced dense or skyline; first (nv) receives the skyline envelope. */
+   the choice is forced dense or skyline; first (nv) receives the skyline envelope; a sparse choice leaves
+   d->sparse analysed for d's rows. */
 static int choose_kind(const rl_model *m, rl_data *d, int *first, rl_aba *aba) {
   int opt = m->opt.newton_factor;
   if (opt == RL_FACTOR_DENSE || opt == RL_FACTOR_SKYLINE) return opt;
+  if (opt == RL_FACTOR_SPARSE && rl_sparse_analyse(m, d, NULL) == 0) return RL_FACTOR_SPARSE;
   envelope(m, d, first, 0);
   if ((opt == RL_FACTOR_ABA || aba_pays(m->nv, first)) && rl_aba_init(aba, m, d) == 0) return RL_FACTOR_ABA;
   size_t dense = (size_t)m->nv * (m->nv + 1) / 2;
-  return 2 * envelope_size(m->nv, first) <= dense ? RL_FACTOR_SKYLINE : RL_FACTOR_DENSE;
+  int kind = 2 * envelope_size(m->nv, first) <= dense ? RL_FACTOR_SKYLINE : RL_FACTOR_DENSE;
+  double work = kind == RL_FACTOR_SKYLINE ? envelope_work(m->nv, first) : (double)m->nv * m->nv * m->nv / 3;
+  if (opt == RL_FACTOR_AUTO && sparse_pays(m, d, work)) return RL_FACTOR_SPARSE;
+  return kind;
 }
 
 int rl_solver_factor_kind(const rl_model *m, const rl_data *d) {
@@ -458,7 +481,45 @@ static void hessian_aba(solver_ctx *c) {
   rl_aba_prepare(&c->aba, c->m, c->d, c->d->efc_state, c->ncone ? c->coneH : NULL, c->signorini);
 }
 
+static void hessian_direct(solver_ctx *c);
+static int ctx_take_envelope(solver_ctx *c, int kind);
+
+/* The envelope factorization takes over from a sparse one CHOLMOD refused (not positive definite, out of
+   memory): the cheaper of skyline and dense, for the rest of the solve.  0, or −1 arena too small. */
+static int sparse_fallback(solver_ctx *c) {
+  size_t dense = (size_t)c->nv * (c->nv + 1) / 2;
+  envelope(c->m, c->d, c->first, 0);
+  int kind = 2 * envelope_size(c->nv, c->first) <= dense ? RL_FACTOR_SKYLINE : RL_FACTOR_DENSE;
+  if (ctx_take_envelope(c, kind)) return -1;
+  hessian_direct(c);
+  return 0;
+}
+
+/* Sparse: H = M + Σ_QUADRATIC D_i·J_iᵀJ_i + Σ_CONE J_cᵀ·H_c·J_c assembled into CHOLMOD's matrix, then its
+   numeric factorization (the pattern's analysis was made when the kind was chosen) */
+static void hessian_sparse(solver_ctx *c) {
+  rl_data *d = c->d;
+  int fail = 0;
+  rl_sparse_begin(c->m, d);
+  for (int r = 0; r < d->nefc && !fail; r++) {
+    if (d->efc_state[r] == RL_CNSTRSTATE_QUADRATIC) {
+      fail = rl_sparse_add_row(d, r, d->efc_D[r]);
+    } else if (d->efc_state[r] == RL_CNSTRSTATE_CONE) {
+      int n, s = cone_block(d, r, c->signorini, &n);
+      fail = rl_sparse_add_block(d, s, n, c->coneH + 6 * s);
+      r += n - 1;
+    }
+  }
+  c->aba_cone = c->ncone > 0;
+  c->nupdate = c->nefc + c->ncone;
+  if ((fail || rl_sparse_factor(d)) && sparse_fallback(c)) d->warning[RL_WARN_BADQACC]++;
+}
+
 static void hessian_direct(solver_ctx *c) {
+  if (c->kind == RL_FACTOR_SPARSE) {
+    hessian_sparse(c);
+    return;
+  }
   if (c->kind == RL_FACTOR_ABA) {
     hessian_aba(c);
     c->nupdate = c->nefc + c->ncone;
@@ -480,6 +541,16 @@ static void hessian_incremental(solver_ctx *c, const int *oldstate) {
     /* no row changed and no cone block now or at the last preparation: H is unchanged */
     if (c->nupdate || c->ncone || c->aba_cone) hessian_aba(c);
     c->nupdate += c->ncone;
+    return;
+  }
+  if (c->kind == RL_FACTOR_SPARSE) {
+    /* a numeric refactorization when any row changed state or a cone block is present now or was at the
+       last factorization (rank-1 updates of a supernodal factor would first convert it to simplicial) */
+    int nchange = 0;
+    for (int r = 0; r < d->nefc; r++)
+      nchange += (oldstate[r] == RL_CNSTRSTATE_QUADRATIC) != (d->efc_state[r] == RL_CNSTRSTATE_QUADRATIC);
+    if (nchange || c->ncone || c->aba_cone) hessian_sparse(c);
+    c->nupdate = nchange + c->ncone;
     return;
   }
   for (int r = 0; r < d->nefc; r++) {
@@ -522,8 +593,11 @@ static void update_gradient(solver_ctx *c) {
   for (int i = 0; i < c->nv; i++) c->grad[i] = c->Ma[i] - d->qfrc_smooth[i] - d->qfrc_constraint[i];
   if (c->newton) {
     memcpy(c->Mgrad, c->grad, sizeof(real) * (size_t)c->nv);
+    /* a sparse solve CHOLMOD refused (out of memory): the envelope factorization takes over */
+    if (c->kind == RL_FACTOR_SPARSE && rl_sparse_solve(d, c->Mgrad) && sparse_fallback(c))
+      d->warning[RL_WARN_BADQACC]++;
     if (c->kind == RL_FACTOR_ABA) rl_aba_solve(&c->aba, c->m, d, c->Mgrad);
-    else rl_hfactor_solve(c->ncone ? &c->Hc : &c->H, c->Mgrad);
+    else if (c->kind != RL_FACTOR_SPARSE) rl_hfactor_solve(c->ncone ? &c->Hc : &c->H, c->Mgrad);
     if (c->obs && c->obs->newton_system)
       c->obs->newton_system(c->obs->user, c->m, d, c->Jaref, c->signorini ? c->latch : NULL, c->grad, c->Mgrad);
   } else {
@@ -861,6 +935,18 @@ static int ctx_alloc_rec(solver_ctx *c, const rl_model *m, rl_data *d) {
   return bad == 0 ? 0 : bad < 0 ? -1 : -2;
 }
 
+/* the two envelope factors (H and H with cone blocks) of the dense or skyline kind, from the arena */
+static int ctx_take_envelope(solver_ctx *c, int kind) {
+  envelope(c->m, c->d, c->first, kind == RL_FACTOR_DENSE);
+  size_t sz = rl_hfactor_layout(&c->H, c->nv, c->first, c->adrH);
+  rl_hfactor_layout(&c->Hc, c->nv, c->first, c->adrC);
+  c->H.L = take(c->d, sz);
+  c->Hc.L = take(c->d, sz);
+  if (!c->Hc.L) return -1;
+  c->kind = kind;
+  return 0;
+}
+
 static int ctx_alloc(solver_ctx *c, const rl_model *m, rl_data *d, int newton, const rl_solver_observer *obs, int rec) {
   memset(c, 0, sizeof *c);
   c->rec = rec;
@@ -892,16 +978,12 @@ static int ctx_alloc(solver_ctx *c, const rl_model *m, rl_data *d, int newton, c
   if (rec) return ctx_alloc_rec(c, m, d);
   if (newton) {
     c->first = (int *)(void *)take(d, n);
-    int *adrH = (int *)(void *)take(d, 2 * n + 1), *adrC = (int *)(void *)take(d, 2 * n + 1); /* adr + colend */
-    if (!adrC) return -1;
+    c->adrH = (int *)(void *)take(d, 2 * n + 1); /* adr + colend */
+    c->adrC = (int *)(void *)take(d, 2 * n + 1);
+    if (!c->adrC) return -1;
     int kind = c->kind = choose_kind(m, d, c->first, &c->aba);
-    if (kind == RL_FACTOR_ABA) return 0;
-    envelope(m, d, c->first, kind == RL_FACTOR_DENSE);
-    size_t sz = rl_hfactor_layout(&c->H, nv, c->first, adrH);
-    rl_hfactor_layout(&c->Hc, nv, c->first, adrC);
-    c->H.L = take(d, sz);
-    c->Hc.L = take(d, sz);
-    if (!c->Hc.L) return -1;
+    if (kind == RL_FACTOR_ABA || kind == RL_FACTOR_SPARSE) return 0;
+    return ctx_take_envelope(c, kind);
   }
   return 0;
 }

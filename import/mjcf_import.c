@@ -44,6 +44,47 @@ static int bad_actuator_params(const mjModel *mjm, int u, char *what, size_t n) 
   return 0;
 }
 
+/* the first of N numbers at X that is not finite (|x| < 1e300), −1 when all are */
+static int first_nonfinite(const mjtNum *x, int n) {
+  for (int k = 0; k < n; k++)
+    if (!(x[k] > -1e300 && x[k] < 1e300)) return k;
+  return -1;
+}
+
+/* The numbers of each body and geom that the compiler takes as given or derives from sizes and density
+   (frame, inertial frame, mass, principal inertia) are finite: a NaN position or a size so large that its
+   mass overflows is named here, before the mass checks below would blame a massless body. */
+static rl_model *check_finite_frames(const mjModel *mjm, const char *path, char *err, int errlen) {
+  struct {
+    const char *name;
+    const mjtNum *x;
+    int width;
+  } body[] = {{"pos", mjm->body_pos, 3},           {"quat", mjm->body_quat, 4},
+              {"inertial pos", mjm->body_ipos, 3}, {"inertial quat", mjm->body_iquat, 4},
+              {"mass", mjm->body_mass, 1},         {"inertia", mjm->body_inertia, 3}},
+    geom[] = {{"pos", mjm->geom_pos, 3}, {"quat", mjm->geom_quat, 4}, {"size", mjm->geom_size, 3}};
+  for (int g = 0; g < mjm->ngeom; g++)
+    for (size_t f = 0; f < sizeof geom / sizeof geom[0]; f++) {
+      int k = first_nonfinite(geom[f].x + (size_t)geom[f].width * g, geom[f].width);
+      if (k < 0) continue;
+      const char *nm = mjname(mjm, mjm->name_geomadr[g]);
+      snprintf(err, (size_t)errlen, "%s: geom '%s': %s[%d] = %g is not finite", path, nm[0] ? nm : "(unnamed)",
+               geom[f].name, k, geom[f].x[geom[f].width * g + k]);
+      return NULL;
+    }
+  for (int b = 1; b < mjm->nbody; b++)
+    for (size_t f = 0; f < sizeof body / sizeof body[0]; f++) {
+      int k = first_nonfinite(body[f].x + (size_t)body[f].width * b, body[f].width);
+      if (k < 0) continue;
+      const char *nm = mjname(mjm, mjm->name_bodyadr[b]);
+      snprintf(err, (size_t)errlen, "%s: body '%s': %s[%d] = %g is not finite%s", path, nm[0] ? nm : "(unnamed)",
+               body[f].name, k, body[f].x[body[f].width * b + k],
+               f >= 4 ? " (its geoms' sizes or density too large?)" : "");
+      return NULL;
+    }
+  return (rl_model *)1;
+}
+
 /* Tendon paths as the engine reads them: a fixed tendon of scalar joints; a spatial tendon that starts and
    ends at a site, each wrap geom a sphere or cylinder of positive radius between two sites, each pulley
    divisor positive; limits with lower ≤ upper, and no negative bound on a spatial tendon (its length is a
@@ -99,7 +140,11 @@ static rl_model *check_tendons(const mjModel *mjm, const char *path, char *err, 
 
 /* Everything the engine does not model is refused, never dropped. */
 static rl_model *check_supported(const mjModel *mjm, const char *path, char *err, int errlen) {
-  char what[200];
+  char what[200], e2[512];
+  if (rl_opt_check_mj(&mjm->opt, e2, sizeof e2)) {
+    snprintf(err, (size_t)errlen, "%s: %s", path, e2);
+    return NULL;
+  }
   rl_model *t = check_tendons(mjm, path, err, errlen);
   if (!t) return NULL;
   for (int g = 0; g < mjm->ngeom; g++)
@@ -150,6 +195,7 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
       return NULL;
     }
   }
+  if (!check_finite_frames(mjm, path, err, errlen)) return NULL;
   /* a body that moves must have mass: zero mass with dofs makes M singular */
   for (int b = 1; b < mjm->nbody; b++) {
     if (mjm->body_dofnum[b] > 0 && mjm->body_subtreemass[b] <= 0) {
@@ -198,35 +244,41 @@ static int hull_graph_edgelen(const mjModel *mjm, int k) {
 
 /* Contact and constraint-row capacities (see rl_model.h): every equality/friction/limit row that can
    exist, 10 rows per contact (pyramidal condim 6), and rows at most as wide as two root paths (a tendon's rows:
-   as wide as nv).  Returns 0, or −1 with one line when the Jacobian capacity would not fit in an int. */
+   as wide as nv).  Counted in size_t, each product checked before it is formed, so none wraps; returns 0, or
+   −1 with one line when the Jacobian capacity (the largest array the data holds) would not fit the engine's
+   int indices. */
 static int capacities(const mjModel *mjm, const rl_option *o, rl_model *sz, const char *path, char *err, int errlen) {
-  int ncon = o->max_contacts > 0 ? o->max_contacts : mjm->nconmax > 0 ? mjm->nconmax : 8 * mjm->ngeom;
+  size_t ncon = o->max_contacts > 0 ? (size_t)o->max_contacts
+                : mjm->nconmax > 0  ? (size_t)mjm->nconmax
+                                    : 8 * (size_t)mjm->ngeom;
   if (ncon < 256 && !(o->max_contacts > 0) && !(mjm->nconmax > 0)) ncon = 256;
-  long nefc = 10L * ncon;
+  size_t nefc = 10 * ncon;
   for (int e = 0; e < mjm->neq; e++) nefc += mjm->eq_type[e] == mjEQ_CONNECT ? 3 : mjm->eq_type[e] == mjEQ_WELD ? 6 : 1;
   for (int i = 0; i < mjm->nv; i++) nefc += mjm->dof_frictionloss[i] > 0;
-  long nten = 0; /* tendon rows, up to nv wide: frictionloss, two limit sides, then the tendon equalities (the
+  size_t nten = 0; /* tendon rows, up to nv wide: frictionloss, two limit sides, then the tendon equalities (the
                     latter already in nefc with the equalities) */
-  for (int k = 0; k < mjm->ntendon; k++) nten += (mjm->tendon_frictionloss[k] > 0) + 2 * (mjm->tendon_limited[k] != 0);
+  for (int k = 0; k < mjm->ntendon; k++)
+    nten += (size_t)(mjm->tendon_frictionloss[k] > 0) + 2 * (size_t)(mjm->tendon_limited[k] != 0);
   nefc += nten;
-  for (int e = 0; e < mjm->neq; e++) nten += mjm->eq_type[e] == mjEQ_TENDON;
+  for (int e = 0; e < mjm->neq; e++) nten += (size_t)(mjm->eq_type[e] == mjEQ_TENDON);
   for (int j = 0; j < mjm->njnt; j++)
     if (mjm->jnt_limited[j]) nefc += mjm->jnt_type[j] == mjJNT_BALL ? 1 : 2;
-  int chain = 0; /* most dofs on one body's path to the world */
+  size_t chain = 0; /* most dofs on one body's path to the world */
   for (int b = 1; b < mjm->nbody; b++) {
-    int n = 0;
-    for (int a = b; a > 0; a = mjm->body_parentid[a]) n += mjm->body_dofnum[a];
+    size_t n = 0;
+    for (int a = b; a > 0; a = mjm->body_parentid[a]) n += (size_t)mjm->body_dofnum[a];
     if (n > chain) chain = n;
   }
-  int width = 2 * chain < mjm->nv ? 2 * chain : mjm->nv;
+  size_t width = 2 * chain < (size_t)mjm->nv ? 2 * chain : (size_t)mjm->nv;
   if (width < 1) width = 1;
-  long nv = mjm->nv > 0 ? mjm->nv : 1;
-  if ((double)(nefc - nten) * width + (double)nten * nv > INT_MAX) {
-    snprintf(err, (size_t)errlen, "%s: %d contacts (%s) need %ld constraint rows of width %d: more than an int counts",
-             path, ncon, o->max_contacts > 0 ? "max_contacts" : "the model's nconmax", nefc, width);
+  size_t nv = mjm->nv > 0 ? (size_t)mjm->nv : 1, rows = nefc - nten;
+  if (rows > (size_t)INT_MAX / width || nten > (size_t)INT_MAX / nv || rows * width > (size_t)INT_MAX - nten * nv) {
+    snprintf(err, (size_t)errlen,
+             "%s: %zu contacts (%s) need %zu constraint rows of width %zu: more than an int counts", path, ncon,
+             o->max_contacts > 0 ? "max_contacts" : "the model's nconmax", nefc, width);
     return -1;
   }
-  sz->nconmax = ncon;
+  sz->nconmax = (int)ncon;
   sz->nefcmax = (int)nefc;
   sz->njmax = (int)((nefc - nten) * width + nten * nv);
   return 0;
@@ -284,10 +336,11 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
   COPY(body_parentid, m->nbody, 1)
   COPY(body_rootid, m->nbody, 1)
   COPY(body_weldid, m->nbody, 1)
-  COPY(body_jntnum, m->nbody, 1) COPY(body_jntadr, m->nbody, 1) COPY(body_dofnum, m->nbody, 1)
-      COPY(body_dofadr, m->nbody, 1) COPY(body_geomnum, m->nbody, 1) COPY(body_geomadr, m->nbody, 1) COPY(
-          body_pos, m->nbody, 3) COPY(body_quat, m->nbody, 4) COPY(body_ipos, m->nbody, 3) COPY(body_iquat, m->nbody, 4)
-          COPY(body_mass, m->nbody, 1) COPY(body_subtreemass, m->nbody, 1) COPY(body_inertia, m->nbody, 3)
+  COPY(body_jntnum, m->nbody, 1)
+  COPY(body_jntadr, m->nbody, 1) COPY(body_dofnum, m->nbody, 1) COPY(body_dofadr, m->nbody, 1)
+      COPY(body_geomnum, m->nbody, 1) COPY(body_geomadr, m->nbody, 1) COPY(body_pos, m->nbody, 3)
+          COPY(body_quat, m->nbody, 4) COPY(body_ipos, m->nbody, 3) COPY(body_iquat, m->nbody, 4) COPY(
+              body_mass, m->nbody, 1) COPY(body_subtreemass, m->nbody, 1) COPY(body_inertia, m->nbody, 3)
               COPY(body_invweight0, m->nbody, 2) COPY(jnt_type, m->njnt, 1) COPY(jnt_qposadr, m->njnt, 1) COPY(
                   jnt_dofadr, m->njnt, 1) COPY(jnt_bodyid, m->njnt, 1) COPY(jnt_limited, m->njnt, 1)
                   COPY(jnt_solref, m->njnt, RL_NREF) COPY(jnt_solimp, m->njnt, RL_NIMP) COPY(jnt_pos, m->njnt, 3) COPY(

@@ -65,12 +65,30 @@ typedef struct rl_bench_args {
   int threads; /* --threads: OpenMP threads of the batch bench (0: all) */
 } rl_bench_args;
 
+/* kind = scale (reference/scale.c): c.model = FAMILY:N1+N2+… (scale_scene.h); steps per solver; the
+   CSV rows go to c.out */
+typedef struct rl_scale_args {
+  rl_common_args c;
+  long steps;
+  const char *solvers;  /* comma-separated subset of newton_dense, newton_skyline, newton_sparse, newton_auto, cg,
+                           avbd, mujoco; NULL: all */
+  int dense_max_nv;     /* Newton with the dense factorization only up to this nv (O(nv³) per factorization) */
+  int mujoco_max_nv;    /* mj_step (dense in 2.2.2) only up to this nv */
+  double mujoco_max_gb; /* mj_step only when its njmax-sized arrays fit in this many GB */
+} rl_scale_args;
+int rl64_cmd_scale(const rl_scale_args *a);
+int rl32_cmd_scale(const rl_scale_args *a);
+
 int rl64_cmd_verify(const rl_verify_args *a);
 int rl32_cmd_verify(const rl_verify_args *a);
 int rl64_cmd_sim(const rl_sim_args *a);
 int rl32_cmd_sim(const rl_sim_args *a);
 int rl64_cmd_bench(const rl_bench_args *a);
 int rl32_cmd_bench(const rl_bench_args *a);
+
+/* the steps of a run: a->steps, else round(a->duration / TIMESTEP); −1 with err when that exceeds the cap
+   of a run's steps (options.h) */
+long rl_run_steps(const rl_sim_args *a, double timestep, char *err, int errlen);
 
 /* error reporting: one line on stderr, "rigidlab: MESSAGE" */
 void rl_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

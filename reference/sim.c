@@ -220,9 +220,15 @@ int rl_cmd_sim(const rl_sim_args *a) {
       return RL_EXIT_BADINPUT;
     }
   }
-  long steps = a->steps >= 0 ? a->steps : lround(a->duration / p.mjm->opt.timestep);
+  long steps = rl_run_steps(a, p.mjm->opt.timestep, err, sizeof err);
+  if (steps < 0) {
+    rl_errorf("sim: %s", err);
+    rl_avbd_free(am);
+    rl_pair_free(&p);
+    return RL_EXIT_BADINPUT;
+  }
   mjData *mjd = mj_makeData(p.mjm);
-  rl_data *d = rl_data_alloc(p.m);
+  rl_data *d = rl_pair_data(&p);
   mj_resetData(p.mjm, mjd);
   if (a->key) {
     int k = rl_find_key(p.mjm, a->key);

@@ -12,6 +12,7 @@
 #include "lapack_ref.h"
 #include "pair.h"
 #include "rl_test_pair.h"
+#include "scale_scene.h"
 #include "states.h"
 
 #define SCENE(name) SRCDIR "/experiments/scenes/" name
@@ -226,6 +227,92 @@ Test(solver, skyline_equals_dense_humanoid100, .timeout = 300) {
   cr_expect(nsky >= 1, "AUTO never chose the skyline factorization on humanoid100");
   free(qd);
   fixture_close(&f);
+}
+
+/* Newton with CHOLMOD's sparse Cholesky against the dense factorization on every state of `model`
+   (MuJoCo's extracted problem, the cone and resolution given): q̈ to 1e-12 relative in f64 (f32: the sparse
+   factor is in double, the dense one in float: 1e-3, as skyline vs dense), the same iteration count in f64.
+   Returns the worst relative difference; *nauto counts the states where AUTO chose sparse. */
+static double sparse_vs_dense(const char *model, const char *cone, int resolution, int nstates, int *nauto) {
+  const char *opts[1] = {cone};
+  fixture f;
+  fixture_open(&f, model, opts, cone ? 1 : 0, nstates);
+  int nv = f.p.m->nv, nsolved = 0;
+  double worst = 0;
+  real *qd = calloc((size_t)nv, sizeof(real));
+  for (int s = 0; s < f.S.n; s++) {
+    if (fixture_state(&f, s)) continue;
+    rl_model mm = *f.p.m;
+    mm.opt.solver = RL_SOLVER_NEWTON;
+    mm.opt.contact_resolution = resolution;
+    mm.opt.newton_factor = RL_FACTOR_AUTO;
+    if (nauto) *nauto += rl_solver_factor_kind(&mm, f.d) == RL_FACTOR_SPARSE;
+    mm.opt.newton_factor = RL_FACTOR_SPARSE;
+    cr_expect_eq(rl_solver_factor_kind(&mm, f.d), RL_FACTOR_SPARSE, "%s state %d: sparse refused", model, s);
+    mm.opt.newton_factor = RL_FACTOR_DENSE;
+    memset(f.d->qacc, 0, sizeof(real) * (size_t)nv);
+    rl_constraint_solve(&mm, f.d);
+    memcpy(qd, f.d->qacc, sizeof(real) * (size_t)nv);
+    int itd = f.d->solver_iter;
+    mm.opt.newton_factor = RL_FACTOR_SPARSE;
+    memset(f.d->qacc, 0, sizeof(real) * (size_t)nv);
+    rl_constraint_solve(&mm, f.d);
+    double e = 0, mg = 0;
+    for (int i = 0; i < nv; i++) {
+      e = fmax(e, fabs((double)f.d->qacc[i] - qd[i]));
+      mg = fmax(mg, fabs((double)qd[i]));
+    }
+    double rel = e / (mg > 0 ? mg : 1);
+    worst = fmax(worst, rel);
+    cr_expect(rel <= TOL(1e-12, 1e-3), "%s %s state %d: sparse vs dense q̈ rel %.3g", model, cone ? cone : "", s, rel);
+    if (TOL(1, 0))
+      cr_expect_eq(f.d->solver_iter, itd, "%s state %d: iterations %d vs dense %d", model, s, f.d->solver_iter, itd);
+    nsolved++;
+  }
+  cr_expect(nsolved >= 1, "%s: no state with constraint rows", model);
+  free(qd);
+  fixture_close(&f);
+  return worst;
+}
+
+/* every bundled scene whose sampled states have constraint rows (pendulum, double_pendulum, chain8, freefall and
+   tumbling have none at this seed), but the 1000-sphere pile (dense: ~40 s per solve; the scale study
+   compares the piles at sizes dense can run), both cones, convex and signorini resolution */
+Test(solver, sparse_equals_dense_scenes, .timeout = 600) {
+  const char *scenes[] = {"box_pyramid.xml", "box_stack.xml", "incline.xml", "incline_slide.xml", "microduck.xml"};
+  double worst = 0;
+  for (size_t k = 0; k < sizeof scenes / sizeof scenes[0]; k++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/experiments/scenes/%s", SRCDIR, scenes[k]);
+    worst = fmax(worst, sparse_vs_dense(path, NULL, RL_RES_CONVEX, 6, NULL));
+    worst = fmax(worst, sparse_vs_dense(path, "cone=elliptic", RL_RES_CONVEX, 6, NULL));
+    worst = fmax(worst, sparse_vs_dense(path, "cone=elliptic", RL_RES_SIGNORINI, 6, NULL));
+  }
+  cr_log_info("sparse vs dense, bundled scenes: worst q̈ rel %.3g", worst);
+}
+
+/* MuJoCo's humanoid and humanoid100 (many trees coupled by contacts) */
+Test(solver, sparse_equals_dense_humanoids, .timeout = 600) {
+  if (access(HUMANOID100, R_OK)) cr_skip_test("libmujoco-samples not installed");
+  double worst = sparse_vs_dense(HUMANOID, NULL, RL_RES_CONVEX, 8, NULL);
+  worst = fmax(worst, sparse_vs_dense(HUMANOID, "cone=elliptic", RL_RES_SIGNORINI, 8, NULL));
+  worst = fmax(worst, sparse_vs_dense(HUMANOID100, NULL, RL_RES_CONVEX, 3, NULL));
+  cr_log_info("sparse vs dense, humanoids: worst q̈ rel %.3g", worst);
+}
+
+/* a 125-sphere pile (the scale study's scene): one coupled system of 750 dofs, where AUTO picks sparse */
+Test(solver, sparse_equals_dense_pile, .timeout = 600) {
+  char path[] = "/tmp/rigidlab-test-pile-XXXXXX.xml", err[256];
+  int fd = mkstemps(path, 4);
+  cr_assert(fd >= 0);
+  close(fd);
+  cr_assert_eq(rl_scale_scene_write(path, "spheres", 125, 4000, err, sizeof err), 0, "%s", err);
+  int nauto = 0;
+  double worst = sparse_vs_dense(path, NULL, RL_RES_CONVEX, 2, &nauto);
+  worst = fmax(worst, sparse_vs_dense(path, "cone=elliptic", RL_RES_SIGNORINI, 1, &nauto));
+  remove(path);
+  cr_expect(nauto >= 1, "AUTO never chose the sparse factorization on the 125-sphere pile");
+  cr_log_info("sparse vs dense, 125-sphere pile: worst q̈ rel %.3g", worst);
 }
 
 /* envelope Cholesky with rank-1 updates and downdates vs refactoring, on a random SPD arrow matrix */

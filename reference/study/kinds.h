@@ -22,6 +22,7 @@ enum {
   RL_KIND_DEVICE_ID = 4,       /* the device axis is part of the point id */
   RL_KIND_NO_LENGTH = 8,       /* steps / duration are optional */
   RL_KIND_CHAIN_SCENES = 16,   /* scene = chain:N1+N2+… (synthetic hinge chains) is allowed */
+  RL_KIND_SCALE_SCENES = 32,   /* scene = spheres:N1+N2+…, boxes:…, links:… (scale_scene.h) is allowed */
 };
 
 /* the kind's own [experiment] keys (spec.c parses them; a spec of another kind that gives one is an error) */

@@ -203,12 +203,17 @@ int rl_cmd_verify(const rl_verify_args *a) {
     return st;
   }
   rl_csv *w = a->c.out;
-  rl_states S;
-  rl_states_draw(p.mjm, a->states, a->seed, &S);
+  rl_states S = {0};
+  if (a->states < 1 || rl_states_draw(p.mjm, a->states, a->seed, &S)) {
+    rl_errorf("%s: cannot draw %d verify states (out of memory)", a->c.model, a->states);
+    rl_states_free(&S);
+    rl_pair_free(&p);
+    return RL_EXIT_BADINPUT;
+  }
   mjModel *mjfree = mj_copyModel(NULL, p.mjm);
   mjfree->opt.disableflags |= mjDSBL_CONSTRAINT;
   mjData *mjd = mj_makeData(p.mjm), *mjd2 = mj_makeData(mjfree);
-  rl_data *d = rl_data_alloc(p.m);
+  rl_data *d = rl_pair_data(&p);
   real *dense = calloc((size_t)p.m->nv * p.m->nv + 1, sizeof(real));
   double *mjdense = calloc((size_t)p.m->nv * p.m->nv + 1, sizeof(double));
   /* rows: the smooth table, then each selected module's rows */

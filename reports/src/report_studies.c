@@ -7,6 +7,7 @@
  *   fp32, device divergence vs time: max |Δqpos| between the two runs of a point per row, log y
  *   lockstep     one-step error vs time (traj_ID.lock.csv), log y; and the maxima as bars
  *   speed        time per step rigidlab/MuJoCo as bars per scene, parity line at 1
+ *   scale        time per step vs N, log–log, one line per solver with its fitted exponent (scale_*.csv)
  *   residuals, analytic, trajectory   the metrics as bars per scene, log y
  * Values ≤ 0 on a log axis are drawn at the axis floor (1e-17) and said so in the key. */
 #include "report_studies.h"
@@ -702,6 +703,87 @@ static int plot_time(const rs_study *s, const char *pdir, const char *base, int 
   return st;
 }
 
+/* kind = scale: one scale_<family>_<precision>.csv (the solvers' rows, status ok timed) */
+typedef struct scale_arg {
+  const table *t;
+  const char *base, *title;
+} scale_arg;
+
+/* ms per step vs N, log–log: one series per solver (rows with status ok), the least-squares line of each
+   (rp_fit on log10) and its slope in the key */
+static void body_scale(const void *ctx, FILE *f, const void *arg) {
+  (void)ctx;
+  const scale_arg *a = arg;
+  const table *t = a->t;
+  int cn = rp_col(t, "n"), cs = rp_col(t, "solver"), cm = rp_col(t, "ms_per_step"), cst = rp_col(t, "status");
+  strlist sol = {0};
+  for (int r = 0; r < t->nrow; r++)
+    if (rp_sl_find(&sol, rp_cell(t, r, cs)) < 0) rp_sl_add(&sol, rp_cell(t, r, cs));
+  rp_gp_begin(f, a->base, a->title);
+  double *x = malloc(sizeof(double) * (size_t)(t->nrow + 1)), *y = malloc(sizeof(double) * (size_t)(t->nrow + 1));
+  double slope[64], inter[64], r2[64];
+  for (int k = 0; k < sol.n && k < 64; k++) {
+    int n = 0;
+    fprintf(f, "$s%d << EOD\n", k);
+    for (int r = 0; r < t->nrow; r++) {
+      double ms = strtod(rp_cell(t, r, cm), NULL);
+      if (strcmp(rp_cell(t, r, cs), sol.s[k]) || strcmp(rp_cell(t, r, cst), "ok") || !(ms > 0)) continue;
+      x[n] = strtod(rp_cell(t, r, cn), NULL);
+      y[n++] = ms;
+      fprintf(f, "%g %.9g\n", x[n - 1], ms);
+    }
+    fprintf(f, "EOD\n");
+    slope[k] = NAN;
+    if (n >= 2) rp_fit(x, y, n, &slope[k], &inter[k], &r2[k]);
+  }
+  rp_gp_loop(f, a->base, 900, 600);
+  fprintf(f, "set title \"%s\"\nset xlabel \"N (bodies, log scale)\"\nset ylabel \"time per step (ms, log scale)\"\n",
+          a->title);
+  fprintf(f, "set logscale xy\nset key outside right top box opaque\n");
+  for (int k = 0; k < sol.n && k < 64; k++) {
+    const char *c = rp_colors[k % RP_NCOLORS];
+    fprintf(f, "%s $s%d using 1:2 with points pt 7 ps 1.3 lc rgb \"%s\" title \"%s\"", k ? ", \\\n    " : "plot", k, c,
+            sol.s[k]);
+    if (isfinite(slope[k]))
+      fprintf(f, ", \\\n    10**(%.9g)*x**(%.9g) with lines lw 2 lc rgb \"%s\" title \"%s fit: exponent %.2f\"",
+              inter[k], slope[k], c, sol.s[k], slope[k]);
+  }
+  if (!sol.n) fprintf(f, "plot NaN notitle");
+  fprintf(f, "\n");
+  rp_gp_end(f);
+  free(x);
+  free(y);
+  rp_sl_free(&sol);
+}
+
+/* every scale_*.csv of the study: one plot each */
+static int plot_scale(const rs_study *s, const char *pdir, const char *base, strlist *made) {
+  strlist files = {0};
+  int st = rp_list_files(s->dir, "scale_", &files);
+  for (int i = 0; i < files.n && !st; i++) {
+    char p[4400], b[400], title[300];
+    rp_path_in(p, sizeof p, s->dir, files.s[i]);
+    table t;
+    if ((st = rp_table_load(&t, p))) break;
+    if (rp_col(&t, "n") < 0 || rp_col(&t, "solver") < 0 || rp_col(&t, "ms_per_step") < 0 || rp_col(&t, "status") < 0) {
+      st = rp_fail("%s: not a scale CSV (model,n,nv,solver,ms_per_step,...,status)", p);
+      rp_table_free(&t);
+      break;
+    }
+    char stem[200];
+    snprintf(stem, sizeof stem, "%s", files.s[i] + 6);
+    char *dot = strstr(stem, ".csv");
+    if (dot) *dot = 0;
+    snprintf(b, sizeof b, "%s_%s", base, stem);
+    snprintf(title, sizeof title, "scale %s: time per step vs N (fit a*N^p, log10 least squares)", stem);
+    scale_arg sa = {&t, b, title};
+    st = rp_plot(NULL, pdir, b, body_scale, &sa, made);
+    rp_table_free(&t);
+  }
+  rp_sl_free(&files);
+  return st;
+}
+
 int rs_plots(const rs_studies *S, const char *pdir, strlist *made) {
   int st = 0;
   for (int i = 0; i < S->n && !st; i++) {
@@ -715,6 +797,7 @@ int rs_plots(const rs_studies *S, const char *pdir, strlist *made) {
     if (!strcmp(s->kind, "convergence")) st = rp_plot(NULL, pdir, base, body_iter, &pa, made);
     else if (!strcmp(s->kind, "refinement")) st = rp_plot(NULL, pdir, base, body_refine, &pa, made);
     else if (!strcmp(s->kind, "fp32") || !strcmp(s->kind, "device")) st = plot_time(s, pdir, base, 0, made);
+    else if (!strcmp(s->kind, "scale")) st = plot_scale(s, pdir, base, made);
     else if (!strcmp(s->kind, "speed")) {
       strlist one = {0};
       rp_sl_add(&one, "time_ratio");
