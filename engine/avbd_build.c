@@ -635,6 +635,7 @@ real avbd_coord_rate(const rl_avbd *am, const rl_avbd_joint *jt) {
 }
 
 void rl_avbd_from_generalized(rl_avbd *am, const rl_model *m, rl_data *d) {
+  rl_check_state(m, d); /* a bad qpos/qvel is reset to qpos0 before it becomes poses (rl_engine.h) */
   rl_kinematics(m, d);
   rl_com_pos(m, d);
   rl_com_vel(m, d);

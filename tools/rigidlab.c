@@ -454,6 +454,8 @@ static int cmd_fields(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  /* every subcommand: temporaries removed on exit and on SIGINT/SIGTERM/SIGHUP (csv.h) */
+  rl_tmp_catch_signals();
   mju_user_error = mujoco_error;
   mju_user_warning = mujoco_warning;
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
