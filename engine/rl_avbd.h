@@ -18,7 +18,7 @@
  * state as after rl_step.  Besides the contacts it reads d->ctrl (servo targets), d->jnt_range and
  * d->eq_active.  Bad state (rl_engine.h's test: non-finite or |x| > RL_MAXVAL): at the step's start a bad
  * clamped ctrl makes the step's servos act on zero controls (warning BADCTRL) and a bad pose or velocity resets d to qpos0 and the AVBD state from it
- * (warning BADQPOS or BADQVEL), as does rl_avbd_from_generalized for a bad d->qpos/qvel; a step that
+ * (warning BADQPOS or BADQVEL), as rl_avbd_from_generalized does for a bad d->qpos/qvel; a step that
  * ends bad is undone (the step-start poses, zero velocity; its time passes), counted once in
  * d->warning[RL_WARN_BADQACC] and returns RL_ERR_NUMERIC.
  *

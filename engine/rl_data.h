@@ -160,6 +160,22 @@ enum {
   RL_NWARN
 };
 
+/* stages of the step profile (rl_data.prof): position (kinematics, com, composite inertia, M's factor),
+   collision, velocity (com velocities, passive and bias forces), actuation, smooth (unconstrained q̈),
+   constraint (rows: Jacobians, impedance, reference acceleration), solve (the constrained q̈), integrate
+   (the time step: Euler's damped update or RK4's stages beyond their forward passes) */
+enum {
+  RL_PROF_POSITION,
+  RL_PROF_COLLISION,
+  RL_PROF_VELOCITY,
+  RL_PROF_ACTUATION,
+  RL_PROF_SMOOTH,
+  RL_PROF_CONSTRAINT,
+  RL_PROF_SOLVE,
+  RL_PROF_INTEGRATE,
+  RL_NPROF
+};
+
 typedef struct rl_data {
   real time;
   int warning[RL_NWARN];
@@ -186,6 +202,10 @@ typedef struct rl_data {
   size_t arena_top;  /* in reals */
   size_t arena_high; /* high-water mark, in reals */
   void *buffer;      /* the single allocation */
+  /* stage profile, off unless prof_clock is set: then rl_forward and rl_step add each stage's elapsed
+     prof_clock() (the caller's clock and unit) into prof[RL_PROF_*]; the caller zeroes prof */
+  double (*prof_clock)(void);
+  double prof[RL_NPROF];
 } rl_data;
 
 /* Allocate data for model m, state set to qpos0, zero velocity and controls. */

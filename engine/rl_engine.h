@@ -103,6 +103,8 @@ int rl_check_state(const rl_model *m, rl_data *d);
 int rl_check_acc(const rl_model *m, rl_data *d);
 int rl_check_ctrl(const rl_model *m, rl_data *d);
 real rl_ctrl_clamped(const rl_model *m, const rl_data *d, int u);
+/* 1 if every qpos and qvel entry is finite with |x| ≤ 1e10 (the bounds of rl_check_state), else 0 */
+int rl_state_finite(const rl_model *m, const rl_data *d);
 
 /* --- integration --- */
 /* qpos ← qpos ⊕ h·qvel (quaternion exponential on ball/free joints, body-frame angular velocity). */

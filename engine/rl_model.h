@@ -99,7 +99,12 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
    mesh_graphadr[k] is the start of mesh k's hull adjacency in mesh_graph (−1: none, brute-force
    support), laid out as  adr[nvert] | neighbour lists:  the neighbours of hull vertex i (indices into
    the mesh's hull vertices, in MuJoCo's edge order) are mesh_graph[a + mesh_graph[a + i] + j],
-   j = 0, 1, … up to a −1 terminator, a = mesh_graphadr[k]. */
+   j = 0, 1, … up to a −1 terminator, a = mesh_graphadr[k].
+   Derived at build by rl_model_derive (not read from MuJoCo): geom_collide[g] = 1 if geom g can pass the
+   contype/conaffinity filter with some geom of the model, 0 if it can never collide (a visual geom: the
+   collision stage skips it entirely); geom_hext[3g..3g+2] = for a mesh geom, the half-extents about the
+   geom origin of its hull's box in the geom frame, max_i |v_i,c| per axis c (0 for other types, whose
+   extents follow from geom_size). */
 #define RL_MODEL_SIZES(X)                                                                                      \
   X(nq)                                                                                                        \
   X(nv) X(nu) X(nbody) X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(nmeshgraph) X(neq) X(nM) X(nexclude) X(nnames) \
@@ -166,6 +171,8 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
   X(real, geom_friction, ngeom, 3)        \
   X(real, geom_margin, ngeom, 1)          \
   X(real, geom_gap, ngeom, 1)             \
+  X(int, geom_collide, ngeom, 1)          \
+  X(real, geom_hext, ngeom, 3)            \
   X(int, mesh_vertadr, nmesh, 1)          \
   X(int, mesh_vertnum, nmesh, 1)          \
   X(real, mesh_vert, nmeshvert, 3)        \
@@ -210,6 +217,8 @@ typedef struct rl_model {
 /* Sizes for rl_model_alloc: all RL_MODEL_SIZES, other fields ignored. */
 rl_model *rl_model_alloc(const rl_model *sizes);
 void rl_model_free(rl_model *m);
+/* The derived fields (geom_collide, geom_hext) from the others: call once after filling the model. */
+void rl_model_derive(rl_model *m);
 /* Name of element `adr` (an offset into m->names), "" when unnamed. */
 const char *rl_model_name(const rl_model *m, int adr);
 

@@ -21,7 +21,19 @@
 /* model and data */
 #define rl_model_alloc   RL_NAME(model_alloc)
 #define rl_model_free    RL_NAME(model_free)
+#define rl_model_copy    RL_NAME(model_copy)
+#define rl_batch                   RL_NAME(batch)
+#define rl_batch_create            RL_NAME(batch_create)
+#define rl_batch_free              RL_NAME(batch_free)
+#define rl_batch_step              RL_NAME(batch_step)
+#define rl_batch_max_threads       RL_NAME(batch_max_threads)
+#define rl_batch_reset             RL_NAME(batch_reset)
+#define rl_batch_set_reset_state   RL_NAME(batch_set_reset_state)
+#define rl_batch_set_state         RL_NAME(batch_set_state)
+#define rl_batch_env_model         RL_NAME(batch_env_model)
+#define rl_batch_env_rebuild       RL_NAME(batch_env_rebuild)
 #define rl_model_name    RL_NAME(model_name)
+#define rl_model_derive  RL_NAME(model_derive)
 #define rl_data_alloc    RL_NAME(data_alloc)
 #define rl_data_free     RL_NAME(data_free)
 #define rl_data_reset    RL_NAME(data_reset)
@@ -62,6 +74,7 @@
 #define rl_ctrl_clamped   RL_NAME(ctrl_clamped)
 #define rl_state_ok       RL_NAME(state_ok)
 #define rl_reset_bad      RL_NAME(reset_bad)
+#define rl_state_finite   RL_NAME(state_finite)
 
 /* integration */
 #define rl_integrate_pos RL_NAME(integrate_pos)

@@ -485,6 +485,10 @@ int rl_state_ok(const real *x, int n) {
   return 1;
 }
 
+int rl_state_finite(const rl_model *m, const rl_data *d) {
+  return rl_state_ok(d->qpos, m->nq) && rl_state_ok(d->qvel, m->nv);
+}
+
 /* the reset of the bad-state policy: qpos0, zero qvel/ctrl/qfrc_applied/qacc (rl_data_reset), with time and
    the warning counters kept, and warning[WHICH] counted */
 void rl_reset_bad(const rl_model *m, rl_data *d, int which) {

@@ -269,5 +269,6 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
     memcpy(out + n, gr + 2 + 2 * n, sizeof(int) * (size_t)elen);
     gadr += n + elen;
   }
+  rl_model_derive(m);
   return m;
 }

@@ -58,6 +58,10 @@ typedef struct rl_bench_args {
   int reps;
   const char *engines;
   const char *stages; /* comma-separated bench stage names, NULL = all */
+  const char *device; /* --device cpu (the batch backend; NULL: the single-environment stage bench) */
+  int envs[32];       /* --envs N1,N2,…: environments per batch run (nenvs > 0: the batch bench) */
+  int nenvs;
+  int threads; /* --threads: OpenMP threads of the batch bench (0: all) */
 } rl_bench_args;
 
 int rl64_cmd_verify(const rl_verify_args *a);

@@ -42,6 +42,7 @@ static const char *const all_models[] = {SCENE("pendulum.xml"),
                                          TMODEL("fourbar.xml"),
                                          TMODEL("tumbling_mass.xml"),
                                          TMODEL("exclude_walker.xml"),
+                                         TMODEL("light_arm.xml"),
                                          NULL};
 
 /* the contact models again with the elliptic cone (every stage: rows, solve, step) */

@@ -28,7 +28,7 @@ static const char *usage_main =
     "  sim    MODEL.xml --engine newton|cg|avbd|mujoco [--precision f64|f32] [--dt H] [--steps N | --duration T]\n"
     "                   [--key NAME|INDEX] [--csv FILE] [--opt K=V]...\n"
     "  bench  MODEL.xml|chain:N1,N2,... [--precision f64|f32|both] [--stages LIST] [--engines LIST] [--steps N]\n"
-    "                   [--reps R] [--csv FILE] [--opt K=V]...\n"
+    "                   [--reps R] [--csv FILE] [--opt K=V]... [--device cpu --envs N1,N2,... [--threads T]]\n"
     "  run    [SPEC.ini ...] [--out DIR] [--jobs N] [--shard I/N] [--resume] [--opt K=V]...\n"
     "  merge  DIR... --out OUT\n"
     "  check  RESULTS [--baseline DIR] [--update-baseline]\n"
@@ -68,7 +68,9 @@ static const char *usage_sim =
 static const char *usage_bench =
     "usage: rigidlab bench MODEL.xml [options]\n"
     "Times each smooth-dynamics stage of rigidlab against MuJoCo's equivalent, alternating in one\n"
-    "process; prints medians and ratio = ours/MuJoCo (below 1 is faster).\n"
+    "process; prints medians and ratio = ours/MuJoCo (below 1 is faster).  Under each whole-step row (newton,\n"
+    "cg) a profiled pass shows where the step goes: position, collision, velocity, actuation, smooth,\n"
+    "constraint (rows), solve, integrate, other: ns per step and share, ours beside MuJoCo's timers.\n"
     "  --precision f64|f32|both   (default both)\n"
     "  --steps N                  calls per timed block (default 200)\n"
     "  --reps R                   alternating repetitions (default 15)\n"
@@ -76,7 +78,14 @@ static const char *usage_bench =
     "                             collision,step (default: all)\n"
     "  --engines LIST             engines for the whole constrained step: newton,cg,avbd (default newton;\n"
     "                             MuJoCo, with the same solver, is always timed beside)\n"
-    "  --csv FILE                 model,engine,precision,stage,ns_per_step,mujoco_ns_per_step,ratio\n"
+    "  --csv FILE                 model,engine,precision,stage,ns_per_step,mujoco_ns_per_step,ratio,share,\n"
+    "                             mujoco_share (the profile as stage step/<part>; share: of the whole step)\n"
+    "  --device cpu --envs LIST   the batch API instead: N environments stepped together for each N of\n"
+    "                             LIST (engine: the first of --engines, default avbd; --steps timed steps,\n"
+    "                             default 50; --threads T OpenMP threads, default all); prints env-steps/s,\n"
+    "                             the largest anchor error, unconverged env-steps and resets; CSV columns\n"
+    "                             model,engine,precision,device,envs,threads,steps,env_steps_per_s,\n"
+    "                             max_anchor_err,unconverged,resets\n"
     "  --opt KEY=VALUE            override a model/solver option (repeatable; see rigidlab --help-options)\n";
 
 static int bad(const char *cmd, const char *fmt, const char *arg) {
@@ -114,7 +123,8 @@ typedef struct parsed {
   int precision;
   long states, steps, reps, seed;
   double dt, duration;
-  const char *engine, *key, *stages, *engines;
+  const char *engine, *key, *stages, *engines, *device, *envs;
+  long threads;
 } parsed;
 
 static int parse_args(const char *cmd, int argc, char **argv, parsed *p, const char *usage) {
@@ -157,6 +167,11 @@ static int parse_args(const char *cmd, int argc, char **argv, parsed *p, const c
       if (parse_pos_double(v, &p->duration)) return bad(cmd, "--duration '%s' is not a positive number", v);
     } else if (!strcmp(a, "--steps") && (!strcmp(cmd, "sim") || !strcmp(cmd, "bench"))) {
       if (parse_long(v, 1, &p->steps)) return bad(cmd, "--steps '%s' is not a positive integer", v);
+    } else if (!strcmp(a, "--device") && !strcmp(cmd, "bench")) p->device = v;
+    else if (!strcmp(a, "--envs") && !strcmp(cmd, "bench")) p->envs = v;
+    else if (!strcmp(a, "--threads") && !strcmp(cmd, "bench")) {
+      if (parse_long(v, 1, &p->threads) || p->threads > 4096)
+        return bad(cmd, "--threads '%s' is not an integer from 1 to 4096", v);
     } else if (!strcmp(a, "--reps") && !strcmp(cmd, "bench")) {
       if (parse_long(v, 1, &p->reps)) return bad(cmd, "--reps '%s' is not a positive integer", v);
     } else return bad(cmd, "unknown option '%s'", a);
@@ -253,12 +268,39 @@ static int cmd_sim(int argc, char **argv) {
   return close_out(&p, &w, r);
 }
 
+/* --envs N1,N2,…: up to 32 environment counts, each an integer from 1 to 1000000 */
+static int parse_envs(const char *list, int *envs, int *n) {
+  char buf[512];
+  if (strlen(list) >= sizeof buf) return bad("bench", "--envs list too long (%s)", "at most 511 characters");
+  snprintf(buf, sizeof buf, "%s", list);
+  *n = 0;
+  for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+    long v;
+    if (*n >= 32) return bad("bench", "--envs '%s': at most 32 counts", list);
+    if (parse_long(t, 1, &v) || v > 1000000)
+      return bad("bench", "--envs '%s': each count must be an integer from 1 to 1000000", list);
+    envs[(*n)++] = (int)v;
+  }
+  if (!*n) return bad("bench", "--envs '%s' lists no count", list);
+  return 0;
+}
+
 static int cmd_bench(int argc, char **argv) {
   parsed p = {0};
   p.precision = 3;
   int st = parse_args("bench", argc, argv, &p, usage_bench);
   if (st) return st;
-  rl_bench_args a = {.c = p.c, .steps = p.steps, .reps = (int)p.reps, .engines = p.engines, .stages = p.stages};
+  rl_bench_args a = {.c = p.c,
+                     .steps = p.steps,
+                     .reps = (int)p.reps,
+                     .engines = p.engines,
+                     .stages = p.stages,
+                     .device = p.device,
+                     .threads = (int)p.threads};
+  if (p.envs && (st = parse_envs(p.envs, a.envs, &a.nenvs))) return st;
+  if (p.device && strcmp(p.device, "cpu") && strcmp(p.device, "cuda"))
+    return bad("bench", "--device '%s' (allowed: cpu, cuda)", p.device);
+  if (p.device && !p.envs) return bad("bench", "--device needs --envs N1,N2,...%s", "");
   rl_csv w;
   if ((st = open_out(&p, &w, 0))) return st;
   a.c.out = p.c.out;
