@@ -69,6 +69,7 @@ static int forward_recursive(const rl_model *m, rl_data *d) {
   double t = prof_start(d);
   rl_kinematics(m, d);
   rl_com_pos(m, d);
+  rl_tendon(m, d);
   if (!RL_LOCAL_FRAMES) rl_local_frames(m, d); /* the recursive M⁻¹ (rl_solve_m_local) in f64 too */
   prof_lap(d, RL_PROF_POSITION, &t);
   rl_collision(m, d);

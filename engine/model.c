@@ -87,6 +87,7 @@ rl_data *rl_data_alloc(const rl_model *m) {
 #define RL_X_EFC(type, name, count, width, ...) bytes += align64(sizeof(type) * (size_t)m->count * (width));
   RL_DATA_EFC(RL_X_EFC)
   RL_DATA_RUNTIME(RL_X_EFC)
+  RL_DATA_PATH(RL_X_EFC)
 #undef RL_X_EFC
   bytes += align64(sizeof(rl_contact) * (size_t)m->nconmax);
   d->arena_size = rl_arena_reals(m);
@@ -109,6 +110,7 @@ rl_data *rl_data_alloc(const rl_model *m) {
   p += align64(sizeof(type) * (size_t)m->count * (width));
   RL_DATA_EFC(RL_X_EFC)
   RL_DATA_RUNTIME(RL_X_EFC)
+  RL_DATA_PATH(RL_X_EFC)
 #undef RL_X_EFC
   d->contact = (rl_contact *)p;
   p += align64(sizeof(rl_contact) * (size_t)m->nconmax);

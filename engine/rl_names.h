@@ -76,6 +76,11 @@
 #define rl_reset_bad      RL_NAME(reset_bad)
 #define rl_state_finite   RL_NAME(state_finite)
 
+/* tendons */
+#define rl_tendon          RL_NAME(tendon)
+#define rl_tendon_velocity RL_NAME(tendon_velocity)
+#define rl_tendon_passive  RL_NAME(tendon_passive)
+
 /* integration */
 #define rl_integrate_pos RL_NAME(integrate_pos)
 #define rl_euler         RL_NAME(euler)
@@ -136,15 +141,17 @@
 
 /* AVBD (engine/avbd*.c) */
 /* types */
-#define rl_avbd         RL_NAME(avbd)
-#define rl_avbd_param   RL_NAME(avbd_param)
-#define rl_avbd_row     RL_NAME(avbd_row)
-#define rl_avbd_contact RL_NAME(avbd_contact)
-#define rl_avbd_stat    RL_NAME(avbd_stat)
-#define rl_avbd_pose    RL_NAME(avbd_pose)
-#define rl_avbd_joint   RL_NAME(avbd_joint)
-#define rl_avbd_bam     RL_NAME(avbd_bam)
-#define rl_avbd_load    RL_NAME(avbd_load)
+#define rl_avbd              RL_NAME(avbd)
+#define rl_avbd_param        RL_NAME(avbd_param)
+#define rl_avbd_row          RL_NAME(avbd_row)
+#define rl_avbd_contact      RL_NAME(avbd_contact)
+#define rl_avbd_stat         RL_NAME(avbd_stat)
+#define rl_avbd_pose         RL_NAME(avbd_pose)
+#define rl_avbd_joint        RL_NAME(avbd_joint)
+#define rl_avbd_bam          RL_NAME(avbd_bam)
+#define rl_avbd_load         RL_NAME(avbd_load)
+#define rl_avbd_compound     RL_NAME(avbd_compound)
+#define rl_avbd_compound_val RL_NAME(avbd_compound_val)
 /* functions */
 #define rl_avbd_build            RL_NAME(avbd_build)
 #define rl_avbd_free             RL_NAME(avbd_free)

@@ -322,7 +322,7 @@ static void bench_ctx_open(ctx *c, rl_pair *p, rl_states *S) {
   c->mjfree = mj_copyModel(NULL, p->mjm);
   c->mjfree->opt.disableflags |= mjDSBL_CONSTRAINT;
   c->mjfull = p->mjm;
-  c->d = rl_data_alloc(p->m);
+  c->d = rl_pair_data(p);
   c->mjd = mj_makeData(c->mjfree);
   c->mjdfull = mj_makeData(p->mjm);
   rl_states_draw(p->mjm, 2, 12345, S);
@@ -430,9 +430,12 @@ static int write_chain(const char *path, int n) {
 static int bench_chains(const rl_bench_args *a, const char *list) {
   int ns[32], nn = 0;
   for (const char *t = list; *t && nn < 32;) {
-    char *end;
-    long v = strtol(t, &end, 10);
-    if (end == t || v < 2 || v > 95 || (*end && *end != ',')) {
+    char tok[32];
+    const char *end = strchr(t, ',');
+    if (!end) end = t + strlen(t);
+    long v;
+    snprintf(tok, sizeof tok, "%.*s", (int)(end - t < 31 ? end - t : 31), t);
+    if (end - t > 31 || rl_parse_long(tok, 2, 95, &v)) {
       rl_errorf("bench: chain:LIST needs comma-separated link counts between 2 and 95 (MuJoCo 2.2.2's XML nesting "
                 "limit), got '%s'",
                 list);
@@ -477,7 +480,7 @@ static int bench_chains(const rl_bench_args *a, const char *list) {
     p.m->opt.solver = RL_SOLVER_NEWTON;
     p.mjm->opt.solver = mjSOL_NEWTON;
     mjData *mjd = mj_makeData(p.mjm);
-    rl_data *d = rl_data_alloc(p.m);
+    rl_data *d = rl_pair_data(&p);
     mj_resetDataKeyframe(p.mjm, mjd, 0);
     double *q0 = malloc(sizeof(double) * (size_t)(p.mjm->nq + p.mjm->nv));
     memcpy(q0, mjd->qpos, sizeof(double) * (size_t)p.mjm->nq);

@@ -22,6 +22,7 @@ typedef struct rl_common_args {
 enum {
   RL_STAGE_KINEMATICS,
   RL_STAGE_COM,
+  RL_STAGE_TENDON,
   RL_STAGE_INERTIA,
   RL_STAGE_BIAS,
   RL_STAGE_PASSIVE,
@@ -70,6 +71,10 @@ int rl64_cmd_sim(const rl_sim_args *a);
 int rl32_cmd_sim(const rl_sim_args *a);
 int rl64_cmd_bench(const rl_bench_args *a);
 int rl32_cmd_bench(const rl_bench_args *a);
+
+/* the steps of a run: a->steps, else round(a->duration / TIMESTEP); −1 with err when that exceeds the cap
+   of a run's steps (options.h) */
+long rl_run_steps(const rl_sim_args *a, double timestep, char *err, int errlen);
 
 /* error reporting: one line on stderr, "rigidlab: MESSAGE" */
 void rl_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

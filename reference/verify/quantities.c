@@ -24,6 +24,13 @@ static const rl_vq_info table[] = {
     {"subtree_com", REL, "subtree_com", 0, "subtree centres of mass"},
     {"cinert", REL, "cinert", 0, "com-based body inertias"},
     {"cdof", REL, "cdof", 0, "com-based dof motion axes"},
+    /* tendons (verify_tendon.c) */
+    {"ten_length", REL, "ten_length", 0, "tendon lengths"},
+    {"ten_J", REL, "ten_J", 0, "tendon Jacobians, compared dense (ntendon × nv)"},
+    {"ten_velocity", REL, "ten_velocity", 0, "tendon velocities"},
+    {"wrap_obj", COUNT, 0, "count", "tendon path points tagged differently (site, pulley, wrap geom) or missing"},
+    {"wrap_xpos", REL, "wrap_xpos", 0, "tendon path points, on the tendons whose paths agree point for point"},
+    {"actuator_moment", REL, "actuator_moment", 0, "actuator moment arms, dense (nu × nv)"},
     {"M", REL, "qM", 0, "the joint-space inertia matrix, compared dense (nv × nv)"},
     {"cvel", REL, "cvel", 0, "com-based body velocities"},
     {"cdof_dot", REL, "cdof_dot", 0, "time derivatives of cdof"},
