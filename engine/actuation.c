@@ -226,7 +226,7 @@ static real actuator_force(const rl_model *m, const rl_data *d, int u, real inpu
   return gain * input + bias;
 }
 
-/* Transmissions, then per actuator: control u clamped to ctrlrange; with dynamics ȧ = act_rate and the
+/* Transmissions, then per actuator: control u clamped to ctrlrange (all 0 when one is not finite); with dynamics ȧ = act_rate and the
    input is act, else u; force = gain·input + bias, clamped to forcerange; qfrc_actuator = Σ r_uᵀ force_u.
    Hinge/slide joints: length g·q, velocity g·q̇, force on one dof.  Every moment row is kept in
    actuator_moment (dense nu × nv). */
@@ -253,11 +253,10 @@ void rl_actuation(const rl_model *m, rl_data *d) {
     memset(d->act_dot, 0, sizeof(real) * (size_t)m->na);
     return;
   }
+  int ctrl_ok = rl_check_ctrl(m, d); /* a bad control zeroes them all (counted warning) */
   for (int u = 0; u < nu; u++) {
-    real c = d->ctrl[u];
-    const real *cr = m->actuator_ctrlrange + 2 * u, *fr = m->actuator_forcerange + 2 * u;
-    if (m->actuator_ctrllimited[u] && !(m->opt.disableflags & RL_DSBL_CLAMPCTRL))
-      c = c < cr[0] ? cr[0] : (c > cr[1] ? cr[1] : c);
+    real c = ctrl_ok ? rl_ctrl_clamped(m, d, u) : 0;
+    const real *fr = m->actuator_forcerange + 2 * u;
     real input = c;
     if (m->actuator_dyntype[u] != RL_DYN_NONE) {
       int a = u - (nu - m->na);

@@ -724,6 +724,9 @@ real avbd_coord_rate(const rl_avbd *am, const rl_avbd_joint *jt) {
 }
 
 void rl_avbd_from_generalized(rl_avbd *am, const rl_model *m, rl_data *d) {
+  /* a bad qpos/qvel is reset to qpos0 (rl_engine.h) before it becomes poses and joint coordinates (a
+     huge hinge angle would also make the angle unwrapping loop for ever) */
+  rl_check_state(m, d);
   rl_kinematics(m, d);
   rl_com_pos(m, d);
   rl_com_vel(m, d);

@@ -73,9 +73,7 @@ real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl
   int u = jt->act, dis = m->opt.disableflags;
   *k = 0;
   if (u < 0 || (dis & RL_DSBL_ACTUATION)) return 0;
-  const real *cr = m->actuator_ctrlrange + 2 * u;
-  real c = d->ctrl[u];
-  if (m->actuator_ctrllimited[u] && !(dis & RL_DSBL_CLAMPCTRL)) c = c < cr[0] ? cr[0] : (c > cr[1] ? cr[1] : c);
+  real c = am->ctrl_zero ? 0 : rl_ctrl_clamped(m, d, u); /* zero controls after a bad one (rl_avbd_step) */
   if (avbd_bam_on(am, m, jt)) return avbd_servo_bam(&am->prm.bam, m, jt, u, c, phi, h, k);
   return avbd_servo_pd(m, jt, u, c, phi, h, k);
 }

@@ -671,13 +671,24 @@ static void avbd_sync_scales(rl_avbd *am, const rl_model *m) {
   am->servo_scaled = am->prm.servo_model;
 }
 
-static int avbd_state_finite(const rl_avbd *am) {
+/* the body poses (x, q) and velocities of the AVBD state pass the bad-state test (rl_state_ok: finite,
+   |x| ≤ RL_MAXVAL); *which says the first that does not (RL_WARN_BADQPOS or RL_WARN_BADQVEL) */
+static int avbd_state_ok(const rl_avbd *am, int *which) {
   for (int s = 0; s < am->nb; s++)
-    for (int i = 0; i < 3; i++)
-      if (!rl_isfinite(am->pose[s].x[i]) || !rl_isfinite(am->pose[s].q[i + 1]) || !rl_isfinite(am->vel[6 * s + i]) ||
-          !rl_isfinite(am->vel[6 * s + 3 + i]))
-        return 0;
+    if (!rl_state_ok(am->pose[s].x, 3) || !rl_state_ok(am->pose[s].q, 4)) {
+      *which = RL_WARN_BADQPOS;
+      return 0;
+    }
+  for (int s = 0; s < am->nb; s++)
+    if (!rl_state_ok(am->vel + 6 * s, 6)) {
+      *which = RL_WARN_BADQVEL;
+      return 0;
+    }
   return 1;
+}
+static int avbd_state_finite(const rl_avbd *am) {
+  int which;
+  return avbd_state_ok(am, &which);
 }
 
 /* Tolerances of the step's residual and update test (f64): tol·max(1, (h/h₀)²), h₀ = 1 ms.  A sweep's
@@ -810,6 +821,8 @@ rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *d) {
     am->ncon = 0;
     am->nprev = 0;
     d->warning[RL_WARN_BADQACC]++;
+    am->time += h; /* the step is undone, its time still passes (as a held step of the soft engines) */
+    d->time = am->time;
     return RL_ERR_NUMERIC;
   }
   avbd_diagnostics(am, m, d, h);
@@ -828,6 +841,14 @@ rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *d) {
 /* The whole step: rl_collision's contacts at the step-start poses when prm.contacts says so (qpos from
    the AVBD state, kinematics, collision, load), the step of the AVBD state, qpos/qvel written back. */
 rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d) {
+  /* the bad-state policy at the step's start (rl_engine.h): after a bad ctrl the servos see zero; a bad pose or velocity
+     resets d to qpos0 and the AVBD state from it */
+  am->ctrl_zero = !rl_check_ctrl(m, d);
+  int which;
+  if (!avbd_state_ok(am, &which)) {
+    rl_reset_bad(m, d, which);
+    rl_avbd_from_generalized(am, m, d);
+  }
   if (am->prm.contacts == RL_AVBD_CONTACTS_DATA) {
     rl_avbd_to_generalized(am, m, d);
     rl_kinematics(m, d);

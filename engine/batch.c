@@ -113,15 +113,18 @@ static void step_env(rl_batch *b, int e) {
   const rl_model *m = b->m[e];
   rl_data *d = b->d[e];
   int ok, converged;
+  /* the engine's own bad-state handling (a reset to qpos0 on bad qpos, qvel or qacc, AVBD's undone step)
+     shows in its counters: this environment then goes to its reset state instead */
+  int before = d->warning[RL_WARN_BADQPOS] + d->warning[RL_WARN_BADQVEL] + d->warning[RL_WARN_BADQACC];
   if (b->am[e]) {
     ok = rl_avbd_step(b->am[e], m, d) == RL_OK;
     converged = b->am[e]->stat.converged;
   } else {
-    int before = d->warning[RL_WARN_BADQPOS] + d->warning[RL_WARN_BADQVEL];
     rl_step(m, d);
-    ok = d->warning[RL_WARN_BADQPOS] + d->warning[RL_WARN_BADQVEL] == before; /* rl_step's own reset */
+    ok = 1;
     converged = d->solver_converged;
   }
+  ok = ok && d->warning[RL_WARN_BADQPOS] + d->warning[RL_WARN_BADQVEL] + d->warning[RL_WARN_BADQACC] == before;
   if (!converged) b->unconverged[e]++;
   if (!ok || !rl_state_finite(m, d)) {
     b->resets[e]++;
@@ -159,7 +162,14 @@ void rl_batch_set_state(rl_batch *b, int e, const real *qpos, const real *qvel) 
   memcpy(d->qpos, qpos, sizeof(real) * (size_t)m->nq);
   memcpy(d->qvel, qvel, sizeof(real) * (size_t)m->nv);
   memset(d->qacc_warmstart, 0, sizeof(real) * (size_t)m->nv);
-  if (b->am[e]) rl_avbd_from_generalized(b->am[e], m, d);
+  if (!b->am[e]) return;
+  /* AVBD tests the state as it loads it (rl_avbd_from_generalized): a bad one goes to the reset state */
+  int before = d->warning[RL_WARN_BADQPOS] + d->warning[RL_WARN_BADQVEL];
+  rl_avbd_from_generalized(b->am[e], m, d);
+  if (d->warning[RL_WARN_BADQPOS] + d->warning[RL_WARN_BADQVEL] != before) {
+    b->resets[e]++;
+    reset_env(b, e);
+  }
 }
 
 void rl_batch_set_reset_state(rl_batch *b, int e, const real *qpos, const real *qvel) {

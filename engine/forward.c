@@ -131,9 +131,23 @@ static void euler_after(const rl_model *m, rl_data *d, int used) {
   rl_euler(m, d);
 }
 
+/* A step the bad-state policy ends: a qacc still bad after the reset and a second forward pass (the model
+   itself, not the state, is bad) is not integrated: the state stays the reset one, time advances by h. */
+static void hold_reset_state(const rl_model *m, rl_data *d) {
+  memset(d->qacc, 0, sizeof(real) * (size_t)m->nv);
+  d->time += m->opt.timestep;
+}
+
 void rl_step_path(const rl_model *m, rl_data *d, int path) {
   rl_check_state(m, d);
   int used = rl_forward_path(m, d, path);
+  if (!rl_check_acc(m, d)) {
+    used = rl_forward_path(m, d, path);
+    if (!rl_state_ok(d->qacc, m->nv)) {
+      hold_reset_state(m, d);
+      return;
+    }
+  }
   double t = prof_start(d), inner = d->prof_clock ? prof_total(d) : 0;
   if (m->opt.integrator == RL_INT_RK4) rl_rk4_with(m, d, rl_forward);
   else euler_after(m, d, used);

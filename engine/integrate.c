@@ -149,6 +149,15 @@ void rl_rk4(const rl_model *m, rl_data *d) { rl_rk4_with(m, d, rl_forward_smooth
 void rl_step_smooth(const rl_model *m, rl_data *d) {
   rl_check_state(m, d);
   rl_forward_smooth(m, d);
+  /* the bad-state policy (rl_engine.h): a bad qacc resets; still bad after it, the step is not integrated */
+  if (!rl_check_acc(m, d)) {
+    rl_forward_smooth(m, d);
+    if (!rl_state_ok(d->qacc, m->nv)) {
+      memset(d->qacc, 0, sizeof(real) * (size_t)m->nv);
+      d->time += m->opt.timestep;
+      return;
+    }
+  }
   if (m->opt.integrator == RL_INT_RK4) rl_rk4(m, d);
   else rl_euler(m, d);
 }

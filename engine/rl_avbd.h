@@ -16,8 +16,11 @@
  * The AVBD state (body poses and velocities) lives in rl_avbd and is the one the step integrates;
  * rl_avbd_step writes qpos/qvel/time back (rl_avbd_to_generalized), so after it d holds the stepped
  * state as after rl_step.  Besides the contacts it reads d->ctrl (servo targets), d->jnt_range and
- * d->eq_active.  A non-finite step is undone, counted once in d->warning[RL_WARN_BADQACC] and returns
- * RL_ERR_NUMERIC.
+ * d->eq_active.  Bad state (rl_engine.h's test: non-finite or |x| > RL_MAXVAL): at the step's start a bad
+ * clamped ctrl makes the step's servos act on zero controls (warning BADCTRL) and a bad pose or velocity resets d to qpos0 and the AVBD state from it
+ * (warning BADQPOS or BADQVEL), as rl_avbd_from_generalized does for a bad d->qpos/qvel; a step that
+ * ends bad is undone (the step-start poses, zero velocity; its time passes), counted once in
+ * d->warning[RL_WARN_BADQACC] and returns RL_ERR_NUMERIC.
  *
  * Contacts (prm.contacts; rl_avbd_default_param picks by the model): RL_AVBD_CONTACTS_DATA takes every
  * contact from rl_collision: before each step rl_avbd_step writes qpos from the AVBD poses and runs
@@ -260,6 +263,7 @@ typedef struct rl_avbd {
   rl_avbd_compound_val *cmpval;
   unsigned long long *cmpver; /* [ncmp×2] pose versions of cmpval */
   void *buffer;
+  int ctrl_zero; /* the step's controls failed the bad-state test: the servos act on zero controls */
 } rl_avbd;
 
 /* 1 if two geoms on different dynamic bodies pass the contype/conaffinity filter */

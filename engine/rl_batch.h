@@ -15,8 +15,10 @@
  * OpenMP).  Environments share no mutable data, so every environment's trajectory is the one the
  * single-environment engine computes from the same state, bit for bit, at any thread count.
  *
- * Divergence policy: an environment whose step fails (AVBD: non-finite update, the step undone) or ends
- * with a non-finite or huge qpos/qvel (the soft engine's rl_check_state bounds) is reset to its reset
+ * Divergence policy: an environment whose step fails (AVBD: non-finite update, the step undone), whose
+ * engine met a bad qpos, qvel or qacc in the step (its warning counters moved: the engine's own reset,
+ * docs/reliability.md) or that ends with a non-finite or huge qpos/qvel (the soft engine's rl_check_state
+ * bounds) is reset to its reset
  * state (qpos0 and zero velocity unless rl_batch_set_reset_state gave another), its counter resets[e]
  * is incremented, and no other environment is touched. */
 #ifndef RL_BATCH_H

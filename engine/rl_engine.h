@@ -102,8 +102,19 @@ void rl_fwd_position(const rl_model *m, rl_data *d);
 void rl_fwd_velocity(const rl_model *m, rl_data *d);
 /* All smooth stages; qacc = qacc_smooth (no constraints). */
 void rl_forward_smooth(const rl_model *m, rl_data *d);
-/* Non-finite or huge qpos/qvel → counted warning, state reset to qpos0 (as MuJoCo); returns 0 if reset. */
+/* The bad-state checks (MuJoCo's mj_checkPos/Vel/Acc and its ctrl test).  A value is bad when it is not
+   finite or |x| > RL_MAXVAL.  Policy (docs/reliability.md): bad qpos or qvel (at the step's start) or bad
+   qacc (after the forward pass) → warning[BADQPOS|BADQVEL|BADQACC] counted and the state reset to qpos0
+   with zero qvel, ctrl, qfrc_applied and warm start (time and the counters kept); a bad control after
+   clamping to ctrlrange → warning[BADCTRL] counted and the actuators driven by zero controls for that
+   evaluation (d->ctrl left as set, as MuJoCo).  Each returns 1 when nothing was bad, 0 after acting. */
+#define RL_MAXVAL 1e10
+int rl_state_ok(const real *x, int n);
+void rl_reset_bad(const rl_model *m, rl_data *d, int which);
 int rl_check_state(const rl_model *m, rl_data *d);
+int rl_check_acc(const rl_model *m, rl_data *d);
+int rl_check_ctrl(const rl_model *m, rl_data *d);
+real rl_ctrl_clamped(const rl_model *m, const rl_data *d, int u);
 /* 1 if every qpos and qvel entry is finite with |x| ≤ 1e10 (the bounds of rl_check_state), else 0 */
 int rl_state_finite(const rl_model *m, const rl_data *d);
 

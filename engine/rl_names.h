@@ -73,6 +73,11 @@
 #define rl_forward_smooth  RL_NAME(forward_smooth)
 #define rl_jac_point       RL_NAME(jac_point)
 #define rl_check_state     RL_NAME(check_state)
+#define rl_check_acc       RL_NAME(check_acc)
+#define rl_check_ctrl      RL_NAME(check_ctrl)
+#define rl_ctrl_clamped    RL_NAME(ctrl_clamped)
+#define rl_state_ok        RL_NAME(state_ok)
+#define rl_reset_bad       RL_NAME(reset_bad)
 #define rl_state_finite    RL_NAME(state_finite)
 
 /* tendons */

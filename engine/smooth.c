@@ -462,28 +462,62 @@ void rl_forward_smooth(const rl_model *m, rl_data *d) {
   memcpy(d->qacc, d->qacc_smooth, sizeof(real) * (size_t)m->nv);
 }
 
-/* 1 if every x_i is finite and |x_i| ≤ 1e10 */
-static int state_ok(const real *x, int n) {
+/* 1 if every x_i is finite and |x_i| ≤ RL_MAXVAL (MuJoCo's mju_isBad, negated) */
+int rl_state_ok(const real *x, int n) {
   for (int i = 0; i < n; i++)
-    if (!rl_isfinite(x[i]) || rl_fabs(x[i]) > (real)1e10) return 0;
+    if (!rl_isfinite(x[i]) || rl_fabs(x[i]) > (real)RL_MAXVAL) return 0;
   return 1;
 }
 
 int rl_state_finite(const rl_model *m, const rl_data *d) {
-  return state_ok(d->qpos, m->nq) && state_ok(d->qvel, m->nv);
+  return rl_state_ok(d->qpos, m->nq) && rl_state_ok(d->qvel, m->nv);
 }
 
-/* |x| > 1e10 or non-finite → warning and reset (MuJoCo's mj_checkPos/mj_checkVel); time and the
-   warning counters survive the reset. */
-int rl_check_state(const rl_model *m, rl_data *d) {
-  int bad = !state_ok(d->qpos, m->nq) ? RL_WARN_BADQPOS : !state_ok(d->qvel, m->nv) ? RL_WARN_BADQVEL : -1;
-  if (bad < 0) return 1;
+/* the reset of the bad-state policy: qpos0, zero qvel/ctrl/qfrc_applied/qacc (rl_data_reset), with time and
+   the warning counters kept, and warning[WHICH] counted */
+void rl_reset_bad(const rl_model *m, rl_data *d, int which) {
   int w[RL_NWARN];
   real t = d->time;
   memcpy(w, d->warning, sizeof w);
   rl_data_reset(m, d);
   memcpy(d->warning, w, sizeof w);
-  d->warning[bad]++;
+  d->warning[which]++;
   d->time = t;
+}
+
+/* |x| > RL_MAXVAL or non-finite in qpos or qvel → warning and reset (MuJoCo's mj_checkPos/mj_checkVel) */
+int rl_check_state(const rl_model *m, rl_data *d) {
+  int bad = !rl_state_ok(d->qpos, m->nq) ? RL_WARN_BADQPOS : !rl_state_ok(d->qvel, m->nv) ? RL_WARN_BADQVEL : -1;
+  if (bad < 0) return 1;
+  rl_reset_bad(m, d, bad);
   return 0;
+}
+
+/* a bad qacc → warning and reset (MuJoCo's mj_checkAcc); the caller runs the forward pass again */
+int rl_check_acc(const rl_model *m, rl_data *d) {
+  if (rl_state_ok(d->qacc, m->nv)) return 1;
+  rl_reset_bad(m, d, RL_WARN_BADQACC);
+  return 0;
+}
+
+/* control u clamped to its ctrlrange (when ctrllimited and clamping is not disabled) */
+real rl_ctrl_clamped(const rl_model *m, const rl_data *d, int u) {
+  real c = d->ctrl[u];
+  const real *cr = m->actuator_ctrlrange + 2 * u;
+  if (m->actuator_ctrllimited[u] && !(m->opt.disableflags & RL_DSBL_CLAMPCTRL))
+    c = c < cr[0] ? cr[0] : (c > cr[1] ? cr[1] : c);
+  return c;
+}
+
+/* MuJoCo's ctrl test: a clamped control that is bad → one warning, and the caller acts on zero controls
+   (d->ctrl itself is left as the user set it) */
+int rl_check_ctrl(const rl_model *m, rl_data *d) {
+  for (int u = 0; u < m->nu; u++) {
+    real c = rl_ctrl_clamped(m, d, u);
+    if (!rl_state_ok(&c, 1)) {
+      d->warning[RL_WARN_BADCTRL]++;
+      return 0;
+    }
+  }
+  return 1;
 }

@@ -1,13 +1,15 @@
 /* sim.c — `rigidlab sim`: run one engine on a model and write the trajectory CSV
  * (step,time,qpos_*,qvel_*, then the diagnostics of ARCHITECTURE.md:
- * iterations,converged,residual,penetration_max,anchor_err_max,axis_err_max,energy,ncon).
+ * iterations,converged,residual,penetration_max,anchor_err_max,axis_err_max,energy,ncon,bad_state).
  * Diagnostics describe the step that produced the row: solver iterations (AVBD: sweeps), whether it
  * met its tolerance, its final residual (soft engines and MuJoCo: the last scaled gradient; AVBD: the
  * last sweep's largest update), the deepest penetration, the largest equality/joint anchor gap (m) and
  * axis or rotation error (rad), and the contact count; energy is evaluated at the row's state.  For
  * the soft engines and MuJoCo the anchor/axis errors are those of the equality rows (connect and the
  * translational weld rows: anchor; the rotational weld rows: axis) at the step's start; AVBD's are
- * after its step over every joint and equality.  Row 0 has no step: iterations 0, converged 1, residual 0. */
+ * after its step over every joint and equality.  Row 0 has no step: iterations 0, converged 1, residual 0.
+ * bad_state counts the engine's bad-state warnings up to the row (docs/reliability.md: a non-finite or
+ * huge qpos, qvel, qacc or ctrl, and what the engine did about it); a run with any says so on stderr. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,15 +71,15 @@ static void header(rl_csv *w, int nq, int nv) {
     snprintf(name, sizeof name, "qvel_%d", i);
     rl_csv_str(w, name);
   }
-  const char *diag[] = {"iterations",     "converged",    "residual", "penetration_max",
-                        "anchor_err_max", "axis_err_max", "energy",   "ncon"};
-  for (int k = 0; k < 8; k++) rl_csv_str(w, diag[k]);
+  const char *diag[] = {"iterations",   "converged", "residual", "penetration_max", "anchor_err_max",
+                        "axis_err_max", "energy",    "ncon",     "bad_state"};
+  for (int k = 0; k < 9; k++) rl_csv_str(w, diag[k]);
   rl_csv_end_row(w);
 }
 
-/* the diagnostics of one step */
+/* the diagnostics of one step (bad_state: the engine's bad-state warnings so far, see bad_state_rl) */
 typedef struct step_diag {
-  int iterations, converged, ncon;
+  int iterations, converged, ncon, bad_state;
   double residual, penetration, anchor, axis;
 } step_diag;
 
@@ -98,7 +100,7 @@ static void equality_errors(int ne, const int *type, const int *id, const int *e
 }
 
 static step_diag diag_rl(const rl_model *m, const rl_data *d, int stepped) {
-  step_diag g = {0, 1, d->ncon, 0, 0, 0, 0};
+  step_diag g = {0, 1, d->ncon, 0, 0, 0, 0, 0};
   if (!stepped) return g;
   double pos[6 * 64];
   int ne = d->ne < 6 * 64 ? d->ne : 6 * 64;
@@ -114,7 +116,7 @@ static step_diag diag_rl(const rl_model *m, const rl_data *d, int stepped) {
 
 /* MuJoCo 2.2.2 has no converged flag: a step converged when it stopped before its iteration limit */
 static step_diag diag_mj(const mjModel *m, const mjData *d, int stepped) {
-  step_diag g = {0, 1, d->ncon, 0, 0, 0, 0};
+  step_diag g = {0, 1, d->ncon, 0, 0, 0, 0, 0};
   if (!stepped) return g;
   equality_errors(d->ne, d->efc_type, d->efc_id, m->eq_type, d->efc_pos, &g.anchor, &g.axis);
   g.iterations = d->solver_iter;
@@ -123,6 +125,17 @@ static step_diag diag_mj(const mjModel *m, const mjData *d, int stepped) {
     g.residual = d->solver[(d->solver_iter < mjNSOLVER ? d->solver_iter : mjNSOLVER) - 1].gradient;
   for (int i = 0; i < d->ncon; i++) g.penetration = fmax(g.penetration, -d->contact[i].dist);
   return g;
+}
+
+/* bad-state warnings so far: bad qpos, qvel, qacc (each a reset, or for AVBD's bad qacc an undone step)
+   and bad ctrl (zeroed), the engine's counters (rl_engine.h; MuJoCo's mjWARN_BADQPOS … mjWARN_BADCTRL) */
+static int bad_state_rl(const rl_data *d) {
+  return d->warning[RL_WARN_BADQPOS] + d->warning[RL_WARN_BADQVEL] + d->warning[RL_WARN_BADQACC] +
+         d->warning[RL_WARN_BADCTRL];
+}
+static int bad_state_mj(const mjData *d) {
+  return d->warning[mjWARN_BADQPOS].number + d->warning[mjWARN_BADQVEL].number + d->warning[mjWARN_BADQACC].number +
+         d->warning[mjWARN_BADCTRL].number;
 }
 
 static void diag_cols(rl_csv *w, const step_diag *g, double energy) {
@@ -134,11 +147,12 @@ static void diag_cols(rl_csv *w, const step_diag *g, double energy) {
   rl_csv_num(w, g->axis);
   rl_csv_num(w, energy);
   rl_csv_int(w, g->ncon);
+  rl_csv_int(w, g->bad_state);
 }
 
 /* AVBD's own statistics of its last step */
 static step_diag diag_avbd(const rl_avbd *am, int stepped) {
-  step_diag g = {0, 1, 0, 0, 0, 0, 0};
+  step_diag g = {0, 1, 0, 0, 0, 0, 0, 0};
   if (!stepped) return g;
   g.iterations = am->stat.iterations;
   g.converged = am->stat.converged;
@@ -152,6 +166,7 @@ static step_diag diag_avbd(const rl_avbd *am, int stepped) {
 
 static void row_rl(rl_csv *w, long step, const rl_model *m, rl_data *d, const rl_avbd *am) {
   step_diag g = am ? diag_avbd(am, step > 0) : diag_rl(m, d, step > 0);
+  g.bad_state = bad_state_rl(d);
   rl_csv_int(w, step);
   rl_csv_num(w, d->time);
   for (int i = 0; i < m->nq; i++) rl_csv_num(w, d->qpos[i]);
@@ -167,6 +182,7 @@ static void row_rl(rl_csv *w, long step, const rl_model *m, rl_data *d, const rl
 
 static void row_mj(rl_csv *w, long step, const mjModel *m, mjData *d) {
   step_diag g = diag_mj(m, d, step > 0);
+  g.bad_state = bad_state_mj(d);
   rl_csv_int(w, step);
   rl_csv_num(w, d->time);
   for (int i = 0; i < m->nq; i++) rl_csv_num(w, d->qpos[i]);
@@ -278,6 +294,14 @@ int rl_cmd_sim(const rl_sim_args *a) {
       mj_step(p.mjm, mjd);
       row_mj(w, s, p.mjm, mjd);
     }
+  }
+  {
+    int nbad = mujoco ? bad_state_mj(mjd) : bad_state_rl(d);
+    if (nbad)
+      fprintf(stderr,
+              "sim: %s: warning: %d bad-state event(s) (non-finite or huge qpos/qvel/qacc/ctrl; see the "
+              "bad_state column)\n",
+              a->c.model, nbad);
   }
 done:
   rl_avbd_free(am);

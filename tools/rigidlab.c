@@ -56,7 +56,7 @@ static const char *usage_verify =
 static const char *usage_sim =
     "usage: rigidlab sim MODEL.xml --engine newton|cg|avbd|mujoco [options]\n"
     "Simulates MODEL from qpos0 (or a keyframe) and writes step,time,qpos_*,qvel_*, then\n"
-    "iterations,converged,residual,penetration_max,energy,ncon as CSV (to stdout without --csv).\n"
+    "iterations,converged,residual,penetration_max,energy,ncon,bad_state as CSV (to stdout without --csv).\n"
     "  --engine newton|cg|avbd|mujoco  rigidlab soft-constraint Newton or CG, rigidlab AVBD (maximal\n"
     "                             coordinates), or MuJoCo 2.2.2\n"
     "  --precision f64|f32        rigidlab's working precision (default f64; mujoco is f64 only)\n"
@@ -553,6 +553,8 @@ static int cmd_fields(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  /* every subcommand: temporaries removed on exit and on SIGINT/SIGTERM/SIGHUP (csv.h) */
+  rl_tmp_catch_signals();
   mju_user_error = mujoco_error;
   mju_user_warning = mujoco_warning;
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

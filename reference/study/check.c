@@ -12,18 +12,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "csv.h"
 #include "runner.h"
 #include "spec.h"
 #include "study_lockstep.h"
 
 typedef struct mrow {
-  char point[512], metric[64];
+  char point[512], metric[64], text[64]; /* text: the value as written */
   double value;
+  int line;
 } mrow;
 
-/* metrics.csv (csv.h's reader) → rows (point, metric, value); −1 on error */
-static int read_metrics(const char *path, mrow **rows, int *n, char *err, int errlen) {
+/* metrics.csv (csv.h's reader) → rows (point, metric, value); −1 on error.  Every value must be a number
+   (the whole cell); with FINITE also finite (a baseline, or a file about to become one). */
+static int read_metrics(const char *path, int finite, mrow **rows, int *n, char *err, int errlen) {
   static const char *const cols[8] = {"study", "point", "engine", "precision", "dt", "metric", "value", "step"};
   *rows = NULL;
   *n = 0;
@@ -41,7 +44,15 @@ static int read_metrics(const char *path, mrow **rows, int *n, char *err, int er
     mrow *m = &(*rows)[(*n)++];
     rl_snprintf(m->point, sizeof m->point, "%s", rl_table_cell(&t, r, 1));
     rl_snprintf(m->metric, sizeof m->metric, "%s", rl_table_cell(&t, r, 5));
-    if (rl_table_num(&t, r, 6, &m->value, err, errlen)) {
+    rl_snprintf(m->text, sizeof m->text, "%s", rl_table_cell(&t, r, 6));
+    m->line = t.line[r];
+    int bad = rl_table_num(&t, r, 6, &m->value, err, errlen);
+    if (!bad && finite && !isfinite(m->value)) {
+      rl_snprintf(err, (size_t)errlen, "%s:%d: column 'value': '%s' is not a finite number (point %s, metric %s)", path,
+                  m->line, m->text, m->point, m->metric);
+      bad = 1;
+    }
+    if (bad) {
       free(*rows);
       *rows = NULL;
       *n = 0;
@@ -51,6 +62,11 @@ static int read_metrics(const char *path, mrow **rows, int *n, char *err, int er
   }
   rl_table_free(&t);
   return 0;
+}
+
+static int exists_file(const char *p) {
+  struct stat sb;
+  return !stat(p, &sb);
 }
 
 static int inside(const rl_band *b, double base, double v) {
@@ -113,12 +129,20 @@ static long first_step(const char *dir, const rl_point *pts, int n, const char *
 static int update_baseline(const char *dir, const char *bdir, const char *name) {
   char from[4200], to[4200], d[4200], err[8600];
   rl_snprintf(d, sizeof d, "%s/%s", bdir, name);
+  rl_snprintf(from, sizeof from, "%s/metrics.csv", dir);
+  rl_snprintf(to, sizeof to, "%s/metrics.csv", d);
+  /* a baseline holds numbers only: a corrupt or non-finite value is refused before anything is written */
+  mrow *rows;
+  int nrows;
+  if (read_metrics(from, 1, &rows, &nrows, err, sizeof err)) {
+    rl_errorf("check: --update-baseline: %s (baseline not written)", err);
+    return RL_EXIT_BADINPUT;
+  }
+  free(rows);
   if (rl_mkdirs(d)) {
     rl_errorf("check: %s: cannot create: %s", d, strerror(errno));
     return RL_EXIT_BADINPUT;
   }
-  rl_snprintf(from, sizeof from, "%s/metrics.csv", dir);
-  rl_snprintf(to, sizeof to, "%s/metrics.csv", d);
   size_t n;
   char *text = rl_file_read(from, &n, err, sizeof err);
   if (!text || rl_file_write(to, text, n, err, sizeof err)) {
@@ -153,14 +177,19 @@ static int check_study(const char *dir, const rl_check_args *a, int *nviol, int 
   mrow *res = NULL, *base = NULL;
   int nres, nbase, st = 0;
   rl_snprintf(p, sizeof p, "%s/metrics.csv", dir);
-  if (n < 0 || read_metrics(p, &res, &nres, err, sizeof err)) {
+  if (n < 0 || read_metrics(p, 0, &res, &nres, err, sizeof err)) {
     rl_errorf("check: %s", err);
     st = RL_EXIT_BADINPUT;
     goto out;
   }
   rl_snprintf(p, sizeof p, "%s/%s/metrics.csv", a->baseline, name);
-  if (read_metrics(p, &base, &nbase, err, sizeof err)) {
-    rl_errorf("check: %s (create it with 'rigidlab check %s --update-baseline')", err, a->results);
+  if (!exists_file(p)) {
+    rl_errorf("check: %s: no baseline (create it with 'rigidlab check %s --update-baseline')", p, a->results);
+    st = RL_EXIT_BADINPUT;
+    goto out;
+  }
+  if (read_metrics(p, 1, &base, &nbase, err, sizeof err)) {
+    rl_errorf("check: baseline %s", err);
     st = RL_EXIT_BADINPUT;
     goto out;
   }
@@ -177,6 +206,12 @@ static int check_study(const char *dir, const rl_check_args *a, int *nviol, int 
       continue;
     }
     ++*nchecked;
+    if (!isfinite(res[j].value)) {
+      printf("%s %s %s = %s (%s/metrics.csv:%d): not a finite number\n", name, base[i].point, base[i].metric,
+             res[j].text, dir, res[j].line);
+      ++*nviol;
+      continue;
+    }
     if (inside(b, base[i].value, res[j].value)) continue;
     char band[256];
     describe(band, sizeof band, b, base[i].value);

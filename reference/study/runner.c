@@ -8,6 +8,7 @@
  * metrics.csv; --resume then skips every point whose trajectory CSV exists. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -58,6 +59,16 @@ int rl_traj_read(const char *path, rl_traj *t, char *err, int errlen) {
     rl_traj_free(t);
     rl_snprintf(err, (size_t)errlen, "%s: no rows", path);
     return -1;
+  }
+  /* the step column becomes a long: a whole number in 0..2^53 (inf, nan and huge values would not convert) */
+  for (int r = 0; r < t->nrow; r++) {
+    double x = t->v[(size_t)r * (size_t)t->ncol + (size_t)t->c_step];
+    if (!(x >= 0 && x <= 9007199254740992.0) || x != floor(x)) {
+      rl_snprintf(err, (size_t)errlen, "%s: data row %d: step '%.17g' is not a whole number in 0..2^53", path, r + 1,
+                  x);
+      rl_traj_free(t);
+      return -1;
+    }
   }
   return 0;
 }
@@ -131,18 +142,79 @@ static int exists(const char *path) {
   return !stat(path, &st);
 }
 
-/* PATH's whole text (csv.h); NULL when unreadable */
-static char *read_all(const char *path) {
-  char err[8];
-  return rl_file_read(path, NULL, err, sizeof err);
-}
-
 /* write TEXT to PATH through a temporary and rename (csv.h) */
 static int write_whole(const char *path, const char *text, char *err, int errlen) {
   return rl_file_write(path, text, strlen(text), err, errlen);
 }
 
 /* ---------- meta.csv and metrics.csv ---------- */
+
+/* The configuration a study folder's numbers depend on: the build (version, compiler, flags, git, BLAS,
+ * MuJoCo) and the run (every --opt, in order, and the spec's text).  meta.csv records each under these
+ * keys; --resume and merge refuse a folder whose recorded configuration differs in any of them. */
+enum { CFG_VERSION, CFG_COMPILER, CFG_FLAGS, CFG_GIT, CFG_BLAS, CFG_MUJOCO, CFG_OPTS, CFG_SPEC, NCFG };
+static const char *const cfg_key[NCFG] = {"version", "compiler",       "c_flags",    "git",
+                                          "blas",    "mujoco_version", "extra_opts", "spec"};
+typedef struct rl_config {
+  char buf[NCFG - 1][1024];
+  const char *v[NCFG];
+} rl_config;
+
+static void config_of(rl_config *c, const rl_spec *s, const rl_run_args *a) {
+  for (int k = 0; k < NCFG - 1; k++) {
+    c->buf[k][0] = 0;
+    c->v[k] = c->buf[k];
+  }
+  rl_snprintf(c->buf[CFG_VERSION], sizeof c->buf[0], "%s", "rigidlab 0.1.0");
+#ifdef __VERSION__
+  rl_snprintf(c->buf[CFG_COMPILER], sizeof c->buf[0], "%s", __VERSION__);
+#endif
+  rl_snprintf(c->buf[CFG_FLAGS], sizeof c->buf[0], "%s", RL_BUILD_FLAGS);
+  rl_snprintf(c->buf[CFG_GIT], sizeof c->buf[0], "%s", RL_GIT_DESCRIBE);
+  rl_snprintf(c->buf[CFG_BLAS], sizeof c->buf[0], "%s", RL_BLAS);
+  rl_snprintf(c->buf[CFG_MUJOCO], sizeof c->buf[0], "%d.%d.%d", mj_version() / 100, mj_version() / 10 % 10,
+              mj_version() % 10);
+  char *o = c->buf[CFG_OPTS];
+  for (int i = 0; a && i < a->nopts; i++)
+    rl_snprintf(o + strlen(o), sizeof c->buf[0] - strlen(o), "%s%s", i ? " " : "", a->opts[i]);
+  c->v[CFG_SPEC] = s->text;
+}
+
+/* meta.csv's value under KEY ("" when absent) */
+static const char *meta_get(const rl_table *t, const char *key) {
+  for (int r = 0; r < t->nrow; r++)
+    if (!strcmp(rl_table_cell(t, r, 0), key)) return rl_table_cell(t, r, 1);
+  return "";
+}
+
+/* DIR/meta.csv → T (a key,value table); −1 with err */
+static int meta_load(const char *dir, rl_table *t, char *err, int errlen) {
+  char p[4200];
+  rl_snprintf(p, sizeof p, "%s/meta.csv", dir);
+  if (rl_table_load(t, p, err, errlen)) return -1;
+  if (t->ncol != 2 || strcmp(t->hdr[0], "key") || strcmp(t->hdr[1], "value")) {
+    rl_table_free(t);
+    rl_snprintf(err, (size_t)errlen, "%s:1: not a meta.csv (key,value)", p);
+    return -1;
+  }
+  return 0;
+}
+
+/* one line naming the first configuration key on which the folder's meta.csv T differs from C; 0 if none */
+static int config_differs(const rl_table *t, const rl_config *c, char *err, int errlen) {
+  for (int k = 0; k < NCFG; k++) {
+    const char *old = meta_get(t, cfg_key[k]);
+    if (!strcmp(old, c->v[k])) continue;
+    if (k == CFG_SPEC) rl_snprintf(err, (size_t)errlen, "%s: written by a different spec", t->path);
+    else {
+      rl_snprintf(err, (size_t)errlen, "%s: %s was '%.300s', here it is '%.300s'", t->path, cfg_key[k], old, c->v[k]);
+      for (char *e = err; *e; e++)
+        if (*e == '\n' || *e == '\r') *e = ' ';
+    }
+    return 1;
+  }
+  return 0;
+}
 
 static int write_meta(const char *dir, const rl_spec *s, const rl_run_args *a, const rl_point *pts, int nall,
                       int npoints, char *err, int errlen) {
@@ -153,6 +225,8 @@ static int write_meta(const char *dir, const rl_spec *s, const rl_run_args *a, c
   char buf[1024];
   struct utsname u;
   time_t now = time(NULL);
+  rl_config cfg;
+  config_of(&cfg, s, a);
 #define KV(k, v)        \
   do {                  \
     rl_csv_str(&w, k);  \
@@ -161,15 +235,8 @@ static int write_meta(const char *dir, const rl_spec *s, const rl_run_args *a, c
   } while (0)
   KV("key", "value");
   KV("study", s->name);
-  KV("version", "rigidlab 0.1.0");
-#ifdef __VERSION__
-  KV("compiler", __VERSION__);
-#endif
-  KV("c_flags", RL_BUILD_FLAGS);
-  KV("git", RL_GIT_DESCRIBE);
-  KV("blas", RL_BLAS);
-  rl_snprintf(buf, sizeof buf, "%d.%d.%d", mj_version() / 100, mj_version() / 10 % 10, mj_version() % 10);
-  KV("mujoco_version", buf);
+  for (int k = CFG_VERSION; k <= CFG_MUJOCO; k++)
+    if (k != CFG_COMPILER || cfg.v[k][0]) KV(cfg_key[k], cfg.v[k]);
   /* the precisions the sweep runs (f64 when it has no precision axis; a kind that runs both says so) */
   int both = s->kind->flags & RL_KIND_BOTH_PRECISIONS;
   rl_snprintf(buf, sizeof buf, "%s", both ? "f64, f32" : "f64");
@@ -196,16 +263,36 @@ static int write_meta(const char *dir, const rl_spec *s, const rl_run_args *a, c
     rl_snprintf(buf, sizeof buf, "%d/%d", a->shard_i, a->shard_n);
     KV("shard", buf);
   }
-  buf[0] = 0;
-  for (int i = 0; a && i < a->nopts; i++)
-    rl_snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? " " : "", a->opts[i]);
-  if (buf[0]) KV("extra_opts", buf);
+  if (cfg.v[CFG_OPTS][0]) KV(cfg_key[CFG_OPTS], cfg.v[CFG_OPTS]);
   if (s->kind->meta)
     s->kind->meta(&w, s, pts, nall); /* e.g. cuda_rows,absent (the whole study's: every shard says it) */
   KV("spec_path", s->path);
-  KV("spec", s->text);
+  KV(cfg_key[CFG_SPEC], cfg.v[CFG_SPEC]);
 #undef KV
   return rl_csv_close(&w, err, errlen);
+}
+
+/* Temporaries NAME.tmp.PID in DIR left by a process that no longer runs (killed, or its folder became
+ * unwritable): removed; returns how many */
+static int remove_stale_temps(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  struct dirent *e;
+  int n = 0;
+  char p[4400];
+  while ((e = readdir(d))) {
+    const char *t = strstr(e->d_name, ".tmp."), *q;
+    if (!t) continue;
+    for (q = t + 5; *q >= '0' && *q <= '9'; q++) {}
+    if (q == t + 5 || *q || q - (t + 5) > 9) continue;
+    long pid = strtol(t + 5, NULL, 10);
+    if (pid == (long)getpid() || !(kill((pid_t)pid, 0) && errno == ESRCH)) continue;
+    rl_snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    struct stat sb;
+    if (!lstat(p, &sb) && S_ISREG(sb.st_mode) && !unlink(p)) n++;
+  }
+  closedir(d);
+  return n;
 }
 
 static void traj_path(char *p, size_t n, const char *dir, const rl_point *q) {
@@ -309,8 +396,7 @@ static int run_pool(const char *dir, const rl_spec *s, const rl_point *pts, cons
         break;
       }
       if (p == 0) {
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
+        rl_tmp_catch_signals(); /* the worker's own temporaries go with it */
         int st = run_point(dir, s, &pts[pending[next]], a);
         fflush(NULL);
         _exit(st);
@@ -382,24 +468,44 @@ static int run_study(const char *path, const rl_run_args *a, int jobs) {
     return RL_EXIT_BADINPUT;
   }
   rl_snprintf(dir, sizeof dir, "%s/%s", a->out, s.name);
+  char tp0[4200];
   int st = 0;
   if (rl_mkdirs(dir)) {
     rl_errorf("run: %s: cannot create: %s", dir, strerror(errno));
     st = RL_EXIT_BADINPUT;
     goto out;
   }
-  /* the spec's text beside the results; --resume only continues the same spec */
+  /* --resume continues only a folder whose meta.csv records this very configuration */
   char spath[4200];
   rl_snprintf(spath, sizeof spath, "%s/spec.ini", dir);
-  char *old = read_all(spath);
-  if (a->resume && old && strcmp(old, s.text)) {
-    rl_errorf("run: --resume: %s was written by a different spec than %s (remove the folder or drop --resume)", dir,
-              path);
-    free(old);
-    st = RL_EXIT_BADINPUT;
-    goto out;
+  if (a->resume) {
+    rl_snprintf(tp0, sizeof tp0, "%s/meta.csv", dir);
+    if (exists(tp0)) {
+      rl_table old;
+      rl_config cfg;
+      config_of(&cfg, &s, a);
+      if (meta_load(dir, &old, err, sizeof err)) {
+        rl_errorf("run: --resume: %s", err);
+        st = RL_EXIT_BADINPUT;
+        goto out;
+      }
+      int differs = config_differs(&old, &cfg, err, sizeof err);
+      rl_table_free(&old);
+      if (differs) {
+        rl_errorf("run: --resume: %s (the points would mix two configurations: remove %s or drop --resume)", err, dir);
+        st = RL_EXIT_BADINPUT;
+        goto out;
+      }
+    } else if (exists(spath)) {
+      rl_errorf("run: --resume: %s has no meta.csv: the configuration of its points is unknown (remove it or drop "
+                "--resume)",
+                dir);
+      st = RL_EXIT_BADINPUT;
+      goto out;
+    }
   }
-  free(old);
+  int nstale = remove_stale_temps(dir);
+  if (nstale) fprintf(stderr, "run %s: removed %d stale temporary file(s) in %s\n", s.name, nstale, dir);
   if (write_whole(spath, s.text, err, sizeof err)) {
     rl_errorf("%s", err);
     st = RL_EXIT_BADINPUT;
@@ -423,6 +529,12 @@ static int run_study(const char *path, const rl_run_args *a, int jobs) {
     else pending[npending++] = i;
   }
   if (nskip) fprintf(stderr, "run %s: --resume: %d of %d points already done\n", s.name, nskip, nskip + npending);
+  /* the configuration is on record before the first point runs (an interrupted folder says what it ran) */
+  if (write_meta(dir, &s, a, pts, n, nmine, err, sizeof err)) {
+    rl_errorf("%s", err);
+    st = RL_EXIT_BADINPUT;
+    goto done;
+  }
   /* a timing kind: one point at a time, so that timed points never share the cores */
   int serial = s.kind->flags & RL_KIND_SERIAL;
   if (serial && jobs > 1)
@@ -438,11 +550,8 @@ static int run_study(const char *path, const rl_run_args *a, int jobs) {
     rl_errorf("%s", err);
     st = RL_EXIT_BADINPUT;
   }
-  if (!st && write_meta(dir, &s, a, pts, n, nmine, err, sizeof err)) {
-    rl_errorf("%s", err);
-    st = RL_EXIT_BADINPUT;
-  }
   if (!st) fprintf(stderr, "run %s: %d points -> %s/metrics.csv\n", s.name, nmine, dir);
+done:
   free(mine);
   free(need);
   free(pending);
@@ -478,22 +587,255 @@ int rl_run(const rl_run_args *a) {
 
 /* ---------- merge ---------- */
 
+/* One metrics row of a shard: its cells as read (written back verbatim), where it came from, and its
+ * place: point index, shard, row order within the shard. */
 typedef struct mrow {
   long index;
-  char *line;
+  int shard, seq, line;
+  char *cell[9];
 } mrow;
+
+static const char *const metrics_cols[9] = {"study",  "point", "engine", "precision", "dt",
+                                            "metric", "value", "step",   "index"};
 
 static int cmp_row(const void *x, const void *y) {
   const mrow *a = x, *b = y;
-  return a->index < b->index ? -1 : a->index > b->index;
+  if (a->index != b->index) return a->index < b->index ? -1 : 1;
+  if (a->shard != b->shard) return a->shard < b->shard ? -1 : 1;
+  return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-static int copy_file(const char *from, const char *to) {
-  char *t = read_all(from), err[256];
+static void rows_free(mrow *rows, int n) {
+  for (int k = 0; k < n; k++)
+    for (int c = 0; c < 9; c++) free(rows[k].cell[c]);
+  free(rows);
+}
+
+/* a whole-token integer in LO..HI */
+static int strict_long(const char *t, long lo, long hi, long *v) {
+  char *end;
+  errno = 0;
+  long x = strtol(t, &end, 10);
+  if (!*t || *end || errno || x < lo || x > hi) return -1;
+  *v = x;
+  return 0;
+}
+
+/* SHARD/metrics.csv's rows appended to *ROWS, each checked against the sweep (PTS, N points of study
+ * NAME): the nine columns, index a point of the sweep whose id is the point column, value a number, step a
+ * whole number, no (point, metric) twice; −1 with "PATH:LINE: why" */
+static int merge_read_rows(const char *shard_dir, int shard, const char *name, const rl_point *pts, int n, mrow **rows,
+                           int *nrows, int *cap, char *err, int errlen) {
+  char p[4300];
+  rl_snprintf(p, sizeof p, "%s/metrics.csv", shard_dir);
+  rl_table t;
+  if (rl_table_load(&t, p, err, errlen)) return -1;
+  int bad = t.ncol != 9;
+  for (int c = 0; c < 9 && !bad; c++) bad = strcmp(t.hdr[c], metrics_cols[c]) != 0;
+  if (bad) {
+    rl_snprintf(err, (size_t)errlen,
+                "%s:1: not a metrics.csv (study,point,engine,precision,dt,metric,value,step,index)", p);
+    rl_table_free(&t);
+    return -1;
+  }
+  int first = *nrows;
+  for (int r = 0; r < t.nrow; r++) {
+    const char *const *c = (const char *const *)t.cell + (size_t)r * 9;
+    long index, step;
+    double v;
+    const char *why = NULL;
+    if (strcmp(c[0], name)) why = "study is not the spec's name";
+    else if (strict_long(c[8], 0, (long)n - 1, &index)) why = "index is not a point of the sweep";
+    else if (strcmp(c[1], pts[index].id)) why = "point is not the id of the sweep's point at that index";
+    else if (!c[5][0]) why = "empty metric";
+    else if (rl_table_num(&t, r, 6, &v, err, errlen)) why = "value is not a number";
+    else if (strict_long(c[7], 0, LONG_MAX, &step)) why = "step is not a whole number";
+    if (why) {
+      rl_snprintf(err, (size_t)errlen, "%s:%d: %s (row '%.40s,%.80s,...,%.40s,%.30s,...')", p, t.line[r], why, c[0],
+                  c[1], c[5], c[6]);
+      for (char *e = err; *e; e++)
+        if (*e == '\n' || *e == '\r') *e = ' ';
+      rl_table_free(&t);
+      return -1;
+    }
+    /* a (point, metric) pair once per shard */
+    for (int k = first; k < *nrows; k++)
+      if ((*rows)[k].index == index && !strcmp((*rows)[k].cell[5], c[5])) {
+        rl_snprintf(err, (size_t)errlen, "%s:%d: point %s, metric %s a second time (first at line %d)", p, t.line[r],
+                    c[1], c[5], (*rows)[k].line);
+        rl_table_free(&t);
+        return -1;
+      }
+    if (*nrows == *cap) *rows = realloc(*rows, sizeof **rows * (size_t)(*cap = *cap ? 2 * *cap : 1024));
+    mrow *m = &(*rows)[(*nrows)++];
+    m->index = index;
+    m->shard = shard;
+    m->seq = r;
+    m->line = t.line[r];
+    for (int k = 0; k < 9; k++) m->cell[k] = strdup(c[k]);
+  }
+  rl_table_free(&t);
+  return 0;
+}
+
+/* sorted ROWS with the rows of a later shard that repeat an earlier shard's (point, metric) dropped when
+ * identical; −1 with err naming both shards when they differ */
+static int merge_dedup(mrow *rows, int *nrows, char *const *shards, char *err, int errlen) {
+  int w = 0;
+  for (int g = 0; g < *nrows;) {
+    int e = g;
+    while (e < *nrows && rows[e].index == rows[g].index) e++;
+    int g0 = w;
+    for (int k = g; k < e; k++) {
+      int dup = -1;
+      for (int j = g0; j < w && dup < 0; j++)
+        if (!strcmp(rows[j].cell[5], rows[k].cell[5])) dup = j;
+      if (dup < 0) {
+        rows[w++] = rows[k];
+        continue;
+      }
+      int same = 1;
+      for (int c = 0; c < 9; c++) same &= !strcmp(rows[dup].cell[c], rows[k].cell[c]);
+      if (!same) {
+        rl_snprintf(err, (size_t)errlen,
+                    "point %s, metric %s: %s/metrics.csv:%d says %s (step %s), %s/metrics.csv:%d says %s (step %s)",
+                    rows[k].cell[1], rows[k].cell[5], shards[rows[dup].shard], rows[dup].line, rows[dup].cell[6],
+                    rows[dup].cell[7], shards[rows[k].shard], rows[k].line, rows[k].cell[6], rows[k].cell[7]);
+        /* rows[0, w) and rows[k, n) are still owned: close the gap so the caller frees each once */
+        memmove(rows + w, rows + k, sizeof *rows * (size_t)(*nrows - k));
+        *nrows = w + (*nrows - k);
+        return -1;
+      }
+      for (int c = 0; c < 9; c++) free(rows[k].cell[c]);
+    }
+    g = e;
+  }
+  *nrows = w;
+  return 0;
+}
+
+/* FROM → TO, whole (csv.h: through a temporary) */
+static int copy_file(const char *from, const char *to, char *err, int errlen) {
+  size_t n;
+  char *t = rl_file_read(from, &n, err, errlen);
   if (!t) return -1;
-  int r = write_whole(to, t, err, sizeof err);
+  int r = rl_file_write(to, t, n, err, errlen);
   free(t);
   return r;
+}
+
+/* every traj_*.csv of the shard SD into DIR (a trajectory already there from an earlier shard is kept) */
+static int merge_copy_trajs(const char *sd, const char *dir, char *err, int errlen) {
+  DIR *d = opendir(sd);
+  if (!d) {
+    rl_snprintf(err, (size_t)errlen, "%s: cannot read: %s", sd, strerror(errno));
+    return -1;
+  }
+  struct dirent *e;
+  int st = 0;
+  while (!st && (e = readdir(d))) {
+    size_t l = strlen(e->d_name);
+    if (strncmp(e->d_name, "traj_", 5) || l < 4 || strcmp(e->d_name + l - 4, ".csv")) continue;
+    char from[4400], to[4400];
+    rl_snprintf(from, sizeof from, "%s/%s", sd, e->d_name);
+    rl_snprintf(to, sizeof to, "%s/%s", dir, e->d_name);
+    if (!exists(to)) st = copy_file(from, to, err, errlen);
+  }
+  closedir(d);
+  return st;
+}
+
+/* One study's shards SD[0..NS) merged into the new folder TMP (the caller renames it into place): the
+ * same spec and configuration (meta.csv) in every shard, rows checked and merged in point order,
+ * trajectories alongside, the kind's study-level files when no point is missing.  −1 with err. */
+static int merge_study(const char *name, char *const *sd, int ns, const char *tmp, int *nrows_out, char *err,
+                       int errlen) {
+  char p[4400];
+  rl_snprintf(p, sizeof p, "%s/spec.ini", sd[0]);
+  rl_spec s;
+  if (rl_spec_load_text_only(p, &s, err, errlen)) return -1;
+  rl_point *pts = NULL;
+  int n = rl_spec_expand(&s, &pts, err, errlen), st = 0, nrows = 0, cap = 0;
+  mrow *rows = NULL;
+  rl_table meta0;
+  int have_meta0 = 0;
+  if (n < 0) goto fail;
+  if (strcmp(s.name, name)) {
+    rl_snprintf(err, (size_t)errlen, "%s: the spec's name is '%s', the folder's '%s'", p, s.name, name);
+    goto fail;
+  }
+  if (meta_load(sd[0], &meta0, err, errlen)) goto fail;
+  have_meta0 = 1;
+  /* the configuration the first shard ran, as the reference for the others */
+  rl_config cfg;
+  for (int k = 0; k < NCFG; k++) { cfg.v[k] = meta_get(&meta0, cfg_key[k]); }
+  for (int j = 0; j < ns; j++) {
+    rl_snprintf(p, sizeof p, "%s/spec.ini", sd[j]);
+    char *sp = rl_file_read(p, NULL, err, errlen);
+    if (!sp) goto fail;
+    int same = !strcmp(sp, s.text);
+    free(sp);
+    if (!same) {
+      rl_snprintf(err, (size_t)errlen, "%s: ran a different spec than %s", p, sd[0]);
+      goto fail;
+    }
+    if (j) {
+      rl_table mj;
+      if (meta_load(sd[j], &mj, err, errlen)) goto fail;
+      char why[1200];
+      int differs = config_differs(&mj, &cfg, why, sizeof why);
+      rl_table_free(&mj);
+      if (differs) {
+        rl_snprintf(err, (size_t)errlen, "%s (%s/meta.csv has the other)", why, sd[0]);
+        goto fail;
+      }
+    }
+    if (merge_read_rows(sd[j], j, name, pts, n, &rows, &nrows, &cap, err, errlen)) goto fail;
+  }
+  qsort(rows, (size_t)nrows, sizeof *rows, cmp_row);
+  if (merge_dedup(rows, &nrows, sd, err, errlen)) goto fail;
+  for (int j = 0; j < ns; j++)
+    if (merge_copy_trajs(sd[j], tmp, err, errlen)) goto fail;
+  /* the last shard's meta.csv (the study's configuration, the same in every shard) */
+  char to[4400];
+  rl_snprintf(p, sizeof p, "%s/meta.csv", sd[ns - 1]);
+  rl_snprintf(to, sizeof to, "%s/meta.csv", tmp);
+  if (copy_file(p, to, err, errlen)) goto fail;
+  rl_snprintf(to, sizeof to, "%s/spec.ini", tmp);
+  if (write_whole(to, s.text, err, errlen)) goto fail;
+  rl_snprintf(to, sizeof to, "%s/metrics.csv", tmp);
+  rl_csv w;
+  if (rl_csv_open(&w, to, 0, err, errlen)) goto fail;
+  for (int c = 0; c < 9; c++) rl_csv_str(&w, metrics_cols[c]);
+  rl_csv_end_row(&w);
+  for (int k = 0; k < nrows; k++) {
+    for (int c = 0; c < 9; c++) rl_csv_str(&w, rows[k].cell[c]);
+    rl_csv_end_row(&w);
+  }
+  if (rl_csv_close(&w, err, errlen)) goto fail;
+  /* the merged set must be the whole sweep */
+  char *seen = calloc((size_t)(n > 0 ? n : 1), 1);
+  for (int k = 0; k < nrows; k++) seen[rows[k].index] = 1;
+  int missing = 0;
+  for (int k = 0; k < n; k++) missing += !seen[k];
+  if (missing) fprintf(stderr, "merge %s: warning: %d of %d points missing (a shard not merged?)\n", name, missing, n);
+  /* the kind's study-level files (verify.csv, …) from the merged points */
+  int *idx = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1)), nidx = 0;
+  for (int k = 0; k < n; k++)
+    if (seen[k]) idx[nidx++] = k;
+  if (!missing && s.kind->collect && s.kind->collect(tmp, &s, pts, idx, nidx, err, errlen)) st = -1;
+  free(idx);
+  free(seen);
+  goto done;
+fail:
+  st = -1;
+done:
+  *nrows_out = nrows;
+  rows_free(rows, nrows);
+  if (have_meta0) rl_table_free(&meta0);
+  if (n > 0) rl_spec_free_points(pts, n);
+  rl_spec_free(&s);
+  return st;
 }
 
 int rl_merge(const char *out, const char *const *dirs, int ndirs) {
@@ -516,128 +858,80 @@ int rl_merge(const char *out, const char *const *dirs, int ndirs) {
     nsd += k;
     free(found);
   }
-  char *done = calloc((size_t)nsd, 1);
-  int st = 0;
+  /* each study is built in OUT/.STUDY.tmp.PID (removed on any failure or signal); only when every study
+     is whole are they renamed onto OUT/STUDY, so a refused merge leaves nothing behind */
+  int made_out = !exists(out), st = 0, nstudy = 0;
+  if (rl_mkdirs(out)) {
+    rl_errorf("merge: %s: cannot create: %s", out, strerror(errno));
+    rl_results_free(sd, nsd);
+    return RL_EXIT_BADINPUT;
+  }
+  char *done = calloc((size_t)nsd, 1), **group = malloc(sizeof *group * (size_t)nsd);
+  char(*tmp)[4200] = malloc(sizeof *tmp * (size_t)nsd);
+  const char **names = malloc(sizeof *names * (size_t)nsd);
   for (int i = 0; i < nsd && !st; i++) {
     if (done[i]) continue;
     const char *name = strrchr(sd[i], '/') ? strrchr(sd[i], '/') + 1 : sd[i];
-    char dir[4096], p[4300], err[1024];
-    rl_snprintf(dir, sizeof dir, "%s/%s", out, name);
-    if (rl_mkdirs(dir)) {
-      rl_errorf("merge: %s: cannot create: %s", dir, strerror(errno));
+    int ng = 0;
+    for (int j = i; j < nsd; j++) {
+      const char *nj = strrchr(sd[j], '/') ? strrchr(sd[j], '/') + 1 : sd[j];
+      if (!strcmp(nj, name)) {
+        done[j] = 1;
+        group[ng++] = sd[j];
+      }
+    }
+    char err[4400];
+    rl_snprintf(tmp[nstudy], sizeof tmp[0], "%s/.%s.tmp.%ld", out, name, (long)getpid());
+    rl_dir_remove_flat(tmp[nstudy]);
+    rl_tmp_register(tmp[nstudy], 1);
+    if (mkdir(tmp[nstudy], 0777)) {
+      rl_errorf("merge: %s: cannot create: %s", tmp[nstudy], strerror(errno));
+      rl_tmp_forget(tmp[nstudy]);
       st = RL_EXIT_BADINPUT;
       break;
     }
-    mrow *rows = NULL;
-    int nrows = 0, caprows = 0;
-    char *header = NULL, *spec = NULL;
-    for (int j = i; j < nsd; j++) {
-      const char *nj = strrchr(sd[j], '/') ? strrchr(sd[j], '/') + 1 : sd[j];
-      if (strcmp(nj, name)) continue;
-      done[j] = 1;
-      rl_snprintf(p, sizeof p, "%s/spec.ini", sd[j]);
-      char *sp = read_all(p);
-      if (!sp || (spec && strcmp(sp, spec))) {
-        rl_errorf("merge: %s: %s", sd[j], sp ? "ran a different spec than the other shards" : "no spec.ini");
-        free(sp);
-        st = RL_EXIT_BADINPUT;
-        break;
-      }
-      if (!spec) spec = sp;
-      else free(sp);
-      rl_snprintf(p, sizeof p, "%s/metrics.csv", sd[j]);
-      char *text = read_all(p);
-      char *save = NULL;
-      int first = 1;
-      for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save), first = 0) {
-        if (first) {
-          if (!header) header = strdup(l);
-          continue;
-        }
-        char *c = strrchr(l, ',');
-        if (nrows == caprows) rows = realloc(rows, sizeof *rows * (size_t)(caprows = caprows ? 2 * caprows : 1024));
-        rows[nrows].index = c ? strtol(c + 1, NULL, 10) : 0;
-        rows[nrows++].line = strdup(l);
-      }
-      free(text);
-      /* the trajectories come along (check reads them for the first step out of band) */
-      DIR *d = opendir(sd[j]);
-      struct dirent *e;
-      while (d && (e = readdir(d))) {
-        size_t l = strlen(e->d_name);
-        if (strncmp(e->d_name, "traj_", 5) || l < 4 || strcmp(e->d_name + l - 4, ".csv")) continue;
-        char from[4400], to[4400];
-        rl_snprintf(from, sizeof from, "%s/%s", sd[j], e->d_name);
-        rl_snprintf(to, sizeof to, "%s/%s", dir, e->d_name);
-        if (!exists(to) && copy_file(from, to)) {
-          rl_errorf("merge: %s: cannot write", to);
-          st = RL_EXIT_BADINPUT;
-        }
-      }
-      if (d) closedir(d);
-      if (!exists(dir) || st) break;
-      rl_snprintf(p, sizeof p, "%s/meta.csv", sd[j]);
-      char to[4400];
-      rl_snprintf(to, sizeof to, "%s/meta.csv", dir);
-      if (exists(p)) copy_file(p, to);
+    names[nstudy++] = name;
+    int nrows = 0;
+    if (merge_study(name, group, ng, tmp[nstudy - 1], &nrows, err, sizeof err)) {
+      rl_errorf("merge: %s", err);
+      st = RL_EXIT_BADINPUT;
+      break;
     }
-    if (!st) {
-      qsort(rows, (size_t)nrows, sizeof *rows, cmp_row);
-      /* the same (index, metric) twice: identical shards overlapped; keep one */
-      size_t cap = strlen(header) + 2;
-      for (int k = 0; k < nrows; k++) cap += strlen(rows[k].line) + 1;
-      char *all = malloc(cap), *w = all;
-      w += sprintf(w, "%s\n", header);
-      for (int k = 0; k < nrows; k++) {
-        if (k && !strcmp(rows[k].line, rows[k - 1].line)) continue;
-        w += sprintf(w, "%s\n", rows[k].line);
-      }
-      rl_snprintf(p, sizeof p, "%s/spec.ini", dir);
-      if (write_whole(p, spec, err, sizeof err)) {
-        rl_errorf("%s", err);
-        st = RL_EXIT_BADINPUT;
-      }
-      rl_snprintf(p, sizeof p, "%s/metrics.csv", dir);
-      if (!st && write_whole(p, all, err, sizeof err)) {
-        rl_errorf("%s", err);
-        st = RL_EXIT_BADINPUT;
-      }
-      free(all);
-      /* the merged set must be the whole sweep */
-      rl_spec s;
-      int n = 0;
-      rl_point *pts = NULL;
-      rl_snprintf(p, sizeof p, "%s/spec.ini", dir);
-      if (!st && !rl_spec_load_text_only(p, &s, err, sizeof err)) {
-        n = rl_spec_expand(&s, &pts, err, sizeof err);
-        char *seen = calloc((size_t)(n > 0 ? n : 1), 1);
-        for (int k = 0; k < nrows; k++)
-          if (rows[k].index >= 0 && rows[k].index < n) seen[rows[k].index] = 1;
-        int missing = 0;
-        for (int k = 0; k < n; k++) missing += !seen[k];
-        if (missing)
-          fprintf(stderr, "merge %s: warning: %d of %d points missing (a shard not merged?)\n", name, missing, n);
-        /* the kind's study-level files (verify.csv, …) from the merged points */
-        int *idx = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1)), nidx = 0;
-        for (int k = 0; k < n; k++)
-          if (seen[k]) idx[nidx++] = k;
-        if (!missing && s.kind->collect && s.kind->collect(dir, &s, pts, idx, nidx, err, sizeof err)) {
-          rl_errorf("%s", err);
-          st = RL_EXIT_BADINPUT;
-        }
-        free(idx);
-        free(seen);
-        if (n > 0) rl_spec_free_points(pts, n);
-        rl_spec_free(&s);
-      }
-      if (!st) fprintf(stderr, "merge %s: %d rows -> %s/metrics.csv\n", name, nrows, dir);
-    }
-    for (int k = 0; k < nrows; k++) free(rows[k].line);
-    free(rows);
-    free(header);
-    free(spec);
+    fprintf(stderr, "merge %s: %d rows -> %s/%s/metrics.csv\n", name, nrows, out, name);
   }
+  /* commit: an existing OUT/STUDY is set aside, the new one renamed in, the old one removed */
+  for (int k = 0; k < nstudy && !st; k++) {
+    char final[4400], old[4400];
+    rl_snprintf(final, sizeof final, "%s/%s", out, names[k]);
+    rl_snprintf(old, sizeof old, "%s/.%s.old.%ld", out, names[k], (long)getpid());
+    struct stat sb;
+    int had = !lstat(final, &sb);
+    if (had && !S_ISDIR(sb.st_mode)) {
+      rl_errorf("merge: %s: exists and is not a folder: refusing to replace it", final);
+      st = RL_EXIT_BADINPUT;
+    } else if (had && rename(final, old)) {
+      rl_errorf("merge: %s: cannot replace: %s", final, strerror(errno));
+      st = RL_EXIT_BADINPUT;
+    } else if (rename(tmp[k], final)) {
+      rl_errorf("merge: %s: cannot rename into place: %s", final, strerror(errno));
+      if (had) rename(old, final);
+      st = RL_EXIT_BADINPUT;
+    } else {
+      rl_tmp_forget(tmp[k]);
+      if (had) rl_dir_remove_flat(old);
+      if (had && exists(old)) fprintf(stderr, "merge: warning: %s (the replaced folder) holds folders: left\n", old);
+    }
+  }
+  for (int k = 0; k < nstudy; k++)
+    if (st) {
+      rl_dir_remove_flat(tmp[k]);
+      rl_tmp_forget(tmp[k]);
+    }
+  if (st && made_out) rmdir(out);
   free(done);
+  free(group);
+  free(tmp);
+  free(names);
   rl_results_free(sd, nsd);
   return st;
 }

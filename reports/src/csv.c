@@ -1,12 +1,16 @@
 /* csv.c — the CSV writer and reader, whole-file writes and the results-tree walk (see csv.h). */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "csv.h"
 
@@ -20,21 +24,162 @@ static void *xrealloc(void *p, size_t n) {
   return q;
 }
 
+/* ---------- temporaries removed on every exit path ---------- */
+
+/* The registry of this process's temporaries (files, and flat folders such as a merge being built):
+ * changed only with SIGINT/SIGTERM/SIGHUP blocked, so the handler always sees a whole list.  Each entry
+ * remembers the process that made it, so a forked worker never removes its parent's files. */
+typedef struct tmp_entry {
+  char *path;
+  int dir;
+  long pid;
+} tmp_entry;
+static tmp_entry *tmps;
+static int ntmps, captmps;
+
+static void block_signals(sigset_t *old) {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGINT);
+  sigaddset(&s, SIGTERM);
+  sigaddset(&s, SIGHUP);
+  sigprocmask(SIG_BLOCK, &s, old);
+}
+static void restore_signals(const sigset_t *old) { sigprocmask(SIG_SETMASK, old, NULL); }
+
+/* the entries of a flat folder, then the folder: open + getdents64 + unlinkat, every call async-signal-safe
+   (readdir may allocate) */
+void rl_dir_remove_flat(const char *dir) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) {
+    static char buf[8192];
+    long n;
+    while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+      for (long off = 0; off < n;) {
+        struct linux_dirent64 {
+          unsigned long long ino;
+          long long off;
+          unsigned short reclen;
+          unsigned char type;
+          char name[];
+        } *e = (struct linux_dirent64 *)(buf + off);
+        if (strcmp(e->name, ".") && strcmp(e->name, "..")) unlinkat(fd, e->name, 0);
+        off += e->reclen;
+      }
+    close(fd);
+  }
+  rmdir(dir);
+}
+
+void rl_tmp_remove_all(void) {
+  long me = (long)getpid();
+  for (int i = ntmps - 1; i >= 0; i--) {
+    if (tmps[i].pid != me) continue;
+    if (tmps[i].dir) rl_dir_remove_flat(tmps[i].path);
+    else unlink(tmps[i].path);
+  }
+}
+
+void rl_tmp_register(const char *path, int dir) {
+  static int at_exit;
+  sigset_t old;
+  block_signals(&old);
+  if (!at_exit) at_exit = !atexit(rl_tmp_remove_all);
+  if (ntmps == captmps) tmps = xrealloc(tmps, sizeof *tmps * (size_t)(captmps = captmps ? 2 * captmps : 16));
+  size_t k = strlen(path) + 1;
+  tmps[ntmps].path = memcpy(xrealloc(NULL, k), path, k);
+  tmps[ntmps].dir = dir;
+  tmps[ntmps].pid = (long)getpid();
+  ntmps++;
+  restore_signals(&old);
+}
+
+void rl_tmp_forget(const char *path) {
+  sigset_t old;
+  block_signals(&old);
+  for (int i = ntmps - 1; i >= 0; i--)
+    if (!strcmp(tmps[i].path, path)) {
+      free(tmps[i].path);
+      tmps[i] = tmps[--ntmps];
+      break;
+    }
+  restore_signals(&old);
+}
+
+/* SIGINT/SIGTERM/SIGHUP: remove this process's temporaries, then die of the same signal (the shell's 128+N) */
+static void on_fatal_signal(int sig) {
+  rl_tmp_remove_all();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void rl_tmp_catch_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_fatal_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, SIGINT);
+  sigaddset(&sa.sa_mask, SIGTERM);
+  sigaddset(&sa.sa_mask, SIGHUP);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+}
+
 /* ---------- whole files: PATH.tmp.PID, renamed onto PATH ---------- */
 
 void rl_tmp_path(char *out, size_t n, const char *path, long pid) { snprintf(out, n, "%s.tmp.%ld", path, pid); }
 
+/* what PATH is when it exists and is not a regular file ("a directory", …); NULL when it is one or is absent */
+static const char *not_regular(const char *path) {
+  struct stat sb;
+  if (lstat(path, &sb)) return NULL;
+  if (S_ISREG(sb.st_mode)) return NULL;
+  if (S_ISLNK(sb.st_mode)) return "a symbolic link";
+  if (S_ISDIR(sb.st_mode)) return "a directory";
+  if (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode)) return "a device";
+  if (S_ISFIFO(sb.st_mode)) return "a named pipe";
+  return "not a regular file";
+}
+
+int rl_file_target_ok(const char *path, char *err, int errlen) {
+  const char *what = not_regular(path);
+  if (!what) return 0;
+  snprintf(err, (size_t)errlen, "%s: is %s: refusing to replace it (outputs are regular files; give a new path)", path,
+           what);
+  return -1;
+}
+
 int rl_file_open(rl_file *o, const char *path, char *err, int errlen) {
   memset(o, 0, sizeof *o);
-  snprintf(o->path, sizeof o->path, "%s", path);
+  if (rl_file_target_ok(path, err, errlen)) return -1;
+  if (snprintf(o->path, sizeof o->path, "%s", path) >= (int)sizeof o->path) {
+    snprintf(err, (size_t)errlen, "%.200s...: path longer than %d characters", path, (int)sizeof o->path - 1);
+    return -1;
+  }
   rl_tmp_path(o->tmp, sizeof o->tmp, path, (long)getpid());
-  o->f = fopen(o->tmp, "w");
+  /* the temporary is this process's own name: a stale one (a reused PID) is replaced, never followed */
+  unlink(o->tmp);
+  rl_tmp_register(o->tmp, 0);
+  int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  o->f = fd >= 0 ? fdopen(fd, "w") : NULL;
   if (!o->f) {
     snprintf(err, (size_t)errlen, "%s: cannot write: %s", path, strerror(errno));
+    if (fd >= 0) close(fd);
+    rl_tmp_forget(o->tmp);
+    unlink(o->tmp);
     o->tmp[0] = 0;
     return -1;
   }
   return 0;
+}
+
+/* remove the temporary and drop it from the registry */
+static void tmp_discard(rl_file *o) {
+  if (!o->tmp[0]) return;
+  remove(o->tmp);
+  rl_tmp_forget(o->tmp);
+  o->tmp[0] = 0;
 }
 
 int rl_file_close(rl_file *o, char *err, int errlen) {
@@ -44,19 +189,23 @@ int rl_file_close(rl_file *o, char *err, int errlen) {
   o->f = NULL;
   if (!bad) return 0;
   snprintf(err, (size_t)errlen, "%s: write failed: %s", o->path, strerror(errno));
-  if (o->tmp[0]) remove(o->tmp);
-  o->tmp[0] = 0;
+  tmp_discard(o);
   return -1;
 }
 
 int rl_file_commit(rl_file *o, char *err, int errlen) {
   if (!o->tmp[0]) return 0;
-  if (rename(o->tmp, o->path)) {
-    snprintf(err, (size_t)errlen, "%s: cannot rename into place: %s", o->path, strerror(errno));
-    remove(o->tmp);
-    o->tmp[0] = 0;
+  /* the target may have changed since the open: the same rule again, just before the rename */
+  if (rl_file_target_ok(o->path, err, errlen)) {
+    tmp_discard(o);
     return -1;
   }
+  if (rename(o->tmp, o->path)) {
+    snprintf(err, (size_t)errlen, "%s: cannot rename into place: %s", o->path, strerror(errno));
+    tmp_discard(o);
+    return -1;
+  }
+  rl_tmp_forget(o->tmp);
   o->tmp[0] = 0;
   return 0;
 }
@@ -64,8 +213,7 @@ int rl_file_commit(rl_file *o, char *err, int errlen) {
 void rl_file_drop(rl_file *o) {
   if (o->f) fclose(o->f);
   o->f = NULL;
-  if (o->tmp[0]) remove(o->tmp);
-  o->tmp[0] = 0;
+  tmp_discard(o);
 }
 
 int rl_file_write(const char *path, const void *data, size_t n, char *err, int errlen) {
@@ -360,6 +508,7 @@ int rl_numcsv_read(const char *path, char **header, int *nrow, int *ncol, double
 typedef struct {
   char **dir;
   int n, cap, searched;
+  char bad[4300]; /* the first folder whose metrics.csv is not a regular file */
 } found;
 
 static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -375,6 +524,12 @@ static void walk(const char *dir, int depth, found *F) {
   struct stat sb;
   F->searched++;
   snprintf(p, sizeof p, "%s/metrics.csv", dir);
+  if (!stat(p, &sb) && !S_ISREG(sb.st_mode)) {
+    if (!F->bad[0])
+      snprintf(F->bad, sizeof F->bad, "%s: is %s, not a metrics file", p,
+               S_ISDIR(sb.st_mode) ? "a directory" : "not a regular file");
+    return;
+  }
   if (!stat(p, &sb) && S_ISREG(sb.st_mode)) {
     if (F->n == F->cap) F->dir = xrealloc(F->dir, sizeof *F->dir * (size_t)(F->cap = F->cap ? 2 * F->cap : 16));
     size_t k = strlen(dir) + 1;
@@ -410,6 +565,11 @@ int rl_results_find(const char *root, char ***dirs, int *nsearched, char *err, i
   for (size_t k = strlen(top); k > 1 && top[k - 1] == '/'; k--) top[k - 1] = 0; /* results/ → results */
   found F = {0};
   walk(top, 16, &F);
+  if (F.bad[0]) {
+    snprintf(err, (size_t)errlen, "%s", F.bad);
+    rl_results_free(F.dir, F.n);
+    return -1;
+  }
   qsort(F.dir, (size_t)F.n, sizeof *F.dir, cmp_path);
   *dirs = F.dir;
   *nsearched = F.searched;

@@ -3,7 +3,10 @@
  *   writer  RFC 4180: header row, numbers round-trip exact (%.17g, or %.9g for float runs), nan/inf
  *           spelled so; written to a temporary name and renamed on close, so an interrupted run never
  *           leaves a half file that looks whole.
- *   files   PATH is written as PATH.tmp.PID and renamed onto PATH when whole (rl_file_*).
+ *   files   PATH is written as PATH.tmp.PID and renamed onto PATH when whole (rl_file_*).  PATH must be a
+ *           regular file or absent: a symbolic link, directory, device or pipe there is refused, never
+ *           replaced.  Every temporary is registered while it exists and removed on every exit path:
+ *           exit() (atexit) and SIGINT/SIGTERM/SIGHUP (rl_tmp_catch_signals).
  *   reader  RFC 4180 (quotes, doubled quotes, CRLF, blank lines skipped) into a table of strings, every
  *           row checked against the header's field count; numbers through strtod, so every number the
  *           writer printed reads back to the same bits (nan, inf and -inf included).
@@ -24,9 +27,22 @@ typedef struct rl_file {
   char tmp[4200]; /* empty once renamed (or for stdout) */
 } rl_file;
 
+/* Temporaries of this process (a file, or with DIR = 1 a flat folder removed with its entries), removed
+   by rl_tmp_remove_all: at exit, and by the handler rl_tmp_catch_signals installs for SIGINT, SIGTERM
+   and SIGHUP (which then ends the process by the same signal).  A forked child's copy of the list never
+   removes the parent's entries.  rl_tmp_remove_all and rl_dir_remove_flat are async-signal-safe. */
+void rl_tmp_register(const char *path, int dir);
+void rl_tmp_forget(const char *path); /* renamed into place, or removed: no longer a temporary */
+void rl_tmp_remove_all(void);
+void rl_tmp_catch_signals(void);
+/* remove the entries of the folder DIR (not recursive), then DIR */
+void rl_dir_remove_flat(const char *dir);
+/* 0 when PATH is a regular file or absent; −1 with "PATH: is a directory: refusing to replace it …" */
+int rl_file_target_ok(const char *path, char *err, int errlen);
 /* the temporary name PATH.tmp.PID the process PID writes PATH under */
 void rl_tmp_path(char *out, size_t n, const char *path, long pid);
-/* open PATH.tmp.<getpid()> for writing; −1 with "PATH: cannot write: why" */
+/* open PATH.tmp.<getpid()> for writing (registered as a temporary); −1 with "PATH: cannot write: why" or
+   the rl_file_target_ok refusal */
 int rl_file_open(rl_file *o, const char *path, char *err, int errlen);
 /* close the temporary (not yet renamed); −1 with "PATH: write failed: why" and the temporary removed */
 int rl_file_close(rl_file *o, char *err, int errlen);
@@ -90,7 +106,7 @@ int rl_numcsv_read(const char *path, char **header, int *nrow, int *ncol, double
  * path.  A study folder is not searched further; hidden folders, plots/ and temporaries (NAME.tmp.PID)
  * are skipped and symbolic links below ROOT are not followed.  Returns the count (0: none) with *dirs
  * (free with rl_results_free) and *nsearched the number of folders looked in; −1 with err when ROOT is
- * not a readable folder. */
+ * not a readable folder or a folder in it holds a metrics.csv that is not a regular file. */
 int rl_results_find(const char *root, char ***dirs, int *nsearched, char *err, int errlen);
 void rl_results_free(char **dirs, int n);
 

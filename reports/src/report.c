@@ -1106,6 +1106,7 @@ int rl_report(const char *dir, FILE *log, char *err, int errlen) {
   snprintf(final, sizeof final, "%s/plots", dir);
   snprintf(old, sizeof old, "%s/plots.old.%ld", dir, (long)getpid());
   rp_rm_flat_dir(pdir);
+  rl_tmp_register(pdir, 1); /* removed with its plots on any exit or signal until renamed into place */
   if (mkdir(pdir, 0755)) {
     st = rp_fail("%s: cannot create: %s", pdir, strerror(errno));
     report_free(&R);
@@ -1142,6 +1143,7 @@ int rl_report(const char *dir, FILE *log, char *err, int errlen) {
       st = rp_fail("%s: cannot rename into place: %s", final, strerror(errno));
       if (had_old) rename(old, final);
     } else {
+      rl_tmp_forget(pdir);
       if (had_old) rp_rm_flat_dir(old);
       st = rp_out_commit(&sum);
       if (!st) st = rp_out_commit(&tx);
@@ -1151,6 +1153,7 @@ int rl_report(const char *dir, FILE *log, char *err, int errlen) {
     rp_out_drop(&sum);
     rp_out_drop(&tx);
     rp_rm_flat_dir(pdir);
+    rl_tmp_forget(pdir);
   } else if (log) {
     fprintf(log, "wrote %s/summary.md, %s/tables.tex and %d plots (SVG + PNG) in %s/\n", dir, dir, plots.n, final);
   }

@@ -192,20 +192,8 @@ int rp_out_close(outfile *o) { return rl_file_close(o, g_err, g_errlen) ? BADINP
 int rp_out_commit(outfile *o) { return rl_file_commit(o, g_err, g_errlen) ? BADINPUT : 0; }
 void rp_out_drop(outfile *o) { rl_file_drop(o); }
 
-void rp_rm_flat_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *e;
-  char p[8192];
-  while ((e = readdir(d)))
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-      snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-      remove(p);
-    }
-  closedir(d);
-  rmdir(dir);
-}
-
+/* the flat folder and its entries (csv.h) */
+void rp_rm_flat_dir(const char *dir) { rl_dir_remove_flat(dir); }
 /* ---------- gnuplot ---------- */
 
 /* the shared preamble: a comment (datablocks follow it: gnuplot cannot define them inside a loop),
