@@ -59,6 +59,15 @@ int rl_traj_read(const char *path, rl_traj *t, char *err, int errlen) {
     rl_snprintf(err, (size_t)errlen, "%s: no rows", path);
     return -1;
   }
+  /* a step is a whole number from 0 to 2^53 (every such count is exact in a double and fits a long) */
+  for (int r = 0; r < t->nrow; r++) {
+    double x = t->v[(size_t)r * (size_t)t->ncol + (size_t)t->c_step];
+    if (!(x >= 0 && x <= 9007199254740992.0 && x == floor(x))) {
+      rl_traj_free(t);
+      rl_snprintf(err, (size_t)errlen, "%s: data row %d: step %g is not a whole number from 0 to 2^53", path, r + 1, x);
+      return -1;
+    }
+  }
   return 0;
 }
 

@@ -123,6 +123,41 @@ static char *trim(char *s) {
   return s;
 }
 
+/* file-name-safe copy: '/' and odd characters become '_' */
+static void safe(char *dst, size_t n, const char *src) {
+  rl_snprintf(dst, n, "%s", src);
+  for (char *c = dst; *c; c++)
+    if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-' && *c != '_' && *c != '=' && *c != '+') *c = '_';
+}
+
+/* a scene's name in point ids and result files: the file name without folder and ".xml" */
+static void scene_name(char *dst, size_t n, const char *scene) {
+  const char *base = strrchr(scene, '/');
+  rl_snprintf(dst, n, "%s", base ? base + 1 : scene);
+  char *dot = strstr(dst, ".xml");
+  if (dot) *dot = 0;
+}
+
+/* two scenes whose names are the same once file-name-safe would give their points one id (and one set of
+   result files); 0, or −1 with the line naming both */
+static int scenes_distinct(const rl_spec *s, char *err, int errlen) {
+  for (int i = 0; i < s->nscene; i++)
+    for (int j = 0; j < i; j++) {
+      char a[128], b[128], sa[128], sb[128];
+      scene_name(a, sizeof a, s->scene[i]);
+      scene_name(b, sizeof b, s->scene[j]);
+      safe(sa, sizeof sa, a);
+      safe(sb, sizeof sb, b);
+      if (!strcmp(sa, sb)) {
+        rl_snprintf(err, (size_t)errlen,
+                    "%s:%d: scenes '%s' and '%s' have the same name '%s' (their points would share ids and files)",
+                    s->path, s->scene_line, s->scene[j], s->scene[i], sa);
+        return -1;
+      }
+    }
+  return 0;
+}
+
 #define FAIL(...)                                                             \
   do {                                                                        \
     int n_ = rl_snprintf(s->err, sizeof s->err, "%s:%d: ", s->path, s->line); \
@@ -130,7 +165,14 @@ static char *trim(char *s) {
     return 0;                                                                 \
   } while (0)
 
-/* split a comma-separated list into malloc'ed trimmed items; −1 on an empty item */
+/* drop the first n items of a list made by split */
+static void split_free(char **out, int *n) {
+  for (int i = 0; i < *n; i++) free(out[i]);
+  *n = 0;
+}
+
+/* split a comma-separated list into malloc'ed trimmed items; −1 on an empty item, −2 on more than max
+   items (no item is kept on failure: *n = 0) */
 static int split(const char *value, char **out, int max, int *n) {
   char buf[4096];
   rl_snprintf(buf, sizeof buf, "%s", value);
@@ -140,11 +182,16 @@ static int split(const char *value, char **out, int max, int *n) {
   for (const char *c = buf; *c; c++) commas += *c == ',';
   for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
     t = trim(t);
-    if (!*t) return -1;
-    if (*n >= max) return -2;
+    int r = !*t ? -1 : *n >= max ? -2 : 0;
+    if (r) {
+      split_free(out, n);
+      return r;
+    }
     out[(*n)++] = strdup(t);
   }
-  return *n == commas + 1 ? 0 : -1;
+  if (*n == commas + 1) return 0;
+  split_free(out, n);
+  return -1;
 }
 
 static int parse_num(const char *v, double *x) {
@@ -262,6 +309,7 @@ static int handler(void *user, const char *section, const char *name, const char
       s->states = (int)v;
       s->states_line = s->line;
     } else if (!strcmp(name, "rows_only")) {
+      split_free(s->rows_only, &s->nrows_only); /* given again: the later list */
       int r = split(value, s->rows_only, RL_SPEC_MAXSCENES, &s->nrows_only);
       if (r || !s->nrows_only) FAIL("rows_only '%s': expected a comma-separated list of scene names", value);
       s->rows_only_line = s->line;
@@ -311,6 +359,9 @@ static int handler(void *user, const char *section, const char *name, const char
     rl_snprintf(ax->key, sizeof ax->key, "%s", name);
     ax->line = s->line;
     s->naxes++;
+    for (int i = 0; i < ax->nval; i++) /* a value twice: two points with one id */
+      for (int j = 0; j < i; j++)
+        if (!strcmp(ax->val[i], ax->val[j])) FAIL("[sweep] %s: value '%s' given twice", name, ax->val[i]);
     for (int i = 0; i < ax->nval; i++) {
       const char *v = ax->val[i];
       if (!strcmp(name, "engine")) {
@@ -501,7 +552,7 @@ static int load(const char *path, rl_spec *s, int no_files, char *err, int errle
     rl_spec_free(s);
     return RL_EXIT_BADINPUT;
   }
-  if (kind_check(s, err, errlen)) {
+  if (scenes_distinct(s, err, errlen) || kind_check(s, err, errlen)) {
     rl_spec_free(s);
     return RL_EXIT_BADINPUT;
   }
@@ -562,11 +613,42 @@ static void append_id(char *id, size_t n, const char *part) {
   rl_snprintf(id + l, n - l, "%s%s", l ? "." : "", part);
 }
 
-/* file-name-safe copy: '/' and odd characters become '_' */
-static void safe(char *dst, size_t n, const char *src) {
-  rl_snprintf(dst, n, "%s", src);
-  for (char *c = dst; *c; c++)
-    if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-' && *c != '_' && *c != '=' && *c != '+') *c = '_';
+/* the order of points by what their reference shares with them: scene, dt as written, the options */
+static int by_setting(const rl_point *a, const rl_point *b) {
+  if (a->scene != b->scene) return a->scene < b->scene ? -1 : 1;
+  int c = strcmp(a->dt_text, b->dt_text);
+  if (c) return c;
+  if (a->nopts != b->nopts) return a->nopts < b->nopts ? -1 : 1;
+  for (int k = 0; k < a->nopts; k++)
+    if ((c = strcmp(a->opts[k], b->opts[k]))) return c;
+  return 0;
+}
+
+/* qsort order of mujoco points: by setting, then by index (the first of equal settings leads) */
+static int by_setting_index(const void *x, const void *y) {
+  const rl_point *a = *(const rl_point *const *)x, *b = *(const rl_point *const *)y;
+  int c = by_setting(a, b);
+  return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+/* the reference of each point: the first mujoco point with the same scene, dt and options (−1: none),
+   found by binary search among the mujoco points sorted by setting, O(n log n) */
+static void set_refs(rl_point *p, int n) {
+  rl_point **mj = malloc(sizeof *mj * (size_t)(n ? n : 1));
+  int nmj = 0;
+  for (int i = 0; i < n; i++)
+    if (!strcmp(p[i].engine, "mujoco")) mj[nmj++] = &p[i];
+  qsort(mj, (size_t)nmj, sizeof *mj, by_setting_index);
+  for (int i = 0; i < n; i++) {
+    int lo = 0, hi = nmj; /* the first mujoco point whose setting is not below p[i]'s */
+    while (lo < hi) {
+      int mid = lo + (hi - lo) / 2;
+      if (by_setting(mj[mid], &p[i]) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    p[i].ref = lo < nmj && !by_setting(mj[lo], &p[i]) ? mj[lo]->index : -1;
+  }
+  free(mj);
 }
 
 int rl_spec_expand(const rl_spec *s, rl_point **pts, char *err, int errlen) {
@@ -589,10 +671,7 @@ int rl_spec_expand(const rl_spec *s, rl_point **pts, char *err, int errlen) {
     rl_point *q = &p[n];
     memset(q, 0, sizeof *q);
     q->scene = s->scene[idx[0]];
-    const char *base = strrchr(q->scene, '/');
-    rl_snprintf(q->scene_name, sizeof q->scene_name, "%s", base ? base + 1 : q->scene);
-    char *dot = strstr(q->scene_name, ".xml");
-    if (dot) *dot = 0;
+    scene_name(q->scene_name, sizeof q->scene_name, q->scene);
     q->engine = "newton";
     q->dt_text = "";
     q->device = "cpu";
@@ -633,18 +712,7 @@ int rl_spec_expand(const rl_spec *s, rl_point **pts, char *err, int errlen) {
     }
     q->index = n++;
   }
-  /* the reference of each point: the mujoco point with the same scene, dt and options */
-  for (int i = 0; i < n; i++) {
-    p[i].ref = -1;
-    for (int j = 0; j < n && p[i].ref < 0; j++) {
-      if (strcmp(p[j].engine, "mujoco") || p[j].scene != p[i].scene || strcmp(p[j].dt_text, p[i].dt_text) ||
-          p[j].nopts != p[i].nopts)
-        continue;
-      int same = 1;
-      for (int k = 0; k < p[i].nopts; k++) same &= !strcmp(p[i].opts[k], p[j].opts[k]);
-      if (same) p[i].ref = j;
-    }
-  }
+  set_refs(p, n);
   *pts = p;
   return n;
 }
