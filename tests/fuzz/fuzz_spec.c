@@ -3,7 +3,8 @@
  * spec.ini in a scratch folder that also holds a.xml, b.xml and sub/a.xml (small models of tests/models),
  * so specs naming them pass the file checks and reach the option checks against a loaded scene.
  * Checked: a refusal is one line that starts with the spec's path; an accepted spec expands (or refuses
- * with one line); each point's reference is a mujoco point of the same scene; point ids are unique. */
+ * with one line); each point's reference is a mujoco point of the same scene, dt and options, and a point
+ * without one has no such mujoco point; point ids are unique. */
 #include <mujoco/mujoco.h>
 #include "fuzz_util.h"
 #include "spec.h"
@@ -32,6 +33,14 @@ static void setup(void) {
   }
 }
 
+/* a point and its reference share the scene, the time step as written and every option */
+static int same_setting(const rl_point *a, const rl_point *b) {
+  if (a->scene != b->scene || strcmp(a->dt_text, b->dt_text) || a->nopts != b->nopts) return 0;
+  for (int k = 0; k < a->nopts; k++)
+    if (strcmp(a->opts[k], b->opts[k])) return 0;
+  return 1;
+}
+
 static int by_id(const void *a, const void *b) { return strcmp(((const rl_point *)a)->id, ((const rl_point *)b)->id); }
 
 /* the expansion of an accepted spec; ids are checked unique when the spec passed every check (FULL) */
@@ -47,9 +56,13 @@ static void check_expand(const rl_spec *s, int full) {
     const rl_point *q = &pts[i];
     FUZZ_REQUIRE(q->index == i && q->id[0] && q->scene, "point %d: index %d id '%s'", i, q->index, q->id);
     if (q->ref >= 0) {
-      FUZZ_REQUIRE(q->ref < n && !strcmp(pts[q->ref].engine, "mujoco") && pts[q->ref].scene == q->scene,
+      FUZZ_REQUIRE(q->ref < n && !strcmp(pts[q->ref].engine, "mujoco") && same_setting(&pts[q->ref], q),
                    "point %s: reference %d", q->id, q->ref);
     }
+    /* no reference: no mujoco point of the same setting (checked pairwise on small sweeps) */
+    for (int j = 0; q->ref < 0 && n <= 256 && j < n; j++)
+      FUZZ_REQUIRE(strcmp(pts[j].engine, "mujoco") || !same_setting(&pts[j], q), "point %s: reference %s missed", q->id,
+                   pts[j].id);
     (void)rl_spec_band(s, i % RL_NMET);
   }
   if (full && n > 1) {
