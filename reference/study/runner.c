@@ -591,7 +591,7 @@ int rl_merge(const char *out, const char *const *dirs, int ndirs) {
       if (exists(p)) copy_file(p, to);
     }
     if (!st) {
-      qsort(rows, (size_t)nrows, sizeof *rows, cmp_row);
+      if (nrows > 1) qsort(rows, (size_t)nrows, sizeof *rows, cmp_row); /* no rows: rows is NULL */
       /* the same (index, metric) twice: identical shards overlapped; keep one */
       size_t cap = strlen(header) + 2;
       for (int k = 0; k < nrows; k++) cap += strlen(rows[k].line) + 1;

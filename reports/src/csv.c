@@ -410,7 +410,7 @@ int rl_results_find(const char *root, char ***dirs, int *nsearched, char *err, i
   for (size_t k = strlen(top); k > 1 && top[k - 1] == '/'; k--) top[k - 1] = 0; /* results/ → results */
   found F = {0};
   walk(top, 16, &F);
-  qsort(F.dir, (size_t)F.n, sizeof *F.dir, cmp_path);
+  if (F.n > 1) qsort(F.dir, (size_t)F.n, sizeof *F.dir, cmp_path); /* none found: F.dir is NULL */
   *dirs = F.dir;
   *nsearched = F.searched;
   return F.n;
