@@ -63,6 +63,7 @@ static void avbd_model_param(rl_avbd_param *p, const rl_option *o) {
     p->tol_lin = o->avbd_tolerance;
   }
   if (o->avbd_cheb_rho > 0) p->cheb_rho = o->avbd_cheb_rho;
+  if (o->avbd_stop > 0) p->stop = o->avbd_stop;
 }
 
 /* 1 if some pair of geoms g1 < g2 on two different dynamic bodies passes the contype/conaffinity filter
@@ -160,14 +161,27 @@ real avbd_mean_inertia(const rl_avbd *am, const rl_model *m, int s) {
   if (s < 0) return (real)1e30;
   const real *I = am->inertia + 3 * s;
   real r = (I[0] + I[1] + I[2]) / 3;
-  for (int j = 0; j < am->njoint; j++)
-    if (am->joint[j].a == s || am->joint[j].b == s) r += avbd_armature(am, m, am->joint + j);
+  for (int j = 0; j < am->njoint; j++) {
+    const rl_avbd_joint *jt = am->joint + j;
+    if (jt->a != s && jt->b != s) continue;
+    if (jt->kind != RL_AVBD_COMPOUND) r += avbd_armature(am, m, jt);
+    else
+      for (int k = 0; k < am->cmp[jt->cmp].n; k++)
+        if (am->cmp[jt->cmp].sub[k].kind != RL_AVBD_BALL) r += avbd_armature(am, m, am->cmp[jt->cmp].sub + k);
+  }
   return r;
 }
 
 /* Count joints and rows; refuse what the solver does not model.  Returns 0 and writes err. */
 static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int errlen) {
   int nj = 0, nr = 0;
+  if (m->ntendon > 0) { /* and with them tendon actuators, limits and equalities */
+    snprintf(err, (size_t)errlen,
+             "avbd: tendon '%s': a tendon's length runs along a path through several bodies, and avbd has no "
+             "row for a path length (use --engine newton)",
+             rl_model_name(m, m->name_tendonadr[0]));
+    return 0;
+  }
   for (int b = 1; b < m->nbody; b++) {
     if (avbd_is_static(m, b)) continue;
     const char *name = rl_model_name(m, m->name_bodyadr[b]);
@@ -181,9 +195,12 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
       return 0;
     }
     int jn = m->body_jntnum[b];
-    if (jn > 1) {
-      snprintf(err, (size_t)errlen, "avbd: body '%s' has %d joints (one per body is supported)", name, jn);
-      return 0;
+    if (jn > 1) { /* one compound joint */
+      int ndof, rows;
+      if (!avbd_compound_check(m, b, &ndof, &rows, err, errlen)) return 0;
+      nj++;
+      nr += rows;
+      continue;
     }
     if (jn == 0) {
       nj++;
@@ -291,6 +308,20 @@ void avbd_row_scales(rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
     real MB = avbd_side_mass(m, bB, 1), MA = anchored ? (real)1e30 : avbd_side_mass(m, bB, 0);
     real side = rl_avbd_min(MA, MB);
     if (side > AVBD_SIDE_RATIO * mlin) mlin = side;
+  }
+  if (jt->kind == RL_AVBD_COMPOUND) { /* two-sided rows by kind, each component's coordinate rows by its kind */
+    const rl_avbd_compound *c = am->cmp + jt->cmp;
+    for (int k = 0; k < jt->neq; k++) {
+      rl_avbd_row *r = am->row + jt->row + k;
+      r->meff = r->kind == RL_AVBD_ROW_LIN ? mlin : mang;
+    }
+    for (int k = 0; k < c->n; k++) {
+      const rl_avbd_joint *sj = c->sub + k;
+      if (sj->kind == RL_AVBD_BALL) continue;
+      real me = sj->kind == RL_AVBD_HINGE ? mang : mlin + avbd_armature(am, m, sj);
+      am->row[sj->lo_row].meff = am->row[sj->hi_row].meff = am->row[sj->dry_row].meff = me;
+    }
+    return;
   }
   for (int k = 0; k < jt->nrow; k++) {
     rl_avbd_row *r = am->row + jt->row + k;
@@ -422,8 +453,11 @@ void avbd_components(rl_avbd *am) {
 rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, int errlen) {
   int nj, nr;
   if (!avbd_check(m, &nj, &nr, err, errlen)) return NULL;
-  int nb = 0;
-  for (int b = 1; b < m->nbody; b++) nb += !avbd_is_static(m, b);
+  int nb = 0, ncmp = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    nb += !avbd_is_static(m, b);
+    ncmp += !avbd_is_static(m, b) && m->body_jntnum[b] > 1;
+  }
   int maxcon = avbd_ground_capacity(m);
   if (m->nconmax > maxcon) maxcon = m->nconmax;
   size_t R = sizeof(real), nbs = (size_t)nb + 1;
@@ -435,7 +469,9 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
       sizeof(rl_avbd_joint) * ((size_t)nj + 1) + sizeof(rl_avbd_row) * ((size_t)nr + 1) +
       2 * sizeof(rl_avbd_contact) * ((size_t)maxcon + 1) + R * 7 * (size_t)m->ngeom + 64 +
       sizeof(rl_avbd_load) * ((size_t)nj + 1) + R * 3 * nbs + (sizeof(int) + R * 46) * nbs + 2 * 64 +
-      R * 2 * ((size_t)nr + 1) + 64;
+      R * 2 * ((size_t)nr + 1) + 64 +
+      (sizeof(rl_avbd_compound) + sizeof(rl_avbd_compound_val) + 2 * sizeof(unsigned long long)) * ((size_t)ncmp + 1) +
+      3 * 64;
   rl_avbd *am = calloc(1, sizeof *am);
   char *buf = calloc(1, bytes);
   if (!am || !buf) {
@@ -491,6 +527,10 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
   am->cval = avbd_take(&p, sizeof(rl_avbd_contact_val) * ((size_t)maxcon + 1));
   am->cver = avbd_take(&p, sizeof(unsigned long long) * 2 * ((size_t)maxcon + 1));
   am->chl = avbd_take(&p, R * 2 * ((size_t)nr + 1));
+  am->ncmp = 0;
+  am->cmp = avbd_take(&p, sizeof(rl_avbd_compound) * ((size_t)ncmp + 1));
+  am->cmpval = avbd_take(&p, sizeof(rl_avbd_compound_val) * ((size_t)ncmp + 1));
+  am->cmpver = avbd_take(&p, sizeof(unsigned long long) * 2 * ((size_t)ncmp + 1));
 
   /* bodies */
   int s = 0;
@@ -543,6 +583,14 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
     jt->b = am->slot[b];
     jt->eq = -1;
     jt->act = -1;
+    jt->cmp = -1;
+    if (jn > 1) { /* several joints: one compound joint (avbd_compound.c) */
+      jt->kind = RL_AVBD_COMPOUND;
+      jt->jnt = -1;
+      jt->cmp = am->ncmp++;
+      avbd_compound_init(am, m, d, jt, am->cmp + jt->cmp, b, &top);
+      continue;
+    }
     if (jn == 0) {
       jt->kind = RL_AVBD_WELD;
       jt->jnt = -1;
@@ -561,7 +609,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
       jt->stiffness = m->jnt_stiffness[j];
       jt->spring = m->qpos_spring[m->jnt_qposadr[j]];
       for (int u = 0; u < m->nu; u++)
-        if (m->actuator_jntid[u] == j) jt->act = u;
+        if (m->actuator_trntype[u] != RL_TRN_TENDON && m->actuator_trnid[2 * u] == j) jt->act = u;
       avbd_joint_geometry(m, d, am, jt, d->xanchor + 3 * j, d->xaxis + 3 * j);
       jt->phi = jt->qpos0;
     }
@@ -570,6 +618,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
   for (int e = 0; e < m->neq; e++) {
     rl_avbd_joint *jt = am->joint + k++;
     memset(jt, 0, sizeof *jt);
+    jt->cmp = -1;
     avbd_equality_geometry(m, d, am, e, jt);
     avbd_make_rows(am, jt, &top);
   }
@@ -652,7 +701,9 @@ void rl_avbd_from_generalized(rl_avbd *am, const rl_model *m, rl_data *d) {
   for (int j = 0; j < am->njoint; j++) {
     rl_avbd_joint *jt = am->joint + j;
     if (jt->jnt >= 0 && jt->kind != RL_AVBD_BALL) jt->phi = d->qpos[m->jnt_qposadr[jt->jnt]];
+    if (jt->kind == RL_AVBD_COMPOUND) avbd_compound_from_qpos(am->cmp + jt->cmp, m, d);
   }
+  for (int c = 0; c < am->ncmp; c++) am->cmpver[2 * c] = am->cmpver[2 * c + 1] = ~0ull;
   for (int r = 0; r < am->nrow; r++) am->row[r].lambda = am->row[r].rho = 0;
   am->ncon = am->nprev = 0;
   am->step0 = am->steps;
@@ -668,6 +719,13 @@ static void avbd_q_continuous(real q[4], const real ref[4]) {
 void rl_avbd_to_generalized(const rl_avbd *am, const rl_model *m, rl_data *d) {
   for (int s = 0; s < am->nb; s++) {
     int b = am->body[s];
+    if (m->body_jntnum[b] > 1) {
+      for (int k = am->jadr[s]; k < am->jadr[s] + am->jnum[s]; k++) {
+        const rl_avbd_joint *jt = am->joint + am->jlist[k];
+        if (jt->kind == RL_AVBD_COMPOUND && jt->b == s) avbd_compound_to_generalized(am, m, d, jt);
+      }
+      continue;
+    }
     if (m->body_jntnum[b] != 1) continue;
     int j = m->body_jntadr[b], qa = m->jnt_qposadr[j], da = m->jnt_dofadr[j];
     const rl_avbd_pose *P = am->pose + s;

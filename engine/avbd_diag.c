@@ -13,6 +13,37 @@ static void avbd_primal_add(rl_avbd_stat *st, int angular, real r) {
   st->kkt_primal = rl_avbd_max(st->kkt_primal, r);
 }
 
+/* limit rows of hinge or slide jt into the primal, sign and complementarity residuals */
+static void avbd_limit_diag(rl_avbd_stat *st, const rl_avbd *am, const rl_avbd_joint *jt) {
+  for (int side = 0; side < 2; side++) {
+    const rl_avbd_row *w = am->row + (side ? jt->hi_row : jt->lo_row);
+    avbd_primal_add(st, jt->kind == RL_AVBD_HINGE, -w->c);
+    st->kkt_normal_sign = rl_avbd_max(st->kkt_normal_sign, w->lambda);
+    st->kkt_complementarity = rl_avbd_max(st->kkt_complementarity, rl_fabs(w->lambda * w->c));
+  }
+}
+
+/* compound joint jt: the norm of its length rows (m) into anchor_err, of its angle rows (rad) into
+   axis_err, its rows' residuals and its components' limits */
+static void avbd_compound_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt) {
+  rl_avbd_stat *st = &am->stat;
+  const rl_avbd_compound *c = am->cmp + jt->cmp;
+  if (avbd_joint_on(m, d, jt)) {
+    const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
+    real lin = 0, ang = 0;
+    for (int r = 0; r < jt->neq; r++) {
+      const rl_avbd_row *w = am->row + jt->row + r;
+      if (w->kind == RL_AVBD_ROW_ANG) ang += v->C[r] * v->C[r];
+      else lin += v->C[r] * v->C[r];
+      avbd_primal_add(st, w->kind == RL_AVBD_ROW_ANG, rl_fabs(w->c));
+    }
+    st->anchor_err = rl_avbd_max(st->anchor_err, rl_sqrt(lin));
+    st->axis_err = rl_avbd_max(st->axis_err, rl_sqrt(ang));
+  }
+  for (int k = 0; k < c->n; k++)
+    if (c->sub[k].kind != RL_AVBD_BALL && m->jnt_limited[c->sub[k].jnt]) avbd_limit_diag(st, am, c->sub + k);
+}
+
 /* Diagnostics after the step: anchor/axis errors from the raw rows, penetration, and the KKT
  * residuals of the step problem with the final multipliers. */
 void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
@@ -23,6 +54,10 @@ void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h) 
   st->kkt_primal_lin = st->kkt_primal_ang = 0;
   for (int j = 0; j < am->njoint; j++) {
     const rl_avbd_joint *jt = am->joint + j;
+    if (jt->kind == RL_AVBD_COMPOUND) {
+      avbd_compound_diagnostics(am, m, d, jt);
+      continue;
+    }
     if (!avbd_joint_on(m, d, jt)) continue;
     real C[6], JA[6][6], JB[6][6];
     int n = rl_avbd_joint_rows(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), C, JA, JB);
@@ -36,12 +71,7 @@ void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h) 
     st->anchor_err = rl_avbd_max(st->anchor_err, rl_sqrt(lin));
     st->axis_err = rl_avbd_max(st->axis_err, rl_sqrt(ang));
     if ((jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) && m->jnt_limited[jt->jnt])
-      for (int side = 0; side < 2; side++) {
-        const rl_avbd_row *w = am->row + (side ? jt->hi_row : jt->lo_row);
-        avbd_primal_add(st, jt->kind == RL_AVBD_HINGE, -w->c);
-        st->kkt_normal_sign = rl_avbd_max(st->kkt_normal_sign, w->lambda);
-        st->kkt_complementarity = rl_avbd_max(st->kkt_complementarity, rl_fabs(w->lambda * w->c));
-      }
+      avbd_limit_diag(st, am, jt);
   }
   for (int i = 0; i < am->ncon; i++) {
     const rl_avbd_contact *c = am->con + i;
@@ -124,6 +154,19 @@ void avbd_loads(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
     rl_avbd_load *L = am->load + j;
     memset(L, 0, sizeof *L);
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
+    if (jt->kind == RL_AVBD_COMPOUND) { /* reaction only: F = −Σ λ_r J_B,r[0:3], τ about B's body origin o */
+      if (!avbd_joint_on(m, d, jt)) continue;
+      const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
+      real J[6], t[3], arm[3];
+      for (int r = 0; r < jt->neq; r++) {
+        avbd_compound_jac(v, v->w[r], 1, J);
+        for (int i = 0; i < 6; i++) L->reaction[i] -= am->row[jt->row + r].lambda * J[i];
+      }
+      rl_v3_scale(arm, v->rB, -1);
+      rl_v3_cross(t, arm, L->reaction);
+      rl_v3_add(L->reaction + 3, L->reaction + 3, t);
+      continue;
+    }
     if (avbd_joint_on(m, d, jt)) {
       real C[6], JA[6][6], JB[6][6], t[3], arm[3];
       int n = rl_avbd_joint_rows(jt, A, B, C, JA, JB);

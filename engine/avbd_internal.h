@@ -26,30 +26,38 @@ static inline real avbd_mass(const rl_avbd *am, int s) { return s < 0 ? (real)1e
 /* Δq = q (q⁰)⁻¹ of slot s, NULL for the world */
 static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return s < 0 ? NULL : am->dq + 4 * s; }
 
-#define avbd_perp              RL_NAME(avbd_perp)
-#define avbd_nfeature          RL_NAME(avbd_nfeature)
-#define avbd_pair_filter       RL_NAME(avbd_pair_filter)
-#define avbd_bam_on            RL_NAME(avbd_bam_on)
-#define avbd_armature          RL_NAME(avbd_armature)
-#define avbd_dry_budget        RL_NAME(avbd_dry_budget)
-#define avbd_mean_inertia      RL_NAME(avbd_mean_inertia)
-#define avbd_in_subtree        RL_NAME(avbd_in_subtree)
-#define avbd_row_scales        RL_NAME(avbd_row_scales)
-#define avbd_to_local          RL_NAME(avbd_to_local)
-#define avbd_components        RL_NAME(avbd_components)
-#define avbd_coord_rate        RL_NAME(avbd_coord_rate)
-#define avbd_ground_contacts   RL_NAME(avbd_ground_contacts)
-#define avbd_contact_points    RL_NAME(avbd_contact_points)
-#define avbd_contact_centres   RL_NAME(avbd_contact_centres)
-#define avbd_contact_c         RL_NAME(avbd_contact_c)
-#define avbd_contact_warmstart RL_NAME(avbd_contact_warmstart)
-#define avbd_contact_lists     RL_NAME(avbd_contact_lists)
-#define avbd_joint_on          RL_NAME(avbd_joint_on)
-#define avbd_servo             RL_NAME(avbd_servo)
-#define avbd_coord_terms       RL_NAME(avbd_coord_terms)
-#define avbd_assemble          RL_NAME(avbd_assemble)
-#define avbd_diagnostics       RL_NAME(avbd_diagnostics)
-#define avbd_loads             RL_NAME(avbd_loads)
+#define avbd_perp                    RL_NAME(avbd_perp)
+#define avbd_nfeature                RL_NAME(avbd_nfeature)
+#define avbd_pair_filter             RL_NAME(avbd_pair_filter)
+#define avbd_bam_on                  RL_NAME(avbd_bam_on)
+#define avbd_armature                RL_NAME(avbd_armature)
+#define avbd_dry_budget              RL_NAME(avbd_dry_budget)
+#define avbd_mean_inertia            RL_NAME(avbd_mean_inertia)
+#define avbd_in_subtree              RL_NAME(avbd_in_subtree)
+#define avbd_row_scales              RL_NAME(avbd_row_scales)
+#define avbd_to_local                RL_NAME(avbd_to_local)
+#define avbd_components              RL_NAME(avbd_components)
+#define avbd_coord_rate              RL_NAME(avbd_coord_rate)
+#define avbd_ground_contacts         RL_NAME(avbd_ground_contacts)
+#define avbd_contact_points          RL_NAME(avbd_contact_points)
+#define avbd_contact_centres         RL_NAME(avbd_contact_centres)
+#define avbd_contact_c               RL_NAME(avbd_contact_c)
+#define avbd_contact_warmstart       RL_NAME(avbd_contact_warmstart)
+#define avbd_contact_lists           RL_NAME(avbd_contact_lists)
+#define avbd_joint_on                RL_NAME(avbd_joint_on)
+#define avbd_servo                   RL_NAME(avbd_servo)
+#define avbd_coord_terms             RL_NAME(avbd_coord_terms)
+#define avbd_assemble                RL_NAME(avbd_assemble)
+#define avbd_diagnostics             RL_NAME(avbd_diagnostics)
+#define avbd_compound_eval           RL_NAME(avbd_compound_eval)
+#define avbd_compound_jac            RL_NAME(avbd_compound_jac)
+#define avbd_compound_rate           RL_NAME(avbd_compound_rate)
+#define avbd_compound_check          RL_NAME(avbd_compound_check)
+#define avbd_compound_init           RL_NAME(avbd_compound_init)
+#define avbd_compound_from_qpos      RL_NAME(avbd_compound_from_qpos)
+#define avbd_compound_to_generalized RL_NAME(avbd_compound_to_generalized)
+#define avbd_compound_value          RL_NAME(avbd_compound_value)
+#define avbd_loads                   RL_NAME(avbd_loads)
 
 /* avbd_build.c */
 void avbd_perp(real t1[3], real t2[3], const real n[3]);
@@ -82,6 +90,20 @@ void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, co
 
 /* avbd_sweep.c */
 void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, real H[36], real g[6]);
+
+/* avbd_compound.c */
+void avbd_compound_eval(const rl_avbd_compound *c, const rl_avbd_pose *A, const rl_avbd_pose *B,
+                        rl_avbd_compound_val *v);
+void avbd_compound_jac(const rl_avbd_compound_val *v, const real w[6], int side, real J[6]);
+real avbd_compound_rate(const rl_avbd *am, const rl_avbd_joint *jt, const rl_avbd_compound_val *v, const real w[6]);
+int avbd_compound_check(const rl_model *m, int b, int *ndof, int *nrow, char *err, int errlen);
+void avbd_compound_init(rl_avbd *am, const rl_model *m, const rl_data *d, rl_avbd_joint *jt, rl_avbd_compound *c, int b,
+                        int *rowtop);
+void avbd_compound_from_qpos(rl_avbd_compound *c, const rl_model *m, const rl_data *d);
+void avbd_compound_to_generalized(const rl_avbd *am, const rl_model *m, rl_data *d, const rl_avbd_joint *jt);
+
+/* avbd_sweep.c: values of compound joint jt at the current poses (cached until A or B moves) */
+const rl_avbd_compound_val *avbd_compound_value(rl_avbd *am, const rl_avbd_joint *jt);
 
 /* avbd_diag.c */
 void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h);

@@ -44,6 +44,43 @@ static const rl_avbd_contact_val *avbd_contact_val(rl_avbd *am, int i) {
   return am->cval + i;
 }
 
+/* Values of compound joint jt at the current poses, cached as avbd_joint_val (the coordinates found are
+   the next guess once the dual update accepts them). */
+const rl_avbd_compound_val *avbd_compound_value(rl_avbd *am, const rl_avbd_joint *jt) {
+  if (avbd_stale(am, jt->a, jt->b, am->cmpver + 2 * jt->cmp))
+    avbd_compound_eval(am->cmp + jt->cmp, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), am->cmpval + jt->cmp);
+  return am->cmpval + jt->cmp;
+}
+
+/* Compound joint jt on the body of side `side`: its two-sided rows f = λ + ρ(C − α_j C⁰) (kkt: λ) with
+ * the geometric stiffness of their forces at B's body origin, then each hinge/slide component's
+ * joint-space terms (avbd_coord_terms) along its coordinate gradient. */
+static void avbd_compound_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, int side,
+                                   real h, int kkt, real H[36], real g[6], real K[3]) {
+  const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
+  const rl_avbd_compound *c = am->cmp + jt->cmp;
+  real J[6];
+  if (avbd_joint_on(m, d, jt)) {
+    real F[3] = {0, 0, 0};
+    for (int r = 0; r < jt->neq; r++) {
+      const rl_avbd_row *w = am->row + jt->row + r;
+      real f = kkt ? w->lambda : w->lambda + w->rho * (v->C[r] - am->prm.alpha_joint * w->c0);
+      avbd_compound_jac(v, v->w[r], side, J);
+      rl_avbd_add_row(H, g, J, f, kkt ? 0 : w->rho);
+      rl_v3_addscl(F, v->w[r], f);
+    }
+    if (!kkt) rl_avbd_geo_diag(K, F, side ? v->rB : v->rA);
+  }
+  for (int k = 0; k < c->n; k++) {
+    const rl_avbd_joint *sj = c->sub + k;
+    if (sj->kind == RL_AVBD_BALL) continue;
+    real G, kk;
+    avbd_coord_terms(am, m, d, sj, v->q[k][0], h, kkt, &G, &kk);
+    avbd_compound_jac(v, v->pg[c->dof[k]], side, J);
+    rl_avbd_add_row(H, g, J, G, kkt ? 0 : kk);
+  }
+}
+
 /* ------------------------------------------------------------------- coloring */
 
 /* Greedy coloring of the body graph (edges: joints and contacts between two dynamic bodies), the
@@ -95,6 +132,10 @@ void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real
     const rl_avbd_joint *jt = am->joint + am->jlist[q];
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
     int side = jt->b == s;
+    if (jt->kind == RL_AVBD_COMPOUND) {
+      avbd_compound_assemble(am, m, d, jt, side, h, kkt, H, g, K);
+      continue;
+    }
     if (rl_avbd_joint_val_ok(jt)) { /* rows and hinge coordinate from the cached values */
       const rl_avbd_joint_val *v = avbd_joint_val(am, am->jlist[q]);
       if (avbd_joint_on(m, d, jt))
@@ -368,6 +409,61 @@ static real avbd_grow(const rl_avbd_param *pr, real rho, real rho0, real c, real
   return rl_avbd_min(rho + pr->beta * rho0 * rl_fabs(c) / ell, pr->rho_max * rho0);
 }
 
+/* Dual update of the coordinate rows of a hinge or slide jt at its coordinate jt->phi: limits
+ * λ ← min(λ + ρC̃, 0), dry friction λ ← clip(λ + ρΔφ, ±τ_f) (residuals into res[ang]). */
+static void avbd_coord_dual(rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real res[2]) {
+  const rl_avbd_param *pr = &am->prm;
+  int dis = m->opt.disableflags;
+  int ang = jt->kind == RL_AVBD_HINGE;
+  real ell = ang ? AVBD_ANG_SCALE : AVBD_LIN_SCALE;
+  if (m->jnt_limited[jt->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT))) {
+    for (int side = 0; side < 2; side++) {
+      rl_avbd_row *w = am->row + (side ? jt->hi_row : jt->lo_row);
+      real C = side ? d->jnt_range[2 * jt->jnt + 1] - jt->phi : jt->phi - d->jnt_range[2 * jt->jnt];
+      w->c = C - pr->alpha * rl_avbd_min(w->c0, 0);
+      real nl = rl_avbd_proj_neg(w->lambda + w->rho * w->c);
+      res[ang] = rl_avbd_max(res[ang], rl_fabs(w->lambda - nl) / w->rho);
+      w->lambda = nl;
+      if (nl < 0) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
+    }
+  }
+  real tf = avbd_dry_budget(am, m, jt);
+  if (tf > 0 && !(dis & (RL_DSBL_FRICTIONLOSS | RL_DSBL_CONSTRAINT))) {
+    rl_avbd_row *w = am->row + jt->dry_row;
+    w->c = jt->phi - jt->phi_n;
+    real t = w->lambda + w->rho * w->c, nl = rl_avbd_clip(t, tf);
+    real rf = rl_fabs(w->lambda - nl) / w->rho;
+    res[ang] = rl_avbd_max(res[ang], rf);
+    am->stat.dry_residual = rl_avbd_max(am->stat.dry_residual, rf);
+    w->lambda = nl;
+    if (rl_fabs(t) < tf) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
+  }
+}
+
+/* Dual update of compound joint jt: its two-sided rows as avbd_dual_update's, the coordinates found
+ * accepted as the next guess, then each hinge/slide component's limit and dry rows. */
+static void avbd_compound_dual(rl_avbd *am, const rl_model *m, const rl_data *d, rl_avbd_joint *jt, real res[2]) {
+  const rl_avbd_param *pr = &am->prm;
+  const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
+  rl_avbd_compound *c = am->cmp + jt->cmp;
+  if (avbd_joint_on(m, d, jt))
+    for (int r = 0; r < jt->neq; r++) {
+      rl_avbd_row *w = am->row + jt->row + r;
+      w->c = v->C[r] - pr->alpha_joint * w->c0;
+      w->lambda += w->rho * w->c;
+      int ang = w->kind == RL_AVBD_ROW_ANG;
+      res[ang] = rl_avbd_max(res[ang], rl_fabs(w->c));
+      w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ang ? AVBD_ANG_SCALE : AVBD_LIN_SCALE);
+    }
+  memcpy(c->q, v->q, sizeof c->q);
+  for (int k = 0; k < c->n; k++) {
+    rl_avbd_joint *sj = c->sub + k;
+    if (sj->kind == RL_AVBD_BALL) continue;
+    sj->phi = c->q[k][0];
+    avbd_coord_dual(am, m, d, sj, res);
+  }
+}
+
 /* After a sweep: two-sided rows λ ← λ + ρC̃ (ρ grows); one-sided rows λ ← min(λ + ρC̃, 0) (ρ grows
  * only while active); dry friction λ ← clip(λ + ρΔφ, ±τ_f) (ρ grows only inside the budget);
  * contact normals as limits and tangents projected on the Coulomb disc μ(−λ_n⁺) (ρ grows only when
@@ -375,10 +471,13 @@ static real avbd_grow(const rl_avbd_param *pr, real rho, real rho0, real c, real
  * res[1] (angles). */
 static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, real res[2]) {
   const rl_avbd_param *pr = &am->prm;
-  int dis = m->opt.disableflags;
   res[0] = res[1] = 0;
   for (int j = 0; j < am->njoint; j++) {
     rl_avbd_joint *jt = am->joint + j;
+    if (jt->kind == RL_AVBD_COMPOUND) {
+      avbd_compound_dual(am, m, d, jt, res);
+      continue;
+    }
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
     const rl_avbd_joint_val *v = rl_avbd_joint_val_ok(jt) ? avbd_joint_val(am, j) : NULL;
     if (avbd_joint_on(m, d, jt)) {
@@ -401,31 +500,8 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
     }
     if (jt->kind != RL_AVBD_HINGE && jt->kind != RL_AVBD_SLIDE) continue;
     real dA[6], dB[6];
-    int ang = jt->kind == RL_AVBD_HINGE;
-    real ell = ang ? AVBD_ANG_SCALE : AVBD_LIN_SCALE;
     jt->phi = v ? rl_avbd_unwrap(v->phi_raw, jt->phi) : rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
-    if (m->jnt_limited[jt->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT))) {
-      for (int side = 0; side < 2; side++) {
-        rl_avbd_row *w = am->row + (side ? jt->hi_row : jt->lo_row);
-        real C = side ? d->jnt_range[2 * jt->jnt + 1] - jt->phi : jt->phi - d->jnt_range[2 * jt->jnt];
-        w->c = C - pr->alpha * rl_avbd_min(w->c0, 0);
-        real nl = rl_avbd_proj_neg(w->lambda + w->rho * w->c);
-        res[ang] = rl_avbd_max(res[ang], rl_fabs(w->lambda - nl) / w->rho);
-        w->lambda = nl;
-        if (nl < 0) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
-      }
-    }
-    real tf = avbd_dry_budget(am, m, jt);
-    if (tf > 0 && !(dis & (RL_DSBL_FRICTIONLOSS | RL_DSBL_CONSTRAINT))) {
-      rl_avbd_row *w = am->row + jt->dry_row;
-      w->c = jt->phi - jt->phi_n;
-      real t = w->lambda + w->rho * w->c, nl = rl_avbd_clip(t, tf);
-      real rf = rl_fabs(w->lambda - nl) / w->rho;
-      res[ang] = rl_avbd_max(res[ang], rf);
-      am->stat.dry_residual = rl_avbd_max(am->stat.dry_residual, rf);
-      w->lambda = nl;
-      if (rl_fabs(t) < tf) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
-    }
+    avbd_coord_dual(am, m, d, jt, res);
   }
   for (int i = 0; i < am->ncon; i++) {
     rl_avbd_contact *c = am->con + i;
@@ -463,6 +539,30 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
 
 /* ------------------------------------------------------------------------ step */
 
+/* Step start of compound joint jt: C⁰ of its rows, each component's φⁿ, φ̇ⁿ and its limit rows' C⁰ */
+static void avbd_compound_begin(rl_avbd *am, const rl_data *d, rl_avbd_joint *jt, real h) {
+  rl_avbd_compound *c = am->cmp + jt->cmp;
+  rl_avbd_compound_val v;
+  avbd_compound_eval(c, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), &v);
+  for (int r = 0; r < jt->neq; r++) am->row[jt->row + r].c0 = v.C[r];
+  memcpy(c->q, v.q, sizeof c->q);
+  for (int k = 0; k < c->n; k++) {
+    rl_avbd_joint *sj = c->sub + k;
+    if (sj->kind == RL_AVBD_BALL) continue;
+    /* φ̇ⁿ: the coordinate's own difference quotient over the last step, the velocity the armature energy
+       a/(2h²)(φ − φⁿ − hφ̇ⁿ)² implies; the rate S⁺ω of the recovered body velocities differs from it by
+       O(h) where S depends on the configuration (Euler-angle hinges), an error injected every step that
+       does not shrink with h (three hinges with armature: 0.13 rad at 0.5 s at every h).  After
+       rl_avbd_from_generalized: the rate of the given velocities. */
+    real rate = avbd_compound_rate(am, jt, &v, v.pg[c->dof[k]]);
+    if (am->steps > am->step0) rate = (v.q[k][0] - sj->phi_n) / h;
+    sj->phi = sj->phi_n = v.q[k][0];
+    sj->dphi_n = rate;
+    am->row[sj->lo_row].c0 = sj->phi_n - d->jnt_range[2 * sj->jnt];
+    am->row[sj->hi_row].c0 = d->jnt_range[2 * sj->jnt + 1] - sj->phi_n;
+  }
+}
+
 /* Step start: save x⁰, q⁰, frozen world inertia I₀ = R diag(I) Rᵀ, joint coordinates φⁿ
  * and rates φ̇ⁿ; multipliers decay λ ·= αγ, ρ ← clamp(γρ, ρ₀, ρ_max) with ρ₀ = rho_init·meff/h²;
  * C⁰ of every row. */
@@ -489,6 +589,10 @@ static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d, real h)
   for (int j = 0; j < am->njoint; j++) {
     rl_avbd_joint *jt = am->joint + j;
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
+    if (jt->kind == RL_AVBD_COMPOUND) {
+      avbd_compound_begin(am, d, jt, h);
+      continue;
+    }
     real C[6], JA[6][6], JB[6][6];
     int n = rl_avbd_joint_rows(jt, A, B, C, JA, JB);
     for (int r = 0; r < n; r++) am->row[jt->row + r].c0 = C[r];
@@ -593,6 +697,53 @@ static void avbd_step_tolerance(const rl_avbd_param *pr, real h, real *tl, real 
   *ta = pr->tol_ang * sc;
 }
 
+/* Tolerances of the distance test (RL_AVBD_STOP_DISTANCE): tol·(h/h₀)² at every h, h₀ = 1 ms.  A solve
+ * error δ in the positions of one step is a velocity error δ/h, and over T/h steps a position error of
+ * about T·δ/h²·h = Tδ/h; first-order convergence (global error ∝ h) needs δ ∝ h², i.e. a fixed
+ * acceleration error tol/h₀².  With tol given at h₀ the test means the same at 10 µs and at 10 ms. */
+static void avbd_distance_tolerance(const rl_avbd_param *pr, real h, real *tl, real *ta) {
+  real sc = (h / AVBD_TOL_H) * (h / AVBD_TOL_H);
+  *tl = pr->tol_lin * sc;
+  *ta = pr->tol_ang * sc;
+}
+
+/* Estimated distance of the iterate to the step's exact solution from the sweep updates u_k (sizes of
+ * the last sweeps, newest first in u[0..n), n ≤ AVBD_STOP_HIST): with a contraction rate r = the largest
+ * of the last ratios u_k/u_{k−1} (up to AVBD_STOP_HIST − 1 of them: the slow modes of the dual ascent
+ * appear late), the remaining motion is Σ_{j≥1} u_k r^j = u_k·r/(1 − r) for a geometric tail, and the
+ * estimate is AVBD_STOP_SAFETY times that: the rate still rises as the fast modes die out (measured
+ * against the dense KKT solution: the plain tail estimate was exceeded up to 3.8× on chain8).  Returns a
+ * huge value while fewer than 4 sweeps are known or the updates are not contracting (r ≥ 0.999); 0 when
+ * the last update is 0. */
+#define AVBD_STOP_HIST   8
+#define AVBD_STOP_SAFETY ((real)4)
+static real avbd_tail_distance(const real *u, int n) {
+  if (u[0] == 0) return 0;
+  if (n < 4) return (real)1e30;
+  if (n > AVBD_STOP_HIST) n = AVBD_STOP_HIST;
+  real r = 0;
+  for (int i = 0; i + 1 < n; i++) r = rl_avbd_max(r, u[i + 1] > 0 ? u[i] / u[i + 1] : (real)1e30);
+  if (!(r < (real)0.999)) return (real)1e30;
+  return AVBD_STOP_SAFETY * u[0] * r / (1 - r);
+}
+
+/* The distance the test can claim is never below the rounding of the poses: 16ε·max(max_i ‖x_i‖∞, 1 m)
+ * (m) and 16ε (rad).  Below it an update can round to zero while the iterate is still that far from the
+ * exact step (f32 pendulum at h = 10 µs: the claim tol·(h/1 ms)² = 5e-11 m, the distance 1.9e-8 m). */
+static void avbd_rounding_floor(const rl_avbd *am, real *tl, real *ta) {
+  real xm = 1;
+  for (int s = 0; s < am->nb; s++)
+    for (int i = 0; i < 3; i++) xm = rl_avbd_max(xm, rl_fabs(am->pose[s].x[i]));
+  *tl = rl_avbd_max(*tl, 16 * RL_EPS * xm);
+  *ta = rl_avbd_max(*ta, 16 * RL_EPS);
+}
+
+/* push the newest update size into a history of AVBD_STOP_HIST, newest first */
+static void avbd_push_update(real *u, real x) {
+  for (int i = AVBD_STOP_HIST - 1; i > 0; i--) u[i] = u[i - 1];
+  u[0] = x;
+}
+
 rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *d) {
   real h = m->opt.timestep;
   rl_avbd_stat *st = &am->stat;
@@ -609,8 +760,14 @@ rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *d) {
   avbd_predict(am, m, h);
   /* colored block sweeps + dual update until the residual test or the budget */
   const rl_avbd_param *pr = &am->prm;
-  real tl, ta;
-  avbd_step_tolerance(pr, h, &tl, &ta);
+  real tl, ta, hx[AVBD_STOP_HIST] = {0}, hth[AVBD_STOP_HIST] = {0};
+  int distance = pr->stop == RL_AVBD_STOP_DISTANCE;
+  if (distance) {
+    avbd_distance_tolerance(pr, h, &tl, &ta);
+    avbd_rounding_floor(am, &tl, &ta);
+  } else avbd_step_tolerance(pr, h, &tl, &ta);
+  st->tol_lin = tl;
+  st->tol_ang = ta;
   int it, kc = 0;
   real omega = 1, uprev = 0;
   if (pr->cheb_rho > 0) avbd_cheb_shift(am);
@@ -621,7 +778,17 @@ rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *d) {
     st->dry_residual = 0;
     avbd_dual_update(am, m, d, res);
     st->update = ux;
-    if (ux <= tl && uth <= ta && res[0] <= tl && res[1] <= ta) {
+    if (distance) {
+      avbd_push_update(hx, ux);
+      avbd_push_update(hth, uth);
+      st->dist_lin = avbd_tail_distance(hx, it + 1);
+      st->dist_ang = avbd_tail_distance(hth, it + 1);
+      if (st->dist_lin <= tl && st->dist_ang <= ta && res[0] <= tl && res[1] <= ta) {
+        st->converged = 1;
+        it++;
+        break;
+      }
+    } else if (ux <= tl && uth <= ta && res[0] <= tl && res[1] <= ta) {
       st->converged = 1;
       it++;
       break;

@@ -6,6 +6,8 @@
  * because scenes here are a few thousand geoms that all move every step: sorting the intervals
  * costs O(n log n) with no tree to refit, and the sorted order makes the pair list deterministic.
  * Planes (unbounded) are tested against every other geom with the plane-distance filter.
+ * Geoms that can never collide (geom_collide = 0, classified at build: contype/conaffinity admit no
+ * partner, e.g. visual meshes) take no part at all: no box, no sort entry, no plane test, no pose check.
  * Each surviving pair goes through the same filters as MuJoCo 2.2.2's mj_collision and then the
  * narrow-phase function for its types (lower type first, as MuJoCo calls them).
  * This file: geom views, filters, parameters; collide_dispatch.c: the table and the broad phase. */

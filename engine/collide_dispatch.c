@@ -44,7 +44,7 @@ rl_collide_fn rl_collide_function(int type1, int type2) {
 
 /* world half-extents of geom g's axis-aligned box about geom_xpos (planes: unbounded, not called):
    sphere r; capsule |a|·h + r; box Σ_j |R_ij|·s_j; cylinder r·√(1 − a_i²) + h·|a_i|; ellipsoid
-   √(Σ_j (R_ij s_j)²); mesh Σ_j |R_ij|·(half-extent of the hull's local box, about the geom origin). */
+   √(Σ_j (R_ij s_j)²); mesh Σ_j |R_ij|·geom_hext_j (the hull's local box about the geom origin). */
 static void geom_half_extents(const rl_model *m, const rl_data *d, int g, real ext[3]) {
   const real *R = d->geom_xmat + 9 * g, *s = m->geom_size + 3 * g;
   switch (m->geom_type[g]) {
@@ -65,11 +65,7 @@ static void geom_half_extents(const rl_model *m, const rl_data *d, int g, real e
     }
     break;
   case RL_GEOM_MESH: {
-    real loc[3] = {0, 0, 0};
-    int k = m->geom_dataid[g];
-    const real *v = m->mesh_vert + 3 * m->mesh_vertadr[k];
-    for (int i = 0; i < m->mesh_vertnum[k]; i++)
-      for (int c = 0; c < 3; c++) loc[c] = rl_fmax(loc[c], rl_fabs(v[3 * i + c]));
+    const real *loc = m->geom_hext + 3 * g; /* the hull's local box, computed at build */
     for (int i = 0; i < 3; i++)
       ext[i] = rl_fabs(R[3 * i]) * loc[0] + rl_fabs(R[3 * i + 1]) * loc[1] + rl_fabs(R[3 * i + 2]) * loc[2];
     break;
@@ -141,7 +137,7 @@ static void collide_plane(const rl_model *m, rl_data *d, int gp, const unsigned 
   const real *R = d->geom_xmat + 9 * gp, *p0 = d->geom_xpos + 3 * gp;
   real n[3] = {R[2], R[5], R[8]};
   for (int g = 0; g < m->ngeom; g++) {
-    if (g == gp || bad[g] || m->geom_type[g] == RL_GEOM_PLANE) continue;
+    if (g == gp || !m->geom_collide[g] || bad[g] || m->geom_type[g] == RL_GEOM_PLANE) continue;
     real dx[3];
     rl_v3_sub(dx, d->geom_xpos + 3 * g, p0);
     real margin = rl_fmax(m->geom_margin[g], m->geom_margin[gp]);
@@ -175,6 +171,8 @@ void rl_collision(const rl_model *m, rl_data *d) {
   real mean[3] = {0, 0, 0}, sq[3] = {0, 0, 0};
   int nb = 0;
   for (int g = 0; g < ng; g++) {
+    bad[g] = 0;
+    if (!m->geom_collide[g]) continue; /* can never collide: no box, no pair, no pose check */
     bad[g] = (unsigned char)geom_pose_bad(d, g);
     if (bad[g]) {
       d->warning[RL_WARN_BADGEOM]++;
@@ -200,7 +198,7 @@ void rl_collision(const rl_model *m, rl_data *d) {
   }
   int n = 0;
   for (int g = 0; g < ng; g++)
-    if (!bad[g] && m->geom_type[g] != RL_GEOM_PLANE) {
+    if (m->geom_collide[g] && !bad[g] && m->geom_type[g] != RL_GEOM_PLANE) {
       list[n].lo = box[6 * g + axis] - box[6 * g + 3 + axis];
       list[n].g = g;
       n++;
@@ -218,6 +216,6 @@ void rl_collision(const rl_model *m, rl_data *d) {
     }
   }
   for (int g = 0; g < ng; g++)
-    if (!bad[g] && m->geom_type[g] == RL_GEOM_PLANE) collide_plane(m, d, g, bad);
+    if (m->geom_collide[g] && !bad[g] && m->geom_type[g] == RL_GEOM_PLANE) collide_plane(m, d, g, bad);
   rl_arena_release(d, mark);
 }

@@ -146,7 +146,7 @@ static int add_rows(const rl_model *m, rl_data *d, const real *jac, const int *c
   }
   d->nefc += size;
   if (type == RL_CNSTR_EQUALITY) d->ne += size;
-  else if (type == RL_CNSTR_FRICTION_DOF) d->nf += size;
+  else if (type == RL_CNSTR_FRICTION_DOF || type == RL_CNSTR_FRICTION_TENDON) d->nf += size;
   return 1;
 }
 
@@ -243,6 +243,42 @@ static void eq_joint(const rl_model *m, rl_data *d, rowbuf *w, int e) {
   add_rows(m, d, w->jac, w->chain, NV, &pos, NULL, 0, 1, RL_CNSTR_EQUALITY, e);
 }
 
+/* the non-zero entries of dense row `row` (nv wide) scaled by s into jac, their columns into chain;
+   returns their count */
+static int compress_row(const rl_model *m, const real *row, real s, int *chain, real *jac) {
+  int n = 0;
+  for (int i = 0; i < m->nv; i++)
+    if (row[i] != 0) {
+      chain[n] = i;
+      jac[n++] = row[i] * s;
+    }
+  return n;
+}
+
+/* tendon coupling by a quartic, as the joint coupling with lengths: x = L_b − L0_b, y = L_a − L0_a,
+   φ = y − c0 − (c1 x + c2 x² + c3 x³ + c4 x⁴),  J = J_a − φ'(x)·J_b;  without a second tendon φ = y − c0,
+   J = J_a (L0: the lengths at qpos0) */
+static void eq_tendon(const rl_model *m, rl_data *d, rowbuf *w, int e) {
+  const real *c = m->eq_data + RL_NEQDATA * e;
+  int ta = m->eq_obj1id[e], tb = m->eq_obj2id[e], nv = m->nv;
+  const real *Ja = d->ten_J + (size_t)ta * nv;
+  real pos = d->ten_length[ta] - m->tendon_length0[ta] - c[0];
+  int NV;
+  if (tb >= 0) {
+    const real *Jb = d->ten_J + (size_t)tb * nv;
+    real x = d->ten_length[tb] - m->tendon_length0[tb];
+    pos = d->ten_length[ta] - m->tendon_length0[ta] - c[0] -
+          (c[1] * x + c[2] * x * x + c[3] * x * x * x + c[4] * x * x * x * x);
+    real deriv = c[1] + 2 * c[2] * x + 3 * c[3] * x * x + 4 * c[4] * x * x * x;
+    real *row = w->tmp;
+    for (int i = 0; i < nv; i++) row[i] = Ja[i] + Jb[i] * -deriv;
+    NV = compress_row(m, row, 1, w->chain, w->jac);
+  } else {
+    NV = compress_row(m, Ja, 1, w->chain, w->jac);
+  }
+  add_rows(m, d, w->jac, w->chain, NV, &pos, NULL, 0, 1, RL_CNSTR_EQUALITY, e);
+}
+
 /* every active equality (d->eq_active), in model order */
 static void instantiate_equality(const rl_model *m, rl_data *d, rowbuf *w) {
   if (m->opt.disableflags & RL_DSBL_EQUALITY) return;
@@ -252,6 +288,7 @@ static void instantiate_equality(const rl_model *m, rl_data *d, rowbuf *w) {
     case RL_EQ_CONNECT: eq_connect(m, d, w, e); break;
     case RL_EQ_WELD: eq_weld(m, d, w, e); break;
     case RL_EQ_JOINT: eq_joint(m, d, w, e); break;
+    case RL_EQ_TENDON: eq_tendon(m, d, w, e); break;
     default: break;
     }
   }
@@ -259,13 +296,32 @@ static void instantiate_equality(const rl_model *m, rl_data *d, rowbuf *w) {
 
 /* ---------------------------------------------------------------- frictionloss and limit rows */
 
-/* one row J = e_i per dof with frictionloss > 0 (bounded by ±frictionloss in the solver) */
-static void instantiate_friction(const rl_model *m, rl_data *d) {
+/* one row J = e_i per dof with frictionloss > 0, then one row J = ten_J_k per tendon with frictionloss > 0
+   (bounded by ±frictionloss in the solver) */
+static void instantiate_friction(const rl_model *m, rl_data *d, rowbuf *w) {
   if (m->opt.disableflags & RL_DSBL_FRICTIONLOSS) return;
   real one = 1;
   for (int i = 0; i < m->nv; i++)
     if (m->dof_frictionloss[i] > 0)
       add_rows(m, d, &one, &i, 1, NULL, NULL, m->dof_frictionloss[i], 1, RL_CNSTR_FRICTION_DOF, i);
+  for (int k = 0; k < m->ntendon; k++)
+    if (m->tendon_frictionloss[k] > 0) {
+      int NV = compress_row(m, d->ten_J + (size_t)k * m->nv, 1, w->chain, w->jac);
+      add_rows(m, d, w->jac, w->chain, NV, NULL, NULL, m->tendon_frictionloss[k], 1, RL_CNSTR_FRICTION_TENDON, k);
+    }
+}
+
+/* tendon k's limits: dist = side·(range_side − L) for side = −1 (lower), +1 (upper), row J = −side·ten_J_k
+   when dist < margin (the model's range and margin) */
+static void tendon_limit(const rl_model *m, rl_data *d, rowbuf *w, int k) {
+  real margin = m->tendon_margin[k], value = d->ten_length[k];
+  for (int side = -1; side <= 1; side += 2) {
+    real dist = (real)side * (m->tendon_range[2 * k + (side + 1) / 2] - value);
+    if (dist < margin) {
+      int NV = compress_row(m, d->ten_J + (size_t)k * m->nv, -(real)side, w->chain, w->jac);
+      add_rows(m, d, w->jac, w->chain, NV, &dist, &margin, 0, 1, RL_CNSTR_LIMIT_TENDON, k);
+    }
+  }
 }
 
 /* MuJoCo's mju_normalize3: a ← a/‖a‖ (below mjMINVAL: (1,0,0)), returns ‖a‖ */
@@ -294,8 +350,8 @@ static void quat_to_rotvec(real r[3], const real q[4]) {
 
 /* hinge/slide: dist = side·(range_side − q) for side = −1 (lower), +1 (upper), row J = −side·e_dof when
    dist < margin; ball: dist = max(range) − θ with θ the rotation angle, J = −axis on the 3 dofs.
-   Ranges come from the run-time d->jnt_range. */
-static void instantiate_limit(const rl_model *m, rl_data *d) {
+   Ranges come from the run-time d->jnt_range.  Then the tendon limits (tendon_limit). */
+static void instantiate_limit(const rl_model *m, rl_data *d, rowbuf *w) {
   if (m->opt.disableflags & RL_DSBL_LIMIT) return;
   for (int j = 0; j < m->njnt; j++) {
     if (!m->jnt_limited[j]) continue;
@@ -323,6 +379,8 @@ static void instantiate_limit(const rl_model *m, rl_data *d) {
       }
     }
   }
+  for (int k = 0; k < m->ntendon; k++)
+    if (m->tendon_limited[k]) tendon_limit(m, d, w, k);
 }
 
 /* ---------------------------------------------------------------- contact rows */
@@ -408,7 +466,8 @@ static void instantiate_contact(const rl_model *m, rl_data *d, rowbuf *w) {
    (translation, rotation) and dof invweight0:
      connect, weld: trans(b1) + trans(b2) on every row (MuJoCo 2.2.2's weld row counter is reset on
        every equality row, so its rotation rows also get the translational weights);
-     joint coupling: w(dof_a) + w(dof_b);  frictionloss: w(dof);  joint limit: w(first dof);
+     joint coupling: w(dof_a) + w(dof_b);  tendon coupling, tendon frictionloss and limit: the tendons' w;
+     frictionloss: w(dof);  joint limit: w(first dof);
      contact (T = trans(b1)+trans(b2), Q = rot(b1)+rot(b2)): frictionless T; elliptic T on rows 0..2,
        Q on rows 3..5; pyramidal edge pair k: T + μ_k²·(k < 2 ? T : Q). */
 static void diag_approx(const rl_model *m, rl_data *d) {
@@ -422,6 +481,9 @@ static void diag_approx(const rl_model *m, rl_data *d) {
       if (m->eq_type[id] == RL_EQ_JOINT) {
         dA[i] = m->dof_invweight0[m->jnt_dofadr[o1]];
         if (o2 >= 0) dA[i] += m->dof_invweight0[m->jnt_dofadr[o2]];
+      } else if (m->eq_type[id] == RL_EQ_TENDON) {
+        dA[i] = m->tendon_invweight0[o1];
+        if (o2 >= 0) dA[i] += m->tendon_invweight0[o2];
       } else {
         dA[i] = bw[2 * o1] + bw[2 * o2];
       }
@@ -429,6 +491,8 @@ static void diag_approx(const rl_model *m, rl_data *d) {
     }
     case RL_CNSTR_FRICTION_DOF: dA[i] = m->dof_invweight0[id]; break;
     case RL_CNSTR_LIMIT_JOINT: dA[i] = m->dof_invweight0[m->jnt_dofadr[id]]; break;
+    case RL_CNSTR_FRICTION_TENDON:
+    case RL_CNSTR_LIMIT_TENDON: dA[i] = m->tendon_invweight0[id]; break;
     case RL_CNSTR_CONTACT_FRICTIONLESS:
     case RL_CNSTR_CONTACT_PYRAMIDAL:
     case RL_CNSTR_CONTACT_ELLIPTIC: {
@@ -474,6 +538,14 @@ static void sol_params(const rl_model *m, const rl_data *d, int i, real solref[2
   case RL_CNSTR_FRICTION_DOF:
     ref = m->dof_solref + RL_NREF * id;
     imp = m->dof_solimp + RL_NIMP * id;
+    break;
+  case RL_CNSTR_LIMIT_TENDON:
+    ref = m->tendon_solref_lim + RL_NREF * id;
+    imp = m->tendon_solimp_lim + RL_NIMP * id;
+    break;
+  case RL_CNSTR_FRICTION_TENDON:
+    ref = m->tendon_solref_fri + RL_NREF * id;
+    imp = m->tendon_solimp_fri + RL_NIMP * id;
     break;
   default:
     ref = d->contact[id].solref;
@@ -607,7 +679,8 @@ void rl_make_impedance(const rl_model *m, rl_data *d) {
     for (int j = 0; j < dim; j++) {
       int r = i + j, tp = d->efc_type[r];
       R[r] = rl_fmax(RL_MINVAL, (1 - imp) * d->efc_diagApprox[r] / imp);
-      int friction = tp == RL_CNSTR_FRICTION_DOF || (tp == RL_CNSTR_CONTACT_ELLIPTIC && j > 0);
+      int friction =
+          tp == RL_CNSTR_FRICTION_DOF || tp == RL_CNSTR_FRICTION_TENDON || (tp == RL_CNSTR_CONTACT_ELLIPTIC && j > 0);
       rl_solref_kb(solref, solimp[1], friction, KBIP + 4 * r, KBIP + 4 * r + 1);
       KBIP[4 * r + 2] = imp;
       KBIP[4 * r + 3] = impP;
@@ -658,8 +731,8 @@ void rl_make_constraint(const rl_model *m, rl_data *d) {
     return;
   }
   instantiate_equality(m, d, &w);
-  instantiate_friction(m, d);
-  instantiate_limit(m, d);
+  instantiate_friction(m, d, &w);
+  instantiate_limit(m, d, &w);
   instantiate_contact(m, d, &w);
   rl_arena_release(d, mark);
   if (!d->nefc) return;

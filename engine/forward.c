@@ -1,7 +1,7 @@
 /* forward.c — the whole pipeline with constraints (see rl_engine.h).
  *
  * Two paths give the same q̈ to rounding:
- *   factored   rl_fwd_position (… rl_crb → rl_factor_m) → collision → velocity → actuation → rl_smooth_acc
+ *   factored   rl_fwd_position (… rl_crb → rl_factor_m, the factor skipped by f32 Newton) → collision → velocity → actuation → rl_smooth_acc
  *              (qLD) → rows → solver with qM/qLD;  Euler's damping by an LᵀDL of M + h·diag(b).
  *   recursive  kinematics → com_pos → collision → velocity → actuation → rows → qacc_smooth by the
  *              articulated-body recursion → solver with every M·v / M⁻¹·v / H⁻¹·v a recursion on
@@ -17,6 +17,26 @@
  * falls back to the factored path at the same state. */
 #include <string.h>
 #include "rl_engine.h"
+
+/* the stage profile (rl_data.prof): prof_start reads the clock (0 when profiling is off); prof_lap adds the
+   time since *t to stage k and restarts *t */
+static double prof_start(const rl_data *d) { return d->prof_clock ? d->prof_clock() : 0; }
+static void prof_lap(rl_data *d, int k, double *t) {
+  if (!d->prof_clock) return;
+  double now = d->prof_clock();
+  d->prof[k] += now - *t;
+  *t = now;
+}
+static double prof_total(const rl_data *d) {
+  double s = 0;
+  for (int k = 0; k < RL_NPROF; k++) s += d->prof[k];
+  return s;
+}
+
+/* 1 if the step reads qLD, M's LᵀDL factor: f64's unconstrained solve (rl_smooth_acc) and CG's M⁻¹ do; an f32
+   Newton step does not (its unconstrained q̈ and Euler's damping come from the local-frame recursion and its
+   Newton system from qM), so it skips the factor and qLD keeps a stale value */
+static int factor_needed(const rl_model *m) { return !RL_LOCAL_FRAMES || m->opt.solver == RL_SOLVER_CG; }
 
 /* 1 if the options let the recursive path run (a Newton solve forced to a Cholesky needs qM) */
 static int recursive_allowed(const rl_model *m) {
@@ -46,19 +66,33 @@ static void solve_factored(const rl_model *m, rl_data *d) {
 
 /* the recursive path (see the file comment); falls back to the factored tail when refused */
 static int forward_recursive(const rl_model *m, rl_data *d) {
+  double t = prof_start(d);
   rl_kinematics(m, d);
   rl_com_pos(m, d);
+  rl_tendon(m, d);
   if (!RL_LOCAL_FRAMES) rl_local_frames(m, d); /* the recursive M⁻¹ (rl_solve_m_local) in f64 too */
+  prof_lap(d, RL_PROF_POSITION, &t);
   rl_collision(m, d);
+  prof_lap(d, RL_PROF_COLLISION, &t);
   rl_fwd_velocity(m, d);
+  prof_lap(d, RL_PROF_VELOCITY, &t);
   rl_actuation(m, d);
+  prof_lap(d, RL_PROF_ACTUATION, &t);
   rl_make_constraint(m, d);
+  prof_lap(d, RL_PROF_CONSTRAINT, &t);
   memcpy(d->qacc, d->qacc_warmstart, sizeof(real) * (size_t)m->nv);
-  if (rl_smooth_acc_recursive(m, d) == 0 && rl_constraint_solve_recursive(m, d) == 0) return RL_PATH_RECURSIVE;
+  int smooth = rl_smooth_acc_recursive(m, d);
+  prof_lap(d, RL_PROF_SMOOTH, &t);
+  int solved = smooth == 0 && rl_constraint_solve_recursive(m, d) == 0;
+  prof_lap(d, RL_PROF_SOLVE, &t);
+  if (solved) return RL_PATH_RECURSIVE;
   rl_crb(m, d);
   rl_factor_m(m, d);
+  prof_lap(d, RL_PROF_POSITION, &t);
   rl_smooth_acc(m, d);
+  prof_lap(d, RL_PROF_SMOOTH, &t);
   solve_factored(m, d);
+  prof_lap(d, RL_PROF_SOLVE, &t);
   return RL_PATH_FACTORED;
 }
 
@@ -66,13 +100,24 @@ static int forward_recursive(const rl_model *m, rl_data *d) {
    started from the previous step's q̈ (qacc_warmstart). */
 int rl_forward_path(const rl_model *m, rl_data *d, int path) {
   if (recursive_wanted(m, path)) return forward_recursive(m, d);
-  rl_fwd_position(m, d);
+  double t = prof_start(d);
+  rl_kinematics(m, d); /* rl_fwd_position, the factor only where it is read */
+  rl_com_pos(m, d);
+  rl_crb(m, d);
+  if (factor_needed(m)) rl_factor_m(m, d);
+  prof_lap(d, RL_PROF_POSITION, &t);
   rl_collision(m, d);
+  prof_lap(d, RL_PROF_COLLISION, &t);
   rl_fwd_velocity(m, d);
+  prof_lap(d, RL_PROF_VELOCITY, &t);
   rl_actuation(m, d);
+  prof_lap(d, RL_PROF_ACTUATION, &t);
   rl_smooth_acc(m, d);
+  prof_lap(d, RL_PROF_SMOOTH, &t);
   rl_make_constraint(m, d);
+  prof_lap(d, RL_PROF_CONSTRAINT, &t);
   solve_factored(m, d);
+  prof_lap(d, RL_PROF_SOLVE, &t);
   return RL_PATH_FACTORED;
 }
 
@@ -89,8 +134,14 @@ static void euler_after(const rl_model *m, rl_data *d, int used) {
 void rl_step_path(const rl_model *m, rl_data *d, int path) {
   rl_check_state(m, d);
   int used = rl_forward_path(m, d, path);
+  double t = prof_start(d), inner = d->prof_clock ? prof_total(d) : 0;
   if (m->opt.integrator == RL_INT_RK4) rl_rk4_with(m, d, rl_forward);
   else euler_after(m, d, used);
+  /* integrate: the time step less the forward passes inside it (RK4's stages, profiled as their stages) */
+  if (d->prof_clock) {
+    double now = d->prof_clock();
+    d->prof[RL_PROF_INTEGRATE] += (now - t) - (prof_total(d) - inner);
+  }
   memcpy(d->qacc_warmstart, d->qacc, sizeof(real) * (size_t)m->nv);
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rl_engine.h"
+#include "rl_math.h"
 
 /* round a byte count up to 64 so every array starts cache-line aligned */
 static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
@@ -38,6 +39,38 @@ void rl_model_free(rl_model *m) {
   free(m);
 }
 
+/* geom_collide: geom g can collide with some geom h iff (contype_g & conaffinity_h) | (contype_h &
+   conaffinity_g) ≠ 0 for some h, i.e. iff (contype_g & A) | (conaffinity_g & T) ≠ 0 with A, T the OR of
+   every geom's conaffinity, contype (h = g included: conservative, a geom alone never collides anyway).
+   Explicit <pair> elements are refused at import, so the bitmask is the only way in. */
+static void derive_geom_collide(rl_model *m) {
+  int T = 0, A = 0;
+  for (int g = 0; g < m->ngeom; g++) {
+    T |= m->geom_contype[g];
+    A |= m->geom_conaffinity[g];
+  }
+  for (int g = 0; g < m->ngeom; g++)
+    m->geom_collide[g] = ((m->geom_contype[g] & A) | (m->geom_conaffinity[g] & T)) != 0;
+}
+
+/* geom_hext of a mesh geom: max_i |v_i,c| over its hull vertices, per geom-frame axis c */
+static void derive_geom_hext(rl_model *m) {
+  for (int g = 0; g < m->ngeom; g++) {
+    real *loc = m->geom_hext + 3 * g;
+    loc[0] = loc[1] = loc[2] = 0;
+    int k = m->geom_dataid[g];
+    if (m->geom_type[g] != RL_GEOM_MESH || k < 0) continue;
+    const real *v = m->mesh_vert + 3 * m->mesh_vertadr[k];
+    for (int i = 0; i < m->mesh_vertnum[k]; i++)
+      for (int c = 0; c < 3; c++) loc[c] = rl_fmax(loc[c], rl_fabs(v[3 * i + c]));
+  }
+}
+
+void rl_model_derive(rl_model *m) {
+  derive_geom_collide(m);
+  derive_geom_hext(m);
+}
+
 const char *rl_model_name(const rl_model *m, int adr) {
   if (adr < 0 || adr >= m->nnames) return "";
   return m->names + adr;
@@ -54,6 +87,7 @@ rl_data *rl_data_alloc(const rl_model *m) {
 #define RL_X_EFC(type, name, count, width, ...) bytes += align64(sizeof(type) * (size_t)m->count * (width));
   RL_DATA_EFC(RL_X_EFC)
   RL_DATA_RUNTIME(RL_X_EFC)
+  RL_DATA_PATH(RL_X_EFC)
 #undef RL_X_EFC
   bytes += align64(sizeof(rl_contact) * (size_t)m->nconmax);
   d->arena_size = rl_arena_reals(m);
@@ -76,6 +110,7 @@ rl_data *rl_data_alloc(const rl_model *m) {
   p += align64(sizeof(type) * (size_t)m->count * (width));
   RL_DATA_EFC(RL_X_EFC)
   RL_DATA_RUNTIME(RL_X_EFC)
+  RL_DATA_PATH(RL_X_EFC)
 #undef RL_X_EFC
   d->contact = (rl_contact *)p;
   p += align64(sizeof(rl_contact) * (size_t)m->nconmax);

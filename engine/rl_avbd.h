@@ -42,6 +42,8 @@
 enum { RL_AVBD_CONTACTS_GROUND = 0, RL_AVBD_CONTACTS_DATA = 1, RL_AVBD_CONTACTS_NONE = 2 };
 /* servo model of every position actuator (biastype affine with b₁ < 0, one per joint) */
 enum { RL_AVBD_SERVO_PD = 0, RL_AVBD_SERVO_BAM = 1 };
+/* stopping test of a step (rl_avbd_param.stop) */
+enum { RL_AVBD_STOP_UPDATE = 0, RL_AVBD_STOP_DISTANCE = 1 };
 
 /* BAM-style servo (Rhoban BAM, model "M1"; defaults: the published Feetech STS3215 fit).  With the
  * target q* = ctrl (clamped to ctrlrange), gear g, coordinate φ, its rate q̇ = g(φ − φⁿ)/h (implicit,
@@ -119,7 +121,50 @@ typedef struct rl_avbd_param {
                           Not for budget-exhausting mass-ratio chains (chain50 50 000:1 loses its anchors,
                           2e-3 m, at ρ ≥ 0.9) */
   int cheb_start;      /* dual updates before the acceleration starts (default 3) */
+  int stop;            /* RL_AVBD_STOP_UPDATE: the last sweep's update and the rows' residuals ≤ tol (tol scaled
+                          by (h/1 ms)² above 1 ms in f64, avbd_step_tolerance); RL_AVBD_STOP_DISTANCE: the
+                          iterate's estimated distance to the step's exact solution ≤ tol_lin·(h/1 ms)² (m),
+                          tol_ang·(h/1 ms)² (rad) at every h, and the residuals too (avbd_distance_stop) */
 } rl_avbd_param;
+
+/* A body joined to its parent by several joints (MuJoCo composes them in order: a slide moves the body
+ * frame along its axis, a hinge or ball turns it about its anchor), as one joint between the two bodies.
+ * With F0 the zero frame (the body frame when every coordinate is at its zero: hinge and slide at qpos0,
+ * ball at the identity) and the body frame F = F0·T(q), T(q) = T_1(q_1)···T_n(q_n),
+ *   slide  T_k = Trans(a_k (q_k − q0_k)),   hinge T_k = Trans(p_k) Rot(a_k, q_k − q0_k) Trans(−p_k),
+ *   ball   T_k = Trans(p_k) Rot(q_k) Trans(−p_k)   (a_k, p_k: jnt_axis, jnt_pos in the body frame),
+ * the coordinates q of the relative pose E = F0⁻¹F are found by Gauss–Newton on ‖Log(T(q)⁻¹E)‖ from
+ * the last ones (exact on the joint's manifold), and the joint has 6 − dof two-sided rows that vanish
+ * exactly there (avbd_compound.c).  Each hinge or slide component carries its limits, damping,
+ * armature, stiffness, frictionloss and position servo through its coordinate (sub[k]). */
+#define RL_AVBD_MAXCOMP 6
+typedef struct rl_avbd_compound {
+  int n;                              /* component joints, in the model's order */
+  int ndof;                           /* Σ dofs (hinge, slide 1; ball 3) */
+  int nrot, nslide;                   /* rotational dofs (hinge 1, ball 3; ≤ 3), slides (≤ 3) */
+  int nlin, nang;                     /* two-sided rows: length rows (3 − nslide), angle rows (3 − nrot) */
+  int type[RL_AVBD_MAXCOMP];          /* RL_JNT_HINGE, RL_JNT_SLIDE, RL_JNT_BALL */
+  int jnt[RL_AVBD_MAXCOMP];           /* model joint ids */
+  int dof[RL_AVBD_MAXCOMP];           /* first dof of component k within the joint (0 … ndof) */
+  real axis[RL_AVBD_MAXCOMP][3];      /* a_k, unit (body frame) */
+  real pos[RL_AVBD_MAXCOMP][3];       /* p_k (body frame) */
+  real perp[RL_AVBD_MAXCOMP][2][3];   /* two unit vectors ⊥ a_k */
+  real qpos0[RL_AVBD_MAXCOMP];        /* hinge, slide: qpos0 */
+  real xp[3], xq[4];                  /* F0 in A's COM frame (the world frame for the world) */
+  real yp[3], yq[4];                  /* B's body frame in B's COM frame */
+  real q[RL_AVBD_MAXCOMP][4];         /* coordinates: hinge, slide q[k][0]; ball the quaternion */
+  rl_avbd_joint sub[RL_AVBD_MAXCOMP]; /* hinge and slide components as coordinate carriers: kind, jnt,
+                                              limit and dry rows, parameters, φ, φⁿ, φ̇ⁿ, act (avbd_coord_terms) */
+} rl_avbd_compound;
+
+/* A compound joint evaluated at one pair of poses (avbd_compound_eval). */
+typedef struct rl_avbd_compound_val {
+  real C[6];         /* rows: nlin length rows (m), then nang angle rows (rad) */
+  real w[6][6];      /* each row's (f, τ) in the world: J_B = [f, r_B × f + τ], J_A = −[f, r_A × f + τ] */
+  real pg[6][6];     /* each dof's coordinate gradient, the same form */
+  real rA[3], rB[3]; /* o − x_A, o − x_B: B's body origin o from the COMs */
+  real q[RL_AVBD_MAXCOMP][4]; /* coordinates at these poses */
+} rl_avbd_compound_val;
 
 /* rl_avbd_row (one augmented-Lagrangian row) and rl_avbd_contact (one contact point) are in
  * rl_avbd_body.h, beside the per-body math that reads them. */
@@ -149,6 +194,10 @@ typedef struct rl_avbd_stat {
   real kkt_normal_sign;         /* max(λ_n, 0) over contact normals and limits (0: right sign) */
   real kkt_cone;                /* max(‖λ_t‖ − μ(−λ_n), 0) */
   real kkt_complementarity;     /* max |λ·C̃| over contacts and limits */
+  real tol_lin, tol_ang;        /* the distance the stopping test claimed (RL_AVBD_STOP_DISTANCE) or the
+                                   update bound it used (m, rad) at this step's h */
+  real dist_lin, dist_ang;      /* RL_AVBD_STOP_DISTANCE: the estimated distance to the exact solution at the
+                                   stop (m, rad) */
 } rl_avbd_stat;
 
 /* The AVBD model and state (one allocation, sized at build). */
@@ -206,6 +255,10 @@ typedef struct rl_avbd {
   unsigned long long *jver;  /* [njoint×2] versions of bodies a, b the values were taken at */
   rl_avbd_contact_val *cval; /* [maxcon] contact values */
   unsigned long long *cver;  /* [maxcon×2] */
+  int ncmp;                  /* compound joints (bodies with several joints) */
+  rl_avbd_compound *cmp;     /* [ncmp] */
+  rl_avbd_compound_val *cmpval;
+  unsigned long long *cmpver; /* [ncmp×2] pose versions of cmpval */
   void *buffer;
 } rl_avbd;
 
@@ -216,8 +269,9 @@ int rl_avbd_dynamic_pairs(const rl_model *m);
    avbd_* overrides (0 keeps the default; avbd_tolerance sets tol_lin and scales tol_ang with it). */
 rl_avbd_param rl_avbd_default_param(const rl_model *m);
 /* Build from the model with parameters PRM (copied): refuses (NULL + one-line err) zero-mass or
-   non-positive-inertia dynamic bodies (naming the body), bodies with more than one joint, unsupported
-   equality types. */
+   non-positive-inertia dynamic bodies (naming the body), a body whose joints do not determine its pose
+   (a free joint among others, more than 3 rotational or 3 sliding dofs, dependent axes; naming the body
+   and its joints), unsupported equality types. */
 rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, int errlen);
 void rl_avbd_free(rl_avbd *am);
 /* Body COM poses and world velocities from d->qpos/qvel (rl_kinematics, rl_com_pos, rl_com_vel);

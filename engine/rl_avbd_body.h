@@ -51,6 +51,9 @@ typedef struct rl_avbd_pose {
 
 /* joint kinds in maximal coordinates */
 enum { RL_AVBD_HINGE = 0, RL_AVBD_SLIDE = 1, RL_AVBD_BALL = 2, RL_AVBD_WELD = 3, RL_AVBD_CONNECT = 4 };
+/* a body with several joints to its parent: one joint whose rows and coordinates are those of the whole
+   sequence (rl_avbd_compound, avbd_compound.c; CPU only) */
+#define RL_AVBD_COMPOUND 5
 /* row kinds: two-sided (lin/ang), one-sided bounds on the joint coordinate, dry friction */
 enum { RL_AVBD_ROW_LIN = 0, RL_AVBD_ROW_ANG = 1, RL_AVBD_ROW_LIMLO = 2, RL_AVBD_ROW_LIMHI = 3, RL_AVBD_ROW_DRY = 4 };
 #define RL_AVBD_MAXROW 9 /* 6 two-sided + limit lo + limit hi + dry friction */
@@ -64,6 +67,7 @@ typedef struct rl_avbd_joint {
   int neq;                     /* two-sided rows */
   int lo_row, hi_row, dry_row; /* row index of limit lo/hi and dry friction, −1 if absent */
   int act;                     /* position-servo actuator on this joint, −1 if none */
+  int cmp;                     /* RL_AVBD_COMPOUND: index into rl_avbd.cmp, else −1 */
   real rA[3], rB[3];           /* anchors in the COM frames of A (world point if a = −1) and B */
   real axA[3], axB[3];         /* joint axis in A's and B's COM frames */
   real t1A[3], t2A[3];         /* two unit vectors ⊥ axA in A's frame */

@@ -47,6 +47,8 @@
   X(xanchor_rel, njnt, 3, "m", "xanchor minus the joint's body xpos, formed from link-sized terms")             \
   X(geom_xpos, ngeom, 3, "m", "Cartesian position of each geom")                                                \
   X(geom_xmat, ngeom, 9, "1", "Cartesian orientation of each geom (rotation matrix, row-major)")                \
+  X(site_xpos, nsite, 3, "m", "Cartesian position of each site")                                                \
+  X(site_xmat, nsite, 9, "1", "Cartesian orientation of each site (rotation matrix, row-major)")                \
   X(subtree_com, nbody, 3, "m", "centre of mass of each body's subtree")                                        \
   X(cinert, nbody, 10, "kg·m², kg·m, kg",                                                                       \
     "body inertia about the subtree COM of the root, in world axes: I (xx yy zz xy xz yz), m·c (x y z), m")     \
@@ -54,15 +56,20 @@
   X(cdof_local, nv, 6, "1 (rot), m (lin)", "motion axis of each dof at its own body's COM (rot:lin)")           \
   X(body_shift, nbody, 3, "m", "q_b − q_parent (the local-frame recursions' lever arms)")                       \
   X(weld_shift, nbody, 3, "m", "q_b − q_w, w the weld root of b's parent")                                      \
+  X(ten_length, ntendon, 1, "m or rad", "tendon lengths (a fixed tendon: Σ coef·q over its joints)")            \
+  X(ten_J, ntenJ, 1, "1 or m", "tendon Jacobian ∂length/∂q, dense (ntendon rows of nv)")                        \
+  X(wrap_xpos, nwrappnt, 3, "m", "points of every spatial tendon path (sites, tangent points; 0 at a pulley)")  \
   X(crb, nbody, 10, "kg·m², kg·m, kg", "composite rigid-body inertia of each subtree (layout as cinert)")       \
   X(qM, nM, 1, "kg, kg·m or kg·m²", "joint-space inertia matrix M, sparse lower triangle (MuJoCo's qM layout)") \
   X(qLD, nM, 1, "kg, kg·m or kg·m²", "L'DL factor of M (D on the diagonal, L below it; layout as qM)")          \
   X(qLDiagInv, nv, 1, "1/kg or 1/(kg·m²)", "1 / D, the inverse diagonal of the L'DL factor")                    \
   X(cvel, nbody, 6, "rad/s (rot), m/s (lin)", "velocity of each body at the root's subtree COM (rot:lin)")      \
   X(cdof_dot, nv, 6, "rad/s (rot), m/s (lin)", "time derivative of cdof (per unit dof velocity)")               \
+  X(ten_velocity, ntendon, 1, "m/s or rad/s", "tendon velocities ten_J · qvel")                                 \
   X(qfrc_bias, nv, 1, "N or N·m", "bias force c(qpos, qvel): Coriolis, centrifugal and gravitational")          \
-  X(qfrc_passive, nv, 1, "N or N·m", "passive force: joint springs and dampers")                                \
+  X(qfrc_passive, nv, 1, "N or N·m", "passive force: joint and tendon springs and dampers")                     \
   X(actuator_length, nu, 1, "m or rad", "actuator length (of its transmission)")                                \
+  X(actuator_moment, nmoment, 1, "1 or m", "actuator moment arms ∂length/∂q, dense (nu rows of nv)")            \
   X(actuator_velocity, nu, 1, "m/s or rad/s", "actuator velocity")                                              \
   X(actuator_force, nu, 1, "N or N·m", "actuator force (in the transmission's units)")                          \
   X(qfrc_actuator, nv, 1, "N or N·m", "actuator force in joint space")                                          \
@@ -100,6 +107,14 @@
 #define RL_DATA_RUNTIME(X)                                                                   \
   X(int, eq_active, neq, 1, "flag", "1: the equality constraint is active, 0: switched off") \
   X(real, jnt_range, njnt, 2, "m or rad", "joint limits (lower, upper) in force this step")
+
+/* tendon paths (typed X(type, name, count, width, unit, meaning)): tendon k's points are wrap_xpos rows
+   ten_wrapadr[k] … + ten_wrapnum[k] − 1, each tagged by wrap_obj (a geom id for the two tangent points of a
+   wrap, −1 for a site, −2 for a pulley) */
+#define RL_DATA_PATH(X)                                                             \
+  X(int, ten_wrapadr, ntendon, 1, "index", "the tendon's first point in wrap_xpos") \
+  X(int, ten_wrapnum, ntendon, 1, "count", "points in the tendon's path")           \
+  X(int, wrap_obj, nwrappnt, 1, "index", "per path point: the wrap geom, −1 (a site) or −2 (a pulley)")
 
 /* constraint row types (values as mjtConstraint) and solver states (as mjtConstraintState) */
 enum {
@@ -160,6 +175,22 @@ enum {
   RL_NWARN
 };
 
+/* stages of the step profile (rl_data.prof): position (kinematics, com, composite inertia, M's factor),
+   collision, velocity (com velocities, passive and bias forces), actuation, smooth (unconstrained q̈),
+   constraint (rows: Jacobians, impedance, reference acceleration), solve (the constrained q̈), integrate
+   (the time step: Euler's damped update or RK4's stages beyond their forward passes) */
+enum {
+  RL_PROF_POSITION,
+  RL_PROF_COLLISION,
+  RL_PROF_VELOCITY,
+  RL_PROF_ACTUATION,
+  RL_PROF_SMOOTH,
+  RL_PROF_CONSTRAINT,
+  RL_PROF_SOLVE,
+  RL_PROF_INTEGRATE,
+  RL_NPROF
+};
+
 typedef struct rl_data {
   real time;
   int warning[RL_NWARN];
@@ -175,6 +206,7 @@ typedef struct rl_data {
 #define RL_X_EFC(type, name, count, width, unit, meaning) type *name;
   RL_DATA_EFC(RL_X_EFC)
   RL_DATA_RUNTIME(RL_X_EFC)
+  RL_DATA_PATH(RL_X_EFC)
 #undef RL_X_EFC
 #define RL_X_DATA(name, count, width, unit, meaning) real *name;
   RL_DATA_STATE(RL_X_DATA)
@@ -186,6 +218,10 @@ typedef struct rl_data {
   size_t arena_top;  /* in reals */
   size_t arena_high; /* high-water mark, in reals */
   void *buffer;      /* the single allocation */
+  /* stage profile, off unless prof_clock is set: then rl_forward and rl_step add each stage's elapsed
+     prof_clock() (the caller's clock and unit) into prof[RL_PROF_*]; the caller zeroes prof */
+  double (*prof_clock)(void);
+  double prof[RL_NPROF];
 } rl_data;
 
 /* Allocate data for model m, state set to qpos0, zero velocity and controls. */

@@ -86,12 +86,21 @@ int rl_solve_m_local(const rl_model *m, rl_data *d, real *x, real h, const real 
 size_t rl_local_arena(const rl_model *m);
 
 /* --- groups --- */
+/* tendon lengths, dense Jacobians ten_J and path points (wrap_xpos, wrap_obj, ten_wrapadr/num); needs
+   site_xpos (rl_kinematics) and cdof/subtree_com (rl_com_pos) */
+void rl_tendon(const rl_model *m, rl_data *d);
+/* ten_velocity = ten_J · qvel */
+void rl_tendon_velocity(const rl_model *m, rl_data *d);
+/* qfrc_passive += J_k·(−k_k·(L_k − L_spring,k) − b_k·L̇_k) over the tendons (called by rl_passive) */
+void rl_tendon_passive(const rl_model *m, rl_data *d);
 void rl_fwd_position(const rl_model *m, rl_data *d);
 void rl_fwd_velocity(const rl_model *m, rl_data *d);
 /* All smooth stages; qacc = qacc_smooth (no constraints). */
 void rl_forward_smooth(const rl_model *m, rl_data *d);
 /* Non-finite or huge qpos/qvel → counted warning, state reset to qpos0 (as MuJoCo); returns 0 if reset. */
 int rl_check_state(const rl_model *m, rl_data *d);
+/* 1 if every qpos and qvel entry is finite with |x| ≤ 1e10 (the bounds of rl_check_state), else 0 */
+int rl_state_finite(const rl_model *m, const rl_data *d);
 
 /* --- integration --- */
 /* qpos ← qpos ⊕ h·qvel (quaternion exponential on ball/free joints, body-frame angular velocity). */

@@ -26,7 +26,25 @@ enum {
   RL_GEOM_MESH = 7
 };
 /* equality types (values as mjtEq) */
-enum { RL_EQ_CONNECT = 0, RL_EQ_WELD = 1, RL_EQ_JOINT = 2 };
+enum { RL_EQ_CONNECT = 0, RL_EQ_WELD = 1, RL_EQ_JOINT = 2, RL_EQ_TENDON = 3 };
+/* tendon path elements (values as mjtWrap) */
+enum {
+  RL_WRAP_NONE = 0,
+  RL_WRAP_JOINT = 1,
+  RL_WRAP_PULLEY = 2,
+  RL_WRAP_SITE = 3,
+  RL_WRAP_SPHERE = 4,
+  RL_WRAP_CYLINDER = 5
+};
+/* actuator transmissions (values as mjtTrn) */
+enum {
+  RL_TRN_JOINT = 0,
+  RL_TRN_JOINTINPARENT = 1,
+  RL_TRN_SLIDERCRANK = 2,
+  RL_TRN_TENDON = 3,
+  RL_TRN_SITE = 4,
+  RL_TRN_BODY = 5
+};
 /* actuator gain/bias types (values as mjtGain / mjtBias) */
 enum { RL_GAIN_FIXED = 0, RL_GAIN_AFFINE = 1 };
 enum { RL_BIAS_NONE = 0, RL_BIAS_AFFINE = 1 };
@@ -85,6 +103,7 @@ typedef struct rl_option {
   int avbd_iterations; /* sweep budget */
   real avbd_tolerance; /* tol_lin (m); tol_ang scales with it by the default ratio */
   real avbd_cheb_rho;  /* Chebyshev acceleration of the joint multipliers (0: off) */
+  int avbd_stop;       /* RL_AVBD_STOP_UPDATE (default) | RL_AVBD_STOP_DISTANCE (rl_avbd_param.stop) */
 } rl_option;
 
 enum { RL_COLL_MANIFOLD = 0, RL_COLL_MUJOCO = 1 };
@@ -99,11 +118,24 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
    mesh_graphadr[k] is the start of mesh k's hull adjacency in mesh_graph (−1: none, brute-force
    support), laid out as  adr[nvert] | neighbour lists:  the neighbours of hull vertex i (indices into
    the mesh's hull vertices, in MuJoCo's edge order) are mesh_graph[a + mesh_graph[a + i] + j],
-   j = 0, 1, … up to a −1 terminator, a = mesh_graphadr[k]. */
-#define RL_MODEL_SIZES(X)                                                                                      \
-  X(nq)                                                                                                        \
-  X(nv) X(nu) X(nbody) X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(nmeshgraph) X(neq) X(nM) X(nexclude) X(nnames) \
-      X(nconmax) X(nefcmax) X(njmax)
+   j = 0, 1, … up to a −1 terminator, a = mesh_graphadr[k].
+   Derived at build by rl_model_derive (not read from MuJoCo): geom_collide[g] = 1 if geom g can pass the
+   contype/conaffinity filter with some geom of the model, 0 if it can never collide (a visual geom: the
+   collision stage skips it entirely); geom_hext[3g..3g+2] = for a mesh geom, the half-extents about the
+   geom origin of its hull's box in the geom frame, max_i |v_i,c| per axis c (0 for other types, whose
+   extents follow from geom_size).
+   Sites and tendons (RL_MODEL_SIZES_TENDON, RL_MODEL_FIELDS_TENDON): tendon k's path is wrap elements
+   tendon_adr[k] … + tendon_num[k] − 1 (a fixed tendon: joints with their coefficients in wrap_prm; a spatial
+   tendon: sites, wrap geoms whose wrap_prm is the side site or −1, and pulleys whose wrap_prm is the divisor,
+   as MuJoCo 2.2.2).  nwrappnt = 2·nwrap bounds the points of all paths (wrap_xpos); ntenJ = ntendon·nv and
+   nmoment = nu·nv size the dense tendon Jacobian and actuator moment arms. */
+#define RL_MODEL_SIZES(X)                                                                                     \
+  X(nq)                                                                                                       \
+  X(nv)                                                                                                       \
+  X(nu)                                                                                                       \
+  X(nbody) X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(nmeshgraph) X(neq) X(nM) X(nexclude) X(nnames) X(nconmax) \
+      X(nefcmax) X(njmax) RL_MODEL_SIZES_TENDON(X)
+#define RL_MODEL_SIZES_TENDON(X) X(nsite) X(ntendon) X(nwrap) X(nwrappnt) X(ntenJ) X(nmoment)
 
 /* X(type, name, count, width) */
 #define RL_MODEL_FIELDS(X)                \
@@ -166,6 +198,8 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
   X(real, geom_friction, ngeom, 3)        \
   X(real, geom_margin, ngeom, 1)          \
   X(real, geom_gap, ngeom, 1)             \
+  X(int, geom_collide, ngeom, 1)          \
+  X(real, geom_hext, ngeom, 3)            \
   X(int, mesh_vertadr, nmesh, 1)          \
   X(int, mesh_vertnum, nmesh, 1)          \
   X(real, mesh_vert, nmeshvert, 3)        \
@@ -181,7 +215,8 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
   X(real, eq_data, neq, RL_NEQDATA)       \
   X(int, actuator_gaintype, nu, 1)        \
   X(int, actuator_biastype, nu, 1)        \
-  X(int, actuator_jntid, nu, 1)           \
+  X(int, actuator_trntype, nu, 1)         \
+  X(int, actuator_trnid, nu, 2)           \
   X(int, actuator_ctrllimited, nu, 1)     \
   X(int, actuator_forcelimited, nu, 1)    \
   X(real, actuator_gainprm, nu, RL_NGAIN) \
@@ -194,7 +229,34 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
   X(int, name_geomadr, ngeom, 1)          \
   X(int, name_eqadr, neq, 1)              \
   X(int, name_actuatoradr, nu, 1)         \
-  X(char, names, nnames, 1)
+  X(char, names, nnames, 1)               \
+  RL_MODEL_FIELDS_TENDON(X)
+
+/* sites, tendon paths and tendon parameters (MuJoCo 2.2.2's names and layout) */
+#define RL_MODEL_FIELDS_TENDON(X)              \
+  X(int, site_bodyid, nsite, 1)                \
+  X(real, site_pos, nsite, 3)                  \
+  X(real, site_quat, nsite, 4)                 \
+  X(int, tendon_adr, ntendon, 1)               \
+  X(int, tendon_num, ntendon, 1)               \
+  X(int, tendon_limited, ntendon, 1)           \
+  X(real, tendon_solref_lim, ntendon, RL_NREF) \
+  X(real, tendon_solimp_lim, ntendon, RL_NIMP) \
+  X(real, tendon_solref_fri, ntendon, RL_NREF) \
+  X(real, tendon_solimp_fri, ntendon, RL_NIMP) \
+  X(real, tendon_range, ntendon, 2)            \
+  X(real, tendon_margin, ntendon, 1)           \
+  X(real, tendon_stiffness, ntendon, 1)        \
+  X(real, tendon_damping, ntendon, 1)          \
+  X(real, tendon_frictionloss, ntendon, 1)     \
+  X(real, tendon_lengthspring, ntendon, 1)     \
+  X(real, tendon_length0, ntendon, 1)          \
+  X(real, tendon_invweight0, ntendon, 1)       \
+  X(int, wrap_type, nwrap, 1)                  \
+  X(int, wrap_objid, nwrap, 1)                 \
+  X(real, wrap_prm, nwrap, 1)                  \
+  X(int, name_siteadr, nsite, 1)               \
+  X(int, name_tendonadr, ntendon, 1)
 
 typedef struct rl_model {
 #define RL_X_SIZE(n) int n;
@@ -210,6 +272,8 @@ typedef struct rl_model {
 /* Sizes for rl_model_alloc: all RL_MODEL_SIZES, other fields ignored. */
 rl_model *rl_model_alloc(const rl_model *sizes);
 void rl_model_free(rl_model *m);
+/* The derived fields (geom_collide, geom_hext) from the others: call once after filling the model. */
+void rl_model_derive(rl_model *m);
 /* Name of element `adr` (an offset into m->names), "" when unnamed. */
 const char *rl_model_name(const rl_model *m, int adr);
 

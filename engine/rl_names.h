@@ -21,7 +21,19 @@
 /* model and data */
 #define rl_model_alloc   RL_NAME(model_alloc)
 #define rl_model_free    RL_NAME(model_free)
+#define rl_model_copy    RL_NAME(model_copy)
+#define rl_batch                   RL_NAME(batch)
+#define rl_batch_create            RL_NAME(batch_create)
+#define rl_batch_free              RL_NAME(batch_free)
+#define rl_batch_step              RL_NAME(batch_step)
+#define rl_batch_max_threads       RL_NAME(batch_max_threads)
+#define rl_batch_reset             RL_NAME(batch_reset)
+#define rl_batch_set_reset_state   RL_NAME(batch_set_reset_state)
+#define rl_batch_set_state         RL_NAME(batch_set_state)
+#define rl_batch_env_model         RL_NAME(batch_env_model)
+#define rl_batch_env_rebuild       RL_NAME(batch_env_rebuild)
 #define rl_model_name    RL_NAME(model_name)
+#define rl_model_derive  RL_NAME(model_derive)
 #define rl_data_alloc    RL_NAME(data_alloc)
 #define rl_data_free     RL_NAME(data_free)
 #define rl_data_reset    RL_NAME(data_reset)
@@ -57,6 +69,12 @@
 #define rl_forward_smooth RL_NAME(forward_smooth)
 #define rl_jac_point      RL_NAME(jac_point)
 #define rl_check_state    RL_NAME(check_state)
+#define rl_state_finite   RL_NAME(state_finite)
+
+/* tendons */
+#define rl_tendon          RL_NAME(tendon)
+#define rl_tendon_velocity RL_NAME(tendon_velocity)
+#define rl_tendon_passive  RL_NAME(tendon_passive)
 
 /* integration */
 #define rl_integrate_pos RL_NAME(integrate_pos)
@@ -118,15 +136,17 @@
 
 /* AVBD (engine/avbd*.c) */
 /* types */
-#define rl_avbd         RL_NAME(avbd)
-#define rl_avbd_param   RL_NAME(avbd_param)
-#define rl_avbd_row     RL_NAME(avbd_row)
-#define rl_avbd_contact RL_NAME(avbd_contact)
-#define rl_avbd_stat    RL_NAME(avbd_stat)
-#define rl_avbd_pose    RL_NAME(avbd_pose)
-#define rl_avbd_joint   RL_NAME(avbd_joint)
-#define rl_avbd_bam     RL_NAME(avbd_bam)
-#define rl_avbd_load    RL_NAME(avbd_load)
+#define rl_avbd              RL_NAME(avbd)
+#define rl_avbd_param        RL_NAME(avbd_param)
+#define rl_avbd_row          RL_NAME(avbd_row)
+#define rl_avbd_contact      RL_NAME(avbd_contact)
+#define rl_avbd_stat         RL_NAME(avbd_stat)
+#define rl_avbd_pose         RL_NAME(avbd_pose)
+#define rl_avbd_joint        RL_NAME(avbd_joint)
+#define rl_avbd_bam          RL_NAME(avbd_bam)
+#define rl_avbd_load         RL_NAME(avbd_load)
+#define rl_avbd_compound     RL_NAME(avbd_compound)
+#define rl_avbd_compound_val RL_NAME(avbd_compound_val)
 /* functions */
 #define rl_avbd_build            RL_NAME(avbd_build)
 #define rl_avbd_free             RL_NAME(avbd_free)

@@ -18,32 +18,38 @@
 #error "define exactly one of RL_REAL_F64 and RL_REAL_F32"
 #elif defined(RL_REAL_F64)
 typedef double real;
-#define RL_NAME(x)      rl64_##x
-#define RL_PREC_NAME    "f64"
-#define RL_EPS          DBL_EPSILON /* unit round-off ×2 */
-#define RL_TINY         1e-300      /* guard against division by exact zero */
-#define RL_SQRT_EPS     1.4901161193847656e-08
-#define RL_SMALL_ANGLE  1e-4    /* below this angle SO(3) maps switch to Taylor series */
-#define RL_FMT          "%.17g" /* round-trip exact printing */
+#define RL_NAME(x)       rl64_##x
+#define RL_PREC_NAME     "f64"
+#define RL_EPS           DBL_EPSILON /* unit round-off ×2 */
+#define RL_TINY          1e-300      /* guard against division by exact zero */
+#define RL_SQRT_EPS      1.4901161193847656e-08
+#define RL_SMALL_ANGLE   1e-4    /* below this angle SO(3) maps switch to Taylor series */
+#define RL_FMT           "%.17g" /* round-trip exact printing */
 /* bias forces and M⁻¹ (qacc_smooth, Euler's damping solve) in MuJoCo's com frame with its LᵀDL: the f64
    engine follows MuJoCo's algorithms (see RL_LOCAL_FRAMES in the f32 block) */
-#define RL_LOCAL_FRAMES 0
+#define RL_LOCAL_FRAMES  0
+/* the angle between two unit vectors as MuJoCo takes it, acos(a·b) (see RL_STABLE_ANGLES in the f32 block) */
+#define RL_STABLE_ANGLES 0
 #elif defined(RL_REAL_F32)
 typedef float real;
-#define RL_NAME(x)      rl32_##x
-#define RL_PREC_NAME    "f32"
-#define RL_EPS          FLT_EPSILON
-#define RL_TINY         1e-30f
-#define RL_SQRT_EPS     3.4526698e-04f
-#define RL_SMALL_ANGLE  1e-2f
-#define RL_FMT          "%.9g"
+#define RL_NAME(x)       rl32_##x
+#define RL_PREC_NAME     "f32"
+#define RL_EPS           FLT_EPSILON
+#define RL_TINY          1e-30f
+#define RL_SQRT_EPS      3.4526698e-04f
+#define RL_SMALL_ANGLE   1e-2f
+#define RL_FMT           "%.9g"
 /* LOCAL_FRAMES: bias forces and M⁻¹ (qacc_smooth, Euler's damping solve) with every body's quantities at
    its own COM (engine/smooth_local.c) instead of MuJoCo's com frame.  In the com frame a light body far
    from its root's subtree COM carries its own inertia as a difference of m·‖x − c‖² terms and its joint
    torques as differences of large moments; in float that lost 2e-5 of qacc_smooth on the humanoid (the
    state rounded to float moves it by 2e-7), now 1.5e-6.  It costs an articulated-body recursion per
    M⁻¹ (humanoid: ~3 µs against ~0.4 µs for a solve with qLD), which f64 does not need. */
-#define RL_LOCAL_FRAMES 1
+#define RL_LOCAL_FRAMES  1
+/* STABLE_ANGLES: the angle between two unit vectors as atan2(|a × b|, a·b) instead of MuJoCo's acos(a·b), whose
+   error near 0 and π is √(2·ulp): 3.5e-4 rad in float (a tendon's wrap arc over a radius of 6 cm then misses
+   MuJoCo's length by 2e-5 relative), 2e-8 rad in double, where f64 keeps MuJoCo's formula to agree with it. */
+#define RL_STABLE_ANGLES 1
 #else
 #error "compile the engine with -DRL_REAL_F64 or -DRL_REAL_F32"
 #endif

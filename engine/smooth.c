@@ -100,6 +100,11 @@ void rl_kinematics(const rl_model *m, rl_data *d) {
     frame_local_to_global(d->geom_xpos + 3 * g, d->geom_xmat + 9 * g, d->xpos + 3 * b, d->xquat + 4 * b,
                           d->xmat + 9 * b, m->geom_pos + 3 * g, m->geom_quat + 4 * g);
   }
+  for (int s = 0; s < m->nsite; s++) {
+    int b = m->site_bodyid[s];
+    frame_local_to_global(d->site_xpos + 3 * s, d->site_xmat + 9 * s, d->xpos + 3 * b, d->xquat + 4 * b,
+                          d->xmat + 9 * b, m->site_pos + 3 * s, m->site_quat + 4 * s);
+  }
 }
 
 /* ------------------------------------------------------------------ com frame */
@@ -369,7 +374,8 @@ void rl_rne(const rl_model *m, rl_data *d) {
 
 /* ------------------------------------------------------------ applied forces */
 
-/* qfrc_passive = −k·(q − q_spring) (ball/free rotation: −k·Log(q_spring⁻¹ ⊗ q)) − b·q̇ */
+/* qfrc_passive = −k·(q − q_spring) (ball/free rotation: −k·Log(q_spring⁻¹ ⊗ q)) − b·q̇, then the tendon
+   spring-dampers (rl_tendon_passive) */
 void rl_passive(const rl_model *m, rl_data *d) {
   memset(d->qfrc_passive, 0, sizeof(real) * (size_t)m->nv);
   if (m->opt.disableflags & RL_DSBL_PASSIVE) return;
@@ -394,19 +400,34 @@ void rl_passive(const rl_model *m, rl_data *d) {
   }
   for (int i = 0; i < m->nv; i++)
     if (m->dof_damping[i] != 0) d->qfrc_passive[i] -= m->dof_damping[i] * d->qvel[i];
+  rl_tendon_passive(m, d);
 }
 
-/* Joint transmission: length = g·q, velocity = g·q̇.  Force = gain·u + bias with
-   gain = p0 (+ p1·length + p2·velocity if affine), bias = b0 + b1·length + b2·velocity;
-   u clamped to ctrlrange, force to forcerange; qfrc_actuator = Σ g·force. */
+/* Transmission of actuator u: length and moment arms (row u of the dense nu × nv actuator_moment), as
+   MuJoCo 2.2.2: joint  length = g·q, moment = g·e_dof;  tendon  length = g·L_tendon, moment = g·J_tendon.
+   velocity = moment · q̇. */
+static void transmission(const rl_model *m, rl_data *d, int u) {
+  int nv = m->nv, id = m->actuator_trnid[2 * u];
+  real g = m->actuator_gear[u], *mom = d->actuator_moment + (size_t)u * nv;
+  memset(mom, 0, sizeof(real) * (size_t)nv);
+  if (m->actuator_trntype[u] == RL_TRN_TENDON) {
+    const real *J = d->ten_J + (size_t)id * nv;
+    d->actuator_length[u] = d->ten_length[id] * g;
+    for (int i = 0; i < nv; i++) mom[i] = J[i] * g;
+  } else {
+    d->actuator_length[u] = d->qpos[m->jnt_qposadr[id]] * g;
+    mom[m->jnt_dofadr[id]] = g;
+  }
+  real v = 0;
+  for (int i = 0; i < nv; i++) v += mom[i] * d->qvel[i];
+  d->actuator_velocity[u] = v;
+}
+
+/* Force = gain·u + bias with gain = p0 (+ p1·length + p2·velocity if affine), bias = b0 + b1·length +
+   b2·velocity; u clamped to ctrlrange, force to forcerange; qfrc_actuator = Σ_u moment_u·force_u. */
 void rl_actuation(const rl_model *m, rl_data *d) {
   memset(d->qfrc_actuator, 0, sizeof(real) * (size_t)m->nv);
-  for (int u = 0; u < m->nu; u++) {
-    int j = m->actuator_jntid[u];
-    real g = m->actuator_gear[u];
-    d->actuator_length[u] = g * d->qpos[m->jnt_qposadr[j]];
-    d->actuator_velocity[u] = g * d->qvel[m->jnt_dofadr[j]];
-  }
+  for (int u = 0; u < m->nu; u++) transmission(m, d, u);
   if (m->opt.disableflags & RL_DSBL_ACTUATION) {
     memset(d->actuator_force, 0, sizeof(real) * (size_t)m->nu);
     return;
@@ -425,7 +446,9 @@ void rl_actuation(const rl_model *m, rl_data *d) {
     real f = gain * c + bias;
     if (m->actuator_forcelimited[u]) f = f < fr[0] ? fr[0] : (f > fr[1] ? fr[1] : f);
     d->actuator_force[u] = f;
-    d->qfrc_actuator[m->jnt_dofadr[m->actuator_jntid[u]]] += m->actuator_gear[u] * f;
+    const real *mom = d->actuator_moment + (size_t)u * m->nv;
+    for (int i = 0; i < m->nv; i++)
+      if (mom[i] != 0) d->qfrc_actuator[i] += mom[i] * f;
   }
 }
 
@@ -460,12 +483,14 @@ int rl_smooth_acc_recursive(const rl_model *m, rl_data *d) {
 void rl_fwd_position(const rl_model *m, rl_data *d) {
   rl_kinematics(m, d);
   rl_com_pos(m, d);
+  rl_tendon(m, d);
   rl_crb(m, d);
   rl_factor_m(m, d);
 }
 
 void rl_fwd_velocity(const rl_model *m, rl_data *d) {
   rl_com_vel(m, d);
+  rl_tendon_velocity(m, d);
   rl_passive(m, d);
   rl_rne(m, d);
 }
@@ -485,6 +510,8 @@ static int state_ok(const real *x, int n) {
     if (!rl_isfinite(x[i]) || rl_fabs(x[i]) > (real)1e10) return 0;
   return 1;
 }
+
+int rl_state_finite(const rl_model *m, const rl_data *d) { return state_ok(d->qpos, m->nq) && state_ok(d->qvel, m->nv); }
 
 /* |x| > 1e10 or non-finite → warning and reset (MuJoCo's mj_checkPos/mj_checkVel); time and the
    warning counters survive the reset. */

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "mj_load.h"
 
 /* Fold a multi-line MuJoCo message into one line. */
@@ -13,6 +14,12 @@ static void one_line(char *s) {
 }
 
 mjModel *rl_mj_load(const char *path, char *err, int errlen) {
+  struct stat sb;
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    snprintf(err, (size_t)errlen, "%s: is %s, not an MJCF model file", path,
+             S_ISDIR(sb.st_mode) ? "a directory" : "not a regular file");
+    return NULL;
+  }
   FILE *f = fopen(path, "rb");
   if (!f) {
     snprintf(err, (size_t)errlen, "%s: cannot open: %s", path, strerror(errno));

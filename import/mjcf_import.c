@@ -17,11 +17,109 @@ static rl_model *refuse(char *err, int errlen, const char *path, const char *kin
   return NULL;
 }
 
+/* the first of N numbers at X that is not finite (|x| < 1e300), −1 when all are */
+static int first_nonfinite(const mjtNum *x, int n) {
+  for (int k = 0; k < n; k++)
+    if (!(x[k] > -1e300 && x[k] < 1e300)) return k;
+  return -1;
+}
+
+/* The numbers of each body and geom that the compiler takes as given or derives from sizes and density
+   (frame, inertial frame, mass, principal inertia) are finite: a NaN position or a size so large that its
+   mass overflows is named here, before the mass checks below would blame a massless body. */
+static rl_model *check_finite_frames(const mjModel *mjm, const char *path, char *err, int errlen) {
+  struct {
+    const char *name;
+    const mjtNum *x;
+    int width;
+  } body[] = {{"pos", mjm->body_pos, 3},           {"quat", mjm->body_quat, 4},
+              {"inertial pos", mjm->body_ipos, 3}, {"inertial quat", mjm->body_iquat, 4},
+              {"mass", mjm->body_mass, 1},         {"inertia", mjm->body_inertia, 3}},
+    geom[] = {{"pos", mjm->geom_pos, 3}, {"quat", mjm->geom_quat, 4}, {"size", mjm->geom_size, 3}};
+  for (int g = 0; g < mjm->ngeom; g++)
+    for (size_t f = 0; f < sizeof geom / sizeof geom[0]; f++) {
+      int k = first_nonfinite(geom[f].x + (size_t)geom[f].width * g, geom[f].width);
+      if (k < 0) continue;
+      const char *nm = mjname(mjm, mjm->name_geomadr[g]);
+      snprintf(err, (size_t)errlen, "%s: geom '%s': %s[%d] = %g is not finite", path, nm[0] ? nm : "(unnamed)",
+               geom[f].name, k, geom[f].x[geom[f].width * g + k]);
+      return NULL;
+    }
+  for (int b = 1; b < mjm->nbody; b++)
+    for (size_t f = 0; f < sizeof body / sizeof body[0]; f++) {
+      int k = first_nonfinite(body[f].x + (size_t)body[f].width * b, body[f].width);
+      if (k < 0) continue;
+      const char *nm = mjname(mjm, mjm->name_bodyadr[b]);
+      snprintf(err, (size_t)errlen, "%s: body '%s': %s[%d] = %g is not finite%s", path, nm[0] ? nm : "(unnamed)",
+               body[f].name, k, body[f].x[body[f].width * b + k],
+               f >= 4 ? " (its geoms' sizes or density too large?)" : "");
+      return NULL;
+    }
+  return (rl_model *)1;
+}
+
+/* Tendon paths as the engine reads them: a fixed tendon of scalar joints; a spatial tendon that starts and
+   ends at a site, each wrap geom a sphere or cylinder of positive radius between two sites, each pulley
+   divisor positive; limits with lower ≤ upper, and no negative bound on a spatial tendon (its length is a
+   sum of distances).  MuJoCo's compiler already refuses most of these; the checks keep the engine's
+   assumptions in one place. */
+static rl_model *check_tendons(const mjModel *mjm, const char *path, char *err, int errlen) {
+  char what[160];
+  for (int k = 0; k < mjm->ntendon; k++) {
+    const char *nm = mjname(mjm, mjm->name_tendonadr[k]);
+    int adr = mjm->tendon_adr[k], num = mjm->tendon_num[k];
+    for (int j = adr; j < adr + num; j++) {
+      int tp = mjm->wrap_type[j], id = mjm->wrap_objid[j];
+      if (tp == mjWRAP_JOINT && mjm->jnt_type[id] != mjJNT_HINGE && mjm->jnt_type[id] != mjJNT_SLIDE) {
+        snprintf(what, sizeof what, "joint '%s' is not a hinge or slide joint", mjname(mjm, mjm->name_jntadr[id]));
+        return refuse(err, errlen, path, "fixed tendon", nm, what);
+      }
+      if (tp == mjWRAP_SPHERE || tp == mjWRAP_CYLINDER) {
+        if (mjm->geom_type[id] != (tp == mjWRAP_SPHERE ? mjGEOM_SPHERE : mjGEOM_CYLINDER) ||
+            !(mjm->geom_size[3 * id] > 0)) {
+          snprintf(what, sizeof what, "wrap geom '%s' is not a sphere or cylinder of positive radius",
+                   mjname(mjm, mjm->name_geomadr[id]));
+          return refuse(err, errlen, path, "spatial tendon", nm, what);
+        }
+        if (j == adr || j == adr + num - 1 || mjm->wrap_type[j - 1] != mjWRAP_SITE ||
+            mjm->wrap_type[j + 1] != mjWRAP_SITE) {
+          snprintf(what, sizeof what, "wrap geom '%s' must lie between two sites", mjname(mjm, mjm->name_geomadr[id]));
+          return refuse(err, errlen, path, "spatial tendon", nm, what);
+        }
+      }
+      if (tp == mjWRAP_PULLEY && !(mjm->wrap_prm[j] > 0)) {
+        snprintf(what, sizeof what, "pulley divisor %g must be positive (the branch length is divided by it)",
+                 mjm->wrap_prm[j]);
+        return refuse(err, errlen, path, "spatial tendon", nm, what);
+      }
+    }
+    if (num > 0 && mjm->wrap_type[adr] != mjWRAP_JOINT &&
+        (mjm->wrap_type[adr] != mjWRAP_SITE || mjm->wrap_type[adr + num - 1] != mjWRAP_SITE))
+      return refuse(err, errlen, path, "spatial tendon", nm, "the path must start and end at a site");
+    int spatial = num > 0 && mjm->wrap_type[adr] != mjWRAP_JOINT;
+    if (spatial && mjm->tendon_limited[k] && (mjm->tendon_range[2 * k] < 0 || mjm->tendon_range[2 * k + 1] < 0)) {
+      snprintf(what, sizeof what, "range [%g, %g] has a negative bound: a spatial tendon's length is never negative",
+               mjm->tendon_range[2 * k], mjm->tendon_range[2 * k + 1]);
+      return refuse(err, errlen, path, "spatial tendon", nm, what);
+    }
+    if (mjm->tendon_limited[k] && !(mjm->tendon_range[2 * k] <= mjm->tendon_range[2 * k + 1])) {
+      snprintf(what, sizeof what, "range [%g, %g] has its lower limit above the upper", mjm->tendon_range[2 * k],
+               mjm->tendon_range[2 * k + 1]);
+      return refuse(err, errlen, path, "tendon", nm, what);
+    }
+  }
+  return (rl_model *)1;
+}
+
 /* Everything the engine does not model is refused, never dropped. */
 static rl_model *check_supported(const mjModel *mjm, const char *path, char *err, int errlen) {
-  char what[64];
-  if (mjm->ntendon > 0)
-    return refuse(err, errlen, path, "tendon", mjname(mjm, mjm->name_tendonadr[0]), "tendons are not modelled");
+  char what[64], e2[512];
+  if (rl_opt_check_mj(&mjm->opt, e2, sizeof e2)) {
+    snprintf(err, (size_t)errlen, "%s: %s", path, e2);
+    return NULL;
+  }
+  rl_model *t = check_tendons(mjm, path, err, errlen);
+  if (!t) return NULL;
   if (mjm->nmocap > 0)
     for (int b = 0; b < mjm->nbody; b++)
       if (mjm->body_mocapid[b] >= 0)
@@ -53,16 +151,17 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
       }
   }
   for (int e = 0; e < mjm->neq; e++)
-    if (mjm->eq_type[e] != mjEQ_CONNECT && mjm->eq_type[e] != mjEQ_WELD && mjm->eq_type[e] != mjEQ_JOINT)
+    if (mjm->eq_type[e] != mjEQ_CONNECT && mjm->eq_type[e] != mjEQ_WELD && mjm->eq_type[e] != mjEQ_JOINT &&
+        mjm->eq_type[e] != mjEQ_TENDON)
       return refuse(err, errlen, path, "equality", mjname(mjm, mjm->name_eqadr[e]),
-                    "only connect, weld and joint equalities are modelled");
+                    "only connect, weld, joint and tendon equalities are modelled");
   for (int u = 0; u < mjm->nu; u++) {
     const char *nm = mjname(mjm, mjm->name_actuatoradr[u]);
     int trn = mjm->actuator_trntype[u], j = mjm->actuator_trnid[2 * u];
-    if (trn != mjTRN_JOINT && trn != mjTRN_JOINTINPARENT)
+    if (trn != mjTRN_JOINT && trn != mjTRN_JOINTINPARENT && trn != mjTRN_TENDON)
       return refuse(err, errlen, path, "actuator", nm,
-                    "only joint transmissions are modelled (no site, tendon, slider-crank or body transmissions)");
-    if (mjm->jnt_type[j] != mjJNT_HINGE && mjm->jnt_type[j] != mjJNT_SLIDE)
+                    "only joint and tendon transmissions are modelled (no site, slider-crank or body transmissions)");
+    if (trn != mjTRN_TENDON && mjm->jnt_type[j] != mjJNT_HINGE && mjm->jnt_type[j] != mjJNT_SLIDE)
       return refuse(err, errlen, path, "actuator", nm, "joint transmissions on ball/free joints are not modelled");
     if (mjm->actuator_dyntype[u] != mjDYN_NONE)
       return refuse(err, errlen, path, "actuator", nm,
@@ -72,6 +171,7 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
     if (mjm->actuator_biastype[u] != mjBIAS_NONE && mjm->actuator_biastype[u] != mjBIAS_AFFINE)
       return refuse(err, errlen, path, "actuator", nm, "only none and affine biases are modelled");
   }
+  if (!check_finite_frames(mjm, path, err, errlen)) return NULL;
   /* a body that moves must have mass: zero mass with dofs makes M singular */
   for (int b = 1; b < mjm->nbody; b++) {
     if (mjm->body_dofnum[b] > 0 && mjm->body_subtreemass[b] <= 0) {
@@ -119,32 +219,44 @@ static int hull_graph_edgelen(const mjModel *mjm, int k) {
 }
 
 /* Contact and constraint-row capacities (see rl_model.h): every equality/friction/limit row that can
-   exist, 10 rows per contact (pyramidal condim 6), and rows at most as wide as two root paths.
-   Returns 0, or −1 with one line when the Jacobian capacity nefcmax · width would not fit in an int. */
+   exist, 10 rows per contact (pyramidal condim 6), and rows at most as wide as two root paths (a tendon's rows:
+   as wide as nv).  Counted in size_t, each product checked before it is formed, so none wraps; returns 0, or
+   −1 with one line when the Jacobian capacity (the largest array the data holds) would not fit the engine's
+   int indices. */
 static int capacities(const mjModel *mjm, const rl_option *o, rl_model *sz, const char *path, char *err, int errlen) {
-  int ncon = o->max_contacts > 0 ? o->max_contacts : mjm->nconmax > 0 ? mjm->nconmax : 8 * mjm->ngeom;
+  size_t ncon = o->max_contacts > 0 ? (size_t)o->max_contacts
+                : mjm->nconmax > 0  ? (size_t)mjm->nconmax
+                                    : 8 * (size_t)mjm->ngeom;
   if (ncon < 256 && !(o->max_contacts > 0) && !(mjm->nconmax > 0)) ncon = 256;
-  long nefc = 10L * ncon;
+  size_t nefc = 10 * ncon;
   for (int e = 0; e < mjm->neq; e++) nefc += mjm->eq_type[e] == mjEQ_CONNECT ? 3 : mjm->eq_type[e] == mjEQ_WELD ? 6 : 1;
   for (int i = 0; i < mjm->nv; i++) nefc += mjm->dof_frictionloss[i] > 0;
+  size_t nten = 0; /* tendon rows, up to nv wide: frictionloss, two limit sides, then the tendon equalities (the
+                    latter already in nefc with the equalities) */
+  for (int k = 0; k < mjm->ntendon; k++)
+    nten += (size_t)(mjm->tendon_frictionloss[k] > 0) + 2 * (size_t)(mjm->tendon_limited[k] != 0);
+  nefc += nten;
+  for (int e = 0; e < mjm->neq; e++) nten += (size_t)(mjm->eq_type[e] == mjEQ_TENDON);
   for (int j = 0; j < mjm->njnt; j++)
     if (mjm->jnt_limited[j]) nefc += mjm->jnt_type[j] == mjJNT_BALL ? 1 : 2;
-  int chain = 0; /* most dofs on one body's path to the world */
+  size_t chain = 0; /* most dofs on one body's path to the world */
   for (int b = 1; b < mjm->nbody; b++) {
-    int n = 0;
-    for (int a = b; a > 0; a = mjm->body_parentid[a]) n += mjm->body_dofnum[a];
+    size_t n = 0;
+    for (int a = b; a > 0; a = mjm->body_parentid[a]) n += (size_t)mjm->body_dofnum[a];
     if (n > chain) chain = n;
   }
-  int width = 2 * chain < mjm->nv ? 2 * chain : mjm->nv;
+  size_t width = 2 * chain < (size_t)mjm->nv ? 2 * chain : (size_t)mjm->nv;
   if (width < 1) width = 1;
-  if ((double)nefc * width > INT_MAX) {
-    snprintf(err, (size_t)errlen, "%s: %d contacts (%s) need %ld constraint rows of width %d: more than an int counts",
-             path, ncon, o->max_contacts > 0 ? "max_contacts" : "the model's nconmax", nefc, width);
+  size_t nv = mjm->nv > 0 ? (size_t)mjm->nv : 1, rows = nefc - nten;
+  if (rows > (size_t)INT_MAX / width || nten > (size_t)INT_MAX / nv || rows * width > (size_t)INT_MAX - nten * nv) {
+    snprintf(err, (size_t)errlen,
+             "%s: %zu contacts (%s) need %zu constraint rows of width %zu: more than an int counts", path, ncon,
+             o->max_contacts > 0 ? "max_contacts" : "the model's nconmax", nefc, width);
     return -1;
   }
-  sz->nconmax = ncon;
+  sz->nconmax = (int)ncon;
   sz->nefcmax = (int)nefc;
-  sz->njmax = (int)(nefc * width);
+  sz->njmax = (int)((nefc - nten) * width + nten * nv);
   return 0;
 }
 
@@ -171,6 +283,12 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
   sz.nM = mjm->nM;
   sz.nexclude = mjm->nexclude;
   sz.nnames = mjm->nnames;
+  sz.nsite = mjm->nsite;
+  sz.ntendon = mjm->ntendon;
+  sz.nwrap = mjm->nwrap;
+  sz.nwrappnt = 2 * mjm->nwrap;
+  sz.ntenJ = mjm->ntendon * mjm->nv;
+  sz.nmoment = mjm->nu * mjm->nv;
   for (int k = 0; k < mjm->nmesh; k++) {
     sz.nmeshvert += hull_vertnum(mjm, k);
     int elen = hull_graph_edgelen(mjm, k);
@@ -187,27 +305,26 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
   rl_option_from_mj(&m->opt, &mjm->opt);
 
   COPY(qpos0, m->nq, 1)
-  COPY(qpos_spring, m->nq, 1) COPY(body_parentid, m->nbody, 1) COPY(body_rootid, m->nbody, 1) COPY(
-      body_weldid, m->nbody, 1) COPY(body_jntnum, m->nbody, 1) COPY(body_jntadr, m->nbody, 1) COPY(body_dofnum,
-                                                                                                   m->nbody, 1)
+  COPY(qpos_spring, m->nq, 1)
+  COPY(body_parentid, m->nbody, 1)
+  COPY(body_rootid, m->nbody, 1)
+  COPY(body_weldid, m->nbody, 1)
+  COPY(body_jntnum, m->nbody, 1) COPY(body_jntadr, m->nbody, 1) COPY(body_dofnum, m->nbody, 1)
       COPY(body_dofadr, m->nbody, 1) COPY(body_geomnum, m->nbody, 1) COPY(body_geomadr, m->nbody, 1) COPY(
           body_pos, m->nbody, 3) COPY(body_quat, m->nbody, 4) COPY(body_ipos, m->nbody, 3) COPY(body_iquat, m->nbody, 4)
-          COPY(body_mass, m->nbody, 1) COPY(body_subtreemass, m->nbody, 1) COPY(body_inertia, m->nbody, 3) COPY(
-              body_invweight0,
-              m->nbody, 2) COPY(jnt_type, m->njnt, 1)
-              COPY(jnt_qposadr, m->njnt, 1) COPY(jnt_dofadr, m->njnt, 1) COPY(jnt_bodyid, m->njnt, 1)
-                  COPY(jnt_limited, m->njnt, 1) COPY(jnt_solref, m->njnt, RL_NREF) COPY(jnt_solimp, m->njnt, RL_NIMP)
-                      COPY(jnt_pos, m->njnt, 3) COPY(jnt_axis, m->njnt, 3) COPY(jnt_stiffness, m->njnt, 1) COPY(
-                          jnt_range, m->njnt,
-                          2) COPY(jnt_margin, m->njnt, 1)
-                          COPY(dof_bodyid, m->nv, 1) COPY(dof_jntid, m->nv, 1) COPY(dof_parentid, m->nv, 1)
-                              COPY(dof_Madr, m->nv, 1) COPY(dof_solref, m->nv, RL_NREF) COPY(dof_solimp, m->nv, RL_NIMP)
-                                  COPY(dof_frictionloss, m->nv, 1) COPY(dof_armature, m->nv, 1) COPY(
-                                      dof_damping,
-                                      m->nv, 1) COPY(dof_invweight0, m->nv, 1)
-                                      COPY(dof_M0, m->nv, 1) COPY(geom_type, m->ngeom, 1) COPY(
-                                          geom_contype, m->ngeom,
-                                          1) COPY(geom_conaffinity, m->ngeom, 1)
+          COPY(body_mass, m->nbody, 1) COPY(body_subtreemass, m->nbody, 1) COPY(body_inertia, m->nbody, 3)
+              COPY(body_invweight0, m->nbody, 2) COPY(jnt_type, m->njnt, 1) COPY(jnt_qposadr, m->njnt, 1) COPY(
+                  jnt_dofadr, m->njnt, 1) COPY(jnt_bodyid, m->njnt, 1) COPY(jnt_limited, m->njnt, 1)
+                  COPY(jnt_solref, m->njnt, RL_NREF) COPY(jnt_solimp, m->njnt, RL_NIMP) COPY(jnt_pos, m->njnt, 3) COPY(
+                      jnt_axis, m->njnt, 3) COPY(jnt_stiffness, m->njnt,
+                                                 1) COPY(jnt_range, m->njnt, 2)
+                      COPY(jnt_margin, m->njnt, 1) COPY(dof_bodyid, m->nv, 1) COPY(dof_jntid, m->nv, 1)
+                          COPY(dof_parentid, m->nv, 1) COPY(dof_Madr, m->nv, 1) COPY(dof_solref, m->nv, RL_NREF) COPY(
+                              dof_solimp,
+                              m->nv, RL_NIMP) COPY(dof_frictionloss, m->nv, 1)
+                              COPY(dof_armature, m->nv, 1) COPY(dof_damping, m->nv, 1) COPY(dof_invweight0, m->nv, 1)
+                                  COPY(dof_M0, m->nv, 1) COPY(geom_type, m->ngeom, 1) COPY(geom_contype, m->ngeom, 1)
+                                      COPY(geom_conaffinity, m->ngeom, 1)
                                           COPY(geom_condim, m->ngeom, 1) COPY(geom_bodyid, m->ngeom, 1) COPY(
                                               geom_dataid,
                                               m->ngeom, 1) COPY(geom_priority, m->ngeom, 1)
@@ -240,9 +357,34 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
                                                                                           memcpy(m->names, mjm->names,
                                                                                                  (size_t)mjm->nnames);
   for (int u = 0; u < m->nu; u++) {
-    m->actuator_jntid[u] = mjm->actuator_trnid[2 * u];
+    m->actuator_trntype[u] = mjm->actuator_trntype[u] == mjTRN_TENDON ? RL_TRN_TENDON : RL_TRN_JOINT;
+    m->actuator_trnid[2 * u] = mjm->actuator_trnid[2 * u];
+    m->actuator_trnid[2 * u + 1] = mjm->actuator_trnid[2 * u + 1];
     m->actuator_gear[u] = (real)mjm->actuator_gear[6 * u];
   }
+  COPY(site_bodyid, m->nsite, 1)
+  COPY(site_pos, m->nsite, 3)
+  COPY(site_quat, m->nsite, 4)
+  COPY(name_siteadr, m->nsite, 1)
+  COPY(tendon_adr, m->ntendon, 1)
+  COPY(tendon_num, m->ntendon, 1)
+  COPY(tendon_limited, m->ntendon, 1)
+  COPY(tendon_solref_lim, m->ntendon, RL_NREF)
+  COPY(tendon_solimp_lim, m->ntendon, RL_NIMP)
+  COPY(tendon_solref_fri, m->ntendon, RL_NREF)
+  COPY(tendon_solimp_fri, m->ntendon, RL_NIMP)
+  COPY(tendon_range, m->ntendon, 2)
+  COPY(tendon_margin, m->ntendon, 1)
+  COPY(tendon_stiffness, m->ntendon, 1)
+  COPY(tendon_damping, m->ntendon, 1)
+  COPY(tendon_frictionloss, m->ntendon, 1)
+  COPY(tendon_lengthspring, m->ntendon, 1)
+  COPY(tendon_length0, m->ntendon, 1)
+  COPY(tendon_invweight0, m->ntendon, 1)
+  COPY(name_tendonadr, m->ntendon, 1)
+  COPY(wrap_type, m->nwrap, 1)
+  COPY(wrap_objid, m->nwrap, 1)
+  COPY(wrap_prm, m->nwrap, 1)
   /* convex hull vertices of each mesh, in the mesh frame */
   int va = 0;
   for (int k = 0; k < m->nmesh; k++) {
@@ -269,5 +411,6 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
     memcpy(out + n, gr + 2 + 2 * n, sizeof(int) * (size_t)elen);
     gadr += n + elen;
   }
+  rl_model_derive(m);
   return m;
 }

@@ -1,4 +1,5 @@
 /* options.c — the option table (options.h) as data, its parser and its help text (precision-free). */
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -14,20 +15,35 @@ const rl_opt_row rl_opt_table[] = {RL_OPTION_TABLE(RL_X_ROW)};
 #undef RL_X_ROW
 const int rl_opt_count = (int)(sizeof rl_opt_table / sizeof rl_opt_table[0]);
 
+#define RL_X_NUM_ROW(name, type, range, doc) {#name, RL_OPT_##type, RL_OPT_RL, #name, range, NULL, 0, doc, (size_t)-1},
+const rl_opt_row rl_num_table[] = {RL_NUMBER_TABLE(RL_X_NUM_ROW)};
+#undef RL_X_NUM_ROW
+
 /* strict number parsing: the whole string is one finite number (|x| < 1e300, no over/underflow) */
-static int parse_num(const char *s, double *v) {
+int rl_parse_real(const char *s, double *v) {
   char *end;
   errno = 0;
   *v = strtod(s, &end);
-  return s[0] && !*end && errno == 0 && *v == *v && *v < 1e300 && *v > -1e300;
+  return s[0] && !isspace((unsigned char)s[0]) && !*end && errno == 0 && *v == *v && *v < 1e300 && *v > -1e300 ? 0 : -1;
 }
 
-/* strict integer parsing: the whole string is one decimal integer in [lo, hi] */
-static int parse_int(const char *s, double lo, double hi, int *v) {
+/* strict integer parsing: the whole string is one decimal integer (an optional sign, then digits) in [lo, hi] */
+int rl_parse_long(const char *s, long lo, long hi, long *v) {
   char *end;
+  const char *d = s + (*s == '-' || *s == '+');
+  if (!isdigit((unsigned char)*d)) return -1;
   errno = 0;
   long x = strtol(s, &end, 10);
-  if (!s[0] || *end || errno || x < lo || x > hi) return 0;
+  if (*end || errno || x < lo || x > hi) return -1;
+  *v = x;
+  return 0;
+}
+
+static int parse_num(const char *s, double *v) { return !rl_parse_real(s, v); }
+
+static int parse_int(const char *s, double lo, double hi, int *v) {
+  long x;
+  if (rl_parse_long(s, (long)lo, (long)hi, &x)) return 0;
   *v = (int)x;
   return 1;
 }
@@ -39,14 +55,21 @@ static int in_range(const rl_opt_row *r, double x) {
   return above && below;
 }
 
-/* three comma-separated finite numbers X,Y,Z */
+/* three comma-separated finite numbers X,Y,Z, each a whole token (blanks around it allowed) */
 static int parse_vec3(const char *s, double *g) {
-  char *end;
+  char tok[3][64];
   const char *p = s;
   for (int k = 0; k < 3; k++) {
-    g[k] = strtod(p, &end);
-    if (end == p || (k < 2 && *end != ',') || (k == 2 && *end) || !(g[k] > -1e300 && g[k] < 1e300)) return 0;
-    p = end + 1;
+    const char *c = k < 2 ? strchr(p, ',') : p + strlen(p);
+    if (!c) return 0;
+    while (p < c && isspace((unsigned char)*p)) p++; /* blanks around a number are allowed */
+    const char *e = c;
+    while (e > p && isspace((unsigned char)e[-1])) e--;
+    if ((size_t)(e - p) >= sizeof tok[k]) return 0;
+    memcpy(tok[k], p, (size_t)(e - p));
+    tok[k][e - p] = 0;
+    if (!parse_num(tok[k], &g[k])) return 0;
+    p = c + 1;
   }
   return 1;
 }
@@ -85,7 +108,7 @@ static int parse_flags(const char *list, const char *s, int *out) {
 /* a bound as the help prints it */
 static void fmt_bound(char *buf, size_t n, double x) {
   if (isinf(x)) snprintf(buf, n, "%s", x > 0 ? "inf" : "-inf");
-  else if (fabs(x) < 1e9 && x == (double)(long)x) snprintf(buf, n, "%ld", (long)x);
+  else if (fabs(x) < 1e15 && x == (double)(long)x) snprintf(buf, n, "%ld", (long)x);
   else snprintf(buf, n, "%g", x);
 }
 
@@ -154,6 +177,50 @@ int rl_opt_parse(const char *kv, rl_opt_value *v, char *err, int errlen) {
     rl_opt_allowed(r, allowed, sizeof allowed);
     snprintf(err, (size_t)errlen, "--opt %s: bad value '%s' (allowed: %s)", r->key, val, allowed);
     return -1;
+  }
+  return 0;
+}
+
+int rl_number_parse(int num, const char *label, const char *s, double *x, char *err, int errlen) {
+  const rl_opt_row *r = &rl_num_table[num];
+  long n;
+  int ok = r->type == RL_OPT_INT ? !rl_parse_long(s, (long)r->range.lo, (long)r->range.hi, &n)
+                                 : parse_num(s, x) && in_range(r, *x);
+  if (ok && r->type == RL_OPT_INT) *x = (double)n;
+  if (!ok) {
+    char allowed[256];
+    rl_opt_allowed(r, allowed, sizeof allowed);
+    snprintf(err, (size_t)errlen, "%s: bad value '%s' (allowed: %s)", label, s, allowed);
+    return -1;
+  }
+  return 0;
+}
+
+/* a value as the messages print it */
+static void fmt_value(char *buf, size_t n, double x) { snprintf(buf, n, "%.17g", x); }
+
+int rl_opt_check_mj(const mjOption *o, char *err, int errlen) {
+  for (int i = 0; i < rl_opt_count; i++) {
+    const rl_opt_row *r = &rl_opt_table[i];
+    if (r->owner != RL_OPT_MJ || r->type == RL_OPT_ENUM || r->type == RL_OPT_FLAGS) continue;
+    const char *f = (const char *)o + r->mj_offset;
+    double x[3];
+    int nx = r->type == RL_OPT_VEC3 ? 3 : 1, ok = 1;
+    for (int k = 0; k < nx; k++) {
+      x[k] = r->type == RL_OPT_INT ? *(const int *)(const void *)f : ((const mjtNum *)(const void *)f)[k];
+      ok &= x[k] > -1e300 && x[k] < 1e300 && (r->type == RL_OPT_VEC3 || in_range(r, x[k]));
+    }
+    if (!ok) {
+      char allowed[256], v[96], w[32];
+      rl_opt_allowed(r, allowed, sizeof allowed);
+      v[0] = 0;
+      for (int k = 0; k < nx; k++) {
+        fmt_value(w, sizeof w, x[k]);
+        snprintf(v + strlen(v), sizeof v - strlen(v), "%s%s", k ? "," : "", w);
+      }
+      snprintf(err, (size_t)errlen, "option %s = %s is out of range (allowed: %s)", r->key, v, allowed);
+      return -1;
+    }
   }
   return 0;
 }

@@ -28,6 +28,8 @@
   { lo, hi, 0, 0 }
 #define RL_OPT_IN_HALFOPEN(lo, hi) \
   { lo, hi, 0, 1 } /* [lo, hi) */
+#define RL_OPT_IN_LOOPEN(lo, hi) \
+  { lo, hi, 1, 0 } /* (lo, hi] */
 #define RL_OPT_NAMED \
   { 0, 0, 0, 0 } /* ENUM and FLAGS rows: the VALUES list says what is allowed */
 /* the DEFAULT of an MJ row: whatever the model's <option> says */
@@ -36,6 +38,11 @@
 #define RL_OPT_MAXITER 1000000
 /* cap of max_contacts: 10 constraint rows per contact stay far below INT_MAX */
 #define RL_OPT_MAXCONTACTS 1000000
+/* cap of the time step (s): a larger step is no simulation of a rigid body */
+#define RL_OPT_MAXTIMESTEP 1
+/* cap of a run's step count (sim --steps, a spec's steps, duration / dt): far above any study, far below a run
+   that never ends */
+#define RL_MAX_STEPS 100000000L
 
 /* X(KEY, TYPE, OWNER, FIELD, RANGE, VALUES, DEFAULT, DOC)
    TYPE     REAL a number; INT an integer; ENUM one name of VALUES (comma-separated), stored as its index;
@@ -45,7 +52,7 @@
    DEFAULT  rl_option's default of an RL row (ENUM: the index; outside RANGE: the option is unset and DOC
             says what the engine then does); RL_OPT_MODEL for MJ rows */
 #define RL_OPTION_TABLE(X)                                                                                          \
-  X(timestep, REAL, MJ, timestep, RL_OPT_GT(0), NULL, RL_OPT_MODEL, "time step h (s)")                              \
+  X(timestep, REAL, MJ, timestep, RL_OPT_IN_LOOPEN(0, RL_OPT_MAXTIMESTEP), NULL, RL_OPT_MODEL, "time step h (s)")   \
   X(gravity, VEC3, MJ, gravity, RL_OPT_FINITE, NULL, RL_OPT_MODEL, "gravitational acceleration (m/s²)")             \
   X(integrator, ENUM, MJ, integrator, RL_OPT_NAMED, "euler,rk4", RL_OPT_MODEL, "time integrator (AVBD ignores it)") \
   X(cone, ENUM, MJ, cone, RL_OPT_NAMED, "pyramidal,elliptic", RL_OPT_MODEL, "friction cone")                        \
@@ -81,6 +88,9 @@
     "AVBD stopping tolerance of the length rows (m; the angle rows keep their default ratio); unset: default")      \
   X(avbd_cheb_rho, REAL, RL, avbd_cheb_rho, RL_OPT_IN_HALFOPEN(0, 1), NULL, 0,                                      \
     "AVBD Chebyshev acceleration ρ of the joint multipliers; 0: off")                                               \
+  X(avbd_stop, ENUM, RL, avbd_stop, RL_OPT_NAMED, "update,distance", 0,                                             \
+    "AVBD stopping test: last sweep's update and row residuals ≤ tol, or the estimated distance to the step's "    \
+    "exact solution ≤ tol·(h/1 ms)² at every h")                                                                    \
   X(disable, FLAGS, MJ, disableflags, RL_OPT_NAMED,                                                                 \
     "constraint,equality,frictionloss,limit,contact,passive,gravity,clampctrl,warmstart,filterparent,actuation,"    \
     "refsafe,sensor",                                                                                               \
@@ -129,5 +139,39 @@ int rl_mj_apply_opt(mjModel *mjm, const char *kv, char *err, int errlen);
 void rl_opt_allowed(const rl_opt_row *r, char *buf, size_t n);
 /* The table for `rigidlab --help-options`: plain text, or a Markdown table (README.md's option list). */
 void rl_opt_print_help(FILE *f, int markdown);
+/* MuJoCo's share of a compiled model's options (the MJ rows of the table: what its <option> says, after any
+   --opt) inside the table's ranges.  Returns 0, or −1 with "option KEY = V is out of range (allowed: …)". */
+int rl_opt_check_mj(const mjOption *o, char *err, int errlen);
+
+/* ---------- strict numbers: every number read from a command line, a spec or a CSV ---------- */
+
+/* S is one finite number, the whole string (strtod's syntax, no leading blank), |x| < 1e300, no over- or
+   underflow.  Returns 0, or −1. */
+int rl_parse_real(const char *s, double *x);
+/* S is one decimal integer, the whole string (an optional sign, then digits), in [lo, hi].  Returns 0, or −1. */
+int rl_parse_long(const char *s, long lo, long hi, long *x);
+
+/* The numbers of the command line (verify, sim, bench and run flags) and of a spec's [experiment] section,
+   one row each, with ranges written as the option table's: X(NAME, TYPE, RANGE, DOC), TYPE REAL or INT. */
+#define RL_NUMBER_TABLE(X)                                                                      \
+  X(steps, INT, RL_OPT_IN(1, RL_MAX_STEPS), "time steps of a run (sim, bench, a spec's steps)") \
+  X(duration, REAL, RL_OPT_IN_LOOPEN(0, 1e6), "simulated time (s)")                             \
+  X(dt, REAL, RL_OPT_IN_LOOPEN(0, RL_OPT_MAXTIMESTEP), "time step (s), as the option timestep") \
+  X(states, INT, RL_OPT_IN(1, 100000), "states verify compares")                                \
+  X(seed, INT, RL_OPT_IN(0, 4294967295L), "random seed")                                        \
+  X(reps, INT, RL_OPT_IN(1, 1000), "bench's alternating repetitions")                           \
+  X(jobs, INT, RL_OPT_IN(1, 1024), "worker processes of run")                                   \
+  X(threads, INT, RL_OPT_IN(1, 4096), "threads of bench --device cpu --envs")                   \
+  X(shards, INT, RL_OPT_IN(1, 100000), "N of run --shard I/N")                                  \
+  X(levels, INT, RL_OPT_IN(4, 12), "refinement levels (a spec's levels)")                       \
+  X(conv_states, INT, RL_OPT_IN(1, 100), "convergence states (a spec's states)")
+
+#define RL_X_NUM_ENUM(name, type, range, doc) RL_NUM_##name,
+enum { RL_NUMBER_TABLE(RL_X_NUM_ENUM) RL_NNUM };
+#undef RL_X_NUM_ENUM
+extern const rl_opt_row rl_num_table[];
+
+/* S as the number of row NUM (RL_NUM_*): 0, or −1 with "LABEL: bad value 'S' (allowed: …)" */
+int rl_number_parse(int num, const char *label, const char *s, double *x, char *err, int errlen);
 
 #endif

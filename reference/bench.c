@@ -11,7 +11,17 @@
  * mj_step leaves them), the AVBD state set from the same generalized state by rl_avbd_from_generalized
  * before each timed run (not timed), vs mj_step with the model's own solver.  Contacts: AVBD's own ground
  * contacts when no two dynamic bodies can collide (contype/conaffinity), else the mapping the data
- * contacts need is timed too (rl_avbd_to_generalized, rl_kinematics, rl_collision, rl_avbd_load_contacts). */
+ * contacts need is timed too (rl_avbd_to_generalized, rl_kinematics, rl_collision, rl_avbd_load_contacts).
+ *
+ * Where the step's time goes (engines newton, cg): after the timed runs, a profiled pass from the same
+ * state (rl_data.prof_clock on our side, MuJoCo's mjcb_time timers on its side, both off while timing) splits
+ * the step into position (kinematics, com, composite inertia, M's factor), collision, velocity, actuation,
+ * smooth (unconstrained q̈), constraint (rows), solve, integrate and other (the rest: state checks, copies).
+ * MuJoCo's timers map as position = POS_KINEMATICS + POS_INERTIA, collision = POS_COLLISION, velocity,
+ * actuation, smooth = ACCELERATION, constraint = POS_MAKE + POS_PROJECT, solve = CONSTRAINT, integrate =
+ * STEP − FORWARD.  Printed under the step row (ns per step, share of the step, ratio) and written as CSV rows
+ * of stage step/<part>: per part the median over the profiled steps (robust to another process taking the
+ * core for one step), the shares (share, mujoco_share columns) of the sum of those medians. */
 #define _DEFAULT_SOURCE /* mkstemps */
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +40,9 @@
 
 #define rl_cmd_bench       RL_NAME(cmd_bench)
 #define rl_bench_step_reps RL_NAME(bench_step_reps)
+#define rl_bench_batch     RL_NAME(bench_batch)
+/* the batch bench (bench_batch.c) */
+int rl_bench_batch(const rl_bench_args *a);
 
 /* ns on CLOCK (CLOCK_MONOTONIC: wall time; CLOCK_THREAD_CPUTIME_ID: this thread's CPU time) */
 static double clock_ns(clockid_t clock) {
@@ -131,6 +144,117 @@ static void contact_state(const mjModel *m, const double *ctrl, double *qpos, do
   mj_deleteData(d);
 }
 
+/* ---------------------------------------------------------------- the step's profile */
+
+enum { PROF_OTHER = RL_NPROF, NPROF_ROWS };
+static const char *const prof_name[NPROF_ROWS] = {"position",   "collision", "velocity",  "actuation", "smooth",
+                                                  "constraint", "solve",     "integrate", "other"};
+
+static double prof_clock_ns(void) { return now_ns(); }
+
+/* MuJoCo's timer sums for our stage k (see the header), in the clock's unit */
+static double mj_prof_stage(const mjData *d, int k) {
+  const mjTimerStat *t = d->timer;
+  switch (k) {
+  case RL_PROF_POSITION: return t[mjTIMER_POS_KINEMATICS].duration + t[mjTIMER_POS_INERTIA].duration;
+  case RL_PROF_COLLISION: return t[mjTIMER_POS_COLLISION].duration;
+  case RL_PROF_VELOCITY: return t[mjTIMER_VELOCITY].duration;
+  case RL_PROF_ACTUATION: return t[mjTIMER_ACTUATION].duration;
+  case RL_PROF_SMOOTH: return t[mjTIMER_ACCELERATION].duration;
+  case RL_PROF_CONSTRAINT: return t[mjTIMER_POS_MAKE].duration + t[mjTIMER_POS_PROJECT].duration;
+  case RL_PROF_SOLVE: return t[mjTIMER_CONSTRAINT].duration;
+  default: return t[mjTIMER_STEP].duration - t[mjTIMER_FORWARD].duration;
+  }
+}
+
+/* PASSES runs of N steps from the contact-rich state with both sides' stage timers on: ours[k], mj[k] = ns per
+   step in part k (k < NPROF_ROWS, the last the rest of the step), each the median over the single steps of
+   all passes (a step during which another process ran is an outlier in one part, not a share of the mean);
+   ours[NPROF_ROWS], mj[NPROF_ROWS] = their sum, so that the shares add up to one */
+static void bench_step_profile(ctx *c, int passes, long n, double *ours, double *mj) {
+  const rl_pair *p = c->p;
+  enum { W = NPROF_ROWS };
+  size_t ns = (size_t)passes * (size_t)n;
+  double *po = malloc(sizeof(double) * W * ns), *pm = malloc(sizeof(double) * W * ns),
+         *col = malloc(sizeof(double) * ns);
+  const mjTimerStat *tm = c->mjdfull->timer;
+  for (int r = 0; r < passes; r++) {
+    rl_set_state(p, c->d, c->mjdfull, c->cqpos, c->cqvel, c->cctrl);
+    memset(c->d->qacc_warmstart, 0, sizeof(real) * (size_t)p->m->nv);
+    mju_zero(c->mjdfull->qacc_warmstart, p->mjm->nv);
+    rl_forward(p->m, c->d);
+    mj_forward(c->mjfull, c->mjdfull);
+    c->d->prof_clock = prof_clock_ns;
+    for (long i = 0; i < n; i++) {
+      double *o = po + ((size_t)r * (size_t)n + (size_t)i) * W, sum = 0;
+      memset(c->d->prof, 0, sizeof c->d->prof);
+      double t0 = now_ns();
+      rl_step(p->m, c->d);
+      double t1 = now_ns();
+      for (int k = 0; k < RL_NPROF; k++) sum += o[k] = c->d->prof[k];
+      o[PROF_OTHER] = (t1 - t0) - sum;
+    }
+    c->d->prof_clock = NULL;
+    mjcb_time = prof_clock_ns;
+    for (long i = 0; i < n; i++) {
+      double *o = pm + ((size_t)r * (size_t)n + (size_t)i) * W, sum = 0;
+      memset(c->mjdfull->timer, 0, sizeof c->mjdfull->timer);
+      mj_step(c->mjfull, c->mjdfull);
+      for (int k = 0; k < RL_NPROF; k++) sum += o[k] = mj_prof_stage(c->mjdfull, k);
+      o[PROF_OTHER] = tm[mjTIMER_STEP].duration - sum;
+    }
+    mjcb_time = NULL;
+  }
+  ours[W] = mj[W] = 0;
+  for (int side = 0; side < 2; side++)
+    for (int k = 0; k < W; k++) {
+      const double *src = side ? pm : po;
+      for (size_t i = 0; i < ns; i++) col[i] = src[i * W + k];
+      qsort(col, ns, sizeof(double), cmp_double);
+      (side ? mj : ours)[k] = col[ns / 2];
+      (side ? mj : ours)[W] += col[ns / 2];
+    }
+  free(col);
+  free(po);
+  free(pm);
+}
+
+/* one CSV row of the bench contract: model, engine, precision, stage, ns, MuJoCo ns, ratio, share, mujoco_share
+   (shares NaN where they do not apply) */
+static void bench_csv_row(rl_csv *w, const char *label, const char *engine, const char *stage, double ours,
+                          double theirs, double share, double mjshare) {
+  rl_csv_str(w, label);
+  rl_csv_str(w, engine);
+  rl_csv_str(w, RL_PREC_NAME);
+  rl_csv_str(w, stage);
+  rl_csv_num(w, ours);
+  rl_csv_num(w, theirs);
+  rl_csv_num(w, ours / theirs);
+  rl_csv_num(w, share);
+  rl_csv_num(w, mjshare);
+  rl_csv_end_row(w);
+}
+
+/* the profile of ENGINE's step: printed under its step row and written as step/<part> rows */
+static void bench_profile_rows(ctx *c, const char *engine, int reps, long n, rl_csv *w, const char *label, int quiet) {
+  double ours[NPROF_ROWS + 1], mj[NPROF_ROWS + 1];
+  bench_step_profile(c, reps, n, ours, mj);
+  if (!quiet)
+    printf("  where the step goes (%s %s, median step):   ns ours  share   ns mujoco  share   ratio\n", engine,
+           RL_PREC_NAME);
+  for (int k = 0; k < NPROF_ROWS; k++) {
+    double sh = ours[k] / ours[NPROF_ROWS], mjsh = mj[k] / mj[NPROF_ROWS];
+    if (!quiet)
+      printf("    %-42s %10.1f %5.1f%% %11.1f %5.1f%% %7.3f\n", prof_name[k], ours[k], 100 * sh, mj[k], 100 * mjsh,
+             ours[k] / mj[k]);
+    if (w) {
+      char stage[64];
+      snprintf(stage, sizeof stage, "step/%s", prof_name[k]);
+      bench_csv_row(w, label, engine, stage, ours[k], mj[k], sh, mjsh);
+    }
+  }
+}
+
 #define BENCH_AVBD 1000 /* engine_solver: not a solver of rl_step */
 
 /* engine name → solver for the constrained step (BENCH_AVBD for avbd); -1 if not a bench engine */
@@ -183,16 +307,9 @@ static void bench_stage_row(ctx *c, int stage, const char *engine, int reps, lon
   if (!quiet)
     printf("%-12s %-7s %-4s %14.1f %14.1f %8.3f\n", bench_stage[stage], engine, RL_PREC_NAME, ours, theirs,
            ours / theirs);
-  if (w) {
-    rl_csv_str(w, label);
-    rl_csv_str(w, engine);
-    rl_csv_str(w, RL_PREC_NAME);
-    rl_csv_str(w, bench_stage[stage]);
-    rl_csv_num(w, ours);
-    rl_csv_num(w, theirs);
-    rl_csv_num(w, ours / theirs);
-    rl_csv_end_row(w);
-  }
+  if (w)
+    bench_csv_row(w, label, engine, bench_stage[stage], ours, theirs, stage == B_STEP ? 1 : NAN,
+                  stage == B_STEP ? 1 : NAN);
 }
 
 /* The timing context of a loaded pair: the constraint-free copy for the smooth stages, both datas, the
@@ -205,7 +322,7 @@ static void bench_ctx_open(ctx *c, rl_pair *p, rl_states *S) {
   c->mjfree = mj_copyModel(NULL, p->mjm);
   c->mjfree->opt.disableflags |= mjDSBL_CONSTRAINT;
   c->mjfull = p->mjm;
-  c->d = rl_data_alloc(p->m);
+  c->d = rl_pair_data(p);
   c->mjd = mj_makeData(c->mjfree);
   c->mjdfull = mj_makeData(p->mjm);
   rl_states_draw(p->mjm, 2, 12345, S);
@@ -313,9 +430,12 @@ static int write_chain(const char *path, int n) {
 static int bench_chains(const rl_bench_args *a, const char *list) {
   int ns[32], nn = 0;
   for (const char *t = list; *t && nn < 32;) {
-    char *end;
-    long v = strtol(t, &end, 10);
-    if (end == t || v < 2 || v > 95 || (*end && *end != ',')) {
+    char tok[32];
+    const char *end = strchr(t, ',');
+    if (!end) end = t + strlen(t);
+    long v;
+    snprintf(tok, sizeof tok, "%.*s", (int)(end - t < 31 ? end - t : 31), t);
+    if (end - t > 31 || rl_parse_long(tok, 2, 95, &v)) {
       rl_errorf("bench: chain:LIST needs comma-separated link counts between 2 and 95 (MuJoCo 2.2.2's XML nesting "
                 "limit), got '%s'",
                 list);
@@ -360,7 +480,7 @@ static int bench_chains(const rl_bench_args *a, const char *list) {
     p.m->opt.solver = RL_SOLVER_NEWTON;
     p.mjm->opt.solver = mjSOL_NEWTON;
     mjData *mjd = mj_makeData(p.mjm);
-    rl_data *d = rl_data_alloc(p.m);
+    rl_data *d = rl_pair_data(&p);
     mj_resetDataKeyframe(p.mjm, mjd, 0);
     double *q0 = malloc(sizeof(double) * (size_t)(p.mjm->nq + p.mjm->nv));
     memcpy(q0, mjd->qpos, sizeof(double) * (size_t)p.mjm->nq);
@@ -419,6 +539,7 @@ int rl_cmd_bench(const rl_bench_args *a) {
   char err[1024];
   rl_pair p;
   if (!strncmp(a->c.model, "chain:", 6)) return bench_chains(a, a->c.model + 6);
+  if (a->nenvs > 0 || a->device) return rl_bench_batch(a);
   int st = rl_pair_load(&p, &a->c, 0, err, sizeof err);
   if (st) {
     rl_errorf("%s", err);
@@ -471,8 +592,9 @@ int rl_cmd_bench(const rl_bench_args *a) {
   if (!a->c.quiet)
     printf("%-12s %-7s %-4s %14s %14s %8s\n", "stage", "engine", "prec", "ns/call ours", "ns/call mujoco", "ratio");
   if (w && w->rows == 0) {
-    const char *hdr[] = {"model", "engine", "precision", "stage", "ns_per_step", "mujoco_ns_per_step", "ratio"};
-    for (int k = 0; k < 7; k++) rl_csv_str(w, hdr[k]);
+    const char *hdr[] = {"model", "engine", "precision",   "stage", "ns_per_step", "mujoco_ns_per_step",
+                         "ratio", "share",  "mujoco_share"};
+    for (int k = 0; k < 9; k++) rl_csv_str(w, hdr[k]);
     rl_csv_end_row(w);
   }
   for (int stage = 0; stage < B_STEP; stage++)
@@ -485,6 +607,7 @@ int rl_cmd_bench(const rl_bench_args *a) {
       continue;
     }
     bench_stage_row(&c, B_STEP, engines[e], reps, n, tr, tm, w, label, a->c.quiet);
+    if (!c.am) bench_profile_rows(&c, engines[e], reps, n, w, label, a->c.quiet);
     if (c.am && !a->c.quiet) {
       /* the step's time per sweep and body: median ns/step ÷ mean sweeps/step ÷ dynamic bodies (collision
          and the per-step work included, so an upper bound on the cost of one body update) */

@@ -6,13 +6,14 @@
 #include "quantities.h"
 #include "rl_data.h"
 
-#define RL_X_FIELD_STATE(name, count, width, unit, meaning)     {"state", "real", #name, #count, width, unit, meaning},
-#define RL_X_FIELD_DERIVED(name, count, width, unit, meaning)   {"derived", "real", #name, #count, width, unit, meaning},
-#define RL_X_FIELD_EFC(type, name, count, width, unit, meaning) {"efc", #type, #name, #count, width, unit, meaning},
+#define RL_X_FIELD_STATE(name, count, width, unit, meaning)      {"state", "real", #name, #count, width, unit, meaning},
+#define RL_X_FIELD_DERIVED(name, count, width, unit, meaning)    {"derived", "real", #name, #count, width, unit, meaning},
+#define RL_X_FIELD_EFC(type, name, count, width, unit, meaning)  {"efc", #type, #name, #count, width, unit, meaning},
+#define RL_X_FIELD_PATH(type, name, count, width, unit, meaning) {"tendon", #type, #name, #count, width, unit, meaning},
 #define RL_X_FIELD_RUNTIME(type, name, count, width, unit, meaning) \
   {"runtime", #type, #name, #count, width, unit, meaning},
-const rl_field_info rl_fields[] = {RL_DATA_STATE(RL_X_FIELD_STATE) RL_DATA_DERIVED(RL_X_FIELD_DERIVED)
-                                       RL_DATA_EFC(RL_X_FIELD_EFC) RL_DATA_RUNTIME(RL_X_FIELD_RUNTIME)};
+const rl_field_info rl_fields[] = {RL_DATA_STATE(RL_X_FIELD_STATE) RL_DATA_DERIVED(RL_X_FIELD_DERIVED) RL_DATA_EFC(
+    RL_X_FIELD_EFC) RL_DATA_PATH(RL_X_FIELD_PATH) RL_DATA_RUNTIME(RL_X_FIELD_RUNTIME)};
 const int rl_nfields = (int)(sizeof rl_fields / sizeof rl_fields[0]);
 
 const rl_field_info *rl_field_find(const char *name) {
@@ -25,6 +26,7 @@ const rl_field_info *rl_field_find(const char *name) {
 static const char *group_doc(const char *group) {
   if (!strcmp(group, "state")) return "what a step reads and writes; the state hash covers exactly these";
   if (!strcmp(group, "derived")) return "recomputed from the state by the pipeline stages";
+  if (!strcmp(group, "tendon")) return "tendon paths: where each tendon's points lie in wrap_xpos, and what made each";
   if (!strcmp(group, "efc")) return "constraint rows (MuJoCo 2.2.2's efc_* arrays): nefc rows used of nefcmax";
   return "run-time switches a step reads, initialized from the model by rl_data_reset";
 }

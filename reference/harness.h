@@ -22,6 +22,7 @@ typedef struct rl_common_args {
 enum {
   RL_STAGE_KINEMATICS,
   RL_STAGE_COM,
+  RL_STAGE_TENDON,
   RL_STAGE_INERTIA,
   RL_STAGE_BIAS,
   RL_STAGE_PASSIVE,
@@ -58,6 +59,10 @@ typedef struct rl_bench_args {
   int reps;
   const char *engines;
   const char *stages; /* comma-separated bench stage names, NULL = all */
+  const char *device; /* --device cpu (the batch backend; NULL: the single-environment stage bench) */
+  int envs[32];       /* --envs N1,N2,…: environments per batch run (nenvs > 0: the batch bench) */
+  int nenvs;
+  int threads; /* --threads: OpenMP threads of the batch bench (0: all) */
 } rl_bench_args;
 
 int rl64_cmd_verify(const rl_verify_args *a);
@@ -66,6 +71,10 @@ int rl64_cmd_sim(const rl_sim_args *a);
 int rl32_cmd_sim(const rl_sim_args *a);
 int rl64_cmd_bench(const rl_bench_args *a);
 int rl32_cmd_bench(const rl_bench_args *a);
+
+/* the steps of a run: a->steps, else round(a->duration / TIMESTEP); −1 with err when that exceeds the cap
+   of a run's steps (options.h) */
+long rl_run_steps(const rl_sim_args *a, double timestep, char *err, int errlen);
 
 /* error reporting: one line on stderr, "rigidlab: MESSAGE" */
 void rl_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

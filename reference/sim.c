@@ -81,13 +81,14 @@ typedef struct step_diag {
   double residual, penetration, anchor, axis;
 } step_diag;
 
-/* anchor (m) and axis (rad) errors of the equality rows: connect rows 0–2, weld rows 0–2 | 3–5 */
+/* anchor (m) and axis (rad) errors of the equality rows: connect rows 0–2, weld rows 0–2 | 3–5 (joint and
+   tendon couplings, one scalar row each, are no anchor) */
 static void equality_errors(int ne, const int *type, const int *id, const int *eqtype, const double *pos,
                             double *anchor, double *axis) {
   for (int i = 0; i < ne;) {
     if (type[i] != RL_CNSTR_EQUALITY) break;
     int t = eqtype[id[i]], n = t == RL_EQ_CONNECT ? 3 : t == RL_EQ_WELD ? 6 : 1;
-    if (t != RL_EQ_JOINT && i + n <= ne) {
+    if ((t == RL_EQ_CONNECT || t == RL_EQ_WELD) && i + n <= ne) {
       *anchor = fmax(*anchor, sqrt(pos[i] * pos[i] + pos[i + 1] * pos[i + 1] + pos[i + 2] * pos[i + 2]));
       if (t == RL_EQ_WELD)
         *axis = fmax(*axis, sqrt(pos[i + 3] * pos[i + 3] + pos[i + 4] * pos[i + 4] + pos[i + 5] * pos[i + 5]));
@@ -219,9 +220,15 @@ int rl_cmd_sim(const rl_sim_args *a) {
       return RL_EXIT_BADINPUT;
     }
   }
-  long steps = a->steps >= 0 ? a->steps : lround(a->duration / p.mjm->opt.timestep);
+  long steps = rl_run_steps(a, p.mjm->opt.timestep, err, sizeof err);
+  if (steps < 0) {
+    rl_errorf("sim: %s", err);
+    rl_avbd_free(am);
+    rl_pair_free(&p);
+    return RL_EXIT_BADINPUT;
+  }
   mjData *mjd = mj_makeData(p.mjm);
-  rl_data *d = rl_data_alloc(p.m);
+  rl_data *d = rl_pair_data(&p);
   mj_resetData(p.mjm, mjd);
   if (a->key) {
     int k = rl_find_key(p.mjm, a->key);

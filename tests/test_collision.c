@@ -1,7 +1,7 @@
 /* test_collision.c — the collision stage as a whole (f64): the contact cap keeps the deepest contacts
  * and counts the overflow, the list is deterministic, non-finite poses give no contacts and a counted
  * warning, manifold mode gives several points for a flat box-on-box contact where the MuJoCo mode gives
- * MuJoCo's set. */
+ * MuJoCo's set; geoms that can never collide take no part. */
 #define _DEFAULT_SOURCE /* mkstemps */
 #include <criterion/criterion.h>
 #include <unistd.h>
@@ -109,6 +109,57 @@ Test(collision, manifold_mode_gives_flat_patches) {
   cr_expect_eq(mujoco, 1, "MuJoCo mode: %d contacts", mujoco);
   cr_expect_geq(manifold, 3, "manifold mode: %d contacts", manifold);
   remove(path);
+  rl_data_free(d);
+  rl_pair_free(&p);
+}
+
+/* geoms that can never collide (the visual meshes of a robot model: contype = conaffinity = 0) are
+   classified at build against the brute-force pair filter, and take no part in the collision stage: the
+   contact list is the same bit for bit when their world poses are garbage, and no bad-pose warning is
+   counted for them.  The mesh boxes computed at build hold every hull vertex and touch the extreme ones. */
+Test(collision, visual_geoms_take_no_part) {
+  rl_pair p;
+  load(&p, SCENE("quadruped_visual.xml"), NULL);
+  const rl_model *m = p.m;
+  int nvisual = 0;
+  for (int g = 0; g < m->ngeom; g++) {
+    int can = 0;
+    for (int h = 0; h < m->ngeom && !can; h++)
+      can = h != g && ((m->geom_contype[g] & m->geom_conaffinity[h]) || (m->geom_contype[h] & m->geom_conaffinity[g]));
+    cr_expect_eq(m->geom_collide[g], can, "geom %d: geom_collide %d, brute-force filter %d", g, m->geom_collide[g],
+                 can);
+    nvisual += !can;
+    if (m->geom_type[g] != RL_GEOM_MESH) continue;
+    cr_expect_eq(m->geom_collide[g], 0, "visual mesh geom %d classified as colliding", g);
+    int k = m->geom_dataid[g];
+    const real *v = m->mesh_vert + 3 * m->mesh_vertadr[k], *h = m->geom_hext + 3 * g;
+    for (int c = 0; c < 3; c++) {
+      int touched = 0;
+      for (int i = 0; i < m->mesh_vertnum[k]; i++) {
+        cr_assert_leq(rl_fabs(v[3 * i + c]), h[c], "mesh geom %d vertex %d outside its box on axis %d", g, i, c);
+        touched |= rl_fabs(v[3 * i + c]) == h[c];
+      }
+      cr_expect(touched, "mesh geom %d: no vertex on its box face, axis %d", g, c);
+    }
+  }
+  cr_assert_geq(nvisual, 13, "the model's 13 visual meshes, found %d never-colliding geoms", nvisual);
+  rl_data *d = rl_data_alloc(p.m);
+  for (int i = 0; i < 300; i++) rl_step(p.m, d); /* standing on its four feet */
+  rl_kinematics(p.m, d);
+  rl_collision(p.m, d);
+  int n0 = d->ncon;
+  cr_assert_gt(n0, 0);
+  rl_contact *c0 = malloc(sizeof(rl_contact) * (size_t)n0);
+  memcpy(c0, d->contact, sizeof(rl_contact) * (size_t)n0);
+  for (int g = 0; g < m->ngeom; g++)
+    if (!m->geom_collide[g])
+      for (int k = 0; k < 3; k++) d->geom_xpos[3 * g + k] = NAN;
+  memset(d->warning, 0, sizeof d->warning);
+  rl_collision(p.m, d);
+  cr_expect_eq(d->ncon, n0);
+  cr_expect(!memcmp(c0, d->contact, sizeof(rl_contact) * (size_t)n0), "contact lists differ");
+  cr_expect_eq(d->warning[RL_WARN_BADGEOM], 0, "bad-pose warnings for geoms that cannot collide");
+  free(c0);
   rl_data_free(d);
   rl_pair_free(&p);
 }

@@ -175,7 +175,7 @@ static void bad_spec(const char *line5, const char *want1, const char *want2) {
 
 Test(harness, bad_specs_exit_2_naming_file_and_line) {
   bad_spec("colour = red", "bad.ini:5:", "unknown key 'colour'");
-  bad_spec("steps = -4", "bad.ini:5:", "steps '-4'");
+  bad_spec("duration = -4", "bad.ini:5:", "duration: bad value '-4'");
   bad_spec("[sweep]\nengine = newton, physx", "bad.ini:6:", "allowed: newton, cg, avbd, mujoco");
   bad_spec("[sweep]\ncone = round", "bad.ini:6:", "pyramidal");
   bad_spec("[sweep]\nwobble = 1", "bad.ini:6:", "unknown key 'wobble'");
@@ -288,7 +288,7 @@ Test(harness, kind_convergence_gaps_to_the_lapack_optimum_and_gates) {
   bad_spec("kind = convergence\n[sweep]\nengine = mujoco", "bad.ini:7:", "not available for kind = convergence");
   bad_spec("kind = convergence\n[sweep]\nprecision = f32", "bad.ini:7:", "allowed: f64");
   bad_spec("states = 3", "bad.ini:5:", "states is for kind = convergence only");
-  bad_spec("kind = convergence\nstates = 0", "bad.ini:6:", "states '0'");
+  bad_spec("kind = convergence\nstates = 0", "bad.ini:6:", "states: bad value '0'");
 }
 
 Test(harness, kind_lockstep_matches_mujoco_on_the_pendulum_and_gates) {

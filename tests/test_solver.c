@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "lapack_ref.h"
 #include "pair.h"
@@ -892,4 +893,46 @@ Test(local_frames, equal_to_the_com_frame_recursions, .timeout = 120) {
   }
   printf("local vs com frame (%s): qfrc_bias %.2e, M^-1 %.2e, (M + hB)^-1 %.2e\n", RL_PREC_NAME, worst[0], worst[1],
          worst[2]);
+}
+
+/* this thread's CPU time in ns (the step profile's clock in this test: another process's time slices are
+   not counted) */
+static double thread_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return 1e9 * (double)t.tv_sec + (double)t.tv_nsec;
+}
+
+/* The step profile (rl_data.prof_clock, what `rigidlab bench` prints): profiling changes no result bit, every
+   stage of a contact step gets time, and the parts add up to no more than the whole step timed around it
+   (RK4's inner forward passes are not counted twice) and to most of it. */
+Test(solver, step_profile_accounts_for_the_step) {
+  const char *opts[] = {NULL, "integrator=rk4"};
+  for (int o = 0; o < 2; o++) {
+    rl_pair p;
+    load(&p, SCENE("box_stack.xml"), opts[o]);
+    rl_data *a = rl_data_alloc(p.m), *b = rl_data_alloc(p.m);
+    b->prof_clock = thread_ns;
+    double parts = 0, whole = 0;
+    for (int i = 0; i < 50; i++) {
+      rl_step(p.m, a);
+      double t0 = thread_ns();
+      rl_step(p.m, b);
+      whole += thread_ns() - t0;
+    }
+    for (int k = 0; k < RL_NPROF; k++) parts += b->prof[k];
+    cr_expect_eq(rl_state_hash(p.m, a), rl_state_hash(p.m, b), "%s: profiling changed the state",
+                 opts[o] ? opts[o] : "euler");
+    cr_assert_gt(b->ncon, 0);
+    for (int k = 0; k < RL_NPROF; k++)
+      if (k != RL_PROF_ACTUATION) /* box_stack has no actuators: its stage may take under a clock tick */
+        cr_expect_gt(b->prof[k], 0, "%s: stage %d got no time", opts[o] ? opts[o] : "euler", k);
+    cr_expect_leq(parts, whole, "%s: parts %.0f ns exceed the whole %.0f ns", opts[o] ? opts[o] : "euler", parts,
+                  whole);
+    cr_expect_geq(parts, 0.7 * whole, "%s: parts %.0f ns, under 70%% of the whole %.0f ns", opts[o] ? opts[o] : "euler",
+                  parts, whole);
+    rl_data_free(a);
+    rl_data_free(b);
+    rl_pair_free(&p);
+  }
 }

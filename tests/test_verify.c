@@ -42,6 +42,7 @@ static const char *const all_models[] = {SCENE("pendulum.xml"),
                                          TMODEL("fourbar.xml"),
                                          TMODEL("tumbling_mass.xml"),
                                          TMODEL("exclude_walker.xml"),
+                                         TMODEL("light_arm.xml"),
                                          NULL};
 
 /* the contact models again with the elliptic cone (every stage: rows, solve, step) */
@@ -74,4 +75,19 @@ Test(verify_f32, bundled_scenes_and_humanoid) {
     cr_expect_eq(verify(HUMANOID, 1), 0, "f32 verify failed on humanoid");
     cr_expect_eq(verify(HUMANOID100, 1), 0, "f32 verify failed on humanoid100");
   }
+}
+
+/* tendon models (fixed and spatial tendons, wraps, pulleys, tendon actuators, limits, frictionloss and
+   equalities), every stage, both precisions */
+static const char *const tendon_models[] = {TMODEL("tendon_arm.xml"),   TMODEL("tendon_finger.xml"),
+                                            TMODEL("tendon_limit.xml"), TMODEL("tendon_spring.xml"),
+                                            TMODEL("tendon_chain.xml"), NULL};
+Test(verify_f64, tendon_models) {
+  for (int k = 0; tendon_models[k]; k++)
+    cr_expect_eq(verify(tendon_models[k], 0), 0, "f64 verify failed on %s", tendon_models[k]);
+  cr_expect_eq(verify_opt(TMODEL("tendon_limit.xml"), 0, "cone=elliptic"), 0, "f64 elliptic tendon_limit");
+}
+Test(verify_f32, tendon_models) {
+  for (int k = 0; tendon_models[k]; k++)
+    cr_expect_eq(verify(tendon_models[k], 1), 0, "f32 verify failed on %s", tendon_models[k]);
 }

@@ -11,6 +11,7 @@
 #include "mj_load.h"
 #include "report.h"
 #include "fields.h"
+#include "kinds.h"
 
 /* MuJoCo's fatal errors would call exit(1): turn them into our one-line bad-input exit. */
 static void mujoco_error(const char *msg) {
@@ -28,7 +29,7 @@ static const char *usage_main =
     "  sim    MODEL.xml --engine newton|cg|avbd|mujoco [--precision f64|f32] [--dt H] [--steps N | --duration T]\n"
     "                   [--key NAME|INDEX] [--csv FILE] [--opt K=V]...\n"
     "  bench  MODEL.xml|chain:N1,N2,... [--precision f64|f32|both] [--stages LIST] [--engines LIST] [--steps N]\n"
-    "                   [--reps R] [--csv FILE] [--opt K=V]...\n"
+    "                   [--reps R] [--csv FILE] [--opt K=V]... [--device cpu --envs N1,N2,... [--threads T]]\n"
     "  run    [SPEC.ini ...] [--out DIR] [--jobs N] [--shard I/N] [--resume] [--opt K=V]...\n"
     "  merge  DIR... --out OUT\n"
     "  check  RESULTS [--baseline DIR] [--update-baseline]\n"
@@ -46,7 +47,7 @@ static const char *usage_verify =
     "  --states N                 number of states (default 100; half random, half along a trajectory)\n"
     "  --seed S                   RNG seed (default 1)\n"
     "  --stages LIST              comma-separated subset of: "
-    "kinematics,com,inertia,bias,passive,actuation,smooth,integrate,\n"
+    "kinematics,com,tendon,inertia,bias,passive,actuation,smooth,integrate,\n"
     "                             collision,constraint,solve,step (default: all)\n"
     "  --csv FILE                 model,precision,stage,quantity,max_abs_err,max_rel_err,tolerance,pass\n"
     "  --opt KEY=VALUE            override a model/solver option (repeatable; see rigidlab --help-options)\n"
@@ -68,7 +69,9 @@ static const char *usage_sim =
 static const char *usage_bench =
     "usage: rigidlab bench MODEL.xml [options]\n"
     "Times each smooth-dynamics stage of rigidlab against MuJoCo's equivalent, alternating in one\n"
-    "process; prints medians and ratio = ours/MuJoCo (below 1 is faster).\n"
+    "process; prints medians and ratio = ours/MuJoCo (below 1 is faster).  Under each whole-step row (newton,\n"
+    "cg) a profiled pass shows where the step goes: position, collision, velocity, actuation, smooth,\n"
+    "constraint (rows), solve, integrate, other: ns per step and share, ours beside MuJoCo's timers.\n"
     "  --precision f64|f32|both   (default both)\n"
     "  --steps N                  calls per timed block (default 200)\n"
     "  --reps R                   alternating repetitions (default 15)\n"
@@ -76,7 +79,14 @@ static const char *usage_bench =
     "                             collision,step (default: all)\n"
     "  --engines LIST             engines for the whole constrained step: newton,cg,avbd (default newton;\n"
     "                             MuJoCo, with the same solver, is always timed beside)\n"
-    "  --csv FILE                 model,engine,precision,stage,ns_per_step,mujoco_ns_per_step,ratio\n"
+    "  --csv FILE                 model,engine,precision,stage,ns_per_step,mujoco_ns_per_step,ratio,share,\n"
+    "                             mujoco_share (the profile as stage step/<part>; share: of the whole step)\n"
+    "  --device cpu --envs LIST   the batch API instead: N environments stepped together for each N of\n"
+    "                             LIST (engine: the first of --engines, default avbd; --steps timed steps,\n"
+    "                             default 50; --threads T OpenMP threads, default all); prints env-steps/s,\n"
+    "                             the largest anchor error, unconverged env-steps and resets; CSV columns\n"
+    "                             model,engine,precision,device,envs,threads,steps,env_steps_per_s,\n"
+    "                             max_anchor_err,unconverged,resets\n"
     "  --opt KEY=VALUE            override a model/solver option (repeatable; see rigidlab --help-options)\n";
 
 static int bad(const char *cmd, const char *fmt, const char *arg) {
@@ -86,19 +96,20 @@ static int bad(const char *cmd, const char *fmt, const char *arg) {
   return RL_EXIT_BADINPUT;
 }
 
-static int parse_long(const char *s, long lo, long *out) {
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (!*s || *end || v < lo) return -1;
-  *out = v;
-  return 0;
+/* FLAG's value V as row NUM of the number table (options.h): 0, or the bad-input exit after one line
+   "CMD: FLAG: bad value 'V' (allowed: …)" */
+static int num_flag(const char *cmd, int num, const char *flag, const char *v, double *x) {
+  char label[128], err[512];
+  snprintf(label, sizeof label, "%s: %s", cmd, flag);
+  if (!rl_number_parse(num, label, v, x, err, sizeof err)) return 0;
+  rl_errorf("%s (see 'rigidlab %s --help')", err, cmd);
+  return RL_EXIT_BADINPUT;
 }
-static int parse_pos_double(const char *s, double *out) {
-  char *end;
-  double v = strtod(s, &end);
-  if (!*s || *end || !(v > 0) || v > 1e30) return -1;
-  *out = v;
-  return 0;
+static int long_flag(const char *cmd, int num, const char *flag, const char *v, long *x) {
+  double d;
+  int st = num_flag(cmd, num, flag, v, &d);
+  if (!st) *x = (long)d;
+  return st;
 }
 
 /* precision: 1 = f64, 2 = f32, 3 = both */
@@ -114,10 +125,17 @@ typedef struct parsed {
   int precision;
   long states, steps, reps, seed;
   double dt, duration;
-  const char *engine, *key, *stages, *engines;
+  const char *engine, *key, *stages, *engines, *device, *envs;
+  long threads;
 } parsed;
 
 static int parse_args(const char *cmd, int argc, char **argv, parsed *p, const char *usage) {
+  int st;
+  /* the options of CMD that take a value */
+  const char *valued = !strcmp(cmd, "verify") ? "--opt,--csv,--precision,--states,--seed,--stages"
+                       : !strcmp(cmd, "sim")  ? "--opt,--csv,--precision,--engine,--key,--dt,--duration,--steps"
+                                              : "--opt,--csv,--precision,--stages,--engines,--steps,--reps,--device,"
+                                                "--envs,--threads";
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -134,6 +152,7 @@ static int parse_args(const char *cmd, int argc, char **argv, parsed *p, const c
       p->c.quiet = 1;
       continue;
     }
+    if (!rl_in_list(valued, a)) return bad(cmd, "unknown option '%s'", a);
     if (!v) return bad(cmd, "option %s needs a value", a);
     i++;
     if (!strcmp(a, "--opt")) {
@@ -144,24 +163,47 @@ static int parse_args(const char *cmd, int argc, char **argv, parsed *p, const c
       if (!(p->precision = parse_precision(v)) || (p->precision == 3 && !strcmp(cmd, "sim")))
         return bad(cmd, "--precision '%s' (allowed: f64, f32, both; sim: f64, f32)", v);
     } else if (!strcmp(a, "--states") && !strcmp(cmd, "verify")) {
-      if (parse_long(v, 1, &p->states)) return bad(cmd, "--states '%s' is not a positive integer", v);
+      if ((st = long_flag(cmd, RL_NUM_states, a, v, &p->states))) return st;
     } else if (!strcmp(a, "--seed") && !strcmp(cmd, "verify")) {
-      if (parse_long(v, 0, &p->seed)) return bad(cmd, "--seed '%s' is not a non-negative integer", v);
+      if ((st = long_flag(cmd, RL_NUM_seed, a, v, &p->seed))) return st;
     } else if (!strcmp(a, "--stages") && (!strcmp(cmd, "verify") || !strcmp(cmd, "bench"))) p->stages = v;
     else if (!strcmp(a, "--engine") && !strcmp(cmd, "sim")) p->engine = v;
     else if (!strcmp(a, "--engines") && !strcmp(cmd, "bench")) p->engines = v;
     else if (!strcmp(a, "--key") && !strcmp(cmd, "sim")) p->key = v;
     else if (!strcmp(a, "--dt") && !strcmp(cmd, "sim")) {
-      if (parse_pos_double(v, &p->dt)) return bad(cmd, "--dt '%s' is not a positive number", v);
+      if ((st = num_flag(cmd, RL_NUM_dt, a, v, &p->dt))) return st;
     } else if (!strcmp(a, "--duration") && !strcmp(cmd, "sim")) {
-      if (parse_pos_double(v, &p->duration)) return bad(cmd, "--duration '%s' is not a positive number", v);
+      if ((st = num_flag(cmd, RL_NUM_duration, a, v, &p->duration))) return st;
     } else if (!strcmp(a, "--steps") && (!strcmp(cmd, "sim") || !strcmp(cmd, "bench"))) {
-      if (parse_long(v, 1, &p->steps)) return bad(cmd, "--steps '%s' is not a positive integer", v);
+      if ((st = long_flag(cmd, RL_NUM_steps, a, v, &p->steps))) return st;
+    } else if (!strcmp(a, "--device") && !strcmp(cmd, "bench")) p->device = v;
+    else if (!strcmp(a, "--envs") && !strcmp(cmd, "bench")) p->envs = v;
+    else if (!strcmp(a, "--threads") && !strcmp(cmd, "bench")) {
+      if ((st = long_flag(cmd, RL_NUM_threads, a, v, &p->threads))) return st;
     } else if (!strcmp(a, "--reps") && !strcmp(cmd, "bench")) {
-      if (parse_long(v, 1, &p->reps)) return bad(cmd, "--reps '%s' is not a positive integer", v);
+      if ((st = long_flag(cmd, RL_NUM_reps, a, v, &p->reps))) return st;
     } else return bad(cmd, "unknown option '%s'", a);
   }
   if (!p->c.model) return bad(cmd, "missing MODEL.xml%s", "");
+  return 0;
+}
+
+/* V is a comma-separated list of names from ALLOWED (comma-separated), at least one, no empty item:
+   0, or the bad-input exit after one line naming the flag and the first bad item */
+static int list_flag(const char *cmd, const char *flag, const char *v, const char *allowed) {
+  char item[128];
+  const char *p = v;
+  do {
+    const char *c = strchr(p, ',');
+    size_t l = c ? (size_t)(c - p) : strlen(p);
+    snprintf(item, sizeof item, "%.*s", (int)(l < sizeof item ? l : sizeof item - 1), p);
+    if (!l || l >= sizeof item || !rl_in_list(allowed, item)) {
+      rl_errorf("%s: %s '%s': %s%s%s (allowed: %s) (see 'rigidlab %s --help')", cmd, flag, v,
+                l ? "unknown name '" : "an empty name", l ? item : "", l ? "'" : "", allowed, cmd);
+      return RL_EXIT_BADINPUT;
+    }
+    p = c ? c + 1 : NULL;
+  } while (p);
   return 0;
 }
 
@@ -216,13 +258,18 @@ static int cmd_verify(int argc, char **argv) {
   p.seed = 1;
   int st = parse_args("verify", argc, argv, &p, usage_verify);
   if (st) return st;
+  if (p.stages &&
+      (st =
+           list_flag("verify", "--stages", p.stages,
+                     "kinematics,com,inertia,bias,passive,actuation,smooth,integrate,collision,constraint,solve,step")))
+    return st;
   int ok;
   rl_verify_args a = {
       .c = p.c, .states = (int)p.states, .seed = (unsigned long)p.seed, .stages = parse_stages(p.stages, &ok)};
   if (!ok)
     return bad("verify",
                "--stages '%s' (allowed: "
-               "kinematics,com,inertia,bias,passive,actuation,smooth,integrate,collision,constraint,solve,step)",
+               "kinematics,com,tendon,inertia,bias,passive,actuation,smooth,integrate,collision,constraint,solve,step)",
                p.stages);
   rl_csv w;
   if ((st = open_out(&p, &w, 0))) return st;
@@ -253,12 +300,46 @@ static int cmd_sim(int argc, char **argv) {
   return close_out(&p, &w, r);
 }
 
+/* --envs N1,N2,…: up to 32 environment counts, each an integer from 1 to 1000000 */
+static int parse_envs(const char *list, int *envs, int *n) {
+  char buf[512];
+  if (strlen(list) >= sizeof buf) return bad("bench", "--envs list too long (%s)", "at most 511 characters");
+  snprintf(buf, sizeof buf, "%s", list);
+  *n = 0;
+  size_t l = strlen(list);
+  if (!l || list[0] == ',' || list[l - 1] == ',' || strstr(list, ",,"))
+    return bad("bench", "--envs '%s': an empty count (expected N1,N2,...)", list);
+  for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+    long v;
+    if (*n >= 32) return bad("bench", "--envs '%s': at most 32 counts", list);
+    if (rl_parse_long(t, 1, 1000000, &v))
+      return bad("bench", "--envs '%s': each count must be an integer from 1 to 1000000", list);
+    envs[(*n)++] = (int)v;
+  }
+  if (!*n) return bad("bench", "--envs '%s' lists no count", list);
+  return 0;
+}
+
 static int cmd_bench(int argc, char **argv) {
   parsed p = {0};
   p.precision = 3;
   int st = parse_args("bench", argc, argv, &p, usage_bench);
   if (st) return st;
-  rl_bench_args a = {.c = p.c, .steps = p.steps, .reps = (int)p.reps, .engines = p.engines, .stages = p.stages};
+  if (p.stages && (st = list_flag("bench", "--stages", p.stages,
+                                  "kinematics,com,inertia,bias,passive,actuation,smooth,step_smooth,collision,step")))
+    return st;
+  if (p.engines && (st = list_flag("bench", "--engines", p.engines, "newton,cg,avbd"))) return st;
+  rl_bench_args a = {.c = p.c,
+                     .steps = p.steps,
+                     .reps = (int)p.reps,
+                     .engines = p.engines,
+                     .stages = p.stages,
+                     .device = p.device,
+                     .threads = (int)p.threads};
+  if (p.envs && (st = parse_envs(p.envs, a.envs, &a.nenvs))) return st;
+  if (p.device && strcmp(p.device, "cpu") && strcmp(p.device, "cuda"))
+    return bad("bench", "--device '%s' (allowed: cpu, cuda)", p.device);
+  if (p.device && !p.envs) return bad("bench", "--device needs --envs N1,N2,...%s", "");
   rl_csv w;
   if ((st = open_out(&p, &w, 0))) return st;
   a.c.out = p.c.out;
@@ -300,7 +381,9 @@ static int cmd_report(int argc, char **argv) {
     fputs(usage_report, stdout);
     return RL_EXIT_OK;
   }
-  if (argc != 1 || argv[0][0] == '-') {
+  for (int i = 0; i < argc; i++)
+    if (argv[i][0] == '-') return bad("report", "unknown option '%s'", argv[i]);
+  if (argc != 1) {
     rl_errorf("report: expected exactly one RESULTS_DIR (see 'rigidlab report --help')");
     return RL_EXIT_BADINPUT;
   }
@@ -359,20 +442,27 @@ static int cmd_run(int argc, char **argv) {
       a.resume = 1;
       continue;
     }
+    if (!rl_in_list("--out,--jobs,--shard,--opt", o)) return bad("run", "unknown option '%s'", o);
     if (!v) return bad("run", "option %s needs a value", o);
     i++;
     long x;
+    int st;
     if (!strcmp(o, "--out")) a.out = v;
     else if (!strcmp(o, "--jobs")) {
-      if (parse_long(v, 1, &x) || x > 1024) return bad("run", "--jobs '%s' is not an integer in 1..1024", v);
+      if ((st = long_flag("run", RL_NUM_jobs, o, v, &x))) return st;
       a.jobs = (int)x;
     } else if (!strcmp(o, "--shard")) {
-      int si, sn;
-      char extra;
-      if (sscanf(v, "%d/%d%c", &si, &sn, &extra) != 2 || sn < 1 || si < 1 || si > sn)
+      /* I/N: N from the number table, 1 <= I <= N */
+      char num[64];
+      const char *slash = strchr(v, '/');
+      long si, sn;
+      if (!slash || (size_t)(slash - v) >= sizeof num)
         return bad("run", "--shard '%s' (expected I/N with 1 <= I <= N)", v);
-      a.shard_i = si;
-      a.shard_n = sn;
+      snprintf(num, sizeof num, "%.*s", (int)(slash - v), v);
+      if ((st = long_flag("run", RL_NUM_shards, "--shard N", slash + 1, &sn))) return st;
+      if (rl_parse_long(num, 1, sn, &si)) return bad("run", "--shard '%s' (expected I/N with 1 <= I <= N)", v);
+      a.shard_i = (int)si;
+      a.shard_n = (int)sn;
     } else if (!strcmp(o, "--opt")) {
       if (a.nopts >= RL_MAX_OPTS) return bad("run", "too many --opt (max %s)", "64");
       a.opts[a.nopts++] = v;
@@ -394,6 +484,15 @@ static int cmd_run(int argc, char **argv) {
     if (!a.nspec) return bad("run", "no SPEC.ini given and no experiments/*.ini here%s", "");
     qsort(found, (size_t)a.nspec, sizeof found[0], (int (*)(const void *, const void *))strcmp);
     for (int i = 0; i < a.nspec; i++) a.specs[i] = found[i];
+  }
+  /* every --opt checked against the option table before anything is created */
+  for (int i = 0; i < a.nopts; i++) {
+    rl_opt_value ov;
+    char err[2048];
+    if (rl_opt_parse(a.opts[i], &ov, err, sizeof err)) {
+      rl_errorf("%s", err);
+      return RL_EXIT_BADINPUT;
+    }
   }
   /* MuJoCo's warnings stay quiet; its errors end the worker with exit 2 (mujoco_error) */
   return rl_run(&a);

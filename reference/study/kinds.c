@@ -12,10 +12,11 @@
 #include "runner.h"
 
 /* One row per kind: the descriptor rl_kind_NAME defined in NAME.c.  A new kind is one more row here. */
-#define RL_STUDY_KIND_ROWS                                                                                     \
-  ROW(trajectory)                                                                                              \
-  ROW(refinement) ROW(fp32) ROW(residuals) ROW(convergence) ROW(lockstep) ROW(device) ROW(speed) ROW(analytic) \
-      ROW(verify) ROW(agreement) ROW(contact) ROW(bench)
+#define RL_STUDY_KIND_ROWS                                                                                 \
+  ROW(trajectory)                                                                                          \
+  ROW(refinement)                                                                                          \
+  ROW(fp32) ROW(residuals) ROW(convergence) ROW(lockstep) ROW(device) ROW(speed) ROW(analytic) ROW(verify) \
+      ROW(agreement) ROW(contact) ROW(bench)
 
 #define ROW(k) extern const rl_study_kind rl_kind_##k;
 RL_STUDY_KIND_ROWS
@@ -56,7 +57,13 @@ long rl_study_point_steps(const rl_spec *s, const rl_point *q, char *err, int er
   if (s->steps >= 0) return s->steps;
   double dt = rl_study_point_dt(q, err, errlen);
   if (isnan(dt)) return -1;
-  long n = lround(s->duration / dt);
+  double x = s->duration / dt;
+  if (!(x <= (double)RL_MAX_STEPS)) {
+    rl_snprintf(err, (size_t)errlen, "%s: duration %g s at time step %g s is %g steps (allowed: at most %ld)", s->path,
+                s->duration, dt, x, RL_MAX_STEPS);
+    return -1;
+  }
+  long n = lround(x);
   return n < 1 ? 1 : n;
 }
 

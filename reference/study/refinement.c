@@ -25,6 +25,7 @@
 #include "kinds.h"
 #include "runner.h"
 #include "study_kinds.h"
+#include "options.h"
 
 #define NSEG 8
 
@@ -74,8 +75,15 @@ static int refinement_run(const char *dir, const rl_spec *s, const rl_point *q, 
     rl_errorf("%s", err);
     return RL_EXIT_BADINPUT;
   }
-  long steps0 = s->steps >= 0 ? s->steps : lround(s->duration / dt0);
   int K = s->levels, st = 0;
+  /* the finest level runs steps0 · 2^(K−1) steps: within the cap of a run's steps */
+  double n0 = s->steps >= 0 ? (double)s->steps : s->duration / dt0;
+  if (!(ldexp(n0, K - 1) <= (double)RL_MAX_STEPS)) {
+    rl_errorf("%s: %g steps at the finest of %d levels (allowed: at most %ld)", s->path, ldexp(n0, K - 1), K,
+              RL_MAX_STEPS);
+    return RL_EXIT_BADINPUT;
+  }
+  long steps0 = s->steps >= 0 ? s->steps : lround(s->duration / dt0);
   for (int k = 0; k < K && !st; k++) {
     char suf[16];
     rl_snprintf(suf, sizeof suf, ".L%d", k);

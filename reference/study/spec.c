@@ -6,7 +6,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "mj_load.h"
 #include "spec.h"
 #include "kinds.h"
@@ -104,16 +106,86 @@ static const char *metric_list =
     "verify_failed_rows_f32, verify_worst_ratio_f64, verify_worst_ratio_f32, traj_rel_err_max, chain_exponent, "
     "mujoco_chain_exponent";
 
-/* the reader counts lines so that the handler knows where it is */
+/* The reader counts lines so that the handler knows where it is, and carries lines longer than inih's
+ * own buffer (the system library's, INI_MAX_LINE: 200 characters): such a line reaches inih as
+ * "KEY = \x01" and its value, prepared as inih prepares one (inline "; comment" cut, blanks trimmed), waits
+ * in s->long_value for the handler.  A line over RL_SPEC_MAXLINE characters, a long key or section, and a
+ * NUL byte (a binary file) end the parse with one line naming the line. */
 typedef struct reader {
   FILE *f;
   int *line;
+  rl_spec *s;
 } reader;
+
+#define LONG_VALUE "\x01"
+
+/* inih's inline comment: ';' after a blank */
+static void cut_inline_comment(char *v) {
+  for (char *c = v; *c; c++)
+    if (*c == ';' && c > v && isspace((unsigned char)c[-1])) {
+      *c = 0;
+      return;
+    }
+}
+
+static char *trim(char *s);
+
+/* stop the parse at the current line with MSG (the handler and load() report s->err) */
+static char *reader_fail(reader *r, char *buf, const char *msg) {
+  rl_spec *s = r->s;
+  if (!s->err[0]) {
+    rl_snprintf(s->err, sizeof s->err, "%s:%d: %s", s->path, *r->line, msg);
+    s->err_line = *r->line;
+  }
+  free(buf);
+  return NULL;
+}
+
 static char *read_line(char *str, int num, void *stream) {
   reader *r = stream;
-  char *s = fgets(str, num, r->f);
-  if (s) ++*r->line;
-  return s;
+  rl_spec *s = r->s;
+  char *buf = NULL;
+  size_t cap = 0;
+  ssize_t n = getline(&buf, &cap, r->f);
+  if (n < 0 || s->err[0]) {
+    free(buf);
+    return NULL;
+  }
+  ++*r->line;
+  if (memchr(buf, 0, (size_t)n)) return reader_fail(r, buf, "a NUL byte (not a text file)");
+  if (n > RL_SPEC_MAXLINE) {
+    char msg[96];
+    rl_snprintf(msg, sizeof msg, "line too long (%zd characters; at most %d)", n, RL_SPEC_MAXLINE);
+    return reader_fail(r, buf, msg);
+  }
+  const char *start = buf;
+  while (isspace((unsigned char)*start)) start++;
+  s->continued = start > buf && *start && *start != ';' && *start != '#';
+  if (n < num) {
+    memcpy(str, buf, (size_t)n + 1);
+    free(buf);
+    return str;
+  }
+  /* a long line: a comment is dropped, a continuation or KEY = VALUE carries its value aside */
+  if (*start == ';' || *start == '#') {
+    free(buf);
+    return strcpy(str, ";\n");
+  }
+  char *value;
+  if (s->continued) {
+    rl_snprintf(str, (size_t)num, " " LONG_VALUE "\n");
+    value = (char *)start;
+  } else {
+    char *eq = strpbrk(buf, "=:");
+    if (*start == '[' || !eq || eq - buf > num - 8) return reader_fail(r, buf, "line too long for a section or key");
+    rl_snprintf(str, (size_t)num, "%.*s= " LONG_VALUE "\n", (int)(eq - buf), buf);
+    value = eq + 1;
+  }
+  cut_inline_comment(value);
+  free(s->long_value);
+  s->long_value = strdup(trim(value));
+  free(buf);
+  return s->long_value ? str : reader_fail(r, NULL, "out of memory");
 }
 
 static char *trim(char *s) {
@@ -158,51 +230,81 @@ static int scenes_distinct(const rl_spec *s, char *err, int errlen) {
   return 0;
 }
 
-#define FAIL(...)                                                             \
-  do {                                                                        \
-    int n_ = rl_snprintf(s->err, sizeof s->err, "%s:%d: ", s->path, s->line); \
-    rl_snprintf(s->err + n_, sizeof s->err - (size_t)n_, __VA_ARGS__);        \
-    return 0;                                                                 \
+/* the first error of a spec is the one reported: a later one leaves s->err as it is */
+#define FAIL(...)                                                               \
+  do {                                                                          \
+    if (!s->err[0]) {                                                           \
+      int n_ = rl_snprintf(s->err, sizeof s->err, "%s:%d: ", s->path, s->line); \
+      rl_snprintf(s->err + n_, sizeof s->err - (size_t)n_, __VA_ARGS__);        \
+      s->err_line = s->line;                                                    \
+    }                                                                           \
+    return 0;                                                                   \
   } while (0)
 
-/* drop the first n items of a list made by split */
-static void split_free(char **out, int *n) {
-  for (int i = 0; i < *n; i++) free(out[i]);
+/* split a comma-separated list into malloc'ed trimmed items; −1 on an empty item, −2 on more than MAX
+   items (nothing is left allocated on either: *n is 0) */
+static int split(const char *value, char **out, int max, int *n) {
+  char *buf = strdup(value);
   *n = 0;
+  if (!buf) return -1;
+  int r = 0;
+  char *p = buf;
+  for (;;) {
+    char *c = strchr(p, ',');
+    if (c) *c = 0;
+    char *t = trim(p);
+    if (!*t) r = -1;
+    else if (*n >= max) r = -2;
+    else if (!(out[*n] = strdup(t))) r = -1;
+    else ++*n;
+    if (r || !c) break;
+    p = c + 1;
+  }
+  free(buf);
+  if (r) {
+    for (int i = 0; i < *n; i++) free(out[i]);
+    *n = 0;
+  }
+  return r;
 }
 
-/* split a comma-separated list into malloc'ed trimmed items; −1 on an empty item, −2 on more than max
-   items (no item is kept on failure: *n = 0) */
-static int split(const char *value, char **out, int max, int *n) {
-  char buf[4096];
-  rl_snprintf(buf, sizeof buf, "%s", value);
-  *n = 0;
-  char *save = NULL;
-  int commas = 0;
-  for (const char *c = buf; *c; c++) commas += *c == ',';
-  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    t = trim(t);
-    int r = !*t ? -1 : *n >= max ? -2 : 0;
-    if (r) {
-      split_free(out, n);
-      return r;
-    }
-    out[(*n)++] = strdup(t);
+static int parse_num(const char *v, double *x) { return !rl_parse_real(v, x); }
+
+/* VALUE as row NUM of the number table (options.h): 0, or −1 with s->err "PATH:LINE: [experiment] KEY: …" */
+static int spec_number(rl_spec *s, int num, const char *key, const char *value, double *x) {
+  char label[1200], err[2048];
+  rl_snprintf(label, sizeof label, "%s:%d: [experiment] %s", s->path, s->line, key);
+  if (!rl_number_parse(num, label, value, x, err, sizeof err)) return 0;
+  if (!s->err[0]) {
+    rl_snprintf(s->err, sizeof s->err, "%s", err);
+    s->err_line = s->line;
   }
-  if (*n == commas + 1) return 0;
-  split_free(out, n);
   return -1;
 }
 
-static int parse_num(const char *v, double *x) {
-  char *end;
-  errno = 0;
-  *x = strtod(v, &end);
-  return *v && !*end && !errno && isfinite(*x);
+/* [experiment] KEY given before (scene excepted: its list goes on): 1 with s->err, else 0 and KEY noted */
+static int given_twice(rl_spec *s, const char *key) {
+  if (!strcmp(key, "scene")) return 0;
+  for (int i = 0; i < s->nseen; i++)
+    if (!strcmp(s->seen[i], key)) {
+      if (!s->err[0]) {
+        rl_snprintf(s->err, sizeof s->err, "%s:%d: [experiment] %s given twice (first on line %d)", s->path, s->line,
+                    key, s->seen_line[i]);
+        s->err_line = s->line;
+      }
+      return 1;
+    }
+  if (s->nseen < 16 && strlen(key) < sizeof s->seen[0]) {
+    rl_snprintf(s->seen[s->nseen], sizeof s->seen[0], "%s", key);
+    s->seen_line[s->nseen++] = s->line;
+  }
+  return 0;
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value) {
   rl_spec *s = user;
+  if (s->err[0]) return 0; /* the first error stands */
+  if (!strcmp(value, LONG_VALUE) && s->long_value) value = s->long_value;
   if (strcmp(section, "experiment") && strcmp(section, "sweep") && strcmp(section, "reference") &&
       strcmp(section, "metrics") && strcmp(section, "check"))
     FAIL("unknown section [%s] (allowed: experiment, sweep, reference, metrics, check)", section);
@@ -232,6 +334,10 @@ static int handler(void *user, const char *section, const char *name, const char
     return 1;
   }
   if (!strcmp(section, "experiment")) {
+    double x;
+    if (s->continued && strcmp(name, "scene"))
+      FAIL("[experiment] %s: an indented line continues it (only a scene list goes on)", name);
+    if (given_twice(s, name)) return 0;
     if (!strcmp(name, "name")) {
       if (!*value || strlen(value) >= sizeof s->name) FAIL("name '%s': expected 1-127 characters", value);
       for (const char *c = value; *c; c++)
@@ -263,6 +369,15 @@ static int handler(void *user, const char *section, const char *name, const char
         free(items[i]);
         items[i] = strdup(p);
       }
+      /* a scene twice would give two points one id (one trajectory file) */
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < s->nscene + i; j++)
+          if (!strcmp(items[i], j < s->nscene ? s->scene[j] : items[j - s->nscene])) {
+            char dup[1200];
+            rl_snprintf(dup, sizeof dup, "%s", items[i]);
+            for (int k = 0; k < n; k++) free(items[k]);
+            FAIL("scene '%s' given twice", dup);
+          }
       /* scene given again (or continued on an indented line): the list goes on */
       if (s->nscene + n > RL_SPEC_MAXSCENES) {
         for (int j = 0; j < n; j++) free(items[j]);
@@ -272,21 +387,17 @@ static int handler(void *user, const char *section, const char *name, const char
       s->nscene += n;
       s->scene_line = s->line; /* the latest scene line (messages about a scene name it) */
     } else if (!strcmp(name, "steps")) {
-      char *end;
-      long v = strtol(value, &end, 10);
-      if (!*value || *end || v < 1) FAIL("steps '%s': expected a positive integer", value);
-      s->steps = v;
+      if (spec_number(s, RL_NUM_steps, name, value, &x)) return 0;
+      s->steps = (long)x;
       s->duration = 0;
     } else if (!strcmp(name, "duration")) {
-      double x;
-      if (!parse_num(value, &x) || !(x > 0)) FAIL("duration '%s': expected a positive number of seconds", value);
+      if (spec_number(s, RL_NUM_duration, name, value, &x)) return 0;
       s->duration = x;
+      s->duration_line = s->line;
       s->steps = -1;
     } else if (!strcmp(name, "seed")) {
-      char *end;
-      long v = strtol(value, &end, 10);
-      if (!*value || *end || v < 0) FAIL("seed '%s': expected a non-negative integer", value);
-      s->seed = (unsigned long)v;
+      if (spec_number(s, RL_NUM_seed, name, value, &x)) return 0;
+      s->seed = (unsigned long)x;
     } else if (!strcmp(name, "description")) {
       rl_snprintf(s->description, sizeof s->description, "%s", value);
     } else if (!strcmp(name, "kind")) {
@@ -297,19 +408,14 @@ static int handler(void *user, const char *section, const char *name, const char
       s->kind = k;
       s->kind_line = s->line;
     } else if (!strcmp(name, "levels")) {
-      char *end;
-      long v = strtol(value, &end, 10);
-      if (!*value || *end || v < 4 || v > 12) FAIL("levels '%s': expected an integer from 4 to 12", value);
-      s->levels = (int)v;
+      if (spec_number(s, RL_NUM_levels, name, value, &x)) return 0;
+      s->levels = (int)x;
       s->levels_line = s->line;
     } else if (!strcmp(name, "states")) {
-      char *end;
-      long v = strtol(value, &end, 10);
-      if (!*value || *end || v < 1 || v > 100) FAIL("states '%s': expected an integer from 1 to 100", value);
-      s->states = (int)v;
+      if (spec_number(s, RL_NUM_conv_states, name, value, &x)) return 0;
+      s->states = (int)x;
       s->states_line = s->line;
     } else if (!strcmp(name, "rows_only")) {
-      split_free(s->rows_only, &s->nrows_only); /* given again: the later list */
       int r = split(value, s->rows_only, RL_SPEC_MAXSCENES, &s->nrows_only);
       if (r || !s->nrows_only) FAIL("rows_only '%s': expected a comma-separated list of scene names", value);
       s->rows_only_line = s->line;
@@ -336,10 +442,8 @@ static int handler(void *user, const char *section, const char *name, const char
       dst[k] = 0;
       *(st ? &s->stages_line : &s->engines_line) = s->line;
     } else if (!strcmp(name, "reps")) {
-      char *end;
-      long v = strtol(value, &end, 10);
-      if (!*value || *end || v < 1 || v > 1000) FAIL("reps '%s': expected an integer from 1 to 1000", value);
-      s->reps = (int)v;
+      if (spec_number(s, RL_NUM_reps, name, value, &x)) return 0;
+      s->reps = (int)x;
       s->reps_line = s->line;
     } else
       FAIL("[experiment] unknown key '%s' (allowed: name, scene, steps, duration, seed, description, kind, levels, "
@@ -371,7 +475,9 @@ static int handler(void *user, const char *section, const char *name, const char
         if (strcmp(v, "f64") && strcmp(v, "f32")) FAIL("[sweep] precision: bad value '%s' (allowed: f64, f32)", v);
       } else if (!strcmp(name, "dt")) {
         double x;
-        if (!parse_num(v, &x) || !(x > 0)) FAIL("[sweep] dt: bad value '%s' (allowed: a positive number)", v);
+        char label[64], e2[512];
+        rl_snprintf(label, sizeof label, "[sweep] dt");
+        if (rl_number_parse(RL_NUM_dt, label, v, &x, e2, sizeof e2)) FAIL("%s", e2);
       } else if (!strcmp(name, "device")) {
         if (strcmp(v, "cpu") && strcmp(v, "cuda")) FAIL("[sweep] device: bad value '%s' (allowed: cpu, cuda)", v);
       } else if (!strcmp(name, "timestep")) FAIL("[sweep] use 'dt' for the time step, not '%s'", name);
@@ -381,6 +487,8 @@ static int handler(void *user, const char *section, const char *name, const char
   }
   if (!strcmp(section, "metrics")) {
     if (strcmp(name, "names")) FAIL("[metrics] unknown key '%s' (allowed: names)", name);
+    if (s->metrics_line) FAIL("[metrics] names given twice (first on line %d)", s->metrics_line);
+    s->metrics_line = s->line;
     char *items[RL_NMET + 1];
     int n, r = split(value, items, RL_NMET + 1, &n);
     s->metrics = 0;
@@ -521,6 +629,34 @@ static int kind_check(rl_spec *s, char *err, int errlen) {
   return k->check ? k->check(s, err, errlen) : 0;
 }
 
+/* duration / dt within the cap of a run's steps for every point: the dt axis when there is one (it sets
+   every point's step), else each scene's own time step.  0, or −1 with err naming the duration's line */
+static int duration_steps_check(const rl_spec *s, char *err, int errlen) {
+  if (!(s->duration > 0)) return 0;
+  int line = 0, a = rl_spec_axis_find(s, "dt", &line);
+  for (int i = 0; i < (a >= 0 ? s->axis[a].nval : s->nscene); i++) {
+    double dt;
+    if (a >= 0) dt = strtod(s->axis[a].val[i], NULL);
+    else {
+      if (!strncmp(s->scene[i], "chain:", 6)) continue;
+      char e2[1024];
+      mjModel *m = rl_mj_load(s->scene[i], e2, sizeof e2);
+      if (!m) {
+        rl_snprintf(err, (size_t)errlen, "%s:%d: %s", s->path, s->scene_line, e2);
+        return -1;
+      }
+      dt = m->opt.timestep;
+      mj_deleteModel(m);
+    }
+    if (!(s->duration / dt <= (double)RL_MAX_STEPS)) {
+      rl_snprintf(err, (size_t)errlen, "%s:%d: duration %g s at time step %g s is %g steps (allowed: at most %ld)",
+                  s->path, s->duration_line, s->duration, dt, s->duration / dt, RL_MAX_STEPS);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 static int load(const char *path, rl_spec *s, int no_files, char *err, int errlen) {
   memset(s, 0, sizeof *s);
   s->no_files = no_files;
@@ -529,17 +665,29 @@ static int load(const char *path, rl_spec *s, int no_files, char *err, int errle
   s->seed = 1;
   s->metrics = (1ull << RL_NMET) - 1;
   s->kind = rl_study_kinds[0]; /* trajectory */
+  struct stat sb;
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    rl_snprintf(err, (size_t)errlen, "%s: is %s, not an experiment spec (an .ini file)", path,
+                S_ISDIR(sb.st_mode) ? "a directory" : "not a regular file");
+    return RL_EXIT_BADINPUT;
+  }
   FILE *f = fopen(path, "r");
   if (!f) {
     rl_snprintf(err, (size_t)errlen, "%s: cannot read: %s", path, strerror(errno));
     return RL_EXIT_BADINPUT;
   }
-  reader rd = {f, &s->line};
+  reader rd = {f, &s->line, s};
   int r = ini_parse_stream(read_line, &rd, handler, s);
+  int read_err = ferror(f);
   fclose(f);
-  if (r) {
-    if (s->err[0]) rl_snprintf(err, (size_t)errlen, "%s", s->err);
-    else rl_snprintf(err, (size_t)errlen, "%s:%d: syntax error (expected [section] or key = value)", path, r);
+  free(s->long_value);
+  s->long_value = NULL;
+  if (r || s->err[0] || read_err) {
+    /* the first error of the file: a syntax error (inih's line r) before the handler's or the reader's */
+    if (r > 0 && (!s->err[0] || r < s->err_line))
+      rl_snprintf(err, (size_t)errlen, "%s:%d: syntax error (expected [section] or key = value)", path, r);
+    else if (s->err[0]) rl_snprintf(err, (size_t)errlen, "%s", s->err);
+    else rl_snprintf(err, (size_t)errlen, "%s: cannot read: %s", path, read_err ? "read error" : "out of memory");
     rl_spec_free(s);
     return RL_EXIT_BADINPUT;
   }
@@ -598,6 +746,10 @@ static int load(const char *path, rl_spec *s, int no_files, char *err, int errle
     }
     mj_deleteModel(m);
   }
+  if (!no_files && duration_steps_check(s, err, errlen)) {
+    rl_spec_free(s);
+    return RL_EXIT_BADINPUT;
+  }
   s->text = slurp(path);
   if (!s->text) s->text = strdup("");
   return 0;
@@ -613,9 +765,9 @@ static void append_id(char *id, size_t n, const char *part) {
   rl_snprintf(id + l, n - l, "%s%s", l ? "." : "", part);
 }
 
-/* the order of points by what their reference shares with them: scene, dt as written, the options */
-static int by_setting(const rl_point *a, const rl_point *b) {
-  if (a->scene != b->scene) return a->scene < b->scene ? -1 : 1;
+/* the key a point's reference is matched by: scene (the spec's entry), dt as written, options in order */
+static int ref_key_cmp(const rl_point *a, const rl_point *b) {
+  if (a->scene != b->scene) return (uintptr_t)a->scene < (uintptr_t)b->scene ? -1 : 1;
   int c = strcmp(a->dt_text, b->dt_text);
   if (c) return c;
   if (a->nopts != b->nopts) return a->nopts < b->nopts ? -1 : 1;
@@ -623,42 +775,30 @@ static int by_setting(const rl_point *a, const rl_point *b) {
     if ((c = strcmp(a->opts[k], b->opts[k]))) return c;
   return 0;
 }
-
-/* qsort order of mujoco points: by setting, then by index (the first of equal settings leads) */
-static int by_setting_index(const void *x, const void *y) {
+/* by key, then by index (the first of equal keys first) */
+static int ref_order(const void *x, const void *y) {
   const rl_point *a = *(const rl_point *const *)x, *b = *(const rl_point *const *)y;
-  int c = by_setting(a, b);
+  int c = ref_key_cmp(a, b);
   return c ? c : (a->index > b->index) - (a->index < b->index);
 }
 
-/* the reference of each point: the first mujoco point with the same scene, dt and options (−1: none),
-   found by binary search among the mujoco points sorted by setting, O(n log n) */
-static void set_refs(rl_point *p, int n) {
-  rl_point **mj = malloc(sizeof *mj * (size_t)(n ? n : 1));
-  int nmj = 0;
-  for (int i = 0; i < n; i++)
-    if (!strcmp(p[i].engine, "mujoco")) mj[nmj++] = &p[i];
-  qsort(mj, (size_t)nmj, sizeof *mj, by_setting_index);
-  for (int i = 0; i < n; i++) {
-    int lo = 0, hi = nmj; /* the first mujoco point whose setting is not below p[i]'s */
-    while (lo < hi) {
-      int mid = lo + (hi - lo) / 2;
-      if (by_setting(mj[mid], &p[i]) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    p[i].ref = lo < nmj && !by_setting(mj[lo], &p[i]) ? mj[lo]->index : -1;
-  }
-  free(mj);
-}
-
 int rl_spec_expand(const rl_spec *s, rl_point **pts, char *err, int errlen) {
+  /* the product of the axis lengths, checked before each multiplication (it cannot wrap) */
   long total = s->nscene;
-  for (int a = 0; a < s->naxes; a++) total *= s->axis[a].nval;
-  if (total > 100000) {
-    rl_snprintf(err, (size_t)errlen, "%s: the sweep has %ld points (at most 100000)", s->path, total);
+  double all = s->nscene;
+  for (int a = 0; a < s->naxes; a++) all *= s->axis[a].nval;
+  for (int a = 0; a < s->naxes && total <= RL_SPEC_MAXPOINTS; a++)
+    total = total > RL_SPEC_MAXPOINTS / s->axis[a].nval ? RL_SPEC_MAXPOINTS + 1 : total * s->axis[a].nval;
+  if (total > RL_SPEC_MAXPOINTS || total < 1) {
+    rl_snprintf(err, (size_t)errlen, "%s: the sweep has %.0f points (allowed: 1 to %d)", s->path, all,
+                RL_SPEC_MAXPOINTS);
     return -1;
   }
   rl_point *p = calloc((size_t)total, sizeof *p);
+  if (!p) {
+    rl_snprintf(err, (size_t)errlen, "%s: out of memory for %ld points", s->path, total);
+    return -1;
+  }
   int n = 0, idx[RL_SPEC_MAXAXES + 1] = {0};
   for (long c = 0; c < total; c++) {
     /* mixed-radix counter: scene outermost, last axis fastest */
@@ -712,7 +852,28 @@ int rl_spec_expand(const rl_spec *s, rl_point **pts, char *err, int errlen) {
     }
     q->index = n++;
   }
-  set_refs(p, n);
+  /* the reference of each point: the first mujoco point with the same scene, dt and options, found by binary
+     search among the mujoco points sorted by that key (n log n: a sweep of 100 000 points takes no time) */
+  const rl_point **mj = malloc(sizeof *mj * ((size_t)n + 1));
+  if (!mj) {
+    rl_spec_free_points(p, n);
+    rl_snprintf(err, (size_t)errlen, "%s: out of memory for %d points", s->path, n);
+    return -1;
+  }
+  int nmj = 0;
+  for (int i = 0; i < n; i++)
+    if (!strcmp(p[i].engine, "mujoco")) mj[nmj++] = &p[i];
+  qsort(mj, (size_t)nmj, sizeof *mj, ref_order);
+  for (int i = 0; i < n; i++) {
+    int lo = 0, hi = nmj; /* the first mujoco point whose key is not below p[i]'s */
+    while (lo < hi) {
+      int mid = lo + (hi - lo) / 2;
+      if (ref_key_cmp(mj[mid], &p[i]) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    p[i].ref = lo < nmj && !ref_key_cmp(mj[lo], &p[i]) ? mj[lo]->index : -1;
+  }
+  free(mj);
   *pts = p;
   return n;
 }

@@ -42,7 +42,9 @@
  *
  * Points are the cartesian product, scene outermost, then the [sweep] axes in file order (the last
  * axis varies fastest); mujoco × f32 is skipped (MuJoCo is f64 only).  Errors: one line naming
- * FILE:LINE, the key or value, and what is allowed. */
+ * FILE:LINE, the key or value, and what is allowed; the first error of the file is the one named.
+ * Numbers go through the number table (options.h); an [experiment] key given twice is refused (scene
+ * excepted: its list goes on); lines up to RL_SPEC_MAXLINE characters. */
 #ifndef RL_SPEC_H
 #define RL_SPEC_H
 
@@ -53,6 +55,8 @@
 #define RL_SPEC_MAXVALS   32
 #define RL_SPEC_MAXSCENES 32
 #define RL_SPEC_MAXBANDS  32
+#define RL_SPEC_MAXPOINTS 100000 /* points of one sweep */
+#define RL_SPEC_MAXLINE   65536  /* characters in one line of a spec */
 
 enum { RL_BAND_ABS, RL_BAND_REL, RL_BAND_RATIO };
 
@@ -173,7 +177,13 @@ typedef struct rl_spec {
   int line;
   char section[64];
   char err[1024];
+  int err_line; /* the line of err (the first error is the one reported) */
   int no_files;
+  int continued;    /* the line being parsed is an indented continuation of the previous key */
+  char *long_value; /* the value of a line longer than inih's buffer (the reader's, see spec.c) */
+  char seen[16][16];
+  int nseen, seen_line[16]; /* [experiment] keys given so far, and their lines */
+  int metrics_line, duration_line;
 } rl_spec;
 
 typedef struct rl_point {

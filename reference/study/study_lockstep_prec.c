@@ -60,9 +60,16 @@ int study_lockstep(const rl_sim_args *a) {
     rl_pair_free(&p);
     return RL_EXIT_BADINPUT;
   }
-  long steps = a->steps >= 0 ? a->steps : lround(a->duration / p.mjm->opt.timestep);
+  char serr[256];
+  long steps = rl_run_steps(a, p.mjm->opt.timestep, serr, sizeof serr);
+  if (steps < 0) {
+    rl_errorf("%s: %s", a->c.model, serr);
+    rl_avbd_free(am);
+    rl_pair_free(&p);
+    return RL_EXIT_BADINPUT;
+  }
   mjData *mjd = mj_makeData(p.mjm);
-  rl_data *d = rl_data_alloc(p.m);
+  rl_data *d = rl_pair_data(&p);
   real *save = am ? malloc(sizeof(real) * (2 * (size_t)am->nrow + 1)) : NULL;
   mj_resetData(p.mjm, mjd);
   if (am) {

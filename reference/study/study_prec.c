@@ -70,7 +70,7 @@ int study_onestep(const rl_sim_args *a, long nsteps, int n, int nq, int nv, cons
     rl_pair_free(&p);
     return RL_EXIT_BADINPUT;
   }
-  rl_data *d = rl_data_alloc(p.m);
+  rl_data *d = rl_pair_data(&p);
   for (int s = 0; s < n; s++) {
     rl_set_state(&p, d, NULL, qpos + (size_t)s * (size_t)nq, qvel + (size_t)s * (size_t)nv, NULL);
     for (int i = 0; i < nv; i++) d->qacc_warmstart[i] = 0;
@@ -133,7 +133,7 @@ int study_ode(const rl_sim_args *a, double tfinal, int nq, const double *qpos0, 
     return 1;
   }
   int nv = p.m->nv;
-  ode_ctx c = {p.m, rl_data_alloc(p.m)};
+  ode_ctx c = {p.m, rl_pair_data(&p)};
   double *y = malloc(sizeof(double) * 2 * (size_t)nv);
   for (int i = 0; i < nv; i++) {
     y[i] = qpos0[i];
@@ -262,9 +262,16 @@ int study_residuals(const rl_sim_args *a) {
     rl_pair_free(&p);
     return RL_EXIT_BADINPUT;
   }
-  long steps = a->steps >= 0 ? a->steps : lround(a->duration / p.mjm->opt.timestep);
+  char serr[256];
+  long steps = rl_run_steps(a, p.mjm->opt.timestep, serr, sizeof serr);
+  if (steps < 0) {
+    rl_errorf("%s: %s", a->c.model, serr);
+    rl_avbd_free(am);
+    rl_pair_free(&p);
+    return RL_EXIT_BADINPUT;
+  }
   mjData *mjd = mj_makeData(p.mjm);
-  rl_data *d = rl_data_alloc(p.m);
+  rl_data *d = rl_pair_data(&p);
   mj_resetData(p.mjm, mjd);
   rl_set_state(&p, d, mjd, mjd->qpos, mjd->qvel, mjd->ctrl);
   if (am) rl_avbd_from_generalized(am, p.m, d);
@@ -348,7 +355,7 @@ int study_convergence(const rl_sim_args *a, int nstates, long stride, int niter)
   mc->opt.tolerance = 0;
   mc->opt.disableflags |= mjDSBL_WARMSTART;
   mjData *traj = mj_makeData(p.mjm), *dc = mj_makeData(mc);
-  rl_data *d = rl_data_alloc(p.m);
+  rl_data *d = rl_pair_data(&p);
   double *astar = malloc(sizeof(double) * ((size_t)nv + 1));
   double *gap = malloc(sizeof(double) * ((size_t)niter + 1));
   rl_model mm = *p.m; /* shallow copy: same arrays, own options */
@@ -459,7 +466,7 @@ int study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, int n
     return RL_EXIT_BADINPUT;
   }
   mjData *traj = mj_makeData(p.mjm);
-  rl_data *d = rl_data_alloc(p.m);
+  rl_data *d = rl_pair_data(&p);
   double *rows = malloc(sizeof(double) * AVBD_CONV_NCOL * ((size_t)niter + 1));
   rl_csv *w = a->c.out;
   const char *cols[AVBD_CONV_NCOL] = {"state",      "step",        "iter",     "dist_m",     "dist_rad",

@@ -365,6 +365,10 @@ static double assemble(const prob *pb, const rl_avbd_ref *ref, double *K, double
 
 int rl_avbd_ref_solve(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, const rl_data *d) {
   memset(ref, 0, sizeof *ref);
+  if (am->ncmp > 0) { /* compound joints' rows are not rebuilt here */
+    ref->info = -2;
+    return -1;
+  }
   prob pb = {am,   m,    d,   (double)m->opt.timestep, (double)am->prm.alpha_joint, am->nb, 0, NULL, NULL, NULL,
              NULL, NULL, NULL};
   int dis = m->opt.disableflags;

@@ -50,7 +50,8 @@ typedef struct rl_avbd_ref {
 } rl_avbd_ref;
 
 /* Solve the step problem from am's current (step-start) state; am is not modified.
-   Returns 0, or −1 (allocation failure or a singular KKT matrix: ref->info). */
+   Returns 0, or −1 (allocation failure, a singular KKT matrix: ref->info, or compound joints, whose rows
+   the reference does not rebuild: ref->info = −2). */
 int rl_avbd_ref_solve(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, const rl_data *d);
 /* Distance of am's poses to the reference solution: max_i ‖x_i − x_i*‖ (m) and max_i ‖Log(q_i q_i*⁻¹)‖ (rad). */
 void rl_avbd_ref_distance(const rl_avbd_ref *ref, const rl_avbd *am, double *dx, double *dtheta);

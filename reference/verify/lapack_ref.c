@@ -187,6 +187,28 @@ double rl_ref_cost(const rl_ref_problem *p, const double *a, double *grad, int *
   return s;
 }
 
+/* The magnitude the cost is formed from, scale(a) = ½aᵀMa + ½a₀ᵀMa₀ + s(J·a − aref) ≥ ½|cost(a)|:
+   cost = ½aᵀMa − aᵀMa₀ + ½a₀ᵀMa₀ + s, so rounding in any of its terms is relative to this, not to the
+   cost itself, which nearly vanishes wherever the constrained optimum is close to the unconstrained one
+   (a ≈ a₀, with |a| possibly large). */
+double rl_ref_cost_scale(const rl_ref_problem *p, const double *a) {
+  int nv = p->nv, ne = p->nefc;
+  double *jar = malloc(sizeof(double) * (size_t)(ne + 1)), *f = malloc(sizeof(double) * (size_t)(ne + 1));
+  int *st = malloc(sizeof(int) * (size_t)(ne + 1));
+  double *Mx = malloc(sizeof(double) * (size_t)nv + 8);
+  make_jar(p, a, jar);
+  double s = fabs(rows_eval(p, jar, f, st, NULL));
+  cblas_dgemv(CblasRowMajor, CblasNoTrans, nv, nv, 1.0, p->M, nv, a, 1, 0.0, Mx, 1);
+  s += 0.5 * fabs(cblas_ddot(nv, a, 1, Mx, 1));
+  cblas_dgemv(CblasRowMajor, CblasNoTrans, nv, nv, 1.0, p->M, nv, p->a0, 1, 0.0, Mx, 1);
+  s += 0.5 * fabs(cblas_ddot(nv, p->a0, 1, Mx, 1));
+  free(jar);
+  free(f);
+  free(st);
+  free(Mx);
+  return s;
+}
+
 double rl_ref_cost_real(const rl_ref_problem *p, const real *a) {
   double *x = malloc(sizeof(double) * (size_t)p->nv + 8);
   for (int i = 0; i < p->nv; i++) x[i] = (double)a[i];

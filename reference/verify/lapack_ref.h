@@ -7,6 +7,7 @@
  *                    blocks, solved with LAPACKE_dposv) with an exact line search (regula falsi on
  *                    the derivative), iterated until the row states and cone zones stop changing and
  *                    the step is at rounding level;
+ *   rl_ref_cost_scale  the magnitude of the cost's terms, the scale of relative cost differences;
  *   rl_ref_gap       cost(a) − cost(a*) of any iterate (the objective-gap certificate);
  *   rl_ref_newton_check  re-solves a Newton system of the engine with dposv (an rl_solver_observer).
  * Convex resolution only (signorini is a fixed point, not a minimization: see rl_solver.h). */
@@ -22,6 +23,7 @@
 #define rl_ref_problem_free RL_NAME(ref_problem_free)
 #define rl_ref_cost         RL_NAME(ref_cost)
 #define rl_ref_cost_real    RL_NAME(ref_cost_real)
+#define rl_ref_cost_scale   RL_NAME(ref_cost_scale)
 #define rl_ref_optimum      RL_NAME(ref_optimum)
 #define rl_ref_gap          RL_NAME(ref_gap)
 #define rl_ref_newton_check RL_NAME(ref_newton_check)
@@ -49,6 +51,9 @@ void rl_ref_problem_free(rl_ref_problem *p);
 double rl_ref_cost(const rl_ref_problem *p, const double *a, double *grad, int *state);
 /* the same at a working-precision vector */
 double rl_ref_cost_real(const rl_ref_problem *p, const real *a);
+/* ½aᵀMa + ½a₀ᵀMa₀ + s(J·a − aref): the scale of the terms the cost is formed from (≥ ½|cost(a)|), the
+   denominator of relative cost differences (the cost itself can nearly vanish while its terms are large) */
+double rl_ref_cost_scale(const rl_ref_problem *p, const double *a);
 
 /* minimizer to machine precision, from a₀; returns 0 when the active set settled (else iterations ran out);
    cost (may be NULL) receives cost(a*), iters (may be NULL) the Newton iterations */

@@ -1,9 +1,11 @@
 /* pair.c — MuJoCo + rigidlab model pair (see pair.h). */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <mujoco/mjxmacro.h>
 #include "pair.h"
+#include "csv.h"
 
 double rl_round(double x) { return (double)(real)x; }
 
@@ -41,6 +43,7 @@ int rl_pair_load(rl_pair *p, const rl_common_args *c, double dt, char *err, int 
   memset(p, 0, sizeof *p);
   rl_option opt;
   rl_option_default(&opt);
+  p->path = c->model;
   p->mjm = rl_mj_load(c->model, err, errlen);
   if (!p->mjm) return RL_EXIT_BADINPUT;
   for (int i = 0; i < c->nopts; i++)
@@ -56,6 +59,18 @@ int rl_pair_load(rl_pair *p, const rl_common_args *c, double dt, char *err, int 
     return RL_EXIT_BADINPUT;
   }
   return RL_EXIT_OK;
+}
+
+rl_data *rl_pair_data(const rl_pair *p) {
+  rl_data *d = rl_data_alloc(p->m);
+  if (!d) {
+    rl_errorf("%s: out of memory for the simulation data (%d contacts, %d constraint rows, %d Jacobian entries; "
+              "a smaller max_contacts needs less)",
+              p->path ? p->path : "model", p->m->nconmax, p->m->nefcmax, p->m->njmax);
+    rl_csv_abort_all();
+    exit(RL_EXIT_BADINPUT);
+  }
+  return d;
 }
 
 void rl_pair_free(rl_pair *p) {
@@ -86,6 +101,18 @@ int rl_constraint_free(const rl_pair *p, char *why, int whylen) {
     for (int j = 0; j < m->njnt; j++)
       if (m->jnt_limited[j]) {
         snprintf(why, (size_t)whylen, "joint '%s' is limited", names + m->name_jntadr[j]);
+        return 0;
+      }
+  if (!(dis & mjDSBL_LIMIT))
+    for (int k = 0; k < m->ntendon; k++)
+      if (m->tendon_limited[k]) {
+        snprintf(why, (size_t)whylen, "tendon '%s' is limited", names + m->name_tendonadr[k]);
+        return 0;
+      }
+  if (!(dis & mjDSBL_FRICTIONLOSS))
+    for (int k = 0; k < m->ntendon; k++)
+      if (m->tendon_frictionloss[k] > 0) {
+        snprintf(why, (size_t)whylen, "tendon '%s' has frictionloss", names + m->name_tendonadr[k]);
         return 0;
       }
   if (!(dis & mjDSBL_FRICTIONLOSS))

@@ -12,15 +12,21 @@
 #define rl_set_state       RL_NAME(set_state)
 #define rl_constraint_free RL_NAME(constraint_free)
 #define rl_round           RL_NAME(round)
+#define rl_pair_data       RL_NAME(pair_data)
 
 typedef struct rl_pair {
   mjModel *mjm;
   rl_model *m;
+  const char *path; /* the MJCF, for messages */
 } rl_pair;
 
 /* Load, apply options, import.  Returns RL_EXIT_OK or RL_EXIT_BADINPUT with a one-line err. */
 int rl_pair_load(rl_pair *p, const rl_common_args *c, double dt, char *err, int errlen);
 void rl_pair_free(rl_pair *p);
+/* rl_data_alloc for the pair's model, checked: when the memory is not there, one line on stderr naming the
+   model and its capacities, every temporary CSV removed, and exit with RL_EXIT_BADINPUT (as MuJoCo's own
+   allocation failures end the process through its error handler); never returns NULL */
+rl_data *rl_pair_data(const rl_pair *p);
 /* Put a double-precision state into rigidlab data (rounded to real) and, rounded the same way,
    into MuJoCo's data (mjd may be NULL), so both start from the identical state. */
 void rl_set_state(const rl_pair *p, rl_data *d, mjData *mjd, const double *qpos, const double *qvel,

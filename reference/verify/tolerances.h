@@ -30,6 +30,7 @@ static inline double rl_verify_tolerance(int stage, int f32) {
   static const double tol[RL_NSTAGE][2] = {
       [RL_STAGE_KINEMATICS] = {1e-12, 1e-5},
       [RL_STAGE_COM] = {1e-12, 1e-5},
+      [RL_STAGE_TENDON] = {1e-12, 1e-5},
       [RL_STAGE_INERTIA] = {1e-12, 1e-5},
       [RL_STAGE_BIAS] = {1e-12, 1e-5},
       [RL_STAGE_PASSIVE] = {1e-12, 1e-5},

@@ -52,8 +52,9 @@ void rl_vq_compare(rl_vq *q, const real *ours, const double *ref, long n) {
 }
 #define compare rl_vq_compare
 
-/* the stage modules after the smooth stages, in pipeline order */
-static const rl_vmodule *const modules[] = {&rl_vmod_collision, &rl_vmod_constraint, &rl_vmod_solve, &rl_vmod_step};
+/* the stage modules after the smooth stages, in pipeline order (tendon rows after the smooth table) */
+static const rl_vmodule *const modules[] = {&rl_vmod_tendon, &rl_vmod_collision, &rl_vmod_constraint, &rl_vmod_solve,
+                                            &rl_vmod_step};
 #define NMOD ((int)(sizeof modules / sizeof modules[0]))
 
 /* max_rel = max over states of err / max(mag, tiny), tiny = RL_VERIFY_FLOOR · max over states of mag
@@ -196,12 +197,17 @@ int rl_cmd_verify(const rl_verify_args *a) {
     return st;
   }
   rl_csv *w = a->c.out;
-  rl_states S;
-  rl_states_draw(p.mjm, a->states, a->seed, &S);
+  rl_states S = {0};
+  if (a->states < 1 || rl_states_draw(p.mjm, a->states, a->seed, &S)) {
+    rl_errorf("%s: cannot draw %d verify states (out of memory)", a->c.model, a->states);
+    rl_states_free(&S);
+    rl_pair_free(&p);
+    return RL_EXIT_BADINPUT;
+  }
   mjModel *mjfree = mj_copyModel(NULL, p.mjm);
   mjfree->opt.disableflags |= mjDSBL_CONSTRAINT;
   mjData *mjd = mj_makeData(p.mjm), *mjd2 = mj_makeData(mjfree);
-  rl_data *d = rl_data_alloc(p.m);
+  rl_data *d = rl_pair_data(&p);
   real *dense = calloc((size_t)p.m->nv * p.m->nv + 1, sizeof(real));
   double *mjdense = calloc((size_t)p.m->nv * p.m->nv + 1, sizeof(double));
   /* rows: the smooth table, then each selected module's rows */
@@ -252,12 +258,19 @@ int rl_cmd_verify(const rl_verify_args *a) {
   for (int s = 0; s < S.n && ret == RL_EXIT_OK; s++) {
     const double *qp = S.qpos + (size_t)s * S.nq, *qv = S.qvel + (size_t)s * S.nv, *qc = S.ctrl + (size_t)s * S.nu;
     /* the smooth table only when one of its stages is asked for (it includes the dense nv×nv M) */
-    if (a->stages & ((1u << RL_STAGE_COLLISION) - 1))
-      compare_state(&p, mjfree, d, mjd, mjd2, qp, qv, qc, q, dense, mjdense);
+    /* fresh: mjd holds the smooth table's mj_forward at this state, untouched by any module yet */
+    int fresh = (a->stages & ((1u << RL_STAGE_COLLISION) - 1)) != 0;
+    if (fresh) compare_state(&p, mjfree, d, mjd, mjd2, qp, qv, qc, q, dense, mjdense);
     for (int i = 0; i < NMOD; i++) {
       if (!on[i]) continue;
-      rl_set_state(&p, d, mjd, qp, qv, qc);
-      mj_forward(p.mjm, mjd);
+      int reuse = fresh && modules[i]->reuse_forward;
+      fresh = 0;
+      if (reuse) {
+        rl_set_state(&p, d, NULL, qp, qv, qc);
+      } else {
+        rl_set_state(&p, d, mjd, qp, qv, qc);
+        mj_forward(p.mjm, mjd);
+      }
       ctx[i].qpos = qp;
       ctx[i].qvel = qv;
       ctx[i].ctrl = qc;

@@ -19,6 +19,7 @@
 #define rl_vmod_constraint    RL_NAME(vmod_constraint)
 #define rl_vmod_solve         RL_NAME(vmod_solve)
 #define rl_vmod_step          RL_NAME(vmod_step)
+#define rl_vmod_tendon        RL_NAME(vmod_tendon)
 
 /* one row of the verify table */
 typedef struct rl_vq {
@@ -62,11 +63,16 @@ typedef struct rl_vmodule {
   int (*init)(rl_vctx *c);             /* 0 on success; may be NULL */
   void (*state)(rl_vctx *c, rl_vq *q); /* q: this module's nq rows */
   void (*fini)(rl_vctx *c);            /* may be NULL */
+  int reuse_forward;                   /* 1: when the smooth table ran, the module reads MuJoCo's mjd as that
+                                          table left it (mj_forward at the state) and verify runs no forward
+                                          of its own: every mj_forward moves MuJoCo's solver warm start, so an
+                                          extra one would change what the later modules compare */
 } rl_vmodule;
 
 extern const rl_vmodule rl_vmod_collision;
 extern const rl_vmodule rl_vmod_constraint;
 extern const rl_vmodule rl_vmod_solve;
 extern const rl_vmodule rl_vmod_step;
+extern const rl_vmodule rl_vmod_tendon;
 
 #endif
