@@ -200,6 +200,41 @@ static char *trim(char *s) {
   return s;
 }
 
+/* file-name-safe copy: '/' and odd characters become '_' */
+static void safe(char *dst, size_t n, const char *src) {
+  rl_snprintf(dst, n, "%s", src);
+  for (char *c = dst; *c; c++)
+    if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-' && *c != '_' && *c != '=' && *c != '+') *c = '_';
+}
+
+/* a scene's name in point ids and result files: the file name without folder and ".xml" */
+static void scene_name(char *dst, size_t n, const char *scene) {
+  const char *base = strrchr(scene, '/');
+  rl_snprintf(dst, n, "%s", base ? base + 1 : scene);
+  char *dot = strstr(dst, ".xml");
+  if (dot) *dot = 0;
+}
+
+/* two scenes whose names are the same once file-name-safe would give their points one id (and one set of
+   result files); 0, or −1 with the line naming both */
+static int scenes_distinct(const rl_spec *s, char *err, int errlen) {
+  for (int i = 0; i < s->nscene; i++)
+    for (int j = 0; j < i; j++) {
+      char a[128], b[128], sa[128], sb[128];
+      scene_name(a, sizeof a, s->scene[i]);
+      scene_name(b, sizeof b, s->scene[j]);
+      safe(sa, sizeof sa, a);
+      safe(sb, sizeof sb, b);
+      if (!strcmp(sa, sb)) {
+        rl_snprintf(err, (size_t)errlen,
+                    "%s:%d: scenes '%s' and '%s' have the same name '%s' (their points would share ids and files)",
+                    s->path, s->scene_line, s->scene[j], s->scene[i], sa);
+        return -1;
+      }
+    }
+  return 0;
+}
+
 /* the first error of a spec is the one reported: a later one leaves s->err as it is */
 #define FAIL(...)                                                               \
   do {                                                                          \
@@ -435,6 +470,9 @@ static int handler(void *user, const char *section, const char *name, const char
     rl_snprintf(ax->key, sizeof ax->key, "%s", name);
     ax->line = s->line;
     s->naxes++;
+    for (int i = 0; i < ax->nval; i++) /* a value twice: two points with one id */
+      for (int j = 0; j < i; j++)
+        if (!strcmp(ax->val[i], ax->val[j])) FAIL("[sweep] %s: value '%s' given twice", name, ax->val[i]);
     for (int i = 0; i < ax->nval; i++) {
       const char *v = ax->val[i];
       if (!strcmp(name, "engine")) {
@@ -676,7 +714,7 @@ static int load(const char *path, rl_spec *s, int no_files, char *err, int errle
     rl_spec_free(s);
     return RL_EXIT_BADINPUT;
   }
-  if (kind_check(s, err, errlen)) {
+  if (scenes_distinct(s, err, errlen) || kind_check(s, err, errlen)) {
     rl_spec_free(s);
     return RL_EXIT_BADINPUT;
   }
@@ -741,13 +779,6 @@ static void append_id(char *id, size_t n, const char *part) {
   rl_snprintf(id + l, n - l, "%s%s", l ? "." : "", part);
 }
 
-/* file-name-safe copy: '/' and odd characters become '_' */
-static void safe(char *dst, size_t n, const char *src) {
-  rl_snprintf(dst, n, "%s", src);
-  for (char *c = dst; *c; c++)
-    if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-' && *c != '_' && *c != '=' && *c != '+') *c = '_';
-}
-
 /* the key a point's reference is matched by: scene (the spec's entry), dt as written, options in order */
 static int ref_key_cmp(const rl_point *a, const rl_point *b) {
   if (a->scene != b->scene) return (uintptr_t)a->scene < (uintptr_t)b->scene ? -1 : 1;
@@ -794,10 +825,7 @@ int rl_spec_expand(const rl_spec *s, rl_point **pts, char *err, int errlen) {
     rl_point *q = &p[n];
     memset(q, 0, sizeof *q);
     q->scene = s->scene[idx[0]];
-    const char *base = strrchr(q->scene, '/');
-    rl_snprintf(q->scene_name, sizeof q->scene_name, "%s", base ? base + 1 : q->scene);
-    char *dot = strstr(q->scene_name, ".xml");
-    if (dot) *dot = 0;
+    scene_name(q->scene_name, sizeof q->scene_name, q->scene);
     q->engine = "newton";
     q->dt_text = "";
     q->device = "cpu";

@@ -570,7 +570,7 @@ int rl_results_find(const char *root, char ***dirs, int *nsearched, char *err, i
     rl_results_free(F.dir, F.n);
     return -1;
   }
-  qsort(F.dir, (size_t)F.n, sizeof *F.dir, cmp_path);
+  if (F.n > 1) qsort(F.dir, (size_t)F.n, sizeof *F.dir, cmp_path); /* none found: F.dir is NULL */
   *dirs = F.dir;
   *nsearched = F.searched;
   return F.n;

@@ -120,7 +120,7 @@ static int data_files(const char *dir, const char *prefix, int all, strlist *fil
     rp_sl_free(&f);
   }
   rp_sl_free(&subs);
-  qsort(files->s, (size_t)files->n, sizeof *files->s, cmp_base);
+  if (files->n > 1) qsort(files->s, (size_t)files->n, sizeof *files->s, cmp_base); /* none: files->s is NULL */
   return st;
 }
 
@@ -299,7 +299,7 @@ static int load_contact(report *R) {
     if (st) break;
   }
   rp_sl_free(&files);
-  if (!st) qsort(R->runs, (size_t)R->nrun, sizeof *R->runs, cmp_run);
+  if (!st && R->nrun > 1) qsort(R->runs, (size_t)R->nrun, sizeof *R->runs, cmp_run);
   return st;
 }
 

@@ -155,7 +155,7 @@ int rp_list_files(const char *dir, const char *prefix, strlist *out) {
       rp_sl_add(out, e->d_name);
   }
   closedir(d);
-  qsort(out->s, (size_t)out->n, sizeof *out->s, rp_cmp_str);
+  if (out->n > 1) qsort(out->s, (size_t)out->n, sizeof *out->s, rp_cmp_str); /* none found: out->s is NULL */
   return 0;
 }
 
