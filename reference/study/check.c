@@ -155,6 +155,28 @@ static int update_baseline(const char *dir, const char *bdir, const char *name) 
   return 0;
 }
 
+/* order of (point, metric): rows sorted by it are found by bisection (a point × metric pair is unique) */
+static int cmp_key(const mrow *x, const char *point, const char *metric) {
+  int c = strcmp(x->point, point);
+  return c ? c : strcmp(x->metric, metric);
+}
+static int cmp_mrow(const void *a, const void *b) {
+  const mrow *y = b;
+  return cmp_key(a, y->point, y->metric);
+}
+
+/* index of the row with (point, metric) in rows sorted by cmp_mrow, −1 when absent: O(log n) */
+static int find_row(const mrow *rows, int n, const char *point, const char *metric) {
+  int lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2, c = cmp_key(&rows[mid], point, metric);
+    if (!c) return mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
 static int check_study(const char *dir, const rl_check_args *a, int *nviol, int *nchecked) {
   char p[4200], err[1024];
   const char *name = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
@@ -193,13 +215,22 @@ static int check_study(const char *dir, const rl_check_args *a, int *nviol, int 
     st = RL_EXIT_BADINPUT;
     goto out;
   }
+  /* both sides sorted by (point, metric), so matching is n log n; the report keeps the baseline's order */
+  if (nres > 1) qsort(res, (size_t)nres, sizeof *res, cmp_mrow);
+  mrow *base_sorted = malloc(sizeof *base * (size_t)(nbase > 0 ? nbase : 1));
+  if (!base_sorted) {
+    rl_errorf("check: out of memory for %d baseline rows", nbase);
+    st = RL_EXIT_BADINPUT;
+    goto out;
+  }
+  if (nbase > 0) memcpy(base_sorted, base, sizeof *base * (size_t)nbase);
+  if (nbase > 1) qsort(base_sorted, (size_t)nbase, sizeof *base, cmp_mrow);
   for (int i = 0; i < nbase; i++) {
     int m = rl_metric_find(base[i].metric);
     const rl_band *b = m >= 0 ? rl_spec_band(&s, m) : NULL;
     if (!b) continue;
-    int j = 0;
-    while (j < nres && (strcmp(res[j].point, base[i].point) || strcmp(res[j].metric, base[i].metric))) j++;
-    if (j == nres) {
+    int j = find_row(res, nres, base[i].point, base[i].metric);
+    if (j < 0) {
       printf("%s %s %s: missing from the results (baseline %.6g)\n", name, base[i].point, base[i].metric,
              base[i].value);
       ++*nviol;
@@ -223,15 +254,15 @@ static int check_study(const char *dir, const rl_check_args *a, int *nviol, int 
   }
   /* configurations the baseline does not know */
   for (int j = 0; j < nres; j++) {
-    int m = rl_metric_find(res[j].metric), i = 0;
+    int m = rl_metric_find(res[j].metric);
     if (m < 0 || !rl_spec_band(&s, m)) continue;
-    while (i < nbase && (strcmp(res[j].point, base[i].point) || strcmp(res[j].metric, base[i].metric))) i++;
-    if (i == nbase) {
+    if (find_row(base_sorted, nbase, res[j].point, res[j].metric) < 0) {
       printf("%s %s %s = %.6g: not in the baseline (new configuration? --update-baseline)\n", name, res[j].point,
              res[j].metric, res[j].value);
       ++*nviol;
     }
   }
+  free(base_sorted);
 out:
   free(res);
   free(base);
