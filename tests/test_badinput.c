@@ -44,7 +44,7 @@ static void teardown(void) {
   if (system(cmd)) {}
 }
 
-/* ARGS with its placeholders: @I/ the inputs folder, @S/ the scenes, @B/ the bad models, @O an output
+/* ARGS with its substitution tokens replaced: @I/ the inputs folder, @S/ the scenes, @B/ the bad models, @O an output
    folder TMP/out; a leading "ulimit …;" stays in front of the command */
 static void expand(char *out, size_t n, const char *args) {
   size_t j = 0;
@@ -118,7 +118,7 @@ static void expect_bad(const char *args, int with_csv, const char *must_contain)
 #define BAD   SRCDIR "/tests/models/bad/"
 #define SCENE SRCDIR "/experiments/scenes/"
 
-/* one bad input: the command (placeholders as expand()'s), whether it gets --csv TMP/out.csv, and what
+/* one bad input: the command (tokens @I/, @S/, @B/, @O as expand() replaces them), whether it gets --csv TMP/out.csv, and what
    its one line must contain */
 typedef struct bad_case {
   const char *args;
@@ -139,7 +139,7 @@ TestSuite(options, .init = setup, .fini = teardown);
 static void put(const char *name, const char *data, long n) {
   char path[512], text[1 << 17];
   snprintf(path, sizeof path, "%s/%s", indir, name);
-  if (n < 0) { /* a string: placeholders expanded */
+  if (n < 0) { /* a string: its @-tokens replaced by expand() */
     expand(text, sizeof text, data);
     data = text;
     n = (long)strlen(text);
@@ -494,7 +494,7 @@ Test(badinput, actuators) { run_cases(actuators, NCASE(actuators)); }
 
 /* ---------------------------------------------------------------- experiment specs */
 
-/* one spec: its text (placeholders as expand()'s) and what the one line must contain */
+/* one spec: its text (tokens @I/, @S/, @B/, @O as expand() replaces them) and what the one line must contain */
 typedef struct bad_spec {
   const char *text, *want;
 } bad_spec;
