@@ -196,6 +196,30 @@ Test(solver, warm_start_from_optimum) {
 }
 
 /* skyline = dense on humanoid100 (many trees coupled only by contacts), and AUTO picks the skyline */
+/* Newton on d's rows with the dense factorization, then with factorization KIND (m's options otherwise), both
+   from a zero warm start: *err = max|q̈_kind − q̈_dense|, *mag = max|q̈_dense|, and both iteration counts. */
+static void factor_vs_dense(const rl_model *m, rl_data *d, int kind, real *qd, double *err, double *mag, int *it_dense,
+                            int *it_kind) {
+  int nv = m->nv;
+  rl_model mm = *m;
+  mm.opt.newton_factor = RL_FACTOR_DENSE;
+  memset(d->qacc, 0, sizeof(real) * (size_t)nv);
+  rl_constraint_solve(&mm, d);
+  memcpy(qd, d->qacc, sizeof(real) * (size_t)nv);
+  *it_dense = d->solver_iter;
+  mm.opt.newton_factor = kind;
+  memset(d->qacc, 0, sizeof(real) * (size_t)nv);
+  rl_constraint_solve(&mm, d);
+  *it_kind = d->solver_iter;
+  double e = 0, mg = 0;
+  for (int i = 0; i < nv; i++) {
+    e = fmax(e, fabs((double)d->qacc[i] - qd[i]));
+    mg = fmax(mg, fabs((double)qd[i]));
+  }
+  *err = e;
+  *mag = mg;
+}
+
 Test(solver, skyline_equals_dense_humanoid100, .timeout = 300) {
   if (access(HUMANOID100, R_OK)) cr_skip_test("libmujoco-samples not installed");
   fixture f;
@@ -208,21 +232,11 @@ Test(solver, skyline_equals_dense_humanoid100, .timeout = 300) {
     mm.opt.contact_resolution = RL_RES_CONVEX;
     mm.opt.newton_factor = RL_FACTOR_AUTO;
     nsky += rl_solver_factor_kind(&mm, f.d) == RL_FACTOR_SKYLINE;
-    mm.opt.newton_factor = RL_FACTOR_DENSE;
-    memset(f.d->qacc, 0, sizeof(real) * (size_t)nv);
-    rl_constraint_solve(&mm, f.d);
-    memcpy(qd, f.d->qacc, sizeof(real) * (size_t)nv);
-    int itd = f.d->solver_iter;
-    mm.opt.newton_factor = RL_FACTOR_SKYLINE;
-    memset(f.d->qacc, 0, sizeof(real) * (size_t)nv);
-    rl_constraint_solve(&mm, f.d);
-    double e = 0, mg = 0;
-    for (int i = 0; i < nv; i++) {
-      e = fmax(e, fabs((double)f.d->qacc[i] - qd[i]));
-      mg = fmax(mg, fabs((double)qd[i]));
-    }
+    double e, mg;
+    int itd, its;
+    factor_vs_dense(&mm, f.d, RL_FACTOR_SKYLINE, qd, &e, &mg, &itd, &its);
     cr_expect(e <= TOL(1e-10, 1e-3) * mg, "state %d: skyline vs dense rel %.3g", s, e / mg);
-    cr_expect_eq(f.d->solver_iter, itd);
+    cr_expect_eq(its, itd);
   }
   cr_expect(nsky >= 1, "AUTO never chose the skyline factorization on humanoid100");
   free(qd);
@@ -249,24 +263,13 @@ static double sparse_vs_dense(const char *model, const char *cone, int resolutio
     if (nauto) *nauto += rl_solver_factor_kind(&mm, f.d) == RL_FACTOR_SPARSE;
     mm.opt.newton_factor = RL_FACTOR_SPARSE;
     cr_expect_eq(rl_solver_factor_kind(&mm, f.d), RL_FACTOR_SPARSE, "%s state %d: sparse refused", model, s);
-    mm.opt.newton_factor = RL_FACTOR_DENSE;
-    memset(f.d->qacc, 0, sizeof(real) * (size_t)nv);
-    rl_constraint_solve(&mm, f.d);
-    memcpy(qd, f.d->qacc, sizeof(real) * (size_t)nv);
-    int itd = f.d->solver_iter;
-    mm.opt.newton_factor = RL_FACTOR_SPARSE;
-    memset(f.d->qacc, 0, sizeof(real) * (size_t)nv);
-    rl_constraint_solve(&mm, f.d);
-    double e = 0, mg = 0;
-    for (int i = 0; i < nv; i++) {
-      e = fmax(e, fabs((double)f.d->qacc[i] - qd[i]));
-      mg = fmax(mg, fabs((double)qd[i]));
-    }
+    double e, mg;
+    int itd, its;
+    factor_vs_dense(&mm, f.d, RL_FACTOR_SPARSE, qd, &e, &mg, &itd, &its);
     double rel = e / (mg > 0 ? mg : 1);
     worst = fmax(worst, rel);
     cr_expect(rel <= TOL(1e-12, 1e-3), "%s %s state %d: sparse vs dense q̈ rel %.3g", model, cone ? cone : "", s, rel);
-    if (TOL(1, 0))
-      cr_expect_eq(f.d->solver_iter, itd, "%s state %d: iterations %d vs dense %d", model, s, f.d->solver_iter, itd);
+    if (TOL(1, 0)) cr_expect_eq(its, itd, "%s state %d: iterations %d vs dense %d", model, s, its, itd);
     nsolved++;
   }
   cr_expect(nsolved >= 1, "%s: no state with constraint rows", model);
