@@ -31,7 +31,9 @@ void rl_kinematics(const rl_model *m, rl_data *d);
 void rl_com_pos(const rl_model *m, rl_data *d);
 /* Composite rigid body algorithm: M_ij = cdof_iᵀ·crb_(body i)·cdof_j along the dof tree, + armature. */
 void rl_crb(const rl_model *m, rl_data *d);
-/* Sparse LᵀDL factorization of qM along the dof tree (no fill-in): qLD, qLDiagInv. */
+/* M's sparse LᵀDL factor along the dof tree (no fill-in): qLD, qLDiagInv.  f64 factors qM (MuJoCo's); f32
+   (RL_LOCAL_FRAMES) reads the factor off the articulated-body elimination at each body's COM
+   (rl_factor_m_local), which keeps the accuracy a factor of M formed in float loses. */
 void rl_factor_m(const rl_model *m, rl_data *d);
 /* In-place LᵀDL factorization of a matrix stored in qM's sparse layout (LD), with 1/D in diaginv. */
 void rl_factor_ld(const rl_model *m, real *LD, real *diaginv);
@@ -73,7 +75,7 @@ void rl_fluid(const rl_model *m, rl_data *d);
 
 /* --- acceleration --- */
 /* qfrc_smooth = qfrc_passive − qfrc_bias + qfrc_actuator + qfrc_applied; qacc_smooth = M⁻¹·qfrc_smooth
-   (f64: by qLD; f32: by rl_solve_m_local, RL_LOCAL_FRAMES). */
+   by qLD (rl_factor_m). */
 void rl_smooth_acc(const rl_model *m, rl_data *d);
 /* the same without qLD (recursive path): rl_solve_m_local in both precisions; −1 when the arena is too
    small */
@@ -87,6 +89,9 @@ void rl_local_frames(const rl_model *m, rl_data *d);
 /* x = (M + h·diag(b))⁻¹·x (b NULL: M⁻¹) by the articulated-body recursion at each body's COM
    (smooth_local.c); −1 when the arena is too small (x unchanged). */
 int rl_solve_m_local(const rl_model *m, rl_data *d, real *x, real h, const real *b);
+/* qLD, qLDiagInv by the same recursion's elimination (M is not factored; f32's rl_factor_m); −1 when the
+   arena is too small (qLD unchanged) */
+int rl_factor_m_local(const rl_model *m, rl_data *d);
 /* arena reals rl_rne_local and rl_solve_m_local take at most */
 size_t rl_local_arena(const rl_model *m);
 

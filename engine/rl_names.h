@@ -59,6 +59,7 @@
 #define rl_rne_com         RL_NAME(rne_com)
 #define rl_rne_local       RL_NAME(rne_local)
 #define rl_solve_m_local   RL_NAME(solve_m_local)
+#define rl_factor_m_local  RL_NAME(factor_m_local)
 #define rl_local_arena     RL_NAME(local_arena)
 #define rl_local_frames    RL_NAME(local_frames)
 #define rl_joint_dofs      RL_NAME(joint_dofs)

@@ -214,6 +214,7 @@ void rl_factor_ld(const rl_model *m, real *LD, real *diaginv) {
 }
 
 void rl_factor_m(const rl_model *m, rl_data *d) {
+  if (RL_LOCAL_FRAMES && rl_factor_m_local(m, d) == 0) return; /* the arena is sized for it (arena_reals) */
   memcpy(d->qLD, d->qM, sizeof(real) * (size_t)m->nM);
   rl_factor_ld(m, d->qLD, d->qLDiagInv);
 }
@@ -416,16 +417,11 @@ static void smooth_force(const rl_model *m, rl_data *d) {
     d->qfrc_smooth[i] = d->qfrc_passive[i] - d->qfrc_bias[i] + d->qfrc_actuator[i] + d->qfrc_applied[i];
 }
 
-/* qacc_smooth = M⁻¹·qfrc_smooth: the LᵀDL factor qLD in f64 (MuJoCo's), the local-frame recursion in f32
-   (RL_LOCAL_FRAMES) */
+/* qacc_smooth = M⁻¹·qfrc_smooth by the LᵀDL factor qLD (rl_factor_m: in f32 read off the local-frame
+   recursion) */
 void rl_smooth_acc(const rl_model *m, rl_data *d) {
   smooth_force(m, d);
-  if (RL_LOCAL_FRAMES) {
-    memcpy(d->qacc_smooth, d->qfrc_smooth, sizeof(real) * (size_t)m->nv);
-    rl_solve_m_local(m, d, d->qacc_smooth, 0, NULL); /* the arena is sized for it (arena_reals) */
-  } else {
-    rl_solve_m(m, d, d->qacc_smooth, d->qfrc_smooth, 1);
-  }
+  rl_solve_m(m, d, d->qacc_smooth, d->qfrc_smooth, 1);
 }
 
 /* qacc_smooth without qLD (the recursive path, and f32): the articulated-body recursion at each body's COM;
