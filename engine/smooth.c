@@ -202,10 +202,10 @@ void rl_factor_ld(const rl_model *m, real *LD, real *diaginv) {
   for (int k = m->nv - 1; k >= 0; k--) {
     int akk = m->dof_Madr[k];
     if (LD[akk] < RL_TINY) LD[akk] = RL_TINY;
-    int aki = akk + 1;
-    for (int i = m->dof_parentid[k]; i >= 0; i = m->dof_parentid[i], aki++) {
+    int aki = akk + 1, n = m_rowlen(m, k) - 1; /* row i's length: one less at each ancestor up */
+    for (int i = m->dof_parentid[k]; i >= 0; i = m->dof_parentid[i], aki++, n--) {
       real t = LD[aki] / LD[akk];
-      int aij = m->dof_Madr[i], n = m_rowlen(m, i);
+      int aij = m->dof_Madr[i];
       for (int s = 0; s < n; s++) LD[aij + s] -= t * LD[aki + s];
       LD[aki] = t;
     }
