@@ -1,7 +1,7 @@
 /* forward.c — the whole pipeline with constraints (see rl_engine.h).
  *
  * Two paths give the same q̈ to rounding:
- *   factored   rl_fwd_position (… rl_crb → rl_factor_m) → collision → velocity → actuation → rl_smooth_acc
+ *   factored   rl_fwd_position (… rl_crb → rl_factor_m_step) → collision → velocity → actuation → rl_smooth_acc
  *              (qLD) → rows → solver with qM/qLD;  Euler's damping by an LᵀDL of M + h·diag(b).
  *   recursive  kinematics → com_pos → collision → velocity → actuation → rows → qacc_smooth by the
  *              articulated-body recursion → solver with every M·v / M⁻¹·v / H⁻¹·v a recursion on
@@ -82,7 +82,7 @@ static int forward_recursive(const rl_model *m, rl_data *d) {
   prof_lap(d, RL_PROF_SOLVE, &t);
   if (solved) return RL_PATH_RECURSIVE;
   rl_crb(m, d);
-  rl_factor_m(m, d);
+  rl_factor_m_step(m, d);
   prof_lap(d, RL_PROF_POSITION, &t);
   rl_smooth_acc(m, d);
   prof_lap(d, RL_PROF_SMOOTH, &t);

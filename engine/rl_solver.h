@@ -131,6 +131,10 @@ int rl_sparse_add_block(rl_data *d, int r0, int n, const real *Hc);
 int rl_sparse_factor(rl_data *d);
 /* x ← H⁻¹·x with the last factorization; 0 or −1 out of memory */
 int rl_sparse_solve(rl_data *d, real *x);
+/* the factor of H + Σ_add D_r·J_rᵀJ_r − Σ_del D_r·J_rᵀJ_r from the last one by CHOLMOD's rank-1 updates and
+   downdates (cholmod_updown, on a simplicial LDLᵀ copy of the factor; the next rl_sparse_factor starts again
+   from the supernodal one); 0, or −1 (refused, out of memory or not positive definite: refactor) */
+int rl_sparse_updown(rl_data *d, const int *add, int nadd, const int *del, int ndel);
 /* counters and sizes of d's sparse factorization (zeros when none was made) */
 void rl_sparse_stats(const rl_data *d, rl_sparse_info *info);
 /* release d->sparse (rl_data_free does) */

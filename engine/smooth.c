@@ -214,9 +214,15 @@ void rl_factor_ld(const rl_model *m, real *LD, real *diaginv) {
 }
 
 void rl_factor_m(const rl_model *m, rl_data *d) {
-  if (RL_LOCAL_FRAMES && rl_factor_m_local(m, d) == 0) return; /* the arena is sized for it (arena_reals) */
   memcpy(d->qLD, d->qM, sizeof(real) * (size_t)m->nM);
   rl_factor_ld(m, d->qLD, d->qLDiagInv);
+}
+
+/* the pipeline's factor: f64 qM's (rl_factor_m, MuJoCo's); f32 (RL_LOCAL_FRAMES) read off the local-frame
+   recursion (rl_factor_m_local; its arena room is in arena_reals) */
+void rl_factor_m_step(const rl_model *m, rl_data *d) {
+  if (RL_LOCAL_FRAMES && rl_factor_m_local(m, d) == 0) return;
+  rl_factor_m(m, d);
 }
 
 /* x = (LᵀDL)⁻¹ b:  x ← L⁻ᵀ b (leaves to root), x ← D⁻¹x, x ← L⁻¹x (root to leaves). */
@@ -417,7 +423,7 @@ static void smooth_force(const rl_model *m, rl_data *d) {
     d->qfrc_smooth[i] = d->qfrc_passive[i] - d->qfrc_bias[i] + d->qfrc_actuator[i] + d->qfrc_applied[i];
 }
 
-/* qacc_smooth = M⁻¹·qfrc_smooth by the LᵀDL factor qLD (rl_factor_m: in f32 read off the local-frame
+/* qacc_smooth = M⁻¹·qfrc_smooth by the LᵀDL factor qLD (rl_factor_m_step: in f32 read off the local-frame
    recursion) */
 void rl_smooth_acc(const rl_model *m, rl_data *d) {
   smooth_force(m, d);
@@ -439,7 +445,7 @@ void rl_fwd_position(const rl_model *m, rl_data *d) {
   rl_com_pos(m, d);
   rl_tendon(m, d);
   rl_crb(m, d);
-  rl_factor_m(m, d);
+  rl_factor_m_step(m, d);
 }
 
 void rl_fwd_velocity(const rl_model *m, rl_data *d) {
