@@ -146,36 +146,56 @@ static real muscle_l0(const real lr[2], const real *prm) { return (lr[1] - lr[0]
 /* peak force: prm force, or scale / acc0 when force < 0 */
 static real muscle_peak(real acc0, const real *prm) { return prm[2] < 0 ? prm[3] / maxr(MINVAL, acc0) : prm[2]; }
 
-/* active force-length-velocity gain (MuJoCo's mju_muscleGain), negative (a muscle pulls):
-   FL: half-quadratics rising on [lmin, a], falling from 1 at L = 1 to 0 at lmax through b,
-       a = (lmin + 1)/2, b = (1 + lmax)/2;
-   FV: 0 for V ≤ −1, (V + 1)² up to 0, fvmax − (y − V)²/y up to y = fvmax − 1, then fvmax;
-   V = l̇ / (L₀·vmax);  gain = −F·FL·FV. */
-static real muscle_gain(real len, real vel, const real lr[2], real acc0, const real *prm) {
-  real lmin = prm[4], lmax = prm[5], vmax = prm[6], fvmax = prm[8];
-  real force = muscle_peak(acc0, prm), a = (real)0.5 * (lmin + 1), b = (real)0.5 * (1 + lmax), x;
-  real L0 = muscle_l0(lr, prm);
-  real L = prm[0] + (len - lr[0]) / maxr(MINVAL, L0), V = vel / maxr(MINVAL, L0 * vmax);
-  real FL = 0;
+/* the force-length curve FL of the muscle gain (MuJoCo's mju_muscleGain): half-quadratics rising on
+   [lmin, a], falling from 1 at L = 1 to 0 at lmax through b, a = (lmin + 1)/2, b = (1 + lmax)/2 */
+static real muscle_fl(real L, real lmin, real lmax) {
+  real a = (real)0.5 * (lmin + 1), b = (real)0.5 * (1 + lmax), x;
   if (L >= lmin && L <= a) {
     x = (L - lmin) / maxr(MINVAL, a - lmin);
-    FL = (real)0.5 * x * x;
-  } else if (L <= 1) {
-    x = (1 - L) / maxr(MINVAL, 1 - a);
-    FL = 1 - (real)0.5 * x * x;
-  } else if (L <= b) {
-    x = (L - 1) / maxr(MINVAL, b - 1);
-    FL = 1 - (real)0.5 * x * x;
-  } else if (L <= lmax) {
-    x = (lmax - L) / maxr(MINVAL, lmax - b);
-    FL = (real)0.5 * x * x;
+    return (real)0.5 * x * x;
   }
+  if (L <= 1) {
+    x = (1 - L) / maxr(MINVAL, 1 - a);
+    return 1 - (real)0.5 * x * x;
+  }
+  if (L <= b) {
+    x = (L - 1) / maxr(MINVAL, b - 1);
+    return 1 - (real)0.5 * x * x;
+  }
+  if (L <= lmax) {
+    x = (lmax - L) / maxr(MINVAL, lmax - b);
+    return (real)0.5 * x * x;
+  }
+  return 0;
+}
+
+/* active force-length-velocity gain (MuJoCo's mju_muscleGain), negative (a muscle pulls):
+   FL as muscle_fl; FV: 0 for V ≤ −1, (V + 1)² up to 0, fvmax − (y − V)²/y up to y = fvmax − 1, then fvmax;
+   V = l̇ / (L₀·vmax);  gain = −F·FL·FV. */
+static real muscle_gain(real len, real vel, const real lr[2], real acc0, const real *prm) {
+  real vmax = prm[6], fvmax = prm[8], force = muscle_peak(acc0, prm), L0 = muscle_l0(lr, prm);
+  real L = prm[0] + (len - lr[0]) / maxr(MINVAL, L0), V = vel / maxr(MINVAL, L0 * vmax);
+  real FL = muscle_fl(L, prm[4], prm[5]);
   real FV, y = fvmax - 1;
   if (V <= -1) FV = 0;
   else if (V <= 0) FV = (V + 1) * (V + 1);
   else if (V <= y) FV = fvmax - (y - V) * (y - V) / maxr(MINVAL, y);
   else FV = fvmax;
   return -force * FL * FV;
+}
+
+/* ∂gain/∂l̇ of muscle_gain (MuJoCo 2.2.2's mjd_muscleGain_vel): −F·FL·FV′(V)/(L₀·vmax) with
+   FV′ = 0 (V ≤ −1), 2V + 2 (V ≤ 0), (2y − 2V)/y (V ≤ y), 0 beyond */
+real rl_muscle_gain_vel(real len, real vel, const real lr[2], real acc0, const real *prm) {
+  real vmax = prm[6], fvmax = prm[8], force = muscle_peak(acc0, prm), L0 = muscle_l0(lr, prm);
+  real L = prm[0] + (len - lr[0]) / maxr(MINVAL, L0), V = vel / maxr(MINVAL, L0 * vmax);
+  real FL = muscle_fl(L, prm[4], prm[5]);
+  real dFV, y = fvmax - 1;
+  if (V <= -1) dFV = 0;
+  else if (V <= 0) dFV = 2 * V + 2;
+  else if (V <= y) dFV = (-2 * V + 2 * y) / maxr(MINVAL, y);
+  else dFV = 0;
+  return -force * FL * dFV / maxr(MINVAL, L0 * vmax);
 }
 
 /* passive muscle force (MuJoCo's mju_muscleBias): 0 for L ≤ 1, −F·fpmax·x²/2 up to b = (1 + lmax)/2

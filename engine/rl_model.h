@@ -51,7 +51,7 @@ enum { RL_BIAS_NONE = 0, RL_BIAS_AFFINE = 1, RL_BIAS_MUSCLE = 2 };
 /* actuator activation dynamics (values as mjtDyn) */
 enum { RL_DYN_NONE = 0, RL_DYN_INTEGRATOR = 1, RL_DYN_FILTER = 2, RL_DYN_MUSCLE = 3 };
 /* integrators (values as mjtIntegrator) */
-enum { RL_INT_EULER = 0, RL_INT_RK4 = 1 };
+enum { RL_INT_EULER = 0, RL_INT_RK4 = 1, RL_INT_IMPLICIT = 2 };
 /* friction cones and solvers (values as mjtCone / mjtSolver) */
 enum { RL_CONE_PYRAMIDAL = 0, RL_CONE_ELLIPTIC = 1 };
 enum { RL_SOLVER_PGS = 0, RL_SOLVER_CG = 1, RL_SOLVER_NEWTON = 2 };

@@ -66,6 +66,7 @@
 #define rl_actuation       RL_NAME(actuation)
 #define rl_fluid           RL_NAME(fluid)
 #define rl_act_advance     RL_NAME(act_advance)
+#define rl_muscle_gain_vel RL_NAME(muscle_gain_vel)
 #define rl_actuation_arena RL_NAME(actuation_arena)
 #define rl_smooth_acc      RL_NAME(smooth_acc)
 #define rl_fwd_position    RL_NAME(fwd_position)
@@ -88,6 +89,10 @@
 /* integration */
 #define rl_integrate_pos RL_NAME(integrate_pos)
 #define rl_euler         RL_NAME(euler)
+#define rl_advance       RL_NAME(advance)
+#define rl_implicit      RL_NAME(implicit)
+#define rl_qderiv        RL_NAME(qderiv)
+#define rl_implicit_arena RL_NAME(implicit_arena)
 #define rl_rk4           RL_NAME(rk4)
 #define rl_step_smooth   RL_NAME(step_smooth)
 #define rl_rk4_with      RL_NAME(rk4_with)

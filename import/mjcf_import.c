@@ -152,9 +152,6 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
       return refuse(
           err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]),
           "fluidshape=\"ellipsoid\" (the ellipsoid fluid model) is not modelled yet; the inertia-box model is");
-  if (mjm->opt.integrator == mjINT_IMPLICIT)
-    return refuse(err, errlen, path, "option", "integrator=implicit",
-                  "the implicit integrator is not modelled yet (use Euler or RK4)");
   for (int g = 0; g < mjm->ngeom; g++)
     if (mjm->geom_type[g] == mjGEOM_HFIELD)
       return refuse(err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]), "height fields are not modelled yet");

@@ -107,6 +107,7 @@ enum {
   Q_STEP_QVEL,
   Q_ACT_DOT,
   Q_STEP_ACT,
+  Q_QDERIV,
   NQ
 };
 
@@ -141,6 +142,7 @@ static quantity table_init[NQ] = {
     {.stage = RL_STAGE_INTEGRATE, .name = FIELD(qvel)},
     {.stage = RL_STAGE_ACTUATION, .name = FIELD(act_dot)},
     {.stage = RL_STAGE_INTEGRATE, .name = FIELD(act)},
+    {.stage = RL_STAGE_INTEGRATE, .name = "qDeriv"},
 };
 #undef FIELD
 
@@ -180,6 +182,10 @@ static void compare_state(const rl_pair *p, const mjModel *mjfree, rl_data *d, m
   compare(&q[Q_ACT_DOT], d->act_dot, mjd->act_dot, m->na);
   compare(&q[Q_QFRC_SMOOTH], d->qfrc_smooth, mjd->qfrc_smooth, m->nv);
   compare(&q[Q_QACC_SMOOTH], d->qacc_smooth, mjd->qacc_smooth, m->nv);
+  /* the implicit integrator's derivative at this state: ours from the forward pass above, MuJoCo's the
+     qDeriv its step computes (sparse, rows D_rowadr / D_colind) */
+  int implicit = m->opt.integrator == RL_INT_IMPLICIT;
+  if (implicit && rl_qderiv(m, d, dense)) memset(dense, 0xff, sizeof(real) * (size_t)m->nv * m->nv); /* NaN: fails */
   /* one whole step of the constraint-free dynamics with the model's integrator */
   rl_set_state(p, d, mjd2, qpos, qvel, ctrl);
   mj_step(mjfree, mjd2);
@@ -187,6 +193,15 @@ static void compare_state(const rl_pair *p, const mjModel *mjfree, rl_data *d, m
   compare(&q[Q_STEP_QPOS], d->qpos, mjd2->qpos, m->nq);
   compare(&q[Q_STEP_QVEL], d->qvel, mjd2->qvel, m->nv);
   compare(&q[Q_STEP_ACT], d->act, mjd2->act, m->na);
+  if (implicit) {
+    memset(mjdense, 0, sizeof(double) * (size_t)m->nv * m->nv);
+    for (int i = 0; i < m->nv; i++)
+      for (int k = 0; k < mjd2->D_rownnz[i]; k++) {
+        int a = mjd2->D_rowadr[i] + k;
+        mjdense[(size_t)i * m->nv + mjd2->D_colind[a]] = mjd2->qDeriv[a];
+      }
+    compare(&q[Q_QDERIV], dense, mjdense, (long)m->nv * m->nv);
+  }
 }
 
 static const char *model_label(const char *path) {
@@ -228,6 +243,7 @@ int rl_cmd_verify(const rl_verify_args *a) {
   quantity *q = calloc((size_t)nrow, sizeof *q);
   memcpy(q, table_init, sizeof table_init);
   q[Q_ACT_DOT].absent = q[Q_STEP_ACT].absent = p.m->na == 0;
+  q[Q_QDERIV].absent = p.m->opt.integrator != RL_INT_IMPLICIT;
   for (int i = 0; i < NMOD; i++) {
     if (!on[i]) continue;
     for (int k = 0; k < modules[i]->nq; k++) {
