@@ -126,6 +126,42 @@ static real tendon_row(const rl_model *m, const rl_data *d, int u, real *r) {
   return d->ten_length[id] * g;
 }
 
+/* 1 if body b or one of its ancestors has a dof (a point on it can move) */
+static int body_moves(const rl_model *m, int b) {
+  for (; b > 0; b = m->body_parentid[b])
+    if (m->body_dofnum[b] > 0) return 1;
+  return 0;
+}
+
+/* Body (adhesion): length 0; the moment is minus the mean contact-normal Jacobian over the contacts of
+   body b from this pass's collision (MuJoCo 2.2.2 runs the transmission after collision):
+     r = −(1/n) Σ_c n_cᵀ (J_p(b2_c, pos_c) − J_p(b1_c, pos_c)),
+   over the contacts c touching b that are active or in the margin gap (exclude 0 or 1) and whose pair has a
+   dof (MuJoCo drops a contact without dofs before the transmission); n_c points from geom1 to geom2, so a
+   positive force pulls the bodies together.  No contact: r = 0. */
+static real body_adhesion(const rl_model *m, rl_data *d, int u, real *r) {
+  int nv = m->nv, id = m->actuator_trnid[2 * u], n = 0;
+  size_t mark = rl_arena_mark(d);
+  real *j1 = rl_arena_take(d, 3 * (size_t)nv), *j2 = rl_arena_take(d, 3 * (size_t)nv);
+  for (int c = 0; c < d->ncon; c++) {
+    const rl_contact *con = d->contact + c;
+    int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
+    if ((b1 != id && b2 != id) || con->exclude > 1 || !(body_moves(m, b1) || body_moves(m, b2))) continue;
+    n++;
+    rl_jac_point(m, d, j1, NULL, con->pos, b1);
+    rl_jac_point(m, d, j2, NULL, con->pos, b2);
+    for (int j = 0; j < nv; j++) {
+      real x = 0;
+      for (int k = 0; k < 3; k++) x += con->frame[k] * (j2[k * nv + j] - j1[k * nv + j]);
+      r[j] += x;
+    }
+  }
+  if (n)
+    for (int j = 0; j < nv; j++) r[j] *= -(real)1 / (real)n;
+  rl_arena_release(d, mark);
+  return 0;
+}
+
 /* length of actuator u and its moment row r (nv entries, zeroed here) for the non-scalar transmissions */
 static real transmission_row(const rl_model *m, rl_data *d, int u, real *r) {
   memset(r, 0, sizeof(real) * (size_t)m->nv);
@@ -133,6 +169,7 @@ static real transmission_row(const rl_model *m, rl_data *d, int u, real *r) {
   case RL_TRN_TENDON: return tendon_row(m, d, u, r);
   case RL_TRN_SLIDERCRANK: return slider_crank(m, d, u, r);
   case RL_TRN_SITE: return site_wrench(m, d, u, r);
+  case RL_TRN_BODY: return body_adhesion(m, d, u, r);
   default: return joint_nd(m, d, u, r);
   }
 }

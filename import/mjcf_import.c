@@ -176,10 +176,8 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
   for (int u = 0; u < mjm->nu; u++) {
     const char *nm = mjname(mjm, mjm->name_actuatoradr[u]);
     int trn = mjm->actuator_trntype[u];
-    if (trn == mjTRN_BODY)
-      return refuse(err, errlen, path, "actuator", nm, "body (adhesion) transmissions are not modelled yet");
     if (trn != mjTRN_JOINT && trn != mjTRN_JOINTINPARENT && trn != mjTRN_SLIDERCRANK && trn != mjTRN_SITE &&
-        trn != mjTRN_TENDON)
+        trn != mjTRN_TENDON && trn != mjTRN_BODY)
       return refuse(err, errlen, path, "actuator", nm, "unknown transmission type");
     if (mjm->actuator_dyntype[u] == mjDYN_USER || mjm->actuator_gaintype[u] == mjGAIN_USER ||
         mjm->actuator_biastype[u] == mjBIAS_USER)

@@ -40,6 +40,18 @@ void rl_vq_mj_collision_on(const mjModel *mjm, mjData *dst, const double *qpos, 
   mj_collision(mjm, dst);
 }
 
+int rl_vq_collide_for_actuation(const rl_model *m, rl_data *d) {
+  int any = 0;
+  for (int u = 0; u < m->nu; u++) any |= m->actuator_trntype[u] == RL_TRN_BODY;
+  if (!any) return 0;
+  rl_model *mw = (rl_model *)m; /* MuJoCo's collision rules for this pass, restored below */
+  int coll = mw->opt.collision;
+  mw->opt.collision = RL_COLL_MUJOCO;
+  rl_collision(m, d);
+  mw->opt.collision = coll;
+  return 1;
+}
+
 /* Per state: err = ‖ours − mujoco‖∞, mag = ‖mujoco‖∞, recorded for the reduction in finish(). */
 void rl_vq_compare(rl_vq *q, const real *ours, const double *ref, long n) {
   double err = 0, mag = 0;
@@ -156,6 +168,12 @@ static void compare_state(const rl_pair *p, const mjModel *mjfree, rl_data *d, m
   rl_set_state(p, d, mjd, qpos, qvel, ctrl);
   mj_forward(mjm, mjd);
   rl_forward_smooth(m, d);
+  /* a body transmission reads this pass's contacts, which mj_forward has: the actuation and the smooth
+     acceleration again after rigidlab's collision */
+  if (rl_vq_collide_for_actuation(m, d)) {
+    rl_actuation(m, d);
+    rl_smooth_acc(m, d);
+  }
   compare(&q[Q_XPOS], d->xpos, mjd->xpos, 3L * m->nbody);
   compare(&q[Q_XQUAT], d->xquat, mjd->xquat, 4L * m->nbody);
   compare(&q[Q_XMAT], d->xmat, mjd->xmat, 9L * m->nbody);
