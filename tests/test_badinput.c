@@ -438,7 +438,7 @@ static const bad_case options[] = {
     OPT("avbd_cheb_rho=1.5", "avbd_cheb_rho: bad value '1.5'"),
     OPT("collision=exact", "collision: bad value 'exact' (allowed: manifold, mujoco)"),
     OPT("cone=round", "cone: bad value 'round' (allowed: pyramidal, elliptic)"),
-    OPT("integrator=implicit", "integrator: bad value 'implicit' (allowed: euler, rk4)"),
+    OPT("integrator=implicitfast", "integrator: bad value 'implicitfast' (allowed: euler, rk4, implicit)"),
     OPT("newton_factor=LU", "newton_factor: bad value 'LU'"),
     OPT("disable=gravity,wind", "disable: bad value 'gravity,wind' (allowed: comma-separated: constraint,equality,"
                                 "frictionloss,limit,contact,passive,gravity,clampctrl,warmstart,filterparent,"

@@ -48,6 +48,8 @@ static const char *const all_models[] = {SCENE("pendulum.xml"),
                                          TMODEL("transmissions.xml"),
                                          TMODEL("contact_pair.xml"),
                                          TMODEL("light_arm.xml"),
+                                         TMODEL("implicit_arm.xml"),
+                                         TMODEL("adhesion_gripper.xml"),
                                          NULL};
 
 /* the contact models again with the elliptic cone (every stage: rows, solve, step) */
@@ -71,6 +73,18 @@ Test(verify_f64, rk4_activation_fluid_mocap) {
                                        TMODEL("mocap_gripper.xml"), TMODEL("transmissions.xml"), NULL};
   for (int k = 0; models[k]; k++)
     cr_expect_eq(verify_opt(models[k], 0, "integrator=rk4"), 0, "f64 rk4 verify failed on %s", models[k]);
+}
+
+/* MuJoCo 2.2.2's implicit integrator on models built for the others: muscles (the muscle gain's velocity
+   derivative), fluid forces, tendons, and a walker with free and ball joints in contact (qDeriv row, step) */
+Test(verify_f64, implicit_on_other_models) {
+  static const char *const models[] = {TMODEL("muscle_arm.xml"), TMODEL("swimmer_fluid.xml"),
+                                       TMODEL("tendon_finger.xml"), TMODEL("exclude_walker.xml"),
+                                       TMODEL("adhesion_gripper.xml"), NULL};
+  for (int k = 0; models[k]; k++) {
+    cr_expect_eq(verify_opt(models[k], 0, "integrator=implicit"), 0, "f64 implicit verify failed on %s", models[k]);
+    cr_expect_eq(verify_opt(models[k], 1, "integrator=implicit"), 0, "f32 implicit verify failed on %s", models[k]);
+  }
 }
 
 /* MuJoCo's samples with mocap bodies (composites), a slider-crank and muscles on tendons */
