@@ -77,6 +77,7 @@ enum {
 #define RL_NGAIN   10
 #define RL_NBIAS   10
 #define RL_NDYN    10
+#define RL_NFLUID  12 /* geom_fluid: interaction, blunt, slender, angular drag, Kutta, Magnus, added mass (3), inertia (3) */
 
 /* physics and solver options: MuJoCo's mjOption subset and rigidlab's own.  Every field a user can set
    is one row of import/options.h (`--opt KEY=VALUE`), which also documents its range and default. */
@@ -205,6 +206,7 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
   X(real, geom_friction, ngeom, 3)        \
   X(real, geom_margin, ngeom, 1)          \
   X(real, geom_gap, ngeom, 1)             \
+  X(real, geom_fluid, ngeom, RL_NFLUID)   \
   X(int, geom_collide, ngeom, 1)          \
   X(real, geom_hext, ngeom, 3)            \
   X(int, mesh_vertadr, nmesh, 1)          \

@@ -148,10 +148,11 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
   rl_model *t = check_tendons(mjm, path, err, errlen);
   if (!t) return NULL;
   for (int g = 0; g < mjm->ngeom; g++)
-    if ((mjm->opt.density > 0 || mjm->opt.viscosity > 0) && mjm->geom_fluid[mjNFLUID * g] > 0)
-      return refuse(
-          err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]),
-          "fluidshape=\"ellipsoid\" (the ellipsoid fluid model) is not modelled yet; the inertia-box model is");
+    if ((mjm->opt.density > 0 || mjm->opt.viscosity > 0) && mjm->geom_fluid[mjNFLUID * g] > 0 &&
+        mjm->opt.integrator == mjINT_IMPLICIT)
+      return refuse(err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]),
+                    "fluidshape=\"ellipsoid\" under integrator=implicit: the ellipsoid model's velocity derivative "
+                    "(MuJoCo's mjd_ellipsoidFluid) is not modelled yet (Euler and RK4 are)");
   for (int g = 0; g < mjm->ngeom; g++)
     if (mjm->geom_type[g] == mjGEOM_HFIELD)
       return refuse(err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]), "height fields are not modelled yet");
@@ -357,7 +358,7 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
                                                   COPY(geom_rbound, m->ngeom, 1) COPY(geom_pos, m->ngeom, 3) COPY(
                                                       geom_quat, m->ngeom,
                                                       4) COPY(geom_friction, m->ngeom, 3)
-                                                      COPY(geom_margin, m->ngeom, 1) COPY(geom_gap, m->ngeom, 1) COPY(
+                                                      COPY(geom_margin, m->ngeom, 1) COPY(geom_gap, m->ngeom, 1) COPY(geom_fluid, m->ngeom, RL_NFLUID) COPY(
                                                           exclude_signature, m->nexclude,
                                                           1) COPY(eq_type, m->neq, 1)
                                                           COPY(eq_obj1id, m->neq, 1) COPY(eq_obj2id, m->neq, 1) COPY(

@@ -50,6 +50,7 @@ static const char *const all_models[] = {SCENE("pendulum.xml"),
                                          TMODEL("light_arm.xml"),
                                          TMODEL("implicit_arm.xml"),
                                          TMODEL("adhesion_gripper.xml"),
+                                         TMODEL("fluid_ellipsoid.xml"),
                                          NULL};
 
 /* the contact models again with the elliptic cone (every stage: rows, solve, step) */
@@ -69,8 +70,9 @@ Test(verify_f64, every_model_every_stage_1e12) {
 
 /* activations, fluid forces and mocap poses through RK4's stages (the Euler list above covers Euler) */
 Test(verify_f64, rk4_activation_fluid_mocap) {
-  static const char *const models[] = {TMODEL("swimmer_fluid.xml"), TMODEL("muscle_arm.xml"),
-                                       TMODEL("mocap_gripper.xml"), TMODEL("transmissions.xml"), NULL};
+  static const char *const models[] = {TMODEL("swimmer_fluid.xml"),    TMODEL("muscle_arm.xml"),
+                                       TMODEL("mocap_gripper.xml"),    TMODEL("transmissions.xml"),
+                                       TMODEL("fluid_ellipsoid.xml"), NULL};
   for (int k = 0; models[k]; k++)
     cr_expect_eq(verify_opt(models[k], 0, "integrator=rk4"), 0, "f64 rk4 verify failed on %s", models[k]);
 }
