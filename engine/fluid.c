@@ -92,7 +92,7 @@ static real pow4(real x) { return (x * x) * (x * x); }
 
 /* the semi-axes of geom g's ellipsoid (MuJoCo's mju_geomSemiAxes): sphere r,r,r; capsule r,r,h+r; cylinder
    r,r,h; otherwise the three sizes */
-static void geom_semiaxes(const rl_model *m, int g, real s[3]) {
+void rl_geom_semiaxes(const rl_model *m, int g, real s[3]) {
   const real *z = m->geom_size + 3 * g;
   switch (m->geom_type[g]) {
   case RL_GEOM_SPHERE: s[0] = s[1] = s[2] = z[0]; break;
@@ -103,7 +103,7 @@ static void geom_semiaxes(const rl_model *m, int g, real s[3]) {
 }
 
 /* 1 if a geom of body b asks for the ellipsoid model (its interaction coefficient is positive) */
-static int body_uses_ellipsoid(const rl_model *m, int b) {
+int rl_fluid_ellipsoid_body(const rl_model *m, int b) {
   for (int j = 0; j < m->body_geomnum[b]; j++)
     if (m->geom_fluid[RL_NFLUID * (m->body_geomadr[b] + j)] > 0) return 1;
   return 0;
@@ -164,7 +164,7 @@ static void ellipsoid_body(const rl_model *m, rl_data *d, int b, real *jp, real 
     const real *fl = m->geom_fluid + RL_NFLUID * g, *R = d->geom_xmat + 9 * g;
     if (fl[0] == 0) continue;
     real s[3], dif[3], t[3], lin[3], w[3], v[3], wind[3], lf[6] = {0, 0, 0, 0, 0, 0};
-    geom_semiaxes(m, g, s);
+    rl_geom_semiaxes(m, g, s);
     rl_v3_sub(dif, d->geom_xpos + 3 * g, d->subtree_com + 3 * m->body_rootid[b]);
     rl_v3_cross(t, dif, cv);
     rl_v3_sub(lin, cv + 3, t);
@@ -187,7 +187,7 @@ void rl_fluid(const rl_model *m, rl_data *d) {
   real *jp = rl_arena_take(d, 3 * (size_t)m->nv), *jr = rl_arena_take(d, 3 * (size_t)m->nv);
   for (int b = 1; b < m->nbody; b++) {
     if (m->body_mass[b] < MINVAL) continue;
-    if (body_uses_ellipsoid(m, b)) {
+    if (rl_fluid_ellipsoid_body(m, b)) {
       ellipsoid_body(m, d, b, jp, jr);
       continue;
     }

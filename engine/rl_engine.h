@@ -72,6 +72,10 @@ real rl_muscle_gain_vel(real len, real vel, const real lr[2], real acc0, const r
 void rl_act_advance(const rl_model *m, rl_data *d, const real *rate, real h);
 /* fluid forces of MuJoCo 2.2.2's inertia-box model added to qfrc_passive (fluid.c; rl_passive calls it) */
 void rl_fluid(const rl_model *m, rl_data *d);
+/* 1 if body b has a geom of the ellipsoid fluid model (then every geom of b uses it, fluid.c) */
+int rl_fluid_ellipsoid_body(const rl_model *m, int b);
+/* semi-axes of geom g's fluid ellipsoid (MuJoCo's mju_geomSemiAxes) */
+void rl_geom_semiaxes(const rl_model *m, int g, real s[3]);
 
 /* --- acceleration --- */
 /* qfrc_smooth = qfrc_passive − qfrc_bias + qfrc_actuator + qfrc_applied; qacc_smooth = M⁻¹·qfrc_smooth

@@ -148,12 +148,6 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
   rl_model *t = check_tendons(mjm, path, err, errlen);
   if (!t) return NULL;
   for (int g = 0; g < mjm->ngeom; g++)
-    if ((mjm->opt.density > 0 || mjm->opt.viscosity > 0) && mjm->geom_fluid[mjNFLUID * g] > 0 &&
-        mjm->opt.integrator == mjINT_IMPLICIT)
-      return refuse(err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]),
-                    "fluidshape=\"ellipsoid\" under integrator=implicit: the ellipsoid model's velocity derivative "
-                    "(MuJoCo's mjd_ellipsoidFluid) is not modelled yet (Euler and RK4 are)");
-  for (int g = 0; g < mjm->ngeom; g++)
     if (mjm->geom_type[g] == mjGEOM_HFIELD)
       return refuse(err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]), "height fields are not modelled yet");
   /* geom sizes the narrow phase divides by or takes roots of: sphere r; capsule/cylinder r, half-length;

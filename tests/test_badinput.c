@@ -482,13 +482,11 @@ static const bad_case models[] = {
 Test(badinput, models) { run_cases(models, NCASE(models)); }
 
 /* ---- activation, muscle and fluid parameters: models MuJoCo 2.2.2 loads whose numbers the formulas cannot
-   take, or the ellipsoid fluid model under the implicit integrator (its derivative is not modelled): one line naming the actuator or geom, exit 2 ---- */
+   take: one line naming the actuator or geom, exit 2 ---- */
 static const bad_case actuators[] = {
     {"verify @B/muscle_timeconst.xml", 1, "actuator 'flexor': muscle timeconst"},
     {"sim @B/muscle_fvmax.xml --engine newton", 1, "actuator 'flexor': muscle fvmax"},
     {"bench @B/filter_tau.xml", 1, "actuator 'lag': filter time constant"},
-    {"verify @B/fluid_ellipsoid.xml --opt integrator=implicit", 1,
-     "geom 'link_geom' is not supported: fluidshape=\"ellipsoid\" under integrator=implicit"},
 };
 Test(badinput, actuators) { run_cases(actuators, NCASE(actuators)); }
 /* ---- end of the activation, muscle and fluid section ---- */

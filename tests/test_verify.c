@@ -78,11 +78,11 @@ Test(verify_f64, rk4_activation_fluid_mocap) {
 }
 
 /* MuJoCo 2.2.2's implicit integrator on models built for the others: muscles (the muscle gain's velocity
-   derivative), fluid forces, tendons, and a walker with free and ball joints in contact (qDeriv row, step) */
+   derivative), fluid forces (inertia box and ellipsoid), tendons, and a walker with free and ball joints in contact (qDeriv row, step) */
 Test(verify_f64, implicit_on_other_models) {
   static const char *const models[] = {TMODEL("muscle_arm.xml"), TMODEL("swimmer_fluid.xml"),
                                        TMODEL("tendon_finger.xml"), TMODEL("exclude_walker.xml"),
-                                       TMODEL("adhesion_gripper.xml"), NULL};
+                                       TMODEL("adhesion_gripper.xml"), TMODEL("fluid_ellipsoid.xml"), NULL};
   for (int k = 0; models[k]; k++) {
     cr_expect_eq(verify_opt(models[k], 0, "integrator=implicit"), 0, "f64 implicit verify failed on %s", models[k]);
     cr_expect_eq(verify_opt(models[k], 1, "integrator=implicit"), 0, "f32 implicit verify failed on %s", models[k]);
