@@ -135,7 +135,10 @@ static void euler_after(const rl_model *m, rl_data *d, int used) {
    M − h·D has a zero pivot or the arena is too small */
 static void implicit_after(const rl_model *m, rl_data *d, int used) {
   if (used == RL_PATH_RECURSIVE) rl_crb(m, d);
-  if (rl_implicit(m, d)) rl_euler(m, d);
+  if (rl_implicit(m, d)) {
+    d->warning[RL_WARN_IMPLICIT]++;
+    rl_euler(m, d);
+  }
 }
 
 /* A step the bad-state policy ends: a qacc still bad after the reset and a second forward pass (the model

@@ -159,5 +159,9 @@ void rl_step_smooth(const rl_model *m, rl_data *d) {
     }
   }
   if (m->opt.integrator == RL_INT_RK4) rl_rk4(m, d);
-  else if (m->opt.integrator != RL_INT_IMPLICIT || rl_implicit(m, d)) rl_euler(m, d);
+  else if (m->opt.integrator != RL_INT_IMPLICIT) rl_euler(m, d);
+  else if (rl_implicit(m, d)) {
+    d->warning[RL_WARN_IMPLICIT]++;
+    rl_euler(m, d);
+  }
 }
