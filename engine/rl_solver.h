@@ -114,6 +114,7 @@ int rl_hfactor_update(rl_hfactor *f, real *v, int plus);
 typedef struct rl_sparse rl_sparse;
 typedef struct rl_sparse_info {
   long analyses, factorizations; /* since d was allocated */
+  long updowns;                  /* rank-1 updates and downdates of the factor (cholmod_updown), since then */
   long nnz_H, nnz_L;             /* the upper triangle of H's pattern; the factor's entries */
   double peak_bytes;             /* the most memory CHOLMOD held at once */
 } rl_sparse_info;

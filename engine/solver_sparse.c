@@ -368,6 +368,7 @@ void rl_sparse_stats(const rl_data *d, rl_sparse_info *info) {
   if (!s) return;
   info->analyses = s->analyses;
   info->factorizations = s->factorizations;
+  info->updowns = s->updowns;
   info->nnz_H = s->A ? (long)((int *)s->A->p)[s->n] : 0;
   info->nnz_L = s->L ? (long)s->c.lnz : 0;
   info->peak_bytes = (double)s->c.memory_usage;
