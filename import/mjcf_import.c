@@ -152,6 +152,11 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
       return refuse(
           err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]),
           "fluidshape=\"ellipsoid\" (the ellipsoid fluid model) is not modelled yet; the inertia-box model is");
+  /* MuJoCo's mj_step runs a second, friction-only solve after the main one when noslip_iterations > 0;
+     without it the step would silently differ */
+  if (mjm->opt.noslip_iterations > 0)
+    return refuse(err, errlen, path, "option", "noslip_iterations",
+                  "the noslip post-solve is not modelled yet (set noslip_iterations=\"0\")");
   if (mjm->opt.integrator == mjINT_IMPLICIT)
     return refuse(err, errlen, path, "option", "integrator=implicit",
                   "the implicit integrator is not modelled yet (use Euler or RK4)");
