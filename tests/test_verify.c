@@ -124,6 +124,8 @@ Test(verify_f64, tendon_models) {
   for (int k = 0; tendon_models[k]; k++)
     cr_expect_eq(verify(tendon_models[k], 0), 0, "f64 verify failed on %s", tendon_models[k]);
   cr_expect_eq(verify_opt(TMODEL("tendon_limit.xml"), 0, "cone=elliptic"), 0, "f64 elliptic tendon_limit");
+  /* a tendon-driven gripper under RK4: the step stage fails if a forward pass keeps a stale tendon */
+  cr_expect_eq(verify(TMODEL("tendon_gripper_arm.xml"), 0), 0, "f64 verify failed on tendon_gripper_arm");
 }
 Test(verify_f32, tendon_models) {
   for (int k = 0; tendon_models[k]; k++)
