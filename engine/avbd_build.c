@@ -98,8 +98,7 @@ rl_avbd_param rl_avbd_default_param(const rl_model *m) {
   rl_avbd_param p;
   memset(&p, 0, sizeof p);
   avbd_default_param(&p);
-  p.contacts =
-      rl_avbd_dynamic_pairs(m) || avbd_hfield_pairs(m) ? RL_AVBD_CONTACTS_DATA : RL_AVBD_CONTACTS_GROUND;
+  p.contacts = rl_avbd_dynamic_pairs(m) || avbd_hfield_pairs(m) ? RL_AVBD_CONTACTS_DATA : RL_AVBD_CONTACTS_GROUND;
   avbd_model_param(&p, &m->opt);
   return p;
 }

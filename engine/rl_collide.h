@@ -20,8 +20,8 @@ typedef struct rl_geomview {
   const real *mat;  /* world orientation [9] */
   const real *vert; /* mesh: hull vertices in the geom frame (nvert × 3); else NULL */
   int nvert;
-  real rbound;      /* bounding-sphere radius (0 for planes) */
-  const int *graph; /* mesh: hull adjacency of vert (layout as mesh_graph in rl_model.h), or NULL:
+  real rbound;       /* bounding-sphere radius (0 for planes) */
+  const int *graph;  /* mesh: hull adjacency of vert (layout as mesh_graph in rl_model.h), or NULL:
                           the support vertex is then found by searching all nvert vertices */
   const real *hdata; /* height field: elevation data (nrow × ncol, row-major, in [0, 1]); else NULL */
   int nrow, ncol;

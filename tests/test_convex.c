@@ -834,7 +834,8 @@ static mjModel *load_hfield_model(void) {
   gsl_rng_free(r);
   fclose(f);
   f = fdopen(fx, "w");
-  fprintf(f, "<mujoco>\n <asset><hfield name=\"h\" file=\"%s\" size=\"1.2 0.9 0.4 0.1\"/>\n  <mesh name=\"m\" vertex=\"",
+  fprintf(f,
+          "<mujoco>\n <asset><hfield name=\"h\" file=\"%s\" size=\"1.2 0.9 0.4 0.1\"/>\n  <mesh name=\"m\" vertex=\"",
           bin);
   for (int i = 0; i < 3 * NMESH; i++) fprintf(f, "%.17g ", mesh_vert[i]);
   fprintf(f, "\"/></asset>\n <worldbody>\n  <geom type=\"hfield\" hfield=\"h\"/>\n");
@@ -921,7 +922,8 @@ Test(SUITE, hfield_vs_mujoco) {
         for (int i = 0; i < 3; i++) hm[3 * i + c] /= n;
       }
       for (int i = 0; i < 9; i++) h.mat[i] = hm[i];
-      for (int i = 0; i < 3; i++) g.pos[i] = h.pos[i] + hm[3 * i] * lp[0] + hm[3 * i + 1] * lp[1] + hm[3 * i + 2] * lp[2];
+      for (int i = 0; i < 3; i++)
+        g.pos[i] = h.pos[i] + hm[3 * i] * lp[0] + hm[3 * i + 1] * lp[1] + hm[3 * i + 2] * lp[2];
       geom_sync(&h);
       geom_sync(&g);
       g.view.rbound = (real)R(rb);
