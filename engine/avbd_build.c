@@ -78,13 +78,27 @@ int rl_avbd_dynamic_pairs(const rl_model *m) {
   return 0;
 }
 
+/* 1 if a height-field geom passes the contype/conaffinity filter with a geom of another body: its contacts come
+   only from rl_collision (the own ground contacts are against planes) */
+static int avbd_hfield_pairs(const rl_model *m) {
+  for (int h = 0; h < m->ngeom; h++) {
+    if (m->geom_type[h] != RL_GEOM_HFIELD) continue;
+    for (int g = 0; g < m->ngeom; g++)
+      if (m->geom_bodyid[g] != m->geom_bodyid[h] &&
+          ((m->geom_contype[h] & m->geom_conaffinity[g]) || (m->geom_contype[g] & m->geom_conaffinity[h])))
+        return 1;
+  }
+  return 0;
+}
+
 /* defaults of the precision, the contact source of the model (rl_collision's contacts where two dynamic
-   bodies can touch, else the own ground contacts), then the model's overrides */
+   bodies can touch or a height field can be touched, else the own ground contacts), then the model's
+   overrides */
 rl_avbd_param rl_avbd_default_param(const rl_model *m) {
   rl_avbd_param p;
   memset(&p, 0, sizeof p);
   avbd_default_param(&p);
-  p.contacts = rl_avbd_dynamic_pairs(m) ? RL_AVBD_CONTACTS_DATA : RL_AVBD_CONTACTS_GROUND;
+  p.contacts = rl_avbd_dynamic_pairs(m) || avbd_hfield_pairs(m) ? RL_AVBD_CONTACTS_DATA : RL_AVBD_CONTACTS_GROUND;
   avbd_model_param(&p, &m->opt);
   return p;
 }
