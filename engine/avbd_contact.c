@@ -180,11 +180,10 @@ void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[3]) {
  * this is a stop-gap, not an understood fix.
  * With articulation blocks the mass a contact moves within one block solve is its articulation's, so
  * ρ₀ uses the lighter articulation's mass (avbd_tree_mass), capped at AVBD_TREE_CONTACT_MASS times the
- * lighter body's.  Measured, iterations/step over 1 s at the models' dt (f64, update test) with the cap
- * 3 / 10 / 30 / none: quadruped12 12.3 / 8.8 / 9.3 / 27.1 (the uncapped one exhausts 16 steps of 500 at
- * the landing in a period-3 cycle of the contact rows), microduck 7.9 / 4.0 / 3.0 / 3.0, planar_walker
- * 10.2 / 5.1 / 6.1 / 6.1, biped 13.2 / 6.9 / 4.9 / 4.0 (the lighter body's mass alone: quadruped12 19.5,
- * microduck 17.0). */
+ * lighter body's.  Measured, iterations/step over 1 s from qpos0 at the models' dt (f64, update test) with
+ * the cap 1 (the body's mass) / 3 / 10: quadruped12 19.5 / 12.3 / 8.8, microduck 17.3 / 8.2 / 7.6,
+ * planar_walker 17.8 / 9.1 / 5.0, biped 24.0 / 13.2 / 6.9; without a cap quadruped12 exhausts 16 steps of
+ * 500 sweeps at its landing (a period-3 cycle of the contact rows). */
 void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
   const rl_avbd_param *pr = &am->prm;
   for (int i = 0; i < am->ncon; i++) {

@@ -564,18 +564,20 @@ static void avbd_compound_begin(rl_avbd *am, const rl_data *d, rl_avbd_joint *jt
 }
 
 /* Articulation blocks solve the tree joints' rows exactly within the block, so their penalty need not
- * stay near the scale m/h² at which a body-by-body sweep converges: every row of a tree joint (two-sided,
- * limits, dry friction) starts each step at ρ ≥ rho_tree·ρ₀ (≤ ρ_max), and the dual update λ ← λ + ρC̃
- * then leaves a residual of the order 1/(1 + rho_tree) of the last one instead of a slow ascent.
- * Measured on microduck at 1 ms (f64, 0.5 s, iterations/step): rho_tree 1 (no stiffening) 131.9, 100: 19,
- * 1e4: 18 (two-sided rows only; with the limit and dry rows too: 9.3 → 3.0 once contacts use
- * articulation masses). */
+ * stay near the scale m/h² at which a body-by-body sweep converges: the two-sided rows of every tree joint
+ * start each step at ρ ≥ rho_tree·ρ₀ (≤ ρ_max), and the dual update λ ← λ + ρC̃ then leaves a residual of
+ * the order 1/(1 + rho_tree) of the last one instead of a slow ascent.  Microduck at 1 ms (f64, 0.5 s,
+ * iterations/step): rho_tree 1 (no stiffening) 131.9, 100: 19, 1e4: 18 (body mass contact ρ₀).  The
+ * one-sided and bounded rows (limits, dry friction) keep their ρ: stiffened as well they took standing
+ * microduck to 3.0 iterations/step, but a stiff limit flips active/inactive every iteration (quadruped12 at
+ * the bench state: a period-3 cycle, every step exhausted) and a stiff dry-friction row that slides keeps
+ * its full curvature (avbd_coord_terms) and crawls (microduck at the bench state: 500 sweeps). */
 static void avbd_tree_stiffen(rl_avbd *am) {
   const rl_avbd_param *pr = &am->prm;
   for (int j = 0; j < am->njoint; j++) {
     const rl_avbd_joint *jt = am->joint + j;
     if (jt->eq >= 0) continue;
-    for (int r = 0; r < jt->nrow; r++) {
+    for (int r = 0; r < jt->neq; r++) {
       rl_avbd_row *w = am->row + jt->row + r;
       w->rho = rl_avbd_min(rl_avbd_max(w->rho, pr->rho_tree * w->rho0), pr->rho_max * w->rho0);
     }

@@ -871,7 +871,7 @@ Test(avbd, articulation_distance_stop_honest_vs_dense_kkt, .timeout = 600) {
              "distance/claim %.2f; update test %d/40 flagged, false %.3f, worst %.2f\n",
              RL_PREC_NAME, strrchr(scene[i], '/') + 1, hs[k], fd, xd, wd, fu, xu, wu);
       cr_expect_eq(xd, 0, "false stops %.3f", xd);
-      cr_expect_geq(fd, 36, "distance test flagged %d/40", fd);
+      cr_expect_geq(fd, TOL(36, 30), "distance test flagged %d/40", fd);
     }
 }
 
