@@ -764,7 +764,7 @@ RL_HDFN static void avbd_q_continuous(real q[4], const real ref[4]) {
     for (int i = 0; i < 4; i++) q[i] = -q[i];
 }
 
-void rl_avbd_to_generalized(const rl_avbd *am, const rl_model *m, rl_data *d) {
+RL_HDFN void rl_avbd_to_generalized(const rl_avbd *am, const rl_model *m, rl_data *d) {
   for (int s = 0; s < am->nb; s++) {
     int b = am->body[s];
     if (m->body_jntnum[b] > 1) {

@@ -41,10 +41,13 @@ typedef struct rlcu_env {
   int unconverged; /* the last step did not meet its stopping test */
 } rlcu_env;
 
-/* The environment step of the kernel and of the host emulation: the AVBD step of the maximal state (the C
-   engine's rl_avbd_step_maximal, this file's compilation of it), its status and convergence recorded. */
+/* The environment step of the kernel and of the host emulation: rl_avbd_step's for ground contacts (this
+   file's compilation of the C engine's source) — the step of the maximal state, then qpos/qvel written back
+   from it — with its status and convergence recorded.  (rl_avbd_step's start-of-step tests are the host's:
+   the controls' at attach and put, the state's after a failed step by the reset.) */
 RL_HDFN static void rlcu_env_step(rlcu_env *v) {
   v->failed = rl_avbd_step_maximal(v->am, v->m, v->d) != RL_OK;
+  rl_avbd_to_generalized(v->am, v->m, v->d);
   v->unconverged = !v->am->stat.converged;
 }
 
@@ -237,13 +240,10 @@ oom:
   return -1;
 }
 
-/* environment e back into the host mirror: its AVBD state (struct and buffer), its data's struct (time,
-   warnings: the step writes no array of rl_data), then qpos/qvel from the maximal state as rl_avbd_step
-   does (hinge angles unwrapped to the branch nearest the mirror's qpos of the last sync) */
+/* environment e back into the host mirror: its AVBD state and its data (struct and buffer each) */
 static void rlcu_get_env(rlcu_batch *c, rl_batch *b, int e) {
   rlcu_get_part(c, c->pa + e, b->am[e], b->am[e]->buffer, 1);
-  rlcu_get_part(c, c->pd + e, b->d[e], b->d[e]->buffer, 0);
-  rl_avbd_to_generalized(b->am[e], b->m[e], b->d[e]);
+  rlcu_get_part(c, c->pd + e, b->d[e], b->d[e]->buffer, 1);
 }
 
 extern "C" void rl_batch_cuda_step(rl_batch *b) {
@@ -298,7 +298,7 @@ extern "C" int rl_batch_cuda_emulated(const rl_batch *b) { return b->dev && ((co
 
 /* The images as they are now (the device's state) copied to the host, every pointer rebased to the copy, and
    one step of every environment run there by the same environment step; qpos [n×nq], qvel [n×nv] receive
-   each environment's state after it (rl_avbd_to_generalized, unwrapped near the mirror's qpos).  With the
+   each environment's state after it.  With the
    kernel's step from the same images after it, this is the CPU-vs-device comparison of one step from the
    same states.  0, or −1 when the copy cannot be allocated. */
 extern "C" int rl_batch_cuda_host_twin(rl_batch *b, real *qpos, real *qvel) {
@@ -316,9 +316,7 @@ extern "C" int rl_batch_cuda_host_twin(rl_batch *b, real *qpos, real *qvel) {
   }
   for (int e = 0; e < c->n; e++) {
     rlcu_env_step(env + e);
-    rl_data *d = env[e].d;
-    memcpy(d->qpos, b->d[e]->qpos, sizeof(real) * (size_t)m->nq);
-    rl_avbd_to_generalized(env[e].am, env[e].m, d);
+    const rl_data *d = env[e].d;
     memcpy(qpos + (size_t)e * m->nq, d->qpos, sizeof(real) * (size_t)m->nq);
     memcpy(qvel + (size_t)e * m->nv, d->qvel, sizeof(real) * (size_t)m->nv);
   }

@@ -8,9 +8,9 @@
  * (rl_avbd and its one buffer), its rl_data (struct and buffer) and its model (shared, or its own copy after
  * rl_batch_env_model), copied byte for byte with every pointer rebased to the device copy.  The step of an
  * environment is the C engine's AVBD step (rl_avbd_step_maximal: ground contacts, colouring, sweeps, dual
- * update, velocity recovery) compiled by nvcc for the device from the same sources (RL_HDFN functions), so
- * no formula has a second copy; the colouring is redone at every step from that step's contacts, as on the
- * CPU.  After the step the joint coordinates are recovered on the host (rl_batch_cuda_sync).
+ * update, velocity recovery, then qpos/qvel from the maximal state) compiled by nvcc for the device from the
+ * same sources (RL_HDFN functions), so no formula has a second copy; the colouring is redone at every step
+ * from that step's contacts, as on the CPU.
  *
  * Divergence policy (as rl_batch.h): an environment whose step fails (non-finite update: the step undone) is
  * brought back, reset on the host by rl_batch_reset's rule, counted in b->resets[e], and copied up again.
