@@ -126,6 +126,42 @@ static real tendon_row(const rl_model *m, const rl_data *d, int u, real *r) {
   return d->ten_length[id] * g;
 }
 
+/* 1 if body b or one of its ancestors has a dof (a point on it can move) */
+static int body_moves(const rl_model *m, int b) {
+  for (; b > 0; b = m->body_parentid[b])
+    if (m->body_dofnum[b] > 0) return 1;
+  return 0;
+}
+
+/* Body (adhesion): length 0; the moment is minus the mean contact-normal Jacobian over the contacts of
+   body b from this pass's collision (MuJoCo 2.2.2 runs the transmission after collision):
+     r = −(1/n) Σ_c n_cᵀ (J_p(b2_c, pos_c) − J_p(b1_c, pos_c)),
+   over the contacts c touching b that are active or in the margin gap (exclude 0 or 1) and whose pair has a
+   dof (MuJoCo drops a contact without dofs before the transmission); n_c points from geom1 to geom2, so a
+   positive force pulls the bodies together.  No contact: r = 0. */
+static real body_adhesion(const rl_model *m, rl_data *d, int u, real *r) {
+  int nv = m->nv, id = m->actuator_trnid[2 * u], n = 0;
+  size_t mark = rl_arena_mark(d);
+  real *j1 = rl_arena_take(d, 3 * (size_t)nv), *j2 = rl_arena_take(d, 3 * (size_t)nv);
+  for (int c = 0; c < d->ncon; c++) {
+    const rl_contact *con = d->contact + c;
+    int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
+    if ((b1 != id && b2 != id) || con->exclude > 1 || !(body_moves(m, b1) || body_moves(m, b2))) continue;
+    n++;
+    rl_jac_point(m, d, j1, NULL, con->pos, b1);
+    rl_jac_point(m, d, j2, NULL, con->pos, b2);
+    for (int j = 0; j < nv; j++) {
+      real x = 0;
+      for (int k = 0; k < 3; k++) x += con->frame[k] * (j2[k * nv + j] - j1[k * nv + j]);
+      r[j] += x;
+    }
+  }
+  if (n)
+    for (int j = 0; j < nv; j++) r[j] *= -(real)1 / (real)n;
+  rl_arena_release(d, mark);
+  return 0;
+}
+
 /* length of actuator u and its moment row r (nv entries, zeroed here) for the non-scalar transmissions */
 static real transmission_row(const rl_model *m, rl_data *d, int u, real *r) {
   memset(r, 0, sizeof(real) * (size_t)m->nv);
@@ -133,6 +169,7 @@ static real transmission_row(const rl_model *m, rl_data *d, int u, real *r) {
   case RL_TRN_TENDON: return tendon_row(m, d, u, r);
   case RL_TRN_SLIDERCRANK: return slider_crank(m, d, u, r);
   case RL_TRN_SITE: return site_wrench(m, d, u, r);
+  case RL_TRN_BODY: return body_adhesion(m, d, u, r);
   default: return joint_nd(m, d, u, r);
   }
 }
@@ -146,36 +183,56 @@ static real muscle_l0(const real lr[2], const real *prm) { return (lr[1] - lr[0]
 /* peak force: prm force, or scale / acc0 when force < 0 */
 static real muscle_peak(real acc0, const real *prm) { return prm[2] < 0 ? prm[3] / maxr(MINVAL, acc0) : prm[2]; }
 
-/* active force-length-velocity gain (MuJoCo's mju_muscleGain), negative (a muscle pulls):
-   FL: half-quadratics rising on [lmin, a], falling from 1 at L = 1 to 0 at lmax through b,
-       a = (lmin + 1)/2, b = (1 + lmax)/2;
-   FV: 0 for V ≤ −1, (V + 1)² up to 0, fvmax − (y − V)²/y up to y = fvmax − 1, then fvmax;
-   V = l̇ / (L₀·vmax);  gain = −F·FL·FV. */
-static real muscle_gain(real len, real vel, const real lr[2], real acc0, const real *prm) {
-  real lmin = prm[4], lmax = prm[5], vmax = prm[6], fvmax = prm[8];
-  real force = muscle_peak(acc0, prm), a = (real)0.5 * (lmin + 1), b = (real)0.5 * (1 + lmax), x;
-  real L0 = muscle_l0(lr, prm);
-  real L = prm[0] + (len - lr[0]) / maxr(MINVAL, L0), V = vel / maxr(MINVAL, L0 * vmax);
-  real FL = 0;
+/* the force-length curve FL of the muscle gain (MuJoCo's mju_muscleGain): half-quadratics rising on
+   [lmin, a], falling from 1 at L = 1 to 0 at lmax through b, a = (lmin + 1)/2, b = (1 + lmax)/2 */
+static real muscle_fl(real L, real lmin, real lmax) {
+  real a = (real)0.5 * (lmin + 1), b = (real)0.5 * (1 + lmax), x;
   if (L >= lmin && L <= a) {
     x = (L - lmin) / maxr(MINVAL, a - lmin);
-    FL = (real)0.5 * x * x;
-  } else if (L <= 1) {
-    x = (1 - L) / maxr(MINVAL, 1 - a);
-    FL = 1 - (real)0.5 * x * x;
-  } else if (L <= b) {
-    x = (L - 1) / maxr(MINVAL, b - 1);
-    FL = 1 - (real)0.5 * x * x;
-  } else if (L <= lmax) {
-    x = (lmax - L) / maxr(MINVAL, lmax - b);
-    FL = (real)0.5 * x * x;
+    return (real)0.5 * x * x;
   }
+  if (L <= 1) {
+    x = (1 - L) / maxr(MINVAL, 1 - a);
+    return 1 - (real)0.5 * x * x;
+  }
+  if (L <= b) {
+    x = (L - 1) / maxr(MINVAL, b - 1);
+    return 1 - (real)0.5 * x * x;
+  }
+  if (L <= lmax) {
+    x = (lmax - L) / maxr(MINVAL, lmax - b);
+    return (real)0.5 * x * x;
+  }
+  return 0;
+}
+
+/* active force-length-velocity gain (MuJoCo's mju_muscleGain), negative (a muscle pulls):
+   FL as muscle_fl; FV: 0 for V ≤ −1, (V + 1)² up to 0, fvmax − (y − V)²/y up to y = fvmax − 1, then fvmax;
+   V = l̇ / (L₀·vmax);  gain = −F·FL·FV. */
+static real muscle_gain(real len, real vel, const real lr[2], real acc0, const real *prm) {
+  real vmax = prm[6], fvmax = prm[8], force = muscle_peak(acc0, prm), L0 = muscle_l0(lr, prm);
+  real L = prm[0] + (len - lr[0]) / maxr(MINVAL, L0), V = vel / maxr(MINVAL, L0 * vmax);
+  real FL = muscle_fl(L, prm[4], prm[5]);
   real FV, y = fvmax - 1;
   if (V <= -1) FV = 0;
   else if (V <= 0) FV = (V + 1) * (V + 1);
   else if (V <= y) FV = fvmax - (y - V) * (y - V) / maxr(MINVAL, y);
   else FV = fvmax;
   return -force * FL * FV;
+}
+
+/* ∂gain/∂l̇ of muscle_gain (MuJoCo 2.2.2's mjd_muscleGain_vel): −F·FL·FV′(V)/(L₀·vmax) with
+   FV′ = 0 (V ≤ −1), 2V + 2 (V ≤ 0), (2y − 2V)/y (V ≤ y), 0 beyond */
+real rl_muscle_gain_vel(real len, real vel, const real lr[2], real acc0, const real *prm) {
+  real vmax = prm[6], fvmax = prm[8], force = muscle_peak(acc0, prm), L0 = muscle_l0(lr, prm);
+  real L = prm[0] + (len - lr[0]) / maxr(MINVAL, L0), V = vel / maxr(MINVAL, L0 * vmax);
+  real FL = muscle_fl(L, prm[4], prm[5]);
+  real dFV, y = fvmax - 1;
+  if (V <= -1) dFV = 0;
+  else if (V <= 0) dFV = 2 * V + 2;
+  else if (V <= y) dFV = (-2 * V + 2 * y) / maxr(MINVAL, y);
+  else dFV = 0;
+  return -force * FL * dFV / maxr(MINVAL, L0 * vmax);
 }
 
 /* passive muscle force (MuJoCo's mju_muscleBias): 0 for L ≤ 1, −F·fpmax·x²/2 up to b = (1 + lmax)/2

@@ -16,6 +16,7 @@ size_t rl_arena_reals(const rl_model *m) {
   if (rl_constraint_arena(m) > mod) mod = rl_constraint_arena(m);
   if (rl_solver_arena(m) > mod) mod = rl_solver_arena(m);
   if (mod > n) n = mod;
+  if (rl_implicit_arena(m) > n) n = rl_implicit_arena(m);
   return n + rl_actuation_arena(m) + 6 * (size_t)m->nbody + 1024;
 }
 

@@ -131,6 +131,16 @@ static void euler_after(const rl_model *m, rl_data *d, int used) {
   rl_euler(m, d);
 }
 
+/* the implicit step after a pass on `used` (M formed here if the recursive pass did not); Euler where
+   M − h·D has a zero pivot or the arena is too small */
+static void implicit_after(const rl_model *m, rl_data *d, int used) {
+  if (used == RL_PATH_RECURSIVE) rl_crb(m, d);
+  if (rl_implicit(m, d)) {
+    d->warning[RL_WARN_IMPLICIT]++;
+    rl_euler(m, d);
+  }
+}
+
 /* A step the bad-state policy ends: a qacc still bad after the reset and a second forward pass (the model
    itself, not the state, is bad) is not integrated: the state stays the reset one, time advances by h. */
 static void hold_reset_state(const rl_model *m, rl_data *d) {
@@ -150,6 +160,7 @@ void rl_step_path(const rl_model *m, rl_data *d, int path) {
   }
   double t = prof_start(d), inner = d->prof_clock ? prof_total(d) : 0;
   if (m->opt.integrator == RL_INT_RK4) rl_rk4_with(m, d, rl_forward);
+  else if (m->opt.integrator == RL_INT_IMPLICIT) implicit_after(m, d, used);
   else euler_after(m, d, used);
   /* integrate: the time step less the forward passes inside it (RK4's stages, profiled as their stages) */
   if (d->prof_clock) {

@@ -22,7 +22,7 @@ void rl_integrate_pos(const rl_model *m, real *qpos, const real *qvel, real h) {
 
 /* act ← act + h·act_dot (clamped to actrange); q̇ ← q̇ + h·q̈ ; q ← q ⊕ h·q̇ (semi-implicit: the new
    velocity moves the position);  t += h */
-static void advance(const rl_model *m, rl_data *d, const real *qacc) {
+void rl_advance(const rl_model *m, rl_data *d, const real *qacc) {
   real h = m->opt.timestep;
   if (m->na) rl_act_advance(m, d, d->act_dot, h);
   for (int i = 0; i < m->nv; i++) d->qvel[i] += h * qacc[i];
@@ -43,7 +43,7 @@ static int has_damping(const rl_model *m) {
 void rl_euler(const rl_model *m, rl_data *d) {
   if (RL_LOCAL_FRAMES && rl_euler_recursive(m, d) == 0) return;
   if (!has_damping(m)) {
-    advance(m, d, d->qacc);
+    rl_advance(m, d, d->qacc);
     return;
   }
   size_t mark = rl_arena_mark(d);
@@ -56,7 +56,7 @@ void rl_euler(const rl_model *m, rl_data *d) {
   /* factor and solve in the arena, leaving qLD (the factor of M) untouched */
   rl_factor_ld(m, H, hdiag);
   rl_solve_ld(m, H, hdiag, acc);
-  advance(m, d, acc);
+  rl_advance(m, d, acc);
   rl_arena_release(d, mark);
 }
 
@@ -65,7 +65,7 @@ void rl_euler(const rl_model *m, rl_data *d) {
    the arena is too small. */
 int rl_euler_recursive(const rl_model *m, rl_data *d) {
   if (!has_damping(m)) {
-    advance(m, d, d->qacc);
+    rl_advance(m, d, d->qacc);
     return 0;
   }
   size_t mark = rl_arena_mark(d);
@@ -75,7 +75,7 @@ int rl_euler_recursive(const rl_model *m, rl_data *d) {
     for (int i = 0; i < m->nv; i++) acc[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
     ok = rl_solve_m_local(m, d, acc, m->opt.timestep, m->dof_damping) == 0;
   }
-  if (ok) advance(m, d, acc);
+  if (ok) rl_advance(m, d, acc);
   rl_arena_release(d, mark);
   return ok ? 0 : -1;
 }
@@ -159,5 +159,9 @@ void rl_step_smooth(const rl_model *m, rl_data *d) {
     }
   }
   if (m->opt.integrator == RL_INT_RK4) rl_rk4(m, d);
-  else rl_euler(m, d);
+  else if (m->opt.integrator != RL_INT_IMPLICIT) rl_euler(m, d);
+  else if (rl_implicit(m, d)) {
+    d->warning[RL_WARN_IMPLICIT]++;
+    rl_euler(m, d);
+  }
 }

@@ -11,6 +11,8 @@
 size_t rl_arena_reals(const rl_model *m);
 /* the share of rl_arena_reals the actuation and fluid stages add (0 without them) */
 size_t rl_actuation_arena(const rl_model *m);
+/* the implicit integrator's share (rl_implicit, rl_qderiv; 0 under the other integrators) */
+size_t rl_implicit_arena(const rl_model *m);
 /* Take n reals from the arena (NULL on overflow: the arena is sized at allocation). */
 real *rl_arena_take(rl_data *d, size_t n);
 /* Arena mark/release: every stage releases what it took. */

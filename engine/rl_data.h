@@ -176,6 +176,7 @@ enum {
   RL_WARN_CONTACTFULL,
   RL_WARN_BADCTRL,
   RL_WARN_BADGEOM,
+  RL_WARN_IMPLICIT, /* the implicit integrator's factor of M − h·qDeriv failed (zero pivot): Euler step taken */
   RL_NWARN
 };
 

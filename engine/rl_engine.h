@@ -66,10 +66,16 @@ void rl_rne_local(const rl_model *m, rl_data *d);
    act_dot (integrator, filter, muscle), force = gain·(act or ctrl) + bias (fixed, affine, muscle; clamped),
    qfrc_actuator = Σ momentᵀ·force. */
 void rl_actuation(const rl_model *m, rl_data *d);
+/* ∂(muscle gain)/∂(actuator velocity) at length len, velocity vel (MuJoCo 2.2.2's mjd_muscleGain_vel) */
+real rl_muscle_gain_vel(real len, real vel, const real lr[2], real acc0, const real *prm);
 /* act += h·rate, clamped to actrange where the actuator is actlimited */
 void rl_act_advance(const rl_model *m, rl_data *d, const real *rate, real h);
 /* fluid forces of MuJoCo 2.2.2's inertia-box model added to qfrc_passive (fluid.c; rl_passive calls it) */
 void rl_fluid(const rl_model *m, rl_data *d);
+/* 1 if body b has a geom of the ellipsoid fluid model (then every geom of b uses it, fluid.c) */
+int rl_fluid_ellipsoid_body(const rl_model *m, int b);
+/* semi-axes of geom g's fluid ellipsoid (MuJoCo's mju_geomSemiAxes) */
+void rl_geom_semiaxes(const rl_model *m, int g, real s[3]);
 
 /* --- acceleration --- */
 /* qfrc_smooth = qfrc_passive − qfrc_bias + qfrc_actuator + qfrc_applied; qacc_smooth = M⁻¹·qfrc_smooth
@@ -139,6 +145,15 @@ void rl_integrate_pos(const rl_model *m, real *qpos, const real *qvel, real h);
 /* Semi-implicit Euler as MuJoCo's mj_Euler: with dof damping, (M + h·diag(b))·qacc = qfrc; then
    qvel += h·qacc, qpos ⊕= h·qvel. */
 void rl_euler(const rl_model *m, rl_data *d);
+/* q̇ ← q̇ + h·q̈, q ← q ⊕ h·q̇, act ← act + h·act_dot (clamped), t += h: the update every Euler-type step ends with */
+void rl_advance(const rl_model *m, rl_data *d, const real *qacc);
+/* D = ∂(qfrc_passive + qfrc_actuator − qfrc_bias)/∂q̇ (MuJoCo 2.2.2's qDeriv), dense nv×nv row-major, zero
+   outside the dof-tree pattern (implicit.c).  Needs the position and velocity stages and the actuation.
+   0, or −1 when the arena is too small (the model's integrator is not implicit). */
+int rl_qderiv(const rl_model *m, rl_data *d, real *D);
+/* MuJoCo 2.2.2's implicit step: (M − h·D)·q̈' = qfrc_smooth + qfrc_constraint, then rl_advance.  Needs qM.
+   0, or −1 (nothing advanced) on a zero pivot or a too small arena. */
+int rl_implicit(const rl_model *m, rl_data *d);
 /* rl_euler without qM (recursive path, and f32): (M + h·diag(b))⁻¹ by rl_solve_m_local; −1 when the arena is
    too small (nothing advanced). */
 int rl_euler_recursive(const rl_model *m, rl_data *d);

@@ -51,7 +51,7 @@ enum { RL_BIAS_NONE = 0, RL_BIAS_AFFINE = 1, RL_BIAS_MUSCLE = 2 };
 /* actuator activation dynamics (values as mjtDyn) */
 enum { RL_DYN_NONE = 0, RL_DYN_INTEGRATOR = 1, RL_DYN_FILTER = 2, RL_DYN_MUSCLE = 3 };
 /* integrators (values as mjtIntegrator) */
-enum { RL_INT_EULER = 0, RL_INT_RK4 = 1 };
+enum { RL_INT_EULER = 0, RL_INT_RK4 = 1, RL_INT_IMPLICIT = 2 };
 /* friction cones and solvers (values as mjtCone / mjtSolver) */
 enum { RL_CONE_PYRAMIDAL = 0, RL_CONE_ELLIPTIC = 1 };
 enum { RL_SOLVER_PGS = 0, RL_SOLVER_CG = 1, RL_SOLVER_NEWTON = 2 };
@@ -77,6 +77,7 @@ enum {
 #define RL_NGAIN   10
 #define RL_NBIAS   10
 #define RL_NDYN    10
+#define RL_NFLUID  12 /* geom_fluid: interaction, blunt, slender, angular drag, Kutta, Magnus, added mass (3), inertia (3) */
 
 /* physics and solver options: MuJoCo's mjOption subset and rigidlab's own.  Every field a user can set
    is one row of import/options.h (`--opt KEY=VALUE`), which also documents its range and default. */
@@ -205,6 +206,7 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
   X(real, geom_friction, ngeom, 3)        \
   X(real, geom_margin, ngeom, 1)          \
   X(real, geom_gap, ngeom, 1)             \
+  X(real, geom_fluid, ngeom, RL_NFLUID)   \
   X(int, geom_collide, ngeom, 1)          \
   X(real, geom_hext, ngeom, 3)            \
   X(int, mesh_vertadr, nmesh, 1)          \

@@ -148,14 +148,6 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
   rl_model *t = check_tendons(mjm, path, err, errlen);
   if (!t) return NULL;
   for (int g = 0; g < mjm->ngeom; g++)
-    if ((mjm->opt.density > 0 || mjm->opt.viscosity > 0) && mjm->geom_fluid[mjNFLUID * g] > 0)
-      return refuse(
-          err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]),
-          "fluidshape=\"ellipsoid\" (the ellipsoid fluid model) is not modelled yet; the inertia-box model is");
-  if (mjm->opt.integrator == mjINT_IMPLICIT)
-    return refuse(err, errlen, path, "option", "integrator=implicit",
-                  "the implicit integrator is not modelled yet (use Euler or RK4)");
-  for (int g = 0; g < mjm->ngeom; g++)
     if (mjm->geom_type[g] == mjGEOM_HFIELD)
       return refuse(err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]), "height fields are not modelled yet");
   /* geom sizes the narrow phase divides by or takes roots of: sphere r; capsule/cylinder r, half-length;
@@ -179,10 +171,8 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
   for (int u = 0; u < mjm->nu; u++) {
     const char *nm = mjname(mjm, mjm->name_actuatoradr[u]);
     int trn = mjm->actuator_trntype[u];
-    if (trn == mjTRN_BODY)
-      return refuse(err, errlen, path, "actuator", nm, "body (adhesion) transmissions are not modelled yet");
     if (trn != mjTRN_JOINT && trn != mjTRN_JOINTINPARENT && trn != mjTRN_SLIDERCRANK && trn != mjTRN_SITE &&
-        trn != mjTRN_TENDON)
+        trn != mjTRN_TENDON && trn != mjTRN_BODY)
       return refuse(err, errlen, path, "actuator", nm, "unknown transmission type");
     if (mjm->actuator_dyntype[u] == mjDYN_USER || mjm->actuator_gaintype[u] == mjGAIN_USER ||
         mjm->actuator_biastype[u] == mjBIAS_USER)
@@ -362,7 +352,7 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
                                                   COPY(geom_rbound, m->ngeom, 1) COPY(geom_pos, m->ngeom, 3) COPY(
                                                       geom_quat, m->ngeom,
                                                       4) COPY(geom_friction, m->ngeom, 3)
-                                                      COPY(geom_margin, m->ngeom, 1) COPY(geom_gap, m->ngeom, 1) COPY(
+                                                      COPY(geom_margin, m->ngeom, 1) COPY(geom_gap, m->ngeom, 1) COPY(geom_fluid, m->ngeom, RL_NFLUID) COPY(
                                                           exclude_signature, m->nexclude,
                                                           1) COPY(eq_type, m->neq, 1)
                                                           COPY(eq_obj1id, m->neq, 1) COPY(eq_obj2id, m->neq, 1) COPY(

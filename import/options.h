@@ -54,7 +54,7 @@
 #define RL_OPTION_TABLE(X)                                                                                          \
   X(timestep, REAL, MJ, timestep, RL_OPT_IN_LOOPEN(0, RL_OPT_MAXTIMESTEP), NULL, RL_OPT_MODEL, "time step h (s)")   \
   X(gravity, VEC3, MJ, gravity, RL_OPT_FINITE, NULL, RL_OPT_MODEL, "gravitational acceleration (m/s²)")             \
-  X(integrator, ENUM, MJ, integrator, RL_OPT_NAMED, "euler,rk4", RL_OPT_MODEL, "time integrator (AVBD ignores it)") \
+  X(integrator, ENUM, MJ, integrator, RL_OPT_NAMED, "euler,rk4,implicit", RL_OPT_MODEL, "time integrator (AVBD ignores it)") \
   X(cone, ENUM, MJ, cone, RL_OPT_NAMED, "pyramidal,elliptic", RL_OPT_MODEL, "friction cone")                        \
   X(solver, ENUM, MJ, solver, RL_OPT_NAMED, "pgs,cg,newton", RL_OPT_MODEL,                                          \
     "constraint solver (rigidlab solves pgs by Newton; sim/bench --engine and a study's engine axis set it)")       \

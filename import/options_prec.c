@@ -6,7 +6,9 @@
 
 /* ENUM rows store the index of the name and FLAGS rows bit k for the k-th name: the table's name order is
    the engine's enum order, and MuJoCo's where the option is MuJoCo's */
-_Static_assert((int)RL_INT_EULER == (int)mjINT_EULER && (int)RL_INT_RK4 == (int)mjINT_RK4, "integrator: euler, rk4");
+_Static_assert((int)RL_INT_EULER == (int)mjINT_EULER && (int)RL_INT_RK4 == (int)mjINT_RK4 &&
+                   (int)RL_INT_IMPLICIT == (int)mjINT_IMPLICIT,
+               "integrator: euler, rk4, implicit");
 _Static_assert((int)RL_CONE_PYRAMIDAL == (int)mjCONE_PYRAMIDAL && (int)RL_CONE_ELLIPTIC == (int)mjCONE_ELLIPTIC,
                "cone: pyramidal, elliptic");
 _Static_assert((int)RL_SOLVER_PGS == (int)mjSOL_PGS && (int)RL_SOLVER_CG == (int)mjSOL_CG &&

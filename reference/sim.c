@@ -381,6 +381,9 @@ int rl_cmd_sim(const rl_sim_args *a) {
               "sim: %s: warning: %d bad-state event(s) (non-finite or huge qpos/qvel/qacc/ctrl; see the "
               "bad_state column)\n",
               a->c.model, nbad);
+    if (!mujoco && d->warning[RL_WARN_IMPLICIT])
+      fprintf(stderr, "sim: %s: warning: %d implicit step(s) fell back to Euler (zero pivot in M - h*qDeriv)\n",
+              a->c.model, d->warning[RL_WARN_IMPLICIT]);
   }
 done:
   rl_avbd_free(am);

@@ -438,7 +438,7 @@ static const bad_case options[] = {
     OPT("avbd_cheb_rho=1.5", "avbd_cheb_rho: bad value '1.5'"),
     OPT("collision=exact", "collision: bad value 'exact' (allowed: manifold, mujoco)"),
     OPT("cone=round", "cone: bad value 'round' (allowed: pyramidal, elliptic)"),
-    OPT("integrator=implicit", "integrator: bad value 'implicit' (allowed: euler, rk4)"),
+    OPT("integrator=implicitfast", "integrator: bad value 'implicitfast' (allowed: euler, rk4, implicit)"),
     OPT("newton_factor=LU", "newton_factor: bad value 'LU'"),
     OPT("disable=gravity,wind", "disable: bad value 'gravity,wind' (allowed: comma-separated: constraint,equality,"
                                 "frictionloss,limit,contact,passive,gravity,clampctrl,warmstart,filterparent,"
@@ -482,12 +482,11 @@ static const bad_case models[] = {
 Test(badinput, models) { run_cases(models, NCASE(models)); }
 
 /* ---- activation, muscle and fluid parameters: models MuJoCo 2.2.2 loads whose numbers the formulas cannot
-   take, or a fluid model rigidlab does not have: one line naming the actuator or geom, exit 2 ---- */
+   take: one line naming the actuator or geom, exit 2 ---- */
 static const bad_case actuators[] = {
     {"verify @B/muscle_timeconst.xml", 1, "actuator 'flexor': muscle timeconst"},
     {"sim @B/muscle_fvmax.xml --engine newton", 1, "actuator 'flexor': muscle fvmax"},
     {"bench @B/filter_tau.xml", 1, "actuator 'lag': filter time constant"},
-    {"verify @B/fluid_ellipsoid.xml", 1, "fluidshape"},
 };
 Test(badinput, actuators) { run_cases(actuators, NCASE(actuators)); }
 /* ---- end of the activation, muscle and fluid section ---- */

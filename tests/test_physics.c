@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <unistd.h>
 #include "pair.h"
 #include "states.h"
 
@@ -199,6 +200,39 @@ Test(physics, suction_weld_switched_at_run_time) {
   cr_expect(fabs(drop - expect) < 1e-9, "release is not free fall: %.9f vs %.9f", drop, expect);
   cr_expect(fabs(d->qpos[2] - 1) < 2e-3 && fabs(d->qvel[2]) < 1e-2, "re-grip did not hold: z %.5f v %.3g", d->qpos[2],
             d->qvel[2]);
+  rl_data_free(d);
+  rl_pair_free(&p);
+}
+
+/* The implicit step on a damped slide that touches nothing (the adhesion gripper's arm lifted clear of the
+   box, which hangs above the floor): its dof is its own tree, so (M − h·D) is diagonal there with D = −b, and the step must give
+   v₁ = v₀ + h·f/(m + h·b) exactly (f = qfrc_smooth + qfrc_constraint).  And the arena holds the implicit
+   step on a 27-dof humanoid (rl_implicit returns 0: no fall-back to Euler). */
+Test(physics, implicit_damped_slide_and_arena) {
+  static const char *const opts[] = {"integrator=implicit", NULL};
+  rl_pair p;
+  load(&p, MODEL("adhesion_gripper.xml"), opts);
+  rl_data *d = rl_data_alloc(p.m);
+  mjData *mjd = mj_makeData(p.mjm);
+  mjd->qpos[0] = 0.1;
+  mjd->qvel[0] = 0.7;
+  rl_set_state(&p, d, NULL, mjd->qpos, mjd->qvel, mjd->ctrl);
+  rl_forward(p.m, d);
+  double h = p.m->opt.timestep, b = p.m->dof_damping[0], M = d->qM[p.m->dof_Madr[0]];
+  double f = d->qfrc_smooth[0] + d->qfrc_constraint[0], v0 = d->qvel[0];
+  cr_assert_eq(d->ncon, 0, "the arm touches nothing (ncon %d)", d->ncon);
+  cr_assert_eq(rl_implicit(p.m, d), 0, "implicit step refused");
+  double want = v0 + h * f / (M + h * b);
+  cr_expect(fabs(d->qvel[0] - want) <= 1e-14 * fabs(want), "v1 %.17g, want %.17g", d->qvel[0], want);
+  rl_data_free(d);
+  mj_deleteData(mjd);
+  rl_pair_free(&p);
+  const char *hum = "/usr/share/mujoco/model/humanoid/humanoid.xml";
+  if (access(hum, R_OK)) return;
+  load(&p, hum, opts);
+  d = rl_data_alloc(p.m);
+  rl_forward(p.m, d);
+  cr_expect_eq(rl_implicit(p.m, d), 0, "humanoid: implicit step refused (arena)");
   rl_data_free(d);
   rl_pair_free(&p);
 }

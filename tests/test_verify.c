@@ -48,6 +48,9 @@ static const char *const all_models[] = {SCENE("pendulum.xml"),
                                          TMODEL("transmissions.xml"),
                                          TMODEL("contact_pair.xml"),
                                          TMODEL("light_arm.xml"),
+                                         TMODEL("implicit_arm.xml"),
+                                         TMODEL("adhesion_gripper.xml"),
+                                         TMODEL("fluid_ellipsoid.xml"),
                                          NULL};
 
 /* the contact models again with the elliptic cone (every stage: rows, solve, step) */
@@ -67,10 +70,23 @@ Test(verify_f64, every_model_every_stage_1e12) {
 
 /* activations, fluid forces and mocap poses through RK4's stages (the Euler list above covers Euler) */
 Test(verify_f64, rk4_activation_fluid_mocap) {
-  static const char *const models[] = {TMODEL("swimmer_fluid.xml"), TMODEL("muscle_arm.xml"),
-                                       TMODEL("mocap_gripper.xml"), TMODEL("transmissions.xml"), NULL};
+  static const char *const models[] = {TMODEL("swimmer_fluid.xml"),    TMODEL("muscle_arm.xml"),
+                                       TMODEL("mocap_gripper.xml"),    TMODEL("transmissions.xml"),
+                                       TMODEL("fluid_ellipsoid.xml"), NULL};
   for (int k = 0; models[k]; k++)
     cr_expect_eq(verify_opt(models[k], 0, "integrator=rk4"), 0, "f64 rk4 verify failed on %s", models[k]);
+}
+
+/* MuJoCo 2.2.2's implicit integrator on models built for the others: muscles (the muscle gain's velocity
+   derivative), fluid forces (inertia box and ellipsoid), tendons, and a walker with free and ball joints in contact (qDeriv row, step) */
+Test(verify_f64, implicit_on_other_models) {
+  static const char *const models[] = {TMODEL("muscle_arm.xml"), TMODEL("swimmer_fluid.xml"),
+                                       TMODEL("tendon_finger.xml"), TMODEL("exclude_walker.xml"),
+                                       TMODEL("adhesion_gripper.xml"), TMODEL("fluid_ellipsoid.xml"), NULL};
+  for (int k = 0; models[k]; k++) {
+    cr_expect_eq(verify_opt(models[k], 0, "integrator=implicit"), 0, "f64 implicit verify failed on %s", models[k]);
+    cr_expect_eq(verify_opt(models[k], 1, "integrator=implicit"), 0, "f32 implicit verify failed on %s", models[k]);
+  }
 }
 
 /* MuJoCo's samples with mocap bodies (composites), a slider-crank and muscles on tendons */

@@ -46,6 +46,9 @@ static const rl_vq_info table[] = {
     {"qvel", REL, "qvel", 0, "velocities after one step"},
     {"act_dot", REL, "act_dot", 0, "activation rates (models with activation dynamics)"},
     {"act", REL, "act", 0, "activations after one step (models with activation dynamics)"},
+    {"qDeriv", REL, 0, "N·s/m, N·s or N·m·s",
+     "∂(passive + actuator − bias)/∂qvel of the implicit integrator (MuJoCo's qDeriv), compared dense (nv × nv), "
+     "relative to the larger of its own scale and max diag(M)/h (the step factors M − h·qDeriv)"},
     /* collision (verify_collision.c) */
     {"ncon", COUNT, 0, "count", "contacts in geom pairs whose contact counts differ"},
     {"pair_flips", FRACTION, 0, "1", "fraction of colliding geom pairs whose contact counts differ"},

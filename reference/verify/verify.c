@@ -40,6 +40,18 @@ void rl_vq_mj_collision_on(const mjModel *mjm, mjData *dst, const double *qpos, 
   mj_collision(mjm, dst);
 }
 
+int rl_vq_collide_for_actuation(const rl_model *m, rl_data *d) {
+  int any = 0;
+  for (int u = 0; u < m->nu; u++) any |= m->actuator_trntype[u] == RL_TRN_BODY;
+  if (!any) return 0;
+  rl_model *mw = (rl_model *)m; /* MuJoCo's collision rules for this pass, restored below */
+  int coll = mw->opt.collision;
+  mw->opt.collision = RL_COLL_MUJOCO;
+  rl_collision(m, d);
+  mw->opt.collision = coll;
+  return 1;
+}
+
 /* Per state: err = ‖ours − mujoco‖∞, mag = ‖mujoco‖∞, recorded for the reduction in finish(). */
 void rl_vq_compare(rl_vq *q, const real *ours, const double *ref, long n) {
   double err = 0, mag = 0;
@@ -107,6 +119,7 @@ enum {
   Q_STEP_QVEL,
   Q_ACT_DOT,
   Q_STEP_ACT,
+  Q_QDERIV,
   NQ
 };
 
@@ -141,6 +154,7 @@ static quantity table_init[NQ] = {
     {.stage = RL_STAGE_INTEGRATE, .name = FIELD(qvel)},
     {.stage = RL_STAGE_ACTUATION, .name = FIELD(act_dot)},
     {.stage = RL_STAGE_INTEGRATE, .name = FIELD(act)},
+    {.stage = RL_STAGE_INTEGRATE, .name = "qDeriv"},
 };
 #undef FIELD
 
@@ -154,6 +168,12 @@ static void compare_state(const rl_pair *p, const mjModel *mjfree, rl_data *d, m
   rl_set_state(p, d, mjd, qpos, qvel, ctrl);
   mj_forward(mjm, mjd);
   rl_forward_smooth(m, d);
+  /* a body transmission reads this pass's contacts, which mj_forward has: the actuation and the smooth
+     acceleration again after rigidlab's collision */
+  if (rl_vq_collide_for_actuation(m, d)) {
+    rl_actuation(m, d);
+    rl_smooth_acc(m, d);
+  }
   compare(&q[Q_XPOS], d->xpos, mjd->xpos, 3L * m->nbody);
   compare(&q[Q_XQUAT], d->xquat, mjd->xquat, 4L * m->nbody);
   compare(&q[Q_XMAT], d->xmat, mjd->xmat, 9L * m->nbody);
@@ -180,6 +200,10 @@ static void compare_state(const rl_pair *p, const mjModel *mjfree, rl_data *d, m
   compare(&q[Q_ACT_DOT], d->act_dot, mjd->act_dot, m->na);
   compare(&q[Q_QFRC_SMOOTH], d->qfrc_smooth, mjd->qfrc_smooth, m->nv);
   compare(&q[Q_QACC_SMOOTH], d->qacc_smooth, mjd->qacc_smooth, m->nv);
+  /* the implicit integrator's derivative at this state: ours from the forward pass above, MuJoCo's the
+     qDeriv its step computes (sparse, rows D_rowadr / D_colind) */
+  int implicit = m->opt.integrator == RL_INT_IMPLICIT;
+  if (implicit && rl_qderiv(m, d, dense)) memset(dense, 0xff, sizeof(real) * (size_t)m->nv * m->nv); /* NaN: fails */
   /* one whole step of the constraint-free dynamics with the model's integrator */
   rl_set_state(p, d, mjd2, qpos, qvel, ctrl);
   mj_step(mjfree, mjd2);
@@ -187,6 +211,26 @@ static void compare_state(const rl_pair *p, const mjModel *mjfree, rl_data *d, m
   compare(&q[Q_STEP_QPOS], d->qpos, mjd2->qpos, m->nq);
   compare(&q[Q_STEP_QVEL], d->qvel, mjd2->qvel, m->nv);
   compare(&q[Q_STEP_ACT], d->act, mjd2->act, m->na);
+  if (implicit) {
+    memset(mjdense, 0, sizeof(double) * (size_t)m->nv * m->nv);
+    for (int i = 0; i < m->nv; i++)
+      for (int k = 0; k < mjd2->D_rownnz[i]; k++) {
+        int a = mjd2->D_rowadr[i] + k;
+        mjdense[(size_t)i * m->nv + mjd2->D_colind[a]] = mjd2->qDeriv[a];
+      }
+    /* judged against the larger of ‖D‖∞ and ‖M‖∞/h: the step factors M − h·D, so that is the scale an
+       error in D is read at (an isotropic free body's D vanishes in exact arithmetic and MuJoCo's is
+       rounding, 1e-19) */
+    double err = 0, mag = 0, mmax = 0;
+    long nn = (long)m->nv * m->nv;
+    for (long i = 0; i < nn; i++) {
+      double e = fabs((double)dense[i] - mjdense[i]);
+      if (!(e <= err)) err = e;
+      if (fabs(mjdense[i]) > mag) mag = fabs(mjdense[i]);
+    }
+    for (int i = 0; i < m->nv; i++) mmax = fmax(mmax, fabs(mjd->qM[mjm->dof_Madr[i]]));
+    rl_vq_record(&q[Q_QDERIV], err, fmax(mag, mmax / mjm->opt.timestep));
+  }
 }
 
 static const char *model_label(const char *path) {
@@ -228,6 +272,7 @@ int rl_cmd_verify(const rl_verify_args *a) {
   quantity *q = calloc((size_t)nrow, sizeof *q);
   memcpy(q, table_init, sizeof table_init);
   q[Q_ACT_DOT].absent = q[Q_STEP_ACT].absent = p.m->na == 0;
+  q[Q_QDERIV].absent = p.m->opt.integrator != RL_INT_IMPLICIT;
   for (int i = 0; i < NMOD; i++) {
     if (!on[i]) continue;
     for (int k = 0; k < modules[i]->nq; k++) {

@@ -320,17 +320,32 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
           "set multiplot layout %d,%d title \"%s: error vs step size h (log-log); lines: least-squares power law, "
           "slope = observed order\"\n",
           rows, cols, s->name);
-  fprintf(f, "set xlabel \"step size h (ms, log scale)\" offset 0,0.8\nset ylabel \"error max |q - q_ref| (m or rad, "
+  fprintf(f, "set xlabel \"step size h (ms, log scale)\"\nset ylabel \"error max |q - q_ref| (m or rad, "
              "log scale)\"\n");
   /* the key under each panel (two columns), so the panels keep the width; ticks at the step sizes, in ms */
   fprintf(f,
           "set logscale xy\nset format y \"1e%%L\"\nset key outside below center box opaque font \",10\" maxcols 2\n");
+  /* the bottom margin holds tick labels, the x label and the key (two columns where the titles fit): gnuplot's own
+     estimate leaves the key over the x label */
+  int per_panel = 1;
+  for (int c = 0; c < scenes.n; c++) {
+    int n_in = 0;
+    for (int i = 0; i < series.n; i++) {
+      char pt[512];
+      sscanf(series.s[i], "%511[^\t]", pt);
+      split_point(pt, sc, sizeof sc, rest, sizeof rest);
+      if (!strcmp(sc, scenes.s[c])) n_in++;
+    }
+    if (n_in > per_panel) per_panel = n_in;
+  }
+  fprintf(f, "set bmargin %d\n", 5 + (per_panel + 1) / 2);
   if (hmax > 0) fprintf(f, "set xrange [%g:%g]\n", hmin / 1.5, hmax * 1.5);
+  /* three significant digits: eight halvings from 4 ms give labels like 0.0156 that still fit side by side */
   if (hs.n) {
     fprintf(f, "set xtics (");
     for (int i = 0; i < hs.n; i++) {
       double h = strtod(hs.s[i], NULL);
-      fprintf(f, "%s\"%g\" %.9g", i ? ", " : "", h * 1e3, h);
+      fprintf(f, "%s\"%.3g\" %.9g", i ? ", " : "", h * 1e3, h);
     }
     fprintf(f, ")\n");
   }
@@ -716,12 +731,12 @@ static void body_scale(const void *ctx, FILE *f, const void *arg) {
   const scale_arg *a = arg;
   const table *t = a->t;
   int cn = rp_col(t, "n"), cs = rp_col(t, "solver"), cm = rp_col(t, "ms_per_step"), cst = rp_col(t, "status");
-  strlist sol = {0};
+  strlist sol = {0}, ns = {0};
   for (int r = 0; r < t->nrow; r++)
     if (rp_sl_find(&sol, rp_cell(t, r, cs)) < 0) rp_sl_add(&sol, rp_cell(t, r, cs));
   rp_gp_begin(f, a->base, a->title);
   double *x = malloc(sizeof(double) * (size_t)(t->nrow + 1)), *y = malloc(sizeof(double) * (size_t)(t->nrow + 1));
-  double slope[64], inter[64], r2[64];
+  double slope[64], inter[64], r2[64], nlo = INFINITY, nhi = 0;
   for (int k = 0; k < sol.n && k < 64; k++) {
     int n = 0;
     fprintf(f, "$s%d << EOD\n", k);
@@ -731,22 +746,33 @@ static void body_scale(const void *ctx, FILE *f, const void *arg) {
       x[n] = strtod(rp_cell(t, r, cn), NULL);
       y[n++] = ms;
       fprintf(f, "%g %.9g\n", x[n - 1], ms);
+      if (rp_sl_find(&ns, rp_cell(t, r, cn)) < 0) rp_sl_add(&ns, rp_cell(t, r, cn));
+      if (x[n - 1] > 0 && x[n - 1] < nlo) nlo = x[n - 1];
+      if (x[n - 1] > nhi) nhi = x[n - 1];
     }
     fprintf(f, "EOD\n");
     slope[k] = NAN;
     if (n >= 2) rp_fit(x, y, n, &slope[k], &inter[k], &r2[k]);
   }
   rp_gp_loop(f, a->base, 900, 600);
+  /* the N axis spans the measured sizes (a factor 1.3 of room each side), not gnuplot's decades */
+  if (nhi > 0) fprintf(f, "set xrange [%g:%g]\n", nlo / 1.3, nhi * 1.3);
+  /* a tick at every measured N */
+  for (int i = 0; i < ns.n; i++) fprintf(f, "%s\"%s\" %s", i ? ", " : "set xtics (", ns.s[i], ns.s[i]);
+  if (ns.n) fprintf(f, ")\n");
   fprintf(f, "set title \"%s\"\nset xlabel \"N (bodies, log scale)\"\nset ylabel \"time per step (ms, log scale)\"\n",
           a->title);
   fprintf(f, "set logscale xy\nset key outside right top box opaque\n");
   for (int k = 0; k < sol.n && k < 64; k++) {
     const char *c = rp_colors[k % RP_NCOLORS];
+    /* one key entry per solver: its points, titled with the fitted exponent; the fit line has no entry */
+    char title[300];
+    if (isfinite(slope[k])) snprintf(title, sizeof title, "%s (exponent %.2f)", sol.s[k], slope[k]);
+    else snprintf(title, sizeof title, "%s", sol.s[k]);
     fprintf(f, "%s $s%d using 1:2 with points pt 7 ps 1.3 lc rgb \"%s\" title \"%s\"", k ? ", \\\n    " : "plot", k, c,
-            sol.s[k]);
+            title);
     if (isfinite(slope[k]))
-      fprintf(f, ", \\\n    10**(%.9g)*x**(%.9g) with lines lw 2 lc rgb \"%s\" title \"%s fit: exponent %.2f\"",
-              inter[k], slope[k], c, sol.s[k], slope[k]);
+      fprintf(f, ", \\\n    10**(%.9g)*x**(%.9g) with lines lw 2 lc rgb \"%s\" notitle", inter[k], slope[k], c);
   }
   if (!sol.n) fprintf(f, "plot NaN notitle");
   fprintf(f, "\n");
@@ -754,6 +780,7 @@ static void body_scale(const void *ctx, FILE *f, const void *arg) {
   free(x);
   free(y);
   rp_sl_free(&sol);
+  rp_sl_free(&ns);
 }
 
 /* every scale_*.csv of the study: one plot each */
