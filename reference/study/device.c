@@ -21,7 +21,7 @@
 
 static const char *const no_cuda_reason =
     "rigidlab's device study has no CUDA worker yet (engine/cuda/ is compared with the CPU by tests/cuda_compare "
-    "and tools/device-check, on a GPU)";
+    "and tools/device-check on a GPU)";
 
 /* the device axis is exactly cpu, cuda; no mujoco points (MuJoCo has no CUDA build) */
 static int device_check(rl_spec *s, char *err, int errlen) {
