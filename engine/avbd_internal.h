@@ -13,6 +13,7 @@
 #define AVBD_ANG_SCALE      ((real)1e-3) /* 1 mrad */
 #define AVBD_PAIR_RHO_CARRY ((real)2)    /* most ρ/ρ₀ a body–body contact carries to the next step */
 #define AVBD_SIDE_RATIO     ((real)100)  /* supported-side mass / lighter body above which ρ₀ uses the side */
+#define AVBD_TREE_CONTACT_MASS ((real)10) /* articulation blocks: contact ρ₀ mass ≤ this × the lighter body's */
 #define AVBD_TOL_H          ((real)1e-3) /* step at which tol_lin/tol_ang apply as given (avbd_step_tolerance) */
 
 /* the world's pose (nvcc's device pass: the same constant in device memory) */
@@ -27,6 +28,9 @@ RL_HDFN static inline const rl_avbd_pose *avbd_pose_of(const rl_avbd *am, int s)
 
 /* mass of slot s, "infinite" for the world */
 RL_HDFN static inline real avbd_mass(const rl_avbd *am, int s) { return s < 0 ? (real)1e30 : am->mass[s]; }
+
+/* mass of the articulation of slot s (avbd_tree_build), "infinite" for the world */
+RL_HDFN static inline real avbd_tree_mass(const rl_avbd *am, int s) { return s < 0 ? (real)1e30 : am->tmass[s]; }
 
 /* Δq = q (q⁰)⁻¹ of slot s, NULL for the world */
 RL_HDFN static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return s < 0 ? NULL : am->dq + 4 * s; }
@@ -63,6 +67,9 @@ RL_HDFN static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return 
 #define avbd_compound_to_generalized RL_NAME(avbd_compound_to_generalized)
 #define avbd_compound_value          RL_NAME(avbd_compound_value)
 #define avbd_loads                   RL_NAME(avbd_loads)
+#define avbd_tree_build              RL_NAME(avbd_tree_build)
+#define avbd_tree_sweep              RL_NAME(avbd_tree_sweep)
+#define avbd_block_update            RL_NAME(avbd_block_update)
 
 /* avbd_build.c */
 RL_HDFN void avbd_perp(real t1[3], real t2[3], const real n[3]);
@@ -109,6 +116,13 @@ RL_HDFN void avbd_compound_to_generalized(const rl_avbd *am, const rl_model *m, 
 
 /* avbd_sweep.c: values of compound joint jt at the current poses (cached until A or B moves) */
 RL_HDFN const rl_avbd_compound_val *avbd_compound_value(rl_avbd *am, const rl_avbd_joint *jt);
+
+/* avbd_sweep.c: one body's block update (assemble, solve, move) */
+RL_HDFN void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h);
+
+/* avbd_tree.c */
+RL_HDFN void avbd_tree_build(rl_avbd *am);
+RL_HDFN void avbd_tree_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, real h, real *ux, real *uth);
 
 /* avbd_diag.c */
 RL_HDFN void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h);

@@ -103,6 +103,7 @@ int rl_forward_path(const rl_model *m, rl_data *d, int path) {
   double t = prof_start(d);
   rl_kinematics(m, d); /* rl_fwd_position, the factor only where it is read */
   rl_com_pos(m, d);
+  rl_tendon(m, d);
   rl_crb(m, d);
   if (factor_needed(m)) rl_factor_m(m, d);
   prof_lap(d, RL_PROF_POSITION, &t);

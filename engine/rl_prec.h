@@ -83,6 +83,7 @@ typedef float real;
 #define rl_log      log
 #define rl_pow      pow
 #define rl_floor    floor
+#define rl_ceil     ceil
 #define rl_fmax     fmax
 #define rl_fmin     fmin
 #define rl_isfinite isfinite
@@ -99,6 +100,7 @@ typedef float real;
 #define rl_log      logf
 #define rl_pow      powf
 #define rl_floor    floorf
+#define rl_ceil     ceilf
 #define rl_fmax     fmaxf
 #define rl_fmin     fminf
 #define rl_isfinite isfinite

@@ -100,3 +100,49 @@ Test(tendon, jacobian_is_the_length_derivative) {
     if (k != 1) cr_expect(wrapped >= 5, "%s: only %d of 60 states wrap", models[k], wrapped);
   }
 }
+
+/* The whole pipeline computes the tendons at the current position on both of its paths: after rl_forward_path
+   at state A then state B, ten_length and ten_J equal rl_fwd_position's at B (a pass that skipped rl_tendon
+   would keep A's, and every tendon actuator, spring and limit would act on a stale length). */
+static void forward_tendons_current(const char *model, int path) {
+  rl_common_args c = {0};
+  char err[1024];
+  c.model = model;
+  rl_pair p;
+  cr_assert_eq(rl_pair_load(&p, &c, 0, err, sizeof err), 0, "%s", err);
+  const rl_model *m = p.m;
+  rl_data *d = rl_data_alloc(m);
+  rl_states S;
+  rl_states_draw(p.mjm, 4, 11, &S);
+  int nt = m->ntendon, nv = m->nv, nq = m->nq;
+  cr_assert(nt > 0);
+  double *L = calloc((size_t)nt, sizeof(double)), *J = calloc((size_t)nt * nv, sizeof(double));
+  int npts;
+  for (int s = 1; s < S.n; s++) {
+    lengths_at(m, d, S.qpos + (size_t)s * nq, L, &npts); /* the reference at B */
+    for (int i = 0; i < nt * nv; i++) J[i] = d->ten_J[i];
+    double La[64];
+    cr_assert(nt <= 64);
+    lengths_at(m, d, S.qpos + (size_t)(s - 1) * nq, La, &npts); /* A's tendons left in d */
+    for (int i = 0; i < nq; i++) d->qpos[i] = S.qpos[(size_t)s * nq + i];
+    for (int i = 0; i < nv; i++) d->qvel[i] = S.qvel[(size_t)s * nv + i];
+    rl_forward_path(m, d, path);
+    for (int k = 0; k < nt; k++)
+      cr_expect(fabs(d->ten_length[k] - L[k]) <= 1e-14 * (1 + fabs(L[k])),
+                "%s path %d state %d: ten_length[%d] %.17g, at this position %.17g (the previous one: %.17g)", model,
+                path, s, k, (double)d->ten_length[k], L[k], La[k]);
+    for (int i = 0; i < nt * nv; i++)
+      cr_expect(fabs(d->ten_J[i] - J[i]) <= 1e-14 * (1 + fabs(J[i])), "%s path %d: ten_J[%d]", model, path, i);
+  }
+  free(L);
+  free(J);
+  rl_states_free(&S);
+  rl_data_free(d);
+  rl_pair_free(&p);
+}
+
+Test(tendon, forward_computes_tendons_at_the_current_position) {
+  forward_tendons_current(MODEL("tendon_arm.xml"), RL_PATH_FACTORED);
+  forward_tendons_current(MODEL("tendon_arm.xml"), RL_PATH_RECURSIVE);
+  forward_tendons_current(MODEL("tendon_finger.xml"), RL_PATH_FACTORED);
+}

@@ -28,6 +28,7 @@ namespace RL_NAME(cuda) {
 #include "avbd_compound.c"
 #include "avbd_diag.c"
 #include "avbd_build.c"
+#include "avbd_tree.c"
 extern "C" {
 #include "rl_batch_cuda.h"
 }
