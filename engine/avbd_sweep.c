@@ -572,7 +572,7 @@ RL_HDFN static void avbd_compound_begin(rl_avbd *am, const rl_data *d, rl_avbd_j
  * microduck to 3.0 iterations/step, but a stiff limit flips active/inactive every iteration (quadruped12 at
  * the bench state: a period-3 cycle, every step exhausted) and a stiff dry-friction row that slides keeps
  * its full curvature (avbd_coord_terms) and crawls (microduck at the bench state: 500 sweeps). */
-static void avbd_tree_stiffen(rl_avbd *am) {
+RL_HDFN static void avbd_tree_stiffen(rl_avbd *am) {
   const rl_avbd_param *pr = &am->prm;
   for (int j = 0; j < am->njoint; j++) {
     const rl_avbd_joint *jt = am->joint + j;
@@ -779,7 +779,7 @@ RL_HDFN static void avbd_rounding_floor(const rl_avbd *am, real *tl, real *ta) {
  * resolve: the iterate is at the fixed point of the iteration in this precision, and the distance is
  * taken as that update (below the claim's own floor, avbd_rounding_floor).  Body sweeps keep the plain
  * tail estimate: their slow dual ascent can make tiny updates far from the solution. */
-static void avbd_tail_at_rounding(const rl_avbd *am, real ux, real uth, real *dl, real *da) {
+RL_HDFN static void avbd_tail_at_rounding(const rl_avbd *am, real ux, real uth, real *dl, real *da) {
   real xm = 1;
   for (int s = 0; s < am->nb; s++)
     for (int i = 0; i < 3; i++) xm = rl_avbd_max(xm, rl_fabs(am->pose[s].x[i]));
