@@ -57,7 +57,7 @@
   X(integrator, ENUM, MJ, integrator, RL_OPT_NAMED, "euler,rk4,implicit", RL_OPT_MODEL, "time integrator (AVBD ignores it)") \
   X(cone, ENUM, MJ, cone, RL_OPT_NAMED, "pyramidal,elliptic", RL_OPT_MODEL, "friction cone")                        \
   X(solver, ENUM, MJ, solver, RL_OPT_NAMED, "pgs,cg,newton", RL_OPT_MODEL,                                          \
-    "constraint solver (rigidlab solves pgs by Newton; sim/bench --engine and a study's engine axis set it)")       \
+    "constraint solver: pgs (MuJoCo's projected Gauss-Seidel on the dual), cg, newton (sim/bench --engine and a study's engine axis set it)")       \
   X(iterations, INT, MJ, iterations, RL_OPT_IN(1, RL_OPT_MAXITER), NULL, RL_OPT_MODEL,                              \
     "iteration budget of the constraint solver")                                                                    \
   X(tolerance, REAL, MJ, tolerance, RL_OPT_GE(0), NULL, RL_OPT_MODEL,                                               \

@@ -73,13 +73,14 @@ static const char *const names[S_NQ] = {"qacc_newton",        "efc_force_newton"
    stiff contacts (solimp 0.995) give D ≈ 200·diagApprox⁻¹, f = −D·jar amplifies float rounding (measured
    1.0e-3): 5e-3.  PGS in f64: the same sweeps on the same rows in the same order, 1e-12 (measured
    1.6e-14 on box_stack, 4.7e-15 on humanoid); in f32 its stopping test compares a float improvement
-   with the tolerance, so the sweep counts part (measured up to 71 on box_stack with the elliptic cone)
-   and the forces differ by what the extra sweeps move (measured 9.8e-4): 1e-2 and 100 sweeps. */
+   with the tolerance, so the sweep counts part (measured up to 98 of 100 on box_stack with the elliptic
+   cone: iter_pgs is not a row in f32) and the forces differ by what the extra sweeps move (measured
+   9.8e-4): 1e-2. */
 #if defined(RL_REAL_F32)
 static const double tols[S_NQ] = {
     [S_ITER_NEWTON] = 3, [S_FORCE_NEWTON] = 5e-3, [S_QACC_CG] = 1e-2,     [S_QACC_CG_OPT] = 1e-2,
     [S_DPOSV] = 0.5,     [S_DPOSV_COND] = 100,    [S_LEFT_CAPACITY] = 0.1, [S_QACC_PGS] = 1e-2,
-    [S_FORCE_PGS] = 1e-2, [S_ITER_PGS] = 100};
+    [S_FORCE_PGS] = 1e-2};
 #else
 static const double tols[S_NQ] = {
     [S_ITER_NEWTON] = 1,    [S_COST_EXCESS] = 1e-12, [S_COST_GAP] = 1e-12,   [S_QACC_CG] = 1e-3,
@@ -213,7 +214,8 @@ static void state(rl_vctx *c, rl_vq *q) {
   rl_data *d = c->d;
   const mjModel *mjm = p->mjm;
   int nv = mjm->nv;
-  q[S_QACC_PGS].absent = q[S_FORCE_PGS].absent = q[S_ITER_PGS].absent = !o->pgs;
+  q[S_QACC_PGS].absent = q[S_FORCE_PGS].absent = !o->pgs;
+  q[S_ITER_PGS].absent = !o->pgs || sizeof(real) == sizeof(float);
   mj_run(o->newton, o->dn, c->mjd, mjm->nq, nv, mjm->nu);
   if (o->dn->nefc == 0) return; /* nothing to solve in this state */
   o->states++;
