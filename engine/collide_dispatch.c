@@ -232,8 +232,9 @@ static int mujoco_order_less(const rl_model *m, const rl_contact *a, const rl_co
   return 0;
 }
 
-/* Stable insertion sort of the contacts into MuJoCo's order.  Only the projected Gauss–Seidel solver
-   depends on the row order (the primal solvers' optimum does not), so only it asks for this. */
+/* Stable insertion sort of the contacts into MuJoCo's order.  Only the projected Gauss–Seidel sweeps
+   (the PGS solver, the noslip post-solve) depend on the row order (the primal solvers' optimum does
+   not), so only they ask for this. */
 static void contacts_mujoco_order(const rl_model *m, rl_data *d) {
   for (int i = 1; i < d->ncon; i++) {
     rl_contact t = d->contact[i];
@@ -306,6 +307,6 @@ void rl_collision(const rl_model *m, rl_data *d) {
   for (int g = 0; g < ng; g++)
     if (m->geom_collide[g] && !bad[g] && m->geom_type[g] == RL_GEOM_PLANE) collide_plane(m, d, g, bad);
   for (int p = 0; p < m->npair; p++) collide_explicit(m, d, p, bad);
-  if (m->opt.solver == RL_SOLVER_PGS && m->npair == 0) contacts_mujoco_order(m, d);
+  if ((m->opt.solver == RL_SOLVER_PGS || m->opt.noslip_iterations > 0) && m->npair == 0) contacts_mujoco_order(m, d);
   rl_arena_release(d, mark);
 }

@@ -45,7 +45,14 @@ void rl_constraint_solve(const rl_model *m, rl_data *d);
    improvement fell below tolerance).  −1 when the arena lacks rl_pgs_arena reals: qacc = qacc_smooth,
    RL_WARN_BADQACC counted. */
 int rl_solve_pgs(const rl_model *m, rl_data *d);
-/* arena reals rl_solve_pgs takes: the dense nefc×nefc dual matrix and an nefc×nv workspace */
+/* MuJoCo 2.2.2's noslip post-solve (mj_solNoSlip), run after the main solver when noslip_iterations > 0:
+   projected Gauss–Seidel over the friction rows only (friction loss, pyramid edge pairs with their sum
+   fixed, the elliptic friction block with its normal fixed) on A = AR − diag(R), i.e. without the
+   regularizer that lets soft friction slip; noslip_tolerance and noslip_iterations stop it.  Appends its
+   sweeps to solver[] and solver_iter; rewrites efc_force, efc_state, qfrc_constraint, qacc.  −1 when the
+   arena lacks rl_pgs_arena reals (d unchanged but RL_WARN_BADQACC counted). */
+int rl_solve_noslip(const rl_model *m, rl_data *d);
+/* arena reals rl_solve_pgs (and rl_solve_noslip) takes: the dense nefc×nefc dual matrix and an nefc×nv workspace */
 size_t rl_pgs_arena(const rl_model *m);
 /* forces and states of the convex problem at jar = J·qacc − aref (MuJoCo's mj_constraintUpdate);
    returns the rows' cost */

@@ -65,7 +65,7 @@ static size_t rec_arena(const rl_model *m) { return rl_aba_arena(m) + 12 * (size
    ABA workspace */
 size_t rl_solver_arena(const rl_model *m) {
   size_t nv = (size_t)m->nv, ne = (size_t)m->nefcmax;
-  size_t pgs = m->opt.solver == RL_SOLVER_PGS ? rl_pgs_arena(m) : 0;
+  size_t pgs = m->opt.solver == RL_SOLVER_PGS || m->opt.noslip_iterations > 0 ? rl_pgs_arena(m) : 0;
   return nv * (nv + 1) + 32 * nv + 24 * ne + 1024 + rl_aba_arena(m) + rec_arena(m) + pgs;
 }
 
@@ -1094,11 +1094,11 @@ void rl_constraint_solve_observed(const rl_model *m, rl_data *d, const rl_solver
     solve_unconstrained(m, d);
     return;
   }
-  if (m->opt.solver == RL_SOLVER_PGS) {
+  if (m->opt.solver == RL_SOLVER_PGS)
     rl_solve_pgs(m, d);
-    return;
-  }
-  solve_primal(m, d, m->opt.solver != RL_SOLVER_CG, obs, 0);
+  else
+    solve_primal(m, d, m->opt.solver != RL_SOLVER_CG, obs, 0);
+  if (m->opt.noslip_iterations > 0) rl_solve_noslip(m, d);
 }
 
 int rl_constraint_solve_recursive(const rl_model *m, rl_data *d) {
@@ -1106,7 +1106,7 @@ int rl_constraint_solve_recursive(const rl_model *m, rl_data *d) {
     solve_unconstrained(m, d);
     return 0;
   }
-  if (m->opt.solver == RL_SOLVER_PGS) return -1;
+  if (m->opt.solver == RL_SOLVER_PGS || m->opt.noslip_iterations > 0) return -1;
   return solve_primal(m, d, m->opt.solver != RL_SOLVER_CG, NULL, 1);
 }
 

@@ -375,6 +375,19 @@ static real sweep(const rl_data *d, const real *AR, const real *b, const real *A
   return improvement;
 }
 
+/* qfrc_constraint = Jᵀ·f, qacc = qacc_smooth + M⁻¹·qfrc_constraint */
+static void dual_finish(const rl_model *m, rl_data *d) {
+  int nv = m->nv;
+  memset(d->qfrc_constraint, 0, sizeof(real) * (size_t)nv);
+  for (int r = 0; r < d->nefc; r++) {
+    const real *J = d->efc_J + d->efc_J_rowadr[r];
+    const int *c = d->efc_J_colind + d->efc_J_rowadr[r];
+    for (int k = 0; k < d->efc_J_rownnz[r]; k++) d->qfrc_constraint[c[k]] += J[k] * d->efc_force[r];
+  }
+  rl_solve_m(m, d, d->qacc, d->qfrc_constraint, 1);
+  for (int i = 0; i < nv; i++) d->qacc[i] += d->qacc_smooth[i];
+}
+
 int rl_solve_pgs(const rl_model *m, rl_data *d) {
   int nv = m->nv, nefc = d->nefc, maxiter = m->opt.iterations;
   size_t mark = rl_arena_mark(d);
@@ -421,15 +434,151 @@ int rl_solve_pgs(const rl_model *m, rl_data *d) {
     }
   }
   d->solver_iter = iter;
-  /* qfrc_constraint = Jᵀ·f, qacc = qacc_smooth + M⁻¹·qfrc_constraint */
-  memset(d->qfrc_constraint, 0, sizeof(real) * (size_t)nv);
-  for (int r = 0; r < nefc; r++) {
-    const real *J = d->efc_J + d->efc_J_rowadr[r];
-    const int *c = d->efc_J_colind + d->efc_J_rowadr[r];
-    for (int k = 0; k < d->efc_J_rownnz[r]; k++) d->qfrc_constraint[c[k]] += J[k] * d->efc_force[r];
+  dual_finish(m, d);
+  rl_arena_release(d, mark);
+  return 0;
+}
+
+/* ------------------------------------------------------------------ noslip */
+
+/* the n×n block of A = AR − diag(R) at rows i…, its diagonal raised to at least 1e-10 */
+static void block_noR(const rl_data *d, const real *AR, int i, int n, real *Ac) {
+  int nefc = d->nefc;
+  for (int j = 0; j < n; j++) memcpy(Ac + j * n, AR + (size_t)(i + j) * nefc + i, sizeof(real) * (size_t)n);
+  for (int j = 0; j < n; j++) {
+    Ac[j * (n + 1)] -= d->efc_R[i + j];
+    if (Ac[j * (n + 1)] < (real)1e-10) Ac[j * (n + 1)] = (real)1e-10;
   }
-  rl_solve_m(m, d, d->qacc, d->qfrc_constraint, 1);
-  for (int i = 0; i < nv; i++) d->qacc[i] += d->qacc_smooth[i];
+}
+
+/* residual without the regularizer: res = b + (AR − diag(R))·f on rows i…i+n−1 */
+static void residual_noR(const rl_data *d, const real *AR, const real *b, int i, int n, real *res) {
+  residual(AR, b, d->efc_force, d->nefc, i, n, res);
+  for (int j = 0; j < n; j++) res[j] -= d->efc_R[i + j] * d->efc_force[i + j];
+}
+
+/* one noslip pair of opposing pyramid edges j, j+1 with the sum f_j + f_{j+1} = 2·mid fixed:
+   f = (mid + y, mid − y), y minimizing K1·y²/2 + K0·y on [−mid, mid] */
+static real pyramid_pair(rl_data *d, const real *AR, const real *b, int j) {
+  real *f = d->efc_force, res[2], fold[2], Ac[4], bc[2];
+  residual_noR(d, AR, b, j, 2, res);
+  fold[0] = f[j];
+  fold[1] = f[j + 1];
+  block_noR(d, AR, j, 2, Ac);
+  for (int k = 0; k < 2; k++) bc[k] = res[k] - pgs_dot(Ac + k * 2, fold, 2);
+  real mid = (real)0.5 * (f[j] + f[j + 1]);
+  real K1 = Ac[0] + Ac[3] - Ac[1] - Ac[2], K0 = mid * (Ac[0] - Ac[3]) + bc[0] - bc[1];
+  if (K1 < MINVAL) {
+    f[j] = f[j + 1] = mid;
+  } else {
+    real y = -K0 / K1;
+    if (y < -mid) {
+      f[j] = 0;
+      f[j + 1] = 2 * mid;
+    } else if (y > mid) {
+      f[j] = 2 * mid;
+      f[j + 1] = 0;
+    } else {
+      f[j] = mid + y;
+      f[j + 1] = mid - y;
+    }
+  }
+  return cost_change(Ac, f + j, fold, res, 2);
+}
+
+/* the friction rows i+1… of an elliptic contact with its normal force fixed: the QCQP on the ellipse */
+static real ellipse_friction(rl_data *d, const real *AR, const real *b, int i) {
+  real *f = d->efc_force, res[5], fold[5], Ac[25], bc[5], v[5];
+  const rl_contact *con = d->contact + d->efc_id[i];
+  int n = con->dim - 1;
+  const real *mu = con->friction;
+  residual_noR(d, AR, b, i + 1, n, res);
+  memcpy(fold, f + i + 1, sizeof(real) * (size_t)n);
+  block_noR(d, AR, i + 1, n, Ac);
+  for (int j = 0; j < n; j++) bc[j] = res[j] - pgs_dot(Ac + j * n, fold, n);
+  if (f[i] < MINVAL) {
+    for (int j = 0; j < n; j++) f[i + 1 + j] = 0;
+  } else {
+    int active = n == 2 ? qcqp2(v, Ac, bc, mu, f[i]) : n == 3 ? qcqp3(v, Ac, bc, mu, f[i]) : qcqpn(v, Ac, bc, mu, f[i], n);
+    if (active) {
+      real s = 0;
+      for (int j = 0; j < n; j++) s += v[j] * v[j] / (mu[j] * mu[j]);
+      s = rl_sqrt(f[i] * f[i] / (s > MINVAL ? s : MINVAL));
+      for (int j = 0; j < n; j++) v[j] *= s;
+    }
+    memcpy(f + i + 1, v, sizeof(real) * (size_t)n);
+  }
+  return cost_change(Ac, f + i + 1, fold, res, n);
+}
+
+int rl_solve_noslip(const rl_model *m, rl_data *d) {
+  int nv = m->nv, nefc = d->nefc, ne = d->ne, nf = d->nf, maxiter = m->opt.noslip_iterations;
+  size_t mark = rl_arena_mark(d);
+  real *AR = rl_arena_take(d, (size_t)nefc * (size_t)nefc);
+  real *X = rl_arena_take(d, (size_t)nefc * (size_t)nv);
+  real *b = rl_arena_take(d, (size_t)nefc);
+  real *Ainv = rl_arena_take(d, (size_t)nefc);
+  int *oldstate = (int *)(void *)rl_arena_take(d, (size_t)nefc);
+  if (!oldstate) {
+    rl_arena_release(d, mark);
+    d->warning[RL_WARN_BADQACC]++;
+    return -1;
+  }
+  real *f = d->efc_force;
+  dual_matrix(m, d, AR, X);
+  dual_bias(d, b);
+  for (int i = 0; i < nefc; i++) {
+    real a = AR[(size_t)i * (nefc + 1)] - d->efc_R[i];
+    Ainv[i] = 1 / (a > MINVAL ? a : MINVAL);
+  }
+  dual_state(d);
+  real scale = rl_solver_meaninertia(m) * (nv > 1 ? nv : 1);
+  int iter = 0, base = d->solver_iter;
+  while (iter < maxiter) {
+    real improvement = 0;
+    /* the first sweep's cost also loses the regularizer's ½·R·f² */
+    if (iter == 0)
+      for (int i = 0; i < nefc; i++) improvement += (real)0.5 * f[i] * f[i] * d->efc_R[i];
+    /* dry friction rows: scalar steps on A = AR − R, clamped to ±loss */
+    for (int i = ne; i < ne + nf; i++) {
+      real res, fold = f[i];
+      residual_noR(d, AR, b, i, 1, &res);
+      f[i] -= res * Ainv[i];
+      real fl = d->efc_frictionloss[i];
+      if (f[i] < -fl)
+        f[i] = -fl;
+      else if (f[i] > fl)
+        f[i] = fl;
+      real delta = f[i] - fold;
+      improvement -= (real)0.5 * delta * delta / Ainv[i] + delta * res;
+    }
+    /* contact friction: pyramid edge pairs, or the elliptic friction block */
+    for (int i = ne + nf; i < nefc; i++) {
+      if (d->efc_type[i] == RL_CNSTR_CONTACT_PYRAMIDAL) {
+        int dim = d->contact[d->efc_id[i]].dim;
+        for (int j = i; j < i + 2 * (dim - 1); j += 2) improvement -= pyramid_pair(d, AR, b, j);
+        i += 2 * (dim - 1) - 1;
+      } else if (d->efc_type[i] == RL_CNSTR_CONTACT_ELLIPTIC) {
+        improvement -= ellipse_friction(d, AR, b, i);
+        i += d->contact[d->efc_id[i]].dim - 1;
+      }
+    }
+    memcpy(oldstate, d->efc_state, sizeof(int) * (size_t)nefc);
+    int nactive = dual_state(d), nchange = 0;
+    for (int i = 0; i < nefc; i++) nchange += oldstate[i] != d->efc_state[i];
+    improvement /= scale;
+    if (base + iter < RL_NSOLVER) {
+      rl_solver_stat *st = d->solver + base + iter;
+      memset(st, 0, sizeof *st);
+      st->improvement = improvement;
+      st->nactive = nactive;
+      st->nchange = nchange;
+    }
+    iter++;
+    if (improvement < m->opt.noslip_tolerance) break;
+  }
+  d->solver_iter = base + iter;
+  dual_finish(m, d);
   rl_arena_release(d, mark);
   return 0;
 }

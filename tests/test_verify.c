@@ -147,3 +147,15 @@ Test(verify_f32, pgs_models) {
   for (int k = 0; pgs_models[k]; k++) cr_expect_eq(verify(pgs_models[k], 1), 0, "f32 verify failed on %s", pgs_models[k]);
   cr_expect_eq(verify_opt(TMODEL("pgs_humanoid.xml"), 1, "cone=elliptic"), 0, "f32 elliptic verify failed on pgs_humanoid");
 }
+
+/* the noslip post-solve (noslip_iterations > 0) after Newton and after PGS, both cones */
+Test(verify_f64, noslip) {
+  cr_expect_eq(verify(TMODEL("noslip_box.xml"), 0), 0, "f64 verify failed on noslip_box");
+  cr_expect_eq(verify_opt(TMODEL("noslip_box.xml"), 0, "cone=pyramidal"), 0, "f64 pyramidal noslip_box");
+  cr_expect_eq(verify_opt(TMODEL("pgs_box_stack.xml"), 0, "noslip_iterations=10"), 0, "f64 noslip after PGS");
+  cr_expect_eq(verify_opt(SCENE("box_stack.xml"), 0, "noslip_iterations=10"), 0, "f64 noslip box_stack");
+}
+Test(verify_f32, noslip) {
+  cr_expect_eq(verify(TMODEL("noslip_box.xml"), 1), 0, "f32 verify failed on noslip_box");
+  cr_expect_eq(verify_opt(TMODEL("noslip_box.xml"), 1, "cone=pyramidal"), 0, "f32 pyramidal noslip_box");
+}

@@ -108,6 +108,7 @@ static int init(rl_vctx *c) {
   o->tight = mj_copyModel(NULL, o->newton);
   o->tight->opt.tolerance = 1e-15;
   o->tight->opt.iterations = 100;
+  o->tight->opt.noslip_iterations = 0; /* the optimum rows check the main solver; noslip: qacc_newton, qacc_cg */
   o->cg = mj_copyModel(NULL, mjm);
   o->cg->opt.solver = mjSOL_CG;
   o->dn = mj_makeData(o->newton);
@@ -234,9 +235,10 @@ static void state(rl_vctx *c, rl_vq *q) {
   rl_ref_optimum(&ref, o->astar, &cost_star, NULL);
   /* the warm start: dn's qacc_warmstart, which its mj_forward overwrote with the qacc it found (MuJoCo
      2.2.2's mj_fwdConstraint saves it there).  For a Newton or CG model that is within the solver's
-     tolerance of the state's own warm start; a PGS model's state carries PGS's answer, so MuJoCo's
-     Newton started from that: ours starts from it too. */
-  const double *w0 = mjm->opt.solver == mjSOL_PGS ? c->mjd->qacc_warmstart : o->dn->qacc_warmstart;
+     tolerance of the state's own warm start; a PGS (or noslip) model's state carries that answer, so
+     MuJoCo's Newton started from it: ours starts from it too. */
+  const double *w0 =
+      mjm->opt.solver == mjSOL_PGS || mjm->opt.noslip_iterations > 0 ? c->mjd->qacc_warmstart : o->dn->qacc_warmstart;
   for (int i = 0; i < nv; i++) o->warm[i] = (real)w0[i];
 
   /* Newton, model options, every system re-solved by dposv */
@@ -258,6 +260,7 @@ static void state(rl_vctx *c, rl_vq *q) {
   rl_model mt = mm;
   mt.opt.tolerance = (real)1e-15;
   mt.opt.iterations = 100;
+  mt.opt.noslip_iterations = 0;
   memcpy(d->qacc, o->warm, sizeof(real) * (size_t)nv);
   rl_constraint_solve(&mt, d);
   compare_opt(&q[S_QACC_NEWTON_OPT], d->qacc, o->astar, nv);
@@ -284,6 +287,7 @@ static void state(rl_vctx *c, rl_vq *q) {
   rl_vq_compare(&q[S_QACC_CG], d->qacc, o->dc->qacc, nv);
   mc.opt.tolerance = (real)1e-15;
   mc.opt.iterations = 1000;
+  mc.opt.noslip_iterations = 0;
   memcpy(d->qacc, o->warm, sizeof(real) * (size_t)nv);
   rl_constraint_solve(&mc, d);
   compare_opt(&q[S_QACC_CG_OPT], d->qacc, o->astar, nv);
