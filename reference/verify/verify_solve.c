@@ -233,13 +233,8 @@ static void state(rl_vctx *c, rl_vq *q) {
   rl_vq_record(&q[S_LEFT_CAPACITY], (double)o->left / o->states, 1);
   double cost_star = 0;
   rl_ref_optimum(&ref, o->astar, &cost_star, NULL);
-  /* the warm start: dn's qacc_warmstart, which its mj_forward overwrote with the qacc it found (MuJoCo
-     2.2.2's mj_fwdConstraint saves it there).  For a Newton or CG model that is within the solver's
-     tolerance of the state's own warm start; a PGS (or noslip) model's state carries that answer, so
-     MuJoCo's Newton started from it: ours starts from it too. */
-  const double *w0 =
-      mjm->opt.solver == mjSOL_PGS || mjm->opt.noslip_iterations > 0 ? c->mjd->qacc_warmstart : o->dn->qacc_warmstart;
-  for (int i = 0; i < nv; i++) o->warm[i] = (real)w0[i];
+  /* the warm start MuJoCo's solve began from: the state's (mj_forward overwrites o->dn's with its answer) */
+  for (int i = 0; i < nv; i++) o->warm[i] = (real)c->mjd->qacc_warmstart[i];
 
   /* Newton, model options, every system re-solved by dposv */
   rl_ref_newton_check chk = {.p = &ref};
