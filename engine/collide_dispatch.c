@@ -221,6 +221,38 @@ static int geom_pose_bad(const rl_data *d, int g) {
   return 0;
 }
 
+/* MuJoCo 2.2.2's contact order: by body pair (lower body id, higher body id: its sorted broad-phase
+   pairs), then by the lower body's geom, then the higher body's, then as the narrow phase made them.
+   a precedes b when its key is smaller. */
+static int mujoco_order_less(const rl_model *m, const rl_contact *a, const rl_contact *b) {
+  int ka[4], kb[4];
+  const rl_contact *c[2] = {a, b};
+  int *k[2] = {ka, kb};
+  for (int s = 0; s < 2; s++) {
+    int g1 = c[s]->geom1, g2 = c[s]->geom2, b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
+    int swap = b1 > b2 || (b1 == b2 && g1 > g2);
+    k[s][0] = swap ? b2 : b1;
+    k[s][1] = swap ? b1 : b2;
+    k[s][2] = swap ? g2 : g1;
+    k[s][3] = swap ? g1 : g2;
+  }
+  for (int j = 0; j < 4; j++)
+    if (ka[j] != kb[j]) return ka[j] < kb[j];
+  return 0;
+}
+
+/* Stable insertion sort of the contacts into MuJoCo's order.  Only the projected Gauss–Seidel sweeps
+   (the PGS solver, the noslip post-solve) depend on the row order (the primal solvers' optimum does
+   not), so only they ask for this. */
+static void contacts_mujoco_order(const rl_model *m, rl_data *d) {
+  for (int i = 1; i < d->ncon; i++) {
+    rl_contact t = d->contact[i];
+    int j = i;
+    for (; j > 0 && mujoco_order_less(m, &t, &d->contact[j - 1]); j--) d->contact[j] = d->contact[j - 1];
+    d->contact[j] = t;
+  }
+}
+
 void rl_collision(const rl_model *m, rl_data *d) {
   d->ncon = 0;
   if (m->opt.disableflags & (RL_DSBL_CONSTRAINT | RL_DSBL_CONTACT) || m->ngeom < 2) return;
@@ -284,5 +316,6 @@ void rl_collision(const rl_model *m, rl_data *d) {
   for (int g = 0; g < ng; g++)
     if (m->geom_collide[g] && !bad[g] && m->geom_type[g] == RL_GEOM_PLANE) collide_plane(m, d, g, bad);
   for (int p = 0; p < m->npair; p++) collide_explicit(m, d, p, bad);
+  if ((m->opt.solver == RL_SOLVER_PGS || m->opt.noslip_iterations > 0) && m->npair == 0) contacts_mujoco_order(m, d);
   rl_arena_release(d, mark);
 }

@@ -120,6 +120,11 @@ void rl_rk4_with(const rl_model *m, rl_data *d, void (*forward)(const rl_model *
       d->act[k] = act0[k] + h * dA[k];
     }
     d->time = t0 + C[i - 1] * h;
+    /* MuJoCo 2.2.2 saves every forward pass's q̈ as the next one's warm start, so each stage starts from
+       the previous stage's q̈.  Newton and CG reach the same optimum from either start; the projected
+       Gauss–Seidel iterate (PGS, noslip) depends on it, so there the stages chain their warm starts as
+       MuJoCo's. */
+    if (m->opt.solver == RL_SOLVER_PGS || m->opt.noslip_iterations > 0) memcpy(d->qacc_warmstart, d->qacc, sizeof(real) * (size_t)nv);
     forward(m, d);
     memcpy(F + 2 * nv * i, d->qvel, sizeof(real) * (size_t)nv);
     memcpy(F + 2 * nv * i + nv, d->qacc, sizeof(real) * (size_t)nv);

@@ -86,6 +86,7 @@ typedef struct rl_option {
   real gravity[3];
   real impratio;
   real tolerance;
+  real noslip_tolerance;
   real ls_tolerance;
   real mpr_tolerance;
   real o_margin;

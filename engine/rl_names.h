@@ -123,6 +123,10 @@
 /* solvers (engine/solver*.c) */
 #define rl_constraint_solve           RL_NAME(constraint_solve)
 #define rl_solver_arena               RL_NAME(solver_arena)
+#define rl_solve_pgs                  RL_NAME(solve_pgs)
+#define rl_pgs_arena                  RL_NAME(pgs_arena)
+#define rl_solve_noslip               RL_NAME(solve_noslip)
+#define rl_solver_primal_forces       RL_NAME(solver_primal_forces)
 #define rl_solver_check_options       RL_NAME(solver_check_options)
 #define rl_solver_resolution          RL_NAME(solver_resolution)
 #define rl_solver_meaninertia         RL_NAME(solver_meaninertia)

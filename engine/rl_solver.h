@@ -36,9 +36,27 @@
 /* Solve for qacc given qacc_smooth, M (qM, qLD), qfrc_smooth and the rows in d->efc_*, starting
    from the cheaper of d->qacc (the warm start: the previous step's qacc) and qacc_smooth (qacc_smooth
    only when RL_DSBL_WARMSTART); writes qacc, efc_force, efc_state, qfrc_constraint, solver[],
-   solver_iter, solver_converged.  Dispatches on m->opt.solver: RL_SOLVER_NEWTON, RL_SOLVER_CG;
-   RL_SOLVER_PGS is solved by Newton (same optimum; rl_solver_check_options accepts it). */
+   solver_iter, solver_converged.  Dispatches on m->opt.solver: RL_SOLVER_NEWTON, RL_SOLVER_CG (primal,
+   solver.c), RL_SOLVER_PGS (dual projected Gauss–Seidel, solver_pgs.c). */
 void rl_constraint_solve(const rl_model *m, rl_data *d);
+
+/* MuJoCo 2.2.2's PGS (mj_solPGS with its warm start) on the rows in d: efc_force, efc_state, qacc,
+   qfrc_constraint, solver[] (improvement, nactive, nchange), solver_iter, solver_converged (the
+   improvement fell below tolerance).  −1 when the arena lacks rl_pgs_arena reals: qacc = qacc_smooth,
+   RL_WARN_BADQACC counted. */
+int rl_solve_pgs(const rl_model *m, rl_data *d);
+/* MuJoCo 2.2.2's noslip post-solve (mj_solNoSlip), run after the main solver when noslip_iterations > 0:
+   projected Gauss–Seidel over the friction rows only (friction loss, pyramid edge pairs with their sum
+   fixed, the elliptic friction block with its normal fixed) on A = AR − diag(R), i.e. without the
+   regularizer that lets soft friction slip; noslip_tolerance and noslip_iterations stop it.  Appends its
+   sweeps to solver[] and solver_iter; rewrites efc_force, efc_state, qfrc_constraint, qacc.  −1 when the
+   arena lacks rl_pgs_arena reals (d unchanged but RL_WARN_BADQACC counted). */
+int rl_solve_noslip(const rl_model *m, rl_data *d);
+/* arena reals rl_solve_pgs (and rl_solve_noslip) takes: the dense nefc×nefc dual matrix and an nefc×nv workspace */
+size_t rl_pgs_arena(const rl_model *m);
+/* forces and states of the convex problem at jar = J·qacc − aref (MuJoCo's mj_constraintUpdate);
+   returns the rows' cost */
+real rl_solver_primal_forces(const rl_model *m, const rl_data *d, const real *jar, real *force, int *state);
 
 /* arena reals the solvers may take */
 size_t rl_solver_arena(const rl_model *m);

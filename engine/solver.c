@@ -20,7 +20,7 @@
 int rl_solver_resolution(const rl_model *m) {
   if (m->opt.contact_resolution == RL_RES_SIGNORINI) return RL_RES_SIGNORINI;
   if (m->opt.contact_resolution == RL_RES_CONVEX) return RL_RES_CONVEX;
-  return (m->opt.cone == RL_CONE_ELLIPTIC && m->opt.solver != RL_SOLVER_CG) ? RL_RES_SIGNORINI : RL_RES_CONVEX;
+  return (m->opt.cone == RL_CONE_ELLIPTIC && m->opt.solver == RL_SOLVER_NEWTON) ? RL_RES_SIGNORINI : RL_RES_CONVEX;
 }
 
 static int check_fail(char *err, int errlen, const char *msg) {
@@ -34,10 +34,10 @@ static int check_fail(char *err, int errlen, const char *msg) {
 int rl_solver_check_options(const rl_model *m, char *err, int errlen) {
   const rl_option *o = &m->opt;
   if (o->solver != RL_SOLVER_NEWTON && o->solver != RL_SOLVER_CG && o->solver != RL_SOLVER_PGS)
-    return check_fail(err, errlen, "solver must be newton, cg or pgs (pgs is solved by newton)");
+    return check_fail(err, errlen, "solver must be newton, cg or pgs");
   if (o->contact_resolution == RL_RES_SIGNORINI && o->cone != RL_CONE_ELLIPTIC)
     return check_fail(err, errlen, "contact_resolution=signorini needs cone=elliptic");
-  if (o->contact_resolution == RL_RES_SIGNORINI && o->solver == RL_SOLVER_CG)
+  if (o->contact_resolution == RL_RES_SIGNORINI && o->solver != RL_SOLVER_NEWTON)
     return check_fail(err, errlen, "contact_resolution=signorini needs solver=newton");
   if (o->contact_resolution < RL_RES_AUTO || o->contact_resolution > RL_RES_SIGNORINI)
     return check_fail(err, errlen, "contact_resolution must be auto, convex or signorini");
@@ -65,7 +65,8 @@ static size_t rec_arena(const rl_model *m) { return rl_aba_arena(m) + 12 * (size
    ABA workspace */
 size_t rl_solver_arena(const rl_model *m) {
   size_t nv = (size_t)m->nv, ne = (size_t)m->nefcmax;
-  return nv * (nv + 1) + 32 * nv + 24 * ne + 1024 + rl_aba_arena(m) + rec_arena(m);
+  size_t pgs = m->opt.solver == RL_SOLVER_PGS || m->opt.noslip_iterations > 0 ? rl_pgs_arena(m) : 0;
+  return nv * (nv + 1) + 32 * nv + 24 * ne + 1024 + rl_aba_arena(m) + rec_arena(m) + pgs;
 }
 
 /* ------------------------------------------------------------- row products */
@@ -115,6 +116,14 @@ static real one_sided(int i, const real *jar, const real *D, real *force, int *s
   }
   state[i] = RL_CNSTRSTATE_QUADRATIC;
   return (real)0.5 * D[i] * jar[i] * jar[i];
+}
+
+static real constraint_update(const rl_model *m, const rl_data *d, const real *jar, const real *latch, real *force,
+                              int *state, real *coneH, int hess);
+
+/* the convex problem's forces and states at jar (mj_constraintUpdate); returns the row cost */
+real rl_solver_primal_forces(const rl_model *m, const rl_data *d, const real *jar, real *force, int *state) {
+  return constraint_update(m, d, jar, NULL, force, state, NULL, 0);
 }
 
 /* Forces, states and cost s(jar) of every row (mj_constraintUpdate); with hess, the dim×dim Hessian of
@@ -1110,7 +1119,11 @@ void rl_constraint_solve_observed(const rl_model *m, rl_data *d, const rl_solver
     solve_unconstrained(m, d);
     return;
   }
-  solve_primal(m, d, m->opt.solver != RL_SOLVER_CG, obs, 0);
+  if (m->opt.solver == RL_SOLVER_PGS)
+    rl_solve_pgs(m, d);
+  else
+    solve_primal(m, d, m->opt.solver != RL_SOLVER_CG, obs, 0);
+  if (m->opt.noslip_iterations > 0) rl_solve_noslip(m, d);
 }
 
 int rl_constraint_solve_recursive(const rl_model *m, rl_data *d) {
@@ -1118,6 +1131,7 @@ int rl_constraint_solve_recursive(const rl_model *m, rl_data *d) {
     solve_unconstrained(m, d);
     return 0;
   }
+  if (m->opt.solver == RL_SOLVER_PGS || m->opt.noslip_iterations > 0) return -1;
   return solve_primal(m, d, m->opt.solver != RL_SOLVER_CG, NULL, 1);
 }
 

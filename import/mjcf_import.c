@@ -147,11 +147,6 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
   }
   rl_model *t = check_tendons(mjm, path, err, errlen);
   if (!t) return NULL;
-  /* MuJoCo's mj_step runs a second, friction-only solve after the main one when noslip_iterations > 0;
-     without it the step would silently differ */
-  if (mjm->opt.noslip_iterations > 0)
-    return refuse(err, errlen, path, "option", "noslip_iterations",
-                  "the noslip post-solve is not modelled yet (set noslip_iterations=\"0\")");
   for (int g = 0; g < mjm->ngeom; g++)
   /* geom sizes the narrow phase divides by or takes roots of: sphere r; capsule/cylinder r, half-length;
      ellipsoid and box three half-sizes — all finite and positive */

@@ -57,7 +57,7 @@
   X(integrator, ENUM, MJ, integrator, RL_OPT_NAMED, "euler,rk4,implicit", RL_OPT_MODEL, "time integrator (AVBD ignores it)") \
   X(cone, ENUM, MJ, cone, RL_OPT_NAMED, "pyramidal,elliptic", RL_OPT_MODEL, "friction cone")                        \
   X(solver, ENUM, MJ, solver, RL_OPT_NAMED, "pgs,cg,newton", RL_OPT_MODEL,                                          \
-    "constraint solver (rigidlab solves pgs by Newton; sim/bench --engine and a study's engine axis set it)")       \
+    "constraint solver: pgs (MuJoCo's projected Gauss-Seidel on the dual), cg, newton (sim/bench --engine and a study's engine axis set it)")       \
   X(iterations, INT, MJ, iterations, RL_OPT_IN(1, RL_OPT_MAXITER), NULL, RL_OPT_MODEL,                              \
     "iteration budget of the constraint solver")                                                                    \
   X(tolerance, REAL, MJ, tolerance, RL_OPT_GE(0), NULL, RL_OPT_MODEL,                                               \
@@ -65,7 +65,9 @@
   X(impratio, REAL, MJ, impratio, RL_OPT_GT(0), NULL, RL_OPT_MODEL,                                                 \
     "ratio of frictional to normal constraint impedance (elliptic cones)")                                          \
   X(noslip_iterations, INT, MJ, noslip_iterations, RL_OPT_IN(0, RL_OPT_MAXITER), NULL, RL_OPT_MODEL,                \
-    "MuJoCo's noslip post-solver iterations (rigidlab has no noslip pass)")                                         \
+    "noslip post-solve sweeps over the friction rows after the main solve (MuJoCo 2.2.2's mj_solNoSlip; 0: none)")  \
+  X(noslip_tolerance, REAL, MJ, noslip_tolerance, RL_OPT_GE(0), NULL, RL_OPT_MODEL,                                 \
+    "noslip post-solve's stopping tolerance (relative cost improvement)")                                           \
   X(mpr_iterations, INT, MJ, mpr_iterations, RL_OPT_IN(1, RL_OPT_MAXITER), NULL, RL_OPT_MODEL,                      \
     "iteration budget of the MPR convex–convex collision test")                                                     \
   X(mpr_tolerance, REAL, MJ, mpr_tolerance, RL_OPT_GT(0), NULL, RL_OPT_MODEL,                                       \

@@ -133,3 +133,31 @@ Test(verify_f32, tendon_models) {
   for (int k = 0; tendon_models[k]; k++)
     cr_expect_eq(verify(tendon_models[k], 1), 0, "f32 verify failed on %s", tendon_models[k]);
 }
+
+/* MuJoCo 2.2.2's projected Gauss–Seidel (solver="PGS", as Gymnasium's humanoids use it): the solve stage's
+   qacc_pgs / efc_force_pgs / iter_pgs rows and the step, pyramidal and elliptic cones */
+static const char *const pgs_models[] = {TMODEL("pgs_humanoid.xml"), TMODEL("pgs_box_stack.xml"), NULL};
+Test(verify_f64, pgs_models) {
+  for (int k = 0; pgs_models[k]; k++) {
+    cr_expect_eq(verify(pgs_models[k], 0), 0, "f64 verify failed on %s", pgs_models[k]);
+    cr_expect_eq(verify_opt(pgs_models[k], 0, "cone=elliptic"), 0, "f64 elliptic verify failed on %s", pgs_models[k]);
+  }
+}
+/* f32 elliptic: the humanoid only — pgs_box_stack's f32 trajectory states (seed 7) reach a box–box pair whose
+   float contact count differs from MuJoCo's (collision pair_flips, not the solver) */
+Test(verify_f32, pgs_models) {
+  for (int k = 0; pgs_models[k]; k++) cr_expect_eq(verify(pgs_models[k], 1), 0, "f32 verify failed on %s", pgs_models[k]);
+  cr_expect_eq(verify_opt(TMODEL("pgs_humanoid.xml"), 1, "cone=elliptic"), 0, "f32 elliptic verify failed on pgs_humanoid");
+}
+
+/* the noslip post-solve (noslip_iterations > 0) after Newton and after PGS, both cones */
+Test(verify_f64, noslip) {
+  cr_expect_eq(verify(TMODEL("noslip_box.xml"), 0), 0, "f64 verify failed on noslip_box");
+  cr_expect_eq(verify_opt(TMODEL("noslip_box.xml"), 0, "cone=pyramidal"), 0, "f64 pyramidal noslip_box");
+  cr_expect_eq(verify_opt(TMODEL("pgs_box_stack.xml"), 0, "noslip_iterations=10"), 0, "f64 noslip after PGS");
+  cr_expect_eq(verify_opt(SCENE("box_stack.xml"), 0, "noslip_iterations=10"), 0, "f64 noslip box_stack");
+}
+Test(verify_f32, noslip) {
+  cr_expect_eq(verify(TMODEL("noslip_box.xml"), 1), 0, "f32 verify failed on noslip_box");
+  cr_expect_eq(verify_opt(TMODEL("noslip_box.xml"), 1, "cone=pyramidal"), 0, "f32 pyramidal noslip_box");
+}

@@ -93,6 +93,9 @@ static const rl_vq_info table[] = {
     {"qacc_mujoco_opt", REL, "qacc", 0, "MuJoCo's Newton at tolerance 1e-15 against the LAPACK optimum"},
     {"qacc_cg", REL, "qacc", 0, "CG's acceleration against MuJoCo's CG"},
     {"qacc_cg_opt", REL, "qacc", 0, "CG at tolerance 1e-15 against the LAPACK optimum"},
+    {"qacc_pgs", REL, "qacc", 0, "PGS's acceleration against MuJoCo's PGS (models with solver=pgs)"},
+    {"efc_force_pgs", REL, "efc_force", 0, "PGS's row forces against MuJoCo's PGS"},
+    {"iter_pgs", COUNT, 0, "iterations", "|our PGS sweeps − MuJoCo's|"},
     {"newton_dposv", REL, 0, "m/s² or rad/s²", "every Newton system re-solved by LAPACKE_dposv"},
     {"newton_dposv_cond", SCALED, 0, "κ₁·ε", "newton_dposv's error divided by κ₁(H)·ε"},
     /* one whole step (verify_step.c); qpos and qvel are above */

@@ -48,13 +48,17 @@ enum {
   S_DPOSV,
   S_DPOSV_COND,
   S_LEFT_CAPACITY,
+  S_QACC_PGS,
+  S_FORCE_PGS,
+  S_ITER_PGS,
   S_NQ
 };
 
 static const char *const names[S_NQ] = {"qacc_newton",        "efc_force_newton",  "iter_newton",
                                         "cost_newton_excess", "qacc_newton_opt",   "cost_gap_newton",
                                         "qacc_mujoco_opt",    "qacc_cg",           "qacc_cg_opt",
-                                        "newton_dposv",       "newton_dposv_cond", "left_out_capacity"};
+                                        "newton_dposv",       "newton_dposv_cond", "left_out_capacity",
+                                        "qacc_pgs",           "efc_force_pgs",     "iter_pgs"};
 /* 0: the stage tolerance (tolerances.h: f64 1e-9, f32 1e-3).  CG's line search works on cost differences,
    which resolve a only to about √eps·cond: measured up to 2.3e-7 (f64) against a* on box_stack and
    humanoid, so qacc_cg_opt gets 1e-6 (f64) and 1e-2 (f32).  qacc_cg compares two CG iterates stopped at
@@ -67,22 +71,28 @@ static const char *const names[S_NQ] = {"qacc_newton",        "efc_force_newton"
    stable factorization gives a few units; the Newton factor is also carried through rank-1 updates
    and downdates, which accumulate: measured 2.3 in f64 and 64 in f32 on incline).  efc_force_newton in f32: incline's
    stiff contacts (solimp 0.995) give D ≈ 200·diagApprox⁻¹, f = −D·jar amplifies float rounding (measured
-   1.0e-3): 5e-3. */
+   1.0e-3): 5e-3.  PGS in f64: the same sweeps on the same rows in the same order, 1e-12 (measured
+   1.6e-14 on box_stack, 4.7e-15 on humanoid); in f32 its stopping test compares a float improvement
+   with the tolerance, so the sweep counts part (measured up to 98 of 100 on box_stack with the elliptic
+   cone: iter_pgs is not a row in f32) and the forces differ by what the extra sweeps move (measured
+   9.8e-4): 1e-2. */
 #if defined(RL_REAL_F32)
 static const double tols[S_NQ] = {
     [S_ITER_NEWTON] = 3, [S_FORCE_NEWTON] = 5e-3, [S_QACC_CG] = 1e-2,     [S_QACC_CG_OPT] = 1e-2,
-    [S_DPOSV] = 0.5,     [S_DPOSV_COND] = 100,    [S_LEFT_CAPACITY] = 0.1};
+    [S_DPOSV] = 0.5,     [S_DPOSV_COND] = 100,    [S_LEFT_CAPACITY] = 0.1, [S_QACC_PGS] = 1e-2,
+    [S_FORCE_PGS] = 1e-2};
 #else
 static const double tols[S_NQ] = {
     [S_ITER_NEWTON] = 1,    [S_COST_EXCESS] = 1e-12, [S_COST_GAP] = 1e-12,   [S_QACC_CG] = 1e-3,
-    [S_QACC_CG_OPT] = 1e-6, [S_DPOSV_COND] = 100,    [S_LEFT_CAPACITY] = 0.1};
+    [S_QACC_CG_OPT] = 1e-6, [S_DPOSV_COND] = 100,    [S_LEFT_CAPACITY] = 0.1, [S_QACC_PGS] = 1e-12,
+    [S_FORCE_PGS] = 1e-12,  [S_ITER_PGS] = 0.5};
 #endif
-static const int absolute[S_NQ] = {[S_ITER_NEWTON] = 1};
+static const int absolute[S_NQ] = {[S_ITER_NEWTON] = 1, [S_ITER_PGS] = 1};
 static const int last[S_NQ] = {[S_LEFT_CAPACITY] = 1};
 
 typedef struct own {
-  mjModel *newton, *tight, *cg;
-  mjData *dn, *dt, *dc;
+  mjModel *newton, *tight, *cg, *pgs;
+  mjData *dn, *dt, *dc, *dp;
   double *astar, *buf;
   real *warm;
   int states, left; /* states with rows; of them left out (capacity) */
@@ -98,11 +108,17 @@ static int init(rl_vctx *c) {
   o->tight = mj_copyModel(NULL, o->newton);
   o->tight->opt.tolerance = 1e-15;
   o->tight->opt.iterations = 100;
+  o->tight->opt.noslip_iterations = 0; /* the optimum rows check the main solver; noslip: qacc_newton, qacc_cg */
   o->cg = mj_copyModel(NULL, mjm);
   o->cg->opt.solver = mjSOL_CG;
   o->dn = mj_makeData(o->newton);
   o->dt = mj_makeData(o->tight);
   o->dc = mj_makeData(o->cg);
+  if (mjm->opt.solver == mjSOL_PGS) {
+    o->pgs = mj_copyModel(NULL, mjm);
+    o->dp = mj_makeData(o->pgs);
+    if (!o->dp) return -1;
+  }
   o->astar = calloc((size_t)mjm->nv + 1, sizeof(double));
   o->buf = calloc((size_t)mjm->nv + 1, sizeof(double));
   o->warm = calloc((size_t)mjm->nv + 1, sizeof(real));
@@ -115,6 +131,8 @@ static void fini(rl_vctx *c) {
   if (o->dn) mj_deleteData(o->dn);
   if (o->dt) mj_deleteData(o->dt);
   if (o->dc) mj_deleteData(o->dc);
+  if (o->dp) mj_deleteData(o->dp);
+  if (o->pgs) mj_deleteModel(o->pgs);
   if (o->newton) mj_deleteModel(o->newton);
   if (o->tight) mj_deleteModel(o->tight);
   if (o->cg) mj_deleteModel(o->cg);
@@ -139,12 +157,66 @@ static void mj_run(const mjModel *mm, mjData *dst, const mjData *src, int nq, in
 /* err = ‖ours − a*‖∞, mag = ‖a*‖∞ */
 static void compare_opt(rl_vq *q, const real *ours, const double *astar, int nv) { rl_vq_compare(q, ours, astar, nv); }
 
+/* PGS (a model that asks for it), model options, against MuJoCo's PGS from the same warm start: the
+   state's qacc_warmstart as mj_run hands it to MuJoCo (each mj_forward overwrites its own copy with the
+   qacc it found, so dn's is Newton's answer, which would start PGS at the optimum), or zero (cold:
+   the primal force at q̈ = 0, many sweeps) */
+/* em = (‖ours − ref‖∞, ‖ref‖∞) */
+static void inf_diff(const real *ours, const double *ref, int n, double *em) {
+  em[0] = em[1] = 0;
+  for (int i = 0; i < n; i++) {
+    double e = fabs((double)ours[i] - ref[i]);
+    if (!(e <= em[0])) em[0] = e;
+    if (fabs(ref[i]) > em[1]) em[1] = fabs(ref[i]);
+  }
+}
+
+/* em: qacc (err, mag), efc_force (err, mag), |iteration difference| */
+static void pgs_compare(rl_vctx *c, const rl_model *mm, int cold, double *em) {
+  own *o = c->own;
+  const mjModel *mjm = c->p->mjm;
+  rl_data *d = c->d;
+  int nv = mjm->nv;
+  mjData *src = c->mjd;
+  double *keep = o->buf;
+  memcpy(keep, src->qacc_warmstart, sizeof(double) * (size_t)nv);
+  if (cold) memset(src->qacc_warmstart, 0, sizeof(double) * (size_t)nv);
+  mj_run(o->pgs, o->dp, src, mjm->nq, nv, mjm->nu);
+  rl_model mp = *mm;
+  mp.opt.solver = RL_SOLVER_PGS;
+  for (int i = 0; i < nv; i++) d->qacc[i] = (real)src->qacc_warmstart[i];
+  memcpy(src->qacc_warmstart, keep, sizeof(double) * (size_t)nv);
+  rl_constraint_solve(&mp, d);
+  inf_diff(d->qacc, o->dp->qacc, nv, em);
+  inf_diff(d->efc_force, o->dp->efc_force, d->nefc, em + 2);
+  em[4] = fabs((double)d->solver_iter - o->dp->solver_iter);
+}
+
+/* the worse (by err/mag) of two (err, mag) pairs */
+static const double *worse(const double *a, const double *b) {
+  double ra = a[0] / (a[1] > 0 ? a[1] : 1), rb = b[0] / (b[1] > 0 ? b[1] : 1);
+  return rb > ra || rb != rb ? b : a;
+}
+
+/* the PGS rows: the worse of the warm and the cold start, one record per state */
+static void pgs_rows(rl_vctx *c, rl_vq *q, const rl_model *mm) {
+  double w[5], z[5];
+  pgs_compare(c, mm, 0, w);
+  pgs_compare(c, mm, 1, z);
+  const double *a = worse(w, z), *f = worse(w + 2, z + 2);
+  rl_vq_record(&q[S_QACC_PGS], a[0], a[1]);
+  rl_vq_record(&q[S_FORCE_PGS], f[0], f[1]);
+  rl_vq_record(&q[S_ITER_PGS], w[4] > z[4] ? w[4] : z[4], 1);
+}
+
 static void state(rl_vctx *c, rl_vq *q) {
   own *o = c->own;
   const rl_pair *p = c->p;
   rl_data *d = c->d;
   const mjModel *mjm = p->mjm;
   int nv = mjm->nv;
+  q[S_QACC_PGS].absent = q[S_FORCE_PGS].absent = !o->pgs;
+  q[S_ITER_PGS].absent = !o->pgs || sizeof(real) == sizeof(float);
   mj_run(o->newton, o->dn, c->mjd, mjm->nq, nv, mjm->nu);
   if (o->dn->nefc == 0) return; /* nothing to solve in this state */
   o->states++;
@@ -183,6 +255,7 @@ static void state(rl_vctx *c, rl_vq *q) {
   rl_model mt = mm;
   mt.opt.tolerance = (real)1e-15;
   mt.opt.iterations = 100;
+  mt.opt.noslip_iterations = 0;
   memcpy(d->qacc, o->warm, sizeof(real) * (size_t)nv);
   rl_constraint_solve(&mt, d);
   compare_opt(&q[S_QACC_NEWTON_OPT], d->qacc, o->astar, nv);
@@ -209,10 +282,13 @@ static void state(rl_vctx *c, rl_vq *q) {
   rl_vq_compare(&q[S_QACC_CG], d->qacc, o->dc->qacc, nv);
   mc.opt.tolerance = (real)1e-15;
   mc.opt.iterations = 1000;
+  mc.opt.noslip_iterations = 0;
   memcpy(d->qacc, o->warm, sizeof(real) * (size_t)nv);
   rl_constraint_solve(&mc, d);
   compare_opt(&q[S_QACC_CG_OPT], d->qacc, o->astar, nv);
   rl_ref_problem_free(&ref);
+
+  if (o->pgs) pgs_rows(c, q, &mm);
 }
 
 const rl_vmodule rl_vmod_solve = {.stage = RL_STAGE_SOLVE,
