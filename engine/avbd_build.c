@@ -22,6 +22,7 @@ static void avbd_default_param(rl_avbd_param *p) {
   p->beta = (real)1;
   p->rho_init = (real)1;
   p->rho_max = (real)1e6;
+  p->rho_tree = (real)1e4;
 #if defined(RL_REAL_F64)
   /* joints: steady gap ≈ tol/(1 − α); microduck 1 ms anchor gap 2.0e-7 → 2.5e-8 m.  f32 keeps 0.95:
      correcting half the rounding noise of the poses (~ε|x|) each step put velocity noise into chain8
@@ -64,6 +65,7 @@ static void avbd_model_param(rl_avbd_param *p, const rl_option *o) {
   }
   if (o->avbd_cheb_rho > 0) p->cheb_rho = o->avbd_cheb_rho;
   if (o->avbd_stop > 0) p->stop = o->avbd_stop;
+  if (o->avbd_block > 0) p->block = o->avbd_block;
 }
 
 /* 1 if some pair of geoms g1 < g2 on two different dynamic bodies passes the contype/conaffinity filter
@@ -78,13 +80,27 @@ int rl_avbd_dynamic_pairs(const rl_model *m) {
   return 0;
 }
 
+/* 1 if a height-field geom passes the contype/conaffinity filter with a geom of another body: its contacts come
+   only from rl_collision (the own ground contacts are against planes) */
+static int avbd_hfield_pairs(const rl_model *m) {
+  for (int h = 0; h < m->ngeom; h++) {
+    if (m->geom_type[h] != RL_GEOM_HFIELD) continue;
+    for (int g = 0; g < m->ngeom; g++)
+      if (m->geom_bodyid[g] != m->geom_bodyid[h] &&
+          ((m->geom_contype[h] & m->geom_conaffinity[g]) || (m->geom_contype[g] & m->geom_conaffinity[h])))
+        return 1;
+  }
+  return 0;
+}
+
 /* defaults of the precision, the contact source of the model (rl_collision's contacts where two dynamic
-   bodies can touch, else the own ground contacts), then the model's overrides */
+   bodies can touch or a height field can be touched, else the own ground contacts), then the model's
+   overrides */
 rl_avbd_param rl_avbd_default_param(const rl_model *m) {
   rl_avbd_param p;
   memset(&p, 0, sizeof p);
   avbd_default_param(&p);
-  p.contacts = rl_avbd_dynamic_pairs(m) ? RL_AVBD_CONTACTS_DATA : RL_AVBD_CONTACTS_GROUND;
+  p.contacts = rl_avbd_dynamic_pairs(m) || avbd_hfield_pairs(m) ? RL_AVBD_CONTACTS_DATA : RL_AVBD_CONTACTS_GROUND;
   avbd_model_param(&p, &m->opt);
   return p;
 }
@@ -511,7 +527,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
       sizeof(rl_avbd_load) * ((size_t)nj + 1) + R * 3 * nbs + (sizeof(int) + R * 46) * nbs + 2 * 64 +
       R * 2 * ((size_t)nr + 1) + 64 +
       (sizeof(rl_avbd_compound) + sizeof(rl_avbd_compound_val) + 2 * sizeof(unsigned long long)) * ((size_t)ncmp + 1) +
-      3 * 64;
+      3 * 64 + sizeof(int) * (4 * nbs + 1) + R * 85 * nbs + 6 * 64;
   rl_avbd *am = calloc(1, sizeof *am);
   char *buf = calloc(1, bytes);
   if (!am || !buf) {
@@ -571,6 +587,12 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
   am->cmp = avbd_take(&p, sizeof(rl_avbd_compound) * ((size_t)ncmp + 1));
   am->cmpval = avbd_take(&p, sizeof(rl_avbd_compound_val) * ((size_t)ncmp + 1));
   am->cmpver = avbd_take(&p, sizeof(unsigned long long) * 2 * ((size_t)ncmp + 1));
+  am->tparent = avbd_take(&p, sizeof(int) * nbs);
+  am->tjoint = avbd_take(&p, sizeof(int) * nbs);
+  am->tadr = avbd_take(&p, sizeof(int) * (nbs + 1));
+  am->tlist = avbd_take(&p, sizeof(int) * nbs);
+  am->twork = avbd_take(&p, R * 84 * nbs);
+  am->tmass = avbd_take(&p, R * nbs);
 
   /* bodies */
   int s = 0;
@@ -686,6 +708,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
     if (ba >= 0) am->jlist[am->jadr[ba] + am->jnum[ba]++] = j;
     am->jlist[am->jadr[bb] + am->jnum[bb]++] = j;
   }
+  avbd_tree_build(am);
   return am;
 }
 

@@ -13,6 +13,7 @@
 #define AVBD_ANG_SCALE      ((real)1e-3) /* 1 mrad */
 #define AVBD_PAIR_RHO_CARRY ((real)2)    /* most ρ/ρ₀ a body–body contact carries to the next step */
 #define AVBD_SIDE_RATIO     ((real)100)  /* supported-side mass / lighter body above which ρ₀ uses the side */
+#define AVBD_TREE_CONTACT_MASS ((real)10) /* articulation blocks: contact ρ₀ mass ≤ this × the lighter body's */
 #define AVBD_TOL_H          ((real)1e-3) /* step at which tol_lin/tol_ang apply as given (avbd_step_tolerance) */
 
 static const rl_avbd_pose avbd_world = {{0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0, 1, 0, 0, 0, 1}};
@@ -22,6 +23,9 @@ static inline const rl_avbd_pose *avbd_pose_of(const rl_avbd *am, int s) { retur
 
 /* mass of slot s, "infinite" for the world */
 static inline real avbd_mass(const rl_avbd *am, int s) { return s < 0 ? (real)1e30 : am->mass[s]; }
+
+/* mass of the articulation of slot s (avbd_tree_build), "infinite" for the world */
+static inline real avbd_tree_mass(const rl_avbd *am, int s) { return s < 0 ? (real)1e30 : am->tmass[s]; }
 
 /* Δq = q (q⁰)⁻¹ of slot s, NULL for the world */
 static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return s < 0 ? NULL : am->dq + 4 * s; }
@@ -58,6 +62,9 @@ static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return s < 0 ? 
 #define avbd_compound_to_generalized RL_NAME(avbd_compound_to_generalized)
 #define avbd_compound_value          RL_NAME(avbd_compound_value)
 #define avbd_loads                   RL_NAME(avbd_loads)
+#define avbd_tree_build              RL_NAME(avbd_tree_build)
+#define avbd_tree_sweep              RL_NAME(avbd_tree_sweep)
+#define avbd_block_update            RL_NAME(avbd_block_update)
 
 /* avbd_build.c */
 void avbd_perp(real t1[3], real t2[3], const real n[3]);
@@ -104,6 +111,13 @@ void avbd_compound_to_generalized(const rl_avbd *am, const rl_model *m, rl_data 
 
 /* avbd_sweep.c: values of compound joint jt at the current poses (cached until A or B moves) */
 const rl_avbd_compound_val *avbd_compound_value(rl_avbd *am, const rl_avbd_joint *jt);
+
+/* avbd_sweep.c: one body's block update (assemble, solve, move) */
+void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h);
+
+/* avbd_tree.c */
+void avbd_tree_build(rl_avbd *am);
+void avbd_tree_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, real h, real *ux, real *uth);
 
 /* avbd_diag.c */
 void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h);

@@ -24,6 +24,16 @@ void rl_geom_view(const rl_model *m, const rl_data *d, int g, rl_geomview *v) {
   v->vert = NULL;
   v->nvert = 0;
   v->graph = NULL;
+  v->hdata = NULL;
+  v->nrow = v->ncol = 0;
+  for (int k = 0; k < 4; k++) v->hsize[k] = 0;
+  if (v->type == RL_GEOM_HFIELD && m->geom_dataid[g] >= 0) {
+    int k = m->geom_dataid[g];
+    v->hdata = m->hfield_data + m->hfield_adr[k];
+    v->nrow = m->hfield_nrow[k];
+    v->ncol = m->hfield_ncol[k];
+    for (int j = 0; j < 4; j++) v->hsize[j] = m->hfield_size[4 * k + j];
+  }
   if (v->type == RL_GEOM_MESH && m->geom_dataid[g] >= 0) {
     int k = m->geom_dataid[g];
     v->vert = m->mesh_vert + 3 * m->mesh_vertadr[k];

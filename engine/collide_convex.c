@@ -128,15 +128,40 @@ typedef struct {
 } mpr_point;
 typedef struct {
   const rl_geomview *g1, *g2;
-  real half_margin;
+  const real (*prism)[3]; /* non-NULL: shape 1 is this triangular prism instead of g1 (height fields) */
+  real half_margin1, half_margin2;
   mpr_point p[4]; /* portal: p[0] interior point, p[1..3] the portal triangle */
 } mpr_state;
+
+/* Support of a triangular prism with vertices v₀..v₅ (v₀..v₂ the bottom, v₃..v₅ the top triangle) in direction
+   u (MuJoCo 2.2.2's prism_support): the vertex of the top triangle maximizing u·v when u_z ≥ 0, of the bottom one
+   when u_z < 0; ties keep the first. */
+void rl_prism_support(const real prism[6][3], const real u[3], real out[3]) {
+  int start = u[2] < 0 ? 0 : 3, best = start;
+  real bestdot = prism[start][0] * u[0] + prism[start][1] * u[1] + prism[start][2] * u[2];
+  for (int i = start + 1; i < start + 3; i++) {
+    real dot = prism[i][0] * u[0] + prism[i][1] * u[1] + prism[i][2] * u[2];
+    if (dot > bestdot) {
+      best = i;
+      bestdot = dot;
+    }
+  }
+  rl_v3_copy(out, prism[best]);
+}
+
+/* interior point of a prism (prism_center): the mean of its six vertices, (Σ v_i)·(1/6) */
+static void prism_center(const real prism[6][3], real out[3]) {
+  rl_v3_zero(out);
+  for (int i = 0; i < 6; i++) rl_v3_add(out, out, prism[i]);
+  rl_v3_scale(out, out, (real)(1.0 / 6.0));
+}
 
 /* Minkowski support (__ccdSupport): v1 = s₁(u), v2 = s₂(−u), v = v1 − v2 */
 static void mpr_support(const mpr_state *s, const real u[3], mpr_point *out) {
   real nu[3] = {-u[0], -u[1], -u[2]};
-  support_inflated(s->g1, u, s->half_margin, out->v1);
-  support_inflated(s->g2, nu, s->half_margin, out->v2);
+  if (s->prism) rl_prism_support(s->prism, u, out->v1);
+  else support_inflated(s->g1, u, s->half_margin1, out->v1);
+  support_inflated(s->g2, nu, s->half_margin2, out->v2);
   rl_v3_sub(out->v, out->v1, out->v2);
 }
 
@@ -209,7 +234,8 @@ static real point_tri_dist2(const real P[3], const real x0[3], const real B[3], 
 static int mpr_discover_portal(mpr_state *s, int budget) {
   real dir[3], va[3], vb[3], dot;
   mpr_point *p = s->p;
-  rl_v3_copy(p[0].v1, s->g1->pos);
+  if (s->prism) prism_center(s->prism, p[0].v1);
+  else rl_v3_copy(p[0].v1, s->g1->pos);
   rl_v3_copy(p[0].v2, s->g2->pos);
   rl_v3_sub(p[0].v, p[0].v1, p[0].v2);
   if (ccd_is_origin(p[0].v)) p[0].v[0] += RL_EPS * (real)10;
@@ -375,14 +401,10 @@ static void mpr_find_penetration(mpr_state *s, real tol, int max_iterations, rea
   mpr_find_pos(s, pos);
 }
 
-/* ccdMPRPenetration on g1, g2 inflated by margin/2.  Returns 1 with depth, unit dir (g1 → g2) and
-   pos when the inflated shapes intersect with a defined direction, else 0. */
-static int mpr_penetration(const rl_geomview *g1, const rl_geomview *g2, real margin, int iterations, real tol,
-                           real *depth, real dir[3], real pos[3]) {
-  mpr_state s;
-  s.g1 = g1;
-  s.g2 = g2;
-  s.half_margin = margin / 2;
+/* ccdMPRPenetration on the prepared shapes of s.  Returns 1 with depth, unit dir (shape 1 → shape 2) and
+   pos when the shapes intersect with a defined direction, else 0. */
+static int mpr_run(mpr_state *sp, int iterations, real tol, real *depth, real dir[3], real pos[3]) {
+  mpr_state s = *sp;
   int budget = RL_MPR_REFINE_MAX(iterations > 0 ? iterations : 0);
   int res = mpr_discover_portal(&s, budget);
   if (res < 0) return 0;
@@ -399,6 +421,30 @@ static int mpr_penetration(const rl_geomview *g1, const rl_geomview *g2, real ma
   }
   if (ccd_is_origin(dir)) return 0;
   return rl_isfinite(*depth) && rl_isfinite(dir[0]) && rl_isfinite(dir[1]) && rl_isfinite(dir[2]);
+}
+
+/* ccdMPRPenetration on g1, g2 each inflated by margin/2 (mjc_Convex) */
+static int mpr_penetration(const rl_geomview *g1, const rl_geomview *g2, real margin, int iterations, real tol,
+                           real *depth, real dir[3], real pos[3]) {
+  mpr_state s;
+  s.g1 = g1;
+  s.g2 = g2;
+  s.prism = NULL;
+  s.half_margin1 = s.half_margin2 = margin / 2;
+  return mpr_run(&s, iterations, tol, depth, dir, pos);
+}
+
+/* ccdMPRPenetration of a prism (shape 1, not inflated) against g2 inflated by margin/2, as mjc_ConvexHField runs
+   it for each prism of a height field */
+int rl_mpr_prism(const real prism[6][3], const rl_geomview *g2, real margin, int iterations, real tol, real *depth,
+                 real dir[3], real pos[3]) {
+  mpr_state s;
+  s.g1 = NULL;
+  s.g2 = g2;
+  s.prism = prism;
+  s.half_margin1 = 0;
+  s.half_margin2 = margin / 2;
+  return mpr_run(&s, iterations, tol, depth, dir, pos);
 }
 
 /* ================================================================ MuJoCo's normal correction */
@@ -491,7 +537,7 @@ static int round_normal_local(int type, const real size[3], const real p[3], rea
 
 /* mjc_fixNormal: replace the MPR normal n by the analytic one of each round geom at the contact
  * point (geom1: outward normal; geom2: minus its outward normal); both → (n₁ − n₂)/‖·‖. */
-static void fix_normal(const rl_geomview *g1, const rl_geomview *g2, const real pos[3], real normal[3]) {
+void rl_fix_normal(const rl_geomview *g1, const rl_geomview *g2, const real pos[3], real normal[3]) {
   const rl_geomview *g[2] = {g1, g2};
   real nrm[2][3] = {{normal[0], normal[1], normal[2]}, {-normal[0], -normal[1], -normal[2]}};
   int done[2] = {0, 0};
@@ -943,7 +989,7 @@ int rl_collide_convex(const rl_geomview *g1, const rl_geomview *g2, real margin,
   first.dist = margin - depth;
   rl_v3_copy(first.pos, pos);
   rl_v3_copy(first.frame, dir);
-  fix_normal(g1, g2, pos, first.frame);
+  rl_fix_normal(g1, g2, pos, first.frame);
   first.frame[3] = first.frame[4] = first.frame[5] = 0; /* tangent undefined: mju_makeFrame's default */
   rl_make_frame(first.frame);
   if (!rl_isfinite(first.dist)) return 0;

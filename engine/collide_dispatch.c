@@ -7,8 +7,9 @@
 
 /* ---------------------------------------------------------------- dispatch */
 
-/* MuJoCo 2.2.2's table: analytic routines where it has one, MPR (rl_collide_convex) for the rest;
-   height fields are refused at import.  Indexed [type1][type2], type1 ≤ type2. */
+/* MuJoCo 2.2.2's table: analytic routines where it has one, MPR (rl_collide_convex) for the rest, prisms and
+   MPR for a height field against a convex geom (none against a plane or another height field, as MuJoCo).
+   Indexed [type1][type2], type1 ≤ type2. */
 static const rl_collide_fn collide_table[8][8] = {
     [RL_GEOM_PLANE] = {[RL_GEOM_SPHERE] = rl_collide_plane_sphere,
                        [RL_GEOM_CAPSULE] = rl_collide_plane_capsule,
@@ -16,6 +17,12 @@ static const rl_collide_fn collide_table[8][8] = {
                        [RL_GEOM_CYLINDER] = rl_collide_plane_cylinder,
                        [RL_GEOM_BOX] = rl_collide_plane_box,
                        [RL_GEOM_MESH] = rl_collide_plane_convex},
+    [RL_GEOM_HFIELD] = {[RL_GEOM_SPHERE] = rl_collide_hfield,
+                        [RL_GEOM_CAPSULE] = rl_collide_hfield,
+                        [RL_GEOM_ELLIPSOID] = rl_collide_hfield,
+                        [RL_GEOM_CYLINDER] = rl_collide_hfield,
+                        [RL_GEOM_BOX] = rl_collide_hfield,
+                        [RL_GEOM_MESH] = rl_collide_hfield},
     [RL_GEOM_SPHERE] = {[RL_GEOM_SPHERE] = rl_collide_sphere_sphere,
                         [RL_GEOM_CAPSULE] = rl_collide_sphere_capsule,
                         [RL_GEOM_ELLIPSOID] = rl_collide_convex,
@@ -44,7 +51,8 @@ rl_collide_fn rl_collide_function(int type1, int type2) {
 
 /* world half-extents of geom g's axis-aligned box about geom_xpos (planes: unbounded, not called):
    sphere r; capsule |a|·h + r; box Σ_j |R_ij|·s_j; cylinder r·√(1 − a_i²) + h·|a_i|; ellipsoid
-   √(Σ_j (R_ij s_j)²); mesh Σ_j |R_ij|·geom_hext_j (the hull's local box about the geom origin). */
+   √(Σ_j (R_ij s_j)²); mesh and height field Σ_j |R_ij|·geom_hext_j (the hull's or the height field's local
+   box about the geom origin). */
 static void geom_half_extents(const rl_model *m, const rl_data *d, int g, real ext[3]) {
   const real *R = d->geom_xmat + 9 * g, *s = m->geom_size + 3 * g;
   switch (m->geom_type[g]) {
@@ -64,7 +72,8 @@ static void geom_half_extents(const rl_model *m, const rl_data *d, int g, real e
       ext[i] = rl_sqrt(x * x + y * y + z * z);
     }
     break;
-  case RL_GEOM_MESH: {
+  case RL_GEOM_MESH:
+  case RL_GEOM_HFIELD: {
     const real *loc = m->geom_hext + 3 * g; /* the hull's local box, computed at build */
     for (int i = 0; i < 3; i++)
       ext[i] = rl_fabs(R[3 * i]) * loc[0] + rl_fabs(R[3 * i + 1]) * loc[1] + rl_fabs(R[3 * i + 2]) * loc[2];

@@ -1,7 +1,7 @@
 /* forward.c — the whole pipeline with constraints (see rl_engine.h).
  *
  * Two paths give the same q̈ to rounding:
- *   factored   rl_fwd_position (… rl_crb → rl_factor_m, the factor skipped by f32 Newton) → collision → velocity → actuation → rl_smooth_acc
+ *   factored   rl_fwd_position (… rl_crb → rl_factor_m_step) → collision → velocity → actuation → rl_smooth_acc
  *              (qLD) → rows → solver with qM/qLD;  Euler's damping by an LᵀDL of M + h·diag(b).
  *   recursive  kinematics → com_pos → collision → velocity → actuation → rows → qacc_smooth by the
  *              articulated-body recursion → solver with every M·v / M⁻¹·v / H⁻¹·v a recursion on
@@ -32,11 +32,6 @@ static double prof_total(const rl_data *d) {
   for (int k = 0; k < RL_NPROF; k++) s += d->prof[k];
   return s;
 }
-
-/* 1 if the step reads qLD, M's LᵀDL factor: f64's unconstrained solve (rl_smooth_acc) and CG's M⁻¹ do; an f32
-   Newton step does not (its unconstrained q̈ and Euler's damping come from the local-frame recursion and its
-   Newton system from qM), so it skips the factor and qLD keeps a stale value */
-static int factor_needed(const rl_model *m) { return !RL_LOCAL_FRAMES || m->opt.solver == RL_SOLVER_CG; }
 
 /* 1 if the options let the recursive path run (a Newton solve forced to a Cholesky needs qM) */
 static int recursive_allowed(const rl_model *m) {
@@ -87,7 +82,7 @@ static int forward_recursive(const rl_model *m, rl_data *d) {
   prof_lap(d, RL_PROF_SOLVE, &t);
   if (solved) return RL_PATH_RECURSIVE;
   rl_crb(m, d);
-  rl_factor_m(m, d);
+  rl_factor_m_step(m, d);
   prof_lap(d, RL_PROF_POSITION, &t);
   rl_smooth_acc(m, d);
   prof_lap(d, RL_PROF_SMOOTH, &t);
@@ -101,11 +96,7 @@ static int forward_recursive(const rl_model *m, rl_data *d) {
 int rl_forward_path(const rl_model *m, rl_data *d, int path) {
   if (recursive_wanted(m, path)) return forward_recursive(m, d);
   double t = prof_start(d);
-  rl_kinematics(m, d); /* rl_fwd_position, the factor only where it is read */
-  rl_com_pos(m, d);
-  rl_tendon(m, d);
-  rl_crb(m, d);
-  if (factor_needed(m)) rl_factor_m(m, d);
+  rl_fwd_position(m, d);
   prof_lap(d, RL_PROF_POSITION, &t);
   rl_collision(m, d);
   prof_lap(d, RL_PROF_COLLISION, &t);

@@ -54,12 +54,21 @@ static void derive_geom_collide(rl_model *m) {
   for (int p = 0; p < m->npair; p++) m->geom_collide[m->pair_geom1[p]] = m->geom_collide[m->pair_geom2[p]] = 1;
 }
 
-/* geom_hext of a mesh geom: max_i |v_i,c| over its hull vertices, per geom-frame axis c */
+/* geom_hext of a mesh geom: max_i |v_i,c| over its hull vertices, per geom-frame axis c; of a height-field
+   geom: (size₀, size₁, max(size₂, size₃)) of its hfield, the half-extents of the box [−size₀, size₀] ×
+   [−size₁, size₁] × [−size₃, size₂] made symmetric about the geom origin */
 static void derive_geom_hext(rl_model *m) {
   for (int g = 0; g < m->ngeom; g++) {
     real *loc = m->geom_hext + 3 * g;
     loc[0] = loc[1] = loc[2] = 0;
     int k = m->geom_dataid[g];
+    if (m->geom_type[g] == RL_GEOM_HFIELD && k >= 0 && k < m->nhfield) {
+      const real *hs = m->hfield_size + 4 * k;
+      loc[0] = hs[0];
+      loc[1] = hs[1];
+      loc[2] = rl_fmax(hs[2], hs[3]);
+      continue;
+    }
     if (m->geom_type[g] != RL_GEOM_MESH || k < 0) continue;
     const real *v = m->mesh_vert + 3 * m->mesh_vertadr[k];
     for (int i = 0; i < m->mesh_vertnum[k]; i++)

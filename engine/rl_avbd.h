@@ -26,7 +26,7 @@
  * contact from rl_collision: before each step rl_avbd_step writes qpos from the AVBD poses and runs
  * rl_kinematics, rl_collision and rl_avbd_load_contacts, so the contacts describe the step-start poses
  * (the default when two geoms on different dynamic bodies pass the contype/conaffinity filter, e.g. the
- * boxes of box_stack).  RL_AVBD_CONTACTS_GROUND (the default otherwise) builds ground contacts from the
+ * boxes of box_stack, or a height field can touch a geom of another body).  RL_AVBD_CONTACTS_GROUND (the default otherwise) builds ground contacts from the
  * AVBD poses at the step start: distributed support points (box corners, sphere centres, capsule end
  * caps) of every geom on a dynamic body against every plane on a static body that passes the
  * contype/conaffinity filter, within a detection margin; it cannot see a dynamic–dynamic pair.
@@ -47,6 +47,8 @@ enum { RL_AVBD_CONTACTS_GROUND = 0, RL_AVBD_CONTACTS_DATA = 1, RL_AVBD_CONTACTS_
 enum { RL_AVBD_SERVO_PD = 0, RL_AVBD_SERVO_BAM = 1 };
 /* stopping test of a step (rl_avbd_param.stop) */
 enum { RL_AVBD_STOP_UPDATE = 0, RL_AVBD_STOP_DISTANCE = 1 };
+/* block of one iteration (rl_avbd_param.block) */
+enum { RL_AVBD_BLOCK_BODY = 0, RL_AVBD_BLOCK_ARTICULATION = 1 };
 
 /* BAM-style servo (Rhoban BAM, model "M1"; defaults: the published Feetech STS3215 fit).  With the
  * target q* = ctrl (clamped to ctrlrange), gear g, coordinate φ, its rate q̇ = g(φ − φⁿ)/h (implicit,
@@ -109,6 +111,8 @@ typedef struct rl_avbd_param {
   real beta;           /* penalty growth ρ ← min(ρ + β·ρ₀·|C̃|/ℓ, ρ_max), ℓ = 1 mm or 1 mrad */
   real rho_init;       /* ρ₀ = rho_init · m_eff/h² (m_eff: the lighter body's mass or inertia) */
   real rho_max;        /* ρ_max = rho_max · ρ₀ */
+  real rho_tree;       /* RL_AVBD_BLOCK_ARTICULATION: the two-sided rows of tree joints start each step at
+                          ρ ≥ rho_tree · ρ₀ (avbd_tree_stiffen; default 1e4) */
   real tol_lin;        /* convergence: residual of length rows (m) and translation updates, at h ≤ 1 ms;
                           f64: × (h/1 ms)² above (the same acceleration error tol/(1 ms)²) */
   real tol_ang;        /* convergence: residual of angle rows (rad) and rotation updates, likewise */
@@ -128,6 +132,10 @@ typedef struct rl_avbd_param {
                           by (h/1 ms)² above 1 ms in f64, avbd_step_tolerance); RL_AVBD_STOP_DISTANCE: the
                           iterate's estimated distance to the step's exact solution ≤ tol_lin·(h/1 ms)² (m),
                           tol_ang·(h/1 ms)² (rad) at every h, and the residuals too (avbd_distance_stop) */
+  int block;           /* RL_AVBD_BLOCK_BODY (default): one iteration is a colored sweep of 6×6 body blocks;
+                          RL_AVBD_BLOCK_ARTICULATION: one iteration solves each articulation (bodies joined
+                          by tree joints) as one block, the Newton system of all its bodies factored along
+                          the tree (avbd_tree.c), the articulations one after the other */
 } rl_avbd_param;
 
 /* A body joined to its parent by several joints (MuJoCo composes them in order: a slide moves the body
@@ -264,12 +272,22 @@ typedef struct rl_avbd {
   unsigned long long *cmpver; /* [ncmp×2] pose versions of cmpval */
   void *buffer;
   int ctrl_zero; /* the step's controls failed the bad-state test: the servos act on zero controls */
+  /* articulations (avbd_tree.c): each body's tree parent and the joint to it, and the bodies grouped by
+     articulation, parents before children */
+  int *tparent;  /* [nb] parent slot in the articulation, −1 for its root */
+  int *tjoint;   /* [nb] joint to the parent, −1 for a root */
+  int ntree;     /* articulations */
+  int *tadr;     /* [nb+1] first entry of articulation k in tlist */
+  int *tlist;    /* [nb] slots by articulation, parents first */
+  real *tmass;   /* [nb] mass of each slot's articulation (kg) */
+  real *twork;   /* [nb×84] per slot: block D (36), coupling to the parent (36), right side (6), step (6) */
 } rl_avbd;
 
 /* 1 if two geoms on different dynamic bodies pass the contype/conaffinity filter */
 int rl_avbd_dynamic_pairs(const rl_model *m);
 /* The documented defaults (see rl_avbd_param) for model m: the precision's values, prm.contacts =
-   RL_AVBD_CONTACTS_DATA if rl_avbd_dynamic_pairs(m) else RL_AVBD_CONTACTS_GROUND, then m->opt's
+   RL_AVBD_CONTACTS_DATA if rl_avbd_dynamic_pairs(m) or a height field can be touched, else
+   RL_AVBD_CONTACTS_GROUND, then m->opt's
    avbd_* overrides (0 keeps the default; avbd_tolerance sets tol_lin and scales tol_ang with it). */
 rl_avbd_param rl_avbd_default_param(const rl_model *m);
 /* Build from the model with parameters PRM (copied): refuses (NULL + one-line err) zero-mass or

@@ -8,8 +8,9 @@
 
 #include "rl_data.h"
 
-/* most contacts one narrow-phase call may write (box–box: 8; manifold builders ≤ this) */
-#define RL_MAXCONPAIR 8
+/* most contacts one narrow-phase call may write: MuJoCo 2.2.2's mjMAXCONPAIR, reached by a height field (one
+   contact per prism); box–box writes ≤ 8, the manifold builders ≤ 4 */
+#define RL_MAXCONPAIR 50
 
 /* A geom as the narrow phase sees it.  mat is row-major (columns = local axes in world). */
 typedef struct rl_geomview {
@@ -19,9 +20,12 @@ typedef struct rl_geomview {
   const real *mat;  /* world orientation [9] */
   const real *vert; /* mesh: hull vertices in the geom frame (nvert × 3); else NULL */
   int nvert;
-  real rbound;      /* bounding-sphere radius (0 for planes) */
-  const int *graph; /* mesh: hull adjacency of vert (layout as mesh_graph in rl_model.h), or NULL:
+  real rbound;       /* bounding-sphere radius (0 for planes) */
+  const int *graph;  /* mesh: hull adjacency of vert (layout as mesh_graph in rl_model.h), or NULL:
                           the support vertex is then found by searching all nvert vertices */
+  const real *hdata; /* height field: elevation data (nrow × ncol, row-major, in [0, 1]); else NULL */
+  int nrow, ncol;
+  real hsize[4]; /* height field: hfield_size (x, y, top z scale, base) */
 } rl_geomview;
 
 /* Narrow-phase function: writes up to RL_MAXCONPAIR contacts (dist, pos, frame; nothing else) for

@@ -4,7 +4,7 @@
  * tests and `rigidlab verify` can run and compare one stage at a time.  Stages read
  * only what earlier stages wrote, in this order:
  *
- *   position: rl_kinematics → rl_com_pos → rl_crb → rl_factor_m
+ *   position: rl_kinematics → rl_com_pos → rl_crb → rl_factor_m_step
  *   velocity: rl_com_vel → rl_passive → rl_rne (qfrc_bias)
  *   actuation: rl_actuation
  *   acceleration: rl_smooth_acc (qfrc_smooth, qacc_smooth)
@@ -33,6 +33,10 @@ void rl_com_pos(const rl_model *m, rl_data *d);
 void rl_crb(const rl_model *m, rl_data *d);
 /* Sparse LᵀDL factorization of qM along the dof tree (no fill-in): qLD, qLDiagInv. */
 void rl_factor_m(const rl_model *m, rl_data *d);
+/* qLD, qLDiagInv as the pipeline makes them (rl_fwd_position): f64 rl_factor_m; f32 (RL_LOCAL_FRAMES) reads
+   the factor off the articulated-body elimination at each body's COM (rl_factor_m_local), which keeps the
+   accuracy that a factor of M formed in float loses (needs rl_com_pos) */
+void rl_factor_m_step(const rl_model *m, rl_data *d);
 /* In-place LᵀDL factorization of a matrix stored in qM's sparse layout (LD), with 1/D in diaginv. */
 void rl_factor_ld(const rl_model *m, real *LD, real *diaginv);
 /* x ← (LᵀDL)⁻¹·x for a factor made by rl_factor_ld. */
@@ -79,7 +83,7 @@ void rl_geom_semiaxes(const rl_model *m, int g, real s[3]);
 
 /* --- acceleration --- */
 /* qfrc_smooth = qfrc_passive − qfrc_bias + qfrc_actuator + qfrc_applied; qacc_smooth = M⁻¹·qfrc_smooth
-   (f64: by qLD; f32: by rl_solve_m_local, RL_LOCAL_FRAMES). */
+   by qLD (rl_factor_m_step). */
 void rl_smooth_acc(const rl_model *m, rl_data *d);
 /* the same without qLD (recursive path): rl_solve_m_local in both precisions; −1 when the arena is too
    small */
@@ -93,6 +97,9 @@ void rl_local_frames(const rl_model *m, rl_data *d);
 /* x = (M + h·diag(b))⁻¹·x (b NULL: M⁻¹) by the articulated-body recursion at each body's COM
    (smooth_local.c); −1 when the arena is too small (x unchanged). */
 int rl_solve_m_local(const rl_model *m, rl_data *d, real *x, real h, const real *b);
+/* qLD, qLDiagInv by the same recursion's elimination (M is not factored; f32 rl_factor_m_step); −1 when the
+   arena is too small (qLD unchanged) */
+int rl_factor_m_local(const rl_model *m, rl_data *d);
 /* arena reals rl_rne_local and rl_solve_m_local take at most */
 size_t rl_local_arena(const rl_model *m);
 
@@ -153,7 +160,7 @@ void rl_step_smooth(const rl_model *m, rl_data *d);
 /* position stages → rl_collision → velocity stages → actuation → smooth acceleration →
    rl_make_constraint → rl_constraint_solve (warm start: qacc_warmstart).  On a deep tree the pass may take
    the recursive path (see forward.c), which never forms crb/qM/qLD: callers that read them after
-   rl_forward / rl_step call rl_crb and rl_factor_m themselves. */
+   rl_forward / rl_step call rl_crb and rl_factor_m_step themselves. */
 void rl_forward(const rl_model *m, rl_data *d);
 /* One step: state check, rl_forward, the model's integrator (RK4 stages use rl_forward);
    qacc_warmstart ← qacc for the next step. */

@@ -111,6 +111,7 @@ typedef struct rl_option {
   real avbd_tolerance; /* tol_lin (m); tol_ang scales with it by the default ratio */
   real avbd_cheb_rho;  /* Chebyshev acceleration of the joint multipliers (0: off) */
   int avbd_stop;       /* RL_AVBD_STOP_UPDATE (default) | RL_AVBD_STOP_DISTANCE (rl_avbd_param.stop) */
+  int avbd_block;      /* RL_AVBD_BLOCK_BODY (default) | RL_AVBD_BLOCK_ARTICULATION (rl_avbd_param.block) */
 } rl_option;
 
 enum { RL_COLL_MANIFOLD = 0, RL_COLL_MUJOCO = 1 };
@@ -142,7 +143,7 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
   X(nu)                                                                                                         \
   X(nbody)                                                                                                      \
   X(njnt) X(ngeom) X(nmesh) X(nmeshvert) X(nmeshgraph) X(neq) X(nM) X(nexclude) X(nnames) X(nconmax) X(nefcmax) \
-      X(njmax) RL_MODEL_SIZES_TENDON(X) X(na) X(nmocap) X(npair)
+      X(njmax) RL_MODEL_SIZES_TENDON(X) X(na) X(nmocap) X(npair) X(nhfield) X(nhfielddata)
 #define RL_MODEL_SIZES_TENDON(X) X(nsite) X(ntendon) X(nwrap) X(nwrappnt) X(ntenJ) X(nmoment)
 
 /* X(type, name, count, width) */
@@ -256,7 +257,8 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
   X(int, name_eqadr, neq, 1)              \
   X(int, name_actuatoradr, nu, 1)         \
   X(char, names, nnames, 1)               \
-  RL_MODEL_FIELDS_TENDON(X)
+  RL_MODEL_FIELDS_TENDON(X)               \
+  RL_MODEL_FIELDS_HFIELD(X)
 
 /* sites, tendon paths and tendon parameters (MuJoCo 2.2.2's names and layout) */
 #define RL_MODEL_FIELDS_TENDON(X)              \
@@ -283,6 +285,17 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
   X(real, wrap_prm, nwrap, 1)                  \
   X(int, name_siteadr, nsite, 1)               \
   X(int, name_tendonadr, ntendon, 1)
+
+/* height fields (MuJoCo 2.2.2's names and layout): hfield k spans x ∈ [−size₀, size₀], y ∈ [−size₁, size₁] of its
+   geom's frame over an nrow × ncol grid (row-major, row r at y = −size₁ + 2 size₁ r/(nrow − 1), column c at
+   x = −size₀ + 2 size₀ c/(ncol − 1)); elevation z = size₂ · data (data normalized to [0, 1] by MuJoCo's compiler),
+   solid down to the base z = −size₃.  Values of data are MuJoCo's floats, held exactly in either precision. */
+#define RL_MODEL_FIELDS_HFIELD(X)      \
+  X(real, hfield_size, nhfield, 4)     \
+  X(int, hfield_nrow, nhfield, 1)      \
+  X(int, hfield_ncol, nhfield, 1)      \
+  X(int, hfield_adr, nhfield, 1)       \
+  X(real, hfield_data, nhfielddata, 1)
 
 typedef struct rl_model {
 #define RL_X_SIZE(n) int n;

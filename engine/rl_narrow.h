@@ -19,6 +19,10 @@
 #define rl_collide_box_box         RL_NAME(collide_box_box)
 #define rl_collide_convex          RL_NAME(collide_convex)
 #define rl_support                 RL_NAME(support)
+#define rl_collide_hfield          RL_NAME(collide_hfield)
+#define rl_mpr_prism               RL_NAME(mpr_prism)
+#define rl_prism_support           RL_NAME(prism_support)
+#define rl_fix_normal              RL_NAME(fix_normal)
 
 #define RL_NARROW_ARGS                                                                                         \
   const rl_geomview *g1, const rl_geomview *g2, real margin, int mode, int mpr_iterations, real mpr_tolerance, \
@@ -41,6 +45,18 @@ int rl_collide_box_box(RL_NARROW_ARGS);
 int rl_collide_convex(RL_NARROW_ARGS);
 /* support point of geom g in world direction dir (not necessarily unit): the point of g maximizing dir·x */
 void rl_support(const rl_geomview *g, const real dir[3], real out[3]);
+/* mjc_fixNormal: the MPR normal (g1 → g2) replaced by the analytic one of a sphere, capsule, ellipsoid or
+   cylinder wall at contact point pos (averaged when both geoms are round) */
+void rl_fix_normal(const rl_geomview *g1, const rl_geomview *g2, const real pos[3], real normal[3]);
+
+/* height field g1 against convex g2 by prism decomposition and MPR, as mjc_ConvexHField (collide_hfield.c) */
+int rl_collide_hfield(RL_NARROW_ARGS);
+/* support point of the triangular prism v₀..v₅ (bottom v₀..v₂, top v₃..v₅) in direction u */
+void rl_prism_support(const real prism[6][3], const real u[3], real out[3]);
+/* MPR of a prism (not inflated) against g2 inflated by margin/2: 1 with depth, unit dir (prism → g2) and the
+   contact point, 0 when they do not intersect or the direction is undefined */
+int rl_mpr_prism(const real prism[6][3], const rl_geomview *g2, real margin, int iterations, real tol, real *depth,
+                 real dir[3], real pos[3]);
 
 /* ---- helpers shared by the narrow-phase files (static inline: one definition, no link symbol) ---- */
 

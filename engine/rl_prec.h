@@ -43,8 +43,9 @@ typedef float real;
    its own COM (engine/smooth_local.c) instead of MuJoCo's com frame.  In the com frame a light body far
    from its root's subtree COM carries its own inertia as a difference of m·‖x − c‖² terms and its joint
    torques as differences of large moments; in float that lost 2e-5 of qacc_smooth on the humanoid (the
-   state rounded to float moves it by 2e-7), now 1.5e-6.  It costs an articulated-body recursion per
-   M⁻¹ (humanoid: ~3 µs against ~0.4 µs for a solve with qLD), which f64 does not need. */
+   state rounded to float moves it by 2e-7), now 2e-6.  M's LᵀDL factor qLD is read off that recursion's
+   elimination once per step (rl_factor_m_step), so every M⁻¹ after it is the same sparse substitution as
+   f64's; Euler's damping solve runs the recursion with h·b. */
 #define RL_LOCAL_FRAMES  1
 /* STABLE_ANGLES: the angle between two unit vectors as atan2(|a × b|, a·b) instead of MuJoCo's acos(a·b), whose
    error near 0 and π is √(2·ulp): 3.5e-4 rad in float (a tendon's wrap arc over a radius of 6 cm then misses
@@ -76,6 +77,7 @@ typedef float real;
 #define rl_log      log
 #define rl_pow      pow
 #define rl_floor    floor
+#define rl_ceil     ceil
 #define rl_fmax     fmax
 #define rl_fmin     fmin
 #define rl_isfinite isfinite
@@ -92,6 +94,7 @@ typedef float real;
 #define rl_log      logf
 #define rl_pow      powf
 #define rl_floor    floorf
+#define rl_ceil     ceilf
 #define rl_fmax     fmaxf
 #define rl_fmin     fminf
 #define rl_isfinite isfinite

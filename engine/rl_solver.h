@@ -114,6 +114,7 @@ int rl_hfactor_update(rl_hfactor *f, real *v, int plus);
 typedef struct rl_sparse rl_sparse;
 typedef struct rl_sparse_info {
   long analyses, factorizations; /* since d was allocated */
+  long updowns;                  /* rank-1 updates and downdates of the factor (cholmod_updown), since then */
   long nnz_H, nnz_L;             /* the upper triangle of H's pattern; the factor's entries */
   double peak_bytes;             /* the most memory CHOLMOD held at once */
 } rl_sparse_info;
@@ -131,6 +132,10 @@ int rl_sparse_add_block(rl_data *d, int r0, int n, const real *Hc);
 int rl_sparse_factor(rl_data *d);
 /* x ← H⁻¹·x with the last factorization; 0 or −1 out of memory */
 int rl_sparse_solve(rl_data *d, real *x);
+/* the factor of H + Σ_add D_r·J_rᵀJ_r − Σ_del D_r·J_rᵀJ_r from the last one by CHOLMOD's rank-1 updates and
+   downdates (cholmod_updown, on a simplicial LDLᵀ copy of the factor; the next rl_sparse_factor starts again
+   from the supernodal one); 0, or −1 (refused, out of memory or not positive definite: refactor) */
+int rl_sparse_updown(rl_data *d, const int *add, int nadd, const int *del, int ndel);
 /* counters and sizes of d's sparse factorization (zeros when none was made) */
 void rl_sparse_stats(const rl_data *d, rl_sparse_info *info);
 /* release d->sparse (rl_data_free does) */

@@ -202,10 +202,10 @@ void rl_factor_ld(const rl_model *m, real *LD, real *diaginv) {
   for (int k = m->nv - 1; k >= 0; k--) {
     int akk = m->dof_Madr[k];
     if (LD[akk] < RL_TINY) LD[akk] = RL_TINY;
-    int aki = akk + 1;
-    for (int i = m->dof_parentid[k]; i >= 0; i = m->dof_parentid[i], aki++) {
+    int aki = akk + 1, n = m_rowlen(m, k) - 1; /* row i's length: one less at each ancestor up */
+    for (int i = m->dof_parentid[k]; i >= 0; i = m->dof_parentid[i], aki++, n--) {
       real t = LD[aki] / LD[akk];
-      int aij = m->dof_Madr[i], n = m_rowlen(m, i);
+      int aij = m->dof_Madr[i];
       for (int s = 0; s < n; s++) LD[aij + s] -= t * LD[aki + s];
       LD[aki] = t;
     }
@@ -216,6 +216,13 @@ void rl_factor_ld(const rl_model *m, real *LD, real *diaginv) {
 void rl_factor_m(const rl_model *m, rl_data *d) {
   memcpy(d->qLD, d->qM, sizeof(real) * (size_t)m->nM);
   rl_factor_ld(m, d->qLD, d->qLDiagInv);
+}
+
+/* the pipeline's factor: f64 qM's (rl_factor_m, MuJoCo's); f32 (RL_LOCAL_FRAMES) read off the local-frame
+   recursion (rl_factor_m_local; its arena room is in arena_reals) */
+void rl_factor_m_step(const rl_model *m, rl_data *d) {
+  if (RL_LOCAL_FRAMES && rl_factor_m_local(m, d) == 0) return;
+  rl_factor_m(m, d);
 }
 
 /* x = (LᵀDL)⁻¹ b:  x ← L⁻ᵀ b (leaves to root), x ← D⁻¹x, x ← L⁻¹x (root to leaves). */
@@ -416,16 +423,11 @@ static void smooth_force(const rl_model *m, rl_data *d) {
     d->qfrc_smooth[i] = d->qfrc_passive[i] - d->qfrc_bias[i] + d->qfrc_actuator[i] + d->qfrc_applied[i];
 }
 
-/* qacc_smooth = M⁻¹·qfrc_smooth: the LᵀDL factor qLD in f64 (MuJoCo's), the local-frame recursion in f32
-   (RL_LOCAL_FRAMES) */
+/* qacc_smooth = M⁻¹·qfrc_smooth by the LᵀDL factor qLD (rl_factor_m_step: in f32 read off the local-frame
+   recursion) */
 void rl_smooth_acc(const rl_model *m, rl_data *d) {
   smooth_force(m, d);
-  if (RL_LOCAL_FRAMES) {
-    memcpy(d->qacc_smooth, d->qfrc_smooth, sizeof(real) * (size_t)m->nv);
-    rl_solve_m_local(m, d, d->qacc_smooth, 0, NULL); /* the arena is sized for it (arena_reals) */
-  } else {
-    rl_solve_m(m, d, d->qacc_smooth, d->qfrc_smooth, 1);
-  }
+  rl_solve_m(m, d, d->qacc_smooth, d->qfrc_smooth, 1);
 }
 
 /* qacc_smooth without qLD (the recursive path, and f32): the articulated-body recursion at each body's COM;
@@ -443,7 +445,7 @@ void rl_fwd_position(const rl_model *m, rl_data *d) {
   rl_com_pos(m, d);
   rl_tendon(m, d);
   rl_crb(m, d);
-  rl_factor_m(m, d);
+  rl_factor_m_step(m, d);
 }
 
 void rl_fwd_velocity(const rl_model *m, rl_data *d) {

@@ -187,9 +187,10 @@ static const real *local_dof_offset(const rl_model *m, const rl_data *d, int k) 
   return b == m->dof_bodyid[m->dof_parentid[k]] ? NULL : d->weld_shift + 3 * b;
 }
 
-/* leaves to root: U_k = IA_k·s_k,  D_k = max(MINVAL, s_kᵀU_k + armature_k + h·b_k),
+/* leaves to root: U_k = IA_k·s_k,  D_k = max(MINVAL, s_kᵀU_k + armature_k + h·b_k) (into D unless NULL),
    IA_parent += Xᵀ·(IA_k − U_k·U_kᵀ/D_k)·X */
-static void local_eliminate(const rl_model *m, const rl_data *d, real *IA, real *U, real *Dinv, real h, const real *b) {
+static void local_eliminate(const rl_model *m, const rl_data *d, real *IA, real *U, real *Dinv, real *D, real h,
+                            const real *b) {
   for (int k = m->nv - 1; k >= 0; k--) {
     const real *s = d->cdof_local + 6 * k;
     real *I = IA + 36 * k, *u = U + 6 * k;
@@ -197,6 +198,7 @@ static void local_eliminate(const rl_model *m, const rl_data *d, real *IA, real 
     real Dk = rl_sp_dot(s, u) + m->dof_armature[k] + (b ? h * b[k] : 0);
     if (Dk < MINVAL) Dk = MINVAL;
     Dinv[k] = 1 / Dk;
+    if (D) D[k] = Dk;
     int p = m->dof_parentid[k];
     if (p < 0) continue;
     rl_sp_outer_add(I, -Dinv[k], u, u);
@@ -236,6 +238,51 @@ static void local_substitute(const rl_model *m, const rl_data *d, const real *U,
   }
 }
 
+/* f_parent = Xᵀ·f = [n + r × f; f], in place */
+static void local_shift_force(real f[6], const real r[3]) {
+  real c[3];
+  rl_v3_cross(c, r, f + 3);
+  for (int i = 0; i < 3; i++) f[i] += c[i];
+}
+
+/* The LᵀDL factor of M (qLD's layout: row k holds D_k, then L_k,i for its ancestor dofs i, parent first)
+   read off the elimination: after the dofs below k are eliminated, M's entry (k, i) is s_iᵀ·X_{k→i}ᵀ·IA_k·s_k
+   = s_iᵀ·(U_k moved to i's point), so  L_k,i = s_iᵀ·(X_{k→i}ᵀ·U_k) / D_k,  1/D_k into diaginv.
+   U_k is carried up the dof tree by the force shift (local_dof_offset), link-sized lever arms only. */
+static void local_factor_rows(const rl_model *m, const rl_data *d, const real *U, const real *Dinv, const real *D,
+                              real *LD, real *diaginv) {
+  for (int k = 0; k < m->nv; k++) {
+    int a = m->dof_Madr[k];
+    LD[a++] = D[k];
+    diaginv[k] = Dinv[k];
+    real f[6];
+    memcpy(f, U + 6 * k, sizeof f);
+    for (int j = k, i = m->dof_parentid[k]; i >= 0; j = i, i = m->dof_parentid[i]) {
+      const real *r = local_dof_offset(m, d, j);
+      if (r) local_shift_force(f, r);
+      LD[a++] = rl_sp_dot(d->cdof_local + 6 * i, f) * Dinv[k];
+    }
+  }
+}
+
+/* qLD, qLDiagInv: M's LᵀDL factor from the articulated-body elimination in local frames (armature on the
+   pivots), so that every later M⁻¹ is a sparse substitution (rl_solve_ld) with the recursion's accuracy;
+   M itself is never factored.  −1 when the arena is too small (qLD unchanged). */
+int rl_factor_m_local(const rl_model *m, rl_data *d) {
+  size_t mark = rl_arena_mark(d), nv = (size_t)m->nv;
+  real *IA = rl_arena_take(d, 36 * nv + 1), *U = rl_arena_take(d, 6 * nv + 1);
+  real *Dinv = rl_arena_take(d, nv + 1), *D = rl_arena_take(d, nv + 1);
+  if (!D) {
+    rl_arena_release(d, mark);
+    return -1;
+  }
+  local_assemble(m, d, IA);
+  local_eliminate(m, d, IA, U, Dinv, D, 0, NULL);
+  local_factor_rows(m, d, U, Dinv, D, d->qLD, d->qLDiagInv);
+  rl_arena_release(d, mark);
+  return 0;
+}
+
 /* x = (M + h·diag(b))⁻¹·x by the articulated-body recursion in local frames (b NULL: M⁻¹); O(nv);
    −1 when the arena is too small (x unchanged) */
 int rl_solve_m_local(const rl_model *m, rl_data *d, real *x, real h, const real *b) {
@@ -247,13 +294,14 @@ int rl_solve_m_local(const rl_model *m, rl_data *d, real *x, real h, const real 
     return -1;
   }
   local_assemble(m, d, IA);
-  local_eliminate(m, d, IA, U, Dinv, h, b);
+  local_eliminate(m, d, IA, U, Dinv, NULL, h, b);
   local_substitute(m, d, U, Dinv, P, x);
   rl_arena_release(d, mark);
   return 0;
 }
 
-/* arena reals the local routines take at most: rl_solve_m_local 49·nv + 4, rl_rne 18·nbody,
+/* arena reals the local routines take at most: rl_solve_m_local 49·nv + 4 (rl_factor_m_local 44·nv + 4),
+   rl_rne 18·nbody,
    rl_local_frames 3·nbody */
 size_t rl_local_arena(const rl_model *m) {
   size_t solve = 49 * (size_t)m->nv + 4, rne = 18 * (size_t)m->nbody;

@@ -10,6 +10,7 @@
  *
  * CHOLMOD 3 computes in double only: the f32 engine assembles its float rows into the double matrix and
  * rounds the solution back to float (the factor is more accurate than f32 would be, never less). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <suitesparse/cholmod.h>
@@ -26,6 +27,7 @@ struct rl_sparse {
   cholmod_common c;
   cholmod_sparse *A;            /* upper triangle of H (stype 1) */
   cholmod_factor *L;            /* the analysis of A's pattern; numeric after a factorization */
+  cholmod_factor *Lu;           /* NULL, or L's values as a simplicial LDLᵀ with rank-1 updates since (solves use it) */
   cholmod_dense *B, *X, *Y, *E; /* solve workspace */
   int n;
   int *mark;             /* n: scratch map column → slot */
@@ -37,7 +39,7 @@ struct rl_sparse {
   size_t cap_rows, cap_block, cap_col, cap_pos, cap_M;
   double *w; /* n: a row block expanded onto its columns (nrow × u) */
   size_t cap_w;
-  long analyses, factorizations;
+  long analyses, factorizations, updowns;
 };
 
 /* grow *p to hold n items of size sz; 0 or −1 out of memory */
@@ -83,6 +85,7 @@ void rl_sparse_free(rl_data *d) {
   if (!s) return;
   cholmod_free_sparse(&s->A, &s->c);
   cholmod_free_factor(&s->L, &s->c);
+  cholmod_free_factor(&s->Lu, &s->c);
   cholmod_free_dense(&s->B, &s->c);
   cholmod_free_dense(&s->X, &s->c);
   cholmod_free_dense(&s->Y, &s->c);
@@ -213,6 +216,7 @@ int rl_sparse_analyse(const rl_model *m, rl_data *d, double *flops) {
   } else {
     cholmod_free_sparse(&s->A, &s->c);
     cholmod_free_factor(&s->L, &s->c);
+    cholmod_free_factor(&s->Lu, &s->c);
     s->A = A;
     s->L = cholmod_analyze(A, &s->c);
     if (!s->L) return -1;
@@ -290,6 +294,7 @@ int rl_sparse_add_block(rl_data *d, int r0, int n, const real *Hc) {
 int rl_sparse_factor(rl_data *d) {
   rl_sparse *s = d->sparse;
   s->factorizations++;
+  cholmod_free_factor(&s->Lu, &s->c);
   if (!cholmod_factorize(s->A, s->L, &s->c)) return -1;
   return s->c.status == CHOLMOD_OK ? 0 : -1;
 }
@@ -299,9 +304,61 @@ int rl_sparse_solve(rl_data *d, real *x) {
   if (!s->B && !(s->B = cholmod_allocate_dense((size_t)s->n, 1, (size_t)s->n, CHOLMOD_REAL, &s->c))) return -1;
   double *b = s->B->x;
   for (int i = 0; i < s->n; i++) b[i] = (double)x[i];
-  if (!cholmod_solve2(CHOLMOD_A, s->L, s->B, NULL, &s->X, NULL, &s->Y, &s->E, &s->c)) return -1;
+  if (!cholmod_solve2(CHOLMOD_A, s->Lu ? s->Lu : s->L, s->B, NULL, &s->X, NULL, &s->Y, &s->E, &s->c)) return -1;
   const double *r = s->X->x;
   for (int i = 0; i < s->n; i++) x[i] = (real)r[i];
+  return 0;
+}
+
+/* C (n × nrow, sorted columns, rows in L's permuted order): column k = √D_{rows[k]}·J_{rows[k]}ᵀ */
+static cholmod_sparse *updown_columns(rl_sparse *s, const rl_data *d, const int *rows, int nrow) {
+  size_t nz = 0;
+  for (int k = 0; k < nrow; k++) nz += (size_t)d->efc_J_rownnz[rows[k]];
+  cholmod_sparse *C = cholmod_allocate_sparse((size_t)s->n, (size_t)nrow, nz, 0, 1, 0, CHOLMOD_REAL, &s->c);
+  if (!C) return NULL;
+  int *Cp = C->p, *Ci = C->i;
+  double *Cx = C->x;
+  size_t q = 0;
+  for (int k = 0; k < nrow; k++) {
+    int r = rows[k], adr = d->efc_J_rowadr[r];
+    double w = sqrt((double)d->efc_D[r]);
+    Cp[k] = (int)q;
+    for (int e = 0; e < d->efc_J_rownnz[r]; e++, q++) {
+      Ci[q] = d->efc_J_colind[adr + e];
+      Cx[q] = w * (double)d->efc_J[adr + e];
+    }
+  }
+  Cp[nrow] = (int)q;
+  /* rows into L's order: C(P, :), sorted */
+  cholmod_sparse *CP = cholmod_submatrix(C, s->L->Perm, (long)s->n, NULL, -1, 1, 1, &s->c);
+  cholmod_free_sparse(&C, &s->c);
+  return CP;
+}
+
+int rl_sparse_updown(rl_data *d, const int *add, int nadd, const int *del, int ndel) {
+  rl_sparse *s = d->sparse;
+  if (!s->Lu) {
+    s->Lu = cholmod_copy_factor(s->L, &s->c);
+    /* supernodal LLᵀ → simplicial LDLᵀ, the form cholmod_updown works on (values kept) */
+    if (!s->Lu || !cholmod_change_factor(CHOLMOD_REAL, 0, 0, 1, 1, s->Lu, &s->c)) {
+      cholmod_free_factor(&s->Lu, &s->c);
+      return -1;
+    }
+  }
+  for (int pass = 0; pass < 2; pass++) {
+    int n = pass ? ndel : nadd;
+    if (!n) continue;
+    cholmod_sparse *C = updown_columns(s, d, pass ? del : add, n);
+    int ok = C && cholmod_updown(pass ? 0 : 1, C, s->Lu, &s->c) && s->c.status == CHOLMOD_OK;
+    cholmod_free_sparse(&C, &s->c);
+    if (!ok) return -1;
+  }
+  s->updowns += nadd + ndel;
+  /* a downdate that lost positive definiteness leaves a pivot ≤ 0 */
+  const int *Lp = s->Lu->p;
+  const double *Lx = s->Lu->x;
+  for (int j = 0; j < s->n; j++)
+    if (!(Lx[Lp[j]] > 0)) return -1;
   return 0;
 }
 
@@ -311,6 +368,7 @@ void rl_sparse_stats(const rl_data *d, rl_sparse_info *info) {
   if (!s) return;
   info->analyses = s->analyses;
   info->factorizations = s->factorizations;
+  info->updowns = s->updowns;
   info->nnz_H = s->A ? (long)((int *)s->A->p)[s->n] : 0;
   info->nnz_L = s->L ? (long)s->c.lnz : 0;
   info->peak_bytes = (double)s->c.memory_usage;

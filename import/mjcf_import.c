@@ -153,8 +153,6 @@ static rl_model *check_supported(const mjModel *mjm, const char *path, char *err
     return refuse(err, errlen, path, "option", "noslip_iterations",
                   "the noslip post-solve is not modelled yet (set noslip_iterations=\"0\")");
   for (int g = 0; g < mjm->ngeom; g++)
-    if (mjm->geom_type[g] == mjGEOM_HFIELD)
-      return refuse(err, errlen, path, "geom", mjname(mjm, mjm->name_geomadr[g]), "height fields are not modelled yet");
   /* geom sizes the narrow phase divides by or takes roots of: sphere r; capsule/cylinder r, half-length;
      ellipsoid and box three half-sizes — all finite and positive */
   for (int g = 0; g < mjm->ngeom; g++) {
@@ -311,6 +309,8 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
   sz.nwrappnt = 2 * mjm->nwrap;
   sz.ntenJ = mjm->ntendon * mjm->nv;
   sz.nmoment = mjm->nu * mjm->nv;
+  sz.nhfield = mjm->nhfield;
+  sz.nhfielddata = mjm->nhfielddata;
   for (int k = 0; k < mjm->nmesh; k++) {
     sz.nmeshvert += hull_vertnum(mjm, k);
     int elen = hull_graph_edgelen(mjm, k);
@@ -424,6 +424,11 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
   COPY(wrap_type, m->nwrap, 1)
   COPY(wrap_objid, m->nwrap, 1)
   COPY(wrap_prm, m->nwrap, 1)
+  COPY(hfield_size, m->nhfield, 4)
+  COPY(hfield_nrow, m->nhfield, 1)
+  COPY(hfield_ncol, m->nhfield, 1)
+  COPY(hfield_adr, m->nhfield, 1)
+  COPY(hfield_data, m->nhfielddata, 1)
   /* convex hull vertices of each mesh, in the mesh frame */
   int va = 0;
   for (int k = 0; k < m->nmesh; k++) {

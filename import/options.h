@@ -91,6 +91,9 @@
   X(avbd_stop, ENUM, RL, avbd_stop, RL_OPT_NAMED, "update,distance", 0,                                             \
     "AVBD stopping test: last sweep's update and row residuals ≤ tol, or the estimated distance to the step's "    \
     "exact solution ≤ tol·(h/1 ms)² at every h")                                                                    \
+  X(avbd_block, ENUM, RL, avbd_block, RL_OPT_NAMED, "body,articulation", 0,                                        \
+    "AVBD block of one iteration: each body's 6×6 system (colored sweep), or each articulation's tree of bodies "  \
+    "solved together (sparse block factorization along the tree, leaves first)")                                   \
   X(disable, FLAGS, MJ, disableflags, RL_OPT_NAMED,                                                                 \
     "constraint,equality,frictionloss,limit,contact,passive,gravity,clampctrl,warmstart,filterparent,actuation,"    \
     "refsafe,sensor",                                                                                               \

@@ -82,7 +82,7 @@ static void run_ours(ctx *c, int stage, long n) {
     case B_COM: rl_com_pos(m, d); break;
     case B_INERTIA:
       rl_crb(m, d);
-      rl_factor_m(m, d);
+      rl_factor_m_step(m, d);
       break;
     case B_BIAS:
       rl_com_vel(m, d);

@@ -455,7 +455,7 @@ Test(badinput, options) { run_cases(options, NCASE(options)); }
 static const bad_case models[] = {
     {"verify /nonexistent/model.xml", 1, "/nonexistent/model.xml"},
     {"verify @B/malformed.xml", 1, "malformed.xml"},
-    {"verify @B/hfield.xml", 1, "height field"},
+    {"verify @B/hfield_missing_file.xml", 1, "could not open hfield file"},
     {"sim @B/noslip.xml --engine newton", 1, "option 'noslip_iterations' is not supported: the noslip post-solve"},
     {"verify @B/degenerate_sphere.xml", 1, "ball"},
     {"sim @B/degenerate_box.xml --engine newton", 1, "slab"},

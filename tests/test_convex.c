@@ -777,3 +777,212 @@ Test(SUITE, support_vs_oracle) {
   cr_expect_leq(worst, TOL(1e-12, 5e-6));
   gsl_rng_free(r);
 }
+
+/* ------------------------------------------------------------------ (f) height fields */
+
+/* rl_prism_support on random vertical prisms (top above bottom): a vertex of the prism maximizing u·x (top triangle
+   for u_z ≥ 0, bottom for u_z < 0), i.e. the prism's support point */
+Test(SUITE, prism_support) {
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, 17);
+  double worst = 0;
+  int wrong_half = 0;
+  for (int k = 0; k < 2000; k++) {
+    real prism[6][3];
+    double base = gsl_ran_flat(r, -1, 0);
+    for (int i = 0; i < 3; i++) {
+      prism[i][0] = prism[i + 3][0] = (real)gsl_ran_flat(r, -1, 1);
+      prism[i][1] = prism[i + 3][1] = (real)gsl_ran_flat(r, -1, 1);
+      prism[i][2] = (real)base;
+      prism[i + 3][2] = (real)gsl_ran_flat(r, 0, 1);
+    }
+    double u[3];
+    random_unit(r, u);
+    real ru[3] = {(real)u[0], (real)u[1], (real)u[2]}, x[3];
+    rl_prism_support((const real(*)[3])prism, ru, x);
+    double best = -INFINITY, hx = ru[0] * (double)x[0] + ru[1] * (double)x[1] + ru[2] * (double)x[2];
+    for (int i = 0; i < 6; i++)
+      best = fmax(best, ru[0] * (double)prism[i][0] + ru[1] * (double)prism[i][1] + ru[2] * (double)prism[i][2]);
+    worst = fmax(worst, best - hx);
+    wrong_half += (ru[2] >= 0) != (x[2] == prism[3][2] || x[2] == prism[4][2] || x[2] == prism[5][2]);
+  }
+  fprintf(stderr, "[%s] prism support: worst max_i u·v_i − u·x %.3g, wrong half %d of 2000\n", RL_PREC_NAME, worst,
+          wrong_half);
+  cr_expect_leq(worst, TOL(1e-15, 1e-6));
+  cr_expect_eq(wrong_half, 0);
+  gsl_rng_free(r);
+}
+
+#define HF_NROW 9
+#define HF_NCOL 12
+
+/* a model with a height field (random HF_NROW × HF_NCOL elevations in MuJoCo's binary format, size
+   1.2 × 0.9, top 0.4, base 0.1) as geom 0 and one free body per convex type, geoms 1..6 in type order */
+static mjModel *load_hfield_model(void) {
+  char bin[] = "/tmp/rl_hfield_XXXXXX.bin", xml[] = "/tmp/rl_hfield_XXXXXX.xml";
+  int fb = mkstemps(bin, 4), fx = mkstemps(xml, 4);
+  if (fb < 0 || fx < 0) return NULL;
+  FILE *f = fdopen(fb, "wb");
+  int dims[2] = {HF_NROW, HF_NCOL};
+  fwrite(dims, sizeof(int), 2, f);
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, 23);
+  for (int i = 0; i < HF_NROW * HF_NCOL; i++) {
+    float v = (float)gsl_ran_flat(r, 0, 1);
+    fwrite(&v, sizeof v, 1, f);
+  }
+  gsl_rng_free(r);
+  fclose(f);
+  f = fdopen(fx, "w");
+  fprintf(f,
+          "<mujoco>\n <asset><hfield name=\"h\" file=\"%s\" size=\"1.2 0.9 0.4 0.1\"/>\n  <mesh name=\"m\" vertex=\"",
+          bin);
+  for (int i = 0; i < 3 * NMESH; i++) fprintf(f, "%.17g ", mesh_vert[i]);
+  fprintf(f, "\"/></asset>\n <worldbody>\n  <geom type=\"hfield\" hfield=\"h\"/>\n");
+  for (int t = RL_GEOM_SPHERE; t <= RL_GEOM_MESH; t++) {
+    fprintf(f, "  <body pos=\"%d 0 1\"><freejoint/>", 3 * t);
+    if (t == RL_GEOM_MESH) fprintf(f, "<geom type=\"mesh\" mesh=\"m\"/>");
+    else fprintf(f, "<geom type=\"%s\" size=\"0.1 0.1 0.1\"/>", type_name(t));
+    fprintf(f, "</body>\n");
+  }
+  fprintf(f, " </worldbody>\n</mujoco>\n");
+  fclose(f);
+  char err[1000] = "";
+  mjModel *m = mj_loadXML(xml, NULL, err, sizeof err);
+  unlink(xml);
+  unlink(bin);
+  if (!m) fprintf(stderr, "mj_loadXML: %s\n", err);
+  return m;
+}
+
+/* rl_collide_hfield against MuJoCo 2.2.2's mjc_ConvexHField on random poses of a turned height field and each
+   convex type placed around its surface (margin 0 or random): the same contacts in the same order (count, dist,
+   pos, normal).  f64: every contact within 1e-12 (the routine is followed operation by operation); f32: float MPR
+   against double MuJoCo on the same rounded inputs, a fraction of contacts on another MPR branch (ALLOWED_F32,
+   as mpr_vs_mujoco).  Both collision modes give the same contacts for a height field. */
+Test(SUITE, hfield_vs_mujoco) {
+  make_mesh();
+  mjModel *m = load_hfield_model();
+  cr_assert_not_null(m);
+  for (int i = 0; i < 4; i++) m->hfield_size[i] = R(m->hfield_size[i]);
+  mjData *d = mj_makeData(m);
+  mj_forward(m, d);
+  double mv[3 * NMESH];
+  real mrv[3 * NMESH];
+  int nmv;
+  const int *graph;
+  rl_model *rm = compiled_mesh(m, mv, mrv, &nmv, &graph);
+  cr_assert_eq(rm->nhfield, 1);
+  cr_assert_eq(rm->hfield_nrow[0], HF_NROW);
+  cr_assert_eq(rm->hfield_ncol[0], HF_NCOL);
+  for (int i = 0; i < HF_NROW * HF_NCOL; i++) cr_assert_eq((double)rm->hfield_data[i], (double)m->hfield_data[i]);
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, 29);
+  const int npose = test_full() ? 1000 : 200;
+  const double tol = TOL(1e-12, 1e-3);
+  const double *hs = m->hfield_size;
+  fprintf(stderr, "\n[%s] height field vs MuJoCo 2.2.2 mjc_ConvexHField (%d poses/type; max abs differences)\n",
+          RL_PREC_NAME, npose);
+  fprintf(stderr, "%-16s %7s %6s %6s %10s %10s %10s %8s\n", "pair", "contact", "countΔ", "beyond", "dist", "normal",
+          "pos", "maxcount");
+  int total_contacts = 0;
+  for (int t = RL_GEOM_SPHERE; t <= RL_GEOM_MESH; t++) {
+    int gi = t - 1, ncontact = 0, count_mismatch = 0, nexceed = 0, maxcount = 0, mode_diff = 0;
+    double wd = 0, wn = 0, wp = 0;
+    for (int k = 0; k < npose; k++) {
+      geom h, g;
+      geom_init(&h, RL_GEOM_BOX); /* pose holder for the height field */
+      random_rotation(r, h.mat);
+      if (k % 2) /* half the poses near upright, as terrain */
+        for (int i = 0; i < 9; i++) h.mat[i] = (i % 4 == 0) + 0.1 * (h.mat[i] - (i % 4 == 0));
+      for (int i = 0; i < 3; i++) h.pos[i] = gsl_ran_flat(r, -0.5, 0.5);
+      geom_init(&g, t);
+      if (t == RL_GEOM_MESH) {
+        g.vert = mv;
+        g.rvert = mrv;
+        g.nvert = nmv;
+        g.graph = graph;
+      }
+      random_size(r, t, g.size);
+      random_rotation(r, g.mat);
+      /* the convex geom over a random point of the field, from just above its highest point to deep inside */
+      double lp[3] = {gsl_ran_flat(r, -1.1, 1.1) * hs[0], gsl_ran_flat(r, -1.1, 1.1) * hs[1], 0};
+      geom_sync(&g);
+      double rb = rbound_of(&g);
+      lp[2] = gsl_ran_flat(r, -0.5 * rb, hs[2] + rb);
+      double hm[9];
+      for (int i = 0; i < 9; i++) hm[i] = h.mat[i];
+      /* orthonormalize the near-upright mix (Gram–Schmidt on the columns) */
+      for (int c = 0; c < 3; c++) {
+        for (int p = 0; p < c; p++) {
+          double dot = hm[p] * hm[c] + hm[3 + p] * hm[3 + c] + hm[6 + p] * hm[6 + c];
+          for (int i = 0; i < 3; i++) hm[3 * i + c] -= dot * hm[3 * i + p];
+        }
+        double n = sqrt(hm[c] * hm[c] + hm[3 + c] * hm[3 + c] + hm[6 + c] * hm[6 + c]);
+        for (int i = 0; i < 3; i++) hm[3 * i + c] /= n;
+      }
+      for (int i = 0; i < 9; i++) h.mat[i] = hm[i];
+      for (int i = 0; i < 3; i++)
+        g.pos[i] = h.pos[i] + hm[3 * i] * lp[0] + hm[3 * i + 1] * lp[1] + hm[3 * i + 2] * lp[2];
+      geom_sync(&h);
+      geom_sync(&g);
+      g.view.rbound = (real)R(rb);
+      double margin = (k % 3 == 0) ? R(gsl_ran_flat(r, 0, 0.05)) : 0;
+      for (int i = 0; i < 3; i++) d->geom_xpos[i] = h.pos[i];
+      for (int i = 0; i < 9; i++) d->geom_xmat[i] = h.mat[i];
+      to_mujoco(m, d, gi, &g);
+      m->geom_rbound[gi] = R(rb);
+      mjContact mc[mjMAXCONPAIR];
+      int nm = mjCOLLISIONFUNC[mjGEOM_HFIELD][t](m, d, mc, 0, gi, margin);
+      rl_geomview hv = h.view;
+      hv.type = RL_GEOM_HFIELD;
+      hv.hdata = rm->hfield_data + rm->hfield_adr[0];
+      hv.nrow = rm->hfield_nrow[0];
+      hv.ncol = rm->hfield_ncol[0];
+      for (int i = 0; i < 4; i++) hv.hsize[i] = rm->hfield_size[i];
+      hv.rbound = 0;
+      rl_contact rc[RL_MAXCONPAIR], rc2[RL_MAXCONPAIR];
+      int nr = rl_collide_hfield(&hv, &g.view, (real)margin, RL_COLL_MUJOCO, m->opt.mpr_iterations,
+                                 (real)m->opt.mpr_tolerance, rc);
+      int nr2 = rl_collide_hfield(&hv, &g.view, (real)margin, RL_COLL_MANIFOLD, m->opt.mpr_iterations,
+                                  (real)m->opt.mpr_tolerance, rc2);
+      mode_diff += nr2 != nr || (nr > 0 && memcmp(rc, rc2, sizeof(rl_contact) * (size_t)nr) != 0);
+      if (nm > maxcount) maxcount = nm;
+      if (nm != nr) {
+        count_mismatch++;
+        continue;
+      }
+      for (int c = 0; c < nm; c++) {
+        double dd = fabs(rc[c].dist - mc[c].dist), dn = 0, dp = 0;
+        for (int i = 0; i < 3; i++) {
+          dn = fmax(dn, fabs(rc[c].frame[i] - mc[c].frame[i]));
+          dp = fmax(dp, fabs(rc[c].pos[i] - mc[c].pos[i]));
+        }
+        ncontact++;
+        if (fmax(dd, fmax(dn, dp)) > tol) {
+          nexceed++;
+          continue;
+        }
+        wd = fmax(wd, dd);
+        wn = fmax(wn, dn);
+        wp = fmax(wp, dp);
+      }
+    }
+    char name[40];
+    snprintf(name, sizeof name, "hfield-%s", type_name(t));
+    fprintf(stderr, "%-16s %7d %6d %6d %10.3g %10.3g %10.3g %8d\n", name, ncontact, count_mismatch, nexceed, wd, wn, wp,
+            maxcount);
+    cr_expect_geq(ncontact, npose, "%s: only %d contacts", name, ncontact);
+    cr_expect_eq(mode_diff, 0, "%s: the collision modes differ in %d poses", name, mode_diff);
+    cr_expect_leq(nexceed, PREC(0, (int)(ALLOWED_F32 * ncontact)), "%s: %d of %d contacts beyond %.3g", name, nexceed,
+                  ncontact, tol);
+    cr_expect_leq(count_mismatch, PREC(0, npose / 20), "%s: contact count differs in %d of %d poses", name,
+                  count_mismatch, npose);
+    total_contacts += ncontact;
+  }
+  fprintf(stderr, "height field: %d contacts compared\n", total_contacts);
+  gsl_rng_free(r);
+  rl_model_free(rm);
+  mj_deleteData(d);
+  mj_deleteModel(m);
+}

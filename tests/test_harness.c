@@ -353,8 +353,11 @@ Test(harness, kind_device_without_cuda_writes_no_cuda_rows_and_says_why) {
 Test(harness, kind_convergence_avbd_distance_to_the_dense_reference_and_gates) {
   char p[512];
   run_and_check("convergence_avbd", "ca", "", 0, p, sizeof p);
-  static const char *const pts[] = {"chain8.avbd.f64", "double_pendulum.avbd.f64"};
-  for (int i = 0; i < 2; i++) {
+  static const char *const pts[] = {"chain8.avbd.f64.avbd_block=body.avbd_stop=update",
+                                    "double_pendulum.avbd.f64.avbd_block=body.avbd_stop=update",
+                                    "chain8.avbd.f64.avbd_block=articulation.avbd_stop=distance",
+                                    "double_pendulum.avbd.f64.avbd_block=articulation.avbd_stop=distance"};
+  for (int i = 0; i < 4; i++) {
     double d1 = metric_of(p, pts[i], "avbd_dist_m_it1"), dn = metric_of(p, pts[i], "avbd_final_dist_m"),
            r1 = metric_of(p, pts[i], "avbd_dist_rad_it1"), rn = metric_of(p, pts[i], "avbd_final_dist_rad"),
            it = metric_of(p, pts[i], "avbd_iters_to_1e-6_dist");
@@ -364,10 +367,14 @@ Test(harness, kind_convergence_avbd_distance_to_the_dense_reference_and_gates) {
     cr_expect(it >= 1 && it <= 200, "%s: 1e-6 reached at sweep %g", pts[i], it);
     cr_expect(metric_of(p, pts[i], "avbd_stat_force_it200") < metric_of(p, pts[i], "avbd_stat_force_it1"), "%s",
               pts[i]);
+    /* articulation blocks with the distance test: no state's step flagged converged farther than it claims */
+    if (i >= 2) cr_expect_eq(metric_of(p, pts[i], "avbd_false_stop_frac"), 0, "%s", pts[i]);
   }
   /* a coarser step (dt 4 ms) converges slower: the gate names it */
   run_and_check("convergence_avbd", "ca2", "--opt timestep=0.004", 1, NULL, 0);
-  cr_expect_not_null(strstr(out, "convergence_avbd double_pendulum.avbd.f64 avbd_iters_to_1e-6_dist = "), "%s", out);
+  cr_expect_not_null(
+      strstr(out, "convergence_avbd double_pendulum.avbd.f64.avbd_block=body.avbd_stop=update avbd_iters_to_1e-6_dist = "),
+      "%s", out);
   /* not applicable: box_stack's steps have contacts, which the dense reference leaves out: no rows */
   char spec[512];
   rl_cli_write(spec, sizeof spec, "na.ini",

@@ -572,8 +572,8 @@ Test(narrow, nonfinite_pose_gives_no_contact) {
     real p1[3] = {0, 0, 0}, p2[3] = {0, 0, (real)0.1}, m1[9], m2[9];
     rl_m3_identity(m1);
     rl_m3_identity(m2);
-    rl_geomview a = {pc->t1, {1, 1, 1}, p1, m1, NULL, 0, 2, NULL};
-    rl_geomview b = {pc->t2, {1, 1, 1}, p2, m2, pc->t2 == mjGEOM_MESH ? vert : NULL, 4, 2, NULL};
+    rl_geomview a = {pc->t1, {1, 1, 1}, p1, m1, NULL, 0, 2, NULL, NULL, 0, 0, {0}};
+    rl_geomview b = {pc->t2, {1, 1, 1}, p2, m2, pc->t2 == mjGEOM_MESH ? vert : NULL, 4, 2, NULL, NULL, 0, 0, {0}};
     rl_contact con[RL_MAXCONPAIR];
     int n0 = pc->fn(&a, &b, 0, RL_COLL_MUJOCO, 50, (real)1e-6, con);
     cr_expect(n0 > 0, "%s: overlapping geoms must touch", pc->name);

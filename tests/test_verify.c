@@ -51,13 +51,15 @@ static const char *const all_models[] = {SCENE("pendulum.xml"),
                                          TMODEL("implicit_arm.xml"),
                                          TMODEL("adhesion_gripper.xml"),
                                          TMODEL("fluid_ellipsoid.xml"),
+                                         TMODEL("hfield_terrain.xml"),
                                          NULL};
 
 /* the contact models again with the elliptic cone (every stage: rows, solve, step) */
 Test(verify_f64, elliptic_cone) {
   static const char *const models[] = {
       SCENE("incline.xml"),         SCENE("box_stack.xml"),  SCENE("box_pyramid.xml"),     SCENE("microduck.xml"),
-      TMODEL("contact_condim.xml"), TMODEL("mesh_pile.xml"), TMODEL("exclude_walker.xml"), NULL};
+      TMODEL("contact_condim.xml"), TMODEL("mesh_pile.xml"), TMODEL("exclude_walker.xml"),
+      TMODEL("hfield_terrain.xml"), NULL};
   for (int k = 0; models[k]; k++)
     cr_expect_eq(verify_opt(models[k], 0, "cone=elliptic"), 0, "f64 elliptic verify failed on %s", models[k]);
   if (!access(HUMANOID, R_OK)) cr_expect_eq(verify_opt(HUMANOID, 0, "cone=elliptic"), 0, "f64 elliptic humanoid");

@@ -10,6 +10,7 @@
 #include "runner.h"
 #include "mj_load.h"
 #include "report.h"
+#include "scale_scene.h"
 #include "fields.h"
 #include "kinds.h"
 
@@ -77,7 +78,8 @@ static const char *usage_bench =
     "  --reps R                   alternating repetitions (default 15)\n"
     "  --stages LIST              subset of kinematics,com,inertia,bias,passive,actuation,smooth,step_smooth,\n"
     "                             collision,step (default: all)\n"
-    "  --engines LIST             engines for the whole constrained step: newton,cg,avbd (default newton;\n"
+    "  --engines LIST             engines for the whole constrained step: newton,cg,avbd (default newton; on the scale\n"
+    "                             scenes spheres:N, boxes:N, links:N the scale study's solver names;\n"
     "                             MuJoCo, with the same solver, is always timed beside)\n"
     "  --csv FILE                 model,engine,precision,stage,ns_per_step,mujoco_ns_per_step,ratio,share,\n"
     "                             mujoco_share (the profile as stage step/<part>; share: of the whole step)\n"
@@ -328,7 +330,11 @@ static int cmd_bench(int argc, char **argv) {
   if (p.stages && (st = list_flag("bench", "--stages", p.stages,
                                   "kinematics,com,inertia,bias,passive,actuation,smooth,step_smooth,collision,step")))
     return st;
-  if (p.engines && (st = list_flag("bench", "--engines", p.engines, "newton,cg,avbd"))) return st;
+  /* the scale scenes (spheres:N, boxes:N, links:N) take the scale study's solver names */
+  const char *engines_allowed = rl_scale_is_scene(p.c.model)
+                                  ? "newton_dense,newton_skyline,newton_sparse,newton_auto,cg,avbd,mujoco"
+                                  : "newton,cg,avbd";
+  if (p.engines && (st = list_flag("bench", "--engines", p.engines, engines_allowed))) return st;
   rl_bench_args a = {.c = p.c,
                      .steps = p.steps,
                      .reps = (int)p.reps,

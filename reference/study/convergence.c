@@ -52,8 +52,10 @@ static double conv_max_at(const rl_numtable *t, int k, int c, long *at) {
    (study_kinds.h: study_convergence_avbd).  Per sweep k (k ≤ 10 and every 10th; the .conv.csv has them all)
    the maximum over the states of each column, then
    avbd_iters_to_1e-6_dist (the first k with dist_m ≤ 1e-6 m and dist_rad ≤ 1e-6 rad, the worst state;
-   NCONV_AVBD + 1 when none) and avbd_final_dist_m / _rad (k = NCONV_AVBD).  No rows (not applicable) when
-   no state's step is covered by the dense reference. */
+   NCONV_AVBD + 1 when none) and avbd_final_dist_m / _rad (k = NCONV_AVBD), and avbd_false_stop_frac: of the
+   states whose step the point's own stopping test flags converged (column stop_flagged), the fraction farther
+   from the dense solution than the distance the test claims (stop_false); 0 when none is flagged.  No rows
+   (not applicable) when no state's step is covered by the dense reference. */
 static void metrics_convergence_avbd(rl_csv *w, const rl_spec *s, const rl_point *q, const rl_numtable *t, double dt) {
   static const char *const pre[6] = {"avbd_dist_m_it",      "avbd_dist_rad_it", "avbd_stat_force_it",
                                      "avbd_stat_torque_it", "avbd_primal_m_it", "avbd_primal_rad_it"};
@@ -84,6 +86,16 @@ static void metrics_convergence_avbd(rl_csv *w, const rl_spec *s, const rl_point
     rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_FINAL_DIST_M], fm, at_m);
   if (rl_study_wants(s, RL_MET_AVBD_FINAL_DIST_RAD) && fr > -INFINITY)
     rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_FINAL_DIST_RAD], fr, at_r);
+  double nflag = 0, nfalse = 0;
+  long at_f = 0;
+  for (int r = 0; r < t->nrow; r++)
+    if ((int)RL_TV(t, r, 2) == 1 && t->ncol > 11) {
+      nflag += RL_TV(t, r, 10);
+      nfalse += RL_TV(t, r, 11);
+      if (RL_TV(t, r, 11) > 0 && !at_f) at_f = (long)RL_TV(t, r, 1);
+    }
+  if (rl_study_wants(s, RL_MET_AVBD_FALSE_STOP_FRAC))
+    rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_FALSE_STOP_FRAC], nflag > 0 ? nfalse / nflag : 0, at_f);
 }
 
 static int convergence_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *pts, const rl_point *q,

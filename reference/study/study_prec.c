@@ -421,7 +421,7 @@ int study_convergence(const rl_sim_args *a, int nstates, long stride, int niter)
 
 /* kind = convergence, engine = avbd (study_kinds.h): one state's rows, buffered until the state is known to be
    applicable (the dense reference covers every term of its step) */
-enum { AVBD_CONV_NCOL = 10 };
+enum { AVBD_CONV_NCOL = 12 };
 
 /* AVBD's step-start state from d's generalized state (d->time = T0), with the contacts rl_avbd_step would take
    (rl_collision's at this state for RL_AVBD_CONTACTS_DATA; own ground contacts are made in the step) */
@@ -469,8 +469,10 @@ int study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, int n
   rl_data *d = rl_pair_data(&p);
   double *rows = malloc(sizeof(double) * AVBD_CONV_NCOL * ((size_t)niter + 1));
   rl_csv *w = a->c.out;
-  const char *cols[AVBD_CONV_NCOL] = {"state",      "step",        "iter",     "dist_m",     "dist_rad",
-                                      "stat_force", "stat_torque", "primal_m", "primal_rad", "sweeps"};
+  const char *cols[AVBD_CONV_NCOL] = {"state",      "step",        "iter",       "dist_m",
+                                      "dist_rad",   "stat_force",  "stat_torque", "primal_m",
+                                      "primal_rad", "sweeps",      "stop_flagged", "stop_false"};
+  const rl_avbd_param prm0 = am->prm; /* the point's parameters: its stopping test, tolerance and budget */
   for (int c = 0; c < AVBD_CONV_NCOL; c++) rl_csv_str(w, cols[c]);
   rl_csv_end_row(w);
   mj_resetData(p.mjm, traj);
@@ -499,10 +501,26 @@ int study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, int n
       }
       applicable = am->stat.ncon == 0; /* contacts made in the step are not in the reference */
     }
+    /* the same step under the point's own stopping test: flagged converged, and farther from the dense solution
+       than the distance the test claims (am->stat.tol_lin m, tol_ang rad): a false stop */
+    int flagged = 0, false_stop = 0;
+    if (applicable && !st) {
+      avbd_conv_start(am, p.m, d, traj->time);
+      am->prm = prm0;
+      if (rl_avbd_step_maximal(am, p.m, d) == RL_OK && am->stat.converged) {
+        double dx, dth;
+        rl_avbd_ref_distance(&ref, am, &dx, &dth);
+        flagged = 1;
+        false_stop = dx > (double)am->stat.tol_lin || dth > (double)am->stat.tol_ang;
+      }
+      applicable = am->stat.ncon == 0;
+    }
     for (int it = 1; it <= niter && applicable && !st; it++) {
-      const double *row = rows + (size_t)AVBD_CONV_NCOL * (size_t)it;
+      double *row = rows + (size_t)AVBD_CONV_NCOL * (size_t)it;
+      row[10] = flagged;
+      row[11] = false_stop;
       for (int c = 0; c < AVBD_CONV_NCOL; c++)
-        if (c < 3 || c == 9) rl_csv_int(w, (long long)row[c]);
+        if (c < 3 || c >= 9) rl_csv_int(w, (long long)row[c]);
         else rl_csv_num(w, row[c]);
       rl_csv_end_row(w);
     }

@@ -24,7 +24,8 @@
  *                 portal, box-box clipped another feature).  f64 must be 0; f32 ≤ 15 %: float rounding
  *                 steers the decision at near ties (measured 10.9 % on humanoid100's MPR capsule pairs)
  *   dist, pos, normal, frame              analytic pairs on the same branch
- *   dist_mpr, pos_mpr, normal_mpr         MPR pairs on the same branch, judged against mpr_tolerance
+ *   dist_mpr, pos_mpr, normal_mpr         MPR pairs (convex pairs and height-field prisms) on the same branch,
+ *                                         judged against mpr_tolerance
  *   friction, solref, solimp, margin      mixed parameters, every pair
  *   left_out_capacity          running fraction of states left out because a contact buffer overflowed (no
  *                              reference list: ours keeps the deepest contacts, MuJoCo the first found)
@@ -178,6 +179,7 @@ static double maxabs_diff(const real *a, const double *b, int n, double sign) {
   return e;
 }
 
+/* a pair MuJoCo collides by MPR: mjc_Convex's, or a height field's (mjc_ConvexHField: one MPR per prism) */
 static int is_mpr_pair(const mjModel *mjm, int g1, int g2) {
   int t1 = mjm->geom_type[g1], t2 = mjm->geom_type[g2];
   if (t1 > t2) {
@@ -185,7 +187,7 @@ static int is_mpr_pair(const mjModel *mjm, int g1, int g2) {
     t1 = t2;
     t2 = t;
   }
-  return mjCOLLISIONFUNC[t1][t2] == mjCOLLISIONFUNC[mjGEOM_ELLIPSOID][mjGEOM_ELLIPSOID];
+  return t1 == mjGEOM_HFIELD || mjCOLLISIONFUNC[t1][t2] == mjCOLLISIONFUNC[mjGEOM_ELLIPSOID][mjGEOM_ELLIPSOID];
 }
 
 /* size scale of a pair: the sum of the bounding radii (planes contribute 0) */

@@ -161,7 +161,8 @@ static void state(rl_vctx *c, rl_vq *q) {
   rl_vq_record(&q[S_LEFT_CAPACITY], (double)o->left / o->states, 1);
   double cost_star = 0;
   rl_ref_optimum(&ref, o->astar, &cost_star, NULL);
-  for (int i = 0; i < nv; i++) o->warm[i] = (real)o->dn->qacc_warmstart[i];
+  /* the warm start MuJoCo's solve began from: the state's (mj_forward overwrites o->dn's with its answer) */
+  for (int i = 0; i < nv; i++) o->warm[i] = (real)c->mjd->qacc_warmstart[i];
 
   /* Newton, model options, every system re-solved by dposv */
   rl_ref_newton_check chk = {.p = &ref};

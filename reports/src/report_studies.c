@@ -230,12 +230,13 @@ static void body_iter(const void *ctx, FILE *f, const void *arg) {
     }
   int npanel = split ? fams.n * scenes.n : fams.n;
   int cols = split ? scenes.n : fams.n > 1 ? 2 : 1, rows = npanel ? (npanel + cols - 1) / cols : 1;
-  rp_gp_loop(f, a->base, split ? 640 * cols : 1400, 440 * rows + 60);
+  rp_gp_loop(f, a->base, split ? 700 * cols : 1400, 520 * rows + 60);
   fprintf(f,
           "set multiplot layout %d,%d title \"%s: residual vs iteration (max over the states of each point; <= %g "
           "drawn at %g)\"\n",
           rows, cols, s->name, LOG_FLOOR, LOG_FLOOR);
-  fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset key outside right top box opaque font \",10\"\n");
+  /* the key under each panel (two columns, bottom margin sized to it), so the panels keep their width */
+  fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset key outside below center box opaque font \",10\" maxcols 2\n");
   for (int fi = 0; fi < fams.n; fi++)
     for (int c = 0; c < (split ? scenes.n : 1); c++) {
       if (split) fprintf(f, "set title \"%s: %s\"\n", scenes.s[c], family_title_of(fams.s[fi], 1));
@@ -246,6 +247,7 @@ static void body_iter(const void *ctx, FILE *f, const void *arg) {
         split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
         if (!split || !strcmp(sc, scenes.s[c])) rp_sl_add(&panel, split ? rest : points.s[p]);
       }
+      fprintf(f, "set bmargin %d\n", 6 + (panel.n + 1) / 2);
       int j = 0;
       for (int p = 0; p < points.n; p++) {
         split_point(points.s[p], sc, sizeof sc, rest, sizeof rest);
@@ -521,7 +523,8 @@ static void body_time(const void *ctx, FILE *f, const void *arg) {
   fprintf(f, "set multiplot layout %d,%d title \"%s: %s (<= %g drawn at %g)\"\n", rows, cols, a->s->name, a->title,
           LOG_FLOOR, LOG_FLOOR);
   fprintf(f, "set autoscale xfix\nset xlabel \"simulated time (s)\"\nset ylabel \"%s (log scale)\"\n", a->ylabel);
-  fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset key outside right top box opaque font \",10\"\n");
+  /* the key under each panel (two columns, bottom margin sized to it), so the panels keep their width */
+  fprintf(f, "set logscale y\nset format y \"1e%%L\"\nset key outside below center box opaque font \",10\" maxcols 2\n");
   for (int c = 0; c < scenes.n; c++) {
     fprintf(f, "set title \"%s\"\n", scenes.s[c]);
     strlist panel = {0};

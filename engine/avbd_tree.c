@@ -1,0 +1,227 @@
+/* avbd_tree.c — articulations as blocks: one AVBD iteration solves the Newton system of all bodies of an
+ * articulation at once, factored along the tree.
+ *
+ * An articulation is a set of dynamic bodies joined by tree joints (the joint of a body to its parent:
+ * hinge, slide, ball, weld, compound), rooted at a body whose parent is the world (joint or free joint).
+ * The AVBD incremental potential of its bodies, with every row at its current multiplier and penalty,
+ *   E(z) = Σ_s ½‖z_s − z_s^p‖²_M + Σ_rows (λ C + ½ρ C²) + joint-space terms + contact rows,
+ * has the Gauss–Newton system H δ = −g whose diagonal blocks H_ss, g_s are exactly those of the per-body
+ * sweep (avbd_assemble: inertia, every row of s, geometric stiffness) and whose off-diagonal blocks join
+ * a child s to its parent p only through their joint:
+ *   H_sp = Σ_r w_r J_s,r J_p,rᵀ        (w_r: ρ of a two-sided row, the curvature k of a coordinate term),
+ * J_s,r, J_p,r the row's Jacobians on the two sides.  On a tree this matrix has the sparsity of the tree,
+ * and a block LDLᵀ that eliminates leaves first creates no fill (Baraff 1996, "Linear-time dynamics
+ * using Lagrange multipliers"; the same ordering as Featherstone's articulated-body recursion):
+ *   leaves → root:  D_s = H_ss − Σ_c H_cs ᵀ D_c⁻¹ H_cs,   g̃_s = g_s − Σ_c H_csᵀ D_c⁻¹ g̃_c   (c: children)
+ *   root → leaves:  δ_s = −D_s⁻¹ (g̃_s + H_sp δ_p),
+ * O(bodies) 6×6 operations.  Rows outside the tree (contacts, equality constraints, joints to the
+ * world) stay in the diagonal blocks, so a loop closed by an equality constraint or a contact between
+ * two bodies of one articulation is an augmented row seen from each body as in the sweep; the
+ * articulations are visited one after the other (block Gauss–Seidel between them), each reading the
+ * others' current poses.  The dual update after the iteration is unchanged. */
+#include <string.h>
+#include "avbd_internal.h"
+
+#define AVBD_TW 84 /* reals of twork per slot: D 36, H_sp 36, g̃ 6, δ 6 */
+
+/* Tree structure from the joints: each body's parent slot and joint (model tree joints only, eq < 0,
+ * both bodies dynamic), the articulations (connected sets of them), their bodies in slot order
+ * (a parent's slot is below its child's: MuJoCo lists parents first). */
+void avbd_tree_build(rl_avbd *am) {
+  int nb = am->nb;
+  for (int s = 0; s < nb; s++) am->tparent[s] = am->tjoint[s] = -1;
+  for (int j = 0; j < am->njoint; j++) {
+    const rl_avbd_joint *jt = am->joint + j;
+    if (jt->eq >= 0 || jt->a < 0 || am->tjoint[jt->b] >= 0 || jt->a >= jt->b) continue;
+    am->tparent[jt->b] = jt->a;
+    am->tjoint[jt->b] = j;
+  }
+  int *root = (int *)am->twork, *idx = root + nb, *fill = idx + nb; /* scratch */
+  int n = 0;
+  for (int s = 0; s < nb; s++) {
+    root[s] = am->tparent[s] < 0 ? s : root[am->tparent[s]];
+    if (am->tparent[s] < 0) idx[s] = n++;
+  }
+  am->ntree = n;
+  for (int k = 0; k <= n; k++) am->tadr[k] = 0;
+  for (int s = 0; s < nb; s++) am->tadr[idx[root[s]] + 1]++;
+  for (int k = 0; k < n; k++) {
+    am->tadr[k + 1] += am->tadr[k];
+    fill[k] = am->tadr[k];
+  }
+  for (int s = 0; s < nb; s++) am->tlist[fill[idx[root[s]]]++] = s;
+  for (int k = 0; k < n; k++) {
+    real mk = 0;
+    for (int i = am->tadr[k]; i < am->tadr[k + 1]; i++) mk += am->mass[am->tlist[i]];
+    for (int i = am->tadr[k]; i < am->tadr[k + 1]; i++) am->tmass[am->tlist[i]] = mk;
+  }
+}
+
+/* Guarded Cholesky D = L Lᵀ of a full symmetric 6×6 in place (lower triangle), the pivot guard of
+ * rl_avbd_chol_solve6: a pivot below 64ε·max diag + tiny is replaced by it.  Returns guarded pivots. */
+static int avbd_tree_chol(real L[36]) {
+  real dmax = 0;
+  int guarded = 0;
+  for (int i = 0; i < 6; i++) dmax = rl_avbd_max(dmax, rl_fabs(L[7 * i]));
+  real floor_ = 64 * RL_EPS * dmax + RL_TINY;
+  for (int j = 0; j < 6; j++) {
+    real s = L[7 * j];
+    for (int k = 0; k < j; k++) s -= L[6 * j + k] * L[6 * j + k];
+    if (!(s > floor_)) {
+      s = floor_;
+      guarded++;
+    }
+    real l = rl_sqrt(s);
+    L[7 * j] = l;
+    for (int i = j + 1; i < 6; i++) {
+      real t = L[6 * i + j];
+      for (int k = 0; k < j; k++) t -= L[6 * i + k] * L[6 * j + k];
+      L[6 * i + j] = t / l;
+    }
+  }
+  return guarded;
+}
+
+/* x = (L Lᵀ)⁻¹ b for a factor of avbd_tree_chol (x may be b) */
+static void avbd_tree_solve(const real L[36], const real b[6], real x[6]) {
+  real y[6];
+  for (int i = 0; i < 6; i++) {
+    real t = b[i];
+    for (int k = 0; k < i; k++) t -= L[6 * i + k] * y[k];
+    y[i] = t / L[7 * i];
+  }
+  for (int i = 5; i >= 0; i--) {
+    real t = y[i];
+    for (int k = i + 1; k < 6; k++) t -= L[6 * k + i] * x[k];
+    x[i] = t / L[7 * i];
+  }
+}
+
+/* C += w·u vᵀ (6×6, row-major: C[6i + j] += w u_i v_j) */
+static void avbd_outer_add(real C[36], const real u[6], const real v[6], real w) {
+  if (w == 0) return;
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 6; j++) C[6 * i + j] += w * u[i] * v[j];
+}
+
+/* Coupling block of tree joint jt between child s = jt->b (side B) and parent p = jt->a (side A):
+ *   H_sp = Σ_r ρ_r J_B,r J_A,rᵀ  over its two-sided rows (when the joint is on)
+ *        + Σ_k k_k ∂φ_k/∂z_B (∂φ_k/∂z_A)ᵀ  over its coordinates (limits, dry friction, damping,
+ *          stiffness, armature, servo curvature of avbd_coord_terms),
+ * the same rows and weights that avbd_assemble puts on the two diagonal blocks. */
+static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real h,
+                               real C[36]) {
+  for (int i = 0; i < 36; i++) C[i] = 0;
+  const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
+  int on = avbd_joint_on(m, d, jt);
+  if (jt->kind == RL_AVBD_COMPOUND) {
+    const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
+    const rl_avbd_compound *c = am->cmp + jt->cmp;
+    real JA[6], JB[6];
+    if (on)
+      for (int r = 0; r < jt->neq; r++) {
+        avbd_compound_jac(v, v->w[r], 0, JA);
+        avbd_compound_jac(v, v->w[r], 1, JB);
+        avbd_outer_add(C, JB, JA, am->row[jt->row + r].rho);
+      }
+    for (int k = 0; k < c->n; k++) {
+      const rl_avbd_joint *sj = c->sub + k;
+      if (sj->kind == RL_AVBD_BALL) continue;
+      real G, kk;
+      avbd_coord_terms(am, m, d, sj, v->q[k][0], h, 0, &G, &kk);
+      avbd_compound_jac(v, v->pg[c->dof[k]], 0, JA);
+      avbd_compound_jac(v, v->pg[c->dof[k]], 1, JB);
+      avbd_outer_add(C, JB, JA, kk);
+    }
+    return;
+  }
+  if (on) {
+    real Cv[6], JA[6][6], JB[6][6];
+    int n = rl_avbd_joint_rows(jt, A, B, Cv, JA, JB);
+    for (int r = 0; r < n; r++) avbd_outer_add(C, JB[r], JA[r], am->row[jt->row + r].rho);
+  }
+  if (jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) {
+    real dA[6], dB[6], G, k;
+    real phi = rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
+    avbd_coord_terms(am, m, d, jt, phi, h, 0, &G, &k);
+    avbd_outer_add(C, dB, dA, k);
+  }
+}
+
+/* One articulation k as one block: every body's diagonal block and gradient (avbd_assemble, made
+ * full symmetric), the couplings to the parents, the leaves-first elimination and the back
+ * substitution (see the file comment), then every body moved by its clamped step. */
+static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_data *d, int k, real h) {
+  const int *list = am->tlist + am->tadr[k];
+  int n = am->tadr[k + 1] - am->tadr[k];
+  if (n == 1) { /* a lone body: the block is its own */
+    avbd_block_update(am, m, d, list[0], h);
+    return;
+  }
+  real *W = am->twork;
+  for (int i = 0; i < n; i++) {
+    int s = list[i];
+    real *D = W + AVBD_TW * s, *g = D + 72;
+    avbd_assemble(am, m, d, s, h, 0, D, g);
+    for (int a = 0; a < 6; a++)
+      for (int b = 0; b < a; b++) D[6 * b + a] = D[6 * a + b];
+    if (am->tparent[s] >= 0) avbd_tree_coupling(am, m, d, am->joint + am->tjoint[s], h, D + 36);
+  }
+  /* leaves → root */
+  for (int i = n - 1; i >= 0; i--) {
+    int s = list[i], p = am->tparent[s];
+    real *D = W + AVBD_TW * s, *Cs = D + 36, *g = D + 72;
+    am->guard[s] = avbd_tree_chol(D);
+    if (p < 0) continue;
+    real *Dp = W + AVBD_TW * p, *gp = Dp + 72, X[36], col[6], y[6];
+    for (int j = 0; j < 6; j++) { /* X = D_s⁻¹ H_sp, column by column */
+      for (int a = 0; a < 6; a++) col[a] = Cs[6 * a + j];
+      avbd_tree_solve(D, col, col);
+      for (int a = 0; a < 6; a++) X[6 * a + j] = col[a];
+    }
+    avbd_tree_solve(D, g, y);
+    for (int a = 0; a < 6; a++) { /* D_p −= H_spᵀ X,  g̃_p −= H_spᵀ y */
+      real t = 0;
+      for (int c = 0; c < 6; c++) t += Cs[6 * c + a] * y[c];
+      gp[a] -= t;
+      for (int b = 0; b < 6; b++) {
+        real u = 0;
+        for (int c = 0; c < 6; c++) u += Cs[6 * c + a] * X[6 * c + b];
+        Dp[6 * a + b] -= u;
+      }
+    }
+  }
+  /* root → leaves */
+  for (int i = 0; i < n; i++) {
+    int s = list[i], p = am->tparent[s];
+    real *D = W + AVBD_TW * s, *Cs = D + 36, *g = D + 72, *dz = D + 78, r[6];
+    for (int a = 0; a < 6; a++) r[a] = g[a];
+    if (p >= 0) {
+      const real *dp = W + AVBD_TW * p + 78;
+      for (int a = 0; a < 6; a++)
+        for (int b = 0; b < 6; b++) r[a] += Cs[6 * a + b] * dp[b];
+    }
+    avbd_tree_solve(D, r, dz);
+    for (int a = 0; a < 6; a++) dz[a] = -dz[a];
+  }
+  for (int i = 0; i < n; i++) {
+    int s = list[i];
+    real dz[6];
+    memcpy(dz, W + AVBD_TW * s + 78, sizeof dz);
+    rl_avbd_body_apply(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s, dz,
+                       am->prm.max_dx, am->prm.max_dtheta, am->upd + 2 * s, am->upd + 2 * s + 1);
+    am->ver[s]++; /* moved: its cached joint and contact values are stale */
+  }
+}
+
+/* One iteration of RL_AVBD_BLOCK_ARTICULATION: every articulation as one block (avbd_tree_block), in
+ * the order of their roots.  Returns max ‖δx‖, max ‖δθ‖ over the bodies and adds the guarded pivots. */
+void avbd_tree_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, real h, real *ux, real *uth) {
+  for (int k = 0; k < am->ntree; k++) avbd_tree_block(am, m, d, k, h);
+  *ux = *uth = 0;
+  for (int s = 0; s < am->nb; s++) {
+    *ux = rl_avbd_max(*ux, am->upd[2 * s]);
+    *uth = rl_avbd_max(*uth, am->upd[2 * s + 1]);
+    am->stat.guarded += am->guard[s];
+  }
+}
