@@ -106,7 +106,7 @@ rl_avbd_param rl_avbd_default_param(const rl_model *m) {
 }
 
 /* a unit vector ⊥ n and n × it (a right-handed frame n, t1, t2) */
-void avbd_perp(real t1[3], real t2[3], const real n[3]) {
+RL_HDFN void avbd_perp(real t1[3], real t2[3], const real n[3]) {
   real e[3] = {0, 0, 0};
   int k = (rl_fabs(n[0]) < rl_fabs(n[1])) ? (rl_fabs(n[0]) < rl_fabs(n[2]) ? 0 : 2)
                                           : (rl_fabs(n[1]) < rl_fabs(n[2]) ? 1 : 2);
@@ -117,7 +117,7 @@ void avbd_perp(real t1[3], real t2[3], const real n[3]) {
 }
 
 /* support features of geom g for ground contacts: 0 if none */
-int avbd_nfeature(const rl_model *m, int g) {
+RL_HDFN int avbd_nfeature(const rl_model *m, int g) {
   switch (m->geom_type[g]) {
   case RL_GEOM_SPHERE: return 1;
   case RL_GEOM_CAPSULE: return 2;
@@ -131,11 +131,11 @@ int avbd_nfeature(const rl_model *m, int g) {
 }
 
 /* contype/conaffinity filter of MuJoCo: (ct1 & ca2) || (ct2 & ca1) */
-int avbd_pair_filter(const rl_model *m, int g1, int g2) {
+RL_HDFN int avbd_pair_filter(const rl_model *m, int g1, int g2) {
   return (m->geom_contype[g1] & m->geom_conaffinity[g2]) || (m->geom_contype[g2] & m->geom_conaffinity[g1]);
 }
 
-static int avbd_is_static(const rl_model *m, int b) { return b == 0 || m->body_weldid[b] == 0; }
+RL_HDFN static int avbd_is_static(const rl_model *m, int b) { return b == 0 || m->body_weldid[b] == 0; }
 
 static int avbd_ground_capacity(const rl_model *m) {
   int n = 0;
@@ -151,29 +151,29 @@ static int avbd_ground_capacity(const rl_model *m) {
  * (a joint's armature couples the body's rotation to its neighbour's as strongly as an inertia: a row
  * whose ρ is far below it converges at the rate ρ/armature per dual update). */
 /* 1 if actuator u is a position servo (gain fixed, bias affine with b₁ < 0: F = kp(u − φ) − kv φ̇) */
-static int avbd_is_position(const rl_model *m, int u) {
+RL_HDFN static int avbd_is_position(const rl_model *m, int u) {
   return m->actuator_biastype[u] == RL_BIAS_AFFINE && m->actuator_biasprm[RL_NBIAS * u + 1] < 0;
 }
 
 /* 1 if joint jt's actuator runs the BAM servo model (prm.servo_model = BAM and a position servo) */
-int avbd_bam_on(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
+RL_HDFN int avbd_bam_on(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
   return am->prm.servo_model == RL_AVBD_SERVO_BAM && jt->act >= 0 && avbd_is_position(m, jt->act);
 }
 
 /* armature of the coordinate: a = dof_armature + (BAM) g²·bam.armature */
-real avbd_armature(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
+RL_HDFN real avbd_armature(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
   if (!avbd_bam_on(am, m, jt)) return jt->armature;
   real g = m->actuator_gear[jt->act];
   return jt->armature + g * g * am->prm.bam.armature;
 }
 
 /* dry-friction budget of the coordinate: τ_f = frictionloss + (BAM) |g|·bam.friction */
-real avbd_dry_budget(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
+RL_HDFN real avbd_dry_budget(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
   if (!avbd_bam_on(am, m, jt)) return jt->frictionloss;
   return jt->frictionloss + rl_fabs(m->actuator_gear[jt->act]) * am->prm.bam.friction;
 }
 
-real avbd_mean_inertia(const rl_avbd *am, const rl_model *m, int s) {
+RL_HDFN real avbd_mean_inertia(const rl_avbd *am, const rl_model *m, int s) {
   if (s < 0) return (real)1e30;
   const real *I = am->inertia + 3 * s;
   real r = (I[0] + I[1] + I[2]) / 3;
@@ -291,15 +291,18 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
   return 1;
 }
 
+/* the build allocates: compiled in the C engine only, not in engine/cuda/'s device translation unit */
+#if !defined(__CUDACC__)
 /* carve one aligned block out of the buffer */
 static void *avbd_take(char **p, size_t bytes) {
   void *r = *p;
   *p += (bytes + 63) & ~(size_t)63;
   return r;
 }
+#endif
 
 /* Rows of joint jt (kinds): two-sided rows first, then limit lo/hi and dry friction. */
-static void avbd_make_rows(rl_avbd *am, rl_avbd_joint *jt, int *rowtop) {
+RL_HDFN static void avbd_make_rows(rl_avbd *am, rl_avbd_joint *jt, int *rowtop) {
   static const int kinds[5][6] = {
       {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, 0}, /* hinge */
       {RL_AVBD_ROW_LIN, RL_AVBD_ROW_LIN, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, RL_AVBD_ROW_ANG, 0}, /* slide */
@@ -326,14 +329,14 @@ static void avbd_make_rows(rl_avbd *am, rl_avbd_joint *jt, int *rowtop) {
 }
 
 /* 1 if body b lies in the subtree of body top (parents precede children in the body order) */
-int avbd_in_subtree(const rl_model *m, int b, int top) {
+RL_HDFN int avbd_in_subtree(const rl_model *m, int b, int top) {
   while (b > top) b = m->body_parentid[b];
   return b == top;
 }
 
 /* Mass of one side of a tree joint: inside = 1: the subtree of body top (M = Σ m_i over it);
  * inside = 0: the rest of top's kinematic tree. */
-static real avbd_side_mass(const rl_model *m, int top, int inside) {
+RL_HDFN static real avbd_side_mass(const rl_model *m, int top, int inside) {
   int root = m->body_rootid[top];
   real M = 0;
   for (int b = root; b < m->nbody; b++)
@@ -355,7 +358,7 @@ static real avbd_side_mass(const rl_model *m, int top, int inside) {
  * exhausted steps, 1e-6 m gap at full scale).)  Only for large ratios: in a uniform chain (chain8,
  * M/m ≤ 7) the stiffer rows make the f32 update test stop early (order test fails), so (b) is kept
  * for mass-ratio joints. */
-void avbd_row_scales(rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
+RL_HDFN void avbd_row_scales(rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
   real mlin = rl_avbd_min(avbd_mass(am, jt->a), avbd_mass(am, jt->b));
   real mang = rl_avbd_min(avbd_mean_inertia(am, m, jt->a), avbd_mean_inertia(am, m, jt->b));
   if (jt->eq < 0) {
@@ -388,14 +391,14 @@ void avbd_row_scales(rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt) {
 }
 
 /* COM-frame pose of body b from the kinematics in d: x = xipos, q = xquat ⊗ iquat */
-static void avbd_com_pose(const rl_model *m, const rl_data *d, int b, rl_avbd_pose *p) {
+RL_HDFN static void avbd_com_pose(const rl_model *m, const rl_data *d, int b, rl_avbd_pose *p) {
   rl_v3_copy(p->x, d->xipos + 3 * b);
   rl_q_mul(p->q, d->xquat + 4 * b, m->body_iquat + 4 * b);
   rl_avbd_pose_sync(p);
 }
 
 /* express a world point w in the COM frame of pose p (the world: w itself) */
-void avbd_to_local(real r[3], const rl_avbd_pose *p, const real w[3]) {
+RL_HDFN void avbd_to_local(real r[3], const rl_avbd_pose *p, const real w[3]) {
   real t[3];
   rl_v3_sub(t, w, p->x);
   rl_m3_tmulv(r, p->R, t);
@@ -403,7 +406,7 @@ void avbd_to_local(real r[3], const rl_avbd_pose *p, const real w[3]) {
 
 /* Joint geometry from the reference configuration d (kinematics at qpos0):
  * anchors, axes (world → each COM frame), q_rel0 = q_A⁻¹ q_B, two ⊥ vectors in A. */
-static void avbd_joint_geometry(const rl_model *m, const rl_data *d, rl_avbd *am, rl_avbd_joint *jt,
+RL_HDFN static void avbd_joint_geometry(const rl_model *m, const rl_data *d, rl_avbd *am, rl_avbd_joint *jt,
                                 const real anchor[3], const real axis[3]) {
   rl_avbd_pose A, B;
   if (jt->a < 0) A = avbd_world;
@@ -428,7 +431,7 @@ static void avbd_joint_geometry(const rl_model *m, const rl_data *d, rl_avbd *am
  *            q₂ = q₁ ⊗ rel (rel = data[6:10]; a zero rel means the qpos0 relative pose).
  * Rows are p_A − p_B with B = body1 when it is dynamic (A = body2, possibly static), else B = body2.
  * torquescale is not modeled (rotation rows are plain radians). */
-static void avbd_equality_geometry(const rl_model *m, const rl_data *d, rl_avbd *am, int e, rl_avbd_joint *jt) {
+RL_HDFN static void avbd_equality_geometry(const rl_model *m, const rl_data *d, rl_avbd *am, int e, rl_avbd_joint *jt) {
   int b1 = m->eq_obj1id[e], b2 = m->eq_obj2id[e];
   const real *dat = m->eq_data + RL_NEQDATA * e;
   int weld = m->eq_type[e] == RL_EQ_WELD;
@@ -480,7 +483,7 @@ static void avbd_equality_geometry(const rl_model *m, const rl_data *d, rl_avbd 
 /* Components for the coarse step (avbd_coarse): comp[s] = the lowest slot joined to s by joints
  * between dynamic bodies; −1 for a body alone or in a component with a joint to the world (the
  * coarse step moves free articulated assemblies only). */
-void avbd_components(rl_avbd *am) {
+RL_HDFN void avbd_components(rl_avbd *am) {
   int nb = am->nb, *c = am->comp;
   for (int s = 0; s < nb; s++) c[s] = s;
   for (int pass = 0, changed = 1; changed && pass < nb + 1; pass++) {
@@ -506,6 +509,7 @@ void avbd_components(rl_avbd *am) {
     if (c[s] >= 0 && n[c[s]] < 2) c[s] = -1;
 }
 
+#if !defined(__CUDACC__)
 rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, int errlen) {
   int nj, nr;
   if (!avbd_check(m, &nj, &nr, err, errlen)) return NULL;
@@ -717,12 +721,13 @@ void rl_avbd_free(rl_avbd *am) {
   free(am->buffer);
   free(am);
 }
+#endif
 
 /* ------------------------------------------------------- generalized ↔ maximal */
 
 /* Joint coordinate rate from the body velocities: hinge φ̇ = a·(ω_B − ω_A); slide
  * ṡ = (ω_A × a)·(p_B − p_A) + a·(v_B + ω_B × R_B r_B − v_A − ω_A × R_A r_A). */
-real avbd_coord_rate(const rl_avbd *am, const rl_avbd_joint *jt) {
+RL_HDFN real avbd_coord_rate(const rl_avbd *am, const rl_avbd_joint *jt) {
   static const real zero6[6] = {0, 0, 0, 0, 0, 0};
   const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
   const real *vA = jt->a < 0 ? zero6 : am->vel + 6 * jt->a, *vB = am->vel + 6 * jt->b;
@@ -777,12 +782,12 @@ void rl_avbd_from_generalized(rl_avbd *am, const rl_model *m, rl_data *d) {
 }
 
 /* q ← −q if that is closer to ref (quaternion sign continuity) */
-static void avbd_q_continuous(real q[4], const real ref[4]) {
+RL_HDFN static void avbd_q_continuous(real q[4], const real ref[4]) {
   if (q[0] * ref[0] + q[1] * ref[1] + q[2] * ref[2] + q[3] * ref[3] < 0)
     for (int i = 0; i < 4; i++) q[i] = -q[i];
 }
 
-void rl_avbd_to_generalized(const rl_avbd *am, const rl_model *m, rl_data *d) {
+RL_HDFN void rl_avbd_to_generalized(const rl_avbd *am, const rl_model *m, rl_data *d) {
   for (int s = 0; s < am->nb; s++) {
     int b = am->body[s];
     if (m->body_jntnum[b] > 1) {

@@ -27,7 +27,7 @@
 #include "avbd_internal.h"
 
 /* F0 and F of B at the poses A, B (COM frames): rotations (quaternion), origins (world) */
-static void cmp_frames(const rl_avbd_compound *c, const rl_avbd_pose *A, const rl_avbd_pose *B, real Q0[4], real o0[3],
+RL_HDFN static void cmp_frames(const rl_avbd_compound *c, const rl_avbd_pose *A, const rl_avbd_pose *B, real Q0[4], real o0[3],
                        real QF[4], real oF[3]) {
   real t[3];
   rl_q_mul(Q0, A->q, c->xq);
@@ -42,7 +42,7 @@ static void cmp_frames(const rl_avbd_compound *c, const rl_avbd_pose *A, const r
 
 /* Forward map T(q) = (Q, p) in F0 and the motion subspace S (S[d] = (v, ω) of dof d in T's frame); Qa[k]:
  * the rotation right after component k (for the ball update). */
-static void cmp_fk(const rl_avbd_compound *c, const real q[][4], real Q[4], real p[3], real S[6][6],
+RL_HDFN static void cmp_fk(const rl_avbd_compound *c, const real q[][4], real Q[4], real p[3], real S[6][6],
                    real Qa[RL_AVBD_MAXCOMP][4]) {
   real anchor[RL_AVBD_MAXCOMP][3], ax[RL_AVBD_MAXCOMP][3], R[9], t[3];
   rl_q_identity(Q);
@@ -91,7 +91,7 @@ static void cmp_fk(const rl_avbd_compound *c, const real q[][4], real Q[4], real
 }
 
 /* Cholesky solve of the n×n SPD system A x = b (A overwritten; a pivot below tiny is floored) */
-static void cmp_chol(real *A, real *x, int n) {
+RL_HDFN static void cmp_chol(real *A, real *x, int n) {
   for (int j = 0; j < n; j++) {
     real s = A[n * j + j];
     for (int k = 0; k < j; k++) s -= A[n * j + k] * A[n * j + k];
@@ -116,7 +116,7 @@ static void cmp_chol(real *A, real *x, int n) {
 }
 
 /* P = (SᵀS)⁻¹Sᵀ (ndof × 6): P[d] the least-squares coordinate rate of a twist */
-static void cmp_pinv(int nd, const real S[6][6], real P[6][6]) {
+RL_HDFN static void cmp_pinv(int nd, const real S[6][6], real P[6][6]) {
   real G[36];
   for (int a = 0; a < nd; a++)
     for (int b = 0; b < nd; b++) {
@@ -134,7 +134,7 @@ static void cmp_pinv(int nd, const real S[6][6], real P[6][6]) {
 }
 
 /* e = (R_Tᵀ(p_E − p_T), Log(Q_T⁻¹ Q_E)) */
-static void cmp_residual(const real QT[4], const real pT[3], const real QE[4], const real pE[3], real e[6]) {
+RL_HDFN static void cmp_residual(const real QT[4], const real pT[3], const real QE[4], const real pE[3], real e[6]) {
   real t[3], c[4];
   rl_v3_sub(t, pE, pT);
   rl_q_conj(c, QT);
@@ -144,7 +144,7 @@ static void cmp_residual(const real QT[4], const real pT[3], const real QE[4], c
 
 /* apply the coordinate step δ (per dof) to q: hinge, slide q += δ; ball q_k ← q_k ⊗ Exp(R_after δ_k) with
    R_after = R(Qa_k)ᵀ R(Q) (F's axes seen from the frame right after the ball) */
-static void cmp_apply(const rl_avbd_compound *c, real q[][4], const real *dlt, const real Q[4],
+RL_HDFN static void cmp_apply(const rl_avbd_compound *c, real q[][4], const real *dlt, const real Q[4],
                       real Qa[RL_AVBD_MAXCOMP][4]) {
   for (int k = 0; k < c->n; k++) {
     const real *dk = dlt + c->dof[k];
@@ -165,7 +165,7 @@ static void cmp_apply(const rl_avbd_compound *c, real q[][4], const real *dlt, c
 /* Coordinates of the relative pose (QE, pE) from the guess in q (in place), with T's rotation Q, the
  * motion subspace S and the residual e at the result.  Gauss–Newton, at most 12 steps, until a step is
  * below 8ε(1 + |q|). */
-static void cmp_solve(const rl_avbd_compound *c, real q[][4], const real QE[4], const real pE[3], real Q[4],
+RL_HDFN static void cmp_solve(const rl_avbd_compound *c, real q[][4], const real QE[4], const real pE[3], real Q[4],
                       real S[6][6], real e[6]) {
   real p[3], Qa[RL_AVBD_MAXCOMP][4];
   int nd = c->ndof;
@@ -199,7 +199,7 @@ static void cmp_solve(const rl_avbd_compound *c, real q[][4], const real QE[4], 
 
 /* Row wrenches (f, τ) in F's frame (rl_avbd_compound: length rows then angle rows) from S and the
    coordinates q at the solution (the rotation before a single hinge or slide turns its ⊥ vectors) */
-static void cmp_rows_local(const rl_avbd_compound *c, const real q[][4], const real S[6][6], const real Q[4],
+RL_HDFN static void cmp_rows_local(const rl_avbd_compound *c, const real q[][4], const real S[6][6], const real Q[4],
                            real w[6][6]) {
   real cq[4], f[3][3], rot[3][6];
   int nf = 0, nr = 0, kr = -1, ks = -1, sl[3], nsl = 0;
@@ -285,7 +285,7 @@ static void cmp_rows_local(const rl_avbd_compound *c, const real q[][4], const r
 
 /* v = the joint at the poses A, B: coordinates from the guess c->q, rows C = w·e with their world
    wrenches, coordinate gradients, lever arms */
-void avbd_compound_eval(const rl_avbd_compound *c, const rl_avbd_pose *A, const rl_avbd_pose *B,
+RL_HDFN void avbd_compound_eval(const rl_avbd_compound *c, const rl_avbd_pose *A, const rl_avbd_pose *B,
                         rl_avbd_compound_val *v) {
   real Q0[4], o0[3], QF[4], oF[3], QE[4], pE[3], c0[4], t[3], Q[4], S[6][6], e[6], P[6][6], w[6][6], RF[9];
   cmp_frames(c, A, B, Q0, o0, QF, oF);
@@ -316,7 +316,7 @@ void avbd_compound_eval(const rl_avbd_compound *c, const rl_avbd_pose *A, const 
 }
 
 /* Side `side`'s Jacobian row of a wrench w (world (f, τ)): J_B = [f, r_B × f + τ], J_A = −[f, r_A × f + τ] */
-void avbd_compound_jac(const rl_avbd_compound_val *v, const real w[6], int side, real J[6]) {
+RL_HDFN void avbd_compound_jac(const rl_avbd_compound_val *v, const real w[6], int side, real J[6]) {
   real x[3];
   rl_v3_cross(x, side ? v->rB : v->rA, w);
   real sg = side ? 1 : -1;
@@ -327,7 +327,7 @@ void avbd_compound_jac(const rl_avbd_compound_val *v, const real w[6], int side,
 }
 
 /* rate of a wrench-form gradient w from the body velocities (v_com, ω) of A and B: J_A·vel_A + J_B·vel_B */
-real avbd_compound_rate(const rl_avbd *am, const rl_avbd_joint *jt, const rl_avbd_compound_val *v, const real w[6]) {
+RL_HDFN real avbd_compound_rate(const rl_avbd *am, const rl_avbd_joint *jt, const rl_avbd_compound_val *v, const real w[6]) {
   real J[6], r = 0;
   avbd_compound_jac(v, w, 1, J);
   for (int i = 0; i < 6; i++) r += J[i] * am->vel[6 * jt->b + i];
@@ -406,7 +406,7 @@ int avbd_compound_check(const rl_model *m, int b, int *ndof, int *nrow, char *er
 /* Geometry and rows of the compound joint jt (body b, parent slot jt->a) from the kinematics d at qpos0:
    F0 = F(qpos0)·T(qpos0)⁻¹; rows: nlin length, nang angle rows, then per hinge/slide component its limit
    lo, hi and dry-friction rows. */
-void avbd_compound_init(rl_avbd *am, const rl_model *m, const rl_data *d, rl_avbd_joint *jt, rl_avbd_compound *c, int b,
+RL_HDFN void avbd_compound_init(rl_avbd *am, const rl_model *m, const rl_data *d, rl_avbd_joint *jt, rl_avbd_compound *c, int b,
                         int *rowtop) {
   memset(c, 0, sizeof *c);
   int j0 = m->body_jntadr[b];
@@ -512,7 +512,7 @@ void avbd_compound_init(rl_avbd *am, const rl_model *m, const rl_data *d, rl_avb
 /* ------------------------------------------------------- generalized ↔ maximal */
 
 /* coordinates from d->qpos (the guess of the next evaluation) and the components' φ */
-void avbd_compound_from_qpos(rl_avbd_compound *c, const rl_model *m, const rl_data *d) {
+RL_HDFN void avbd_compound_from_qpos(rl_avbd_compound *c, const rl_model *m, const rl_data *d) {
   for (int k = 0; k < c->n; k++) {
     int qa = m->jnt_qposadr[c->jnt[k]];
     if (c->type[k] == RL_JNT_BALL) {
@@ -527,7 +527,7 @@ void avbd_compound_from_qpos(rl_avbd_compound *c, const rl_model *m, const rl_da
 
 /* qpos and qvel of jt's components from the poses and velocities: the coordinates (avbd_compound_eval),
    a ball's quaternion sign kept nearest d->qpos; qvel = (SᵀS)⁻¹Sᵀ ξ of the relative twist ξ */
-void avbd_compound_to_generalized(const rl_avbd *am, const rl_model *m, rl_data *d, const rl_avbd_joint *jt) {
+RL_HDFN void avbd_compound_to_generalized(const rl_avbd *am, const rl_model *m, rl_data *d, const rl_avbd_joint *jt) {
   const rl_avbd_compound *c = am->cmp + jt->cmp;
   rl_avbd_compound_val v;
   avbd_compound_eval(c, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), &v);

@@ -7,7 +7,7 @@
 /* ------------------------------------------------------------------- contacts */
 
 /* world pose of geom g: a static geom's stored pose, or COM pose ⊗ (gpos, gquat) */
-static void avbd_geom_pose(const rl_avbd *am, const rl_model *m, int g, real x[3], real R[9]) {
+RL_HDFN static void avbd_geom_pose(const rl_avbd *am, const rl_model *m, int g, real x[3], real R[9]) {
   int s = am->slot[m->geom_bodyid[g]];
   if (s < 0) {
     rl_v3_copy(x, am->gpos + 3 * g);
@@ -24,7 +24,7 @@ static void avbd_geom_pose(const rl_avbd *am, const rl_model *m, int g, real x[3
 }
 
 /* support feature f of geom g in its own frame: centre c and radius r */
-static void avbd_feature(const rl_model *m, int g, int f, real c[3], real *r) {
+RL_HDFN static void avbd_feature(const rl_model *m, int g, int f, real c[3], real *r) {
   const real *sz = m->geom_size + 3 * g;
   *r = 0;
   rl_v3_zero(c);
@@ -50,7 +50,7 @@ static void avbd_feature(const rl_model *m, int g, int f, real c[3], real *r) {
 /* Ground contacts at distributed support points : feature centre c (radius r) of a geom on a
  * dynamic body against a static plane (point o, normal n): dist = n·(c − o) − r; a contact when
  * dist < margin + 2h‖v_c‖.  Body point p_B = c − r·n, ground point p_A = p_B − dist·n. */
-void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
+RL_HDFN void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
   am->ncon = 0;
   if (m->opt.disableflags & (RL_DSBL_CONTACT | RL_DSBL_CONSTRAINT)) return;
   for (int p = 0; p < m->ngeom; p++) {
@@ -108,7 +108,7 @@ void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
 
 /* radius of the spherical surface of geom g at any contact (sphere, capsule: size[0]); 0 for flat or
  * cornered surfaces and for geoms whose curvature varies (ellipsoid, cylinder: body-fixed point kept) */
-static real avbd_geom_radius(const rl_model *m, int g) {
+RL_HDFN static real avbd_geom_radius(const rl_model *m, int g) {
   int t = m->geom_type[g];
   return (t == RL_GEOM_SPHERE || t == RL_GEOM_CAPSULE) ? m->geom_size[3 * g] : 0;
 }
@@ -151,17 +151,17 @@ void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d) {
 }
 
 /* world points and lever arms of a contact at the current poses (rl_avbd_contact_points) */
-void avbd_contact_points(const rl_avbd *am, const rl_avbd_contact *k, real pA[3], real uA[3], real pB[3], real uB[3]) {
+RL_HDFN void avbd_contact_points(const rl_avbd *am, const rl_avbd_contact *k, real pA[3], real uA[3], real pB[3], real uB[3]) {
   rl_avbd_contact_points(k, avbd_pose_of(am, k->a), avbd_pose_of(am, k->b), pA, uA, pB, uB);
 }
 
 /* world centres of curvature and their lever arms at the current poses (rl_avbd_contact_centres) */
-void avbd_contact_centres(const rl_avbd *am, const rl_avbd_contact *k, real cA[3], real vA[3], real cB[3], real vB[3]) {
+RL_HDFN void avbd_contact_centres(const rl_avbd *am, const rl_avbd_contact *k, real cA[3], real vA[3], real cB[3], real vB[3]) {
   rl_avbd_contact_centres(k, avbd_pose_of(am, k->a), avbd_pose_of(am, k->b), cA, vA, cB, vB);
 }
 
 /* contact rows' C at the current poses (rl_avbd_contact_c_at) */
-void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[3]) {
+RL_HDFN void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[3]) {
   real pA[3], pB[3], uA[3], uB[3], cA[3], cB[3];
   avbd_contact_points(am, k, pA, uA, pB, uB);
   avbd_contact_centres(am, k, cA, uA, cB, uB);
@@ -184,7 +184,7 @@ void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[3]) {
  * the cap 1 (the body's mass) / 3 / 10: quadruped12 19.5 / 12.3 / 8.8, microduck 17.3 / 8.2 / 7.6,
  * planar_walker 17.8 / 9.1 / 5.0, biped 24.0 / 13.2 / 6.9; without a cap quadruped12 exhausts 16 steps of
  * 500 sweeps at its landing (a period-3 cycle of the contact rows). */
-void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
+RL_HDFN void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
   const rl_avbd_param *pr = &am->prm;
   for (int i = 0; i < am->ncon; i++) {
     rl_avbd_contact *k = am->con + i;
@@ -235,7 +235,7 @@ void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
 }
 
 /* body → contacts (CSR) */
-void avbd_contact_lists(rl_avbd *am) {
+RL_HDFN void avbd_contact_lists(rl_avbd *am) {
   for (int i = 0; i < am->nb; i++) am->cnum[i] = 0;
   for (int c = 0; c < am->ncon; c++) {
     if (am->con[c].a >= 0) am->cnum[am->con[c].a]++;

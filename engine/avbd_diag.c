@@ -7,14 +7,14 @@
 
 /* primal residual r of one row into kkt_primal and its length (m) or angle (rad) part:
  * kkt_primal = max(kkt_primal_lin, kkt_primal_ang) */
-static void avbd_primal_add(rl_avbd_stat *st, int angular, real r) {
+RL_HDFN static void avbd_primal_add(rl_avbd_stat *st, int angular, real r) {
   if (angular) st->kkt_primal_ang = rl_avbd_max(st->kkt_primal_ang, r);
   else st->kkt_primal_lin = rl_avbd_max(st->kkt_primal_lin, r);
   st->kkt_primal = rl_avbd_max(st->kkt_primal, r);
 }
 
 /* limit rows of hinge or slide jt into the primal, sign and complementarity residuals */
-static void avbd_limit_diag(rl_avbd_stat *st, const rl_avbd *am, const rl_avbd_joint *jt) {
+RL_HDFN static void avbd_limit_diag(rl_avbd_stat *st, const rl_avbd *am, const rl_avbd_joint *jt) {
   for (int side = 0; side < 2; side++) {
     const rl_avbd_row *w = am->row + (side ? jt->hi_row : jt->lo_row);
     avbd_primal_add(st, jt->kind == RL_AVBD_HINGE, -w->c);
@@ -25,7 +25,7 @@ static void avbd_limit_diag(rl_avbd_stat *st, const rl_avbd *am, const rl_avbd_j
 
 /* compound joint jt: the norm of its length rows (m) into anchor_err, of its angle rows (rad) into
    axis_err, its rows' residuals and its components' limits */
-static void avbd_compound_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt) {
+RL_HDFN static void avbd_compound_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt) {
   rl_avbd_stat *st = &am->stat;
   const rl_avbd_compound *c = am->cmp + jt->cmp;
   if (avbd_joint_on(m, d, jt)) {
@@ -46,7 +46,7 @@ static void avbd_compound_diagnostics(rl_avbd *am, const rl_model *m, const rl_d
 
 /* Diagnostics after the step: anchor/axis errors from the raw rows, penetration, and the KKT
  * residuals of the step problem with the final multipliers. */
-void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
+RL_HDFN void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
   rl_avbd_stat *st = &am->stat;
   st->anchor_err = st->axis_err = st->penetration = 0;
   st->kkt_stationarity_force = st->kkt_stationarity_torque = 0;
@@ -98,7 +98,7 @@ void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h) 
  * body's COM: −Σ λ_r J_r over the rows of avbd_assemble, J_r = ±[w_r, l_r × w_r] (w = n, t1, t2; lever
  * l to the centre of curvature for n, to the material point for t) and the spin/roll rows ±[0, frame_k]:
  *   F = ∓Σ_r λ_r w_r,   τ = ∓(Σ_r λ_r l_r × w_r + Σ_k λ_k^ang frame_k)   (upper sign: B). */
-static void avbd_contact_wrench(const rl_avbd *am, const rl_avbd_contact *c, int side, real F[3], real tau[3]) {
+RL_HDFN static void avbd_contact_wrench(const rl_avbd *am, const rl_avbd_contact *c, int side, real F[3], real tau[3]) {
   real pA[3], pB[3], uA[3], uB[3], vA[3], vB[3], x[3];
   avbd_contact_points(am, c, pA, uA, pB, uB);
   avbd_contact_centres(am, c, pA, vA, pB, vB);
@@ -117,7 +117,7 @@ static void avbd_contact_wrench(const rl_avbd *am, const rl_avbd_contact *c, int
 /* Contact load on tree joint jt (rl_avbd_load.contact): with a the world axis and p the anchor,
  *   hinge τ = a·Σ ((x_s − p) × F_s + τ_s),  slide τ = a·Σ F_s,
  * over every contact side s on a body of the subtree below jt (F_s, τ_s: avbd_contact_wrench at the COM x_s). */
-static real avbd_contact_load(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt, const real a[3],
+RL_HDFN static real avbd_contact_load(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt, const real a[3],
                               const real p[3]) {
   if (jt->eq >= 0 || jt->jnt < 0) return 0;
   int top = am->body[jt->b];
@@ -147,7 +147,7 @@ static real avbd_contact_load(const rl_avbd *am, const rl_model *m, const rl_avb
  *   reaction on B: F = −Σ λ_r J_B,r[0:3],  τ_p = −Σ λ_r J_B,r[3:6] + (x_B − p) × F,  p = x_B + R_B r_B,
  *   axial = a·τ_p (hinge) or a·F (slide), a the joint axis in the world,
  *   contact = avbd_contact_load (tree joints). */
-void avbd_loads(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
+RL_HDFN void avbd_loads(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
   int dis = m->opt.disableflags;
   for (int j = 0; j < am->njoint; j++) {
     const rl_avbd_joint *jt = am->joint + j;

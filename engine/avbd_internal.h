@@ -16,19 +16,24 @@
 #define AVBD_TREE_CONTACT_MASS ((real)10) /* articulation blocks: contact ρ₀ mass ≤ this × the lighter body's */
 #define AVBD_TOL_H          ((real)1e-3) /* step at which tol_lin/tol_ang apply as given (avbd_step_tolerance) */
 
+/* the world's pose (nvcc's device pass: the same constant in device memory) */
+#if defined(__CUDA_ARCH__)
+__device__ static const rl_avbd_pose avbd_world = {{0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0, 1, 0, 0, 0, 1}};
+#else
 static const rl_avbd_pose avbd_world = {{0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0, 1, 0, 0, 0, 1}};
+#endif
 
 /* pose of slot s, the world for s < 0 */
-static inline const rl_avbd_pose *avbd_pose_of(const rl_avbd *am, int s) { return s < 0 ? &avbd_world : am->pose + s; }
+RL_HDFN static inline const rl_avbd_pose *avbd_pose_of(const rl_avbd *am, int s) { return s < 0 ? &avbd_world : am->pose + s; }
 
 /* mass of slot s, "infinite" for the world */
-static inline real avbd_mass(const rl_avbd *am, int s) { return s < 0 ? (real)1e30 : am->mass[s]; }
+RL_HDFN static inline real avbd_mass(const rl_avbd *am, int s) { return s < 0 ? (real)1e30 : am->mass[s]; }
 
 /* mass of the articulation of slot s (avbd_tree_build), "infinite" for the world */
-static inline real avbd_tree_mass(const rl_avbd *am, int s) { return s < 0 ? (real)1e30 : am->tmass[s]; }
+RL_HDFN static inline real avbd_tree_mass(const rl_avbd *am, int s) { return s < 0 ? (real)1e30 : am->tmass[s]; }
 
 /* Δq = q (q⁰)⁻¹ of slot s, NULL for the world */
-static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return s < 0 ? NULL : am->dq + 4 * s; }
+RL_HDFN static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return s < 0 ? NULL : am->dq + 4 * s; }
 
 #define avbd_perp                    RL_NAME(avbd_perp)
 #define avbd_nfeature                RL_NAME(avbd_nfeature)
@@ -67,60 +72,60 @@ static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return s < 0 ? 
 #define avbd_block_update            RL_NAME(avbd_block_update)
 
 /* avbd_build.c */
-void avbd_perp(real t1[3], real t2[3], const real n[3]);
-int avbd_nfeature(const rl_model *m, int g);
-int avbd_pair_filter(const rl_model *m, int g1, int g2);
-int avbd_bam_on(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt);
-real avbd_armature(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt);
-real avbd_dry_budget(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt);
-real avbd_mean_inertia(const rl_avbd *am, const rl_model *m, int s);
-int avbd_in_subtree(const rl_model *m, int b, int top);
-void avbd_row_scales(rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt);
-void avbd_to_local(real r[3], const rl_avbd_pose *p, const real w[3]);
-void avbd_components(rl_avbd *am);
-real avbd_coord_rate(const rl_avbd *am, const rl_avbd_joint *jt);
+RL_HDFN void avbd_perp(real t1[3], real t2[3], const real n[3]);
+RL_HDFN int avbd_nfeature(const rl_model *m, int g);
+RL_HDFN int avbd_pair_filter(const rl_model *m, int g1, int g2);
+RL_HDFN int avbd_bam_on(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt);
+RL_HDFN real avbd_armature(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt);
+RL_HDFN real avbd_dry_budget(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt);
+RL_HDFN real avbd_mean_inertia(const rl_avbd *am, const rl_model *m, int s);
+RL_HDFN int avbd_in_subtree(const rl_model *m, int b, int top);
+RL_HDFN void avbd_row_scales(rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt);
+RL_HDFN void avbd_to_local(real r[3], const rl_avbd_pose *p, const real w[3]);
+RL_HDFN void avbd_components(rl_avbd *am);
+RL_HDFN real avbd_coord_rate(const rl_avbd *am, const rl_avbd_joint *jt);
 
 /* avbd_contact.c */
-void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h);
-void avbd_contact_points(const rl_avbd *am, const rl_avbd_contact *k, real pA[3], real uA[3], real pB[3], real uB[3]);
-void avbd_contact_centres(const rl_avbd *am, const rl_avbd_contact *k, real cA[3], real vA[3], real cB[3], real vB[3]);
-void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[3]);
-void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h);
-void avbd_contact_lists(rl_avbd *am);
+RL_HDFN void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h);
+RL_HDFN void avbd_contact_points(const rl_avbd *am, const rl_avbd_contact *k, real pA[3], real uA[3], real pB[3], real uB[3]);
+RL_HDFN void avbd_contact_centres(const rl_avbd *am, const rl_avbd_contact *k, real cA[3], real vA[3], real cB[3], real vB[3]);
+RL_HDFN void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[3]);
+RL_HDFN void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h);
+RL_HDFN void avbd_contact_lists(rl_avbd *am);
 
 /* avbd_joint.c */
-int avbd_joint_on(const rl_model *m, const rl_data *d, const rl_avbd_joint *jt);
-real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
+RL_HDFN int avbd_joint_on(const rl_model *m, const rl_data *d, const rl_avbd_joint *jt);
+RL_HDFN real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
                 real *k);
-void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
+RL_HDFN void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
                       int kkt, real *G, real *k);
 
 /* avbd_sweep.c */
-void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, real H[36], real g[6]);
+RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, real H[36], real g[6]);
 
 /* avbd_compound.c */
-void avbd_compound_eval(const rl_avbd_compound *c, const rl_avbd_pose *A, const rl_avbd_pose *B,
+RL_HDFN void avbd_compound_eval(const rl_avbd_compound *c, const rl_avbd_pose *A, const rl_avbd_pose *B,
                         rl_avbd_compound_val *v);
-void avbd_compound_jac(const rl_avbd_compound_val *v, const real w[6], int side, real J[6]);
-real avbd_compound_rate(const rl_avbd *am, const rl_avbd_joint *jt, const rl_avbd_compound_val *v, const real w[6]);
+RL_HDFN void avbd_compound_jac(const rl_avbd_compound_val *v, const real w[6], int side, real J[6]);
+RL_HDFN real avbd_compound_rate(const rl_avbd *am, const rl_avbd_joint *jt, const rl_avbd_compound_val *v, const real w[6]);
 int avbd_compound_check(const rl_model *m, int b, int *ndof, int *nrow, char *err, int errlen);
-void avbd_compound_init(rl_avbd *am, const rl_model *m, const rl_data *d, rl_avbd_joint *jt, rl_avbd_compound *c, int b,
+RL_HDFN void avbd_compound_init(rl_avbd *am, const rl_model *m, const rl_data *d, rl_avbd_joint *jt, rl_avbd_compound *c, int b,
                         int *rowtop);
-void avbd_compound_from_qpos(rl_avbd_compound *c, const rl_model *m, const rl_data *d);
-void avbd_compound_to_generalized(const rl_avbd *am, const rl_model *m, rl_data *d, const rl_avbd_joint *jt);
+RL_HDFN void avbd_compound_from_qpos(rl_avbd_compound *c, const rl_model *m, const rl_data *d);
+RL_HDFN void avbd_compound_to_generalized(const rl_avbd *am, const rl_model *m, rl_data *d, const rl_avbd_joint *jt);
 
 /* avbd_sweep.c: values of compound joint jt at the current poses (cached until A or B moves) */
-const rl_avbd_compound_val *avbd_compound_value(rl_avbd *am, const rl_avbd_joint *jt);
+RL_HDFN const rl_avbd_compound_val *avbd_compound_value(rl_avbd *am, const rl_avbd_joint *jt);
 
 /* avbd_sweep.c: one body's block update (assemble, solve, move) */
-void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h);
+RL_HDFN void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h);
 
 /* avbd_tree.c */
-void avbd_tree_build(rl_avbd *am);
-void avbd_tree_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, real h, real *ux, real *uth);
+RL_HDFN void avbd_tree_build(rl_avbd *am);
+RL_HDFN void avbd_tree_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, real h, real *ux, real *uth);
 
 /* avbd_diag.c */
-void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h);
-void avbd_loads(rl_avbd *am, const rl_model *m, const rl_data *d, real h);
+RL_HDFN void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h);
+RL_HDFN void avbd_loads(rl_avbd *am, const rl_model *m, const rl_data *d, real h);
 
 #endif

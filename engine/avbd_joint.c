@@ -6,7 +6,7 @@
 /* ------------------------------------------------- joint coordinate terms of the local solve */
 
 /* 1 if the two-sided rows of joint jt are enforced (equalities can be switched off) */
-int avbd_joint_on(const rl_model *m, const rl_data *d, const rl_avbd_joint *jt) {
+RL_HDFN int avbd_joint_on(const rl_model *m, const rl_data *d, const rl_avbd_joint *jt) {
   if (m->opt.disableflags & RL_DSBL_CONSTRAINT) return jt->eq < 0; /* joints are structure, not constraints */
   if (jt->eq < 0) return 1;
   return !(m->opt.disableflags & RL_DSBL_EQUALITY) && d->eq_active[jt->eq];
@@ -14,7 +14,7 @@ int avbd_joint_on(const rl_model *m, const rl_data *d, const rl_avbd_joint *jt) 
 
 /* PD position servo (MuJoCo's): F = g·u + b₀ + b₁·gφ + b₂·g(φ − φⁿ)/h, clamped to forcerange; joint
  * force τ = g·F; curvature −∂τ/∂φ = −g²(b₁ + b₂/h) when unclamped (≥ 0), else 0. */
-static real avbd_servo_pd(const rl_model *m, const rl_avbd_joint *jt, int u, real c, real phi, real h, real *k) {
+RL_HDFN static real avbd_servo_pd(const rl_model *m, const rl_avbd_joint *jt, int u, real c, real phi, real h, real *k) {
   real g = m->actuator_gear[u];
   const real *fr = m->actuator_forcerange + 2 * u;
   const real *gp = m->actuator_gainprm + RL_NGAIN * u, *bp = m->actuator_biasprm + RL_NBIAS * u;
@@ -46,7 +46,7 @@ static real avbd_servo_pd(const rl_model *m, const rl_avbd_joint *jt, int u, rea
  *   duty = clip(kp·e_g·e, ±d_max),  τ_m = kt(duty·V_s − kt·q̇)/R − b_v·q̇,  joint force τ = g·τ_m
  *   curvature −∂τ/∂φ = g²(kt·V_s·kp·e_g/R [duty unsaturated] + (kt²/R + b_v)/h)
  * (Coulomb friction and armature enter through avbd_dry_budget and avbd_armature.) */
-static real avbd_servo_bam(const rl_avbd_bam *b, const rl_model *m, const rl_avbd_joint *jt, int u, real c, real phi,
+RL_HDFN static real avbd_servo_bam(const rl_avbd_bam *b, const rl_model *m, const rl_avbd_joint *jt, int u, real c, real phi,
                            real h, real *k) {
   real g = m->actuator_gear[u];
   real qd = g * (phi - jt->phi_n) / h;
@@ -68,12 +68,12 @@ static real avbd_servo_bam(const rl_avbd_bam *b, const rl_model *m, const rl_avb
 
 /* Joint force of jt's actuator at coordinate φ (0 without one or with actuation disabled): the control
  * u = ctrl clamped to ctrlrange, then the PD or the BAM model; *k its curvature −∂τ/∂φ. */
-real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
+RL_HDFN real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
                 real *k) {
   int u = jt->act, dis = m->opt.disableflags;
   *k = 0;
   if (u < 0 || (dis & RL_DSBL_ACTUATION)) return 0;
-  real c = am->ctrl_zero ? 0 : rl_ctrl_clamped(m, d, u); /* zero controls after a bad one (rl_avbd_step) */
+  real c = am->ctrl_zero ? 0 : rl_ctrl_clamp(m, d, u); /* zero controls after a bad one (rl_avbd_step) */
   if (avbd_bam_on(am, m, jt)) return avbd_servo_bam(&am->prm.bam, m, jt, u, c, phi, h, k);
   return avbd_servo_pd(m, jt, u, c, phi, h, k);
 }
@@ -93,7 +93,7 @@ real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl
  * Newton step on the exact piecewise-quadratic curvature overshoots the kink and can cycle
  * between the two sides (observed: a limit hit at 8 rad/s settling into a period-2 cycle).
  * With kkt set, the bounded rows contribute their multipliers λ (for the stationarity residual). */
-void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
+RL_HDFN void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
                       int kkt, real *G, real *k) {
   const rl_avbd_param *pr = &am->prm;
   int dis = m->opt.disableflags;

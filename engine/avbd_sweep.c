@@ -11,13 +11,13 @@
 /* pose version of slot s (the world never moves: 0).  Versions start at 1 with the first prediction
    and rise on every move (avbd_moved), so a cached value taken at versions (v_a, v_b) is the value at
    the current poses exactly while both still hold. */
-static unsigned long long avbd_ver(const rl_avbd *am, int s) { return s < 0 ? 0 : am->ver[s]; }
+RL_HDFN static unsigned long long avbd_ver(const rl_avbd *am, int s) { return s < 0 ? 0 : am->ver[s]; }
 
 /* slot s moved (block update, coarse step, prediction): its cached joint and contact values are stale */
-static void avbd_moved(rl_avbd *am, int s) { am->ver[s]++; }
+RL_HDFN static void avbd_moved(rl_avbd *am, int s) { am->ver[s]++; }
 
 /* 1 (and v ← the current versions) when a value cached at pose versions v of slots a, b is stale */
-static int avbd_stale(const rl_avbd *am, int a, int b, unsigned long long v[2]) {
+RL_HDFN static int avbd_stale(const rl_avbd *am, int a, int b, unsigned long long v[2]) {
   unsigned long long va = avbd_ver(am, a), vb = avbd_ver(am, b);
   if (v[0] == va && v[1] == vb) return 0;
   v[0] = va;
@@ -29,7 +29,7 @@ static int avbd_stale(const rl_avbd *am, int a, int b, unsigned long long v[2]) 
    moved since they were taken, else evaluated now.  A block update reads the joints of its own body
    only, and no two bodies of one color share a joint, so the bodies of one color never touch the same
    entry (the OpenMP sweep stays race-free and bit-identical). */
-static const rl_avbd_joint_val *avbd_joint_val(rl_avbd *am, int j) {
+RL_HDFN static const rl_avbd_joint_val *avbd_joint_val(rl_avbd *am, int j) {
   const rl_avbd_joint *jt = am->joint + j;
   if (avbd_stale(am, jt->a, jt->b, am->jver + 2 * j))
     rl_avbd_joint_val_eval(am->jval + j, jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b));
@@ -37,7 +37,7 @@ static const rl_avbd_joint_val *avbd_joint_val(rl_avbd *am, int j) {
 }
 
 /* Values of contact i at the current poses, cached as avbd_joint_val. */
-static const rl_avbd_contact_val *avbd_contact_val(rl_avbd *am, int i) {
+RL_HDFN static const rl_avbd_contact_val *avbd_contact_val(rl_avbd *am, int i) {
   const rl_avbd_contact *c = am->con + i;
   if (avbd_stale(am, c->a, c->b, am->cver + 2 * i))
     rl_avbd_contact_val_eval(am->cval + i, c, avbd_pose_of(am, c->a), avbd_pose_of(am, c->b));
@@ -46,7 +46,7 @@ static const rl_avbd_contact_val *avbd_contact_val(rl_avbd *am, int i) {
 
 /* Values of compound joint jt at the current poses, cached as avbd_joint_val (the coordinates found are
    the next guess once the dual update accepts them). */
-const rl_avbd_compound_val *avbd_compound_value(rl_avbd *am, const rl_avbd_joint *jt) {
+RL_HDFN const rl_avbd_compound_val *avbd_compound_value(rl_avbd *am, const rl_avbd_joint *jt) {
   if (avbd_stale(am, jt->a, jt->b, am->cmpver + 2 * jt->cmp))
     avbd_compound_eval(am->cmp + jt->cmp, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), am->cmpval + jt->cmp);
   return am->cmpval + jt->cmp;
@@ -55,7 +55,7 @@ const rl_avbd_compound_val *avbd_compound_value(rl_avbd *am, const rl_avbd_joint
 /* Compound joint jt on the body of side `side`: its two-sided rows f = λ + ρ(C − α_j C⁰) (kkt: λ) with
  * the geometric stiffness of their forces at B's body origin, then each hinge/slide component's
  * joint-space terms (avbd_coord_terms) along its coordinate gradient. */
-static void avbd_compound_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, int side,
+RL_HDFN static void avbd_compound_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, int side,
                                    real h, int kkt, real H[36], real g[6], real K[3]) {
   const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
   const rl_avbd_compound *c = am->cmp + jt->cmp;
@@ -86,7 +86,7 @@ static void avbd_compound_assemble(rl_avbd *am, const rl_model *m, const rl_data
 /* Greedy coloring of the body graph (edges: joints and contacts between two dynamic bodies), the
  * world excluded; a body whose neighbors use all AVBD_MAXCOLOR colors goes to the overflow color
  * (solved serially after the others).  The sweep order lists bodies color by color. */
-static void avbd_color(rl_avbd *am) {
+RL_HDFN static void avbd_color(rl_avbd *am) {
   int nb = am->nb, used = 0;
   for (int i = 0; i < nb; i++) am->color[i] = -1;
   for (int i = 0; i < nb; i++) {
@@ -123,7 +123,7 @@ static void avbd_color(rl_avbd *am) {
 
 /* Local system of body s: H = inertia + Σ ρ JJᵀ + diag geometric stiffness (lower triangle), g = ∇E + Σ J f.
  * kkt = 1: forces are the multipliers λ themselves (H unused).  Returns nothing; H, g filled. */
-void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, real H[36], real g[6]) {
+RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, real H[36], real g[6]) {
   const rl_avbd_param *pr = &am->prm;
   const rl_avbd_pose *P = am->pose + s;
   real K[3] = {0, 0, 0};
@@ -169,7 +169,7 @@ void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real
 
 /* One block update: H δz = −g (guarded Cholesky), clamp ‖δx‖ ≤ max_dx, ‖δθ‖ ≤ max_dθ,
  * x ← x + δx, q ← Exp(δθ)·q.  Returns the update sizes. */
-void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h) {
+RL_HDFN void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h) {
   real H[36], g[6];
   avbd_assemble(am, m, d, s, h, 0, H, g);
   am->guard[s] = rl_avbd_body_update(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s, H, g,
@@ -181,7 +181,7 @@ void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d, int s, 
  * or rows: bodies of one color share no joint or contact), solved together (rl_avbd_chol_solve6_x2, the
  * same operations per body as rl_avbd_chol_solve6), then both bodies moved.  Bit-identical to
  * avbd_block_update(s0) followed by avbd_block_update(s1); the two solves' latency chains overlap. */
-static void avbd_block_update2(rl_avbd *am, const rl_model *m, const rl_data *d, int s0, int s1, real h) {
+RL_HDFN static void avbd_block_update2(rl_avbd *am, const rl_model *m, const rl_data *d, int s0, int s1, real h) {
   real H0[36], g0[6], H1[36], g1[6], dz0[6], dz1[6];
   int gd[2];
   avbd_assemble(am, m, d, s0, h, 0, H0, g0);
@@ -212,7 +212,7 @@ int rl_avbd_openmp(void) {
  * threads; the overflow color, whose bodies may be neighbours, stays serial.  The update sizes and guard
  * counts are gathered per body and reduced afterwards in sweep order, so every result is bit-identical at
  * any thread count.  Returns max ‖δx‖, max ‖δθ‖ of the sweep. */
-static void avbd_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, real h, real *ux, real *uth) {
+RL_HDFN static void avbd_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, real h, real *ux, real *uth) {
   int nb = am->nb;
   for (int k0 = 0; k0 < nb;) {
     int c = am->color[am->order[k0]], k1 = k0;
@@ -244,7 +244,7 @@ static void avbd_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, real h,
 
 /* External contact rows of body s in component c (the other body is the world or outside c): forces and
  * weights as in avbd_assemble (normal, Coulomb-projected tangents; spin/roll rows left out). */
-static void avbd_coarse_contacts(const rl_avbd *am, int s, int c, real H[36], real g[6]) {
+RL_HDFN static void avbd_coarse_contacts(const rl_avbd *am, int s, int c, real H[36], real g[6]) {
   const rl_avbd_param *pr = &am->prm;
   for (int q = am->cadr[s]; q < am->cadr[s] + am->cnum[s]; q++) {
     const rl_avbd_contact *k = am->con + am->clist[q];
@@ -276,7 +276,7 @@ static void avbd_coarse_contacts(const rl_avbd *am, int s, int c, real H[36], re
 /* H_c += Tᵀ H T, g_c += Tᵀ g with T = [I, −[r]×; 0, I] (H full symmetric, lower triangle of H_c).
  * Column 3+a of T has its nonzeros at rows b < c (the two indices other than a: T[b][3+a], T[c][3+a]
  * from −[r]×) and 3+a (1); the products skip T's zeros and keep the order of the dense sums. */
-static void avbd_coarse_add(real Hc[36], real gc[6], const real H[36], const real g[6], const real r[3]) {
+RL_HDFN static void avbd_coarse_add(real Hc[36], real gc[6], const real H[36], const real g[6], const real r[3]) {
   real T[9] = {0, r[2], -r[1], -r[2], 0, r[0], r[1], -r[0], 0}; /* T[k][3+a] = T[3k + a], k, a < 3 */
   real HT[36];
   for (int i = 0; i < 6; i++) {
@@ -303,7 +303,7 @@ static void avbd_coarse_add(real Hc[36], real gc[6], const real H[36], const rea
  * T_s = [I, −[r_s]×; 0, I], r_s = x_s − x_c:  H_c = Σ T_sᵀ H_s T_s,  g_c = Σ T_sᵀ g_s  (H_s, g_s: inertia
  * term and the contact rows with bodies outside the component), H_c δ = −g_c, and every body moves by
  * T_s δ (δx_s = δX + δΘ × r_s, δθ_s = δΘ). */
-static void avbd_coarse(rl_avbd *am, real h) {
+RL_HDFN static void avbd_coarse(rl_avbd *am, real h) {
   int nb = am->nb;
   real *W = am->cwork; /* per component root c: H [36], g [6], x_c [3], M [1] */
   for (int s = 0; s < nb; s++)
@@ -353,14 +353,14 @@ static void avbd_coarse(rl_avbd *am, real h) {
 /* Chebyshev semi-iterative weights (Wang 2015, used on the primal sweeps by VBD): ω₁ = 1,
  * ω₂ = 2/(2 − ρ²), ω_k = 4/(4 − ρ²·ω_{k−1}), ρ the spectral radius of one iteration; k counts the
  * accelerated iterations since the last (re)start. */
-static real avbd_cheb_omega(int k, real rho, real prev) {
+RL_HDFN static real avbd_cheb_omega(int k, real rho, real prev) {
   if (k <= 1) return 1;
   if (k == 2) return 2 / (2 - rho * rho);
   return 4 / (4 - rho * rho * prev);
 }
 
 /* history shift: λ_{k−2} ← λ_{k−1}, λ_{k−1} ← λ (every row) */
-static void avbd_cheb_shift(rl_avbd *am) {
+RL_HDFN static void avbd_cheb_shift(rl_avbd *am) {
   real *l1 = am->chl, *l2 = am->chl + am->nrow;
   for (int r = 0; r < am->nrow; r++) {
     l2[r] = l1[r];
@@ -376,7 +376,7 @@ static void avbd_cheb_shift(rl_avbd *am) {
  * contact rows are left alone: extrapolating them too (λ_n projected on ≤ 0, λ_t on the Coulomb disc)
  * took box_pyramid (2 ms) from 176 to 165 sweeps/step at ρ 0.93 but to 259 at 0.97, and microduck from
  * 61 to 67. */
-static void avbd_cheb_extrapolate(rl_avbd *am, real omega) {
+RL_HDFN static void avbd_cheb_extrapolate(rl_avbd *am, real omega) {
   const real *l2 = am->chl + am->nrow;
   for (int r = 0; r < am->nrow; r++) {
     rl_avbd_row *w = am->row + r;
@@ -391,7 +391,7 @@ static void avbd_cheb_extrapolate(rl_avbd *am, real omega) {
  * diverges), rolling λ back on a restart (diverges), switching off for the step at the first growth
  * (chain8 gains 3 %).  Known limit: chain50 at 50 000:1 (every step exhausts the budget) keeps its anchors
  * at ρ ≤ 0.8 (1.6e-9 m) but not at 0.9 (2.8e-4 m) or 0.93 (2.0e-3 m, from 2.6e-9 m off). */
-static void avbd_cheb_dual(rl_avbd *am, int it, real u, int *kc, real *omega, real *uprev) {
+RL_HDFN static void avbd_cheb_dual(rl_avbd *am, int it, real u, int *kc, real *omega, real *uprev) {
   const rl_avbd_param *pr = &am->prm;
   if (it >= pr->cheb_start) {
     *kc = (*kc > 0 && u > *uprev) ? 1 : *kc + 1;
@@ -405,13 +405,13 @@ static void avbd_cheb_dual(rl_avbd *am, int it, real u, int *kc, real *omega, re
 /* --------------------------------------------------------------- dual update */
 
 /* penalty growth ρ ← min(ρ + β·ρ₀·|C̃|/ℓ, ρ_max) */
-static real avbd_grow(const rl_avbd_param *pr, real rho, real rho0, real c, real ell) {
+RL_HDFN static real avbd_grow(const rl_avbd_param *pr, real rho, real rho0, real c, real ell) {
   return rl_avbd_min(rho + pr->beta * rho0 * rl_fabs(c) / ell, pr->rho_max * rho0);
 }
 
 /* Dual update of the coordinate rows of a hinge or slide jt at its coordinate jt->phi: limits
  * λ ← min(λ + ρC̃, 0), dry friction λ ← clip(λ + ρΔφ, ±τ_f) (residuals into res[ang]). */
-static void avbd_coord_dual(rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real res[2]) {
+RL_HDFN static void avbd_coord_dual(rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real res[2]) {
   const rl_avbd_param *pr = &am->prm;
   int dis = m->opt.disableflags;
   int ang = jt->kind == RL_AVBD_HINGE;
@@ -442,7 +442,7 @@ static void avbd_coord_dual(rl_avbd *am, const rl_model *m, const rl_data *d, co
 
 /* Dual update of compound joint jt: its two-sided rows as avbd_dual_update's, the coordinates found
  * accepted as the next guess, then each hinge/slide component's limit and dry rows. */
-static void avbd_compound_dual(rl_avbd *am, const rl_model *m, const rl_data *d, rl_avbd_joint *jt, real res[2]) {
+RL_HDFN static void avbd_compound_dual(rl_avbd *am, const rl_model *m, const rl_data *d, rl_avbd_joint *jt, real res[2]) {
   const rl_avbd_param *pr = &am->prm;
   const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
   rl_avbd_compound *c = am->cmp + jt->cmp;
@@ -469,7 +469,7 @@ static void avbd_compound_dual(rl_avbd *am, const rl_model *m, const rl_data *d,
  * contact normals as limits and tangents projected on the Coulomb disc μ(−λ_n⁺) (ρ grows only when
  * sticking).  Residuals r = |λ − Π(λ + ρC̃)|/ρ (= |C̃| for two-sided rows) go to res[0] (lengths) and
  * res[1] (angles). */
-static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, real res[2]) {
+RL_HDFN static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, real res[2]) {
   const rl_avbd_param *pr = &am->prm;
   res[0] = res[1] = 0;
   for (int j = 0; j < am->njoint; j++) {
@@ -540,7 +540,7 @@ static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_data *d, r
 /* ------------------------------------------------------------------------ step */
 
 /* Step start of compound joint jt: C⁰ of its rows, each component's φⁿ, φ̇ⁿ and its limit rows' C⁰ */
-static void avbd_compound_begin(rl_avbd *am, const rl_data *d, rl_avbd_joint *jt, real h) {
+RL_HDFN static void avbd_compound_begin(rl_avbd *am, const rl_data *d, rl_avbd_joint *jt, real h) {
   rl_avbd_compound *c = am->cmp + jt->cmp;
   rl_avbd_compound_val v;
   avbd_compound_eval(c, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), &v);
@@ -572,7 +572,7 @@ static void avbd_compound_begin(rl_avbd *am, const rl_data *d, rl_avbd_joint *jt
  * microduck to 3.0 iterations/step, but a stiff limit flips active/inactive every iteration (quadruped12 at
  * the bench state: a period-3 cycle, every step exhausted) and a stiff dry-friction row that slides keeps
  * its full curvature (avbd_coord_terms) and crawls (microduck at the bench state: 500 sweeps). */
-static void avbd_tree_stiffen(rl_avbd *am) {
+RL_HDFN static void avbd_tree_stiffen(rl_avbd *am) {
   const rl_avbd_param *pr = &am->prm;
   for (int j = 0; j < am->njoint; j++) {
     const rl_avbd_joint *jt = am->joint + j;
@@ -587,7 +587,7 @@ static void avbd_tree_stiffen(rl_avbd *am) {
 /* Step start: save x⁰, q⁰, frozen world inertia I₀ = R diag(I) Rᵀ, joint coordinates φⁿ
  * and rates φ̇ⁿ; multipliers decay λ ·= αγ, ρ ← clamp(γρ, ρ₀, ρ_max) with ρ₀ = rho_init·meff/h²;
  * C⁰ of every row. */
-static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
+RL_HDFN static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
   const rl_avbd_param *pr = &am->prm;
   for (int s = 0; s < am->nb; s++) {
     const rl_avbd_pose *P = am->pose + s;
@@ -635,7 +635,7 @@ static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d, real h)
  * otherwise, free fall 8e-5 m off in 1 s) and without joints:
  * box_stack 54 → 26 sweeps/step, box_pyramid f64 443 → 361 (0.5 s), but the gravity-share form of it
  * raised microduck (articulated) from 33 to 41 sweeps/step at 1 ms and from 19 to 52 at 2 ms. */
-static void avbd_start_accel(real ga[3], const real v[3], const real vprev[3], const real g[3], real h) {
+RL_HDFN static void avbd_start_accel(real ga[3], const real v[3], const real vprev[3], const real g[3], real h) {
   real gn = rl_v3_norm(g);
   rl_v3_sub(ga, v, vprev);
   rl_v3_scale(ga, ga, 1 / h);
@@ -646,7 +646,7 @@ static void avbd_start_accel(real ga[3], const real v[3], const real vprev[3], c
  * starts at the prediction, a body without joints at x + hv + h²(ã + f/m) (avbd_start_accel).  The displacement dx = x − x⁰ is kept separately (starting at
  * hv + h²(g + f/m)) so that the velocity recovery needs no difference of nearly equal positions
  * (in f32 that difference loses ε|x|/h per step). */
-static void avbd_predict(rl_avbd *am, const rl_model *m, real h) {
+RL_HDFN static void avbd_predict(rl_avbd *am, const rl_model *m, real h) {
   real grav[3] = {0, 0, 0};
   if (!(m->opt.disableflags & RL_DSBL_GRAVITY)) rl_v3_copy(grav, m->opt.gravity);
   for (int s = 0; s < am->nb; s++) {
@@ -676,7 +676,7 @@ static void avbd_predict(rl_avbd *am, const rl_model *m, real h) {
 }
 
 /* Velocity recovery: v = (x − x⁰)/h (= dx/h, accumulated), ω = Log(q (q⁰)⁻¹)/h (= Log(dq)/h). */
-static void avbd_recover_velocity(rl_avbd *am, real h) {
+RL_HDFN static void avbd_recover_velocity(rl_avbd *am, real h) {
   for (int s = 0; s < am->nb; s++) {
     real *v = am->vel + 6 * s, w[3];
     rl_v3_scale(v, am->dx + 3 * s, 1 / h);
@@ -686,7 +686,7 @@ static void avbd_recover_velocity(rl_avbd *am, real h) {
 }
 
 /* Row scales follow the servo model (the BAM armature enters ρ₀): recomputed when it changes. */
-static void avbd_sync_scales(rl_avbd *am, const rl_model *m) {
+RL_HDFN static void avbd_sync_scales(rl_avbd *am, const rl_model *m) {
   if (am->servo_scaled == am->prm.servo_model) return;
   for (int j = 0; j < am->njoint; j++) avbd_row_scales(am, m, am->joint + j);
   avbd_components(am);
@@ -695,20 +695,20 @@ static void avbd_sync_scales(rl_avbd *am, const rl_model *m) {
 
 /* the body poses (x, q) and velocities of the AVBD state pass the bad-state test (rl_state_ok: finite,
    |x| ≤ RL_MAXVAL); *which says the first that does not (RL_WARN_BADQPOS or RL_WARN_BADQVEL) */
-static int avbd_state_ok(const rl_avbd *am, int *which) {
+RL_HDFN static int avbd_state_ok(const rl_avbd *am, int *which) {
   for (int s = 0; s < am->nb; s++)
-    if (!rl_state_ok(am->pose[s].x, 3) || !rl_state_ok(am->pose[s].q, 4)) {
+    if (!rl_state_ok_hd(am->pose[s].x, 3) || !rl_state_ok_hd(am->pose[s].q, 4)) {
       *which = RL_WARN_BADQPOS;
       return 0;
     }
   for (int s = 0; s < am->nb; s++)
-    if (!rl_state_ok(am->vel + 6 * s, 6)) {
+    if (!rl_state_ok_hd(am->vel + 6 * s, 6)) {
       *which = RL_WARN_BADQVEL;
       return 0;
     }
   return 1;
 }
-static int avbd_state_finite(const rl_avbd *am) {
+RL_HDFN static int avbd_state_finite(const rl_avbd *am) {
   int which;
   return avbd_state_ok(am, &which);
 }
@@ -719,7 +719,7 @@ static int avbd_state_finite(const rl_avbd *am) {
  * Above 1 ms the test holds the acceleration error at tol/h₀² instead; at or below 1 ms it is tol.
  * f32 keeps tol at every h: its tolerances sit near the rounding floor of the poses, and the chain8 f32
  * order fit (noise-dominated below 1 ms already) fell to 0.06 with the scaled ones. */
-static void avbd_step_tolerance(const rl_avbd_param *pr, real h, real *tl, real *ta) {
+RL_HDFN static void avbd_step_tolerance(const rl_avbd_param *pr, real h, real *tl, real *ta) {
 #if defined(RL_REAL_F64)
   real sc = h > AVBD_TOL_H ? (h / AVBD_TOL_H) * (h / AVBD_TOL_H) : 1;
 #else
@@ -734,7 +734,7 @@ static void avbd_step_tolerance(const rl_avbd_param *pr, real h, real *tl, real 
  * error δ in the positions of one step is a velocity error δ/h, and over T/h steps a position error of
  * about T·δ/h²·h = Tδ/h; first-order convergence (global error ∝ h) needs δ ∝ h², i.e. a fixed
  * acceleration error tol/h₀².  With tol given at h₀ the test means the same at 10 µs and at 10 ms. */
-static void avbd_distance_tolerance(const rl_avbd_param *pr, real h, real *tl, real *ta) {
+RL_HDFN static void avbd_distance_tolerance(const rl_avbd_param *pr, real h, real *tl, real *ta) {
   real sc = (h / AVBD_TOL_H) * (h / AVBD_TOL_H);
   *tl = pr->tol_lin * sc;
   *ta = pr->tol_ang * sc;
@@ -750,7 +750,7 @@ static void avbd_distance_tolerance(const rl_avbd_param *pr, real h, real *tl, r
  * the last update is 0. */
 #define AVBD_STOP_HIST   8
 #define AVBD_STOP_SAFETY ((real)4)
-static real avbd_tail_distance(const real *u, int n) {
+RL_HDFN static real avbd_tail_distance(const real *u, int n) {
   if (u[0] == 0) return 0;
   if (n < 4) return (real)1e30;
   if (n > AVBD_STOP_HIST) n = AVBD_STOP_HIST;
@@ -763,7 +763,7 @@ static real avbd_tail_distance(const real *u, int n) {
 /* The distance the test can claim is never below the rounding of the poses: 16ε·max(max_i ‖x_i‖∞, 1 m)
  * (m) and 16ε (rad).  Below it an update can round to zero while the iterate is still that far from the
  * exact step (f32 pendulum at h = 10 µs: the claim tol·(h/1 ms)² = 5e-11 m, the distance 1.9e-8 m). */
-static void avbd_rounding_floor(const rl_avbd *am, real *tl, real *ta) {
+RL_HDFN static void avbd_rounding_floor(const rl_avbd *am, real *tl, real *ta) {
   real xm = 1;
   for (int s = 0; s < am->nb; s++)
     for (int i = 0; i < 3; i++) xm = rl_avbd_max(xm, rl_fabs(am->pose[s].x[i]));
@@ -779,7 +779,7 @@ static void avbd_rounding_floor(const rl_avbd *am, real *tl, real *ta) {
  * resolve: the iterate is at the fixed point of the iteration in this precision, and the distance is
  * taken as that update (below the claim's own floor, avbd_rounding_floor).  Body sweeps keep the plain
  * tail estimate: their slow dual ascent can make tiny updates far from the solution. */
-static void avbd_tail_at_rounding(const rl_avbd *am, real ux, real uth, real *dl, real *da) {
+RL_HDFN static void avbd_tail_at_rounding(const rl_avbd *am, real ux, real uth, real *dl, real *da) {
   real xm = 1;
   for (int s = 0; s < am->nb; s++)
     for (int i = 0; i < 3; i++) xm = rl_avbd_max(xm, rl_fabs(am->pose[s].x[i]));
@@ -790,12 +790,12 @@ static void avbd_tail_at_rounding(const rl_avbd *am, real ux, real uth, real *dl
 }
 
 /* push the newest update size into a history of AVBD_STOP_HIST, newest first */
-static void avbd_push_update(real *u, real x) {
+RL_HDFN static void avbd_push_update(real *u, real x) {
   for (int i = AVBD_STOP_HIST - 1; i > 0; i--) u[i] = u[i - 1];
   u[0] = x;
 }
 
-rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *d) {
+RL_HDFN rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *d) {
   real h = m->opt.timestep;
   rl_avbd_stat *st = &am->stat;
   memset(st, 0, sizeof *st);

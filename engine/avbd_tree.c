@@ -27,7 +27,7 @@
 /* Tree structure from the joints: each body's parent slot and joint (model tree joints only, eq < 0,
  * both bodies dynamic), the articulations (connected sets of them), their bodies in slot order
  * (a parent's slot is below its child's: MuJoCo lists parents first). */
-void avbd_tree_build(rl_avbd *am) {
+RL_HDFN void avbd_tree_build(rl_avbd *am) {
   int nb = am->nb;
   for (int s = 0; s < nb; s++) am->tparent[s] = am->tjoint[s] = -1;
   for (int j = 0; j < am->njoint; j++) {
@@ -59,7 +59,7 @@ void avbd_tree_build(rl_avbd *am) {
 
 /* Guarded Cholesky D = L Lᵀ of a full symmetric 6×6 in place (lower triangle), the pivot guard of
  * rl_avbd_chol_solve6: a pivot below 64ε·max diag + tiny is replaced by it.  Returns guarded pivots. */
-static int avbd_tree_chol(real L[36]) {
+RL_HDFN static int avbd_tree_chol(real L[36]) {
   real dmax = 0;
   int guarded = 0;
   for (int i = 0; i < 6; i++) dmax = rl_avbd_max(dmax, rl_fabs(L[7 * i]));
@@ -83,7 +83,7 @@ static int avbd_tree_chol(real L[36]) {
 }
 
 /* x = (L Lᵀ)⁻¹ b for a factor of avbd_tree_chol (x may be b) */
-static void avbd_tree_solve(const real L[36], const real b[6], real x[6]) {
+RL_HDFN static void avbd_tree_solve(const real L[36], const real b[6], real x[6]) {
   real y[6];
   for (int i = 0; i < 6; i++) {
     real t = b[i];
@@ -98,7 +98,7 @@ static void avbd_tree_solve(const real L[36], const real b[6], real x[6]) {
 }
 
 /* C += w·u vᵀ (6×6, row-major: C[6i + j] += w u_i v_j) */
-static void avbd_outer_add(real C[36], const real u[6], const real v[6], real w) {
+RL_HDFN static void avbd_outer_add(real C[36], const real u[6], const real v[6], real w) {
   if (w == 0) return;
   for (int i = 0; i < 6; i++)
     for (int j = 0; j < 6; j++) C[6 * i + j] += w * u[i] * v[j];
@@ -109,7 +109,7 @@ static void avbd_outer_add(real C[36], const real u[6], const real v[6], real w)
  *        + Σ_k k_k ∂φ_k/∂z_B (∂φ_k/∂z_A)ᵀ  over its coordinates (limits, dry friction, damping,
  *          stiffness, armature, servo curvature of avbd_coord_terms),
  * the same rows and weights that avbd_assemble puts on the two diagonal blocks. */
-static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real h,
+RL_HDFN static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real h,
                                real C[36]) {
   for (int i = 0; i < 36; i++) C[i] = 0;
   const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
@@ -151,7 +151,7 @@ static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_data *d,
 /* One articulation k as one block: every body's diagonal block and gradient (avbd_assemble, made
  * full symmetric), the couplings to the parents, the leaves-first elimination and the back
  * substitution (see the file comment), then every body moved by its clamped step. */
-static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_data *d, int k, real h) {
+RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_data *d, int k, real h) {
   const int *list = am->tlist + am->tadr[k];
   int n = am->tadr[k + 1] - am->tadr[k];
   if (n == 1) { /* a lone body: the block is its own */
@@ -216,7 +216,7 @@ static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_data *d, in
 
 /* One iteration of RL_AVBD_BLOCK_ARTICULATION: every articulation as one block (avbd_tree_block), in
  * the order of their roots.  Returns max ‖δx‖, max ‖δθ‖ over the bodies and adds the guarded pivots. */
-void avbd_tree_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, real h, real *ux, real *uth) {
+RL_HDFN void avbd_tree_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, real h, real *ux, real *uth) {
   for (int k = 0; k < am->ntree; k++) avbd_tree_block(am, m, d, k, h);
   *ux = *uth = 0;
   for (int s = 0; s < am->nb; s++) {

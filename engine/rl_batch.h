@@ -42,6 +42,7 @@ typedef struct rl_batch {
   long *resets;         /* [n] resets by the divergence policy */
   long *unconverged;    /* [n] steps whose solver did not meet its stopping test */
   long steps;           /* rl_batch_step calls */
+  void *dev;            /* the CUDA backend's images (engine/cuda/rl_batch_cuda.h), NULL on the CPU */
 } rl_batch;
 
 /* N environments of model m at qpos0; engine RL_BATCH_*; prm: AVBD parameters (NULL: the model's

@@ -123,11 +123,26 @@ void rl_forward_smooth(const rl_model *m, rl_data *d);
    evaluation (d->ctrl left as set, as MuJoCo).  Each returns 1 when nothing was bad, 0 after acting. */
 #define RL_MAXVAL 1e10
 int rl_state_ok(const real *x, int n);
+/* rl_state_ok's test, header-only for engine/cuda/'s device code: every x_i finite and |x_i| ≤ RL_MAXVAL */
+RL_HD int rl_state_ok_hd(const real *x, int n) {
+  for (int i = 0; i < n; i++)
+    if (!rl_isfinite(x[i]) || rl_fabs(x[i]) > (real)RL_MAXVAL) return 0;
+  return 1;
+}
 void rl_reset_bad(const rl_model *m, rl_data *d, int which);
 int rl_check_state(const rl_model *m, rl_data *d);
 int rl_check_acc(const rl_model *m, rl_data *d);
 int rl_check_ctrl(const rl_model *m, rl_data *d);
 real rl_ctrl_clamped(const rl_model *m, const rl_data *d, int u);
+/* control u clamped to its ctrlrange when ctrllimited (and clamping is not disabled): c = clip(ctrl_u, lo, hi);
+   the formula of rl_ctrl_clamped, header-only so that engine/cuda/'s device code shares it */
+RL_HD real rl_ctrl_clamp(const rl_model *m, const rl_data *d, int u) {
+  real c = d->ctrl[u];
+  const real *cr = m->actuator_ctrlrange + 2 * u;
+  if (m->actuator_ctrllimited[u] && !(m->opt.disableflags & RL_DSBL_CLAMPCTRL))
+    c = c < cr[0] ? cr[0] : (c > cr[1] ? cr[1] : c);
+  return c;
+}
 /* 1 if every qpos and qvel entry is finite with |x| ≤ 1e10 (the bounds of rl_check_state), else 0 */
 int rl_state_finite(const rl_model *m, const rl_data *d);
 

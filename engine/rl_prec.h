@@ -56,6 +56,13 @@ typedef float real;
 #endif
 
 /* Host/device qualifier: the scalar math headers are shared with engine/cuda/. */
+/* RL_HDFN: a function of the AVBD step compiled for the host and, under nvcc (engine/cuda/), also for the
+   device (an ordinary C function in the C engine) */
+#if defined(__CUDACC__)
+#define RL_HDFN __host__ __device__
+#else
+#define RL_HDFN
+#endif
 #if defined(__CUDACC__)
 #define RL_HD __host__ __device__ static inline
 #else

@@ -466,11 +466,7 @@ void rl_forward_smooth(const rl_model *m, rl_data *d) {
 }
 
 /* 1 if every x_i is finite and |x_i| ≤ RL_MAXVAL (MuJoCo's mju_isBad, negated) */
-int rl_state_ok(const real *x, int n) {
-  for (int i = 0; i < n; i++)
-    if (!rl_isfinite(x[i]) || rl_fabs(x[i]) > (real)RL_MAXVAL) return 0;
-  return 1;
-}
+int rl_state_ok(const real *x, int n) { return rl_state_ok_hd(x, n); }
 
 int rl_state_finite(const rl_model *m, const rl_data *d) {
   return rl_state_ok(d->qpos, m->nq) && rl_state_ok(d->qvel, m->nv);
@@ -504,13 +500,7 @@ int rl_check_acc(const rl_model *m, rl_data *d) {
 }
 
 /* control u clamped to its ctrlrange (when ctrllimited and clamping is not disabled) */
-real rl_ctrl_clamped(const rl_model *m, const rl_data *d, int u) {
-  real c = d->ctrl[u];
-  const real *cr = m->actuator_ctrlrange + 2 * u;
-  if (m->actuator_ctrllimited[u] && !(m->opt.disableflags & RL_DSBL_CLAMPCTRL))
-    c = c < cr[0] ? cr[0] : (c > cr[1] ? cr[1] : c);
-  return c;
-}
+real rl_ctrl_clamped(const rl_model *m, const rl_data *d, int u) { return rl_ctrl_clamp(m, d, u); }
 
 /* MuJoCo's ctrl test: a clamped control that is bad → one warning, and the caller acts on zero controls
    (d->ctrl itself is left as the user set it) */

@@ -5,7 +5,11 @@
  * (so the environments differ), `warm` untimed steps, then `steps` timed batch steps on `threads` OpenMP
  * threads.  Printed and written per N: env-steps/s = N·steps / wall time, the largest joint anchor error
  * of any environment after any timed step (AVBD; the soft engine's joints are exact by construction and
- * report 0), the env-steps whose solver stopped on its budget, and the resets by the divergence policy. */
+ * report 0), the env-steps whose solver stopped on its budget, and the resets by the divergence policy.
+ * --device cuda (a build with engine/cuda/ and a GPU): the same environments on the device
+ * (rl_batch_cuda.h); the time of a step includes the kernel and the one-integer read of its failure count;
+ * the anchor error is the largest over the environments after the last timed step (reading every step's
+ * would time the copies, not the step). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +19,9 @@
 #include "harness.h"
 #include "pair.h"
 #include "rl_batch.h"
+#ifdef RL_HAVE_CUDA
+#include "rl_batch_cuda.h"
+#endif
 
 #define rl_bench_batch RL_NAME(bench_batch)
 int rl_bench_batch(const rl_bench_args *a);
@@ -43,15 +50,24 @@ static int batch_engine(const char *e) {
   return -1;
 }
 
+#ifdef RL_HAVE_CUDA
+/* the device's batch step (threads unused) */
+static void cuda_step(rl_batch *b, int threads) {
+  (void)threads;
+  rl_batch_cuda_step(b);
+}
+#endif
+
 /* one row: N environments timed */
 static int bench_one(const rl_pair *p, int engine, int n, int threads, long steps, rl_csv *w, const char *label,
-                     int quiet) {
+                     int quiet, int cuda) {
   char err[512];
   rl_batch *b = rl_batch_create(p->m, n, engine, NULL, err, sizeof err);
   if (!b) {
     rl_errorf("bench: %s: %s", label, err);
     return RL_EXIT_BADINPUT;
   }
+  void (*step)(rl_batch *, int) = rl_batch_step;
   real *q = malloc(sizeof(real) * (size_t)p->m->nq + 8);
   for (int e = 0; e < n; e++) {
     perturbed_start(p->m, e, q);
@@ -59,30 +75,49 @@ static int bench_one(const rl_pair *p, int engine, int n, int threads, long step
   }
   free(q);
   rl_batch_reset(b, NULL);
-  for (int k = 0; k < 10; k++) rl_batch_step(b, threads);
+#ifdef RL_HAVE_CUDA
+  if (cuda) {
+    if (rl_batch_cuda_attach(b, RL_CUDA_GPU, err, sizeof err)) {
+      rl_errorf("bench: %s: %s", label, err);
+      rl_batch_free(b);
+      return RL_EXIT_BADINPUT;
+    }
+    step = cuda_step;
+    threads = 0;
+  }
+#endif
+  for (int k = 0; k < 10; k++) step(b, threads);
   long unconv0 = 0, resets0 = 0;
   for (int e = 0; e < n; e++) unconv0 += b->unconverged[e], resets0 += b->resets[e];
   double anchor = 0, t = 0;
   for (long k = 0; k < steps; k++) {
     double t0 = wall_s();
-    rl_batch_step(b, threads);
+    step(b, threads);
     t += wall_s() - t0;
-    if (engine == RL_BATCH_AVBD)
+    if (engine == RL_BATCH_AVBD && !cuda)
       for (int e = 0; e < n; e++)
         if (!((double)b->am[e]->stat.anchor_err <= anchor)) anchor = (double)b->am[e]->stat.anchor_err;
   }
+#ifdef RL_HAVE_CUDA
+  if (cuda) {
+    rl_batch_cuda_sync(b);
+    for (int e = 0; e < n; e++)
+      if (!((double)b->am[e]->stat.anchor_err <= anchor)) anchor = (double)b->am[e]->stat.anchor_err;
+    rl_batch_cuda_detach(b);
+  }
+#endif
   long unconv = -unconv0, resets = -resets0;
   for (int e = 0; e < n; e++) unconv += b->unconverged[e], resets += b->resets[e];
   double rate = (double)n * (double)steps / t;
   const char *en = engine == RL_BATCH_AVBD ? "avbd" : engine == RL_BATCH_CG ? "cg" : "newton";
   if (!quiet)
-    printf("%-7s %-4s %-4s %7d %7d %14.0f %12.3e %12ld %7ld\n", en, RL_PREC_NAME, "cpu", n, threads, rate, anchor,
+    printf("%-7s %-4s %-4s %7d %7d %14.0f %12.3e %12ld %7ld\n", en, RL_PREC_NAME, cuda ? "cuda" : "cpu", n, threads, rate, anchor,
            unconv, resets);
   if (w) {
     rl_csv_str(w, label);
     rl_csv_str(w, en);
     rl_csv_str(w, RL_PREC_NAME);
-    rl_csv_str(w, "cpu");
+    rl_csv_str(w, cuda ? "cuda" : "cpu");
     rl_csv_int(w, n);
     rl_csv_int(w, threads);
     rl_csv_int(w, steps);
@@ -97,9 +132,22 @@ static int bench_one(const rl_pair *p, int engine, int n, int threads, long step
 }
 
 int rl_bench_batch(const rl_bench_args *a) {
-  if (a->device && strcmp(a->device, "cpu")) {
-    rl_errorf("bench: --device '%s': this build has the CPU batch backend only (allowed: cpu)", a->device);
+  int cuda = a->device && !strcmp(a->device, "cuda");
+  if (a->device && strcmp(a->device, "cpu") && !cuda) {
+    rl_errorf("bench: --device '%s' (allowed: cpu, cuda)", a->device);
     return RL_EXIT_BADINPUT;
+  }
+  if (cuda) {
+#ifdef RL_HAVE_CUDA
+    char why[256];
+    if (!rl_cuda_devices(why, sizeof why)) {
+      rl_errorf("bench: %s", why);
+      return RL_EXIT_BADINPUT;
+    }
+#else
+    rl_errorf("bench: no CUDA device (this build has no CUDA backend: nvcc not found or -Dcuda=disabled)");
+    return RL_EXIT_BADINPUT;
+#endif
   }
   int engine = batch_engine(a->engines);
   if (engine < 0) {
@@ -127,7 +175,7 @@ int rl_bench_batch(const rl_bench_args *a) {
            "anchor (m)", "unconverged", "resets");
   long steps = a->steps > 0 ? a->steps : 50;
   for (int k = 0; k < a->nenvs && !st; k++)
-    st = bench_one(&p, engine, a->envs[k], threads, steps, w, label, a->c.quiet);
+    st = bench_one(&p, engine, a->envs[k], threads, steps, w, label, a->c.quiet, cuda);
   rl_pair_free(&p);
   return st;
 }

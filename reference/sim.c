@@ -19,6 +19,10 @@
 #include "states.h"
 #include "rl_so3.h"
 #include "rl_avbd.h"
+#include "rl_batch.h"
+#ifdef RL_HAVE_CUDA
+#include "rl_batch_cuda.h"
+#endif
 #include "tolerances.h"
 
 #define rl_cmd_sim RL_NAME(cmd_sim)
@@ -199,6 +203,77 @@ static void row_mj(rl_csv *w, long step, const mjModel *m, mjData *d) {
   rl_csv_end_row(w);
 }
 
+/* Batch mode (--device cpu|cuda --envs N): N environments of the batch API from the start state of d (the
+   same for all), stepped together; every row of environment e of the subset is its step with the columns of
+   the single run after a first column env.  cpu: rl_batch_step (each environment bit-identical to the
+   single run); cuda: the device, states read back after every step (rl_batch_cuda_sync). */
+static int sim_batch(const rl_sim_args *a, const rl_pair *p, const rl_data *d0, long steps) {
+  int engine = !strcmp(a->engine, "avbd") ? RL_BATCH_AVBD : !strcmp(a->engine, "cg") ? RL_BATCH_CG : RL_BATCH_NEWTON;
+  int cuda = !strcmp(a->device, "cuda");
+  char err[512];
+  if (!strcmp(a->engine, "mujoco")) {
+    rl_errorf("sim: --envs runs rigidlab's engines (newton, cg, avbd), not mujoco");
+    return RL_EXIT_BADINPUT;
+  }
+  if (cuda) {
+#ifdef RL_HAVE_CUDA
+    if (!rl_cuda_devices(err, sizeof err)) {
+      rl_errorf("sim: %s", err);
+      return RL_EXIT_BADINPUT;
+    }
+#else
+    rl_errorf("sim: no CUDA device (this build has no CUDA backend: nvcc not found or -Dcuda=disabled)");
+    return RL_EXIT_BADINPUT;
+#endif
+  }
+  rl_batch *b = rl_batch_create(p->m, a->nenvs, engine, NULL, err, sizeof err);
+  if (!b) {
+    rl_errorf("%s: %s", a->c.model, err);
+    return RL_EXIT_BADINPUT;
+  }
+  for (int e = 0; e < b->n; e++) {
+    rl_batch_set_reset_state(b, e, d0->qpos, d0->qvel);
+    memcpy(b->d[e]->ctrl, d0->ctrl, sizeof(real) * (size_t)p->m->nu);
+  }
+  rl_batch_reset(b, NULL);
+  for (int e = 0; e < b->n; e++) memcpy(b->d[e]->ctrl, d0->ctrl, sizeof(real) * (size_t)p->m->nu);
+#ifdef RL_HAVE_CUDA
+  if (cuda && rl_batch_cuda_attach(b, RL_CUDA_GPU, err, sizeof err)) {
+    rl_errorf("%s: %s", a->c.model, err);
+    rl_batch_free(b);
+    return RL_EXIT_BADINPUT;
+  }
+#endif
+  rl_csv *w = a->c.out;
+  w->f32 = RL_IS_F32;
+  rl_csv_str(w, "env");
+  header(w, p->m->nq, p->m->nv);
+  for (long s = 0; s <= steps; s++) {
+    if (s > 0) {
+#ifdef RL_HAVE_CUDA
+      if (cuda) {
+        rl_batch_cuda_step(b);
+        rl_batch_cuda_sync(b);
+      } else
+#endif
+        rl_batch_step(b, rl_batch_max_threads());
+    }
+    for (int k = 0; k < a->nsubset; k++) {
+      int e = a->subset[k];
+      rl_csv_int(w, e);
+      row_rl(w, s, b->m[e], b->d[e], b->am[e]);
+    }
+  }
+  long resets = 0;
+  for (int e = 0; e < b->n; e++) resets += b->resets[e];
+  if (resets) fprintf(stderr, "sim: %s: warning: %ld environment reset(s) by the divergence policy\n", a->c.model, resets);
+#ifdef RL_HAVE_CUDA
+  if (cuda) rl_batch_cuda_detach(b);
+#endif
+  rl_batch_free(b);
+  return RL_EXIT_OK;
+}
+
 int rl_cmd_sim(const rl_sim_args *a) {
   char err[1024], why[512];
   rl_pair p;
@@ -272,6 +347,10 @@ int rl_cmd_sim(const rl_sim_args *a) {
   p.mocap_quat = mjd->mocap_quat;
   rl_set_state(&p, d, mjd, mjd->qpos, mjd->qvel, mjd->ctrl);
   p.act = p.mocap_pos = p.mocap_quat = NULL;
+  if (a->nenvs > 0) {
+    st = sim_batch(a, &p, d, steps);
+    goto done;
+  }
   rl_csv *w = a->c.out;
   w->f32 = RL_IS_F32 && !mujoco;
   header(w, p.m->nq, p.m->nv);

@@ -323,12 +323,12 @@ Test(harness, kind_lockstep_matches_mujoco_on_the_pendulum_and_gates) {
 Test(harness, kind_device_without_cuda_writes_no_cuda_rows_and_says_why) {
   char a[1024], p[512];
   run_and_check("device", "dv", "", 0, NULL, 0);
-  cr_expect_not_null(strstr(out, "device: cuda rows absent: rigidlab was built without a CUDA engine"), "%s", out);
+  cr_expect_not_null(strstr(out, "device: cuda rows absent: rigidlab's device study has no CUDA worker yet"), "%s", out);
   snprintf(p, sizeof p, "%s/dv/device/meta.csv", tmpdir);
   char *meta = slurp(p);
   cr_assert_not_null(meta, "%s missing", p);
   cr_expect_not_null(strstr(meta, "\ncuda_rows,absent\n"), "%s", meta);
-  cr_expect_not_null(strstr(meta, "\ncuda_reason,rigidlab was built without a CUDA engine"), "%s", meta);
+  cr_expect_not_null(strstr(meta, "\ncuda_reason,rigidlab's device study has no CUDA worker yet"), "%s", meta);
   free(meta);
   snprintf(p, sizeof p, "%s/dv/device/metrics.csv", tmpdir);
   char *m = slurp(p);

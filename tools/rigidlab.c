@@ -65,7 +65,11 @@ static const char *usage_sim =
     "  --steps N | --duration T   length (default 1000 steps)\n"
     "  --key NAME|INDEX           start from a keyframe\n"
     "  --csv FILE                 output file\n"
-    "  --opt KEY=VALUE            override a model/solver option (repeatable; see rigidlab --help-options)\n";
+    "  --opt KEY=VALUE            override a model/solver option (repeatable; see rigidlab --help-options)\n"
+    "  --device cpu|cuda --envs N the batch API instead: N environments from the same start stepped together\n"
+    "                             (cpu: rl_batch_step; cuda: engine/cuda/, AVBD only); the CSV gets a first\n"
+    "                             column env, then the same columns, one row per chosen environment and step\n"
+    "  --env-subset E1,E2,...     the environments written (default: 0)\n";
 
 static const char *usage_bench =
     "usage: rigidlab bench MODEL.xml [options]\n"
@@ -127,7 +131,7 @@ typedef struct parsed {
   int precision;
   long states, steps, reps, seed;
   double dt, duration;
-  const char *engine, *key, *stages, *engines, *device, *envs;
+  const char *engine, *key, *stages, *engines, *device, *envs, *subset;
   long threads;
 } parsed;
 
@@ -135,7 +139,8 @@ static int parse_args(const char *cmd, int argc, char **argv, parsed *p, const c
   int st;
   /* the options of CMD that take a value */
   const char *valued = !strcmp(cmd, "verify") ? "--opt,--csv,--precision,--states,--seed,--stages"
-                       : !strcmp(cmd, "sim")  ? "--opt,--csv,--precision,--engine,--key,--dt,--duration,--steps"
+                       : !strcmp(cmd, "sim")  ? "--opt,--csv,--precision,--engine,--key,--dt,--duration,--steps,"
+                                                "--device,--envs,--env-subset"
                                               : "--opt,--csv,--precision,--stages,--engines,--steps,--reps,--device,"
                                                 "--envs,--threads";
   for (int i = 0; i < argc; i++) {
@@ -178,8 +183,9 @@ static int parse_args(const char *cmd, int argc, char **argv, parsed *p, const c
       if ((st = num_flag(cmd, RL_NUM_duration, a, v, &p->duration))) return st;
     } else if (!strcmp(a, "--steps") && (!strcmp(cmd, "sim") || !strcmp(cmd, "bench"))) {
       if ((st = long_flag(cmd, RL_NUM_steps, a, v, &p->steps))) return st;
-    } else if (!strcmp(a, "--device") && !strcmp(cmd, "bench")) p->device = v;
-    else if (!strcmp(a, "--envs") && !strcmp(cmd, "bench")) p->envs = v;
+    } else if (!strcmp(a, "--device")) p->device = v;
+    else if (!strcmp(a, "--envs")) p->envs = v;
+    else if (!strcmp(a, "--env-subset") && !strcmp(cmd, "sim")) p->subset = v;
     else if (!strcmp(a, "--threads") && !strcmp(cmd, "bench")) {
       if ((st = long_flag(cmd, RL_NUM_threads, a, v, &p->threads))) return st;
     } else if (!strcmp(a, "--reps") && !strcmp(cmd, "bench")) {
@@ -293,7 +299,27 @@ static int cmd_sim(int argc, char **argv) {
   if (st) return st;
   if (!p.engine) return bad("sim", "missing --engine (allowed: newton, cg, avbd, mujoco)%s", "");
   if (p.steps > 0 && p.duration > 0) return bad("sim", "give --steps or --duration, not both%s", "");
-  rl_sim_args a = {.c = p.c, .engine = p.engine, .dt = p.dt, .steps = p.steps, .duration = p.duration, .key = p.key};
+  rl_sim_args a = {.c = p.c, .engine = p.engine, .dt = p.dt, .steps = p.steps, .duration = p.duration, .key = p.key,
+                   .device = p.device};
+  if ((p.device || p.subset) && !p.envs) return bad("sim", "--device and --env-subset need --envs N%s", "");
+  if (p.envs) {
+    char *end;
+    long n = strtol(p.envs, &end, 10);
+    if (*end || n < 1 || n > 1000000) return bad("sim", "--envs '%s': one integer from 1 to 1000000", p.envs);
+    if (!p.device) return bad("sim", "--envs needs --device cpu|cuda%s", "");
+    if (strcmp(p.device, "cpu") && strcmp(p.device, "cuda"))
+      return bad("sim", "--device '%s' (allowed: cpu, cuda)", p.device);
+    a.nenvs = (int)n;
+    const char *q = p.subset ? p.subset : "0";
+    do {
+      long e = strtol(q, &end, 10);
+      if (end == q || (*end && *end != ',') || e < 0 || e >= n)
+        return bad("sim", "--env-subset '%s': environment indices from 0 to N-1, comma-separated", q);
+      if (a.nsubset >= 64) return bad("sim", "--env-subset: at most 64 environments%s", "");
+      a.subset[a.nsubset++] = (int)e;
+      q = *end ? end + 1 : end;
+    } while (*q);
+  }
   if (a.steps < 0 && !(a.duration > 0)) a.steps = 1000;
   rl_csv w;
   if ((st = open_out(&p, &w, 1))) return st;

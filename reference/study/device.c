@@ -1,11 +1,12 @@
 /* device.c — kind = device (spec.h): CPU vs CUDA at equal precision.
  *   device    CPU vs CUDA at equal precision, per scene × engine × precision × device = cpu | cuda: cpu points
  *             write traj_ID.csv (the reference of the cuda twin); no metrics, a cpu point has nothing to be
- *             compared with.  rigidlab has no CUDA engine yet (engine/cuda/ is empty), so
- *             cuda points are not run, no rows are written for them, and meta.csv says
- *             cuda_rows,absent and cuda_reason,… .  A CUDA build must replace device_absent's
- *             reason by a device check (cudaGetDeviceCount), write the cuda point's trajectory with its
- *             engine and compare it with the cpu twin as kind = fp32 compares f32 with f64. */
+ *             compared with.  The study has no CUDA worker yet (the CUDA backend, engine/cuda/, is compared
+ *             with the CPU by tests/cuda_compare.c and tools/device-check on a GPU), so cuda points are not
+ *             run, no rows are written for them, and meta.csv says cuda_rows,absent and cuda_reason,… .
+ *             A CUDA worker must replace device_absent's reason by a device check (rl_cuda_devices), write
+ *             the cuda point's trajectory with its engine and compare it with the cpu twin as kind = fp32
+ *             compares f32 with f64. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,11 +16,12 @@
 #include "study_lockstep.h"
 
 #ifdef RL_HAVE_CUDA
-#error "a CUDA engine needs its device check in device_absent and its worker in device_run"
+#error "a CUDA worker needs its device check in device_absent and its run in device_run"
 #endif
 
 static const char *const no_cuda_reason =
-    "rigidlab was built without a CUDA engine (engine/cuda/ has no sources; AVBD on CUDA is not built yet)";
+    "rigidlab's device study has no CUDA worker yet (engine/cuda/ is compared with the CPU by tests/cuda_compare "
+    "and tools/device-check on a GPU)";
 
 /* the device axis is exactly cpu, cuda; no mujoco points (MuJoCo has no CUDA build) */
 static int device_check(rl_spec *s, char *err, int errlen) {
