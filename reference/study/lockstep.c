@@ -3,11 +3,14 @@
  *   lockstep  engines vs MuJoCo, per point (scene × engine newton|cg|avbd × precision × options):
  *             traj_ID.csv      the engine's own free-running trajectory from the model's reset state (`sim`);
  *             traj_ID.mj.csv   MuJoCo's free-running trajectory from the same state (f64);
- *             traj_ID.lock.csv lock-step: step,time,err_qpos,err_qvel,ncon,mj_ncon (study_lockstep.h), one
+ *             traj_ID.lock.csv lock-step: step,time,err_qpos,err_qvel,ncon,mj_ncon,iter,converged,mj_iter,
+ *                              mj_converged (study_lockstep.h; avbd: the last four NaN), one
  *                              engine step from each of MuJoCo's states against MuJoCo's next state.
  *             Metrics: lockstep_qpos_max, lockstep_qvel_max (maxima over steps, step = argmax),
  *             lockstep_qvel_median (gsl_stats_median_from_sorted_data over steps, step = the last),
  *             free_qpos_err_max (runner.h: the qpos_err_max series of traj_ID.csv against traj_ID.mj.csv),
+ *             iterations_excess_max, unconverged_where_mujoco_converged (newton, cg: the lock-step's
+ *             iterations against MuJoCo's from the same state and warm start, lockstep_iterations below),
  *             free_diverge_time_1e-06 (the first time that max |Δqpos| vs MuJoCo exceeds 1e-6, from the
  *             final_qpos_err series; the final time if never).  AVBD is a hard maximal-coordinate model and
  *             MuJoCo a soft one: AVBD's figures are a model difference, not an error of either engine.
@@ -54,6 +57,26 @@ static double column_max(const double *v, int nrow, int ncol, int c, int *at) {
     }
   }
   return mx;
+}
+
+/* From the same state and warm start each step (columns iter, converged, mj_iter, mj_converged):
+   iterations_excess_max = max over steps of (rigidlab's iterations − MuJoCo's), step = the argmax;
+   unconverged_where_mujoco_converged = the steps rigidlab ended unconverged where MuJoCo converged,
+   step = the first (0 when none) */
+static void lockstep_iterations(rl_csv *w, const rl_spec *s, const rl_point *q, double dt, const double *v, int nrow,
+                                int ncol) {
+  double excess = -INFINITY;
+  long at = 0, first = 0;
+  int bad = 0;
+  for (int r = 0; r < nrow; r++) {
+    const double *row = v + (size_t)r * (size_t)ncol;
+    if (row[6] - row[8] > excess) excess = row[6] - row[8], at = (long)row[0];
+    if (row[7] == 0 && row[9] == 1 && !bad++) first = (long)row[0];
+  }
+  if (s->metrics >> RL_MET_ITERATIONS_EXCESS_MAX & 1)
+    rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_ITERATIONS_EXCESS_MAX], excess, at);
+  if (s->metrics >> RL_MET_UNCONVERGED_WHERE_MJ_CONVERGED & 1)
+    rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_UNCONVERGED_WHERE_MJ_CONVERGED], bad, first);
 }
 
 static int lockstep_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *pts, const rl_point *q,
@@ -108,6 +131,7 @@ static int lockstep_metrics(rl_csv *w, const char *dir, const rl_spec *s, const 
     rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_FREE_DIVERGE_1EM6], ref.v[(size_t)k * (size_t)ref.ncol + 1],
                  (long)t.v[(size_t)k * (size_t)t.ncol + (size_t)t.c_step]);
   }
+  if (nrow && lock && ncol >= 10 && !isnan(v[6])) lockstep_iterations(w, s, q, dt, v, nrow, ncol);
   free(r);
   free(v);
   rl_traj_free(&t);

@@ -11,7 +11,8 @@
    as `sim`), for a->steps (or a->duration) steps at a->dt (0: the model's).  Before MuJoCo's step k → k+1 its
    state (qpos, qvel, time, ctrl; for newton/cg also qacc_warmstart) is loaded into rigidlab, which takes ONE
    step with a->engine (newton | cg | avbd); the result is compared with MuJoCo's state k+1.  Per step to
-   a->c.out: step,time,err_qpos,err_qvel,ncon,mj_ncon with err_qpos = ‖Δqpos‖∞/max(‖qpos‖∞, 1), err_qvel
+   a->c.out: step,time,err_qpos,err_qvel,ncon,mj_ncon,iter,converged,mj_iter,mj_converged (iterations and
+   converged flags of the step; avbd: NaN) with err_qpos = ‖Δqpos‖∞/max(‖qpos‖∞, 1), err_qvel
    likewise (qpos, qvel: MuJoCo's at k+1), ncon the engine's contacts of the step (avbd: its own contact
    points), mj_ncon MuJoCo's.  AVBD enters each step through rl_avbd_from_generalized, with its own
    multipliers of the previous step carried over (row λ, ρ of joints/equalities and the contact cache

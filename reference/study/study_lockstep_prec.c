@@ -77,8 +77,9 @@ int study_lockstep(const rl_sim_args *a) {
     rl_avbd_from_generalized(am, p.m, d);
   }
   rl_csv *w = a->c.out;
-  const char *cols[] = {"step", "time", "err_qpos", "err_qvel", "ncon", "mj_ncon"};
-  for (int k = 0; k < 6; k++) rl_csv_str(w, cols[k]);
+  const char *cols[] = {"step", "time", "err_qpos", "err_qvel", "ncon", "mj_ncon", "iter", "converged", "mj_iter",
+                        "mj_converged"};
+  for (int k = 0; k < 10; k++) rl_csv_str(w, cols[k]);
   rl_csv_end_row(w);
   for (long s = 1; s <= steps; s++) {
     load_mujoco_state(&p, d, mjd, !am);
@@ -98,6 +99,16 @@ int study_lockstep(const rl_sim_args *a) {
     rl_csv_num(w, rel_inf_error(p.m->nv, d->qvel, mjd->qvel));
     rl_csv_int(w, ncon);
     rl_csv_int(w, mjd->ncon);
+    if (am) {
+      /* AVBD has no solver iterations of MuJoCo's kind */
+      for (int k = 0; k < 4; k++) rl_csv_num(w, NAN);
+    } else {
+      /* MuJoCo 2.2.2 has no converged flag: it converged when it stopped before its iteration limit */
+      rl_csv_int(w, d->solver_iter);
+      rl_csv_int(w, d->solver_converged);
+      rl_csv_int(w, mjd->solver_iter);
+      rl_csv_int(w, mjd->nefc == 0 || mjd->solver_iter < p.mjm->opt.iterations);
+    }
     rl_csv_end_row(w);
   }
   free(save);
