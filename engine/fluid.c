@@ -15,19 +15,20 @@
 #define MINVAL ((real)1e-15)
 #define RL_PI  ((real)3.14159265358979323846)
 
-/* the sides of body b's equivalent inertia box */
-static void inertia_box(const rl_model *m, int b, real box[3]) {
+/* the sides of body b's equivalent inertia box: box_i = sqrt(6 (I_j + I_k − I_i) / m) */
+void rl_fluid_box(const rl_model *m, int b, real box[3]) {
   const real *I = m->body_inertia + 3 * b;
   real mass = m->body_mass[b], s[3] = {I[1] + I[2] - I[0], I[0] + I[2] - I[1], I[0] + I[1] - I[2]};
   for (int i = 0; i < 3; i++) box[i] = rl_sqrt((s[i] > MINVAL ? s[i] : MINVAL) / mass * 6);
 }
 
-/* body b's velocity at its COM in its inertia frame, minus the wind: (ω, v − w) with
-   v = v_c − (x_i − c) × ω from cvel at the root's subtree COM c */
-static void local_velocity(const rl_model *m, const rl_data *d, int b, real w[3], real v[3]) {
-  const real *cv = d->cvel + 6 * b, *R = d->ximat + 9 * b;
+/* body b's velocity at point x in frame R, minus the wind, in that frame: (Rᵀω, Rᵀ(v_c − (x − c) × ω − wind))
+   from cvel = (ω, v_c) at the root's subtree COM c */
+void rl_fluid_velocity(const rl_model *m, const rl_data *d, int b, const real x[3], const real R[9], real w[3],
+                       real v[3]) {
+  const real *cv = d->cvel + 6 * b;
   real dif[3], t[3], lin[3], wind[3];
-  rl_v3_sub(dif, d->xipos + 3 * b, d->subtree_com + 3 * m->body_rootid[b]);
+  rl_v3_sub(dif, x, d->subtree_com + 3 * m->body_rootid[b]);
   rl_v3_cross(t, dif, cv);
   rl_v3_sub(lin, cv + 3, t);
   rl_m3_tmulv(w, R, cv);
@@ -158,20 +159,13 @@ static void viscous_forces(const real w[3], const real v[3], real rho, real beta
 
 /* the ellipsoid model on every geom of body b with a non-zero interaction coefficient */
 static void ellipsoid_body(const rl_model *m, rl_data *d, int b, real *jp, real *jr) {
-  const real *cv = d->cvel + 6 * b;
   for (int j = 0; j < m->body_geomnum[b]; j++) {
     int g = m->body_geomadr[b] + j;
     const real *fl = m->geom_fluid + RL_NFLUID * g, *R = d->geom_xmat + 9 * g;
     if (fl[0] == 0) continue;
-    real s[3], dif[3], t[3], lin[3], w[3], v[3], wind[3], lf[6] = {0, 0, 0, 0, 0, 0};
+    real s[3], w[3], v[3], lf[6] = {0, 0, 0, 0, 0, 0};
     rl_geom_semiaxes(m, g, s);
-    rl_v3_sub(dif, d->geom_xpos + 3 * g, d->subtree_com + 3 * m->body_rootid[b]);
-    rl_v3_cross(t, dif, cv);
-    rl_v3_sub(lin, cv + 3, t);
-    rl_m3_tmulv(w, R, cv);
-    rl_m3_tmulv(v, R, lin);
-    rl_m3_tmulv(wind, R, m->opt.wind);
-    rl_v3_sub(v, v, wind);
+    rl_fluid_velocity(m, d, b, d->geom_xpos + 3 * g, R, w, v);
     added_mass(w, v, m->opt.density, fl + 6, fl + 9, lf);
     viscous_forces(w, v, m->opt.density, m->opt.viscosity, s, fl, lf);
     for (int i = 0; i < 6; i++) lf[i] *= fl[0];
@@ -192,8 +186,8 @@ void rl_fluid(const rl_model *m, rl_data *d) {
       continue;
     }
     real box[3], w[3], v[3], tau[3], f[3], wf[3], wt[3];
-    inertia_box(m, b, box);
-    local_velocity(m, d, b, w, v);
+    rl_fluid_box(m, b, box);
+    rl_fluid_velocity(m, d, b, d->xipos + 3 * b, d->ximat + 9 * b, w, v);
     box_forces(&m->opt, box, w, v, tau, f);
     rl_m3_mulv(wt, d->ximat + 9 * b, tau);
     rl_m3_mulv(wf, d->ximat + 9 * b, f);

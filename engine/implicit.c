@@ -167,20 +167,13 @@ static void torque_deriv(real M[9], const real w[3], real rho, real beta, const 
 /* D += Σ_geoms Jᵀ B J for body b under the ellipsoid model */
 static void ellipsoid_deriv(const rl_model *m, rl_data *d, real *Dq, int b, real *jp, real *jr) {
   int nv = m->nv;
-  const real *cv = d->cvel + 6 * b;
   for (int k = 0; k < m->body_geomnum[b]; k++) {
     int g = m->body_geomadr[b] + k;
     const real *fl = m->geom_fluid + RL_NFLUID * g, *R = d->geom_xmat + 9 * g;
     if (fl[0] == 0) continue;
-    real s[3], dif[3], t[3], lin[3], w[3], v[3], wind[3], B[36] = {0}, M[9];
+    real s[3], w[3], v[3], B[36] = {0}, M[9];
     rl_geom_semiaxes(m, g, s);
-    rl_v3_sub(dif, d->geom_xpos + 3 * g, d->subtree_com + 3 * m->body_rootid[b]);
-    rl_v3_cross(t, dif, cv);
-    rl_v3_sub(lin, cv + 3, t);
-    rl_m3_tmulv(w, R, cv);
-    rl_m3_tmulv(v, R, lin);
-    rl_m3_tmulv(wind, R, m->opt.wind);
-    rl_v3_sub(v, v, wind);
+    rl_fluid_velocity(m, d, b, d->geom_xpos + 3 * g, R, w, v);
     real rho = m->opt.density, beta = m->opt.viscosity;
     magnus_deriv(B, w, v, rho, s, fl[5]);
     kutta_deriv(M, v, rho, s, fl[4]);
@@ -227,18 +220,10 @@ static void fluid_deriv(const rl_model *m, rl_data *d, real *D, real *jp, real *
       ellipsoid_deriv(m, d, D, b, jp, jr);
       continue;
     }
-    const real *I = m->body_inertia + 3 * b, *R = d->ximat + 9 * b, *cv = d->cvel + 6 * b;
-    real mass = m->body_mass[b], s[3] = {I[1] + I[2] - I[0], I[0] + I[2] - I[1], I[0] + I[1] - I[2]}, box[3];
-    for (int i = 0; i < 3; i++) box[i] = rl_sqrt((s[i] > MINVAL ? s[i] : MINVAL) / mass * 6);
-    /* local velocity at the COM, as fluid.c */
-    real dif[3], t[3], lin[3], w[3], v[3], wind[3];
-    rl_v3_sub(dif, d->xipos + 3 * b, d->subtree_com + 3 * m->body_rootid[b]);
-    rl_v3_cross(t, dif, cv);
-    rl_v3_sub(lin, cv + 3, t);
-    rl_m3_tmulv(w, R, cv);
-    rl_m3_tmulv(v, R, lin);
-    rl_m3_tmulv(wind, R, m->opt.wind);
-    rl_v3_sub(v, v, wind);
+    const real *R = d->ximat + 9 * b;
+    real box[3], w[3], v[3];
+    rl_fluid_box(m, b, box);
+    rl_fluid_velocity(m, d, b, d->xipos + 3 * b, R, w, v);
     real dtau[3] = {0, 0, 0}, df[3] = {0, 0, 0};
     if (beta > 0) {
       real diam = (box[0] + box[1] + box[2]) / 3;

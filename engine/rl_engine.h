@@ -80,6 +80,11 @@ void rl_fluid(const rl_model *m, rl_data *d);
 int rl_fluid_ellipsoid_body(const rl_model *m, int b);
 /* semi-axes of geom g's fluid ellipsoid (MuJoCo's mju_geomSemiAxes) */
 void rl_geom_semiaxes(const rl_model *m, int g, real s[3]);
+/* the sides of body b's equivalent inertia box (the inertia-box fluid model) */
+void rl_fluid_box(const rl_model *m, int b, real box[3]);
+/* body b's angular and linear velocity at point x, minus the wind, in frame R (the fluid models' local velocity) */
+void rl_fluid_velocity(const rl_model *m, const rl_data *d, int b, const real x[3], const real R[9], real w[3],
+                       real v[3]);
 
 /* --- acceleration --- */
 /* qfrc_smooth = qfrc_passive − qfrc_bias + qfrc_actuator + qfrc_applied; qacc_smooth = M⁻¹·qfrc_smooth

@@ -69,6 +69,8 @@
 #define rl_fluid           RL_NAME(fluid)
 #define rl_fluid_ellipsoid_body RL_NAME(fluid_ellipsoid_body)
 #define rl_geom_semiaxes   RL_NAME(geom_semiaxes)
+#define rl_fluid_box       RL_NAME(fluid_box)
+#define rl_fluid_velocity  RL_NAME(fluid_velocity)
 #define rl_act_advance     RL_NAME(act_advance)
 #define rl_muscle_gain_vel RL_NAME(muscle_gain_vel)
 #define rl_actuation_arena RL_NAME(actuation_arena)
