@@ -93,14 +93,30 @@ static int avbd_hfield_pairs(const rl_model *m) {
   return 0;
 }
 
+/* 1 if a static geom that is not a plane (a box, capsule, sphere, mesh, ... fixed to the world) passes the
+   contype/conaffinity filter with a geom on a dynamic body: the own ground contacts test support points against
+   planes only, so such terrain is seen only by rl_collision */
+static int avbd_static_solid_pairs(const rl_model *m) {
+  for (int s = 0; s < m->ngeom; s++) {
+    int t = m->geom_type[s];
+    if (t == RL_GEOM_PLANE || m->body_weldid[m->geom_bodyid[s]] != 0) continue;
+    for (int g = 0; g < m->ngeom; g++)
+      if (m->body_weldid[m->geom_bodyid[g]] != 0 &&
+          ((m->geom_contype[s] & m->geom_conaffinity[g]) || (m->geom_contype[g] & m->geom_conaffinity[s])))
+        return 1;
+  }
+  return 0;
+}
+
 /* defaults of the precision, the contact source of the model (rl_collision's contacts where two dynamic
-   bodies can touch or a height field can be touched, else the own ground contacts), then the model's
-   overrides */
+   bodies can touch, a height field can be touched or a static geom other than a plane can be touched, else the
+   own ground contacts), then the model's overrides */
 rl_avbd_param rl_avbd_default_param(const rl_model *m) {
   rl_avbd_param p;
   memset(&p, 0, sizeof p);
   avbd_default_param(&p);
-  p.contacts = rl_avbd_dynamic_pairs(m) || avbd_hfield_pairs(m) ? RL_AVBD_CONTACTS_DATA : RL_AVBD_CONTACTS_GROUND;
+  p.contacts = rl_avbd_dynamic_pairs(m) || avbd_hfield_pairs(m) || avbd_static_solid_pairs(m) ? RL_AVBD_CONTACTS_DATA
+                                                                                          : RL_AVBD_CONTACTS_GROUND;
   avbd_model_param(&p, &m->opt);
   return p;
 }

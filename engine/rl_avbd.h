@@ -26,7 +26,8 @@
  * contact from rl_collision: before each step rl_avbd_step writes qpos from the AVBD poses and runs
  * rl_kinematics, rl_collision and rl_avbd_load_contacts, so the contacts describe the step-start poses
  * (the default when two geoms on different dynamic bodies pass the contype/conaffinity filter, e.g. the
- * boxes of box_stack, or a height field can touch a geom of another body).  RL_AVBD_CONTACTS_GROUND (the default otherwise) builds ground contacts from the
+ * boxes of box_stack, a height field can touch a geom of another body, or a static geom that is not a
+ * plane, such as a box or capsule used as terrain, can touch a geom of a dynamic body).  RL_AVBD_CONTACTS_GROUND (the default otherwise) builds ground contacts from the
  * AVBD poses at the step start: distributed support points (box corners, sphere centres, capsule end
  * caps) of every geom on a dynamic body against every plane on a static body that passes the
  * contype/conaffinity filter, within a detection margin; it cannot see a dynamic–dynamic pair.
@@ -286,7 +287,7 @@ typedef struct rl_avbd {
 /* 1 if two geoms on different dynamic bodies pass the contype/conaffinity filter */
 int rl_avbd_dynamic_pairs(const rl_model *m);
 /* The documented defaults (see rl_avbd_param) for model m: the precision's values, prm.contacts =
-   RL_AVBD_CONTACTS_DATA if rl_avbd_dynamic_pairs(m) or a height field can be touched, else
+   RL_AVBD_CONTACTS_DATA if rl_avbd_dynamic_pairs(m), a height field or a static non-plane geom can be touched, else
    RL_AVBD_CONTACTS_GROUND, then m->opt's
    avbd_* overrides (0 keeps the default; avbd_tolerance sets tol_lin and scales tol_ang with it). */
 rl_avbd_param rl_avbd_default_param(const rl_model *m);

@@ -336,15 +336,19 @@ static real *take(rl_data *d, size_t n) {
   return p;
 }
 
-/* envelope: first[i] = the root of i's dof chain, lowered to the first column of every row touching i */
+/* envelope: first[i] = the root of i's dof chain, lowered to the first column of every row touching i;
+   dense: first[i] = 0 (no chain walk) */
 static void envelope(const rl_model *m, const rl_data *d, int *first, int dense) {
   int nv = m->nv;
+  if (dense) {
+    memset(first, 0, sizeof(int) * (size_t)nv);
+    return;
+  }
   for (int i = 0; i < nv; i++) {
     int j = i;
     while (m->dof_parentid[j] >= 0) j = m->dof_parentid[j];
-    first[i] = dense ? 0 : j;
+    first[i] = j;
   }
-  if (dense) return;
   for (int r = 0; r < d->nefc; r++) {
     int nnz = d->efc_J_rownnz[r];
     const int *c = d->efc_J_colind + d->efc_J_rowadr[r];

@@ -1618,6 +1618,31 @@ Test(avbd, default_param_picks_contact_source) {
   }
 }
 
+/* Static terrain that is not a plane (a box block, a capsule log): the default contact source is rl_collision, and
+   a cube and a sphere dropped from 5 cm come to rest on top of them (centres at z = 0.25), not on the floor
+   below (z = 0.05, where a solver that tests support points against planes only would put them). */
+Test(avbd, rests_on_static_box_and_capsule) {
+  rl_pair p;
+  load(&p, MODEL("avbd_box_on_block.xml"), NULL);
+  rl_avbd_param prm = rl_avbd_default_param(p.m);
+  cr_assert_eq(rl_avbd_dynamic_pairs(p.m), 0);
+  cr_expect_eq(prm.contacts, RL_AVBD_CONTACTS_DATA);
+  rl_data *d;
+  rl_avbd *am = avbd_start(&p, &prm, &d);
+  double pen = 0;
+  for (int k = 0; k < 1000; k++) {
+    cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
+    pen = fmax(pen, am->stat.penetration);
+  }
+  printf("avbd on static box / capsule (%s), 1 s: cube z %.6f, sphere z %.6f (0.25), max penetration %.2e m\n",
+         RL_PREC_NAME, d->qpos[2], d->qpos[9], pen);
+  cr_expect_leq(fabs(d->qpos[2] - 0.25), 1e-3);
+  cr_expect_leq(fabs(d->qpos[9] - 0.25), 1e-3);
+  rl_data_free(d);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+}
+
 /* after rl_avbd_step, d holds the stepped state as rl_avbd_to_generalized writes it (nothing stale), and a
    second write-back changes no bit */
 Test(avbd, step_leaves_data_current) {
