@@ -75,7 +75,7 @@ int rl_avbd_dynamic_pairs(const rl_model *m) {
     for (int g2 = g1 + 1; g2 < m->ngeom; g2++) {
       int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
       if (b1 == b2 || m->body_weldid[b1] == 0 || m->body_weldid[b2] == 0) continue;
-      if ((m->geom_contype[g1] & m->geom_conaffinity[g2]) || (m->geom_contype[g2] & m->geom_conaffinity[g1])) return 1;
+      if (avbd_pair_filter(m, g1, g2)) return 1;
     }
   return 0;
 }
@@ -86,9 +86,7 @@ static int avbd_hfield_pairs(const rl_model *m) {
   for (int h = 0; h < m->ngeom; h++) {
     if (m->geom_type[h] != RL_GEOM_HFIELD) continue;
     for (int g = 0; g < m->ngeom; g++)
-      if (m->geom_bodyid[g] != m->geom_bodyid[h] &&
-          ((m->geom_contype[h] & m->geom_conaffinity[g]) || (m->geom_contype[g] & m->geom_conaffinity[h])))
-        return 1;
+      if (m->geom_bodyid[g] != m->geom_bodyid[h] && avbd_pair_filter(m, h, g)) return 1;
   }
   return 0;
 }
@@ -101,9 +99,7 @@ static int avbd_static_solid_pairs(const rl_model *m) {
     int t = m->geom_type[s];
     if (t == RL_GEOM_PLANE || m->body_weldid[m->geom_bodyid[s]] != 0) continue;
     for (int g = 0; g < m->ngeom; g++)
-      if (m->body_weldid[m->geom_bodyid[g]] != 0 &&
-          ((m->geom_contype[s] & m->geom_conaffinity[g]) || (m->geom_contype[g] & m->geom_conaffinity[s])))
-        return 1;
+      if (m->body_weldid[m->geom_bodyid[g]] != 0 && avbd_pair_filter(m, s, g)) return 1;
   }
   return 0;
 }
