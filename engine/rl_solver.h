@@ -125,7 +125,7 @@ void rl_hfactor_solve(const rl_hfactor *f, real *x);
 int rl_hfactor_update(rl_hfactor *f, real *v, int plus);
 
 /* ------------------------------------------------------------------------------------------------
- * Sparse Cholesky (solver_sparse.c): H = L·Lᵀ by SuiteSparse CHOLMOD's supernodal factorization after a
+ * Sparse Cholesky (solver_sparse.c): H = L·Lᵀ by SuiteSparse CHOLMOD (supernodal or simplicial, its choice) after a
  * fill-reducing ordering (AMD, METIS when AMD fills much).  The state (pattern, symbolic analysis, factor)
  * lives in d->sparse between solves, so a solve whose pattern equals the last one's skips the analysis.
  * CHOLMOD computes in double; the f32 engine converts its float rows and rounds the solution. */

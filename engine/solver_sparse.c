@@ -1,4 +1,4 @@
-/* solver_sparse.c — Newton's Hessian H = M + JᵀDJ (+ cone blocks) by CHOLMOD's supernodal sparse Cholesky
+/* solver_sparse.c — Newton's Hessian H = M + JᵀDJ (+ cone blocks) by CHOLMOD's sparse Cholesky
  * (see rl_solver.h, "Sparse Cholesky").
  *
  * Pattern: the upper triangle of H holds M's entries (every dof with each of its ancestors) and, for every
@@ -6,7 +6,10 @@
  * The pattern therefore does not depend on the rows' states: it is built once per solve, and CHOLMOD's
  * symbolic analysis (fill-reducing ordering, elimination tree, supernodes) is redone only when it differs
  * from the last solve's.  Values are assembled through a position table built with the pattern, then
- * factored numerically (H = L·Lᵀ, CHOLMOD's supernodal BLAS-3 kernels).
+ * factored numerically (H = L·Lᵀ).  CHOLMOD chooses the kernel from its analysis: supernodal (BLAS-3 on
+ * dense column blocks) when the flop count per factor entry is at least its supernodal_switch (40), the
+ * simplicial row factorization otherwise; on a few hundred dofs coupled by sparse contact rows (100
+ * humanoids piled) the supernodal kernels' per-supernode overhead cost 3× the simplicial factorization.
  *
  * CHOLMOD 3 computes in double only: the f32 engine assembles its float rows into the double matrix and
  * rounds the solution back to float (the factor is more accurate than f32 would be, never less). */
@@ -74,7 +77,7 @@ static rl_sparse *sparse_get(rl_data *d, int n) {
   cholmod_start(&s->c);
   s->c.print = 0;
   s->c.error_handler = NULL;
-  s->c.supernodal = CHOLMOD_SUPERNODAL;
+  s->c.supernodal = CHOLMOD_AUTO; /* supernodal only where the supernodes are dense enough to pay */
   s->c.final_ll = 1;
   d->sparse = s;
   return s;
@@ -102,7 +105,15 @@ void rl_sparse_free(rl_data *d) {
   d->sparse = NULL;
 }
 
-/* Row blocks of d's rows and their sorted column unions (an elliptic contact: its dim rows; else one row) */
+/* 1 when rows a and b of J have the same column list (a pyramidal contact's rows, for one) */
+static int same_columns(const rl_data *d, int a, int b) {
+  int n = d->efc_J_rownnz[a];
+  return n == d->efc_J_rownnz[b] &&
+         !memcmp(d->efc_J_colind + d->efc_J_rowadr[a], d->efc_J_colind + d->efc_J_rowadr[b], sizeof(int) * (size_t)n);
+}
+
+/* Row blocks of d's rows and their sorted column unions (an elliptic contact: its dim rows; a run of rows
+   with the same column list, such as a pyramidal contact's: one block, whose pairs are then built once) */
 static int blocks_build(rl_sparse *s, const rl_data *d) {
   int nefc = d->nefc;
   if (grow((void **)&s->rowblock, &s->cap_rows, (size_t)nefc, sizeof(int)) ||
@@ -111,8 +122,16 @@ static int blocks_build(rl_sparse *s, const rl_data *d) {
   s->nblock = 0;
   int ncol = 0;
   for (int r = 0; r < nefc;) {
-    int nr = d->efc_type[r] == RL_CNSTR_CONTACT_ELLIPTIC ? d->contact[d->efc_id[r]].dim : 1;
+    int elliptic = d->efc_type[r] == RL_CNSTR_CONTACT_ELLIPTIC;
+    int nr = elliptic ? d->contact[d->efc_id[r]].dim : 1;
     if (r + nr > nefc) nr = nefc - r;
+    if (!elliptic && s->nblock > 0 && same_columns(d, s->block[s->nblock - 1].r0, r) &&
+        d->efc_type[s->block[s->nblock - 1].r0] != RL_CNSTR_CONTACT_ELLIPTIC) {
+      s->rowblock[r] = s->nblock - 1;
+      s->block[s->nblock - 1].nrow++;
+      r++;
+      continue;
+    }
     sp_block *b = &s->block[s->nblock];
     b->r0 = r;
     b->nrow = nr;
@@ -339,7 +358,7 @@ int rl_sparse_updown(rl_data *d, const int *add, int nadd, const int *del, int n
   rl_sparse *s = d->sparse;
   if (!s->Lu) {
     s->Lu = cholmod_copy_factor(s->L, &s->c);
-    /* supernodal LLᵀ → simplicial LDLᵀ, the form cholmod_updown works on (values kept) */
+    /* LLᵀ (supernodal or simplicial) → simplicial LDLᵀ, the form cholmod_updown works on (values kept) */
     if (!s->Lu || !cholmod_change_factor(CHOLMOD_REAL, 0, 0, 1, 1, s->Lu, &s->c)) {
       cholmod_free_factor(&s->Lu, &s->c);
       return -1;
