@@ -142,6 +142,7 @@
 #define rl_hfactor_factor             RL_NAME(hfactor_factor)
 #define rl_hfactor_solve              RL_NAME(hfactor_solve)
 #define rl_hfactor_update             RL_NAME(hfactor_update)
+#define rl_hfactor_columns            RL_NAME(hfactor_columns)
 #define rl_sparse                     RL_NAME(sparse)
 #define rl_sparse_info                RL_NAME(sparse_info)
 #define rl_sparse_analyse             RL_NAME(sparse_analyse)

@@ -110,11 +110,16 @@ typedef struct rl_hfactor {
   const int *first;  /* n: first stored column of each row */
   int *adr;          /* n + 1: row starts; adr[n] = stored entries (the caller gives 2n + 1: colend follows) */
   const int *colend; /* n: the last row whose envelope holds column k (bounds the rank-1 update) */
+  const int *cadr;   /* NULL, or n + 1: column k's rows below the diagonal are crow[cadr[k] … cadr[k+1]) */
+  const int *crow;   /* the rows j > k with first[j] ≤ k, ascending, column by column (adr[n] − n entries) */
   real *L;           /* adr[n] entries */
 } rl_hfactor;
 
-/* adr from first; returns the number of stored entries */
+/* adr from first; returns the number of stored entries (no column lists: f->cadr = NULL) */
 size_t rl_hfactor_layout(rl_hfactor *f, int n, const int *first, int *adr);
+/* the envelope's column lists (cadr n + 1 ints, crow adr[n] − n ints) into f, so that a rank-1 update visits
+   only the stored entries of each column instead of every row up to colend */
+void rl_hfactor_columns(rl_hfactor *f, int *cadr, int *crow);
 /* in-place Cholesky of the lower triangle held in f->L (entries below mindiag are raised to it and
    count as rank loss); returns the rank */
 int rl_hfactor_factor(rl_hfactor *f, real mindiag);

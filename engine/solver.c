@@ -1152,6 +1152,19 @@ static int ctx_take_envelope(solver_ctx *c, int kind) {
   c->H.L = take(c->d, sz);
   c->Hc.L = take(c->d, sz);
   if (!c->Hc.L) return -1;
+  if (kind == RL_FACTOR_SKYLINE) {
+    /* column lists for the rank-1 updates (a dense factor's columns are full: no lists); a forced skyline
+       wider than the arena's room for them updates without */
+    size_t mark = rl_arena_mark(c->d);
+    int *cadr = (int *)(void *)take(c->d, (size_t)c->nv + 1), *crow = (int *)(void *)take(c->d, sz);
+    if (crow) {
+      rl_hfactor_columns(&c->H, cadr, crow);
+      c->Hc.cadr = c->H.cadr;
+      c->Hc.crow = c->H.crow;
+    } else {
+      rl_arena_release(c->d, mark);
+    }
+  }
   c->kind = kind;
   return 0;
 }

@@ -16,6 +16,7 @@ size_t rl_hfactor_layout(rl_hfactor *f, int n, const int *first, int *adr) {
   f->adr = adr;
   int *colend = adr + n + 1;
   f->colend = colend;
+  f->cadr = f->crow = NULL;
   adr[0] = 0;
   for (int i = 0; i < n; i++) {
     adr[i + 1] = adr[i] + (i - first[i] + 1);
@@ -26,6 +27,22 @@ size_t rl_hfactor_layout(rl_hfactor *f, int n, const int *first, int *adr) {
   for (int k = 1; k < n; k++)
     if (colend[k] < colend[k - 1]) colend[k] = colend[k - 1];
   return (size_t)adr[n];
+}
+
+/* Column lists of the envelope: column k holds row j > k exactly when first[j] ≤ k.  Counted per column,
+   prefix-summed into cadr, then filled with the rows in ascending order. */
+void rl_hfactor_columns(rl_hfactor *f, int *cadr, int *crow) {
+  int n = f->n;
+  for (int k = 0; k <= n; k++) cadr[k] = 0;
+  for (int j = 0; j < n; j++)
+    for (int k = f->first[j]; k < j; k++) cadr[k + 1]++;
+  for (int k = 0; k < n; k++) cadr[k + 1] += cadr[k];
+  for (int j = 0; j < n; j++)
+    for (int k = f->first[j]; k < j; k++) crow[cadr[k]++] = j;
+  for (int k = n; k > 0; k--) cadr[k] = cadr[k - 1];
+  cadr[0] = 0;
+  f->cadr = cadr;
+  f->crow = crow;
 }
 
 /* Row-oriented Cholesky restricted to the envelope:
@@ -73,6 +90,12 @@ void rl_hfactor_solve(const rl_hfactor *f, real *x) {
   }
 }
 
+/* one entry of the rotation below: L_jk = (L_jk ± s·v_j)/c, then v_j = c·v_j − s·L_jk */
+static inline void rotate_entry(real *Ljk, real *vj, real c, real cinv, real s, int plus) {
+  *Ljk = plus ? (*Ljk + s * *vj) * cinv : (*Ljk - s * *vj) * cinv;
+  *vj = c * *vj - s * *Ljk;
+}
+
 /* Rank-1 update by rotations (LINPACK dchud/dchdd as MuJoCo's mju_cholUpdate), column k:
    r = sqrt(L_kk² ± v_k²), c = r/L_kk, s = v_k/L_kk;  L_kk = r;
    L_jk = (L_jk ± s·v_j)/c,  v_j = c·v_j − s·L_jk   for j > k inside the envelope. */
@@ -89,11 +112,14 @@ int rl_hfactor_update(rl_hfactor *f, real *v, int plus) {
     }
     real r = rl_sqrt(tmp), c = r / Lkk, cinv = 1 / c, s = v[k] / Lkk;
     AT(f, k, k) = r;
+    if (f->crow) {
+      for (int p = f->cadr[k], end = f->cadr[k + 1]; p < end; p++)
+        rotate_entry(&AT(f, f->crow[p], k), &v[f->crow[p]], c, cinv, s, plus);
+      continue;
+    }
     for (int j = k + 1, end = f->colend[k]; j <= end; j++) {
       if (f->first[j] > k) continue;
-      real *Ljk = &AT(f, j, k);
-      *Ljk = plus ? (*Ljk + s * v[j]) * cinv : (*Ljk - s * v[j]) * cinv;
-      v[j] = c * v[j] - s * *Ljk;
+      rotate_entry(&AT(f, j, k), &v[j], c, cinv, s, plus);
     }
   }
   return rank;
