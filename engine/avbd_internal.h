@@ -70,6 +70,7 @@ RL_HDFN static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return 
 #define avbd_tree_build              RL_NAME(avbd_tree_build)
 #define avbd_tree_sweep              RL_NAME(avbd_tree_sweep)
 #define avbd_block_update            RL_NAME(avbd_block_update)
+#define avbd_joint_value             RL_NAME(avbd_joint_value)
 
 /* avbd_build.c */
 RL_HDFN void avbd_perp(real t1[3], real t2[3], const real n[3]);
@@ -116,6 +117,9 @@ RL_HDFN void avbd_compound_to_generalized(const rl_avbd *am, const rl_model *m, 
 
 /* avbd_sweep.c: values of compound joint jt at the current poses (cached until A or B moves) */
 RL_HDFN const rl_avbd_compound_val *avbd_compound_value(rl_avbd *am, const rl_avbd_joint *jt);
+
+/* avbd_sweep.c: values of hinge, ball or connect joint j at the current poses (cached until A or B moves) */
+RL_HDFN const rl_avbd_joint_val *avbd_joint_value(rl_avbd *am, int j);
 
 /* avbd_sweep.c: one body's block update (assemble, solve, move) */
 RL_HDFN void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h);

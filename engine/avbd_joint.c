@@ -114,7 +114,7 @@ RL_HDFN void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_dat
     const rl_avbd_row *r = am->row + jt->dry_row;
     real t = r->lambda + r->rho * (phi - jt->phi_n);
     *G += kkt ? r->lambda : rl_avbd_clip(t, tf);
-    *k += r->rho;
+    *k += am->prm.block == RL_AVBD_BLOCK_ARTICULATION && rl_fabs(t) > tf ? r->rho * tf / rl_fabs(t) : r->rho;
   }
   if (!(dis & RL_DSBL_PASSIVE)) {
     *G += jt->damping * (phi - jt->phi_n) / h + jt->stiffness * (phi - jt->spring);

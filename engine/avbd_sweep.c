@@ -36,6 +36,9 @@ RL_HDFN static const rl_avbd_joint_val *avbd_joint_val(rl_avbd *am, int j) {
   return am->jval + j;
 }
 
+/* avbd_joint_val for the other AVBD sources (the articulation blocks' couplings read the same values) */
+RL_HDFN const rl_avbd_joint_val *avbd_joint_value(rl_avbd *am, int j) { return avbd_joint_val(am, j); }
+
 /* Values of contact i at the current poses, cached as avbd_joint_val. */
 RL_HDFN static const rl_avbd_contact_val *avbd_contact_val(rl_avbd *am, int i) {
   const rl_avbd_contact *c = am->con + i;
@@ -162,7 +165,8 @@ RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int
   for (int q = am->cadr[s]; q < am->cadr[s] + am->cnum[s]; q++) {
     const rl_avbd_contact *c = am->con + am->clist[q];
     rl_avbd_contact_assemble_val(H, g, K, c, avbd_contact_val(am, am->clist[q]), avbd_dq_of(am, c->a),
-                                 avbd_dq_of(am, c->b), c->b == s, pr->alpha, kkt);
+                                 avbd_dq_of(am, c->b), c->b == s, pr->alpha, kkt,
+                                 pr->block == RL_AVBD_BLOCK_ARTICULATION);
   }
   for (int i = 0; i < 3; i++) H[7 * (3 + i)] += K[i];
 }
@@ -826,7 +830,9 @@ RL_HDFN rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *
     real ux, uth, res[2];
     if (pr->block == RL_AVBD_BLOCK_ARTICULATION) avbd_tree_sweep(am, m, d, h, &ux, &uth);
     else avbd_sweep(am, m, d, h, &ux, &uth);
-    if (pr->coarse > 0 && (it + 1) % pr->coarse == 0) avbd_coarse(am, h);
+    /* the coarse rigid-motion step serves the body sweep only: an articulation block's Newton step already
+       moves each articulation along its rigid modes, with every contact row on its bodies' blocks */
+    if (pr->block != RL_AVBD_BLOCK_ARTICULATION && pr->coarse > 0 && (it + 1) % pr->coarse == 0) avbd_coarse(am, h);
     st->dry_residual = 0;
     avbd_dual_update(am, m, d, res);
     st->update = ux;
