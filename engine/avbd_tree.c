@@ -64,10 +64,13 @@ RL_HDFN void avbd_tree_build(rl_avbd *am) {
 RL_HDFN static int avbd_tree_chol(real L[36]) {
   real dmax = 0;
   int guarded = 0;
+  RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++) dmax = rl_avbd_max(dmax, rl_fabs(L[7 * i]));
   real floor_ = 64 * RL_EPS * dmax + RL_TINY;
+  RL_AVBD_UNROLL
   for (int j = 0; j < 6; j++) {
     real s = L[7 * j];
+    RL_AVBD_UNROLL
     for (int k = 0; k < j; k++) s -= L[6 * j + k] * L[6 * j + k];
     if (!(s > floor_)) {
       s = floor_;
@@ -75,8 +78,10 @@ RL_HDFN static int avbd_tree_chol(real L[36]) {
     }
     real il = 1 / rl_sqrt(s);
     L[7 * j] = il;
+    RL_AVBD_UNROLL
     for (int i = j + 1; i < 6; i++) {
       real t = L[6 * i + j];
+      RL_AVBD_UNROLL
       for (int k = 0; k < j; k++) t -= L[6 * i + k] * L[6 * j + k];
       L[6 * i + j] = t * il;
     }
@@ -86,8 +91,10 @@ RL_HDFN static int avbd_tree_chol(real L[36]) {
 
 /* y = L⁻¹ b in place (forward substitution with the factor of avbd_tree_chol) */
 RL_HDFN static void avbd_tree_fwd(const real L[36], real y[6]) {
+  RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++) {
     real t = y[i];
+    RL_AVBD_UNROLL
     for (int k = 0; k < i; k++) t -= L[6 * i + k] * y[k];
     y[i] = t * L[7 * i];
   }
@@ -95,8 +102,10 @@ RL_HDFN static void avbd_tree_fwd(const real L[36], real y[6]) {
 
 /* x = L⁻ᵀ y in place (back substitution) */
 RL_HDFN static void avbd_tree_bwd(const real L[36], real x[6]) {
+  RL_AVBD_UNROLL
   for (int i = 5; i >= 0; i--) {
     real t = x[i];
+    RL_AVBD_UNROLL
     for (int k = i + 1; k < 6; k++) t -= L[6 * k + i] * x[k];
     x[i] = t * L[7 * i];
   }
@@ -105,13 +114,17 @@ RL_HDFN static void avbd_tree_bwd(const real L[36], real x[6]) {
 /* Y = L⁻¹ C in place for a 6×6 C (row-major), all six columns at once: row i of Y is
  * (C_i − Σ_{k<i} L_ik Y_k)/L_ii */
 RL_HDFN static void avbd_tree_fwd6(const real L[36], real Y[36]) {
+  RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++) {
     real *yi = Y + 6 * i;
+    RL_AVBD_UNROLL
     for (int k = 0; k < i; k++) {
       real l = L[6 * i + k];
       const real *yk = Y + 6 * k;
+      RL_AVBD_UNROLL
       for (int b = 0; b < 6; b++) yi[b] -= l * yk[b];
     }
+    RL_AVBD_UNROLL
     for (int b = 0; b < 6; b++) yi[b] *= L[7 * i];
   }
 }
@@ -119,14 +132,18 @@ RL_HDFN static void avbd_tree_fwd6(const real L[36], real Y[36]) {
 /* C += w·u vᵀ (6×6, row-major: C[6i + j] += w u_i v_j) */
 RL_HDFN static void avbd_outer_add(real C[36], const real u[6], const real v[6], real w) {
   if (w == 0) return;
+  RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++)
+    RL_AVBD_UNROLL
     for (int j = 0; j < 6; j++) C[6 * i + j] += w * u[i] * v[j];
 }
 
 /* the angular block only: C[3+i][3+j] += w·u_i v_j (rows whose Jacobians have no translation part) */
 RL_HDFN static void avbd_outer_add_ang(real C[36], const real u[3], const real v[3], real w) {
   if (w == 0) return;
+  RL_AVBD_UNROLL
   for (int i = 0; i < 3; i++)
+    RL_AVBD_UNROLL
     for (int j = 0; j < 3; j++) C[6 * (3 + i) + 3 + j] += w * u[i] * v[j];
 }
 
@@ -244,12 +261,16 @@ RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_dat
     if (p < 0) continue;
     real *Dp = W + AVBD_TW * p, *gp = Dp + 72;
     avbd_tree_fwd6(D, Y);
+    RL_AVBD_UNROLL
     for (int a = 0; a < 6; a++) { /* D_p −= Yᵀ Y (lower triangle),  g̃_p −= Yᵀ y */
       real t = 0;
+      RL_AVBD_UNROLL
       for (int c = 0; c < 6; c++) t += Y[6 * c + a] * y[c];
       gp[a] -= t;
+      RL_AVBD_UNROLL
       for (int b = 0; b <= a; b++) {
         real u = 0;
+        RL_AVBD_UNROLL
         for (int c = 0; c < 6; c++) u += Y[6 * c + a] * Y[6 * c + b];
         Dp[6 * a + b] -= u;
       }
@@ -262,7 +283,9 @@ RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_dat
     for (int a = 0; a < 6; a++) dz[a] = y[a];
     if (p >= 0) {
       const real *dp = W + AVBD_TW * p + 78;
+      RL_AVBD_UNROLL
       for (int a = 0; a < 6; a++)
+        RL_AVBD_UNROLL
         for (int b = 0; b < 6; b++) dz[a] += Y[6 * a + b] * dp[b];
     }
     avbd_tree_bwd(D, dz);
