@@ -22,7 +22,6 @@
 #include <string.h>
 #include "avbd_internal.h"
 
-#define AVBD_TW 84 /* reals of twork per slot: D 36, H_sp 36, g̃ 6, δ 6 */
 
 /* Tree structure from the joints: each body's parent slot and joint (model tree joints only, eq < 0,
  * both bodies dynamic), the articulations (connected sets of them), their bodies in slot order
@@ -189,11 +188,8 @@ RL_HDFN static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_
   const rl_avbd_joint *jt = am->joint + j;
   for (int i = 0; i < 36; i++) C[i] = 0;
   int on = avbd_joint_on(m, d, jt);
-  if (rl_avbd_joint_val_ok(jt)) {
-    const rl_avbd_joint_val *v = avbd_joint_value(am, j);
-    real G, k = 0;
-    if (jt->kind == RL_AVBD_HINGE) avbd_coord_terms(am, m, d, jt, rl_avbd_unwrap(v->phi_raw, jt->phi), h, 0, &G, &k);
-    avbd_tree_coupling_val(jt, am->row + jt->row, v, on, k, C);
+  if (rl_avbd_joint_val_ok(jt)) { /* a hinge's coordinate curvature: avbd_tree_block put it in the slot */
+    avbd_tree_coupling_val(jt, am->row + jt->row, avbd_joint_value(am, j), on, am->twork[AVBD_TW * jt->b + 85], C);
     return;
   }
   const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
@@ -246,10 +242,19 @@ RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_dat
     return;
   }
   real *W = am->twork;
+  for (int i = 0; i < n; i++) { /* each tree hinge's coordinate terms, once for its three readers */
+    int s = list[i], j = am->tjoint[s];
+    real *Gk = W + AVBD_TW * s + 84;
+    Gk[0] = Gk[1] = 0;
+    if (j >= 0 && am->joint[j].kind == RL_AVBD_HINGE) {
+      const rl_avbd_joint *jt = am->joint + j;
+      avbd_coord_terms(am, m, d, jt, rl_avbd_unwrap(avbd_joint_value(am, j)->phi_raw, jt->phi), h, 0, Gk, Gk + 1);
+    }
+  }
   for (int i = 0; i < n; i++) {
     int s = list[i];
     real *D = W + AVBD_TW * s, *g = D + 72;
-    avbd_assemble(am, m, d, s, h, 0, D, g);
+    avbd_assemble(am, m, d, s, h, 0, W, D, g);
     if (am->tparent[s] >= 0) avbd_tree_coupling(am, m, d, am->tjoint[s], h, D + 36);
   }
   /* leaves → root */

@@ -281,7 +281,8 @@ typedef struct rl_avbd {
   int *tadr;     /* [nb+1] first entry of articulation k in tlist */
   int *tlist;    /* [nb] slots by articulation, parents first */
   real *tmass;   /* [nb] mass of each slot's articulation (kg) */
-  real *twork;   /* [nb×84] per slot: block D (36), coupling to the parent (36), right side (6), step (6) */
+  real *twork;   /* [nb×AVBD_TW] per slot: block D (36), coupling to the parent (36), right side (6), step (6),
+                    coordinate terms of the tree hinge (2) */
 } rl_avbd;
 
 /* 1 if two geoms on different dynamic bodies pass the contype/conaffinity filter */
