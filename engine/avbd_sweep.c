@@ -517,6 +517,7 @@ RL_HDFN static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_da
     rl_avbd_contact *c = am->con + i;
     const real *C = avbd_contact_val(am, i)->C;
     c->c[0] = C[0] - pr->alpha * rl_avbd_min(c->c0[0], 0);
+    if (c->c[0] <= 0) c->touched = 1;
     real nl = rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * c->c[0]);
     res[0] = rl_avbd_max(res[0], rl_fabs(c->lambda[0] - nl) / c->rho[0]);
     c->lambda[0] = nl;

@@ -100,6 +100,7 @@ typedef struct rl_avbd_contact {
   real lambda[3], rho[3], rho0;
   real c0[3], c[3]; /* C at the step start and C̃ after the last dual update */
   int stick;        /* tangent multiplier inside the disc after the last dual update */
+  int touched;      /* the normal row was closed (C̃_n ≤ 0) at the step start or after a dual update of this step */
   /* torsional (about n) and rolling (about t1, t2) rows, condim 4 / 6: the relative rotation
      since the step start w = Log(Δq_B) − Log(Δq_A), C_r = frame_r·w, force bounded by the patch-radius
      coefficients: |λ_spin| ≤ μ_spin(−λ_n), ‖λ_roll‖ ≤ μ_roll(−λ_n) */
@@ -716,10 +717,12 @@ RL_HD void rl_avbd_contact_val_eval(rl_avbd_contact_val *v, const rl_avbd_contac
  * then the spin/roll rows (dqA, dqB: Δq of the bodies, NULL for the world).  kkt = 1: the multipliers
  * themselves, no weights, no K.
  * mm = 1 (articulation blocks): weights that majorize the rows' energies, so that one Newton step of the
- * block cannot jump over a kink of them: the normal row weighs ρ_n whether or not it is active (its energy
- * has curvature ρ_n or 0, so ½ρ_n(C − C_k)² from the current point lies above it; with weight 0 an open
- * contact a step away from touching is stepped through into the ground, λ_n then jumps, the foot is pushed
- * out again and the iteration cycles), and a sliding contact (tangent trial force t = λ_t + ρ_t C̃_t
+ * block cannot jump over a kink of them: the normal row of a contact that has been closed in this step
+ * (c->touched) weighs ρ_n whether or not it is active now (its energy has curvature ρ_n or 0, so
+ * ½ρ_n(C − C_k)² from the current point lies above it; with weight 0 a contact that has just opened is
+ * stepped through into the ground, λ_n jumps, the foot is pushed out again and the iteration cycles; a
+ * contact that has stayed open keeps weight 0, a stiffness there slows a lifted foot to the rate
+ * ρ_n/(ρ_n + k) of the rest's k), and a sliding contact (tangent trial force t = λ_t + ρ_t C̃_t
  * outside the disc of radius r = μ(−f_n)) weighs its tangent rows by w = ρ_t·r/‖t‖: the tangent energy is a
  * Huber function of d = C̃_t + λ_t/ρ_t (‖t‖ = ρ_t‖d‖), its force r·d/‖d‖ is w·d, and ½w‖d‖² + const touches
  * it there and lies above it (iteratively reweighted least squares, r fixed within the step); the full ρ_t
@@ -751,7 +754,7 @@ RL_HD void rl_avbd_contact_assemble_val(real H[36], real g[6], real K[3], const 
       J[i] = side ? w[i] : -w[i];
       J[3 + i] = side ? x[i] : -x[i];
     }
-    real wt = (kkt || !(f[0] < 0 || c->lambda[0] < 0 || (r == 0 && mm))) ? 0 : c->rho[r];
+    real wt = (kkt || !(f[0] < 0 || c->lambda[0] < 0 || (r == 0 && mm && c->touched))) ? 0 : c->rho[r];
     if (r > 0 && c->mu <= 0) wt = 0;
     if (r > 0) wt *= sc;
     rl_avbd_add_row(H, g, J, f[r], wt);
