@@ -108,7 +108,8 @@ typedef struct rl_avbd_param {
   int adaptive_start;  /* 1: a jointless body in contact starts its sweeps at x + hv + h²(ã + f/m), ã the
                           last step's acceleration (clamped to ‖g‖), instead of the prediction */
   int coarse;          /* k > 0: a rigid-motion step of each free articulated component after every k-th
-                          sweep (avbd_coarse); 0: none */
+                          sweep (avbd_coarse; body sweeps only, an articulation block moves its rigid modes
+                          itself); 0: none */
   real beta;           /* penalty growth ρ ← min(ρ + β·ρ₀·|C̃|/ℓ, ρ_max), ℓ = 1 mm or 1 mrad */
   real rho_init;       /* ρ₀ = rho_init · m_eff/h² (m_eff: the lighter body's mass or inertia) */
   real rho_max;        /* ρ_max = rho_max · ρ₀ */
