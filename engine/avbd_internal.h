@@ -16,7 +16,7 @@
 #define AVBD_TREE_CONTACT_MASS ((real)10) /* articulation blocks: contact ρ₀ mass ≤ this × the lighter body's */
 /* reals of rl_avbd.twork per slot (articulation blocks): block D 36, coupling to the parent 36, right side
    6, step 6, the coordinate terms G, k of the slot's hinge to its parent 2 */
-#define AVBD_TW 86
+#define AVBD_TW             86
 #define AVBD_TOL_H          ((real)1e-3) /* step at which tol_lin/tol_ang apply as given (avbd_step_tolerance) */
 
 /* the world's pose (nvcc's device pass: the same constant in device memory) */

@@ -92,6 +92,11 @@ RL_HDFN real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, 
  * active or its multiplier is still nonzero, and ρ for dry friction even when clipped.  A single
  * Newton step on the exact piecewise-quadratic curvature overshoots the kink and can cycle
  * between the two sides (observed: a limit hit at 8 rad/s settling into a period-2 cycle).
+ * Articulation blocks weigh a clipped dry-friction row (|t| > τ_f, t = λ + ρΔφ) by the secant ρ·τ_f/|t|
+ * instead: its energy is a Huber function of t/ρ, the clipped force τ_f·sign(t) is that weight times t/ρ,
+ * and the quadratic with that weight touches the energy there and lies above it, so the step still cannot
+ * overshoot the kink; with ρ a slipping joint moved |t|/τ_f times too little per iteration (standing
+ * microduck at the bench state, a slipping step: a linear contraction of 0.63 per iteration, 22 → 5 iterations).
  * With kkt set, the bounded rows contribute their multipliers λ (for the stationarity residual). */
 RL_HDFN void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
                       int kkt, real *G, real *k) {

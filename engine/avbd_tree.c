@@ -22,7 +22,6 @@
 #include <string.h>
 #include "avbd_internal.h"
 
-
 /* Tree structure from the joints: each body's parent slot and joint (model tree joints only, eq < 0,
  * both bodies dynamic), the articulations (connected sets of them), their bodies in slot order
  * (a parent's slot is below its child's: MuJoCo lists parents first). */
@@ -132,18 +131,20 @@ RL_HDFN static void avbd_tree_fwd6(const real L[36], real Y[36]) {
 RL_HDFN static void avbd_outer_add(real C[36], const real u[6], const real v[6], real w) {
   if (w == 0) return;
   RL_AVBD_UNROLL
-  for (int i = 0; i < 6; i++)
+  for (int i = 0; i < 6; i++) {
     RL_AVBD_UNROLL
     for (int j = 0; j < 6; j++) C[6 * i + j] += w * u[i] * v[j];
+  }
 }
 
 /* the angular block only: C[3+i][3+j] += w·u_i v_j (rows whose Jacobians have no translation part) */
 RL_HDFN static void avbd_outer_add_ang(real C[36], const real u[3], const real v[3], real w) {
   if (w == 0) return;
   RL_AVBD_UNROLL
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 3; i++) {
     RL_AVBD_UNROLL
     for (int j = 0; j < 3; j++) C[6 * (3 + i) + 3 + j] += w * u[i] * v[j];
+  }
 }
 
 /* Coupling of a hinge, ball or connect joint from its cached values v (rl_avbd_joint_val at the current
@@ -289,9 +290,10 @@ RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_dat
     if (p >= 0) {
       const real *dp = W + AVBD_TW * p + 78;
       RL_AVBD_UNROLL
-      for (int a = 0; a < 6; a++)
+      for (int a = 0; a < 6; a++) {
         RL_AVBD_UNROLL
         for (int b = 0; b < 6; b++) dz[a] += Y[6 * a + b] * dp[b];
+      }
     }
     avbd_tree_bwd(D, dz);
     for (int a = 0; a < 6; a++) dz[a] = -dz[a];
