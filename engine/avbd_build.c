@@ -607,7 +607,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
   am->tjoint = avbd_take(&p, sizeof(int) * nbs);
   am->tadr = avbd_take(&p, sizeof(int) * (nbs + 1));
   am->tlist = avbd_take(&p, sizeof(int) * nbs);
-  am->twork = avbd_take(&p, R * 84 * nbs);
+  am->twork = avbd_take(&p, R * AVBD_TW * nbs);
   am->tmass = avbd_take(&p, R * nbs);
 
   /* bodies */

@@ -231,6 +231,7 @@ RL_HDFN void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
       break;
     }
     avbd_contact_c(am, k, k->c0);
+    k->touched = k->c0[0] <= 0;
   }
 }
 

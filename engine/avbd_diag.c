@@ -86,7 +86,7 @@ RL_HDFN void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, 
   }
   for (int s = 0; s < am->nb; s++) {
     real H[36], g[6];
-    avbd_assemble(am, m, d, s, h, 1, H, g);
+    avbd_assemble(am, m, d, s, h, 1, NULL, H, g);
     for (int i = 0; i < 3; i++) {
       st->kkt_stationarity_force = rl_avbd_max(st->kkt_stationarity_force, rl_fabs(g[i]));
       st->kkt_stationarity_torque = rl_avbd_max(st->kkt_stationarity_torque, rl_fabs(g[3 + i]));

@@ -14,6 +14,9 @@
 #define AVBD_PAIR_RHO_CARRY ((real)2)    /* most ρ/ρ₀ a body–body contact carries to the next step */
 #define AVBD_SIDE_RATIO     ((real)100)  /* supported-side mass / lighter body above which ρ₀ uses the side */
 #define AVBD_TREE_CONTACT_MASS ((real)10) /* articulation blocks: contact ρ₀ mass ≤ this × the lighter body's */
+/* reals of rl_avbd.twork per slot (articulation blocks): block D 36, coupling to the parent 36, right side
+   6, step 6, the coordinate terms G, k of the slot's hinge to its parent 2 */
+#define AVBD_TW             86
 #define AVBD_TOL_H          ((real)1e-3) /* step at which tol_lin/tol_ang apply as given (avbd_step_tolerance) */
 
 /* the world's pose (nvcc's device pass: the same constant in device memory) */
@@ -70,6 +73,7 @@ RL_HDFN static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return 
 #define avbd_tree_build              RL_NAME(avbd_tree_build)
 #define avbd_tree_sweep              RL_NAME(avbd_tree_sweep)
 #define avbd_block_update            RL_NAME(avbd_block_update)
+#define avbd_joint_value             RL_NAME(avbd_joint_value)
 
 /* avbd_build.c */
 RL_HDFN void avbd_perp(real t1[3], real t2[3], const real n[3]);
@@ -101,7 +105,8 @@ RL_HDFN void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_dat
                       int kkt, real *G, real *k);
 
 /* avbd_sweep.c */
-RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, real H[36], real g[6]);
+RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, const real *tw,
+                           real H[36], real g[6]);
 
 /* avbd_compound.c */
 RL_HDFN void avbd_compound_eval(const rl_avbd_compound *c, const rl_avbd_pose *A, const rl_avbd_pose *B,
@@ -116,6 +121,9 @@ RL_HDFN void avbd_compound_to_generalized(const rl_avbd *am, const rl_model *m, 
 
 /* avbd_sweep.c: values of compound joint jt at the current poses (cached until A or B moves) */
 RL_HDFN const rl_avbd_compound_val *avbd_compound_value(rl_avbd *am, const rl_avbd_joint *jt);
+
+/* avbd_sweep.c: values of hinge, ball or connect joint j at the current poses (cached until A or B moves) */
+RL_HDFN const rl_avbd_joint_val *avbd_joint_value(rl_avbd *am, int j);
 
 /* avbd_sweep.c: one body's block update (assemble, solve, move) */
 RL_HDFN void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h);

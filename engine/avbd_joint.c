@@ -92,6 +92,11 @@ RL_HDFN real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, 
  * active or its multiplier is still nonzero, and ρ for dry friction even when clipped.  A single
  * Newton step on the exact piecewise-quadratic curvature overshoots the kink and can cycle
  * between the two sides (observed: a limit hit at 8 rad/s settling into a period-2 cycle).
+ * Articulation blocks weigh a clipped dry-friction row (|t| > τ_f, t = λ + ρΔφ) by the secant ρ·τ_f/|t|
+ * instead: its energy is a Huber function of t/ρ, the clipped force τ_f·sign(t) is that weight times t/ρ,
+ * and the quadratic with that weight touches the energy there and lies above it, so the step still cannot
+ * overshoot the kink; with ρ a slipping joint moved |t|/τ_f times too little per iteration (standing
+ * microduck at the bench state, a slipping step: a linear contraction of 0.63 per iteration, 22 → 5 iterations).
  * With kkt set, the bounded rows contribute their multipliers λ (for the stationarity residual). */
 RL_HDFN void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
                       int kkt, real *G, real *k) {
@@ -114,7 +119,7 @@ RL_HDFN void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_dat
     const rl_avbd_row *r = am->row + jt->dry_row;
     real t = r->lambda + r->rho * (phi - jt->phi_n);
     *G += kkt ? r->lambda : rl_avbd_clip(t, tf);
-    *k += r->rho;
+    *k += am->prm.block == RL_AVBD_BLOCK_ARTICULATION && rl_fabs(t) > tf ? r->rho * tf / rl_fabs(t) : r->rho;
   }
   if (!(dis & RL_DSBL_PASSIVE)) {
     *G += jt->damping * (phi - jt->phi_n) / h + jt->stiffness * (phi - jt->spring);

@@ -36,6 +36,9 @@ RL_HDFN static const rl_avbd_joint_val *avbd_joint_val(rl_avbd *am, int j) {
   return am->jval + j;
 }
 
+/* avbd_joint_val for the other AVBD sources (the articulation blocks' couplings read the same values) */
+RL_HDFN const rl_avbd_joint_val *avbd_joint_value(rl_avbd *am, int j) { return avbd_joint_val(am, j); }
+
 /* Values of contact i at the current poses, cached as avbd_joint_val. */
 RL_HDFN static const rl_avbd_contact_val *avbd_contact_val(rl_avbd *am, int i) {
   const rl_avbd_contact *c = am->con + i;
@@ -122,8 +125,11 @@ RL_HDFN static void avbd_color(rl_avbd *am) {
 /* ------------------------------------------------------------------ local solve */
 
 /* Local system of body s: H = inertia + Σ ρ JJᵀ + diag geometric stiffness (lower triangle), g = ∇E + Σ J f.
- * kkt = 1: forces are the multipliers λ themselves (H unused).  Returns nothing; H, g filled. */
-RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, real H[36], real g[6]) {
+ * kkt = 1: forces are the multipliers λ themselves (H unused).  tw (articulation blocks, kkt = 0): the
+ * block's work array, whose slot of a tree hinge's child holds that hinge's coordinate terms G, k at the
+ * current poses (avbd_tree_block), read instead of evaluated again; NULL: evaluated.  H, g filled. */
+RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, const real *tw,
+                           real H[36], real g[6]) {
   const rl_avbd_param *pr = &am->prm;
   const rl_avbd_pose *P = am->pose + s;
   real K[3] = {0, 0, 0};
@@ -144,7 +150,10 @@ RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int
         /* ∂φ/∂δθ_B = a = R_B axB, ∂φ/∂δθ_A = −a (rl_avbd_joint_coord) */
         real dphi[6] = {0, 0, 0, 0, 0, 0}, G, k;
         for (int i = 0; i < 3; i++) dphi[3 + i] = side ? v->arms.a[i] : -v->arms.a[i];
-        avbd_coord_terms(am, m, d, jt, rl_avbd_unwrap(v->phi_raw, jt->phi), h, kkt, &G, &k);
+        if (tw && am->tjoint[jt->b] == am->jlist[q]) {
+          G = tw[AVBD_TW * jt->b + 84];
+          k = tw[AVBD_TW * jt->b + 85];
+        } else avbd_coord_terms(am, m, d, jt, rl_avbd_unwrap(v->phi_raw, jt->phi), h, kkt, &G, &k);
         rl_avbd_add_row_ang(H, g, dphi, G, kkt ? 0 : k);
       }
       continue;
@@ -162,7 +171,8 @@ RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int
   for (int q = am->cadr[s]; q < am->cadr[s] + am->cnum[s]; q++) {
     const rl_avbd_contact *c = am->con + am->clist[q];
     rl_avbd_contact_assemble_val(H, g, K, c, avbd_contact_val(am, am->clist[q]), avbd_dq_of(am, c->a),
-                                 avbd_dq_of(am, c->b), c->b == s, pr->alpha, kkt);
+                                 avbd_dq_of(am, c->b), c->b == s, pr->alpha, kkt,
+                                 pr->block == RL_AVBD_BLOCK_ARTICULATION);
   }
   for (int i = 0; i < 3; i++) H[7 * (3 + i)] += K[i];
 }
@@ -171,7 +181,7 @@ RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int
  * x ← x + δx, q ← Exp(δθ)·q.  Returns the update sizes. */
 RL_HDFN void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h) {
   real H[36], g[6];
-  avbd_assemble(am, m, d, s, h, 0, H, g);
+  avbd_assemble(am, m, d, s, h, 0, NULL, H, g);
   am->guard[s] = rl_avbd_body_update(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s, H, g,
                                      am->prm.max_dx, am->prm.max_dtheta, am->upd + 2 * s, am->upd + 2 * s + 1);
   avbd_moved(am, s);
@@ -184,8 +194,8 @@ RL_HDFN void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d,
 RL_HDFN static void avbd_block_update2(rl_avbd *am, const rl_model *m, const rl_data *d, int s0, int s1, real h) {
   real H0[36], g0[6], H1[36], g1[6], dz0[6], dz1[6];
   int gd[2];
-  avbd_assemble(am, m, d, s0, h, 0, H0, g0);
-  avbd_assemble(am, m, d, s1, h, 0, H1, g1);
+  avbd_assemble(am, m, d, s0, h, 0, NULL, H0, g0);
+  avbd_assemble(am, m, d, s1, h, 0, NULL, H1, g1);
   rl_avbd_chol_solve6_x2(H0, g0, dz0, H1, g1, dz1, gd);
   const int sl[2] = {s0, s1};
   real *dz[2] = {dz0, dz1};
@@ -507,6 +517,7 @@ RL_HDFN static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_da
     rl_avbd_contact *c = am->con + i;
     const real *C = avbd_contact_val(am, i)->C;
     c->c[0] = C[0] - pr->alpha * rl_avbd_min(c->c0[0], 0);
+    if (c->c[0] <= 0) c->touched = 1;
     real nl = rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * c->c[0]);
     res[0] = rl_avbd_max(res[0], rl_fabs(c->lambda[0] - nl) / c->rho[0]);
     c->lambda[0] = nl;
@@ -826,7 +837,9 @@ RL_HDFN rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *
     real ux, uth, res[2];
     if (pr->block == RL_AVBD_BLOCK_ARTICULATION) avbd_tree_sweep(am, m, d, h, &ux, &uth);
     else avbd_sweep(am, m, d, h, &ux, &uth);
-    if (pr->coarse > 0 && (it + 1) % pr->coarse == 0) avbd_coarse(am, h);
+    /* the coarse rigid-motion step serves the body sweep only: an articulation block's Newton step already
+       moves each articulation along its rigid modes, with every contact row on its bodies' blocks */
+    if (pr->block != RL_AVBD_BLOCK_ARTICULATION && pr->coarse > 0 && (it + 1) % pr->coarse == 0) avbd_coarse(am, h);
     st->dry_residual = 0;
     avbd_dual_update(am, m, d, res);
     st->update = ux;

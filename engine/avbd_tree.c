@@ -22,8 +22,6 @@
 #include <string.h>
 #include "avbd_internal.h"
 
-#define AVBD_TW 84 /* reals of twork per slot: D 36, H_sp 36, g̃ 6, δ 6 */
-
 /* Tree structure from the joints: each body's parent slot and joint (model tree joints only, eq < 0,
  * both bodies dynamic), the articulations (connected sets of them), their bodies in slot order
  * (a parent's slot is below its child's: MuJoCo lists parents first). */
@@ -57,63 +55,145 @@ RL_HDFN void avbd_tree_build(rl_avbd *am) {
   }
 }
 
-/* Guarded Cholesky D = L Lᵀ of a full symmetric 6×6 in place (lower triangle), the pivot guard of
- * rl_avbd_chol_solve6: a pivot below 64ε·max diag + tiny is replaced by it.  Returns guarded pivots. */
+/* Guarded Cholesky D = L Lᵀ of a symmetric 6×6 in place (reads and writes the lower triangle only), the
+ * pivot guard of rl_avbd_chol_solve6: a pivot below 64ε·max diag + tiny is replaced by it.  The diagonal
+ * keeps 1/L_jj (what the substitutions multiply by), the strict lower triangle L.  Returns the guarded
+ * pivots. */
 RL_HDFN static int avbd_tree_chol(real L[36]) {
   real dmax = 0;
   int guarded = 0;
+  RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++) dmax = rl_avbd_max(dmax, rl_fabs(L[7 * i]));
   real floor_ = 64 * RL_EPS * dmax + RL_TINY;
+  RL_AVBD_UNROLL
   for (int j = 0; j < 6; j++) {
     real s = L[7 * j];
+    RL_AVBD_UNROLL
     for (int k = 0; k < j; k++) s -= L[6 * j + k] * L[6 * j + k];
     if (!(s > floor_)) {
       s = floor_;
       guarded++;
     }
-    real l = rl_sqrt(s);
-    L[7 * j] = l;
+    real il = 1 / rl_sqrt(s);
+    L[7 * j] = il;
+    RL_AVBD_UNROLL
     for (int i = j + 1; i < 6; i++) {
       real t = L[6 * i + j];
+      RL_AVBD_UNROLL
       for (int k = 0; k < j; k++) t -= L[6 * i + k] * L[6 * j + k];
-      L[6 * i + j] = t / l;
+      L[6 * i + j] = t * il;
     }
   }
   return guarded;
 }
 
-/* x = (L Lᵀ)⁻¹ b for a factor of avbd_tree_chol (x may be b) */
-RL_HDFN static void avbd_tree_solve(const real L[36], const real b[6], real x[6]) {
-  real y[6];
+/* y = L⁻¹ b in place (forward substitution with the factor of avbd_tree_chol) */
+RL_HDFN static void avbd_tree_fwd(const real L[36], real y[6]) {
+  RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++) {
-    real t = b[i];
-    for (int k = 0; k < i; k++) t -= L[6 * i + k] * y[k];
-    y[i] = t / L[7 * i];
-  }
-  for (int i = 5; i >= 0; i--) {
     real t = y[i];
+    RL_AVBD_UNROLL
+    for (int k = 0; k < i; k++) t -= L[6 * i + k] * y[k];
+    y[i] = t * L[7 * i];
+  }
+}
+
+/* x = L⁻ᵀ y in place (back substitution) */
+RL_HDFN static void avbd_tree_bwd(const real L[36], real x[6]) {
+  RL_AVBD_UNROLL
+  for (int i = 5; i >= 0; i--) {
+    real t = x[i];
+    RL_AVBD_UNROLL
     for (int k = i + 1; k < 6; k++) t -= L[6 * k + i] * x[k];
-    x[i] = t / L[7 * i];
+    x[i] = t * L[7 * i];
+  }
+}
+
+/* Y = L⁻¹ C in place for a 6×6 C (row-major), all six columns at once: row i of Y is
+ * (C_i − Σ_{k<i} L_ik Y_k)/L_ii */
+RL_HDFN static void avbd_tree_fwd6(const real L[36], real Y[36]) {
+  RL_AVBD_UNROLL
+  for (int i = 0; i < 6; i++) {
+    real *yi = Y + 6 * i;
+    RL_AVBD_UNROLL
+    for (int k = 0; k < i; k++) {
+      real l = L[6 * i + k];
+      const real *yk = Y + 6 * k;
+      RL_AVBD_UNROLL
+      for (int b = 0; b < 6; b++) yi[b] -= l * yk[b];
+    }
+    RL_AVBD_UNROLL
+    for (int b = 0; b < 6; b++) yi[b] *= L[7 * i];
   }
 }
 
 /* C += w·u vᵀ (6×6, row-major: C[6i + j] += w u_i v_j) */
 RL_HDFN static void avbd_outer_add(real C[36], const real u[6], const real v[6], real w) {
   if (w == 0) return;
-  for (int i = 0; i < 6; i++)
+  RL_AVBD_UNROLL
+  for (int i = 0; i < 6; i++) {
+    RL_AVBD_UNROLL
     for (int j = 0; j < 6; j++) C[6 * i + j] += w * u[i] * v[j];
+  }
+}
+
+/* the angular block only: C[3+i][3+j] += w·u_i v_j (rows whose Jacobians have no translation part) */
+RL_HDFN static void avbd_outer_add_ang(real C[36], const real u[3], const real v[3], real w) {
+  if (w == 0) return;
+  RL_AVBD_UNROLL
+  for (int i = 0; i < 3; i++) {
+    RL_AVBD_UNROLL
+    for (int j = 0; j < 3; j++) C[6 * (3 + i) + 3 + j] += w * u[i] * v[j];
+  }
+}
+
+/* Coupling of a hinge, ball or connect joint from its cached values v (rl_avbd_joint_val at the current
+ * poses), the same rows as rl_avbd_joint_val_jac without forming them.  Anchor row k: J_A = [e_k, a_k],
+ * J_B = −[e_k, b_k] with a_k = u_A × e_k, b_k = u_B × e_k, so ρ_k J_B J_Aᵀ adds −ρ_k to C[k][k], −ρ_k a_kᵀ to
+ * row k of the upper right block, −ρ_k b_k to column k of the lower left one and −ρ_k b_k a_kᵀ to the
+ * angular block; axis row k (J_A = [0, c_k], J_B = −[0, c_k], c_k = t_k × a): −ρ c_k c_kᵀ; the hinge
+ * coordinate (∂φ/∂δθ_A = −a, ∂φ/∂δθ_B = a) with curvature k_φ: −k_φ a aᵀ. */
+RL_HDFN static void avbd_tree_coupling_val(const rl_avbd_joint *jt, const rl_avbd_row *rows, const rl_avbd_joint_val *v,
+                                           int on, real kphi, real C[36]) {
+  if (on) {
+    const real *uA = v->arms.uA, *uB = v->arms.uB;
+    for (int k = 0; k < 3; k++) {
+      real rho = rows[k].rho, e[3] = {0, 0, 0}, ak[3], bk[3];
+      e[k] = 1;
+      rl_v3_cross(ak, uA, e);
+      rl_v3_cross(bk, uB, e);
+      C[7 * k] -= rho;
+      for (int i = 0; i < 3; i++) {
+        C[6 * k + 3 + i] -= rho * ak[i];
+        C[6 * (3 + i) + k] -= rho * bk[i];
+      }
+      avbd_outer_add_ang(C, bk, ak, -rho);
+    }
+    if (jt->kind == RL_AVBD_HINGE)
+      for (int k = 0; k < 2; k++) {
+        real c[3];
+        rl_v3_cross(c, v->arms.t[k], v->arms.a);
+        avbd_outer_add_ang(C, c, c, -rows[3 + k].rho);
+      }
+  }
+  if (jt->kind == RL_AVBD_HINGE) avbd_outer_add_ang(C, v->arms.a, v->arms.a, -kphi);
 }
 
 /* Coupling block of tree joint jt between child s = jt->b (side B) and parent p = jt->a (side A):
  *   H_sp = Σ_r ρ_r J_B,r J_A,rᵀ  over its two-sided rows (when the joint is on)
  *        + Σ_k k_k ∂φ_k/∂z_B (∂φ_k/∂z_A)ᵀ  over its coordinates (limits, dry friction, damping,
  *          stiffness, armature, servo curvature of avbd_coord_terms),
- * the same rows and weights that avbd_assemble puts on the two diagonal blocks. */
-RL_HDFN static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real h,
-                               real C[36]) {
+ * the same rows and weights that avbd_assemble puts on the two diagonal blocks, from the same cached
+ * joint values (avbd_joint_value) where the joint has them. */
+RL_HDFN static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_data *d, int j, real h, real C[36]) {
+  const rl_avbd_joint *jt = am->joint + j;
   for (int i = 0; i < 36; i++) C[i] = 0;
-  const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
   int on = avbd_joint_on(m, d, jt);
+  if (rl_avbd_joint_val_ok(jt)) { /* a hinge's coordinate curvature: avbd_tree_block put it in the slot */
+    avbd_tree_coupling_val(jt, am->row + jt->row, avbd_joint_value(am, j), on, am->twork[AVBD_TW * jt->b + 85], C);
+    return;
+  }
+  const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
   if (jt->kind == RL_AVBD_COMPOUND) {
     const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
     const rl_avbd_compound *c = am->cmp + jt->cmp;
@@ -140,7 +220,7 @@ RL_HDFN static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_
     int n = rl_avbd_joint_rows(jt, A, B, Cv, JA, JB);
     for (int r = 0; r < n; r++) avbd_outer_add(C, JB[r], JA[r], am->row[jt->row + r].rho);
   }
-  if (jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) {
+  if (jt->kind == RL_AVBD_SLIDE) {
     real dA[6], dB[6], G, k;
     real phi = rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
     avbd_coord_terms(am, m, d, jt, phi, h, 0, &G, &k);
@@ -148,9 +228,13 @@ RL_HDFN static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_
   }
 }
 
-/* One articulation k as one block: every body's diagonal block and gradient (avbd_assemble, made
- * full symmetric), the couplings to the parents, the leaves-first elimination and the back
- * substitution (see the file comment), then every body moved by its clamped step. */
+/* One articulation k as one block: every body's diagonal block and gradient (avbd_assemble, lower
+ * triangle), the couplings to the parents, the leaves-first elimination and the back substitution, then
+ * every body moved by its clamped step.  With D_s = L_s L_sᵀ the elimination of child s from its parent p
+ * needs only forward substitutions:
+ *   Y_s = L_s⁻¹ H_sp,  y_s = L_s⁻¹ g̃_s,   D_p −= Y_sᵀ Y_s,  g̃_p −= Y_sᵀ y_s,
+ * and the back substitution δ_s = −D_s⁻¹(g̃_s + H_sp δ_p) = −L_s⁻ᵀ(y_s + Y_s δ_p).  Y_s and y_s overwrite
+ * H_sp and g̃_s. */
 RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_data *d, int k, real h) {
   const int *list = am->tlist + am->tadr[k];
   int n = am->tadr[k + 1] - am->tadr[k];
@@ -159,34 +243,41 @@ RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_dat
     return;
   }
   real *W = am->twork;
+  for (int i = 0; i < n; i++) { /* each tree hinge's coordinate terms, once for its three readers */
+    int s = list[i], j = am->tjoint[s];
+    real *Gk = W + AVBD_TW * s + 84;
+    Gk[0] = Gk[1] = 0;
+    if (j >= 0 && am->joint[j].kind == RL_AVBD_HINGE) {
+      const rl_avbd_joint *jt = am->joint + j;
+      avbd_coord_terms(am, m, d, jt, rl_avbd_unwrap(avbd_joint_value(am, j)->phi_raw, jt->phi), h, 0, Gk, Gk + 1);
+    }
+  }
   for (int i = 0; i < n; i++) {
     int s = list[i];
     real *D = W + AVBD_TW * s, *g = D + 72;
-    avbd_assemble(am, m, d, s, h, 0, D, g);
-    for (int a = 0; a < 6; a++)
-      for (int b = 0; b < a; b++) D[6 * b + a] = D[6 * a + b];
-    if (am->tparent[s] >= 0) avbd_tree_coupling(am, m, d, am->joint + am->tjoint[s], h, D + 36);
+    avbd_assemble(am, m, d, s, h, 0, W, D, g);
+    if (am->tparent[s] >= 0) avbd_tree_coupling(am, m, d, am->tjoint[s], h, D + 36);
   }
   /* leaves → root */
   for (int i = n - 1; i >= 0; i--) {
     int s = list[i], p = am->tparent[s];
-    real *D = W + AVBD_TW * s, *Cs = D + 36, *g = D + 72;
+    real *D = W + AVBD_TW * s, *Y = D + 36, *y = D + 72;
     am->guard[s] = avbd_tree_chol(D);
+    avbd_tree_fwd(D, y);
     if (p < 0) continue;
-    real *Dp = W + AVBD_TW * p, *gp = Dp + 72, X[36], col[6], y[6];
-    for (int j = 0; j < 6; j++) { /* X = D_s⁻¹ H_sp, column by column */
-      for (int a = 0; a < 6; a++) col[a] = Cs[6 * a + j];
-      avbd_tree_solve(D, col, col);
-      for (int a = 0; a < 6; a++) X[6 * a + j] = col[a];
-    }
-    avbd_tree_solve(D, g, y);
-    for (int a = 0; a < 6; a++) { /* D_p −= H_spᵀ X,  g̃_p −= H_spᵀ y */
+    real *Dp = W + AVBD_TW * p, *gp = Dp + 72;
+    avbd_tree_fwd6(D, Y);
+    RL_AVBD_UNROLL
+    for (int a = 0; a < 6; a++) { /* D_p −= Yᵀ Y (lower triangle),  g̃_p −= Yᵀ y */
       real t = 0;
-      for (int c = 0; c < 6; c++) t += Cs[6 * c + a] * y[c];
+      RL_AVBD_UNROLL
+      for (int c = 0; c < 6; c++) t += Y[6 * c + a] * y[c];
       gp[a] -= t;
-      for (int b = 0; b < 6; b++) {
+      RL_AVBD_UNROLL
+      for (int b = 0; b <= a; b++) {
         real u = 0;
-        for (int c = 0; c < 6; c++) u += Cs[6 * c + a] * X[6 * c + b];
+        RL_AVBD_UNROLL
+        for (int c = 0; c < 6; c++) u += Y[6 * c + a] * Y[6 * c + b];
         Dp[6 * a + b] -= u;
       }
     }
@@ -194,14 +285,17 @@ RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_dat
   /* root → leaves */
   for (int i = 0; i < n; i++) {
     int s = list[i], p = am->tparent[s];
-    real *D = W + AVBD_TW * s, *Cs = D + 36, *g = D + 72, *dz = D + 78, r[6];
-    for (int a = 0; a < 6; a++) r[a] = g[a];
+    real *D = W + AVBD_TW * s, *Y = D + 36, *y = D + 72, *dz = D + 78;
+    for (int a = 0; a < 6; a++) dz[a] = y[a];
     if (p >= 0) {
       const real *dp = W + AVBD_TW * p + 78;
-      for (int a = 0; a < 6; a++)
-        for (int b = 0; b < 6; b++) r[a] += Cs[6 * a + b] * dp[b];
+      RL_AVBD_UNROLL
+      for (int a = 0; a < 6; a++) {
+        RL_AVBD_UNROLL
+        for (int b = 0; b < 6; b++) dz[a] += Y[6 * a + b] * dp[b];
+      }
     }
-    avbd_tree_solve(D, r, dz);
+    avbd_tree_bwd(D, dz);
     for (int a = 0; a < 6; a++) dz[a] = -dz[a];
   }
   for (int i = 0; i < n; i++) {

@@ -100,6 +100,7 @@ typedef struct rl_avbd_contact {
   real lambda[3], rho[3], rho0;
   real c0[3], c[3]; /* C at the step start and C̃ after the last dual update */
   int stick;        /* tangent multiplier inside the disc after the last dual update */
+  int touched;      /* the normal row was closed (C̃_n ≤ 0) at the step start or after a dual update of this step */
   /* torsional (about n) and rolling (about t1, t2) rows, condim 4 / 6: the relative rotation
      since the step start w = Log(Δq_B) − Log(Δq_A), C_r = frame_r·w, force bounded by the patch-radius
      coefficients: |λ_spin| ≤ μ_spin(−λ_n), ‖λ_roll‖ ≤ μ_roll(−λ_n) */
@@ -714,11 +715,22 @@ RL_HD void rl_avbd_contact_val_eval(rl_avbd_contact_val *v, const rl_avbd_contac
  * centre of curvature;  tangents f_t = λ_t + ρ_t(C_t − α C⁰_t) projected on the disc μ(−f_n), lever to
  * the material point;  J = ±[w, u × w];  weight ρ while the normal is active (tangents: and μ > 0);
  * then the spin/roll rows (dqA, dqB: Δq of the bodies, NULL for the world).  kkt = 1: the multipliers
- * themselves, no weights, no K. */
+ * themselves, no weights, no K.
+ * mm = 1 (articulation blocks): weights that majorize the rows' energies, so that one Newton step of the
+ * block cannot jump over a kink of them: the normal row of a contact that has been closed in this step
+ * (c->touched) weighs ρ_n whether or not it is active now (its energy has curvature ρ_n or 0, so
+ * ½ρ_n(C − C_k)² from the current point lies above it; with weight 0 a contact that has just opened is
+ * stepped through into the ground, λ_n jumps, the foot is pushed out again and the iteration cycles; a
+ * contact that has stayed open keeps weight 0, a stiffness there slows a lifted foot to the rate
+ * ρ_n/(ρ_n + k) of the rest's k), and a sliding contact (tangent trial force t = λ_t + ρ_t C̃_t
+ * outside the disc of radius r = μ(−f_n)) weighs its tangent rows by w = ρ_t·r/‖t‖: the tangent energy is a
+ * Huber function of d = C̃_t + λ_t/ρ_t (‖t‖ = ρ_t‖d‖), its force r·d/‖d‖ is w·d, and ½w‖d‖² + const touches
+ * it there and lies above it (iteratively reweighted least squares, r fixed within the step); the full ρ_t
+ * makes the step of a sliding foot ‖t‖/r times too short and the iterate crawls. */
 RL_HD void rl_avbd_contact_assemble_val(real H[36], real g[6], real K[3], const rl_avbd_contact *c,
                                         const rl_avbd_contact_val *v, const real *dqA, const real *dqB, int side,
-                                        real alpha, int kkt) {
-  real f[3], fv[3] = {0, 0, 0};
+                                        real alpha, int kkt, int mm) {
+  real f[3], fv[3] = {0, 0, 0}, sc = 1;
   const real *uA = v->uA, *uB = v->uB, *vA = v->vA, *vB = v->vB, *C = v->C;
   real Cn = C[0] - alpha * rl_avbd_min(c->c0[0], (real)0);
   f[0] = kkt ? c->lambda[0] : rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * Cn);
@@ -728,7 +740,9 @@ RL_HD void rl_avbd_contact_assemble_val(real H[36], real g[6], real K[3], const 
   } else {
     f[1] = c->lambda[1] + c->rho[1] * (C[1] - alpha * c->c0[1]);
     f[2] = c->lambda[2] + c->rho[2] * (C[2] - alpha * c->c0[2]);
-    rl_avbd_proj_disc(f + 1, c->mu * -f[0]);
+    real rad = c->mu * -f[0], tn = mm ? rl_sqrt(f[1] * f[1] + f[2] * f[2]) : 0;
+    rl_avbd_proj_disc(f + 1, rad);
+    if (tn > rad) sc = rad / tn;
   }
   for (int r = 0; r < 3; r++) {
     const real *w = c->frame + 3 * r;
@@ -740,8 +754,9 @@ RL_HD void rl_avbd_contact_assemble_val(real H[36], real g[6], real K[3], const 
       J[i] = side ? w[i] : -w[i];
       J[3 + i] = side ? x[i] : -x[i];
     }
-    real wt = (kkt || !(f[0] < 0 || c->lambda[0] < 0)) ? 0 : c->rho[r];
+    real wt = (kkt || !(f[0] < 0 || c->lambda[0] < 0 || (r == 0 && mm && c->touched))) ? 0 : c->rho[r];
     if (r > 0 && c->mu <= 0) wt = 0;
+    if (r > 0) wt *= sc;
     rl_avbd_add_row(H, g, J, f[r], wt);
     if (r > 0 || c->rad[side] == 0) rl_v3_addscl(fv, w, f[r]);
   }
@@ -762,7 +777,7 @@ RL_HD void rl_avbd_contact_assemble(real H[36], real g[6], real K[3], const rl_a
                                     int kkt) {
   rl_avbd_contact_val v;
   rl_avbd_contact_val_eval(&v, c, A, B);
-  rl_avbd_contact_assemble_val(H, g, K, c, &v, dqA, dqB, side, alpha, kkt);
+  rl_avbd_contact_assemble_val(H, g, K, c, &v, dqA, dqB, side, alpha, kkt, 0);
 }
 
 /* ------------------------------------------------------------ one body's block */
