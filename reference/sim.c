@@ -191,7 +191,13 @@ static void row_mj(rl_csv *w, long step, const mjModel *m, mjData *d) {
   rl_csv_num(w, d->time);
   for (int i = 0; i < m->nq; i++) rl_csv_num(w, d->qpos[i]);
   for (int i = 0; i < m->nv; i++) rl_csv_num(w, d->qvel[i]);
+  /* the row's forward pass must not change the next step: MuJoCo 2.2.2's mj_forward leaves its q̈ in
+     qacc_warmstart, from which the next mj_step's solver would start (PGS's iterate depends on it) */
+  mjtNum *warm = malloc(sizeof(mjtNum) * (size_t)(m->nv > 0 ? m->nv : 1));
+  if (warm) mju_copy(warm, d->qacc_warmstart, m->nv);
   mj_forward(m, d);
+  if (warm) mju_copy(d->qacc_warmstart, warm, m->nv);
+  free(warm);
   /* MuJoCo 2.2.2 computes energies only with the energy flag; it does not change the dynamics */
   int flags = m->opt.enableflags;
   ((mjModel *)m)->opt.enableflags |= mjENBL_ENERGY;
@@ -211,8 +217,8 @@ static int sim_batch(const rl_sim_args *a, const rl_pair *p, const rl_data *d0, 
   int engine = !strcmp(a->engine, "avbd") ? RL_BATCH_AVBD : !strcmp(a->engine, "cg") ? RL_BATCH_CG : RL_BATCH_NEWTON;
   int cuda = !strcmp(a->device, "cuda");
   char err[512];
-  if (!strcmp(a->engine, "mujoco")) {
-    rl_errorf("sim: --envs runs rigidlab's engines (newton, cg, avbd), not mujoco");
+  if (!strcmp(a->engine, "mujoco") || !strcmp(a->engine, "pgs")) {
+    rl_errorf("sim: --envs runs rigidlab's engines newton, cg and avbd, not %s", a->engine);
     return RL_EXIT_BADINPUT;
   }
   if (cuda) {
@@ -278,10 +284,10 @@ int rl_cmd_sim(const rl_sim_args *a) {
   char err[1024], why[512];
   rl_pair p;
   int newton = !strcmp(a->engine, "newton"), cg = !strcmp(a->engine, "cg"), mujoco = !strcmp(a->engine, "mujoco");
-  int avbd = !strcmp(a->engine, "avbd");
+  int avbd = !strcmp(a->engine, "avbd"), pgs = !strcmp(a->engine, "pgs");
   rl_avbd *am = NULL;
-  if (!newton && !cg && !mujoco && !avbd) {
-    rl_errorf("sim: --engine '%s' is not available (allowed: newton, cg, avbd, mujoco)", a->engine);
+  if (!newton && !cg && !pgs && !mujoco && !avbd) {
+    rl_errorf("sim: --engine '%s' is not available (allowed: newton, cg, pgs, avbd, mujoco)", a->engine);
     return RL_EXIT_BADINPUT;
   }
   if (mujoco && RL_IS_F32) {
@@ -294,8 +300,8 @@ int rl_cmd_sim(const rl_sim_args *a) {
     return st;
   }
   /* the soft engines: rigidlab's solver is the engine's; the model's other options stay */
-  if (newton || cg) {
-    p.m->opt.solver = cg ? RL_SOLVER_CG : RL_SOLVER_NEWTON;
+  if (newton || cg || pgs) {
+    p.m->opt.solver = cg ? RL_SOLVER_CG : pgs ? RL_SOLVER_PGS : RL_SOLVER_NEWTON;
     if (rl_solver_check_options(p.m, why, sizeof why)) {
       rl_errorf("%s: %s", a->c.model, why);
       rl_pair_free(&p);

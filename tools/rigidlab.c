@@ -27,7 +27,7 @@ static const char *usage_main =
     "commands:\n"
     "  verify MODEL.xml [--precision f64|f32|both] [--states N] [--seed S] [--stages LIST] [--csv FILE] [--opt "
     "K=V]...\n"
-    "  sim    MODEL.xml --engine newton|cg|avbd|mujoco [--precision f64|f32] [--dt H] [--steps N | --duration T]\n"
+    "  sim    MODEL.xml --engine newton|cg|pgs|avbd|mujoco [--precision f64|f32] [--dt H] [--steps N | --duration T]\n"
     "                   [--key NAME|INDEX] [--csv FILE] [--opt K=V]...\n"
     "  bench  MODEL.xml|chain:N1,N2,... [--precision f64|f32|both] [--stages LIST] [--engines LIST] [--steps N]\n"
     "                   [--reps R] [--csv FILE] [--opt K=V]... [--device cpu --envs N1,N2,... [--threads T]]\n"
@@ -55,11 +55,12 @@ static const char *usage_verify =
     "  --quiet                    no table on stdout\n";
 
 static const char *usage_sim =
-    "usage: rigidlab sim MODEL.xml --engine newton|cg|avbd|mujoco [options]\n"
+    "usage: rigidlab sim MODEL.xml --engine newton|cg|pgs|avbd|mujoco [options]\n"
     "Simulates MODEL from qpos0 (or a keyframe) and writes step,time,qpos_*,qvel_*, then\n"
     "iterations,converged,residual,penetration_max,energy,ncon,bad_state as CSV (to stdout without --csv).\n"
-    "  --engine newton|cg|avbd|mujoco  rigidlab soft-constraint Newton or CG, rigidlab AVBD (maximal\n"
-    "                             coordinates), or MuJoCo 2.2.2\n"
+    "  --engine newton|cg|pgs|avbd|mujoco  rigidlab soft-constraint Newton, CG or PGS (MuJoCo's\n"
+    "                             projected Gauss-Seidel on the dual), rigidlab AVBD (maximal\n"
+    "                             coordinates), or MuJoCo 2.2.2 (the model's own solver unless --opt solver=)\n"
     "  --precision f64|f32        rigidlab's working precision (default f64; mujoco is f64 only)\n"
     "  --dt H                     time step (default: the model's)\n"
     "  --steps N | --duration T   length (default 1000 steps)\n"
@@ -297,7 +298,7 @@ static int cmd_sim(int argc, char **argv) {
   p.steps = -1;
   int st = parse_args("sim", argc, argv, &p, usage_sim);
   if (st) return st;
-  if (!p.engine) return bad("sim", "missing --engine (allowed: newton, cg, avbd, mujoco)%s", "");
+  if (!p.engine) return bad("sim", "missing --engine (allowed: newton, cg, pgs, avbd, mujoco)%s", "");
   if (p.steps > 0 && p.duration > 0) return bad("sim", "give --steps or --duration, not both%s", "");
   rl_sim_args a = {.c = p.c, .engine = p.engine, .dt = p.dt, .steps = p.steps, .duration = p.duration, .key = p.key,
                    .device = p.device};
