@@ -63,6 +63,8 @@ static size_t rec_arena(const rl_model *m) { return rl_aba_arena(m) + 12 * (size
 
 /* the most sliding contacts one coupled signorini step takes */
 #define RL_COUPLED_MAX 128
+/* a coupled step may open or close at most 1/RL_COUPLED_FLIPS of the elliptic contacts */
+#define RL_COUPLED_FLIPS 16
 
 /* rows: nv and nefc vectors, two envelope factors (at most dense triangles), their index arrays, the
    ABA workspace */
@@ -1041,13 +1043,30 @@ static int coupled_direction(solver_ctx *c, real *x) {
   return 0;
 }
 
+/* Whether the step to jar stays (nearly) on the piece of the residual where the coupled Newton direction
+   was linearised: the normal rows that change between active (jar₀ < 0) and inactive are at most
+   1/RL_COUPLED_FLIPS of the elliptic contacts.  A step that opens or closes more has left the region where
+   the linearisation holds even when it lowers ‖g‖ (measured on a 148-contact box pyramid landing: such a
+   step was followed by 5 iterations of stick/slip search; refused, the latch line search takes them). */
+static int same_contact_set(const solver_ctx *c, const real *jar) {
+  const rl_data *d = c->d;
+  int flips = 0, ncon = 0;
+  for (int i = d->ne + d->nf; i < d->nefc; i++) {
+    if (d->efc_type[i] != RL_CNSTR_CONTACT_ELLIPTIC) continue;
+    flips += (c->Jaref[i] < 0) != (jar[i] < 0);
+    ncon++;
+    i += d->contact[d->efc_id[i]].dim - 1;
+  }
+  return flips * RL_COUPLED_FLIPS <= ncon;
+}
+
 /* The coupled step a + x (a Newton step on the residual of the Coulomb equations), tried at every iteration:
    taken when its residual φ(1) = ‖g(a + x)‖², each latch at its normal force there, is at most φ(0)/4
-   (a quarter: the step must clearly contract, a full step that only just lowers φ is usually one that
-   changed stick/slip states and is followed by a cycle).  Shorter steps α·x are not tried: with a
-   changed stick/slip state x is not a good direction (measured: backtracking α = ½ … 2⁻⁵ raised the
-   iterations).  Taken: search = x, Mv = M·x, Jv = J·x for the caller's update; returns 1.  Else 0 and the
-   caller takes the line search along −H⁻¹g with the latch held. */
+   (a quarter: a full step that only just lowers φ is usually one that changed stick/slip states and is
+   followed by a cycle) and it keeps the contact set (same_contact_set).  Shorter steps α·x are not tried:
+   off the piece where x was linearised it is not a good direction (measured: backtracking α = ½ … 2⁻⁵
+   raised the iterations).  Taken: search = x, Mv = M·x, Jv = J·x for the caller's update; returns 1.
+   Else 0, and the caller takes the line search along −H⁻¹g with the latch held. */
 static int coupled_step(solver_ctx *c) {
   rl_data *d = c->d;
   int nv = c->nv, nefc = c->nefc, ok = 0;
@@ -1067,7 +1086,7 @@ static int coupled_step(solver_ctx *c) {
       real g = c->Ma[i] + c->Mv[i] - d->qfrc_smooth[i] - qf[i];
       phi += g * g;
     }
-    ok = phi <= (real)0.25 * phi0;
+    ok = phi <= (real)0.25 * phi0 && same_contact_set(c, jar);
     if (ok) memcpy(c->search, x, sizeof(real) * (size_t)nv);
   }
   rl_arena_release(d, mark);
