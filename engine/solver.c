@@ -1047,7 +1047,7 @@ static int coupled_direction(solver_ctx *c, real *x) {
    was linearised: the normal rows that change between active (jar₀ < 0) and inactive are at most
    1/RL_COUPLED_FLIPS of the elliptic contacts.  A step that opens or closes more has left the region where
    the linearisation holds even when it lowers ‖g‖ (measured on a 148-contact box pyramid landing: such a
-   step was followed by 5 iterations of stick/slip search; refused, the latch line search takes them). */
+   step took that solve to 8 iterations where MuJoCo took 3; refused, to 4). */
 static int same_contact_set(const solver_ctx *c, const real *jar) {
   const rl_data *d = c->d;
   int flips = 0, ncon = 0;
