@@ -1063,10 +1063,11 @@ static int same_contact_set(const solver_ctx *c, const real *jar) {
 /* The coupled step a + x (a Newton step on the residual of the Coulomb equations), tried at every iteration:
    taken when its residual φ(1) = ‖g(a + x)‖², each latch at its normal force there, is at most φ(0)/4
    (a quarter: a full step that only just lowers φ is usually one that changed stick/slip states and is
-   followed by a cycle) and it keeps the contact set (same_contact_set).  Shorter steps α·x are not tried:
-   off the piece where x was linearised it is not a good direction (measured: backtracking α = ½ … 2⁻⁵
-   raised the iterations).  Taken: search = x, Mv = M·x, Jv = J·x for the caller's update; returns 1.
-   Else 0, and the caller takes the line search along −H⁻¹g with the latch held. */
+   followed by a cycle) and it keeps the contact set (same_contact_set).  Shorter steps α·x judged by φ
+   are not tried (measured: backtracking α = ½ … 2⁻⁵ raised the iterations).  Taken: search = x,
+   Mv = M·x, Jv = J·x for the caller's update; returns 1.  Else 0, and the caller runs the exact line
+   search on the latch-held convex cost, along x when x keeps the contact set and is downhill for that
+   cost (gᵀx < 0; search = x), else along −H⁻¹g (search untouched). */
 static int coupled_step(solver_ctx *c) {
   rl_data *d = c->d;
   int nv = c->nv, nefc = c->nefc, ok = 0;
@@ -1086,8 +1087,11 @@ static int coupled_step(solver_ctx *c) {
       real g = c->Ma[i] + c->Mv[i] - d->qfrc_smooth[i] - qf[i];
       phi += g * g;
     }
-    ok = phi <= (real)0.25 * phi0 && same_contact_set(c, jar);
-    if (ok) memcpy(c->search, x, sizeof(real) * (size_t)nv);
+    int same = same_contact_set(c, jar);
+    ok = phi <= (real)0.25 * phi0 && same;
+    /* refused on the same contact set but downhill for the latch-held cost (gᵀx < 0): the caller's line
+       search runs along x instead of −H⁻¹g */
+    if (ok || (same && dot(c->grad, x, nv) < 0)) memcpy(c->search, x, sizeof(real) * (size_t)nv);
   }
   rl_arena_release(d, mark);
   return ok;
