@@ -527,8 +527,7 @@ static int handler(void *user, const char *section, const char *name, const char
   double x;
   rl_band *b = &s->band[s->nband];
   if (n != 2 || !parse_num(tol, &x) || x < 0)
-    FAIL("[check] %s = '%s': expected 'abs T', 'rel T', 'ratio R' or 'max T' with T >= 0, R >= 1",
-         name, value);
+    FAIL("[check] %s = '%s': expected 'abs T', 'rel T', 'ratio R' or 'max T' with T >= 0, R >= 1", name, value);
   if (!strcmp(kind, "abs")) b->kind = RL_BAND_ABS;
   else if (!strcmp(kind, "rel")) b->kind = RL_BAND_REL;
   else if (!strcmp(kind, "ratio")) b->kind = RL_BAND_RATIO;
