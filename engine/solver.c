@@ -1062,8 +1062,9 @@ static int same_contact_set(const solver_ctx *c, const real *jar) {
 
 /* The coupled step a + x (a Newton step on the residual of the Coulomb equations), tried at every iteration:
    taken when its residual φ(1) = ‖g(a + x)‖², each latch at its normal force there, is at most φ(0)/4
-   (a quarter: a full step that only just lowers φ is usually one that changed stick/slip states and is
-   followed by a cycle) and it keeps the contact set (same_contact_set).  Shorter steps α·x judged by φ
+   (φ(0) = ‖g(a)‖², the latches as held)
+   — a quarter: a full step that only just lowers φ is usually one that changed stick/slip states and is
+   followed by a cycle — and it keeps the contact set (same_contact_set).  Shorter steps α·x judged by φ
    are not tried (measured: backtracking α = ½ … 2⁻⁵ raised the iterations).  Taken: search = x,
    Mv = M·x, Jv = J·x for the caller's update; returns 1.  Else 0, and the caller runs the exact line
    search on the latch-held convex cost, along x when x keeps the contact set and is downhill for that
