@@ -320,6 +320,33 @@ Test(harness, kind_lockstep_matches_mujoco_on_the_pendulum_and_gates) {
   bad_spec("[sweep]\ndevice = cpu, cuda", "bad.ini:6:", "device is for kind = device only");
 }
 
+/* a 'max T' band bounds the value itself, whatever the baseline: iterations over MuJoCo's on a box pyramid's
+   first 7 steps (a landing step takes 1 more than MuJoCo under signorini) pass 'max 10' and fail 'max 0'
+   against the very results written as the baseline */
+Test(harness, max_band_bounds_the_value_whatever_the_baseline) {
+  char a[2048], spec[512];
+  for (int k = 0; k < 2; k++) {
+    snprintf(spec, sizeof spec, "%s/max%d.ini", tmpdir, k);
+    FILE *f = fopen(spec, "w");
+    cr_assert_not_null(f);
+    fprintf(f,
+            "[experiment]\nname = maxband\nkind = lockstep\nscene = %s/experiments/scenes/box_pyramid.xml\n"
+            "duration = 0.014\n[sweep]\nengine = newton\nprecision = f64\ncone = elliptic\n"
+            "contact_resolution = signorini\n[reference]\nuse = mujoco_lockstep\n[metrics]\n"
+            "names = iterations_excess_max\n[check]\niterations_excess_max = max %d\n",
+            SRCDIR, k ? 0 : 10);
+    fclose(f);
+    snprintf(a, sizeof a, "run %s --out %s/mb%d", spec, tmpdir, k);
+    cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+    snprintf(a, sizeof a, "check %s/mb%d --baseline %s/mbbase%d --update-baseline", tmpdir, k, tmpdir, k);
+    cr_assert_eq(rl(a, out, sizeof out), 0, "%s", out);
+    snprintf(a, sizeof a, "check %s/mb%d --baseline %s/mbbase%d", tmpdir, k, tmpdir, k);
+    int st = rl(a, out, sizeof out);
+    cr_expect_eq(st, k, "max %d: check exit %d (want %d):\n%s", k ? 0 : 10, st, k, out);
+    if (k) cr_expect_not_null(strstr(out, "iterations_excess_max = 1 outside band max 0 (baseline 1)"), "%s", out);
+  }
+}
+
 Test(harness, kind_device_without_cuda_writes_no_cuda_rows_and_says_why) {
   char a[1024], p[512];
   run_and_check("device", "dv", "", 0, NULL, 0);

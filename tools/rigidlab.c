@@ -446,7 +446,7 @@ static const char *usage_check =
     "usage: rigidlab check RESULTS [--baseline DIR] [--update-baseline]\n"
     "Compares every metric of every study below RESULTS (each folder holding metrics.csv: reports/latest,\n"
     "an --out folder, one study folder) with DIR/STUDY/metrics.csv\n"
-    "(default DIR: reports/baselines) within the bands of the spec's [check] section (abs T, rel T, ratio R).\n"
+    "(default DIR: reports/baselines) within the bands of the spec's [check] section (abs T, rel T, ratio R, max T).\n"
     "Exit 1 with one line per metric outside its band: study, point, metric, value, band, first step out.\n"
     "  --update-baseline  rewrite DIR/STUDY/metrics.csv from RESULTS (on purpose)\n";
 

@@ -70,6 +70,7 @@ static int exists_file(const char *p) {
 }
 
 static int inside(const rl_band *b, double base, double v) {
+  if (b->kind == RL_BAND_MAX) return v <= b->tol; /* false for NaN */
   if (isnan(base) || isnan(v)) return isnan(base) && isnan(v);
   double d = fabs(v - base);
   switch (b->kind) {
@@ -86,6 +87,7 @@ static void describe(char *s, size_t n, const rl_band *b, double base) {
   case RL_BAND_ABS:
     rl_snprintf(s, n, "abs %g of baseline %.6g = [%.6g, %.6g]", b->tol, base, base - b->tol, base + b->tol);
     break;
+  case RL_BAND_MAX: rl_snprintf(s, n, "max %g (baseline %.6g)", b->tol, base); break;
   case RL_BAND_REL:
     rl_snprintf(s, n, "rel %g of baseline %.6g = [%.6g, %.6g]", b->tol, base, base - b->tol * fabs(base),
                 base + b->tol * fabs(base));

@@ -527,11 +527,12 @@ static int handler(void *user, const char *section, const char *name, const char
   double x;
   rl_band *b = &s->band[s->nband];
   if (n != 2 || !parse_num(tol, &x) || x < 0)
-    FAIL("[check] %s = '%s': expected 'abs T', 'rel T' or 'ratio R' with T >= 0, R >= 1", name, value);
+    FAIL("[check] %s = '%s': expected 'abs T', 'rel T', 'ratio R' or 'max T' with T >= 0, R >= 1", name, value);
   if (!strcmp(kind, "abs")) b->kind = RL_BAND_ABS;
   else if (!strcmp(kind, "rel")) b->kind = RL_BAND_REL;
   else if (!strcmp(kind, "ratio")) b->kind = RL_BAND_RATIO;
-  else FAIL("[check] %s: bad band kind '%s' (allowed: abs, rel, ratio)", name, kind);
+  else if (!strcmp(kind, "max")) b->kind = RL_BAND_MAX;
+  else FAIL("[check] %s: bad band kind '%s' (allowed: abs, rel, ratio, max)", name, kind);
   if (b->kind == RL_BAND_RATIO && x < 1) FAIL("[check] %s: ratio %s is below 1 (allowed: R >= 1)", name, tol);
   for (int i = 0; i < s->nband; i++)
     if (s->band[i].metric == k) FAIL("[check] '%s' given twice (first on line %d)", name, s->band[i].line);

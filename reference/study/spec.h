@@ -58,7 +58,9 @@
 #define RL_SPEC_MAXPOINTS 100000 /* points of one sweep */
 #define RL_SPEC_MAXLINE   65536  /* characters in one line of a spec */
 
-enum { RL_BAND_ABS, RL_BAND_REL, RL_BAND_RATIO };
+/* abs T: |v − base| ≤ T; rel T: |v − base| ≤ T·|base|; ratio R: v/base within [1/R, R]; max T: v ≤ T
+   whatever the baseline (a stated bound, e.g. iterations over MuJoCo's) */
+enum { RL_BAND_ABS, RL_BAND_REL, RL_BAND_RATIO, RL_BAND_MAX };
 
 /* metrics, computed per point from its trajectory (and the mujoco point of the same scene/dt/options) */
 enum {
