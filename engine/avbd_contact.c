@@ -54,7 +54,8 @@ RL_HDFN void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
   am->ncon = 0;
   if (m->opt.disableflags & (RL_DSBL_CONTACT | RL_DSBL_CONSTRAINT)) return;
   for (int p = 0; p < m->ngeom; p++) {
-    if (m->geom_type[p] != RL_GEOM_PLANE || am->slot[m->geom_bodyid[p]] >= 0) continue;
+    if (m->geom_type[p] != RL_GEOM_PLANE || am->slot[m->geom_bodyid[p]] >= 0 || avbd_mocap_of(m, m->geom_bodyid[p]) >= 0)
+      continue;
     real o[3], Rp[9], n[3];
     avbd_geom_pose(am, m, p, o, Rp);
     n[0] = Rp[2];

@@ -799,6 +799,7 @@ RL_HDFN rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *
   real h = m->opt.timestep;
   rl_avbd_stat *st = &am->stat;
   memset(st, 0, sizeof *st);
+  rl_avbd_mocap_frames(am, d); /* static bodies that move with a mocap body: at the step-start mocap poses */
   /* contacts at the step-start poses (normal frozen within the step) */
   avbd_sync_scales(am, m);
   if (am->prm.contacts == RL_AVBD_CONTACTS_GROUND) avbd_ground_contacts(am, m, h);
@@ -891,6 +892,9 @@ rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d) {
     rl_reset_bad(m, d, which);
     rl_avbd_from_generalized(am, m, d);
   }
+  /* before the coordinates are read: a joint to a mocap-driven body measures from its step-start pose, so the
+     kinematics below puts every body where the AVBD poses hold it */
+  rl_avbd_mocap_frames(am, d);
   if (am->prm.contacts == RL_AVBD_CONTACTS_DATA) {
     rl_avbd_to_generalized(am, m, d);
     rl_kinematics(m, d);

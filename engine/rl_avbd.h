@@ -212,6 +212,20 @@ typedef struct rl_avbd_stat {
                                    stop (m, rad) */
 } rl_avbd_stat;
 
+/* A joint or equality whose static side (a = −1) is a mocap body or a body fixed to one: that side is a
+ * static body whose pose moves with time.  Its A-side geometry is kept in the mocap body's frame M (taken
+ * at the build's reference configuration, where the mocap body sits at body_pos/body_quat) and mapped to
+ * the world at every step start from M = (mocap_pos, mocap_quat/‖·‖):
+ *   r_A = x_M + R_M r̂_A,  a_A = R_M â_A,  t_kA = R_M t̂_kA,  q_rel0 = q_M ⊗ q̂_rel0,
+ *   compound F0: x_F0 = x_M + R_M x̂_F0, q_F0 = q_M ⊗ q̂_F0,
+ * so the rows see a static body at the step-start mocap pose (rl_avbd_mocap_frames). */
+typedef struct rl_avbd_moving {
+  int joint;                                    /* index into rl_avbd.joint */
+  int mocap;                                    /* mocap id of the moving side */
+  real rA[3], axA[3], t1A[3], t2A[3], qrel0[4]; /* A-side geometry in M */
+  real xp[3], xq[4];                            /* compound joints: F0 in M */
+} rl_avbd_moving;
+
 /* The AVBD model and state (one allocation, sized at build). */
 typedef struct rl_avbd {
   rl_avbd_param prm;
@@ -282,6 +296,8 @@ typedef struct rl_avbd {
   int *tlist;    /* [nb] slots by articulation, parents first */
   real *tmass;   /* [nb] mass of each slot's articulation (kg) */
   real *twork;   /* [nb×84] per slot: block D (36), coupling to the parent (36), right side (6), step (6) */
+  int nmoving;            /* joints and equalities to a body that moves with a mocap body */
+  rl_avbd_moving *moving; /* [nmoving] */
 } rl_avbd;
 
 /* 1 if two geoms on different dynamic bodies pass the contype/conaffinity filter */
@@ -312,6 +328,11 @@ rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d);
 /* The step of the AVBD state only: the contacts last loaded (RL_AVBD_CONTACTS_DATA) or the own ground
    contacts, d->qpos/qvel untouched (d->time advances); status as rl_avbd_step. */
 rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *d);
+/* The A-side geometry of every joint or equality to a mocap-driven static body, mapped to the world from
+   the mocap poses in d (d->mocap_pos, d->mocap_quat; see rl_avbd_moving); rl_avbd_step,
+   rl_avbd_step_maximal and rl_avbd_from_generalized call it, a caller that moves the mocap bodies only sets
+   d->mocap_pos/mocap_quat before the step. */
+void rl_avbd_mocap_frames(rl_avbd *am, const rl_data *d);
 /* 1 if this engine build runs prm.threads > 1 on OpenMP threads (built with OpenMP), else 0 */
 int rl_avbd_openmp(void);
 
