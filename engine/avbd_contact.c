@@ -140,6 +140,9 @@ void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d) {
     k->rad[1] = avbd_geom_radius(m, c->geom2);
     rl_v3_addscl(p1, c->frame, -k->rad[0]);
     rl_v3_addscl(p2, c->frame, k->rad[1]);
+    /* the row's zero where MuJoCo's contact row has its zero, dist = includemargin (margin − gap of the geoms
+       or of the explicit <pair>): A's centre moves by includemargin along n, so C_n = dist − includemargin */
+    if (c->includemargin != 0) rl_v3_addscl(p1, c->frame, c->includemargin);
     avbd_to_local(k->cA, avbd_pose_of(am, s1), p1);
     avbd_to_local(k->cB, avbd_pose_of(am, s2), p2);
     memcpy(k->frame, c->frame, sizeof k->frame);
