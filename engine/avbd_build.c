@@ -580,6 +580,12 @@ static void avbd_moving_build(rl_avbd *am, const rl_model *m, const rl_data *d) 
     if (k >= 0) avbd_moving_local(am, m, d, j, k, am->moving + n++);
   }
   am->nmoving = n;
+  /* slots hanging from a mocap body through tree joints: the first mocap body up the parent chain */
+  for (int s = 0; s < am->nb; s++) {
+    am->ride[s] = -1;
+    for (int b = am->body[s]; b > 0 && am->ride[s] < 0; b = m->body_parentid[b])
+      if (m->body_mocapid[b] >= 0) am->ride[s] = m->body_mocapid[b];
+  }
 }
 
 rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, int errlen) {
@@ -603,7 +609,8 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
       sizeof(rl_avbd_load) * ((size_t)nj + 1) + R * 3 * nbs + (sizeof(int) + R * 46) * nbs + 2 * 64 +
       R * 2 * ((size_t)nr + 1) + 64 +
       (sizeof(rl_avbd_compound) + sizeof(rl_avbd_compound_val) + 2 * sizeof(unsigned long long)) * ((size_t)ncmp + 1) +
-      3 * 64 + sizeof(int) * (4 * nbs + 1) + R * 85 * nbs + 6 * 64 + sizeof(rl_avbd_moving) * ((size_t)nmov + 1) + 64;
+      3 * 64 + sizeof(int) * (4 * nbs + 1) + R * 85 * nbs + 6 * 64 + sizeof(rl_avbd_moving) * ((size_t)nmov + 1) + 64 +
+      sizeof(int) * nbs + R * 14 * ((size_t)m->nmocap + 1) + sizeof(long) * ((size_t)m->nmocap + 1) + 4 * 64;
   rl_avbd *am = calloc(1, sizeof *am);
   char *buf = calloc(1, bytes);
   if (!am || !buf) {
@@ -670,6 +677,11 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
   am->twork = avbd_take(&p, R * 84 * nbs);
   am->tmass = avbd_take(&p, R * nbs);
   am->moving = avbd_take(&p, sizeof(rl_avbd_moving) * ((size_t)nmov + 1));
+  am->ride = avbd_take(&p, sizeof(int) * nbs);
+  am->mocap_last = avbd_take(&p, R * 7 * ((size_t)m->nmocap + 1));
+  am->mocap_prev = avbd_take(&p, R * 7 * ((size_t)m->nmocap + 1));
+  am->mocap_moved = avbd_take(&p, sizeof(long) * ((size_t)m->nmocap + 1));
+  am->nmocap = m->nmocap;
 
   /* bodies */
   int s = 0;
@@ -825,10 +837,58 @@ RL_HDFN real avbd_coord_rate(const rl_avbd *am, const rl_avbd_joint *jt) {
   return rl_v3_dot(wa, d) + rl_v3_dot(a, vpB);
 }
 
-/* World-side geometry of the joints that move with a mocap body from M = (mocap_pos, mocap_quat/‖·‖):
+/* The rigid displacement of mocap body k from its last pose (x₀, q₀) to (x₁, q₁) = (mocap_pos, mocap_quat/‖·‖)
+   carried by every slot s that hangs from it:  Δq = q₁ q₀⁻¹,  x_s ← x₁ + R(Δq)(x_s − x₀),  q_s ← Δq q_s,
+   v_s ← R(Δq) v_s,  ω_s ← R(Δq) ω_s (its joint coordinates and relative velocities unchanged). */
+RL_HDFN static void avbd_mocap_carry(rl_avbd *am, int k, const real x1[3], const real q1[4]) {
+  real q0[4], c[4], dq[4], R[9], t[3];
+  rl_q_copy(q0, am->mocap_last + 7 * k + 3);
+  rl_q_normalize(q0);
+  rl_q_conj(c, q0);
+  rl_q_mul(dq, q1, c);
+  rl_q_normalize(dq);
+  rl_q_to_mat(R, dq);
+  for (int s = 0; s < am->nb; s++) {
+    if (am->ride[s] != k) continue;
+    rl_avbd_pose *P = am->pose + s;
+    rl_v3_sub(t, P->x, am->mocap_last + 7 * k);
+    rl_m3_mulv(P->x, R, t);
+    rl_v3_add(P->x, P->x, x1);
+    rl_q_mul(c, dq, P->q);
+    rl_q_normalize(c);
+    rl_q_copy(P->q, c);
+    rl_avbd_pose_sync(P);
+    real *v = am->vel + 6 * s;
+    rl_m3_mulv(t, R, v);
+    rl_v3_copy(v, t);
+    rl_m3_mulv(t, R, v + 3);
+    rl_v3_copy(v + 3, t);
+    rl_m3_mulv(t, R, am->vprev + 3 * s);
+    rl_v3_copy(am->vprev + 3 * s, t);
+    am->ver[s]++; /* moved: its cached joint and contact values are stale */
+  }
+}
+
+/* The mocap bodies moved since the last call carry the bodies that hang from them (avbd_mocap_carry); the
+   world-side geometry of the joints that move with a mocap body from M = (mocap_pos, mocap_quat/‖·‖):
      r_A = x_M + R_M r̂_A,  a = R_M â,  t_k = R_M t̂_k,  q_rel0 = q_M ⊗ q̂_rel0,  F0 likewise;
    their cached values are stale (the world side moved without a pose version). */
 RL_HDFN void rl_avbd_mocap_frames(rl_avbd *am, const rl_data *d) {
+  for (int k = 0; k < am->nmocap; k++) {
+    const real *x = d->mocap_pos + 3 * k, *qg = d->mocap_quat + 4 * k;
+    real *last = am->mocap_last + 7 * k;
+    if (x[0] == last[0] && x[1] == last[1] && x[2] == last[2] && qg[0] == last[3] && qg[1] == last[4] &&
+        qg[2] == last[5] && qg[3] == last[6])
+      continue;
+    real q[4];
+    rl_q_copy(q, qg);
+    rl_q_normalize(q);
+    avbd_mocap_carry(am, k, x, q);
+    for (int i = 0; i < 7; i++) am->mocap_prev[7 * k + i] = last[i];
+    rl_v3_copy(last, x);
+    rl_q_copy(last + 3, qg);
+    am->mocap_moved[k] = am->steps;
+  }
   for (int i = 0; i < am->nmoving; i++) {
     const rl_avbd_moving *mv = am->moving + i;
     rl_avbd_joint *jt = am->joint + mv->joint;
@@ -854,10 +914,20 @@ RL_HDFN void rl_avbd_mocap_frames(rl_avbd *am, const rl_data *d) {
   }
 }
 
+/* the mocap poses of d as the ones the AVBD state stands at (no displacement to carry) */
+static void avbd_mocap_mark(rl_avbd *am, const rl_data *d) {
+  for (int k = 0; k < am->nmocap; k++) {
+    rl_v3_copy(am->mocap_last + 7 * k, d->mocap_pos + 3 * k);
+    rl_q_copy(am->mocap_last + 7 * k + 3, d->mocap_quat + 4 * k);
+    am->mocap_moved[k] = -1;
+  }
+}
+
 void rl_avbd_from_generalized(rl_avbd *am, const rl_model *m, rl_data *d) {
   /* a bad qpos/qvel is reset to qpos0 (rl_engine.h) before it becomes poses and joint coordinates (a
      huge hinge angle would also make the angle unwrapping loop for ever) */
   rl_check_state(m, d);
+  avbd_mocap_mark(am, d);
   rl_avbd_mocap_frames(am, d);
   rl_kinematics(m, d);
   rl_com_pos(m, d);

@@ -625,6 +625,13 @@ RL_HDFN static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d,
     am->row[jt->lo_row].c0 = jt->phi_n - d->jnt_range[2 * jt->jnt];
     am->row[jt->hi_row].c0 = d->jnt_range[2 * jt->jnt + 1] - jt->phi_n;
   }
+  /* an equality to a mocap-driven body: its gap at the step start is the prescribed motion since the last
+     step (the body it holds is not carried along, rl_avbd_mocap_frames), corrected in full: C⁰ = 0 */
+  for (int i = 0; i < am->nmoving; i++) {
+    const rl_avbd_joint *jt = am->joint + am->moving[i].joint;
+    if (jt->eq < 0) continue;
+    for (int r = 0; r < jt->neq; r++) am->row[jt->row + r].c0 = 0;
+  }
 }
 
 /* Acceleration of the initial iterate (AVBD's adaptive initialization, in the extrapolating form): the

@@ -298,6 +298,11 @@ typedef struct rl_avbd {
   real *twork;   /* [nb×84] per slot: block D (36), coupling to the parent (36), right side (6), step (6) */
   int nmoving;            /* joints and equalities to a body that moves with a mocap body */
   rl_avbd_moving *moving; /* [nmoving] */
+  int nmocap;             /* the model's mocap bodies */
+  int *ride;              /* [nb] mocap id of the mocap body a slot hangs from through tree joints, −1 if none */
+  real *mocap_last;       /* [nmocap×7] the mocap poses (pos, quat as given) the AVBD state was last moved to */
+  real *mocap_prev;       /* [nmocap×7] the pose before that move */
+  long *mocap_moved;      /* [nmocap] am->steps when the mocap body last moved (−1: not since the start) */
 } rl_avbd;
 
 /* 1 if two geoms on different dynamic bodies pass the contype/conaffinity filter */
@@ -328,10 +333,14 @@ rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d);
 /* The step of the AVBD state only: the contacts last loaded (RL_AVBD_CONTACTS_DATA) or the own ground
    contacts, d->qpos/qvel untouched (d->time advances); status as rl_avbd_step. */
 rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *d);
-/* The A-side geometry of every joint or equality to a mocap-driven static body, mapped to the world from
-   the mocap poses in d (d->mocap_pos, d->mocap_quat; see rl_avbd_moving); rl_avbd_step,
-   rl_avbd_step_maximal and rl_avbd_from_generalized call it, a caller that moves the mocap bodies only sets
-   d->mocap_pos/mocap_quat before the step. */
+/* Mocap bodies at the poses in d (d->mocap_pos, d->mocap_quat), with MuJoCo's semantics (a mocap body is a
+   static body placed anew each step; the bodies hanging from it through tree joints keep their joint
+   coordinates and velocities, carried along without inertial forces, as MuJoCo's relative coordinates are):
+   the bodies that hang from a moved mocap body are moved rigidly with it (poses and world velocities by the
+   mocap body's displacement since the last call), and the A-side geometry of every joint or equality to a
+   mocap-driven static body is mapped to the world (rl_avbd_moving).  rl_avbd_step and rl_avbd_step_maximal
+   call it at the step start (rl_avbd_from_generalized takes the poses as they are); a caller that moves the
+   mocap bodies only sets d->mocap_pos/mocap_quat before the step. */
 void rl_avbd_mocap_frames(rl_avbd *am, const rl_data *d);
 /* 1 if this engine build runs prm.threads > 1 on OpenMP threads (built with OpenMP), else 0 */
 int rl_avbd_openmp(void);
