@@ -27,11 +27,16 @@
  * rl_kinematics, rl_collision and rl_avbd_load_contacts, so the contacts describe the step-start poses
  * (the default when two geoms on different dynamic bodies pass the contype/conaffinity filter, e.g. the
  * boxes of box_stack, a height field can touch a geom of another body, or a static geom that is not a
- * plane, such as a box or capsule used as terrain, can touch a geom of a dynamic body).  RL_AVBD_CONTACTS_GROUND (the default otherwise) builds ground contacts from the
+ * plane, such as a box or capsule used as terrain, can touch a geom of a dynamic body, a geom fixed to a mocap
+ * body can touch one, or the model lists explicit <contact><pair> elements).  Their normal row has its zero at
+ * dist = includemargin (margin − gap), as MuJoCo's contact row.  RL_AVBD_CONTACTS_GROUND (the default otherwise) builds ground contacts from the
  * AVBD poses at the step start: distributed support points (box corners, sphere centres, capsule end
  * caps) of every geom on a dynamic body against every plane on a static body that passes the
  * contype/conaffinity filter, within a detection margin; it cannot see a dynamic–dynamic pair.
  * RL_AVBD_CONTACTS_NONE: no contacts.
+ *
+ * Mocap bodies: static bodies placed anew at each step start from d->mocap_pos/mocap_quat
+ * (rl_avbd_mocap_frames; the caller sets them before the step, as for rl_step).
  *
  * rl_avbd_step_maximal is the step of the AVBD state alone (no collision, d's qpos/qvel left as they
  * were): for a caller that loads its own contacts (rl_avbd_load_contacts) and reads the step in
