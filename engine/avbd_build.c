@@ -293,7 +293,9 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
       nj++;
       nr += 6;
     } else {
-      snprintf(err, (size_t)errlen, "avbd: equality '%s' is a joint coupling (unsupported by avbd)",
+      snprintf(err, (size_t)errlen,
+               "avbd: equality '%s' couples joint or tendon coordinates by a polynomial: AVBD's equality rows hold "
+               "body poses (connect, weld), none relates two coordinates",
                rl_model_name(m, m->name_eqadr[e]));
       return 0;
     }
