@@ -68,6 +68,14 @@ static void avbd_model_param(rl_avbd_param *p, const rl_option *o) {
   if (o->avbd_block > 0) p->block = o->avbd_block;
 }
 
+/* mocap id of the mocap body that static body b is fixed to (b itself or an ancestor: a body without dofs
+   below a mocap body moves with it), −1 if b is fixed to the world */
+RL_HDFN int avbd_mocap_of(const rl_model *m, int b) {
+  for (; b > 0; b = m->body_parentid[b])
+    if (m->body_mocapid[b] >= 0) return m->body_mocapid[b];
+  return -1;
+}
+
 /* 1 if some pair of geoms g1 < g2 on two different dynamic bodies passes the contype/conaffinity filter
    (parent–child and <exclude> not applied: a dynamic–dynamic pair is possible, so rl_collision is needed) */
 int rl_avbd_dynamic_pairs(const rl_model *m) {
@@ -91,13 +99,14 @@ static int avbd_hfield_pairs(const rl_model *m) {
   return 0;
 }
 
-/* 1 if a static geom that is not a plane (a box, capsule, sphere, mesh, ... fixed to the world) passes the
-   contype/conaffinity filter with a geom on a dynamic body: the own ground contacts test support points against
-   planes only, so such terrain is seen only by rl_collision */
+/* 1 if a static geom that is not a plane (a box, capsule, sphere, mesh, ... fixed to the world) or any geom
+   that moves with a mocap body passes the contype/conaffinity filter with a geom on a dynamic body: the own
+   ground contacts test support points against planes fixed where the build found them, so such geoms are
+   seen only by rl_collision (at their step-start poses) */
 static int avbd_static_solid_pairs(const rl_model *m) {
   for (int s = 0; s < m->ngeom; s++) {
-    int t = m->geom_type[s];
-    if (t == RL_GEOM_PLANE || m->body_weldid[m->geom_bodyid[s]] != 0) continue;
+    int t = m->geom_type[s], b = m->geom_bodyid[s];
+    if ((t == RL_GEOM_PLANE && avbd_mocap_of(m, b) < 0) || m->body_weldid[b] != 0) continue;
     for (int g = 0; g < m->ngeom; g++)
       if (m->body_weldid[m->geom_bodyid[g]] != 0 && avbd_pair_filter(m, s, g)) return 1;
   }
@@ -105,14 +114,17 @@ static int avbd_static_solid_pairs(const rl_model *m) {
 }
 
 /* defaults of the precision, the contact source of the model (rl_collision's contacts where two dynamic
-   bodies can touch, a height field can be touched or a static geom other than a plane can be touched, else the
-   own ground contacts), then the model's overrides */
+   bodies can touch, a height field can be touched, a static geom other than a plane or a geom that moves with a
+   mocap body can be touched, or the model lists explicit <contact><pair> elements (their contacts bypass the
+   contype/conaffinity filter and carry their own condim, friction, margin and gap: only rl_collision makes
+   them), else the own ground contacts), then the model's overrides */
 rl_avbd_param rl_avbd_default_param(const rl_model *m) {
   rl_avbd_param p;
   memset(&p, 0, sizeof p);
   avbd_default_param(&p);
-  p.contacts = rl_avbd_dynamic_pairs(m) || avbd_hfield_pairs(m) || avbd_static_solid_pairs(m) ? RL_AVBD_CONTACTS_DATA
-                                                                                          : RL_AVBD_CONTACTS_GROUND;
+  p.contacts = rl_avbd_dynamic_pairs(m) || avbd_hfield_pairs(m) || avbd_static_solid_pairs(m) || m->npair > 0
+                   ? RL_AVBD_CONTACTS_DATA
+                   : RL_AVBD_CONTACTS_GROUND;
   avbd_model_param(&p, &m->opt);
   return p;
 }
@@ -152,7 +164,9 @@ RL_HDFN static int avbd_is_static(const rl_model *m, int b) { return b == 0 || m
 static int avbd_ground_capacity(const rl_model *m) {
   int n = 0;
   for (int p = 0; p < m->ngeom; p++) {
-    if (m->geom_type[p] != RL_GEOM_PLANE || !avbd_is_static(m, m->geom_bodyid[p])) continue;
+    if (m->geom_type[p] != RL_GEOM_PLANE || !avbd_is_static(m, m->geom_bodyid[p]) ||
+        avbd_mocap_of(m, m->geom_bodyid[p]) >= 0)
+      continue;
     for (int g = 0; g < m->ngeom; g++)
       if (!avbd_is_static(m, m->geom_bodyid[g]) && avbd_pair_filter(m, p, g)) n += avbd_nfeature(m, g);
   }
@@ -210,14 +224,6 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
              rl_model_name(m, m->name_tendonadr[0]));
     return 0;
   }
-  for (int b = 1; b < m->nbody; b++)
-    if (m->body_mocapid[b] >= 0) {
-      snprintf(err, (size_t)errlen,
-               "avbd: body '%s' is a mocap body: its pose moves with time, but AVBD holds the pose of every body "
-               "without dofs fixed at the state it was built from",
-               rl_model_name(m, m->name_bodyadr[b]));
-      return 0;
-    }
   for (int u = 0; u < m->nu; u++) {
     const char *name = rl_model_name(m, m->name_actuatoradr[u]);
     int t = m->actuator_trntype[u], j = m->actuator_trnid[2 * u];
@@ -237,12 +243,6 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
                name);
       return 0;
     }
-  }
-  if (m->npair > 0) {
-    snprintf(err, (size_t)errlen,
-             "avbd: the model lists explicit <contact><pair> elements, whose contacts bypass the geom filters and "
-             "parameters AVBD's contact detection works from");
-    return 0;
   }
   if (m->opt.density > 0 || m->opt.viscosity > 0) {
     snprintf(err, (size_t)errlen,
@@ -293,7 +293,9 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
       nj++;
       nr += 6;
     } else {
-      snprintf(err, (size_t)errlen, "avbd: equality '%s' is a joint coupling (unsupported by avbd)",
+      snprintf(err, (size_t)errlen,
+               "avbd: equality '%s' couples joint or tendon coordinates by a polynomial: AVBD's equality rows hold "
+               "body poses (connect, weld), none relates two coordinates",
                rl_model_name(m, m->name_eqadr[e]));
       return 0;
     }
@@ -522,6 +524,72 @@ RL_HDFN void avbd_components(rl_avbd *am) {
 }
 
 #if !defined(__CUDACC__)
+/* The static body on the world side of tree joint of body b (its parent) or of equality e (the static one of
+   its two bodies): the body whose mocap ancestor (avbd_mocap_of) makes the side move.  Static bodies are those
+   fixed to the world or to a mocap body (body_weldid = 0). */
+static int avbd_static_side_tree(const rl_model *m, int b) { return m->body_parentid[b]; }
+static int avbd_static_side_eq(const rl_model *m, int e) {
+  return avbd_is_static(m, m->eq_obj1id[e]) ? m->eq_obj1id[e] : m->eq_obj2id[e];
+}
+
+/* joints (tree joints of dynamic bodies, not free) and equalities whose static side moves with a mocap body */
+static int avbd_count_moving(const rl_model *m) {
+  int n = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    if (avbd_is_static(m, b) || (m->body_jntnum[b] == 1 && m->jnt_type[m->body_jntadr[b]] == RL_JNT_FREE)) continue;
+    int p = avbd_static_side_tree(m, b);
+    n += avbd_is_static(m, p) && avbd_mocap_of(m, p) >= 0;
+  }
+  for (int e = 0; e < m->neq; e++) n += avbd_mocap_of(m, avbd_static_side_eq(m, e)) >= 0;
+  return n;
+}
+
+/* Express the world-side geometry of joint j (built against the world at the reference configuration d)
+   in the frame M of the mocap body it moves with (rl_avbd_moving):
+     r̂_A = R_Mᵀ(r_A − x_M),  â = R_Mᵀ a,  t̂_k = R_Mᵀ t_k,  q̂_rel0 = q_M⁻¹ ⊗ q_rel0,  F0 likewise */
+static void avbd_moving_local(rl_avbd *am, const rl_model *m, const rl_data *d, int j, int mocap, rl_avbd_moving *mv) {
+  const rl_avbd_joint *jt = am->joint + j;
+  int kb = -1;
+  for (int b = 1; b < m->nbody; b++)
+    if (m->body_mocapid[b] == mocap) kb = b;
+  const real *xM = d->xpos + 3 * kb, *RM = d->xmat + 9 * kb;
+  real c[4], t[3];
+  rl_q_conj(c, d->xquat + 4 * kb);
+  mv->joint = j;
+  mv->mocap = mocap;
+  rl_v3_sub(t, jt->rA, xM);
+  rl_m3_tmulv(mv->rA, RM, t);
+  rl_m3_tmulv(mv->axA, RM, jt->axA);
+  rl_m3_tmulv(mv->t1A, RM, jt->t1A);
+  rl_m3_tmulv(mv->t2A, RM, jt->t2A);
+  rl_q_mul(mv->qrel0, c, jt->qrel0);
+  if (jt->kind == RL_AVBD_COMPOUND) {
+    const rl_avbd_compound *cp = am->cmp + jt->cmp;
+    rl_v3_sub(t, cp->xp, xM);
+    rl_m3_tmulv(mv->xp, RM, t);
+    rl_q_mul(mv->xq, c, cp->xq);
+  }
+}
+
+/* the joints of avbd_count_moving with their geometry in the mocap frames (avbd_moving_local) */
+static void avbd_moving_build(rl_avbd *am, const rl_model *m, const rl_data *d) {
+  int n = 0;
+  for (int j = 0; j < am->njoint; j++) {
+    const rl_avbd_joint *jt = am->joint + j;
+    if (jt->a >= 0) continue;
+    int sb = jt->eq >= 0 ? avbd_static_side_eq(m, jt->eq) : avbd_static_side_tree(m, am->body[jt->b]);
+    int k = avbd_mocap_of(m, sb);
+    if (k >= 0) avbd_moving_local(am, m, d, j, k, am->moving + n++);
+  }
+  am->nmoving = n;
+  /* slots hanging from a mocap body through tree joints: the first mocap body up the parent chain */
+  for (int s = 0; s < am->nb; s++) {
+    am->ride[s] = -1;
+    for (int b = am->body[s]; b > 0 && am->ride[s] < 0; b = m->body_parentid[b])
+      if (m->body_mocapid[b] >= 0) am->ride[s] = m->body_mocapid[b];
+  }
+}
+
 rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, int errlen) {
   int nj, nr;
   if (!avbd_check(m, &nj, &nr, err, errlen)) return NULL;
@@ -530,7 +598,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
     nb += !avbd_is_static(m, b);
     ncmp += !avbd_is_static(m, b) && m->body_jntnum[b] > 1;
   }
-  int maxcon = avbd_ground_capacity(m);
+  int maxcon = avbd_ground_capacity(m), nmov = avbd_count_moving(m);
   if (m->nconmax > maxcon) maxcon = m->nconmax;
   size_t R = sizeof(real), nbs = (size_t)nb + 1;
   size_t bytes =
@@ -543,7 +611,8 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
       sizeof(rl_avbd_load) * ((size_t)nj + 1) + R * 3 * nbs + (sizeof(int) + R * 46) * nbs + 2 * 64 +
       R * 2 * ((size_t)nr + 1) + 64 +
       (sizeof(rl_avbd_compound) + sizeof(rl_avbd_compound_val) + 2 * sizeof(unsigned long long)) * ((size_t)ncmp + 1) +
-      3 * 64 + sizeof(int) * (4 * nbs + 1) + R * 85 * nbs + 6 * 64;
+      3 * 64 + sizeof(int) * (4 * nbs + 1) + R * 85 * nbs + 6 * 64 + sizeof(rl_avbd_moving) * ((size_t)nmov + 1) + 64 +
+      sizeof(int) * nbs + R * 14 * ((size_t)m->nmocap + 1) + sizeof(long) * ((size_t)m->nmocap + 1) + 4 * 64;
   rl_avbd *am = calloc(1, sizeof *am);
   char *buf = calloc(1, bytes);
   if (!am || !buf) {
@@ -609,6 +678,12 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
   am->tlist = avbd_take(&p, sizeof(int) * nbs);
   am->twork = avbd_take(&p, R * AVBD_TW * nbs);
   am->tmass = avbd_take(&p, R * nbs);
+  am->moving = avbd_take(&p, sizeof(rl_avbd_moving) * ((size_t)nmov + 1));
+  am->ride = avbd_take(&p, sizeof(int) * nbs);
+  am->mocap_last = avbd_take(&p, R * 7 * ((size_t)m->nmocap + 1));
+  am->mocap_prev = avbd_take(&p, R * 7 * ((size_t)m->nmocap + 1));
+  am->mocap_moved = avbd_take(&p, sizeof(long) * ((size_t)m->nmocap + 1));
+  am->nmocap = m->nmocap;
 
   /* bodies */
   int s = 0;
@@ -702,6 +777,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
   }
   am->njoint = k;
   am->nrow = top;
+  avbd_moving_build(am, m, d);
   rl_data_free(d);
   for (int j = 0; j < am->njoint; j++) avbd_row_scales(am, m, am->joint + j);
   avbd_components(am);
@@ -763,10 +839,98 @@ RL_HDFN real avbd_coord_rate(const rl_avbd *am, const rl_avbd_joint *jt) {
   return rl_v3_dot(wa, d) + rl_v3_dot(a, vpB);
 }
 
+/* The rigid displacement of mocap body k from its last pose (x₀, q₀) to (x₁, q₁) = (mocap_pos, mocap_quat/‖·‖)
+   carried by every slot s that hangs from it:  Δq = q₁ q₀⁻¹,  x_s ← x₁ + R(Δq)(x_s − x₀),  q_s ← Δq q_s,
+   v_s ← R(Δq) v_s,  ω_s ← R(Δq) ω_s (its joint coordinates and relative velocities unchanged). */
+RL_HDFN static void avbd_mocap_carry(rl_avbd *am, int k, const real x1[3], const real q1[4]) {
+  real q0[4], c[4], dq[4], R[9], t[3];
+  rl_q_copy(q0, am->mocap_last + 7 * k + 3);
+  rl_q_normalize(q0);
+  rl_q_conj(c, q0);
+  rl_q_mul(dq, q1, c);
+  rl_q_normalize(dq);
+  rl_q_to_mat(R, dq);
+  for (int s = 0; s < am->nb; s++) {
+    if (am->ride[s] != k) continue;
+    rl_avbd_pose *P = am->pose + s;
+    rl_v3_sub(t, P->x, am->mocap_last + 7 * k);
+    rl_m3_mulv(P->x, R, t);
+    rl_v3_add(P->x, P->x, x1);
+    rl_q_mul(c, dq, P->q);
+    rl_q_normalize(c);
+    rl_q_copy(P->q, c);
+    rl_avbd_pose_sync(P);
+    real *v = am->vel + 6 * s;
+    rl_m3_mulv(t, R, v);
+    rl_v3_copy(v, t);
+    rl_m3_mulv(t, R, v + 3);
+    rl_v3_copy(v + 3, t);
+    rl_m3_mulv(t, R, am->vprev + 3 * s);
+    rl_v3_copy(am->vprev + 3 * s, t);
+    am->ver[s]++; /* moved: its cached joint and contact values are stale */
+  }
+}
+
+/* The mocap bodies moved since the last call carry the bodies that hang from them (avbd_mocap_carry); the
+   world-side geometry of the joints that move with a mocap body from M = (mocap_pos, mocap_quat/‖·‖):
+     r_A = x_M + R_M r̂_A,  a = R_M â,  t_k = R_M t̂_k,  q_rel0 = q_M ⊗ q̂_rel0,  F0 likewise;
+   their cached values are stale (the world side moved without a pose version). */
+RL_HDFN void rl_avbd_mocap_frames(rl_avbd *am, const rl_data *d) {
+  for (int k = 0; k < am->nmocap; k++) {
+    const real *x = d->mocap_pos + 3 * k, *qg = d->mocap_quat + 4 * k;
+    real *last = am->mocap_last + 7 * k;
+    if (x[0] == last[0] && x[1] == last[1] && x[2] == last[2] && qg[0] == last[3] && qg[1] == last[4] &&
+        qg[2] == last[5] && qg[3] == last[6])
+      continue;
+    real q[4];
+    rl_q_copy(q, qg);
+    rl_q_normalize(q);
+    avbd_mocap_carry(am, k, x, q);
+    for (int i = 0; i < 7; i++) am->mocap_prev[7 * k + i] = last[i];
+    rl_v3_copy(last, x);
+    rl_q_copy(last + 3, qg);
+    am->mocap_moved[k] = am->steps;
+  }
+  for (int i = 0; i < am->nmoving; i++) {
+    const rl_avbd_moving *mv = am->moving + i;
+    rl_avbd_joint *jt = am->joint + mv->joint;
+    real q[4], R[9];
+    const real *x = d->mocap_pos + 3 * mv->mocap;
+    rl_q_copy(q, d->mocap_quat + 4 * mv->mocap);
+    rl_q_normalize(q);
+    rl_q_to_mat(R, q);
+    rl_m3_mulv(jt->rA, R, mv->rA);
+    rl_v3_add(jt->rA, jt->rA, x);
+    rl_m3_mulv(jt->axA, R, mv->axA);
+    rl_m3_mulv(jt->t1A, R, mv->t1A);
+    rl_m3_mulv(jt->t2A, R, mv->t2A);
+    rl_q_mul(jt->qrel0, q, mv->qrel0);
+    am->jver[2 * mv->joint] = am->jver[2 * mv->joint + 1] = ~0ull;
+    if (jt->kind == RL_AVBD_COMPOUND) {
+      rl_avbd_compound *c = am->cmp + jt->cmp;
+      rl_m3_mulv(c->xp, R, mv->xp);
+      rl_v3_add(c->xp, c->xp, x);
+      rl_q_mul(c->xq, q, mv->xq);
+      am->cmpver[2 * jt->cmp] = am->cmpver[2 * jt->cmp + 1] = ~0ull;
+    }
+  }
+}
+
+/* the mocap poses of d as the ones the AVBD state stands at (no displacement to carry) */
+static void avbd_mocap_mark(rl_avbd *am, const rl_data *d) {
+  for (int k = 0; k < am->nmocap; k++) {
+    rl_v3_copy(am->mocap_last + 7 * k, d->mocap_pos + 3 * k);
+    rl_q_copy(am->mocap_last + 7 * k + 3, d->mocap_quat + 4 * k);
+    am->mocap_moved[k] = -1;
+  }
+}
+
 void rl_avbd_from_generalized(rl_avbd *am, const rl_model *m, rl_data *d) {
   /* a bad qpos/qvel is reset to qpos0 (rl_engine.h) before it becomes poses and joint coordinates (a
      huge hinge angle would also make the angle unwrapping loop for ever) */
   rl_check_state(m, d);
+  avbd_mocap_mark(am, d);
+  rl_avbd_mocap_frames(am, d);
   rl_kinematics(m, d);
   rl_com_pos(m, d);
   rl_com_vel(m, d);

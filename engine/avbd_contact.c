@@ -54,7 +54,8 @@ RL_HDFN void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
   am->ncon = 0;
   if (m->opt.disableflags & (RL_DSBL_CONTACT | RL_DSBL_CONSTRAINT)) return;
   for (int p = 0; p < m->ngeom; p++) {
-    if (m->geom_type[p] != RL_GEOM_PLANE || am->slot[m->geom_bodyid[p]] >= 0) continue;
+    if (m->geom_type[p] != RL_GEOM_PLANE || am->slot[m->geom_bodyid[p]] >= 0 || avbd_mocap_of(m, m->geom_bodyid[p]) >= 0)
+      continue;
     real o[3], Rp[9], n[3];
     avbd_geom_pose(am, m, p, o, Rp);
     n[0] = Rp[2];
@@ -139,6 +140,9 @@ void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d) {
     k->rad[1] = avbd_geom_radius(m, c->geom2);
     rl_v3_addscl(p1, c->frame, -k->rad[0]);
     rl_v3_addscl(p2, c->frame, k->rad[1]);
+    /* the row's zero where MuJoCo's contact row has its zero, dist = includemargin (margin − gap of the geoms
+       or of the explicit <pair>): A's centre moves by includemargin along n, so C_n = dist − includemargin */
+    if (c->includemargin != 0) rl_v3_addscl(p1, c->frame, c->includemargin);
     avbd_to_local(k->cA, avbd_pose_of(am, s1), p1);
     avbd_to_local(k->cB, avbd_pose_of(am, s2), p2);
     memcpy(k->frame, c->frame, sizeof k->frame);
@@ -184,6 +188,40 @@ RL_HDFN void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[
  * the cap 1 (the body's mass) / 3 / 10: quadruped12 19.5 / 12.3 / 8.8, microduck 17.3 / 8.2 / 7.6,
  * planar_walker 17.8 / 9.1 / 5.0, biped 24.0 / 13.2 / 6.9; without a cap quadruped12 exhausts 16 steps of
  * 500 sweeps at its landing (a period-3 cycle of the contact rows). */
+/* mocap id of the mocap body that contact k's static side moves with (avbd_mocap_of), −1 if none (own ground
+   contacts: planes fixed to the world) */
+RL_HDFN static int avbd_contact_mocap(const rl_model *m, const rl_avbd_contact *k) {
+  if (k->key[2] >= 0) return -1;
+  int g = k->a < 0 ? k->key[0] : k->b < 0 ? k->key[1] : -1;
+  return g >= 0 ? avbd_mocap_of(m, m->geom_bodyid[g]) : -1;
+}
+
+/* C⁰ of a contact whose static side moved with mocap body j for this step: the penetration the step may leave
+ * in part (C̃ = C − α min(C⁰, 0)) is the one before the move, not the prescribed motion.  With the surface
+ * point p_S of the static side (its world point at the new pose T₁) displaced by δ = p_S − T₀T₁⁻¹p_S since the
+ * old pose T₀, the normal row before the move read C_n + n·δ (static side A) or C_n − n·δ (side B); the
+ * tangent rows keep C⁰ = 0 (the static side holds still within the step). */
+RL_HDFN static void avbd_contact_c0_moved(const rl_avbd *am, int j, rl_avbd_contact *k) {
+  const real *x1 = am->mocap_last + 7 * j, *x0 = am->mocap_prev + 7 * j;
+  real q1[4], q0[4], R1[9], R0[9], t[3], u[3], p0[3], pA[3], uA[3], pB[3], uB[3];
+  rl_q_copy(q1, x1 + 3);
+  rl_q_normalize(q1);
+  rl_q_copy(q0, x0 + 3);
+  rl_q_normalize(q0);
+  rl_q_to_mat(R1, q1);
+  rl_q_to_mat(R0, q0);
+  avbd_contact_points(am, k, pA, uA, pB, uB);
+  const real *pS = k->a < 0 ? pA : pB;
+  rl_v3_sub(t, pS, x1);
+  rl_m3_tmulv(u, R1, t);
+  rl_m3_mulv(p0, R0, u);
+  rl_v3_add(p0, p0, x0);
+  rl_v3_sub(t, pS, p0);
+  real dn = rl_v3_dot(k->frame, t);
+  k->c0[0] += k->a < 0 ? dn : -dn;
+  k->c0[1] = k->c0[2] = 0;
+}
+
 RL_HDFN void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
   const rl_avbd_param *pr = &am->prm;
   for (int i = 0; i < am->ncon; i++) {
@@ -218,7 +256,7 @@ RL_HDFN void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
         k->rho[r] = rl_avbd_min(rl_avbd_max(o->rho[r] * pr->gamma, k->rho0), cap * k->rho0);
       }
       for (int r = 0; r < 3; r++) k->alam[r] = o->alam[r] * pr->alpha * pr->gamma;
-      if (k->a < 0 && o->stick && o->lambda[0] < 0) {
+      if (k->a < 0 && o->stick && o->lambda[0] < 0 && avbd_contact_mocap(m, k) < 0) {
         real d[3], nd;
         rl_v3_sub(d, o->rA, k->rA);
         nd = rl_v3_dot(d, k->frame);
@@ -231,6 +269,8 @@ RL_HDFN void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
       break;
     }
     avbd_contact_c(am, k, k->c0);
+    int j = avbd_contact_mocap(m, k);
+    if (j >= 0 && am->mocap_moved[j] == am->steps) avbd_contact_c0_moved(am, j, k);
     k->touched = k->c0[0] <= 0;
   }
 }

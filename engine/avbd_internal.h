@@ -41,6 +41,7 @@ RL_HDFN static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return 
 #define avbd_perp                    RL_NAME(avbd_perp)
 #define avbd_nfeature                RL_NAME(avbd_nfeature)
 #define avbd_pair_filter             RL_NAME(avbd_pair_filter)
+#define avbd_mocap_of                RL_NAME(avbd_mocap_of)
 #define avbd_bam_on                  RL_NAME(avbd_bam_on)
 #define avbd_armature                RL_NAME(avbd_armature)
 #define avbd_dry_budget              RL_NAME(avbd_dry_budget)
@@ -79,6 +80,7 @@ RL_HDFN static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return 
 RL_HDFN void avbd_perp(real t1[3], real t2[3], const real n[3]);
 RL_HDFN int avbd_nfeature(const rl_model *m, int g);
 RL_HDFN int avbd_pair_filter(const rl_model *m, int g1, int g2);
+RL_HDFN int avbd_mocap_of(const rl_model *m, int b);
 RL_HDFN int avbd_bam_on(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt);
 RL_HDFN real avbd_armature(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt);
 RL_HDFN real avbd_dry_budget(const rl_avbd *am, const rl_model *m, const rl_avbd_joint *jt);

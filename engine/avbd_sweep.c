@@ -636,6 +636,13 @@ RL_HDFN static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d,
     am->row[jt->lo_row].c0 = jt->phi_n - d->jnt_range[2 * jt->jnt];
     am->row[jt->hi_row].c0 = d->jnt_range[2 * jt->jnt + 1] - jt->phi_n;
   }
+  /* an equality to a mocap-driven body: its gap at the step start is the prescribed motion since the last
+     step (the body it holds is not carried along, rl_avbd_mocap_frames), corrected in full: C⁰ = 0 */
+  for (int i = 0; i < am->nmoving; i++) {
+    const rl_avbd_joint *jt = am->joint + am->moving[i].joint;
+    if (jt->eq < 0) continue;
+    for (int r = 0; r < jt->neq; r++) am->row[jt->row + r].c0 = 0;
+  }
 }
 
 /* Acceleration of the initial iterate (AVBD's adaptive initialization, in the extrapolating form): the
@@ -810,6 +817,7 @@ RL_HDFN rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *
   real h = m->opt.timestep;
   rl_avbd_stat *st = &am->stat;
   memset(st, 0, sizeof *st);
+  rl_avbd_mocap_frames(am, d); /* static bodies that move with a mocap body: at the step-start mocap poses */
   /* contacts at the step-start poses (normal frozen within the step) */
   avbd_sync_scales(am, m);
   if (am->prm.contacts == RL_AVBD_CONTACTS_GROUND) avbd_ground_contacts(am, m, h);
@@ -904,6 +912,9 @@ rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d) {
     rl_reset_bad(m, d, which);
     rl_avbd_from_generalized(am, m, d);
   }
+  /* before the coordinates are read: a joint to a mocap-driven body measures from its step-start pose, so the
+     kinematics below puts every body where the AVBD poses hold it */
+  rl_avbd_mocap_frames(am, d);
   if (am->prm.contacts == RL_AVBD_CONTACTS_DATA) {
     rl_avbd_to_generalized(am, m, d);
     rl_kinematics(m, d);

@@ -27,11 +27,16 @@
  * rl_kinematics, rl_collision and rl_avbd_load_contacts, so the contacts describe the step-start poses
  * (the default when two geoms on different dynamic bodies pass the contype/conaffinity filter, e.g. the
  * boxes of box_stack, a height field can touch a geom of another body, or a static geom that is not a
- * plane, such as a box or capsule used as terrain, can touch a geom of a dynamic body).  RL_AVBD_CONTACTS_GROUND (the default otherwise) builds ground contacts from the
+ * plane, such as a box or capsule used as terrain, can touch a geom of a dynamic body, a geom fixed to a mocap
+ * body can touch one, or the model lists explicit <contact><pair> elements).  Their normal row has its zero at
+ * dist = includemargin (margin − gap), as MuJoCo's contact row.  RL_AVBD_CONTACTS_GROUND (the default otherwise) builds ground contacts from the
  * AVBD poses at the step start: distributed support points (box corners, sphere centres, capsule end
  * caps) of every geom on a dynamic body against every plane on a static body that passes the
  * contype/conaffinity filter, within a detection margin; it cannot see a dynamic–dynamic pair.
  * RL_AVBD_CONTACTS_NONE: no contacts.
+ *
+ * Mocap bodies: static bodies placed anew at each step start from d->mocap_pos/mocap_quat
+ * (rl_avbd_mocap_frames; the caller sets them before the step, as for rl_step).
  *
  * rl_avbd_step_maximal is the step of the AVBD state alone (no collision, d's qpos/qvel left as they
  * were): for a caller that loads its own contacts (rl_avbd_load_contacts) and reads the step in
@@ -213,6 +218,20 @@ typedef struct rl_avbd_stat {
                                    stop (m, rad) */
 } rl_avbd_stat;
 
+/* A joint or equality whose static side (a = −1) is a mocap body or a body fixed to one: that side is a
+ * static body whose pose moves with time.  Its A-side geometry is kept in the mocap body's frame M (taken
+ * at the build's reference configuration, where the mocap body sits at body_pos/body_quat) and mapped to
+ * the world at every step start from M = (mocap_pos, mocap_quat/‖·‖):
+ *   r_A = x_M + R_M r̂_A,  a_A = R_M â_A,  t_kA = R_M t̂_kA,  q_rel0 = q_M ⊗ q̂_rel0,
+ *   compound F0: x_F0 = x_M + R_M x̂_F0, q_F0 = q_M ⊗ q̂_F0,
+ * so the rows see a static body at the step-start mocap pose (rl_avbd_mocap_frames). */
+typedef struct rl_avbd_moving {
+  int joint;                                    /* index into rl_avbd.joint */
+  int mocap;                                    /* mocap id of the moving side */
+  real rA[3], axA[3], t1A[3], t2A[3], qrel0[4]; /* A-side geometry in M */
+  real xp[3], xq[4];                            /* compound joints: F0 in M */
+} rl_avbd_moving;
+
 /* The AVBD model and state (one allocation, sized at build). */
 typedef struct rl_avbd {
   rl_avbd_param prm;
@@ -284,6 +303,13 @@ typedef struct rl_avbd {
   real *tmass;   /* [nb] mass of each slot's articulation (kg) */
   real *twork;   /* [nb×AVBD_TW] per slot: block D (36), coupling to the parent (36), right side (6), step (6),
                     coordinate terms of the tree hinge (2) */
+  int nmoving;            /* joints and equalities to a body that moves with a mocap body */
+  rl_avbd_moving *moving; /* [nmoving] */
+  int nmocap;             /* the model's mocap bodies */
+  int *ride;              /* [nb] mocap id of the mocap body a slot hangs from through tree joints, −1 if none */
+  real *mocap_last;       /* [nmocap×7] the mocap poses (pos, quat as given) the AVBD state was last moved to */
+  real *mocap_prev;       /* [nmocap×7] the pose before that move */
+  long *mocap_moved;      /* [nmocap] am->steps when the mocap body last moved (−1: not since the start) */
 } rl_avbd;
 
 /* 1 if two geoms on different dynamic bodies pass the contype/conaffinity filter */
@@ -314,6 +340,15 @@ rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d);
 /* The step of the AVBD state only: the contacts last loaded (RL_AVBD_CONTACTS_DATA) or the own ground
    contacts, d->qpos/qvel untouched (d->time advances); status as rl_avbd_step. */
 rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *d);
+/* Mocap bodies at the poses in d (d->mocap_pos, d->mocap_quat), with MuJoCo's semantics (a mocap body is a
+   static body placed anew each step; the bodies hanging from it through tree joints keep their joint
+   coordinates and velocities, carried along without inertial forces, as MuJoCo's relative coordinates are):
+   the bodies that hang from a moved mocap body are moved rigidly with it (poses and world velocities by the
+   mocap body's displacement since the last call), and the A-side geometry of every joint or equality to a
+   mocap-driven static body is mapped to the world (rl_avbd_moving).  rl_avbd_step and rl_avbd_step_maximal
+   call it at the step start (rl_avbd_from_generalized takes the poses as they are); a caller that moves the
+   mocap bodies only sets d->mocap_pos/mocap_quat before the step. */
+void rl_avbd_mocap_frames(rl_avbd *am, const rl_data *d);
 /* 1 if this engine build runs prm.threads > 1 on OpenMP threads (built with OpenMP), else 0 */
 int rl_avbd_openmp(void);
 

@@ -110,7 +110,8 @@ typedef struct rl_avbd_contact {
   /* normal row through the centres of curvature: a side whose surface is a sphere of radius
      rad (sphere, capsule; 0 for planes, boxes, meshes, other geoms) has its centre cA / cB (COM frame,
      world point for the world) at the contact point moved rad along its inward normal, and
-     C_n = n·(c_B − c_A) − rad_A − rad_B (= n·(p_B − p_A) at the step start).  The normal force of a
+     C_n = n·(c_B − c_A) − rad_A − rad_B (= n·(p_B − p_A) − includemargin at the step start: rl_collision's
+     contacts put c_A includemargin = margin − gap further along n, so the row's zero is MuJoCo's).  The normal force of a
      rolling sphere then passes through its centre; at the body-fixed contact point it acts on a lever
      that turns with the sphere (r·ω·h behind the centre) and drives the rolling (−20 % of the rolling
      resistance at 1 m/s, r = 0.1 m, h = 2 ms). */

@@ -191,6 +191,7 @@
 #define rl_avbd_load_contacts    RL_NAME(avbd_load_contacts)
 #define rl_avbd_step             RL_NAME(avbd_step)
 #define rl_avbd_step_maximal     RL_NAME(avbd_step_maximal)
+#define rl_avbd_mocap_frames     RL_NAME(avbd_mocap_frames)
 #define rl_avbd_default_param    RL_NAME(avbd_default_param)
 #define rl_avbd_dynamic_pairs    RL_NAME(avbd_dynamic_pairs)
 #define rl_avbd_openmp           RL_NAME(avbd_openmp)

@@ -1,0 +1,283 @@
+/* test_avbd_cover.c — model elements the AVBD engine accepts beyond bodies, joints and geom-filtered
+ * contacts, each against rigidlab's Newton engine (the soft engine verified against MuJoCo 2.2.2) on the
+ * same model and inputs, in the precision this file is compiled for (-DRL_REAL_F64 / -DRL_REAL_F32):
+ *   mocap bodies (static bodies whose pose the caller sets each step in d->mocap_pos/mocap_quat), joints
+ *   and equalities to them, contacts with their geoms; explicit <contact><pair> elements.
+ * Every test prints the figures it checks:  build/tests/test_avbd_cover_f64 --verbose */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "pair.h"
+#include "rl_test_pair.h"
+#include "rl_avbd.h"
+
+#define MODEL(name) SRCDIR "/tests/models/" name
+#if defined(RL_REAL_F64)
+#define TOL(f64, f32) (f64)
+#else
+#define TOL(f64, f32) (f32)
+#endif
+
+/* AVBD of the loaded model with its default parameters (fails the test with the build error) */
+static rl_avbd *build(const rl_model *m) {
+  char err[256];
+  rl_avbd_param prm = rl_avbd_default_param(m);
+  rl_avbd *am = rl_avbd_build(m, &prm, err, sizeof err);
+  cr_assert_not_null(am, "%s", err);
+  return am;
+}
+
+/* a prescribed mocap motion: body k of the model's mocap bodies at its model pose plus
+     x(t) = A_x sin(2π f t),  z(t) = A_z (1 − cos(2π f t)),  turned by θ(t) = A_θ sin(2π f t) about z
+   (smooth, starting at rest at the model pose) */
+typedef struct mocap_motion {
+  real ax, az, ath, f;
+} mocap_motion;
+
+static void mocap_set(const rl_model *m, rl_data *d, int k, const mocap_motion *mo, double t) {
+  int b = -1;
+  for (int i = 0; i < m->nbody; i++)
+    if (m->body_mocapid[i] == k) b = i;
+  double w = 6.283185307179586 * mo->f * t, th = mo->ath * sin(w);
+  d->mocap_pos[3 * k] = m->body_pos[3 * b] + (real)(mo->ax * sin(w));
+  d->mocap_pos[3 * k + 1] = m->body_pos[3 * b + 1];
+  d->mocap_pos[3 * k + 2] = m->body_pos[3 * b + 2] + (real)(mo->az * (1 - cos(w)));
+  real qz[4] = {(real)cos(th / 2), 0, 0, (real)sin(th / 2)};
+  rl_q_mul(d->mocap_quat + 4 * k, qz, m->body_quat + 4 * b);
+}
+
+/* max |qpos_a − qpos_b| over the coordinates (quaternions compared up to sign) */
+static double qpos_diff(const rl_model *m, const real *a, const real *b) {
+  double mx = 0;
+  for (int j = 0; j < m->njnt; j++) {
+    int q = m->jnt_qposadr[j], t = m->jnt_type[j];
+    int n = t == RL_JNT_FREE ? 7 : t == RL_JNT_BALL ? 4 : 1, q0 = t == RL_JNT_FREE ? q + 3 : t == RL_JNT_BALL ? q : -1;
+    double sg = 1;
+    if (q0 >= 0) {
+      double dot = 0;
+      for (int i = 0; i < 4; i++) dot += (double)a[q0 + i] * (double)b[q0 + i];
+      sg = dot < 0 ? -1 : 1;
+    }
+    for (int i = 0; i < n; i++) {
+      double s = (q0 >= 0 && q + i >= q0) ? sg : 1;
+      mx = fmax(mx, fabs((double)a[q + i] - s * (double)b[q + i]));
+    }
+  }
+  return mx;
+}
+
+/* max |a_i − b_i| over qpos[i0 .. i1) */
+static double range_diff(const real *a, const real *b, int i0, int i1) {
+  double mx = 0;
+  for (int i = i0; i < i1; i++) mx = fmax(mx, fabs((double)a[i] - (double)b[i]));
+  return mx;
+}
+
+/* One run of mocap_pendulum.xml at time step h for T seconds with the hand shaken, raised and turned
+ * (mocap_motion), AVBD and Newton fed the same mocap poses before each step: max |Δqpos| of the pendulums'
+ * joints (hinge, ball, the two gimbal hinges: qpos 0–6) and of the welded box (qpos 7–13), AVBD steps that
+ * failed the stopping test, the hinge's largest swing, the largest anchor gap after a step. */
+typedef struct shaken_run {
+  double djoint, dbox, swing, anchor;
+  long unconverged, steps;
+} shaken_run;
+
+static shaken_run shaken_pendulums(double h, double T) {
+  rl_pair p;
+  load(&p, MODEL("mocap_pendulum.xml"), NULL);
+  p.m->opt.timestep = (real)h;
+  rl_avbd *am = build(p.m);
+  cr_assert_eq(am->nmoving, 4, "hinge, ball, gimbal and weld move with the hand: %d", am->nmoving);
+  rl_data *da = rl_data_alloc(p.m), *dn = rl_data_alloc(p.m);
+  rl_avbd_from_generalized(am, p.m, da);
+  mocap_motion mo = {0.05, 0.03, 0.3, 2};
+  shaken_run r = {0, 0, 0, 0, 0, 0};
+  long n = lround(T / h);
+  for (long s = 0; s < n; s++) {
+    mocap_set(p.m, da, 0, &mo, s * h);
+    mocap_set(p.m, dn, 0, &mo, s * h);
+    cr_assert_eq(rl_avbd_step(am, p.m, da), RL_OK);
+    rl_step(p.m, dn);
+    r.unconverged += !am->stat.converged;
+    r.anchor = fmax(r.anchor, am->stat.anchor_err);
+    r.djoint = fmax(r.djoint, range_diff(da->qpos, dn->qpos, 0, 7));
+    r.dbox = fmax(r.dbox, qpos_diff(p.m, da->qpos, dn->qpos) > r.djoint ? range_diff(da->qpos, dn->qpos, 7, 14) : 0);
+    r.swing = fmax(r.swing, fabs((double)dn->qpos[0]));
+  }
+  r.steps = n;
+  rl_data_free(da);
+  rl_data_free(dn);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+  return r;
+}
+
+/* Joints (hinge, ball, two hinges on a child of the mocap body without dofs) and a weld to a mocap body
+ * moved, raised and turned every step.  MuJoCo's semantics: a body hanging from a mocap body through joints
+ * keeps its joint coordinates and velocities when the mocap body is placed anew (no inertial forces from the
+ * mocap motion); AVBD carries such bodies rigidly with the mocap body.  The joints then follow Newton with an
+ * error that shrinks with h (both engines first order); the welded box follows the hand hard in AVBD and
+ * through MuJoCo's soft weld (solref 0.004 1) in Newton, an offset of the weld's lag that does not shrink with
+ * h; every AVBD step passes its stopping test. */
+Test(avbd_cover, mocap_joints_follow_the_moving_body) {
+  double hs[3] = {2e-3, 1e-3, 5e-4};
+  shaken_run r[3];
+  for (int i = 0; i < 3; i++) {
+    r[i] = shaken_pendulums(hs[i], 1.0);
+    printf("mocap_pendulum h %.1e: joints max |dqpos| vs newton %.3e, welded box %.3e, unconverged %ld/%ld, "
+           "hinge swing %.3f rad, anchor gap max %.2e m\n",
+           hs[i], r[i].djoint, r[i].dbox, r[i].unconverged, r[i].steps, r[i].swing, r[i].anchor);
+    cr_expect_eq(r[i].unconverged, 0);
+    /* the hard weld to the moved hand: the step's gap within the stopping tolerance, measured 1.9e-9 m f64 */
+    cr_expect_lt(r[i].anchor, TOL(1e-7, 1e-4));
+    /* MuJoCo's soft weld lags the hand (2 Hz, 0.3 rad): measured 8.3e-3 .. 1.4e-2 f64 */
+    cr_expect_lt(r[i].dbox, 3e-2);
+  }
+  cr_expect_gt(r[0].swing, 0.05, "the hinge pendulum did not swing");
+  /* first order: halving h at least 1.6× smaller (2.0 ideal) */
+  cr_expect_gt(r[0].djoint / r[1].djoint, 1.6, "ratio 2 ms / 1 ms %.3f", r[0].djoint / r[1].djoint);
+  cr_expect_gt(r[1].djoint / r[2].djoint, 1.6, "ratio 1 ms / 0.5 ms %.3f", r[1].djoint / r[2].djoint);
+}
+
+/* A mocap paddle pushing a box along the floor at 0.1 m/s (from t = 0.1 s, 0.06 m away at the start): the
+ * contact between the paddle's geom and the box comes from rl_collision at the step-start paddle pose and
+ * the paddle's motion since the last step is not left as penetration (C⁰ from the pose before the move):
+ * AVBD's box moves with the paddle at the contact's zero (hard); Newton's the same up to MuJoCo's soft-contact
+ * penetration under the push, which it reports itself. */
+Test(avbd_cover, mocap_paddle_pushes_a_box) {
+  rl_pair p;
+  load(&p, MODEL("mocap_pusher.xml"), NULL);
+  rl_avbd *am = build(p.m);
+  cr_expect_eq(am->prm.contacts, RL_AVBD_CONTACTS_DATA, "a mocap geom that can touch needs rl_collision");
+  rl_data *da = rl_data_alloc(p.m), *dn = rl_data_alloc(p.m);
+  rl_avbd_from_generalized(am, p.m, da);
+  double h = p.m->opt.timestep, v = 0.1, gap_a = 0, gap_n = 0, dx = 0;
+  long n = lround(2.0 / h), unconverged = 0;
+  for (long s = 0; s < n; s++) {
+    double t = s * h, x = -0.1 + (t < 0.1 ? 0 : v * (t - 0.1));
+    da->mocap_pos[0] = dn->mocap_pos[0] = (real)x;
+    cr_assert_eq(rl_avbd_step(am, p.m, da), RL_OK);
+    rl_step(p.m, dn);
+    unconverged += !am->stat.converged;
+    if (t > 0.8) { /* pushing: box face x − 0.03 against paddle face x + 0.01 */
+      gap_a = fmax(gap_a, fabs((double)da->qpos[0] - 0.04 - x));
+      gap_n = fmax(gap_n, fabs((double)dn->qpos[0] - 0.04 - x));
+      dx = fmax(dx, fabs((double)da->qpos[0] - (double)dn->qpos[0]));
+    }
+  }
+  printf("mocap_pusher 2 s at %.0e s: unconverged %ld/%ld, box %.5f m (newton %.5f), |gap| while pushing: avbd "
+         "%.2e m, newton %.2e m; |dx| vs newton %.2e m\n",
+         h, unconverged, n, (double)da->qpos[0], (double)dn->qpos[0], gap_a, gap_n, dx);
+  /* f64: none.  f32: measured 10/1000 steps exhaust the sweep budget while the box slides, with the gap up to
+     2.0e-4 m on them; the cause is not found yet (docs/verify.md lists it open) */
+  cr_expect_leq(unconverged, TOL(0, 10));
+  cr_expect_gt((double)da->qpos[0], 0.1, "the paddle did not push the box");
+  /* hard contact: measured 7.8e-6 m f64 (the first contact step), 2.0e-4 m f32 */
+  cr_expect_lt(gap_a, TOL(2e-5, 5e-4));
+  /* the difference is Newton's own soft penetration (measured 3.6e-3 m) within 1 mm */
+  cr_expect_lt(fabs(dx - gap_n), 1e-3);
+  rl_data_free(da);
+  rl_data_free(dn);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+}
+
+/* The mocap gripper (a palm on a free joint welded to a mocap target, position-servo fingers): the target
+ * raised, swayed and turned for 1 s; every AVBD step passes its stopping test and the palm follows Newton's
+ * up to MuJoCo's soft weld (solref 0.01 1) lag. */
+Test(avbd_cover, mocap_gripper_tracks_the_target) {
+  rl_pair p;
+  load(&p, MODEL("mocap_gripper.xml"), NULL);
+  rl_avbd *am = build(p.m);
+  rl_data *da = rl_data_alloc(p.m), *dn = rl_data_alloc(p.m);
+  for (int u = 0; u < p.m->nu; u++) da->ctrl[u] = dn->ctrl[u] = (real)0.01;
+  rl_avbd_from_generalized(am, p.m, da);
+  mocap_motion target = {0.02, 0.05, 0.2, 1};
+  double h = p.m->opt.timestep, palm = 0, track = 0;
+  long n = lround(1.0 / h), unconverged = 0;
+  for (long s = 0; s < n; s++) {
+    mocap_set(p.m, da, 0, &target, s * h);
+    mocap_set(p.m, dn, 0, &target, s * h);
+    cr_assert_eq(rl_avbd_step(am, p.m, da), RL_OK);
+    rl_step(p.m, dn);
+    unconverged += !am->stat.converged;
+    for (int i = 0; i < 3; i++) {
+      palm = fmax(palm, fabs((double)da->qpos[i] - (double)dn->qpos[i]));
+      track = fmax(track, fabs((double)da->qpos[i] - (double)da->mocap_pos[i]));
+    }
+  }
+  printf("mocap_gripper 1 s at %.0e s: unconverged %ld/%ld, palm max |x - target| %.2e m, palm max |dx| vs "
+         "newton %.3e m, fingers %.5f %.5f (newton %.5f %.5f)\n",
+         h, unconverged, n, track, palm, (double)da->qpos[7], (double)da->qpos[8], (double)dn->qpos[7],
+         (double)dn->qpos[8]);
+  cr_expect_eq(unconverged, 0);
+  cr_expect_lt(track, TOL(1e-6, 1e-4), "the hard weld does not hold the palm at the target");
+  /* MuJoCo's weld is soft (solref 0.01 1): the palm lags the accelerating target and sags, measured 5.7e-3 m f64 */
+  cr_expect_lt(palm, 1e-2);
+  cr_expect_lt(fabs((double)da->qpos[7] - (double)dn->qpos[7]), 1e-3);
+  rl_data_free(da);
+  rl_data_free(dn);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+}
+
+/* index of geom NAME (fails the test if absent) */
+static int geom_id(const rl_model *m, const char *name) {
+  for (int g = 0; g < m->ngeom; g++)
+    if (!strcmp(rl_model_name(m, m->name_geomadr[g]), name)) return g;
+  cr_assert_fail("no geom %s", name);
+  return -1;
+}
+
+/* Explicit <contact><pair> contacts (every geom has contype = conaffinity = 0): AVBD takes them from
+ * rl_collision with each pair's condim and friction, and the box comes to rest where MuJoCo's contact row has its zero, dist = margin − gap = 3 mm. */
+Test(avbd_cover, explicit_pairs_with_their_parameters) {
+  rl_pair p;
+  load(&p, MODEL("contact_pair.xml"), NULL);
+  rl_avbd *am = build(p.m);
+  cr_expect_eq(am->prm.contacts, RL_AVBD_CONTACTS_DATA);
+  rl_data *da = rl_data_alloc(p.m), *dn = rl_data_alloc(p.m);
+  rl_avbd_from_generalized(am, p.m, da);
+  double h = p.m->opt.timestep;
+  long n = lround(1.0 / h), unconverged = 0;
+  for (long s = 0; s < n; s++) {
+    cr_assert_eq(rl_avbd_step(am, p.m, da), RL_OK);
+    rl_step(p.m, dn);
+    unconverged += !am->stat.converged;
+  }
+  int floor = geom_id(p.m, "floor"), box = geom_id(p.m, "box"), ball = geom_id(p.m, "ball"), arm = geom_id(p.m, "arm");
+  int seen[4] = {0, 0, 0, 0};
+  for (int i = 0; i < am->ncon; i++) {
+    const rl_avbd_contact *k = am->con + i;
+    int g1 = k->key[0] < k->key[1] ? k->key[0] : k->key[1], g2 = k->key[0] ^ k->key[1] ^ g1;
+    if (g1 == floor && g2 == box) {
+      seen[0] = 1;
+      cr_expect(k->dim == 4 && fabs((double)k->mu - 0.8) < 1e-6 && fabs((double)k->mu_spin - 0.01) < 1e-6,
+                "box-floor: dim %d mu %g spin %g", k->dim, (double)k->mu, (double)k->mu_spin);
+    }
+    if (g1 == floor && g2 == ball) {
+      seen[1] = 1;
+      cr_expect(k->dim == 6 && fabs((double)k->mu - 0.6) < 1e-6 && fabs((double)k->mu_roll - 0.003) < 1e-6,
+                "ball-floor: dim %d mu %g roll %g", k->dim, (double)k->mu, (double)k->mu_roll);
+    }
+    if (g1 == box && g2 == arm) {
+      seen[2] = 1;
+      cr_expect(k->dim == 1 && k->mu == 0, "arm-box: dim %d mu %g", k->dim, (double)k->mu);
+    }
+  }
+  double zb = (double)da->qpos[2], zn = (double)dn->qpos[2], rest = 0.05 + 0.005 - 0.002;
+  printf("contact_pair 1 s at %.0e s: unconverged %ld/%ld, %d contacts (box-floor %d, ball-floor %d, arm-box %d); "
+         "box z %.6f (rest at margin - gap %.6f; newton %.6f)\n",
+         h, unconverged, n, am->ncon, seen[0], seen[1], seen[2], zb, rest, zn);
+  cr_expect(seen[0] && seen[1], "a pair's contact is missing");
+  /* the box's landing (steps 21–22 at 2 ms) is the one impact that exhausts the sweep budget, measured 2 */
+  cr_expect_leq(unconverged, 2);
+  /* hard contact at the zero vs MuJoCo's soft sag below it: measured 1.5e-5 m */
+  cr_expect_lt(fabs(zb - rest), TOL(1e-7, 1e-5));
+  cr_expect_lt(fabs(zb - zn), 5e-5);
+  rl_data_free(da);
+  rl_data_free(dn);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+}
