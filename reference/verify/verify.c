@@ -40,15 +40,29 @@ void rl_vq_mj_collision_on(const mjModel *mjm, mjData *dst, const double *qpos, 
   mj_collision(mjm, dst);
 }
 
-int rl_vq_collide_for_actuation(const rl_model *m, rl_data *d) {
+void rl_vq_copy_contact(rl_contact *dst, const mjContact *src) {
+  dst->dist = (real)src->dist;
+  for (int k = 0; k < 3; k++) dst->pos[k] = (real)src->pos[k];
+  for (int k = 0; k < 9; k++) dst->frame[k] = (real)src->frame[k];
+  dst->includemargin = (real)src->includemargin;
+  for (int k = 0; k < 5; k++) dst->friction[k] = (real)src->friction[k];
+  for (int k = 0; k < mjNREF; k++) dst->solref[k] = (real)src->solref[k];
+  for (int k = 0; k < mjNIMP; k++) dst->solimp[k] = (real)src->solimp[k];
+  dst->mu = (real)src->friction[0];
+  dst->dim = src->dim;
+  dst->geom1 = src->geom1;
+  dst->geom2 = src->geom2;
+  dst->exclude = src->exclude;
+  dst->efc_address = -1;
+}
+
+int rl_vq_contacts_for_actuation(const rl_model *m, rl_data *d, const mjData *mjd) {
   int any = 0;
   for (int u = 0; u < m->nu; u++) any |= m->actuator_trntype[u] == RL_TRN_BODY;
   if (!any) return 0;
-  rl_model *mw = (rl_model *)m; /* MuJoCo's collision rules for this pass, restored below */
-  int coll = mw->opt.collision;
-  mw->opt.collision = RL_COLL_MUJOCO;
-  rl_collision(m, d);
-  mw->opt.collision = coll;
+  int ncon = mjd->ncon < m->nconmax ? mjd->ncon : m->nconmax;
+  for (int i = 0; i < ncon; i++) rl_vq_copy_contact(d->contact + i, mjd->contact + i);
+  d->ncon = ncon;
   return 1;
 }
 
@@ -169,8 +183,8 @@ static void compare_state(const rl_pair *p, const mjModel *mjfree, rl_data *d, m
   mj_forward(mjm, mjd);
   rl_forward_smooth(m, d);
   /* a body transmission reads this pass's contacts, which mj_forward has: the actuation and the smooth
-     acceleration again after rigidlab's collision */
-  if (rl_vq_collide_for_actuation(m, d)) {
+     acceleration again on MuJoCo's contact list (the collision stage checks the list itself) */
+  if (rl_vq_contacts_for_actuation(m, d, mjd)) {
     rl_actuation(m, d);
     rl_smooth_acc(m, d);
   }
