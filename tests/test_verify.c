@@ -132,6 +132,13 @@ Test(verify_f64, mug_sample_capacity) {
 
 /* panda_like over 50 states (seed 1): 2 states where MuJoCo's own box-box contact count differs between its frames
    and rigidlab's (5.6e-16 apart) are left out as sensitive, not failed; every other step agrees */
+/* dm_stacker_noslip over 50 states (seed 1): the noslip forces on the planar model's out-of-plane friction rows
+   (J row ≈ 4e-17) are rounding noise amplified by MuJoCo's 1e-10 clamp; they are left out of efc_force_newton and
+   immobile_rows_J checks they act on no dof (efc_force_newton was 1.0e-8 against 1e-9 with them) */
+Test(verify_f64, stacker_noslip_50_states) {
+  cr_expect_eq(verify_seed1_n(SRCDIR "/tests/public/dm_stacker_noslip.xml", 50), 0, "f64 verify failed on dm_stacker_noslip");
+}
+
 Test(verify_f64, panda_like_50_states) {
   cr_expect_eq(verify_seed1_n(SRCDIR "/tests/public/panda_like.xml", 50), 0, "f64 verify failed on panda_like");
 }
