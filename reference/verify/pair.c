@@ -39,7 +39,20 @@ static void round_model_numbers(mjModel *m) {
   for (int k = 0; k < 3; k++) m->opt.gravity[k] = rl_round(m->opt.gravity[k]);
 }
 
+/* MuJoCo 2.2.2's default stack size (its compiler's heuristic): 5·(njmax + neq + nv)² + 20·(nq + nv + nu + na +
+   nbody + njnt + ngeom + nsite + neq + ntendon + nwrap), at least 1000 */
+static long mj_default_nstack(const mjModel *m) {
+  long r = (long)m->njmax + m->neq + m->nv;
+  long s = 5 * r * r + 20L * (m->nq + m->nv + m->nu + m->na + m->nbody + m->njnt + m->ngeom + m->nsite + m->neq +
+                               m->ntendon + m->nwrap);
+  return s > 1000 ? s : 1000;
+}
+
 int rl_pair_load(rl_pair *p, const rl_common_args *c, double dt, char *err, int errlen) {
+  return rl_pair_load_capacity(p, c, dt, 0, err, errlen);
+}
+
+int rl_pair_load_capacity(rl_pair *p, const rl_common_args *c, double dt, int nconmax, char *err, int errlen) {
   memset(p, 0, sizeof *p);
   rl_option opt;
   rl_option_default(&opt);
@@ -53,10 +66,16 @@ int rl_pair_load(rl_pair *p, const rl_common_args *c, double dt, char *err, int 
     }
   if (dt > 0) p->mjm->opt.timestep = dt;
   round_model_numbers(p->mjm);
+  if (nconmax > p->mjm->nconmax) p->mjm->nconmax = nconmax;
   p->m = rl_import_mjmodel(p->mjm, &opt, c->model, err, errlen);
   if (!p->m || check_finite(p->m, c->model, err, errlen)) {
     rl_pair_free(p);
     return RL_EXIT_BADINPUT;
+  }
+  if (nconmax > 0) { /* MuJoCo's rows: rigidlab's row capacity for these contacts, and the stack that sizes */
+    if (p->m->nefcmax > p->mjm->njmax) p->mjm->njmax = p->m->nefcmax;
+    long st = mj_default_nstack(p->mjm);
+    if (st > p->mjm->nstack && st < 0x7fffffffL) p->mjm->nstack = (int)st;
   }
   return RL_EXIT_OK;
 }

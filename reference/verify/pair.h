@@ -8,6 +8,7 @@
 
 #define rl_pair            RL_NAME(pair)
 #define rl_pair_load       RL_NAME(pair_load)
+#define rl_pair_load_capacity RL_NAME(pair_load_capacity)
 #define rl_pair_free       RL_NAME(pair_free)
 #define rl_set_state       RL_NAME(set_state)
 #define rl_constraint_free RL_NAME(constraint_free)
@@ -26,6 +27,11 @@ typedef struct rl_pair {
 
 /* Load, apply options, import.  Returns RL_EXIT_OK or RL_EXIT_BADINPUT with a one-line err. */
 int rl_pair_load(rl_pair *p, const rl_common_args *c, double dt, char *err, int errlen);
+/* rl_pair_load with MuJoCo's contact capacity raised to nconmax when that is more than the model's (0: as the
+   model says); then MuJoCo's njmax to rigidlab's row capacity for those contacts (rl_model.nefcmax) and its
+   nstack to MuJoCo's own default heuristic for that njmax, where those are more than the model's.  rigidlab's
+   contact capacity follows MuJoCo's nconmax as always. */
+int rl_pair_load_capacity(rl_pair *p, const rl_common_args *c, double dt, int nconmax, char *err, int errlen);
 void rl_pair_free(rl_pair *p);
 /* rl_data_alloc for the pair's model, checked: when the memory is not there, one line on stderr naming the
    model and its capacities, every temporary CSV removed, and exit with RL_EXIT_BADINPUT (as MuJoCo's own

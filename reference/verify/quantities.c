@@ -96,6 +96,7 @@ static const rl_vq_info table[] = {
     {"qacc_pgs", REL, "qacc", 0, "PGS's acceleration against MuJoCo's PGS (models with solver=pgs)"},
     {"efc_force_pgs", REL, "efc_force", 0, "PGS's row forces against MuJoCo's PGS"},
     {"iter_pgs", COUNT, 0, "iterations", "|our PGS sweeps − MuJoCo's|"},
+    {"immobile_rows_J", REL, 0, "1", "with noslip on: the largest Jacobian row (∞-norm, relative to ‖J‖∞) among the rows left out of efc_force_newton because (J·M⁻¹·Jᵀ)_ii is below MuJoCo's 1e-10 clamp; must be rounding-level"},
     {"newton_dposv", REL, 0, "m/s² or rad/s²", "every Newton system re-solved by LAPACKE_dposv"},
     {"newton_dposv_cond", SCALED, 0, "κ₁·ε", "newton_dposv's error divided by κ₁(H)·ε"},
     /* one whole step (verify_step.c); qpos and qvel are above */

@@ -40,15 +40,29 @@ void rl_vq_mj_collision_on(const mjModel *mjm, mjData *dst, const double *qpos, 
   mj_collision(mjm, dst);
 }
 
-int rl_vq_collide_for_actuation(const rl_model *m, rl_data *d) {
+void rl_vq_copy_contact(rl_contact *dst, const mjContact *src) {
+  dst->dist = (real)src->dist;
+  for (int k = 0; k < 3; k++) dst->pos[k] = (real)src->pos[k];
+  for (int k = 0; k < 9; k++) dst->frame[k] = (real)src->frame[k];
+  dst->includemargin = (real)src->includemargin;
+  for (int k = 0; k < 5; k++) dst->friction[k] = (real)src->friction[k];
+  for (int k = 0; k < mjNREF; k++) dst->solref[k] = (real)src->solref[k];
+  for (int k = 0; k < mjNIMP; k++) dst->solimp[k] = (real)src->solimp[k];
+  dst->mu = (real)src->friction[0];
+  dst->dim = src->dim;
+  dst->geom1 = src->geom1;
+  dst->geom2 = src->geom2;
+  dst->exclude = src->exclude;
+  dst->efc_address = -1;
+}
+
+int rl_vq_contacts_for_actuation(const rl_model *m, rl_data *d, const mjData *mjd) {
   int any = 0;
   for (int u = 0; u < m->nu; u++) any |= m->actuator_trntype[u] == RL_TRN_BODY;
   if (!any) return 0;
-  rl_model *mw = (rl_model *)m; /* MuJoCo's collision rules for this pass, restored below */
-  int coll = mw->opt.collision;
-  mw->opt.collision = RL_COLL_MUJOCO;
-  rl_collision(m, d);
-  mw->opt.collision = coll;
+  int ncon = mjd->ncon < m->nconmax ? mjd->ncon : m->nconmax;
+  for (int i = 0; i < ncon; i++) rl_vq_copy_contact(d->contact + i, mjd->contact + i);
+  d->ncon = ncon;
   return 1;
 }
 
@@ -169,8 +183,8 @@ static void compare_state(const rl_pair *p, const mjModel *mjfree, rl_data *d, m
   mj_forward(mjm, mjd);
   rl_forward_smooth(m, d);
   /* a body transmission reads this pass's contacts, which mj_forward has: the actuation and the smooth
-     acceleration again after rigidlab's collision */
-  if (rl_vq_collide_for_actuation(m, d)) {
+     acceleration again on MuJoCo's contact list (the collision stage checks the list itself) */
+  if (rl_vq_contacts_for_actuation(m, d, mjd)) {
     rl_actuation(m, d);
     rl_smooth_acc(m, d);
   }
@@ -238,22 +252,73 @@ static const char *model_label(const char *path) {
   return s ? s + 1 : path;
 }
 
+/* the most contacts MuJoCo's mj_collision finds over the states S (kinematics at each state's qpos and mocap
+   poses, on a copy of the model with a contact buffer large enough: doubled until no state fills it) */
+static int mj_most_contacts(const mjModel *mjm, const rl_states *S) {
+  int cap = mjm->nconmax > 1000 ? 4 * mjm->nconmax : 4000, most = 0;
+  for (;;) {
+    mjModel *pm = mj_copyModel(NULL, mjm);
+    if (!pm) return 0;
+    pm->nconmax = cap;
+    mjData *pd = mj_makeData(pm);
+    if (!pd) {
+      mj_deleteModel(pm);
+      return 0;
+    }
+    int full = 0;
+    most = 0;
+    for (int s = 0; s < S->n && !full; s++) {
+      mju_copy(pd->qpos, S->qpos + (size_t)s * S->nq, mjm->nq);
+      mju_copy(pd->mocap_pos, S->mocap_pos + (size_t)s * 3 * S->nmocap, 3 * mjm->nmocap);
+      mju_copy(pd->mocap_quat, S->mocap_quat + (size_t)s * 4 * S->nmocap, 4 * mjm->nmocap);
+      mj_kinematics(pm, pd);
+      mj_collision(pm, pd);
+      if (pd->ncon > most) most = pd->ncon;
+      full = pd->ncon >= cap;
+    }
+    mj_deleteData(pd);
+    mj_deleteModel(pm);
+    if (!full || cap > (1 << 22)) return most;
+    cap *= 2;
+  }
+}
+
 int rl_cmd_verify(const rl_verify_args *a) {
   char err[1024];
   rl_pair p;
-  int st = rl_pair_load(&p, &a->c, 0, err, sizeof err);
-  if (st) {
-    rl_errorf("%s", err);
-    return st;
-  }
   rl_csv *w = a->c.out;
   rl_states S = {0};
-  if (a->states < 1 || rl_states_draw(p.mjm, a->states, a->seed, &S)) {
-    rl_errorf("%s: cannot draw %d verify states (out of memory)", a->c.model, a->states);
+  /* MuJoCo's buffers sized so that MuJoCo itself never overflows on the drawn states (a state it overflows on
+     has no reference): draw, probe the most contacts MuJoCo's collision finds, and when that is more than the
+     model's nconmax reload with nconmax = most + most/4 + 16 (njmax and nstack follow, see
+     rl_pair_load_capacity) and draw again, since the trajectory half of the states moves with the capacity */
+  int model_nconmax = 0, model_njmax = 0, cap = 0, most = 0;
+  for (int pass = 0;; pass++) {
+    int st = rl_pair_load_capacity(&p, &a->c, 0, cap, err, sizeof err);
+    if (st) {
+      rl_errorf("%s", err);
+      return st;
+    }
+    if (pass == 0) {
+      model_nconmax = p.mjm->nconmax;
+      model_njmax = p.mjm->njmax;
+    }
+    if (a->states < 1 || rl_states_draw(p.mjm, a->states, a->seed, &S)) {
+      rl_errorf("%s: cannot draw %d verify states (out of memory)", a->c.model, a->states);
+      rl_states_free(&S);
+      rl_pair_free(&p);
+      return RL_EXIT_BADINPUT;
+    }
+    most = mj_most_contacts(p.mjm, &S);
+    if (most < p.mjm->nconmax || pass == 3) break;
+    cap = most + most / 4 + 16;
     rl_states_free(&S);
     rl_pair_free(&p);
-    return RL_EXIT_BADINPUT;
   }
+  if (p.mjm->nconmax != model_nconmax && !a->c.quiet)
+    printf("MuJoCo's buffers raised for verify: nconmax %d -> %d, njmax %d -> %d (its collision finds up to %d contacts "
+           "on the %d states; with the model's sizes it would overflow and those states would have no reference)\n",
+           model_nconmax, p.mjm->nconmax, model_njmax, p.mjm->njmax, most, S.n);
   mjModel *mjfree = mj_copyModel(NULL, p.mjm);
   mjfree->opt.disableflags |= mjDSBL_CONSTRAINT;
   mjData *mjd = mj_makeData(p.mjm), *mjd2 = mj_makeData(mjfree);

@@ -13,7 +13,8 @@
 #define rl_vq_compare         RL_NAME(vq_compare)
 #define rl_vq_record          RL_NAME(vq_record)
 #define rl_vq_mj_collision_on RL_NAME(vq_mj_collision_on)
-#define rl_vq_collide_for_actuation RL_NAME(vq_collide_for_actuation)
+#define rl_vq_contacts_for_actuation RL_NAME(vq_contacts_for_actuation)
+#define rl_vq_copy_contact    RL_NAME(vq_copy_contact)
 #define rl_vctx               RL_NAME(vctx)
 #define rl_vmodule            RL_NAME(vmodule)
 #define rl_vmod_collision     RL_NAME(vmod_collision)
@@ -43,10 +44,16 @@ void rl_vq_record(rl_vq *q, double err, double mag);
 /* MuJoCo's collision of qpos on rigidlab's frames: DST's kinematics at QPOS with its body and geom poses replaced
    by d's (from rl_kinematics at the same qpos), then mj_collision: the same collision code as rigidlab's on
    inputs equal to about 1e-16 */
-/* rigidlab's collision (MuJoCo's rules) on d's kinematics when the model has a body (adhesion) transmission,
-   whose moment reads the contacts; 1 if it ran, 0 (nothing done) without one */
-int rl_vq_collide_for_actuation(const rl_model *m, rl_data *d);
 void rl_vq_mj_collision_on(const mjModel *mjm, mjData *dst, const double *qpos, const rl_data *d);
+
+/* MuJoCo's contact → rigidlab's (geometry, mixed parameters, exclude flag; efc_address −1) */
+void rl_vq_copy_contact(rl_contact *dst, const mjContact *src);
+/* When the model has a body (adhesion) transmission, whose moment reads the contact list: d's contacts become
+   MuJoCo's from mjd (its mj_forward on the same state), so the transmission is compared on identical inputs.
+   rigidlab's own list can differ from that one at exact geometric ties (a capsule whose axis lies in a box
+   face: the 1e-16 differences between the two kinematics pick the face normal or the side normal, both at
+   the same depth); the collision stage compares the lists on identical frames.  1 if done, 0 without one. */
+int rl_vq_contacts_for_actuation(const rl_model *m, rl_data *d, const mjData *mjd);
 
 /* what a module sees for one state: MuJoCo's mjd holds mj_forward at the state; rigidlab's d holds
    the same state (rl_set_state), nothing computed yet */

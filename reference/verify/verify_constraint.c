@@ -85,23 +85,6 @@ static void fini(rl_vctx *c) {
   c->own = NULL;
 }
 
-/* MuJoCo's contact → rigidlab's (the fields the rows read, plus mu for the comparison) */
-static void copy_contact(rl_contact *dst, const mjContact *src) {
-  dst->dist = (real)src->dist;
-  for (int k = 0; k < 3; k++) dst->pos[k] = (real)src->pos[k];
-  for (int k = 0; k < 9; k++) dst->frame[k] = (real)src->frame[k];
-  dst->includemargin = (real)src->includemargin;
-  for (int k = 0; k < 5; k++) dst->friction[k] = (real)src->friction[k];
-  for (int k = 0; k < mjNREF; k++) dst->solref[k] = (real)src->solref[k];
-  for (int k = 0; k < mjNIMP; k++) dst->solimp[k] = (real)src->solimp[k];
-  dst->mu = (real)src->friction[0];
-  dst->dim = src->dim;
-  dst->geom1 = src->geom1;
-  dst->geom2 = src->geom2;
-  dst->exclude = src->exclude;
-  dst->efc_address = -1;
-}
-
 /* row r of MuJoCo's Jacobian, dense */
 static void mj_row(const mjModel *mjm, const mjData *mjd, int r, double *row) {
   int nv = mjm->nv;
@@ -147,7 +130,7 @@ static void state(rl_vctx *c, rl_vq *q) {
         break;
       }
   d->ncon = ncon;
-  for (int i = 0; i < ncon; i++) copy_contact(d->contact + i, mjd->contact + i);
+  for (int i = 0; i < ncon; i++) rl_vq_copy_contact(d->contact + i, mjd->contact + i);
   for (int e = 0; e < m->neq; e++) d->eq_active[e] = mjm->eq_active[e];
   for (int k = 0; k < 2 * m->njnt; k++) d->jnt_range[k] = (real)mjm->jnt_range[k];
   rl_make_constraint(m, d);

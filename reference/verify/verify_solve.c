@@ -11,6 +11,8 @@
  *   qacc_newton, efc_force_newton  ours vs MuJoCo, both Newton with the model's tolerance/iterations
  *                                  from the same warm start: the same algorithm must stop at the same
  *                                  iterate (stage tolerance);
+ *                                  (with noslip on, over the rows that act on some dof: see force_rows;
+ *                                  immobile_rows_J checks that the rows left out act on none);
  *   iter_newton                    |our iterations − MuJoCo's| (absolute, ≤ 1);
  *   cost_newton_excess             max(0, cost(ours) − cost(MuJoCo)) relative to the magnitude of the
  *                                  cost's terms at MuJoCo's iterate (rl_ref_cost_scale; the cost itself
@@ -30,6 +32,7 @@
  * allocated) is left out and counted: left_out_capacity, the running fraction of the states, fails above 10 %.
  * A state without rows has nothing to solve and is not a comparison. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lapack_ref.h"
@@ -51,6 +54,7 @@ enum {
   S_QACC_PGS,
   S_FORCE_PGS,
   S_ITER_PGS,
+  S_LEFT_IMMOBILE,
   S_NQ
 };
 
@@ -58,7 +62,7 @@ static const char *const names[S_NQ] = {"qacc_newton",        "efc_force_newton"
                                         "cost_newton_excess", "qacc_newton_opt",   "cost_gap_newton",
                                         "qacc_mujoco_opt",    "qacc_cg",           "qacc_cg_opt",
                                         "newton_dposv",       "newton_dposv_cond", "left_out_capacity",
-                                        "qacc_pgs",           "efc_force_pgs",     "iter_pgs"};
+                                        "qacc_pgs",           "efc_force_pgs",     "iter_pgs", "immobile_rows_J"};
 /* 0: the stage tolerance (tolerances.h: f64 1e-9, f32 1e-3).  CG's line search works on cost differences,
    which resolve a only to about √eps·cond: measured up to 2.3e-7 (f64) against a* on box_stack and
    humanoid, so qacc_cg_opt gets 1e-6 (f64) and 1e-2 (f32).  qacc_cg compares two CG iterates stopped at
@@ -80,12 +84,12 @@ static const char *const names[S_NQ] = {"qacc_newton",        "efc_force_newton"
 static const double tols[S_NQ] = {
     [S_ITER_NEWTON] = 3, [S_FORCE_NEWTON] = 5e-3, [S_QACC_CG] = 1e-2,     [S_QACC_CG_OPT] = 1e-2,
     [S_DPOSV] = 0.5,     [S_DPOSV_COND] = 100,    [S_LEFT_CAPACITY] = 0.1, [S_QACC_PGS] = 1e-2,
-    [S_FORCE_PGS] = 1e-2};
+    [S_FORCE_PGS] = 1e-2, [S_LEFT_IMMOBILE] = 1e-12};
 #else
 static const double tols[S_NQ] = {
     [S_ITER_NEWTON] = 1,    [S_COST_EXCESS] = 1e-12, [S_COST_GAP] = 1e-12,   [S_QACC_CG] = 1e-3,
     [S_QACC_CG_OPT] = 1e-6, [S_DPOSV_COND] = 100,    [S_LEFT_CAPACITY] = 0.1, [S_QACC_PGS] = 1e-12,
-    [S_FORCE_PGS] = 1e-12,  [S_ITER_PGS] = 0.5};
+    [S_FORCE_PGS] = 1e-12,  [S_ITER_PGS] = 0.5,      [S_LEFT_IMMOBILE] = 1e-12};
 #endif
 static const int absolute[S_NQ] = {[S_ITER_NEWTON] = 1, [S_ITER_PGS] = 1};
 static const int last[S_NQ] = {[S_LEFT_CAPACITY] = 1};
@@ -96,6 +100,7 @@ typedef struct own {
   double *astar, *buf;
   real *warm;
   int states, left; /* states with rows; of them left out (capacity) */
+  long rows, immobile; /* rows compared by efc_force_newton so far; of them left out as immobile */
 } own;
 
 static int init(rl_vctx *c) {
@@ -128,6 +133,9 @@ static int init(rl_vctx *c) {
 static void fini(rl_vctx *c) {
   own *o = c->own;
   if (!o) return;
+  if (o->immobile)
+    fprintf(stderr, "verify solve: %ld of %ld rows left out of efc_force_newton: noslip force on a row that acts on no dof "
+                    "(A_ii below MuJoCo's 1e-10 clamp; see immobile_rows_J)\n", o->immobile, o->rows);
   if (o->dn) mj_deleteData(o->dn);
   if (o->dt) mj_deleteData(o->dt);
   if (o->dc) mj_deleteData(o->dc);
@@ -209,6 +217,54 @@ static void pgs_rows(rl_vctx *c, rl_vq *q, const rl_model *mm) {
   rl_vq_record(&q[S_ITER_PGS], w[4] > z[4] ? w[4] : z[4], 1);
 }
 
+/* row i's diagonal of MuJoCo's A = AR − R (dense or sparse efc_AR) */
+static double mj_a_diag(const mjModel *mjm, const mjData *mjd, int i) {
+  if (!mj_isSparse(mjm)) return mjd->efc_AR[(size_t)i * (mjd->nefc + 1)] - mjd->efc_R[i];
+  int adr = mjd->efc_AR_rowadr[i];
+  for (int k = 0; k < mjd->efc_AR_rownnz[i]; k++)
+    if (mjd->efc_AR_colind[adr + k] == i) return mjd->efc_AR[adr + k] - mjd->efc_R[i];
+  return -mjd->efc_R[i];
+}
+
+/* max |row i of MuJoCo's efc_J| */
+static double mj_j_rownorm(const mjModel *mjm, const mjData *mjd, int i) {
+  double r = 0;
+  if (mj_isSparse(mjm)) {
+    int adr = mjd->efc_J_rowadr[i];
+    for (int k = 0; k < mjd->efc_J_rownnz[i]; k++) r = fmax(r, fabs(mjd->efc_J[adr + k]));
+  } else {
+    for (int k = 0; k < mjm->nv; k++) r = fmax(r, fabs(mjd->efc_J[(size_t)i * mjm->nv + k]));
+  }
+  return r;
+}
+
+/* efc_force_newton over the rows, and immobile_rows_J.  With noslip on, a row whose A_ii = (J·M⁻¹·Jᵀ)_ii is
+   below MuJoCo's clamp 1e-10 gets from the noslip sweep the force −(rounding residue of b + AR·f − R·f)/1e-10.
+   Where its Jacobian row is zero to rounding (the out-of-plane friction direction of a planar model) that force
+   acts on no dof and is rounding noise times 1e10: measured 5.6e-7 N apart on dm_stacker_noslip, J row 4e-17,
+   while MuJoCo's own sweep transcribed and rerun on MuJoCo's data agrees with MuJoCo to 1.5e-15.  Such rows are
+   left out of efc_force_newton and counted (stderr, at the end); immobile_rows_J is the largest |J row|∞ among
+   them relative to ‖J‖∞ and must stay at rounding level, so a clamped row that does act on a dof fails there;
+   qacc_newton still checks the forces' effect. */
+static void force_rows(own *o, const mjModel *mjm, const rl_data *d, rl_vq *qf, rl_vq *qj) {
+  const mjData *mjd = o->dn;
+  double err = 0, mag = 0, jleft = 0, jmax = 0;
+  for (int i = 0; i < d->nefc; i++) jmax = fmax(jmax, mj_j_rownorm(mjm, mjd, i));
+  for (int i = 0; i < d->nefc; i++) {
+    o->rows++;
+    if (mjm->opt.noslip_iterations > 0 && mj_a_diag(mjm, mjd, i) < 1e-10) {
+      o->immobile++;
+      jleft = fmax(jleft, mj_j_rownorm(mjm, mjd, i));
+      continue;
+    }
+    double e = fabs((double)d->efc_force[i] - mjd->efc_force[i]);
+    if (!(e <= err)) err = e;
+    if (fabs(mjd->efc_force[i]) > mag) mag = fabs(mjd->efc_force[i]);
+  }
+  rl_vq_record(qf, err, mag);
+  rl_vq_record(qj, jleft, jmax);
+}
+
 static void state(rl_vctx *c, rl_vq *q) {
   own *o = c->own;
   const rl_pair *p = c->p;
@@ -217,6 +273,7 @@ static void state(rl_vctx *c, rl_vq *q) {
   int nv = mjm->nv;
   q[S_QACC_PGS].absent = q[S_FORCE_PGS].absent = !o->pgs;
   q[S_ITER_PGS].absent = !o->pgs || sizeof(real) == sizeof(float);
+  q[S_LEFT_IMMOBILE].absent = mjm->opt.noslip_iterations == 0;
   mj_run(o->newton, o->dn, c->mjd, mjm->nq, nv, mjm->nu);
   if (o->dn->nefc == 0) return; /* nothing to solve in this state */
   o->states++;
@@ -242,7 +299,7 @@ static void state(rl_vctx *c, rl_vq *q) {
   memcpy(d->qacc, o->warm, sizeof(real) * (size_t)nv);
   rl_constraint_solve_observed(&mm, d, &obs);
   rl_vq_compare(&q[S_QACC_NEWTON], d->qacc, o->dn->qacc, nv);
-  rl_vq_compare(&q[S_FORCE_NEWTON], d->efc_force, o->dn->efc_force, d->nefc);
+  force_rows(o, mjm, d, &q[S_FORCE_NEWTON], &q[S_LEFT_IMMOBILE]);
   rl_vq_record(&q[S_ITER_NEWTON], fabs((double)d->solver_iter - o->dn->solver_iter), 1);
   double c_ours = rl_ref_cost_real(&ref, d->qacc);
   for (int i = 0; i < nv; i++) o->buf[i] = o->dn->qacc[i];

@@ -93,7 +93,7 @@ static void state(rl_vctx *c, rl_vq *q) {
   rl_set_state(c->p, d, NULL, c->qpos, c->qvel, c->ctrl);
   rl_fwd_position(m, d);
   rl_fwd_velocity(m, d);
-  rl_vq_collide_for_actuation(m, d);
+  rl_vq_contacts_for_actuation(m, d, mjd);
   rl_actuation(m, d);
   rl_vq_compare(&q[T_LENGTH], d->ten_length, mjd->ten_length, m->ntendon);
   double err = 0, mag = 0;
