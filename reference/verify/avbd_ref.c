@@ -693,6 +693,7 @@ static double assemble(const prob *pb, const rl_avbd_ref *ref, const rl_data *d,
     for (int i = 0; i < nz; i++) {
       double v = g[i];
       for (int r = 0; r < pb->nrow && lam; r++) v += K[(size_t)(nz + r) * N + i] * lam[r];
+      if (getenv("AVBD_REF_DEBUG") && fabs(v) > 1e-8) printf("stationarity z %d (nb %d): %.3e\n", i, nb, v);
       if (i < 6 * nb) gmax[i % 6 >= 3] = fmax(gmax[i % 6 >= 3], fabs(v));
       else gmax[1] = fmax(gmax[1], fabs(v)); /* a compound coordinate's generalized force (N or N m) */
     }
