@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 #include "avbd_ref.h"
 
 /* ------------------------------------------------------------ double SO(3) */
@@ -144,6 +143,7 @@ typedef struct prob {
   int *con_stick;       /* contact i: tangent rows are equalities */
   const double *ctrl;   /* [nu] clamped controls (servos) */
   int hist;             /* the step follows another (compound φ̇ⁿ: the engine's difference quotient) */
+  double eps;           /* compliance of the rows in the Newton matrix (m/N), see rl_avbd_ref_finish */
   int pre;              /* 1: solved before the step (no active set known: limits, dry friction, contacts out) */
 } prob;
 
@@ -687,13 +687,13 @@ static double assemble(const prob *pb, const rl_avbd_ref *ref, const rl_data *d,
       K[(size_t)R * N + i] = jr[i];
       K[(size_t)i * N + R] = jr[i];
     }
+    K[(size_t)R * N + R] = -pb->eps;
   }
   if (gmax) {
     gmax[0] = gmax[1] = 0;
     for (int i = 0; i < nz; i++) {
       double v = g[i];
       for (int r = 0; r < pb->nrow && lam; r++) v += K[(size_t)(nz + r) * N + i] * lam[r];
-      if (getenv("AVBD_REF_DEBUG") && fabs(v) > 1e-8) printf("stationarity z %d (nb %d): %.3e\n", i, nb, v);
       if (i < 6 * nb) gmax[i % 6 >= 3] = fmax(gmax[i % 6 >= 3], fabs(v));
       else gmax[1] = fmax(gmax[1], fabs(v)); /* a compound coordinate's generalized force (N or N m) */
     }
@@ -985,7 +985,15 @@ int rl_avbd_ref_finish(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, c
     default: rw->target = 0;
     }
   }
-  /* Newton on the KKT system from the prediction */
+  /* Newton on the KKT system from the prediction.  The rows can be dependent (a sticking contact's tangent
+     along an axis a planar root already holds; two end caps of a capsule foot on one line; every joint stuck
+     by dry friction with the feet on the ground): the multipliers are then not unique and the saddle matrix is
+     singular, while the poses are.  The Newton matrix carries a compliance −ε on the rows' diagonal,
+     ε = 1e-10·h²/m_max, a row-space regularization of the step direction only: the right-hand side and the
+     convergence test are the exact residuals g + Jᵀλ and C − target, so the fixed point is the exact one. */
+  double mmax = 0;
+  for (int s = 0; s < nb; s++) mmax = fmax(mmax, (double)am->mass[s]);
+  pb->eps = 1e-10 * pb->h * pb->h / (mmax > 0 ? mmax : 1);
   for (int s = 0; s < nb; s++) {
     for (int i = 0; i < 3; i++) pb->P[s].x[i] = ref->xp[3 * s + i];
     for (int i = 0; i < 4; i++) pb->P[s].q[i] = ref->qp[4 * s + i];
@@ -993,6 +1001,8 @@ int rl_avbd_ref_finish(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, c
   }
   for (ref->iterations = 0; ref->iterations < 100; ref->iterations++) {
     assemble(pb, ref, d, K, rhs, NULL, NULL);
+    for (int i = 0; i < nz; i++) /* the incremental form: −(g + Jᵀλ) for the step (δz, δλ) */
+      for (int r = 0; r < pb->nrow; r++) rhs[i] -= K[(size_t)(nz + r) * N + i] * ref->lambda[r];
     ref->info = (int)LAPACKE_dsysv(LAPACK_ROW_MAJOR, 'L', N, 1, K, N, ipiv, rhs, 1);
     if (ref->info) {
       st = -1;
@@ -1025,7 +1035,7 @@ int rl_avbd_ref_finish(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, c
         }
       }
     }
-    memcpy(ref->lambda, rhs + nz, sizeof(double) * (size_t)pb->nrow);
+    for (int r = 0; r < pb->nrow; r++) ref->lambda[r] += rhs[nz + r];
     ref->step = step;
     if (step <= 1e-14) {
       ref->iterations++;
@@ -1033,11 +1043,7 @@ int rl_avbd_ref_finish(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, c
     }
   }
   ref->primal = assemble(pb, ref, d, K, rhs, ref->lambda, ref->stationarity);
-  if (getenv("AVBD_REF_DEBUG"))
-    for (int c = 0; c < pb->ncoord; c++)
-      printf("coord %d jnt %d cmp %d: phin %.17g (engine %.17g) dphin %.17g (engine %.17g) lo %d hi %d dry %d\n", c,
-              pb->co[c].jt->jnt, pb->co[c].cmp, pb->co[c].phin, (double)pb->co[c].jt->phi_n, pb->co[c].dphin,
-              (double)pb->co[c].jt->dphi_n, pb->co[c].lo, pb->co[c].hi, pb->co[c].dry);
+  ref->converged = ref->step <= 1e-12 && ref->primal <= 1e-10;
   for (int s = 0; s < nb; s++) {
     memcpy(ref->x + 3 * s, pb->P[s].x, sizeof(double) * 3);
     memcpy(ref->q + 4 * s, pb->P[s].q, sizeof(double) * 4);
