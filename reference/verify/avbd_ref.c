@@ -353,7 +353,7 @@ static void cmp_rows(const prob *pb, int ci, double C[6], double JA[6][6], doubl
         memcpy(cen[nd], cc, sizeof cc);
         isl[nd++] = 0;
       }
-    double ql[4], tr[4], mp[3], Rl[9], Qn[4], on[3];
+    double ql[4], mp[3], Rl[9], Qn[4], on[3];
     if (c->type[k] == RL_JNT_BALL) memcpy(ql, q[k], sizeof ql);
     else {
       double th[3] = {a[0] * (q[k][0] - c->qpos0[k]), a[1] * (q[k][0] - c->qpos0[k]), a[2] * (q[k][0] - c->qpos0[k])};
@@ -368,7 +368,6 @@ static void cmp_rows(const prob *pb, int ci, double C[6], double JA[6][6], doubl
     dframe_mul(Qn, on, Qn, on, ql, mp); /* Rot, Trans(−p_k) */
     memcpy(Q, Qn, sizeof Qn);
     memcpy(o, on, sizeof on);
-    (void)tr;
   }
   /* the motion subspace at B's body origin o_F (world): hinge/ball (ω × (o_F − c), ω), slide (w, 0) */
   if (Sw) {
@@ -700,7 +699,6 @@ static double assemble(const prob *pb, const rl_avbd_ref *ref, const rl_data *d,
   }
   for (int i = 0; i < N; i++) rhs[i] = -rhs[i];
   free(jr);
-  (void)ih2;
   return primal;
 }
 
