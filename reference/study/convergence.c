@@ -54,7 +54,10 @@ static double conv_max_at(const rl_numtable *t, int k, int c, long *at) {
    avbd_iters_to_1e-6_dist (the first k with dist_m ≤ 1e-6 m and dist_rad ≤ 1e-6 rad, the worst state;
    NCONV_AVBD + 1 when none) and avbd_final_dist_m / _rad (k = NCONV_AVBD), and avbd_false_stop_frac: of the
    states whose step the point's own stopping test flags converged (column stop_flagged), the fraction farther
-   from the dense solution than the distance the test claims (stop_false); 0 when none is flagged.  No rows
+   from the dense solution than the distance the test claims (stop_false); 0 when none is flagged.  A state
+   with contacts, limits or dry friction has no per-sweep rows, only one row with iter = 0 for the stop.
+   avbd_flagged_steps: the fraction's base; avbd_ref_unconverged: states left out of it because the dense
+   reference's Newton did not converge (column ref_unconverged).  No rows
    (not applicable) when no state's step is covered by the dense reference. */
 static void metrics_convergence_avbd(rl_csv *w, const rl_spec *s, const rl_point *q, const rl_numtable *t, double dt) {
   static const char *const pre[6] = {"avbd_dist_m_it",      "avbd_dist_rad_it", "avbd_stat_force_it",
@@ -69,6 +72,8 @@ static void metrics_convergence_avbd(rl_csv *w, const rl_spec *s, const rl_point
       rl_study_row(w, s, q, dt, name, mx, at);
     }
   if (!t->nrow) return;
+  int sweeps = 0; /* rows per sweep budget (iter ≥ 1); iter = 0 rows carry a stop verdict only */
+  for (int r = 0; r < t->nrow; r++) sweeps += (int)RL_TV(t, r, 2) >= 1;
   double worst = 0;
   long at_it = 0;
   for (int r = 0; r < t->nrow; r++) {
@@ -80,22 +85,30 @@ static void metrics_convergence_avbd(rl_csv *w, const rl_spec *s, const rl_point
   }
   long at_m = 0, at_r = 0;
   double fm = conv_max_at(t, NCONV_AVBD, 3, &at_m), fr = conv_max_at(t, NCONV_AVBD, 4, &at_r);
-  if (rl_study_wants(s, RL_MET_AVBD_ITERS_TO_1EM6_DIST))
+  if (rl_study_wants(s, RL_MET_AVBD_ITERS_TO_1EM6_DIST) && sweeps)
     rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_ITERS_TO_1EM6_DIST], worst, at_it);
   if (rl_study_wants(s, RL_MET_AVBD_FINAL_DIST_M) && fm > -INFINITY)
     rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_FINAL_DIST_M], fm, at_m);
   if (rl_study_wants(s, RL_MET_AVBD_FINAL_DIST_RAD) && fr > -INFINITY)
     rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_FINAL_DIST_RAD], fr, at_r);
-  double nflag = 0, nfalse = 0;
-  long at_f = 0;
+  double nflag = 0, nfalse = 0, nbad = 0;
+  long at_f = 0, at_b = 0;
   for (int r = 0; r < t->nrow; r++)
-    if ((int)RL_TV(t, r, 2) == 1 && t->ncol > 11) {
+    if ((int)RL_TV(t, r, 2) <= 1 && t->ncol > 11) {
       nflag += RL_TV(t, r, 10);
       nfalse += RL_TV(t, r, 11);
       if (RL_TV(t, r, 11) > 0 && !at_f) at_f = (long)RL_TV(t, r, 1);
+      if (t->ncol > 12 && RL_TV(t, r, 12) > 0) {
+        nbad++;
+        if (!at_b) at_b = (long)RL_TV(t, r, 1);
+      }
     }
   if (rl_study_wants(s, RL_MET_AVBD_FALSE_STOP_FRAC))
     rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_FALSE_STOP_FRAC], nflag > 0 ? nfalse / nflag : 0, at_f);
+  if (rl_study_wants(s, RL_MET_AVBD_FLAGGED_STEPS))
+    rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_FLAGGED_STEPS], nflag, 0);
+  if (rl_study_wants(s, RL_MET_AVBD_REF_UNCONVERGED))
+    rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_REF_UNCONVERGED], nbad, at_b);
 }
 
 static int convergence_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *pts, const rl_point *q,

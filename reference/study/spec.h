@@ -112,6 +112,8 @@ enum {
   RL_MET_AVBD_FINAL_DIST_M,
   RL_MET_AVBD_FINAL_DIST_RAD,
   RL_MET_AVBD_FALSE_STOP_FRAC,
+  RL_MET_AVBD_FLAGGED_STEPS,    /* states whose step the stopping test flagged converged (the fraction's base) */
+  RL_MET_AVBD_REF_UNCONVERGED,  /* states left out: the dense reference's Newton did not converge */
   /* kind = verify */
   RL_MET_VERIFY_FAILED_F64,
   RL_MET_VERIFY_FAILED_F32,

@@ -54,8 +54,11 @@ int rl32_study_convergence(const rl_sim_args *a, int nstates, long stride, int n
    max over bodies of the COM distance (m) and rotation angle (rad) to the reference solution, stat_force /
    stat_torque = AVBD's stationarity residual with its final multipliers, translational (N) and rotational
    (N m) rows apart, primal_m / primal_rad = max |C̃| of its length (m) and angle (rad) rows, sweeps = the
-   sweeps the step used.  A state whose step has terms the reference leaves out (contacts, joint limits, dry
-   friction, position servos: rl_avbd_ref.omitted, or contacts made in the step) gets no rows. */
+   sweeps the step used; then stop_flagged, stop_false (the step under the point's own stopping test, judged
+   against the reference solved after it with AVBD's final active set: rl_avbd_ref_begin / _finish) and
+   ref_unconverged (that reference's Newton did not converge: left out of the fraction).  A state whose step
+   has contacts, joint limits or dry friction (no active set is known before the step) gets no per-sweep rows,
+   only one row with iter = 0 carrying sweeps, the verdict and the stop's distance. */
 int rl64_study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, int niter);
 int rl32_study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, int niter);
 

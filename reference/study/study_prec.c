@@ -421,7 +421,7 @@ int study_convergence(const rl_sim_args *a, int nstates, long stride, int niter)
 
 /* kind = convergence, engine = avbd (study_kinds.h): one state's rows, buffered until the state is known to be
    applicable (the dense reference covers every term of its step) */
-enum { AVBD_CONV_NCOL = 12 };
+enum { AVBD_CONV_NCOL = 13 };
 
 /* AVBD's step-start state from d's generalized state (d->time = T0), with the contacts rl_avbd_step would take
    (rl_collision's at this state for RL_AVBD_CONTACTS_DATA; own ground contacts are made in the step) */
@@ -471,7 +471,7 @@ int study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, int n
   rl_csv *w = a->c.out;
   const char *cols[AVBD_CONV_NCOL] = {"state",      "step",        "iter",       "dist_m",
                                       "dist_rad",   "stat_force",  "stat_torque", "primal_m",
-                                      "primal_rad", "sweeps",      "stop_flagged", "stop_false"};
+                                      "primal_rad", "sweeps",      "stop_flagged", "stop_false", "ref_unconverged"};
   const rl_avbd_param prm0 = am->prm; /* the point's parameters: its stopping test, tolerance and budget */
   for (int c = 0; c < AVBD_CONV_NCOL; c++) rl_csv_str(w, cols[c]);
   rl_csv_end_row(w);
@@ -502,23 +502,45 @@ int study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, int n
       applicable = am->stat.ncon == 0; /* contacts made in the step are not in the reference */
     }
     /* the same step under the point's own stopping test: flagged converged, and farther from the dense solution
-       than the distance the test claims (am->stat.tol_lin m, tol_ang rad): a false stop */
-    int flagged = 0, false_stop = 0;
-    if (applicable && !st) {
+       than the distance the test claims (am->stat.tol_lin m, tol_ang rad): a false stop.  The dense problem of
+       this step is set up at its start (rl_avbd_ref_begin) and solved after it with the active set of AVBD's
+       final iterate (rl_avbd_ref_finish: active limits and contact normals, sticking dry friction and contact
+       tangents as equalities, slipping ones at the engine's forces), so states with contacts and limits count
+       too; a state whose step has terms the reference does not rebuild (ref2.omitted) is left out. */
+    int flagged = 0, false_stop = 0, stop_ok = 0, ref_bad = 0;
+    double dx = NAN, dth = NAN;
+    if (!st) {
+      rl_avbd_ref ref2;
       avbd_conv_start(am, p.m, d, traj->time);
       am->prm = prm0;
-      if (rl_avbd_step_maximal(am, p.m, d) == RL_OK && am->stat.converged) {
-        double dx, dth;
-        rl_avbd_ref_distance(&ref, am, &dx, &dth);
-        flagged = 1;
-        false_stop = dx > (double)am->stat.tol_lin || dth > (double)am->stat.tol_ang;
+      if (rl_avbd_ref_begin(&ref2, am, p.m, d) == 0 && rl_avbd_step_maximal(am, p.m, d) == RL_OK &&
+          rl_avbd_ref_finish(&ref2, am, p.m, d) == 0 && ref2.omitted == 0) {
+        stop_ok = 1;
+        ref_bad = !ref2.converged; /* left out of the fraction, counted */
+        if (am->stat.converged && !ref_bad) {
+          rl_avbd_ref_distance(&ref2, am, &dx, &dth);
+          flagged = 1;
+          false_stop = dx > (double)am->stat.tol_lin || dth > (double)am->stat.tol_ang;
+        }
       }
-      applicable = am->stat.ncon == 0;
+      rl_avbd_ref_free(&ref2);
+      applicable = applicable && am->stat.ncon == 0;
     }
     for (int it = 1; it <= niter && applicable && !st; it++) {
       double *row = rows + (size_t)AVBD_CONV_NCOL * (size_t)it;
       row[10] = flagged;
       row[11] = false_stop;
+      row[12] = ref_bad;
+      for (int c = 0; c < AVBD_CONV_NCOL; c++)
+        if (c < 3 || c >= 9) rl_csv_int(w, (long long)row[c]);
+        else rl_csv_num(w, row[c]);
+      rl_csv_end_row(w);
+    }
+    /* a state without per-sweep rows (its step has contacts, limits, dry friction): one row with iter = 0 that
+       carries the stopping test's verdict and the stop's distance to the dense solution */
+    if (!applicable && stop_ok && !st) {
+      double row[AVBD_CONV_NCOL] = {s, (double)((long long)(s + 1) * stride), 0, dx, dth, NAN, NAN, NAN, NAN,
+                                    am->stat.iterations, flagged, false_stop, ref_bad};
       for (int c = 0; c < AVBD_CONV_NCOL; c++)
         if (c < 3 || c >= 9) rl_csv_int(w, (long long)row[c]);
         else rl_csv_num(w, row[c]);

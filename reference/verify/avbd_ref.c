@@ -89,31 +89,65 @@ typedef struct dpose {
   double x[3], q[4], R[9];
 } dpose;
 
-typedef struct prob {
-  const rl_avbd *am;
-  const rl_model *m;
-  const rl_data *d;
-  double h, alpha;
-  int nb, nrow;
-  dpose *P;             /* iterate */
-  double *I0;           /* [nb×9] */
-  int *on;              /* joint j two-sided rows enforced */
-  double *c0;           /* [nrow] */
-  double *phin, *dphin; /* per joint */
-} prob;
-
 static void dpose_sync(dpose *p) {
   dqnorm(p->q);
   dqmat(p->R, p->q);
 }
 
 static const dpose world = {{0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0, 1, 0, 0, 0, 1}};
-static const dpose *pose_of(const prob *pb, int s) { return s < 0 ? &world : pb->P + s; }
 static void v3d(double r[3], const real *v) {
   r[0] = v[0];
   r[1] = v[1];
   r[2] = v[2];
 }
+
+/* A joint coordinate that carries joint-space terms: a hinge or slide joint of its own (joint j, φ from the
+   poses) or a hinge/slide component k of compound joint c (φ is an unknown of the problem, column zcol). */
+typedef struct dcoord {
+  const rl_avbd_joint *jt; /* parameters, rows, actuator */
+  int joint;               /* simple joint index, −1 for a compound component */
+  int cmp, k, zcol;        /* compound, component, column of φ in z */
+  double phin, dphin;      /* coordinate and rate at the step start */
+  int lo, hi, dry;         /* active-set state (rl_avbd_ref_finish): 1 = the row is an equality */
+  double fdry;             /* slipping dry friction: the constant force λ_f on φ (0 when sticking/absent) */
+} dcoord;
+
+/* rows of the problem, re-evaluated at every Newton iterate */
+enum { R_JOINT, R_CMP, R_LIMLO, R_LIMHI, R_DRY, R_CN, R_CT };
+typedef struct drow {
+  int kind, i, r; /* kind, owner (joint, compound, coordinate, contact), sub-row */
+  double target;  /* C = target at the solution */
+} drow;
+
+typedef struct prob {
+  const rl_avbd *am;
+  const rl_model *m;
+  double h, alpha, alpha_joint;
+  int nb, nz, nq;       /* bodies, unknowns (6 nb + nq), compound coordinate columns */
+  dpose *P, *P0;        /* iterate, step start */
+  double *I0;           /* [nb×9] */
+  int *on;              /* joint j two-sided rows enforced */
+  double *phin_j;       /* simple joints: φⁿ (also the unwrap reference) */
+  int *zc;              /* compound c: first column of its coordinates in z */
+  double (*cq)[4];      /* compound coordinates, iterate [Σ n_c][4] (hinge/slide [0], ball quaternion) */
+  double (*cq0)[4];     /* at the step start */
+  int *cqa;             /* compound c: first entry in cq */
+  int ncoord;
+  dcoord *co;
+  int nrow, maxrow;
+  drow *row;
+  int ncon;             /* contacts taken from AVBD's final iterate */
+  const rl_avbd_contact *con;
+  double (*fslip)[2];   /* contact i: constant tangent forces of a slipping contact */
+  int *con_on;          /* contact i: normal row active */
+  int *con_stick;       /* contact i: tangent rows are equalities */
+  const double *ctrl;   /* [nu] clamped controls (servos) */
+  int hist;             /* the step follows another (compound φ̇ⁿ: the engine's difference quotient) */
+  double eps;           /* compliance of the rows in the Newton matrix (m/N), see rl_avbd_ref_finish */
+  int pre;              /* 1: solved before the step (no active set known: limits, dry friction, contacts out) */
+} prob;
+
+static const dpose *pose_of(const prob *pb, int s) { return s < 0 ? &world : pb->P + s; }
 
 /* rows of joint jt at the iterate: C[0..n), JA, JB (6 columns each: δx, δθ); returns n */
 static int joint_rows(const rl_avbd_joint *jt, const dpose *A, const dpose *B, double C[6], double JA[6][6],
@@ -260,30 +294,343 @@ static double joint_coord(const rl_avbd_joint *jt, const dpose *A, const dpose *
 
 static int has_coord(const rl_avbd_joint *jt) { return jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE; }
 
-/* smooth joint-space energy on φ: gradient G and curvature k (damping, stiffness, armature) */
-static void coord_energy(const prob *pb, int j, double phi, double *G, double *k) {
-  const rl_avbd_joint *jt = pb->am->joint + j;
-  double h = pb->h;
-  *G = *k = 0;
-  if (!(pb->m->opt.disableflags & RL_DSBL_PASSIVE)) {
-    *G += jt->damping * (phi - pb->phin[j]) / h + jt->stiffness * (phi - jt->spring);
-    *k += jt->damping / h + jt->stiffness;
-  }
-  *G += jt->armature * (phi - pb->phin[j] - h * pb->dphin[j]) / (h * h);
-  *k += jt->armature / (h * h);
+/* rigid frame (rotation quaternion Q, origin o) composed: (Q₁, o₁)∘(Q₂, o₂) = (Q₁Q₂, o₁ + R₁o₂) */
+static void dframe_mul(double Q[4], double o[3], const double Q1[4], const double o1[3], const double Q2[4],
+                       const double o2[3]) {
+  double R1[9], t[3], q[4];
+  dqmat(R1, Q1);
+  dmv(t, R1, o2);
+  dqmul(q, Q1, Q2);
+  dqnorm(q);
+  for (int i = 0; i < 3; i++) o[i] = o1[i] + t[i];
+  memcpy(Q, q, sizeof q);
 }
 
-/* assemble the KKT matrix K (N×N, N = 6nb + nrow, row-major) and right-hand side; returns max |C − αC⁰| and,
-   through gmax, ‖g + Jᵀλ‖∞ for the multipliers lam (NULL: not computed), split by unit: gmax[0] over the
-   force rows δx (N), gmax[1] over the torque rows δθ (N m) */
-static double assemble(const prob *pb, const rl_avbd_ref *ref, double *K, double *rhs, const double *lam,
-                       double *gmax) {
-  int nb = pb->nb, N = 6 * nb + pb->nrow;
+/* Compound joint c (bodies A → B through components 1..n) written with its coordinates q as unknowns:
+ * the target COM frame of B is  T_B(A, q) = A ∘ X ∘ T_1(q_1) ∘ … ∘ T_n(q_n) ∘ Y⁻¹  (X: the zero frame in A's
+ * COM frame, Y: B's body frame in B's COM frame; slide T_k = Trans(a_k(q_k − q0_k)), hinge
+ * T_k = Trans(p_k) Rot(a_k, q_k − q0_k) Trans(−p_k), ball T_k = Trans(p_k) Rot(q_k) Trans(−p_k)), and the six
+ * rows are  C_lin = x_B − x_T (m),  C_ang = Log(q_B q_T⁻¹) (rad).  Their Jacobians (world twists):
+ *   B: [I, 0; 0, Jl⁻¹(C_ang)];  A: [−I, [x_T − x_A]×; 0, −Jr⁻¹(C_ang)];
+ *   dof of component k with the frame G before it (rotation R_G, origin o_G), axis w = R_G a_k, centre
+ *   c = o_G + R_G p_k:  hinge (ω, v) = (w, w × (x_T − c)), slide (0, w), ball ω = R_G e_i (q_k ← Exp(δ)q_k in
+ *   G's frame), v = ω × (x_T − c); column (−v, −Jr⁻¹ω).
+ * The same manifold as the engine's 6 − dof rows (which eliminate q), so the same constrained minimum. */
+static void cmp_rows(const prob *pb, int ci, double C[6], double JA[6][6], double JB[6][6], double Jq[6][6],
+                     double Sw[6][6], double oF[3]) {
+  const rl_avbd_compound *c = pb->am->cmp + ci;
+  const rl_avbd_joint *jt = NULL;
+  for (int j = 0; j < pb->am->njoint; j++)
+    if (pb->am->joint[j].kind == RL_AVBD_COMPOUND && pb->am->joint[j].cmp == ci) jt = pb->am->joint + j;
+  const dpose *A = pose_of(pb, jt->a), *B = pose_of(pb, jt->b);
+  const double(*q)[4] = (const double(*)[4])pb->cq + pb->cqa[ci];
+  double Q[4], o[3], Qx[4], ox[3], cen[6][3], om[6][3], isl[6];
+  for (int i = 0; i < 4; i++) Qx[i] = c->xq[i];
+  v3d(ox, c->xp);
+  dframe_mul(Q, o, A->q, A->x, Qx, ox);
+  int nd = 0;
+  for (int k = 0; k < c->n; k++) {
+    double R[9], a[3], w[3], pk[3], t[3];
+    dqmat(R, Q);
+    v3d(a, c->axis[k]);
+    v3d(pk, c->pos[k]);
+    dmv(w, R, a);
+    dmv(t, R, pk);
+    double cc[3] = {o[0] + t[0], o[1] + t[1], o[2] + t[2]};
+    if (c->type[k] == RL_JNT_SLIDE) {
+      memcpy(om[nd], w, sizeof w);
+      isl[nd++] = 1;
+      for (int i = 0; i < 3; i++) o[i] += w[i] * (q[k][0] - c->qpos0[k]);
+      continue;
+    }
+    if (c->type[k] == RL_JNT_HINGE) {
+      memcpy(om[nd], w, sizeof w);
+      memcpy(cen[nd], cc, sizeof cc);
+      isl[nd++] = 0;
+    } else
+      for (int e = 0; e < 3; e++) {
+        for (int i = 0; i < 3; i++) om[nd][i] = R[3 * i + e];
+        memcpy(cen[nd], cc, sizeof cc);
+        isl[nd++] = 0;
+      }
+    double ql[4], mp[3], Rl[9], Qn[4], on[3];
+    if (c->type[k] == RL_JNT_BALL) memcpy(ql, q[k], sizeof ql);
+    else {
+      double th[3] = {a[0] * (q[k][0] - c->qpos0[k]), a[1] * (q[k][0] - c->qpos0[k]), a[2] * (q[k][0] - c->qpos0[k])};
+      dexp(ql, th);
+    }
+    dqnorm(ql);
+    dqmat(Rl, ql);
+    dmv(mp, Rl, pk); /* Rot ∘ Trans(−p_k) = the frame (ql, −R_l p_k) */
+    for (int i = 0; i < 3; i++) mp[i] = -mp[i];
+    double id[4] = {1, 0, 0, 0};
+    dframe_mul(Qn, on, Q, o, id, pk);   /* Trans(p_k) */
+    dframe_mul(Qn, on, Qn, on, ql, mp); /* Rot, Trans(−p_k) */
+    memcpy(Q, Qn, sizeof Qn);
+    memcpy(o, on, sizeof on);
+  }
+  /* the motion subspace at B's body origin o_F (world): hinge/ball (ω × (o_F − c), ω), slide (w, 0) */
+  if (Sw) {
+    for (int dd = 0; dd < nd; dd++) {
+      double r[3] = {o[0] - cen[dd][0], o[1] - cen[dd][1], o[2] - cen[dd][2]}, v[3];
+      if (isl[dd]) {
+        memcpy(Sw[dd], om[dd], sizeof v);
+        memset(Sw[dd] + 3, 0, sizeof v);
+      } else {
+        dcross(v, om[dd], r);
+        memcpy(Sw[dd], v, sizeof v);
+        memcpy(Sw[dd] + 3, om[dd], sizeof v);
+      }
+    }
+    memcpy(oF, o, sizeof(double) * 3);
+  }
+  /* Y⁻¹ = (Qy⁻¹, −Ry⁻¹ y) */
+  double Qy[4], Qyi[4], yo[3], Ryi[9], yi[3];
+  for (int i = 0; i < 4; i++) Qy[i] = c->yq[i];
+  dqconj(Qyi, Qy);
+  dqmat(Ryi, Qyi);
+  v3d(yo, c->yp);
+  dmv(yi, Ryi, yo);
+  for (int i = 0; i < 3; i++) yi[i] = -yi[i];
+  double QT[4], xT[3], e[4], cj[4], th[3], Jl[9], Jr[9], mth[3];
+  dframe_mul(QT, xT, Q, o, Qyi, yi);
+  dqconj(cj, QT);
+  dqmul(e, B->q, cj);
+  dlog(th, e);
+  djl_inv(Jl, th);
+  for (int i = 0; i < 3; i++) mth[i] = -th[i];
+  djl_inv(Jr, mth);
+  memset(JA, 0, sizeof(double) * 36);
+  memset(JB, 0, sizeof(double) * 36);
+  memset(Jq, 0, sizeof(double) * 36);
+  double rA[3] = {xT[0] - A->x[0], xT[1] - A->x[1], xT[2] - A->x[2]};
+  for (int k = 0; k < 3; k++) {
+    C[k] = B->x[k] - xT[k];
+    C[3 + k] = th[k];
+    JB[k][k] = 1;
+    JA[k][k] = -1;
+    for (int i = 0; i < 3; i++) {
+      JB[3 + k][3 + i] = Jl[3 * k + i];
+      JA[3 + k][3 + i] = -Jr[3 * k + i];
+    }
+  }
+  /* [r]× δθ rows of JA's linear part: C_lin gains r × δθ_A → −(δθ × r) */
+  JA[0][4] = -rA[2], JA[0][5] = rA[1];
+  JA[1][3] = rA[2], JA[1][5] = -rA[0];
+  JA[2][3] = -rA[1], JA[2][4] = rA[0];
+  for (int dd = 0; dd < nd; dd++) {
+    double v[3], w[3] = {0, 0, 0};
+    if (isl[dd]) memcpy(v, om[dd], sizeof v);
+    else {
+      double r[3] = {xT[0] - cen[dd][0], xT[1] - cen[dd][1], xT[2] - cen[dd][2]};
+      memcpy(w, om[dd], sizeof w);
+      dcross(v, w, r);
+    }
+    for (int k = 0; k < 3; k++) {
+      Jq[k][dd] = -v[k];
+      Jq[3 + k][dd] = -(Jr[3 * k] * w[0] + Jr[3 * k + 1] * w[1] + Jr[3 * k + 2] * w[2]);
+    }
+  }
+}
+
+/* Rates of compound c's coordinates at the step start from the body velocities: the least-squares solution
+ * of S q̇ = ξ, ξ = (v_B(o_F) − v_A(o_F), ω_B − ω_A) the relative twist at B's body origin (world; the
+ * normal equations SᵀS q̇ = Sᵀξ).  Exact when ξ lies in the motion subspace; the least squares is the rate the
+ * engine defines for a twist off it (its velocities carry the step's constraint residual). */
+static int cmp_rate(const prob *pb, const rl_avbd_joint *jt, int ci, double *qd) {
+  const rl_avbd *am = pb->am;
+  double C[6], JA[6][6], JB[6][6], Jq[6][6], S[6][6], oF[3], xi[6] = {0, 0, 0, 0, 0, 0};
+  cmp_rows(pb, ci, C, JA, JB, Jq, S, oF);
+  for (int side = 0; side < 2; side++) {
+    int b = side ? jt->b : jt->a;
+    if (b < 0) continue;
+    double v[3], w[3], r[3], c[3];
+    v3d(v, am->vel + 6 * b);
+    v3d(w, am->vel + 6 * b + 3);
+    for (int i = 0; i < 3; i++) r[i] = oF[i] - pb->P[b].x[i];
+    dcross(c, w, r);
+    for (int i = 0; i < 3; i++) {
+      xi[i] += (side ? 1 : -1) * (v[i] + c[i]);
+      xi[3 + i] += (side ? 1 : -1) * w[i];
+    }
+  }
+  int nd = am->cmp[ci].ndof;
+  double M[36], rhs[6];
+  for (int a = 0; a < nd; a++) {
+    rhs[a] = 0;
+    for (int i = 0; i < 6; i++) rhs[a] += S[a][i] * xi[i];
+    for (int b = 0; b < nd; b++) {
+      M[nd * a + b] = 0;
+      for (int i = 0; i < 6; i++) M[nd * a + b] += S[a][i] * S[b][i];
+    }
+  }
+  lapack_int ip[6];
+  if (LAPACKE_dgesv(LAPACK_ROW_MAJOR, nd, 1, M, nd, ip, rhs, 1)) return -1;
+  memcpy(qd, rhs, sizeof(double) * (size_t)nd);
+  return 0;
+}
+
+/* coordinate o's value φ and its gradient grad[nz] at the iterate */
+static double coord_eval(const prob *pb, const dcoord *o, double *grad) {
+  memset(grad, 0, sizeof(double) * (size_t)pb->nz);
+  if (o->joint < 0) {
+    grad[o->zcol] = 1;
+    return pb->cq[pb->cqa[o->cmp] + o->k][0];
+  }
+  const rl_avbd_joint *jt = o->jt;
+  double dA[6], dB[6];
+  double phi = joint_coord(jt, pose_of(pb, jt->a), pose_of(pb, jt->b), o->phin, dA, dB);
+  for (int i = 0; i < 6; i++) {
+    if (jt->a >= 0) grad[6 * jt->a + i] += dA[i];
+    grad[6 * jt->b + i] += dB[i];
+  }
+  return phi;
+}
+
+/* MuJoCo's PD position servo as the engine applies it on φ (implicit in φ̇ = (φ − φⁿ)/h):
+ * F = gain·u + b₀ + b₁·gφ + b₂·g(φ − φⁿ)/h (gain affine: + g₁·gφⁿ + g₂·gφ̇ⁿ), clamped to forcerange; joint
+ * force τ = g·F; curvature −∂τ/∂φ = −g²(b₁ + b₂/h) unclamped, else 0 */
+static double servo_pd(const prob *pb, const dcoord *o, double phi, double *k) {
+  const rl_model *m = pb->m;
+  int u = o->jt->act;
+  *k = 0;
+  if (u < 0 || (m->opt.disableflags & RL_DSBL_ACTUATION)) return 0;
+  double g = m->actuator_gear[u], h = pb->h;
+  const real *gp = m->actuator_gainprm + RL_NGAIN * u, *bp = m->actuator_biasprm + RL_NBIAS * u;
+  double gain = gp[0], b1 = 0, b2 = 0;
+  if (m->actuator_gaintype[u] == RL_GAIN_AFFINE) gain += gp[1] * g * o->phin + gp[2] * g * o->dphin;
+  double F = gain * pb->ctrl[u];
+  if (m->actuator_biastype[u] == RL_BIAS_AFFINE) {
+    b1 = bp[1];
+    b2 = bp[2];
+    F += bp[0] + b1 * g * phi + b2 * g * (phi - o->phin) / h;
+  }
+  int clamped = 0;
+  if (m->actuator_forcelimited[u]) {
+    const real *fr = m->actuator_forcerange + 2 * u;
+    if (F < fr[0]) F = fr[0], clamped = 1;
+    if (F > fr[1]) F = fr[1], clamped = 1;
+  }
+  *k = clamped ? 0 : fmax(-g * g * (b1 + b2 / h), 0);
+  return g * F;
+}
+
+/* smooth joint-space energy on φ: gradient G and curvature k (damping, stiffness, armature, servo, and a
+   slipping dry-friction row's constant force) */
+static void coord_energy(const prob *pb, const dcoord *o, double phi, double *G, double *k) {
+  const rl_avbd_joint *jt = o->jt;
+  double h = pb->h, ks;
+  *G = *k = 0;
+  if (!(pb->m->opt.disableflags & RL_DSBL_PASSIVE)) {
+    *G += jt->damping * (phi - o->phin) / h + jt->stiffness * (phi - jt->spring);
+    *k += jt->damping / h + jt->stiffness;
+  }
+  *G += jt->armature * (phi - o->phin - h * o->dphin) / (h * h);
+  *k += jt->armature / (h * h);
+  *G -= servo_pd(pb, o, phi, &ks);
+  *k += ks;
+  *G += o->fdry;
+}
+
+/* contact i's rows at the iterate: C (normal through the centres of curvature, tangents at the material
+   points, rl_avbd_contact's definitions) and the Jacobians on A and B */
+static void contact_rows(const prob *pb, int i, double C[3], double JA[3][6], double JB[3][6]) {
+  const rl_avbd_contact *k = pb->con + i;
+  const dpose *A = pose_of(pb, k->a), *B = pose_of(pb, k->b);
+  double pA[3], pB[3], cA[3], cB[3], l[3], uA[3], uB[3], vA[3], vB[3];
+  v3d(l, k->rA), dmv(uA, A->R, l);
+  v3d(l, k->rB), dmv(uB, B->R, l);
+  v3d(l, k->cA), dmv(vA, A->R, l);
+  v3d(l, k->cB), dmv(vB, B->R, l);
+  for (int j = 0; j < 3; j++) {
+    pA[j] = A->x[j] + uA[j];
+    pB[j] = B->x[j] + uB[j];
+    cA[j] = A->x[j] + vA[j];
+    cB[j] = B->x[j] + vB[j];
+  }
+  for (int r = 0; r < 3; r++) {
+    double w[3], dd[3], xa[3], xb[3];
+    v3d(w, k->frame + 3 * r);
+    for (int j = 0; j < 3; j++) dd[j] = r == 0 ? cB[j] - cA[j] : pB[j] - pA[j];
+    C[r] = ddot(w, dd) - (r == 0 ? (double)k->rad[0] + (double)k->rad[1] : 0);
+    dcross(xa, r == 0 ? vA : uA, w);
+    dcross(xb, r == 0 ? vB : uB, w);
+    for (int j = 0; j < 3; j++) {
+      JA[r][j] = -w[j];
+      JA[r][3 + j] = -xa[j];
+      JB[r][j] = w[j];
+      JB[r][3 + j] = xb[j];
+    }
+  }
+}
+
+/* one row's C and its gradient jr[nz] at the iterate */
+static double row_eval(const prob *pb, const drow *rw, double *jr) {
+  const rl_avbd *am = pb->am;
+  memset(jr, 0, sizeof(double) * (size_t)pb->nz);
+  double C[6], JA[6][6], JB[6][6], Jq[6][6];
+  int a = -1, b = -1;
+  switch (rw->kind) {
+  case R_JOINT: {
+    const rl_avbd_joint *jt = am->joint + rw->i;
+    joint_rows(jt, pose_of(pb, jt->a), pose_of(pb, jt->b), C, JA, JB);
+    a = jt->a, b = jt->b;
+    break;
+  }
+  case R_CMP: {
+    cmp_rows(pb, rw->i, C, JA, JB, Jq, NULL, NULL);
+    const rl_avbd_joint *jt = NULL;
+    for (int j = 0; j < am->njoint; j++)
+      if (am->joint[j].kind == RL_AVBD_COMPOUND && am->joint[j].cmp == rw->i) jt = am->joint + j;
+    a = jt->a, b = jt->b;
+    for (int d = 0; d < am->cmp[rw->i].ndof; d++) jr[6 * pb->nb + pb->zc[rw->i] + d] = Jq[rw->r][d];
+    break;
+  }
+  case R_LIMLO:
+  case R_LIMHI:
+  case R_DRY: {
+    const dcoord *o = pb->co + rw->i;
+    double phi = coord_eval(pb, o, jr);
+    if (rw->kind == R_LIMHI)
+      for (int z = 0; z < pb->nz; z++) jr[z] = -jr[z];
+    return rw->kind == R_LIMLO ? phi : rw->kind == R_LIMHI ? -phi : phi - o->phin;
+  }
+  default: { /* contact rows */
+    double Cc[3], A3[3][6], B3[3][6];
+    contact_rows(pb, rw->i, Cc, A3, B3);
+    a = pb->con[rw->i].a, b = pb->con[rw->i].b;
+    C[rw->r] = Cc[rw->r];
+    memcpy(JA[rw->r], A3[rw->r], sizeof A3[0]);
+    memcpy(JB[rw->r], B3[rw->r], sizeof B3[0]);
+    break;
+  }
+  }
+  for (int i = 0; i < 6; i++) {
+    if (a >= 0) jr[6 * a + i] += JA[rw->r][i];
+    if (b >= 0) jr[6 * b + i] += JB[rw->r][i];
+  }
+  return C[rw->r];
+}
+
+/* row value minus its target; limit rows are written on φ with C = φ − lo, hi − φ: row_eval returns ±φ */
+static double row_residual(const prob *pb, const drow *rw, double *jr, const rl_data *d) {
+  double v = row_eval(pb, rw, jr);
+  if (rw->kind == R_LIMLO) v -= (double)d->jnt_range[2 * pb->co[rw->i].jt->jnt];
+  if (rw->kind == R_LIMHI) v += (double)d->jnt_range[2 * pb->co[rw->i].jt->jnt + 1];
+  return v - rw->target;
+}
+
+/* assemble the KKT matrix K (N×N, N = nz + nrow, row-major) and right-hand side at the iterate; returns
+   max |C − target| and, through gmax, ‖g + Jᵀλ‖∞ for the multipliers lam (NULL: not computed), split by unit:
+   gmax[0] over the force rows δx (N), gmax[1] over the torque rows δθ (N m) */
+static double assemble(const prob *pb, const rl_avbd_ref *ref, const rl_data *d, double *K, double *rhs,
+                       const double *lam, double *gmax) {
+  int nb = pb->nb, nz = pb->nz, N = nz + pb->nrow;
   const rl_avbd *am = pb->am;
   double h = pb->h, ih2 = 1 / (h * h), primal = 0;
   memset(K, 0, sizeof(double) * (size_t)N * (size_t)N);
   memset(rhs, 0, sizeof(double) * (size_t)N);
-  double *g = rhs; /* gradient first, negated at the end */
+  double *g = rhs, *jr = malloc(sizeof(double) * (size_t)nz); /* gradient first, negated at the end */
   for (int s = 0; s < nb; s++) {
     const dpose *P = pb->P + s;
     double m = am->mass[s], th[3], Ji[9], It[3], c[4], e[4];
@@ -308,110 +655,126 @@ static double assemble(const prob *pb, const rl_avbd_ref *ref, double *K, double
         K[(size_t)(6 * s + 3 + i) * N + 6 * s + 3 + j] = ih2 * v;
       }
   }
-  int row = 6 * nb, r0 = 0;
-  for (int j = 0; j < am->njoint; j++) {
-    const rl_avbd_joint *jt = am->joint + j;
-    const dpose *A = pose_of(pb, jt->a), *B = pose_of(pb, jt->b);
-    if (pb->on[j]) {
-      double C[6], JA[6][6], JB[6][6];
-      int n = joint_rows(jt, A, B, C, JA, JB);
-      for (int r = 0; r < n; r++, r0++) {
-        int R = row + r0;
-        double cr = C[r] - pb->alpha * pb->c0[r0];
-        rhs[R] = cr; /* negated below */
-        primal = fmax(primal, fabs(cr));
-        for (int side = 0; side < 2; side++) {
-          int s = side ? jt->b : jt->a;
-          if (s < 0) continue;
-          const double *Jr = side ? JB[r] : JA[r];
-          for (int i = 0; i < 6; i++) {
-            K[(size_t)R * N + 6 * s + i] += Jr[i];
-            K[(size_t)(6 * s + i) * N + R] += Jr[i];
-          }
-        }
-      }
+  /* joint-space energies on the coordinates (Gauss–Newton: k ∇φ∇φᵀ) */
+  for (int c = 0; c < pb->ncoord; c++) {
+    const dcoord *o = pb->co + c;
+    double G, k, phi = coord_eval(pb, o, jr);
+    coord_energy(pb, o, phi, &G, &k);
+    for (int i = 0; i < nz; i++) {
+      if (jr[i] == 0) continue;
+      g[i] += G * jr[i];
+      for (int l = 0; l < nz; l++) K[(size_t)i * N + l] += k * jr[i] * jr[l];
     }
-    if (has_coord(jt)) {
-      double dA[6], dB[6], G, k;
-      double phi = joint_coord(jt, A, B, pb->phin[j], dA, dB);
-      coord_energy(pb, j, phi, &G, &k);
-      if (G == 0 && k == 0) continue;
-      for (int sa = 0; sa < 2; sa++) {
-        int s = sa ? jt->b : jt->a;
-        if (s < 0) continue;
-        const double *da = sa ? dB : dA;
-        for (int i = 0; i < 6; i++) g[6 * s + i] += G * da[i];
-        for (int sb = 0; sb < 2; sb++) {
-          int t = sb ? jt->b : jt->a;
-          if (t < 0) continue;
-          const double *db = sb ? dB : dA;
-          for (int i = 0; i < 6; i++)
-            for (int l = 0; l < 6; l++) K[(size_t)(6 * s + i) * N + 6 * t + l] += k * da[i] * db[l];
-        }
+  }
+  /* slipping contacts: their tangent forces, constant */
+  for (int i = 0; i < pb->ncon; i++) {
+    if (pb->fslip[i][0] == 0 && pb->fslip[i][1] == 0) continue;
+    double Cc[3], A3[3][6], B3[3][6];
+    contact_rows(pb, i, Cc, A3, B3);
+    for (int r = 1; r < 3; r++)
+      for (int j = 0; j < 6; j++) {
+        if (pb->con[i].a >= 0) g[6 * pb->con[i].a + j] += pb->fslip[i][r - 1] * A3[r][j];
+        if (pb->con[i].b >= 0) g[6 * pb->con[i].b + j] += pb->fslip[i][r - 1] * B3[r][j];
       }
+  }
+  for (int r = 0; r < pb->nrow; r++) {
+    int R = nz + r;
+    double cr = row_residual(pb, pb->row + r, jr, d);
+    rhs[R] = cr; /* negated below */
+    primal = fmax(primal, fabs(cr));
+    for (int i = 0; i < nz; i++) {
+      K[(size_t)R * N + i] = jr[i];
+      K[(size_t)i * N + R] = jr[i];
     }
+    K[(size_t)R * N + R] = -pb->eps;
   }
   if (gmax) {
     gmax[0] = gmax[1] = 0;
-    for (int i = 0; i < 6 * nb; i++) {
+    for (int i = 0; i < nz; i++) {
       double v = g[i];
-      for (int r = 0; r < pb->nrow && lam; r++) v += K[(size_t)(6 * nb + r) * N + i] * lam[r];
-      gmax[i % 6 >= 3] = fmax(gmax[i % 6 >= 3], fabs(v));
+      for (int r = 0; r < pb->nrow && lam; r++) v += K[(size_t)(nz + r) * N + i] * lam[r];
+      if (i < 6 * nb) gmax[i % 6 >= 3] = fmax(gmax[i % 6 >= 3], fabs(v));
+      else gmax[1] = fmax(gmax[1], fabs(v)); /* a compound coordinate's generalized force (N or N m) */
     }
   }
   for (int i = 0; i < N; i++) rhs[i] = -rhs[i];
+  free(jr);
   return primal;
 }
 
-int rl_avbd_ref_solve(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, const rl_data *d) {
+static int add_row(prob *pb, int kind, int i, int r, double target) {
+  if (pb->nrow == pb->maxrow) {
+    int mx = pb->maxrow ? 2 * pb->maxrow : 64;
+    drow *n = realloc(pb->row, sizeof(drow) * (size_t)mx);
+    if (!n) return -1;
+    pb->row = n;
+    pb->maxrow = mx;
+  }
+  pb->row[pb->nrow++] = (drow){kind, i, r, target};
+  return 0;
+}
+
+static void prob_free(prob *pb) {
+  if (!pb) return;
+  free(pb->P);
+  free(pb->P0);
+  free(pb->I0);
+  free(pb->on);
+  free(pb->phin_j);
+  free(pb->zc);
+  free(pb->cq);
+  free(pb->cq0);
+  free(pb->cqa);
+  free(pb->co);
+  free(pb->row);
+  free(pb->fslip);
+  free(pb->con_on);
+  free(pb->con_stick);
+  free((void *)pb->ctrl);
+  free(pb);
+}
+
+int rl_avbd_ref_begin(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, const rl_data *d) {
   memset(ref, 0, sizeof *ref);
-  if (am->ncmp > 0) { /* compound joints' rows are not rebuilt here */
-    ref->info = -2;
-    return -1;
-  }
-  prob pb = {am,   m,    d,   (double)m->opt.timestep, (double)am->prm.alpha_joint, am->nb, 0, NULL, NULL, NULL,
-             NULL, NULL, NULL};
-  int dis = m->opt.disableflags;
-  pb.on = calloc((size_t)am->njoint + 1, sizeof(int));
-  for (int j = 0; j < am->njoint; j++) {
-    const rl_avbd_joint *jt = am->joint + j;
-    int on = jt->eq < 0 ? !((dis & RL_DSBL_CONSTRAINT) && jt->eq >= 0)
-                        : !(dis & (RL_DSBL_CONSTRAINT | RL_DSBL_EQUALITY)) && d->eq_active[jt->eq];
-    pb.on[j] = on;
-    if (on) pb.nrow += jt->neq;
-    if (jt->jnt >= 0 && has_coord(jt)) {
-      if (m->jnt_limited[jt->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT))) ref->omitted++;
-      if (jt->frictionloss > 0 && !(dis & (RL_DSBL_FRICTIONLOSS | RL_DSBL_CONSTRAINT))) ref->omitted++;
-      if (jt->act >= 0 && !(dis & RL_DSBL_ACTUATION)) ref->omitted++;
-    }
-  }
-  if (am->prm.contacts != RL_AVBD_CONTACTS_NONE) ref->omitted += am->ncon;
-  int nb = am->nb, N = 6 * nb + pb.nrow;
+  prob *pb = calloc(1, sizeof(prob));
+  if (!pb) return -1;
+  ref->pb = pb;
+  int dis = m->opt.disableflags, nb = am->nb;
+  pb->am = am;
+  pb->m = m;
+  pb->h = (double)m->opt.timestep;
+  pb->alpha = (double)am->prm.alpha;
+  pb->alpha_joint = (double)am->prm.alpha_joint;
+  pb->nb = nb;
+  pb->hist = am->steps > am->step0;
   ref->nb = nb;
-  ref->nrow = pb.nrow;
+  pb->on = calloc((size_t)am->njoint + 1, sizeof(int));
+  pb->phin_j = calloc((size_t)am->njoint + 1, sizeof(double));
+  pb->zc = calloc((size_t)am->ncmp + 1, sizeof(int));
+  pb->cqa = calloc((size_t)am->ncmp + 1, sizeof(int));
+  pb->cq = calloc((size_t)am->ncmp * RL_AVBD_MAXCOMP + 1, sizeof(double[4]));
+  pb->cq0 = calloc((size_t)am->ncmp * RL_AVBD_MAXCOMP + 1, sizeof(double[4]));
+  pb->co = calloc((size_t)am->njoint * RL_AVBD_MAXCOMP + 1, sizeof(dcoord));
+  pb->P = calloc((size_t)nb + 1, sizeof(dpose));
+  pb->P0 = calloc((size_t)nb + 1, sizeof(dpose));
+  pb->I0 = calloc((size_t)nb * 9 + 1, sizeof(double));
+  double *ctrl = calloc((size_t)m->nu + 1, sizeof(double));
+  pb->ctrl = ctrl;
   ref->x = calloc((size_t)nb * 3 + 1, sizeof(double));
   ref->q = calloc((size_t)nb * 4 + 1, sizeof(double));
   ref->xp = calloc((size_t)nb * 3 + 1, sizeof(double));
   ref->qp = calloc((size_t)nb * 4 + 1, sizeof(double));
-  ref->lambda = calloc((size_t)pb.nrow + 1, sizeof(double));
-  pb.P = calloc((size_t)nb + 1, sizeof(dpose));
-  pb.I0 = calloc((size_t)nb * 9 + 1, sizeof(double));
-  pb.c0 = calloc((size_t)pb.nrow + 1, sizeof(double));
-  pb.phin = calloc((size_t)am->njoint + 1, sizeof(double));
-  pb.dphin = calloc((size_t)am->njoint + 1, sizeof(double));
-  double *K = malloc(sizeof(double) * (size_t)N * (size_t)N), *rhs = malloc(sizeof(double) * (size_t)N);
-  lapack_int *ipiv = malloc(sizeof(lapack_int) * (size_t)N);
-  int st = 0;
-  if (!ref->x || !ref->q || !ref->xp || !ref->qp || !ref->lambda || !pb.P || !pb.I0 || !pb.c0 || !pb.phin ||
-      !pb.dphin || !K || !rhs || !ipiv) {
-    st = -1;
-    goto done;
-  }
+  if (!pb->on || !pb->phin_j || !pb->zc || !pb->cqa || !pb->cq || !pb->cq0 || !pb->co || !pb->P || !pb->P0 ||
+      !pb->I0 || !ctrl || !ref->x || !ref->q || !ref->xp || !ref->qp)
+    return -1;
+  int ctrl_ok = 1; /* the engine's servos act on zero controls after a bad (non-finite or huge) one */
+  for (int u = 0; u < m->nu; u++) ctrl_ok &= isfinite((double)d->ctrl[u]) && fabs((double)d->ctrl[u]) <= RL_MAXVAL;
+  for (int u = 0; u < m->nu; u++) ctrl[u] = ctrl_ok ? (double)rl_ctrl_clamp(m, d, u) : 0;
   /* step start, frozen inertia, prediction */
-  double h = pb.h, grav[3] = {0, 0, 0};
+  double h = pb->h, grav[3] = {0, 0, 0};
   if (!(dis & RL_DSBL_GRAVITY)) v3d(grav, m->opt.gravity);
   for (int s = 0; s < nb; s++) {
-    dpose *P = pb.P + s;
+    dpose *P = pb->P0 + s;
     v3d(P->x, am->pose[s].x);
     for (int i = 0; i < 4; i++) P->q[i] = am->pose[s].q[i];
     dpose_sync(P);
@@ -423,8 +786,8 @@ int rl_avbd_ref_solve(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, co
     v3d(tau, am->xfrc + 6 * s + 3);
     for (int i = 0; i < 3; i++)
       for (int j = 0; j < 3; j++)
-        pb.I0[9 * s + 3 * i + j] = P->R[3 * i] * Ib[0] * P->R[3 * j] + P->R[3 * i + 1] * Ib[1] * P->R[3 * j + 1] +
-                                   P->R[3 * i + 2] * Ib[2] * P->R[3 * j + 2];
+        pb->I0[9 * s + 3 * i + j] = P->R[3 * i] * Ib[0] * P->R[3 * j] + P->R[3 * i + 1] * Ib[1] * P->R[3 * j + 1] +
+                                    P->R[3 * i + 2] * Ib[2] * P->R[3 * j + 2];
     for (int i = 0; i < 3; i++) ref->xp[3 * s + i] = P->x[i] + h * v[i] + h * h * (grav[i] + f[i] / am->mass[s]);
     /* implicit gyroscopic step in the body frame: (J + h([ω]×J − [Jω]×)) Δ = h(τ − ω × Jω) */
     double wb[3], tb[3], Jw[3], c[3], A[9], rhs3[3];
@@ -438,10 +801,7 @@ int rl_avbd_ref_solve(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, co
     for (int i = 0; i < 3; i++)
       for (int j = 0; j < 3; j++) A[3 * i + j] = (i == j ? Ib[i] : 0) + h * (W[3 * i + j] * Ib[j] - Pm[3 * i + j]);
     lapack_int ip3[3];
-    if (LAPACKE_dgesv(LAPACK_ROW_MAJOR, 3, 1, A, 3, ip3, rhs3, 1)) {
-      st = -1;
-      goto done;
-    }
+    if (LAPACKE_dgesv(LAPACK_ROW_MAJOR, 3, 1, A, 3, ip3, rhs3, 1)) return -1;
     double wn[3], wp[3], hw[3], e[4];
     for (int i = 0; i < 3; i++) wn[i] = wb[i] + rhs3[i];
     dmv(wp, P->R, wn);
@@ -450,36 +810,197 @@ int rl_avbd_ref_solve(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, co
     dqmul(ref->qp + 4 * s, e, P->q);
     dqnorm(ref->qp + 4 * s);
   }
-  /* C⁰, φⁿ, φ̇ⁿ at the step start */
-  for (int j = 0, r0 = 0; j < am->njoint; j++) {
-    const rl_avbd_joint *jt = am->joint + j;
-    const dpose *A = pose_of(&pb, jt->a), *B = pose_of(&pb, jt->b);
-    if (pb.on[j]) {
-      double C[6], JA[6][6], JB[6][6];
-      int n = joint_rows(jt, A, B, C, JA, JB);
-      for (int r = 0; r < n; r++) pb.c0[r0++] = C[r];
+  memcpy(pb->P, pb->P0, sizeof(dpose) * (size_t)nb);
+  /* compound coordinates at the step start: MuJoCo's qpos of the components (d holds the step-start state) */
+  int nq = 0, ncq = 0;
+  for (int c = 0; c < am->ncmp; c++) {
+    const rl_avbd_compound *cp = am->cmp + c;
+    pb->zc[c] = nq;
+    pb->cqa[c] = ncq;
+    for (int k = 0; k < cp->n; k++) {
+      int adr = m->jnt_qposadr[cp->jnt[k]];
+      double *q = pb->cq0[ncq + k];
+      if (cp->type[k] == RL_JNT_BALL) {
+        for (int i = 0; i < 4; i++) q[i] = d->qpos[adr + i];
+        dqnorm(q);
+      } else q[0] = d->qpos[adr];
     }
-    if (has_coord(jt)) {
-      double dA[6], dB[6], vA[6] = {0, 0, 0, 0, 0, 0}, vB[6];
-      pb.phin[j] = joint_coord(jt, A, B, (double)jt->phi, dA, dB);
-      if (jt->a >= 0)
-        for (int i = 0; i < 6; i++) vA[i] = am->vel[6 * jt->a + i];
-      for (int i = 0; i < 6; i++) vB[i] = am->vel[6 * jt->b + i];
-      /* φ̇ = ∂φ/∂z · twist; for the hinge a·(ω_B − ω_A); for the slide the gradient rows applied to (v, ω)
-         (avbd.c's rate formula, which is this product) */
-      double rate = 0;
-      for (int i = 0; i < 6; i++) rate += dA[i] * vA[i] + dB[i] * vB[i];
-      pb.dphin[j] = rate;
+    ncq += cp->n;
+    nq += cp->ndof;
+  }
+  memcpy(pb->cq, pb->cq0, sizeof(double[4]) * (size_t)ncq);
+  pb->nq = nq;
+  pb->nz = 6 * nb + nq;
+  /* coordinates with joint-space terms; φⁿ, φ̇ⁿ at the step start */
+  for (int j = 0; j < am->njoint; j++) {
+    const rl_avbd_joint *jt = am->joint + j;
+    pb->on[j] = jt->eq < 0 ? 1 : !(dis & (RL_DSBL_CONSTRAINT | RL_DSBL_EQUALITY)) && d->eq_active[jt->eq];
+    if (jt->kind == RL_AVBD_COMPOUND) {
+      const rl_avbd_compound *cp = am->cmp + jt->cmp;
+      double qd[6];
+      if (cmp_rate(pb, jt, jt->cmp, qd)) return -1;
+      for (int k = 0; k < cp->n; k++) {
+        if (cp->type[k] == RL_JNT_BALL) continue;
+        dcoord *o = pb->co + pb->ncoord++;
+        *o = (dcoord){cp->sub + k, -1, jt->cmp, k, 6 * nb + pb->zc[jt->cmp] + cp->dof[k], 0, 0, 0, 0, 0, 0};
+        o->phin = pb->cq0[pb->cqa[jt->cmp] + k][0];
+        /* after a step the engine defines φ̇ⁿ of a compound coordinate as its difference quotient over the last
+           step (φⁿ − φⁿ⁻¹)/h, history the step-start state does not hold: taken from the engine then; from a
+           loaded state (rl_avbd_from_generalized) the rate of the velocities, computed here */
+        o->dphin = qd[cp->dof[k]]; /* replaced by the engine's in rl_avbd_ref_finish after a step (pb->hist) */
+      }
+      continue;
+    }
+    if (jt->jnt < 0 || !has_coord(jt)) continue;
+    const dpose *A = pose_of(pb, jt->a), *B = pose_of(pb, jt->b);
+    double dA[6], dB[6], vA[6] = {0, 0, 0, 0, 0, 0}, vB[6], rate = 0;
+    double phin = joint_coord(jt, A, B, (double)jt->phi, dA, dB);
+    if (jt->a >= 0)
+      for (int i = 0; i < 6; i++) vA[i] = am->vel[6 * jt->a + i];
+    for (int i = 0; i < 6; i++) vB[i] = am->vel[6 * jt->b + i];
+    /* φ̇ = ∂φ/∂z · twist (hinge: a·(ω_B − ω_A); slide: the gradient rows applied to (v, ω)) */
+    for (int i = 0; i < 6; i++) rate += dA[i] * vA[i] + dB[i] * vB[i];
+    dcoord *o = pb->co + pb->ncoord++;
+    *o = (dcoord){jt, j, -1, 0, -1, phin, rate, 0, 0, 0, 0};
+  }
+  for (int c = 0; c < pb->ncoord; c++) {
+    const rl_avbd_joint *jt = pb->co[c].jt;
+    if (jt->act >= 0 && !(dis & RL_DSBL_ACTUATION) && am->prm.servo_model == RL_AVBD_SERVO_BAM) ref->omitted++;
+  }
+  return 0;
+}
+
+/* the active set from am (the engine's final iterate of the step) */
+static int take_active_set(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const rl_data *d) {
+  const rl_model *m = pb->m;
+  int dis = m->opt.disableflags;
+  pb->nrow = 0;
+  for (int j = 0; j < am->njoint; j++) {
+    const rl_avbd_joint *jt = am->joint + j;
+    if (!pb->on[j]) continue;
+    int n = jt->kind == RL_AVBD_COMPOUND ? 6 : jt->neq;
+    for (int r = 0; r < n; r++)
+      if (add_row(pb, jt->kind == RL_AVBD_COMPOUND ? R_CMP : R_JOINT, jt->kind == RL_AVBD_COMPOUND ? jt->cmp : j, r, 0))
+        return -1;
+  }
+  for (int c = 0; c < pb->ncoord && !pb->pre; c++) {
+    dcoord *o = pb->co + c;
+    const rl_avbd_joint *jt = o->jt;
+    if (o->joint < 0 && pb->hist) o->dphin = (double)jt->dphi_n; /* set by the engine at this step's start */
+    o->lo = o->hi = o->dry = 0;
+    o->fdry = 0;
+    if (m->jnt_limited[jt->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT))) {
+      o->lo = am->row[jt->lo_row].lambda < 0;
+      o->hi = am->row[jt->hi_row].lambda < 0;
+      if (o->lo && add_row(pb, R_LIMLO, c, 0, 0)) return -1;
+      if (o->hi && add_row(pb, R_LIMHI, c, 0, 0)) return -1;
+      ref->active += o->lo + o->hi;
+    }
+    double tf = jt->frictionloss;
+    if (tf > 0 && jt->dry_row >= 0 && !(dis & (RL_DSBL_FRICTIONLOSS | RL_DSBL_CONSTRAINT))) {
+      double lam = am->row[jt->dry_row].lambda;
+      if (o->lo || o->hi) {
+        /* an active limit fixes φ at its target; the dry row then slips at its budget in the direction of
+           that motion, τ_f·sign(φ_limit − φⁿ) (sticking would be a second, conflicting equality on φ) */
+        double lim = o->lo ? (double)d->jnt_range[2 * jt->jnt] : (double)d->jnt_range[2 * jt->jnt + 1];
+        double c0 = o->lo ? o->phin - lim : lim - o->phin;
+        double target = o->lo ? lim + pb->alpha * fmin(c0, 0) : lim - pb->alpha * fmin(c0, 0);
+        o->fdry = target > o->phin ? tf : target < o->phin ? -tf : 0;
+        ref->slipping++;
+      } else if (fabs(lam) < tf * (1 - 1e-9)) {
+        o->dry = 1;
+        if (add_row(pb, R_DRY, c, 0, 0)) return -1;
+        ref->active++;
+      } else {
+        o->fdry = lam;
+        ref->slipping++;
+      }
     }
   }
-  /* Newton on the KKT system from the prediction */
+  pb->ncon = am->prm.contacts == RL_AVBD_CONTACTS_NONE || pb->pre ? 0 : am->ncon;
+  pb->con = am->con;
+  free(pb->fslip);
+  free(pb->con_on);
+  free(pb->con_stick);
+  pb->fslip = calloc((size_t)pb->ncon + 1, sizeof(double[2]));
+  pb->con_on = calloc((size_t)pb->ncon + 1, sizeof(int));
+  pb->con_stick = calloc((size_t)pb->ncon + 1, sizeof(int));
+  if (!pb->fslip || !pb->con_on || !pb->con_stick) return -1;
+  for (int i = 0; i < pb->ncon; i++) {
+    const rl_avbd_contact *k = pb->con + i;
+    if (!(k->lambda[0] < 0)) continue;
+    pb->con_on[i] = 1;
+    ref->active++;
+    if (add_row(pb, R_CN, i, 0, 0)) return -1;
+    if (k->dim >= 3 && k->mu > 0) {
+      if (k->stick) {
+        pb->con_stick[i] = 1;
+        if (add_row(pb, R_CT, i, 1, 0) || add_row(pb, R_CT, i, 2, 0)) return -1;
+      } else {
+        pb->fslip[i][0] = k->lambda[1];
+        pb->fslip[i][1] = k->lambda[2];
+        ref->slipping++;
+      }
+    }
+    if (k->dim > 3 && (k->mu_spin > 0 || k->mu_roll > 0)) ref->omitted++; /* spin/roll rows not rebuilt */
+  }
+  return 0;
+}
+
+int rl_avbd_ref_finish(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, const rl_data *d) {
+  prob *pb = ref->pb;
+  if (!pb) return -1;
+  pb->am = am;
+  ref->active = ref->slipping = 0;
+  if (take_active_set(ref, pb, am, d)) return -1;
+  int nb = pb->nb, nz = pb->nz, N = nz + pb->nrow;
+  ref->nrow = pb->nrow;
+  free(ref->lambda);
+  ref->lambda = calloc((size_t)pb->nrow + 1, sizeof(double));
+  double *K = malloc(sizeof(double) * (size_t)N * (size_t)N), *rhs = malloc(sizeof(double) * (size_t)N),
+         *jr = malloc(sizeof(double) * (size_t)nz + 1);
+  lapack_int *ipiv = malloc(sizeof(lapack_int) * (size_t)N);
+  int st = 0;
+  if (!ref->lambda || !K || !rhs || !jr || !ipiv) {
+    st = -1;
+    goto done;
+  }
+  /* the rows' targets from their values C⁰ at the step start: α_joint C⁰ (two-sided), α min(C⁰, 0) (limits,
+     contact normals), α C⁰ (contact tangents), 0 (a sticking dry-friction row: φ = φⁿ) */
+  memcpy(pb->P, pb->P0, sizeof(dpose) * (size_t)nb);
+  int ncq = am->ncmp ? pb->cqa[am->ncmp - 1] + am->cmp[am->ncmp - 1].n : 0;
+  memcpy(pb->cq, pb->cq0, sizeof(double[4]) * (size_t)ncq);
+  for (int r = 0; r < pb->nrow; r++) {
+    drow *rw = pb->row + r;
+    double c0 = row_residual(pb, rw, jr, d);
+    switch (rw->kind) {
+    case R_JOINT:
+    case R_CMP: rw->target = pb->alpha_joint * c0; break;
+    case R_LIMLO:
+    case R_LIMHI:
+    case R_CN: rw->target = pb->alpha * fmin(c0, 0); break;
+    case R_CT: rw->target = pb->alpha * c0; break;
+    default: rw->target = 0;
+    }
+  }
+  /* Newton on the KKT system from the prediction.  The rows can be dependent (a sticking contact's tangent
+     along an axis a planar root already holds; two end caps of a capsule foot on one line; every joint stuck
+     by dry friction with the feet on the ground): the multipliers are then not unique and the saddle matrix is
+     singular, while the poses are.  The Newton matrix carries a compliance −ε on the rows' diagonal,
+     ε = 1e-10·h²/m_max, a row-space regularization of the step direction only: the right-hand side and the
+     convergence test are the exact residuals g + Jᵀλ and C − target, so the fixed point is the exact one. */
+  double mmax = 0;
+  for (int s = 0; s < nb; s++) mmax = fmax(mmax, (double)am->mass[s]);
+  pb->eps = 1e-10 * pb->h * pb->h / (mmax > 0 ? mmax : 1);
   for (int s = 0; s < nb; s++) {
-    for (int i = 0; i < 3; i++) pb.P[s].x[i] = ref->xp[3 * s + i];
-    for (int i = 0; i < 4; i++) pb.P[s].q[i] = ref->qp[4 * s + i];
-    dpose_sync(pb.P + s);
+    for (int i = 0; i < 3; i++) pb->P[s].x[i] = ref->xp[3 * s + i];
+    for (int i = 0; i < 4; i++) pb->P[s].q[i] = ref->qp[4 * s + i];
+    dpose_sync(pb->P + s);
   }
   for (ref->iterations = 0; ref->iterations < 100; ref->iterations++) {
-    assemble(&pb, ref, K, rhs, NULL, NULL);
+    assemble(pb, ref, d, K, rhs, NULL, NULL);
+    for (int i = 0; i < nz; i++) /* the incremental form: −(g + Jᵀλ) for the step (δz, δλ) */
+      for (int r = 0; r < pb->nrow; r++) rhs[i] -= K[(size_t)(nz + r) * N + i] * ref->lambda[r];
     ref->info = (int)LAPACKE_dsysv(LAPACK_ROW_MAJOR, 'L', N, 1, K, N, ipiv, rhs, 1);
     if (ref->info) {
       st = -1;
@@ -487,7 +1008,7 @@ int rl_avbd_ref_solve(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, co
     }
     double step = 0;
     for (int s = 0; s < nb; s++) {
-      dpose *P = pb.P + s;
+      dpose *P = pb->P + s;
       double e[4];
       for (int i = 0; i < 3; i++) P->x[i] += rhs[6 * s + i];
       dexp(e, rhs + 6 * s + 3);
@@ -495,29 +1016,58 @@ int rl_avbd_ref_solve(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, co
       dpose_sync(P);
       for (int i = 0; i < 6; i++) step = fmax(step, fabs(rhs[6 * s + i]));
     }
-    memcpy(ref->lambda, rhs + 6 * nb, sizeof(double) * (size_t)pb.nrow);
+    for (int c = 0; c < am->ncmp; c++) {
+      const rl_avbd_compound *cp = am->cmp + c;
+      for (int k = 0; k < cp->n; k++) {
+        const double *dz = rhs + 6 * nb + pb->zc[c] + cp->dof[k];
+        double *q = pb->cq[pb->cqa[c] + k];
+        if (cp->type[k] == RL_JNT_BALL) {
+          double e[4];
+          dexp(e, dz);
+          dqmul(q, e, q);
+          dqnorm(q);
+          for (int i = 0; i < 3; i++) step = fmax(step, fabs(dz[i]));
+        } else {
+          q[0] += dz[0];
+          step = fmax(step, fabs(dz[0]));
+        }
+      }
+    }
+    for (int r = 0; r < pb->nrow; r++) ref->lambda[r] += rhs[nz + r];
     ref->step = step;
     if (step <= 1e-14) {
       ref->iterations++;
       break;
     }
   }
-  ref->primal = assemble(&pb, ref, K, rhs, ref->lambda, ref->stationarity);
+  ref->primal = assemble(pb, ref, d, K, rhs, ref->lambda, ref->stationarity);
+  ref->converged = ref->step <= 1e-12 && ref->primal <= 1e-10;
   for (int s = 0; s < nb; s++) {
-    memcpy(ref->x + 3 * s, pb.P[s].x, sizeof(double) * 3);
-    memcpy(ref->q + 4 * s, pb.P[s].q, sizeof(double) * 4);
+    memcpy(ref->x + 3 * s, pb->P[s].x, sizeof(double) * 3);
+    memcpy(ref->q + 4 * s, pb->P[s].q, sizeof(double) * 4);
   }
 done:
-  free(pb.on);
-  free(pb.P);
-  free(pb.I0);
-  free(pb.c0);
-  free(pb.phin);
-  free(pb.dphin);
   free(K);
   free(rhs);
+  free(jr);
   free(ipiv);
   return st;
+}
+
+int rl_avbd_ref_solve(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, const rl_data *d) {
+  int st = rl_avbd_ref_begin(ref, am, m, d);
+  if (st) return st;
+  /* before the step the active set is not known: limits, dry friction and contacts are left out and counted */
+  int dis = m->opt.disableflags;
+  prob *pb = ref->pb;
+  for (int c = 0; c < pb->ncoord; c++) {
+    const rl_avbd_joint *jt = pb->co[c].jt;
+    if (m->jnt_limited[jt->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT))) ref->omitted++;
+    if (jt->frictionloss > 0 && !(dis & (RL_DSBL_FRICTIONLOSS | RL_DSBL_CONSTRAINT))) ref->omitted++;
+  }
+  if (am->prm.contacts != RL_AVBD_CONTACTS_NONE) ref->omitted += am->ncon;
+  pb->pre = 1; /* the multipliers of the pre-step state say nothing: no row of theirs is taken as active */
+  return rl_avbd_ref_finish(ref, am, m, d);
 }
 
 void rl_avbd_ref_distance(const rl_avbd_ref *ref, const rl_avbd *am, double *dx, double *dtheta) {
@@ -539,6 +1089,7 @@ void rl_avbd_ref_distance(const rl_avbd_ref *ref, const rl_avbd *am, double *dx,
 }
 
 void rl_avbd_ref_free(rl_avbd_ref *ref) {
+  prob_free(ref->pb);
   free(ref->x);
   free(ref->q);
   free(ref->xp);

@@ -19,13 +19,26 @@
  * (H: inertia Hessian with the SO(3) log Jacobian, Gauss–Newton in the rows; the fixed point is the
  * exact KKT point: g + Jᵀλ = 0, C = αC⁰), poses updated x += δx, q ← Exp(δθ)·q, until ‖δz‖∞ ≤ 1e-14.
  *
- * NOT in the reference (counted in rl_avbd_ref.omitted): contacts (left out: compare on contact-free
- * scenes or with RL_AVBD_CONTACTS_NONE), joint limits, dry friction, position servos; equality rows
- * switched off in d are left out like avbd.c does.
+ * Compound joints (a body with several joints to its parent): their coordinates q are unknowns of the
+ * problem and the six rows C = (x_B − x_T(A, q), Log(q_B q_T(A, q)⁻¹)) tie B to the pose the components
+ * compose (avbd_ref.c: cmp_rows) — the same manifold as the engine's 6 − dof rows, written independently.
+ * Joint-space terms on every hinge/slide coordinate (own joint or compound component): damping,
+ * stiffness, armature, MuJoCo's PD position servo (as the engine applies it, implicit in φ̇ = (φ − φⁿ)/h).
  *
- * Usage: before rl_avbd_step, rl_avbd_ref_solve(&ref, am, m, d) reads the step-start state of am (poses,
- * velocities, xfrc) and solves; after the step rl_avbd_ref_distance(&ref, am, &dx, &dth) measures the
- * AVBD result against it. */
+ * The one-sided and bounded rows with the active set of the engine's final iterate (rl_avbd_ref_finish,
+ * called after the step on the same rl_avbd): a limit row with λ < 0 is the equality C = α·min(C⁰, 0); a
+ * dry-friction row inside its budget (|λ_f| < τ_f) is the equality φ = φⁿ, one on its bound a constant
+ * force λ_f on φ; a contact with λ_n < 0 has its normal row C_n = α·min(C⁰_n, 0) (through the centres of
+ * curvature, as the engine) and, sticking, its tangent rows C_t = α·C⁰_t, or, slipping, the constant
+ * tangent force λ_t of the engine's iterate (not re-solved: the reference then checks the step given the
+ * sliding forces; counted in rl_avbd_ref.slipping).  Inactive rows are left out.  The C⁰ are re-evaluated
+ * here at the stored step-start poses.  Not rebuilt (counted in rl_avbd_ref.omitted): contact spin/roll
+ * rows (condim 4/6), the BAM servo model.
+ *
+ * Usage: rl_avbd_ref_begin(&ref, am, m, d) before rl_avbd_step (d: the step-start generalized state, as
+ * after rl_avbd_from_generalized or a step), rl_avbd_ref_finish(&ref, am, m, d) after it, then
+ * rl_avbd_ref_distance(&ref, am, &dx, &dth).  rl_avbd_ref_solve = begin + finish before the step with no
+ * active set (limits, dry friction and contacts counted in omitted): the contact-free step. */
 #ifndef RL_AVBD_REF_H
 #define RL_AVBD_REF_H
 
@@ -33,6 +46,8 @@
 
 #define rl_avbd_ref          RL_NAME(avbd_ref)
 #define rl_avbd_ref_solve    RL_NAME(avbd_ref_solve)
+#define rl_avbd_ref_begin    RL_NAME(avbd_ref_begin)
+#define rl_avbd_ref_finish   RL_NAME(avbd_ref_finish)
 #define rl_avbd_ref_distance RL_NAME(avbd_ref_distance)
 #define rl_avbd_ref_free     RL_NAME(avbd_ref_free)
 
@@ -42,17 +57,24 @@ typedef struct rl_avbd_ref {
   double *xp, *qp;        /* the prediction [nb×3], [nb×4] */
   double *lambda;         /* multipliers [nrow] (force/torque, sign of avbd.c: g + Jᵀλ = 0) */
   int iterations;         /* Newton iterations */
+  int converged;          /* the last Newton step ≤ 1e-12 (m, rad) and primal ≤ 1e-10: the solution is trusted */
   int info;               /* LAPACKE_dsysv info of the last solve (0: ok) */
   double step;            /* ‖δz‖∞ of the last Newton step */
   double stationarity[2]; /* ‖g + Jᵀλ‖∞ at the solution: [0] force rows (N), [1] torque rows (N m) */
   double primal;          /* ‖C − αC⁰‖∞ at the solution (m, rad) */
-  int omitted;            /* terms of the AVBD step not in the reference (contacts, limits, dry friction, servos) */
+  int omitted;            /* terms of the AVBD step not in the reference (see above) */
+  int active;             /* rows taken as equalities from the active set (limits, dry friction, contact normals) */
+  int slipping;           /* slipping dry-friction rows and contacts (their forces taken from the engine) */
+  void *pb;               /* the step-start problem (rl_avbd_ref_begin) */
 } rl_avbd_ref;
 
 /* Solve the step problem from am's current (step-start) state; am is not modified.
-   Returns 0, or −1 (allocation failure, a singular KKT matrix: ref->info, or compound joints, whose rows
-   the reference does not rebuild: ref->info = −2). */
+   Returns 0, or −1 (allocation failure, a singular KKT matrix: ref->info). */
 int rl_avbd_ref_solve(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, const rl_data *d);
+/* The step start (prediction, inertia, coordinates) from am's current state and d's generalized one. */
+int rl_avbd_ref_begin(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, const rl_data *d);
+/* After the step: the active set and contacts from am's final iterate, then the Newton solve. */
+int rl_avbd_ref_finish(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, const rl_data *d);
 /* Distance of am's poses to the reference solution: max_i ‖x_i − x_i*‖ (m) and max_i ‖Log(q_i q_i*⁻¹)‖ (rad). */
 void rl_avbd_ref_distance(const rl_avbd_ref *ref, const rl_avbd *am, double *dx, double *dtheta);
 void rl_avbd_ref_free(rl_avbd_ref *ref);
