@@ -653,7 +653,9 @@ static void body_bars(const void *ctx, FILE *f, const void *arg) {
     }
     fprintf(f, "set title \"%s\"\nset xlabel \"scene\"\nset ylabel \"%s (%s, log scale)\"\n", a->metrics->s[m],
             a->ratio ? "time per step" : a->metrics->s[m], metric_unit(a->metrics->s[m]));
-    fprintf(f, "set xrange [0.4:%d.6]\nset xtics rotate by 0 (", scenes.n ? scenes.n : 1);
+    /* more than three scene names side by side in a half-width panel overlap: slanted then */
+    fprintf(f, "set xrange [0.4:%d.6]\nset xtics %s (", scenes.n ? scenes.n : 1,
+            scenes.n > 3 && n > 1 ? "rotate by 25 right" : "rotate by 0");
     for (int c = 0; c < scenes.n; c++) fprintf(f, "%s\"%s\" %d", c ? ", " : "", scenes.s[c], c + 1);
     fprintf(f, ")\n");
     for (int k = 0; k < series.n; k++) {
@@ -814,6 +816,15 @@ static int plot_scale(const rs_study *s, const char *pdir, const char *base, str
   return st;
 }
 
+/* 1 if the study has a residual-per-iteration family (a metric NAME_it<k>) */
+static int has_iter_family(const rs_study *s) {
+  char fam[128];
+  int k;
+  for (int r = 0; r < s->m.nrow; r++)
+    if (family_of(M(s, r, s->c_metric), "_it", fam, sizeof fam, &k)) return 1;
+  return 0;
+}
+
 int rs_plots(const rs_studies *S, const char *pdir, strlist *made) {
   int st = 0;
   for (int i = 0; i < S->n && !st; i++) {
@@ -824,7 +835,15 @@ int rs_plots(const rs_studies *S, const char *pdir, strlist *made) {
     plot_arg pa = {s, base};
     strlist points = {0}, scenes = {0}, scalars = {0};
     lists_of(s, &points, &scenes, &scalars);
-    if (!strcmp(s->kind, "convergence")) st = rp_plot(NULL, pdir, base, body_iter, &pa, made);
+    if (!strcmp(s->kind, "convergence") && !has_iter_family(s)) {
+      /* a convergence study of the stopping test only (no residual-per-iteration series): its scalars */
+      strlist stop = {0};
+      rp_sl_add(&stop, "avbd_false_stop_frac");
+      rp_sl_add(&stop, "avbd_flagged_steps");
+      bar_arg ba = {s, base, &stop, 0, "stopping test per point: false-stop fraction and steps flagged converged"};
+      st = rp_plot(NULL, pdir, base, body_bars, &ba, made);
+      rp_sl_free(&stop);
+    } else if (!strcmp(s->kind, "convergence")) st = rp_plot(NULL, pdir, base, body_iter, &pa, made);
     else if (!strcmp(s->kind, "refinement")) st = rp_plot(NULL, pdir, base, body_refine, &pa, made);
     else if (!strcmp(s->kind, "fp32") || !strcmp(s->kind, "device")) st = plot_time(s, pdir, base, 0, made);
     else if (!strcmp(s->kind, "scale")) st = plot_scale(s, pdir, base, made);
