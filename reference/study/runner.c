@@ -60,6 +60,17 @@ int rl_traj_read(const char *path, rl_traj *t, char *err, int errlen) {
     rl_snprintf(err, (size_t)errlen, "%s: no rows", path);
     return -1;
   }
+  /* every named column must lie inside the data rows (a header with more fields than the data, or a quoted
+     field holding commas, would otherwise index past them) */
+  int need = t->c_qpos + t->nq;
+  const int named[] = {t->c_step, t->c_iter, t->c_conv, t->c_pen, t->c_anchor, t->c_energy};
+  for (int k = 0; k < 6; k++)
+    if (named[k] + 1 > need) need = named[k] + 1;
+  if (need > t->ncol) {
+    rl_snprintf(err, (size_t)errlen, "%s: the header names %d columns, the data rows have %d", path, need, t->ncol);
+    rl_traj_free(t);
+    return -1;
+  }
   /* the step column becomes a long: a whole number in 0..2^53 (inf, nan and huge values would not convert) */
   for (int r = 0; r < t->nrow; r++) {
     double x = t->v[(size_t)r * (size_t)t->ncol + (size_t)t->c_step];
