@@ -16,28 +16,11 @@
 #include "rl_test_pair.h"
 #include "rl_avbd.h"
 #include "rl_collide.h"
+#include "rl_test_avbd.h"
 
 #define SCENE(name) SRCDIR "/experiments/scenes/" name
 #define MODEL(name) SRCDIR "/tests/models/" name
-#if defined(RL_REAL_F64)
-#define TOL(f64, f32) (f64)
-#else
-#define TOL(f64, f32) (f32)
-#endif
 
-/* AVBD of m with parameters PRM (fails the test with the build error) */
-static rl_avbd *build_prm(const rl_model *m, const rl_avbd_param *prm) {
-  char err[256];
-  rl_avbd *am = rl_avbd_build(m, prm, err, sizeof err);
-  cr_assert_not_null(am, "%s", err);
-  return am;
-}
-
-/* AVBD of m with its default parameters */
-static rl_avbd *build(const rl_model *m) {
-  rl_avbd_param prm = rl_avbd_default_param(m);
-  return build_prm(m, &prm);
-}
 
 /* MODEL loaded at time step h (h ≤ 0: the model's); its default AVBD parameters */
 static rl_avbd_param avbd_load(rl_pair *p, const char *model, double h) {

@@ -11,22 +11,10 @@
 #include "pair.h"
 #include "rl_test_pair.h"
 #include "rl_avbd.h"
+#include "rl_test_avbd.h"
 
 #define MODEL(name) SRCDIR "/tests/models/" name
-#if defined(RL_REAL_F64)
-#define TOL(f64, f32) (f64)
-#else
-#define TOL(f64, f32) (f32)
-#endif
 
-/* AVBD of the loaded model with its default parameters (fails the test with the build error) */
-static rl_avbd *build(const rl_model *m) {
-  char err[256];
-  rl_avbd_param prm = rl_avbd_default_param(m);
-  rl_avbd *am = rl_avbd_build(m, &prm, err, sizeof err);
-  cr_assert_not_null(am, "%s", err);
-  return am;
-}
 
 /* a prescribed mocap motion: body k of the model's mocap bodies at its model pose plus
      x(t) = A_x sin(2π f t),  z(t) = A_z (1 − cos(2π f t)),  turned by θ(t) = A_θ sin(2π f t) about z
