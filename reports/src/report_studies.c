@@ -562,6 +562,7 @@ typedef struct {
   const strlist *metrics; /* one panel each */
   int ratio;              /* time ratios: log y from 0.1 with a parity line at 1 (else errors: log y from 1e-17) */
   const char *title;
+  int linear;             /* counts and fractions: linear y from 0 (no log axis, no 1e-17 floor) */
 } bar_arg;
 
 /* the unit of a bar metric (the y label of its panel) */
@@ -576,7 +577,9 @@ static const char *metric_unit(const char *m) {
                                          {"free_qpos_err_max", "m or rad"},
                                          {"final_qpos_err", "m or rad"},
                                          {"qpos_err_max", "m or rad"},
-                                         {"time_ratio", "rigidlab / MuJoCo"}};
+                                         {"time_ratio", "rigidlab / MuJoCo"},
+                                         {"avbd_false_stop_frac", "fraction of flagged steps"},
+                                         {"avbd_flagged_steps", "steps"}};
   for (size_t i = 0; i < sizeof units / sizeof *units; i++)
     if (!strcmp(m, units[i][0])) return units[i][1];
   return "relative"; /* the other error metrics are relative errors and drifts */
@@ -602,7 +605,7 @@ static void body_bars(const void *ctx, FILE *f, const void *arg) {
   rp_sl_free(&unused);
   rp_sl_free(&allsc);
   char id[800];
-  const double floor_v = a->ratio ? 0.1 : LOG_FLOOR;
+  const double floor_v = a->linear ? 0 : a->ratio ? 0.1 : LOG_FLOOR;
   rp_gp_begin(f, a->base, "metrics per quantity");
   for (int m = 0; m < a->metrics->n; m++) {
     strlist scenes = {0}, series = {0};
@@ -619,7 +622,7 @@ static void body_bars(const void *ctx, FILE *f, const void *arg) {
         double x = c + 1 + (k - (series.n - 1) / 2.0) * w;
         fprintf(f, "%g ", x);
         double v = V(s, r);
-        rp_gp_num(f, a->ratio ? v : on_log(v));
+        rp_gp_num(f, a->ratio || a->linear ? v : on_log(v));
         fprintf(f, " %g %g\n", x - w / 2 * 0.95, x + w / 2 * 0.95);
       }
       fprintf(f, "NaN NaN NaN NaN\nEOD\n");
@@ -630,13 +633,19 @@ static void body_bars(const void *ctx, FILE *f, const void *arg) {
   int n = a->metrics->n, cols = n > 1 ? 2 : 1, rows = n ? (n + cols - 1) / cols : 1;
   rp_gp_loop(f, a->base, n > 1 ? 1400 : 900, 430 * rows + 80);
   fprintf(f, "set multiplot layout %d,%d title \"%s: %s%s\"\n", rows, cols, s->name, a->title,
-          a->ratio ? " (dashed: parity)" : " (values <= 1e-17 drawn at 1e-17)");
-  fprintf(f, "set key outside right top box opaque font \",10\"\nset logscale y\n");
-  fprintf(f, a->ratio ? "set format y \"%%g\"\n" : "set format y \"1e%%L\"\n");
+          a->ratio ? " (dashed: parity)" : a->linear ? "" : " (values <= 1e-17 drawn at 1e-17)");
+  fprintf(f, "set key %s box opaque font \",10\"\n%s\n", a->linear ? "outside below horizontal maxcols 2" : "outside right top",
+          a->linear ? "unset logscale y" : "set logscale y");
+  fprintf(f, a->ratio || a->linear ? "set format y \"%%g\"\n" : "set format y \"1e%%L\"\n");
   for (int m = 0; m < n; m++) {
     strlist scenes = {0}, series = {0};
     metric_axes(s, &points, a->metrics->s[m], &scenes, &series);
-    if (a->ratio) { /* from 0.1 to above both the tallest bar and the parity line */
+    if (a->linear) { /* from 0 to above the tallest bar (a fraction: to 1 at least) */
+      double top = 1;
+      for (int r = 0; r < s->m.nrow; r++)
+        if (!strcmp(M(s, r, s->c_metric), a->metrics->s[m]) && isfinite(V(s, r)) && V(s, r) > top) top = V(s, r);
+      fprintf(f, "unset label 2\nset yrange [0:%g]\n", 1.1 * top);
+    } else if (a->ratio) { /* from 0.1 to above both the tallest bar and the parity line */
       double top = 2;
       for (int r = 0; r < s->m.nrow; r++)
         if (!strcmp(M(s, r, s->c_metric), a->metrics->s[m]) && isfinite(V(s, r)) && 1.5 * V(s, r) > top)
@@ -651,8 +660,12 @@ static void body_bars(const void *ctx, FILE *f, const void *arg) {
         fprintf(f, "set yrange [%g:%g]\nset label 2 \"every value <= %g\" at graph 0.5,0.8 center\n", floor_v / 10,
                 floor_v * 100, floor_v);
     }
-    fprintf(f, "set title \"%s\"\nset xlabel \"scene\"\nset ylabel \"%s (%s, log scale)\"\n", a->metrics->s[m],
-            a->ratio ? "time per step" : a->metrics->s[m], metric_unit(a->metrics->s[m]));
+    if (a->linear) /* the panel title names the metric: the axis says its unit */
+      fprintf(f, "set title \"%s\"\nunset xlabel\nset ylabel \"%s\"\n", a->metrics->s[m],
+              metric_unit(a->metrics->s[m]));
+    else
+      fprintf(f, "set title \"%s\"\nset xlabel \"scene\"\nset ylabel \"%s (%s, log scale)\"\n", a->metrics->s[m],
+              a->ratio ? "time per step" : a->metrics->s[m], metric_unit(a->metrics->s[m]));
     /* more than three scene names side by side in a half-width panel overlap: slanted then */
     fprintf(f, "set xrange [0.4:%d.6]\nset xtics %s (", scenes.n ? scenes.n : 1,
             scenes.n > 3 && n > 1 ? "rotate by 25 right" : "rotate by 0");
@@ -840,7 +853,7 @@ int rs_plots(const rs_studies *S, const char *pdir, strlist *made) {
       strlist stop = {0};
       rp_sl_add(&stop, "avbd_false_stop_frac");
       rp_sl_add(&stop, "avbd_flagged_steps");
-      bar_arg ba = {s, base, &stop, 0, "stopping test per point: false-stop fraction and steps flagged converged"};
+      bar_arg ba = {s, base, &stop, 0, "stopping test per point: false-stop fraction and steps flagged converged", 1};
       st = rp_plot(NULL, pdir, base, body_bars, &ba, made);
       rp_sl_free(&stop);
     } else if (!strcmp(s->kind, "convergence")) st = rp_plot(NULL, pdir, base, body_iter, &pa, made);
