@@ -393,6 +393,20 @@ rl_solver_observer rl_ref_observer(rl_ref_newton_check *chk) {
   return o;
 }
 
+double rl_ref_spd_solve(const double *A, const double *b, int n, double *x) {
+  if (n <= 0) return 1;
+  double *F = malloc(sizeof *F * (size_t)n * (size_t)n), kappa = INFINITY, rcond = 0;
+  if (!F) return INFINITY;
+  memcpy(F, A, sizeof *F * (size_t)n * (size_t)n);
+  memcpy(x, b, sizeof *x * (size_t)n);
+  double anorm = LAPACKE_dlansy(LAPACK_ROW_MAJOR, '1', 'L', n, F, n);
+  if (LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', n, 1, F, n, x, 1) == 0 &&
+      LAPACKE_dpocon(LAPACK_ROW_MAJOR, 'L', n, F, n, anorm, &rcond) == 0 && rcond > 0)
+    kappa = 1 / rcond;
+  free(F);
+  return kappa;
+}
+
 /* MuJoCo's extracted problem → rigidlab's data; −1 if it exceeds rigidlab's capacities */
 int rl_ref_copy_mujoco(const mjModel *mjm, const mjData *mjd, const rl_model *m, rl_data *d) {
   int nv = m->nv, nefc = mjd->nefc, sparse = mj_isSparse(mjm);

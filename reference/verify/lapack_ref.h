@@ -29,6 +29,7 @@
 #define rl_ref_newton_check RL_NAME(ref_newton_check)
 #define rl_ref_observer     RL_NAME(ref_observer)
 #define rl_ref_copy_mujoco  RL_NAME(ref_copy_mujoco)
+#define rl_ref_spd_solve    RL_NAME(ref_spd_solve)
 
 typedef struct rl_ref_problem {
   int nv, nefc, ne, nf;
@@ -74,6 +75,11 @@ typedef struct rl_ref_newton_check {
 /* an engine observer that re-solves each Newton system H·x = g with LAPACKE_dposv; H is built by the
    reference from jar (convex), or by rl_solver_hessian_dense when latches are given (signorini) */
 rl_solver_observer rl_ref_observer(rl_ref_newton_check *chk);
+
+/* x = A⁻¹b for a symmetric positive definite A (n × n, row-major, only its lower triangle read) by
+   LAPACKE_dposv, and κ₁(A) = ‖A‖₁‖A⁻¹‖₁ estimated by LAPACKE_dpocon from that factor.  Returns κ₁, or
+   INFINITY when A is not positive definite (x is then left unset).  A is not modified. */
+double rl_ref_spd_solve(const double *A, const double *b, int n, double *x);
 
 /* MuJoCo's extracted problem (mj_forward done) → rigidlab's data: qM (same tree layout, then
    rl_factor_m), qacc_smooth, qfrc_smooth, contacts (dim, mu, friction, efc_address), rows (type, id, D,

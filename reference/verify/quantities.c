@@ -42,6 +42,8 @@ static const rl_vq_info table[] = {
     {"qfrc_actuator", REL, "qfrc_actuator", 0, "actuator forces in joint space"},
     {"qfrc_smooth", REL, "qfrc_smooth", 0, "net unconstrained forces"},
     {"qacc_smooth", REL, "qacc_smooth", 0, "unconstrained accelerations"},
+    {"qacc_smooth_dposv", REL, "qacc_smooth", 0, "unconstrained accelerations against LAPACKE_dposv (double) on our own M and qfrc_smooth: the solve alone"},
+    {"qacc_smooth_cond", SCALED, 0, "κ₁·ε", "qacc_smooth_dposv's error divided by κ₁(M)·ε (LAPACK dpocon): the solve's accuracy with the conditioning divided out"},
     {"qpos", REL, "qpos", 0, "positions after one step"},
     {"qvel", REL, "qvel", 0, "velocities after one step"},
     {"act_dot", REL, "act_dot", 0, "activation rates (models with activation dynamics)"},
