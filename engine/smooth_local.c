@@ -232,22 +232,29 @@ static void pk_mul(real *restrict u, const real *restrict I, const real *restric
   u[5] = B[2] * t[0] + B[5] * t[1] + B[8] * t[2] + C[4] * b[0] + C[5] * b[1] + C[2] * b[2];
 }
 
-/* IA −= w·u·uᵀ */
-static void pk_sub_outer(real *restrict I, real w, const real *restrict u) {
+/* The 21 entries of w·u·uᵀ subtracted from IA's: OUTER(APPLY) calls APPLY(e, i, j) for entry e = (row i, column j) */
+#define OUTER(APPLY)                                                                                                \
+  APPLY(0, 0, 0), APPLY(1, 1, 1), APPLY(2, 2, 2), APPLY(3, 0, 1), APPLY(4, 0, 2), APPLY(5, 1, 2), APPLY(6, 0, 3),  \
+      APPLY(7, 0, 4), APPLY(8, 0, 5), APPLY(9, 1, 3), APPLY(10, 1, 4), APPLY(11, 1, 5), APPLY(12, 2, 3),          \
+      APPLY(13, 2, 4), APPLY(14, 2, 5), APPLY(15, 3, 3), APPLY(16, 4, 4), APPLY(17, 5, 5), APPLY(18, 3, 4),        \
+      APPLY(19, 3, 5), APPLY(20, 4, 5)
+
+/* J = IA − w·u·uᵀ */
+static void pk_sub_outer(real *restrict J, const real *restrict I, real w, const real *restrict u) {
   real wu[6];
   for (int i = 0; i < 6; i++) wu[i] = w * u[i];
-  real *A = I, *B = I + 6, *C = I + 15;
-  A[0] -= wu[0] * u[0], A[1] -= wu[1] * u[1], A[2] -= wu[2] * u[2];
-  A[3] -= wu[0] * u[1], A[4] -= wu[0] * u[2], A[5] -= wu[1] * u[2];
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) B[3 * i + j] -= wu[i] * u[3 + j];
-  C[0] -= wu[3] * u[3], C[1] -= wu[4] * u[4], C[2] -= wu[5] * u[5];
-  C[3] -= wu[3] * u[4], C[4] -= wu[3] * u[5], C[5] -= wu[4] * u[5];
+#define SUB(e, i, j) J[e] = I[e] - wu[i] * u[j]
+  OUTER(SUB);
+#undef SUB
 }
 
-/* out += IA */
-static void pk_add(real *restrict out, const real *restrict I) {
-  for (int i = 0; i < PK; i++) out[i] += I[i];
+/* out += IA − w·u·uᵀ (pk_sub_outer then pk_add, the same roundings, without J in memory) */
+static void pk_add_sub_outer(real *restrict out, const real *restrict I, real w, const real *restrict u) {
+  real wu[6];
+  for (int i = 0; i < 6; i++) wu[i] = w * u[i];
+#define ADDSUB(e, i, j) out[e] += I[e] - wu[i] * u[j]
+  OUTER(ADDSUB);
+#undef ADDSUB
 }
 
 /* out += Xᵀ·IA·X (local_shift_inertia_add on the 21 numbers): P = B·R (row i: B_i × r), Q = R·C (column j:
@@ -310,10 +317,14 @@ static void pk_eliminate(const rl_model *m, const rl_data *d, real *IA, real *U,
     if (D) D[k] = Dk;
     int p = m->dof_parentid[k];
     if (p < 0) continue;
-    pk_sub_outer(I, Dinv[k], u);
     const real *r = local_dof_offset(m, d, k);
-    if (r) pk_shift_add(IA + PK * p, I, r);
-    else pk_add(IA + PK * p, I);
+    if (r) {
+      real J[PK];
+      pk_sub_outer(J, I, Dinv[k], u);
+      pk_shift_add(IA + PK * p, J, r);
+    } else {
+      pk_add_sub_outer(IA + PK * p, I, Dinv[k], u);
+    }
   }
 }
 
