@@ -101,7 +101,8 @@ void rl_kinematics(const rl_model *m, rl_data *d) {
   for (int b = 1; b < m->nbody; b++) {
     body_pose(m, d, b);
     frame_local_to_global(d->xipos + 3 * b, d->ximat + 9 * b, d->xpos + 3 * b, d->xquat + 4 * b, d->xmat + 9 * b,
-                          m->body_ipos + 3 * b, m->body_iquat + 4 * b, d->xipos_rel + 3 * b);
+                          m->body_ipos + 3 * b, m->body_iquat + 4 * b,
+                          RL_LOCAL_FRAMES ? d->xipos_rel + 3 * b : NULL); /* f32's local frames read it */
   }
   for (int g = 0; g < m->ngeom; g++) {
     int b = m->geom_bodyid[g];
@@ -176,8 +177,9 @@ void rl_joint_dofs2(const rl_model *m, const rl_data *d, int j, const real off[3
 
 /* subtree COM c_b = Σ_{i∈subtree(b)} m_i·xipos_i / M_b (c_b = xipos_b exactly when M_b = m_b: the mean of
    one mass point, e.g. a free body alone, is that point, not (m·x)/m rounded);
-   inert_local_b = R_b·diag(J_b)·R_bᵀ (about the body's own COM), cinert_b = the spatial inertia about c_root(b)
-   from it;  cdof = motion subspace at c_root. */
+   cinert_b = spatial inertia about c_root(b);  cdof = motion subspace at c_root.  f32 (RL_LOCAL_FRAMES) keeps
+   inert_local_b = R_b·diag(J_b)·R_bᵀ (about the body's own COM) on the way to cinert_b, and makes the local
+   frames (rl_local_frames) here. */
 void rl_com_pos(const rl_model *m, rl_data *d) {
   int nb = m->nbody;
   for (int b = 0; b < nb; b++) rl_v3_scale(d->subtree_com + 3 * b, d->xipos + 3 * b, m->body_mass[b]);
@@ -193,8 +195,12 @@ void rl_com_pos(const rl_model *m, rl_data *d) {
   for (int b = 1; b < nb; b++) {
     real off[3];
     rl_v3_sub(off, d->xipos + 3 * b, d->subtree_com + 3 * m->body_rootid[b]);
-    rl_sp_inert_rot(d->inert_local + 6 * b, m->body_inertia + 3 * b, d->ximat + 9 * b);
-    rl_sp_inert_offset(d->cinert + 10 * b, d->inert_local + 6 * b, off, m->body_mass[b]);
+    if (RL_LOCAL_FRAMES) {
+      rl_sp_inert_rot(d->inert_local + 6 * b, m->body_inertia + 3 * b, d->ximat + 9 * b);
+      rl_sp_inert_offset(d->cinert + 10 * b, d->inert_local + 6 * b, off, m->body_mass[b]);
+    } else {
+      rl_sp_inert_com(d->cinert + 10 * b, m->body_inertia + 3 * b, d->ximat + 9 * b, off, m->body_mass[b]);
+    }
   }
   if (RL_LOCAL_FRAMES) { /* f32 evaluates bias forces and M⁻¹ in local frames (rl_local_frames, made here) */
     rl_local_shifts(m, d);

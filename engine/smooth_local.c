@@ -42,8 +42,14 @@ void rl_local_shifts(const rl_model *m, rl_data *d) {
   }
 }
 
-/* rl_local_shifts, and cdof_local: rl_joint_dofs at q_b, lever q_b − anchor = c_b − xanchor_rel_j */
+/* rl_local_shifts, and cdof_local: rl_joint_dofs at q_b, lever q_b − anchor = c_b − xanchor_rel_j.  f64 (whose
+   rl_kinematics and rl_com_pos do not keep them) first makes xipos_rel_b = R_b·ipos_b and inert_local_b. */
 void rl_local_frames(const rl_model *m, rl_data *d) {
+  if (!RL_LOCAL_FRAMES)
+    for (int b = 1; b < m->nbody; b++) {
+      rl_m3_mulv(d->xipos_rel + 3 * b, d->xmat + 9 * b, m->body_ipos + 3 * b);
+      rl_sp_inert_rot(d->inert_local + 6 * b, m->body_inertia + 3 * b, d->ximat + 9 * b);
+    }
   rl_local_shifts(m, d);
   for (int j = 0; j < m->njnt; j++) {
     real off[3];
