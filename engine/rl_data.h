@@ -48,6 +48,7 @@
   X(xaxis, njnt, 3, "1", "Cartesian direction of each joint's axis (unit vector)")                              \
   X(xpos_rel, nbody, 3, "m", "xpos minus the parent body's xpos, formed from link-sized terms")                 \
   X(xanchor_rel, njnt, 3, "m", "xanchor minus the joint's body xpos, formed from link-sized terms")             \
+  X(xipos_rel, nbody, 3, "m", "R·ipos = xipos − xpos from link-sized terms (f32 kinematics, f64 local frames)") \
   X(geom_xpos, ngeom, 3, "m", "Cartesian position of each geom")                                                \
   X(geom_xmat, ngeom, 9, "1", "Cartesian orientation of each geom (rotation matrix, row-major)")                \
   X(site_xpos, nsite, 3, "m", "Cartesian position of each site")                                                \
@@ -55,6 +56,7 @@
   X(subtree_com, nbody, 3, "m", "centre of mass of each body's subtree")                                        \
   X(cinert, nbody, 10, "kg·m², kg·m, kg",                                                                       \
     "body inertia about the subtree COM of the root, in world axes: I (xx yy zz xy xz yz), m·c (x y z), m")     \
+  X(inert_local, nbody, 6, "kg·m²", "R·diag(J)·Rᵀ about the body's own COM, world axes (xx yy zz xy xz yz)")    \
   X(cdof, nv, 6, "1 (rot), m (lin)", "motion axis of each dof at the root's subtree COM (rot:lin)")             \
   X(cdof_local, nv, 6, "1 (rot), m (lin)", "motion axis of each dof at its own body's COM (rot:lin)")           \
   X(body_shift, nbody, 3, "m", "q_b − q_parent (the local-frame recursions' lever arms)")                       \

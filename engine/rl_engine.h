@@ -96,9 +96,14 @@ int rl_smooth_acc_recursive(const rl_model *m, rl_data *d);
 
 /* motion subspaces of joint j's dofs at the point anchor + off (rl_com_pos's axes), 6 reals per dof into s */
 void rl_joint_dofs(const rl_model *m, const rl_data *d, int j, const real off[3], real *s);
+/* the same at two points at once (anchor + off into s, anchor + off2 into s2) */
+void rl_joint_dofs2(const rl_model *m, const rl_data *d, int j, const real off[3], const real off2[3], real *s,
+                    real *s2);
 /* the local-frame geometry (cdof_local, body_shift, weld_shift; smooth_local.c) that rl_rne_local and
-   rl_solve_m_local read: called by rl_com_pos in f32 (RL_LOCAL_FRAMES), by the recursive path in f64 */
+   rl_solve_m_local read (with inert_local): called by the recursive path in f64; rl_com_pos makes the same in
+   f32 (RL_LOCAL_FRAMES) with body_shift and weld_shift from rl_local_shifts and cdof_local beside cdof */
 void rl_local_frames(const rl_model *m, rl_data *d);
+void rl_local_shifts(const rl_model *m, rl_data *d);
 /* x = (M + h·diag(b))⁻¹·x (b NULL: M⁻¹) by the articulated-body recursion at each body's COM
    (smooth_local.c); −1 when the arena is too small (x unchanged). */
 int rl_solve_m_local(const rl_model *m, rl_data *d, real *x, real h, const real *b);

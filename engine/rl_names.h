@@ -63,6 +63,8 @@
 #define rl_factor_m_local  RL_NAME(factor_m_local)
 #define rl_local_arena     RL_NAME(local_arena)
 #define rl_local_frames    RL_NAME(local_frames)
+#define rl_local_shifts    RL_NAME(local_shifts)
+#define rl_joint_dofs2     RL_NAME(joint_dofs2)
 #define rl_joint_dofs      RL_NAME(joint_dofs)
 #define rl_passive         RL_NAME(passive)
 #define rl_actuation       RL_NAME(actuation)

@@ -60,9 +60,8 @@ RL_HD void rl_sp_inert_cross(real res[6], const real I[10], const real v[6]) {
   for (int k = 0; k < 3; k++) res[3 + k] = m * wu[k] - whw[k];
 }
 
-/* Spatial inertia about a point at offset −d from the COM (d = COM − point):
-   I_rot = R·diag(J)·Rᵀ + m(‖d‖²E − d dᵀ),  h = m·d */
-RL_HD void rl_sp_inert_com(real res[10], const real J[3], const real R[9], const real d[3], real m) {
+/* A body's rotational inertia about its own COM in world axes, R·diag(J)·Rᵀ, as 6 numbers (xx yy zz xy xz yz) */
+RL_HD void rl_sp_inert_rot(real res[6], const real J[3], const real R[9]) {
   real T[9];
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) T[3 * i + j] = R[3 * i + j] * J[j]; /* R·diag(J) */
@@ -70,17 +69,36 @@ RL_HD void rl_sp_inert_com(real res[10], const real J[3], const real R[9], const
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++)
       I[3 * i + j] = T[3 * i] * R[3 * j] + T[3 * i + 1] * R[3 * j + 1] + T[3 * i + 2] * R[3 * j + 2];
+  res[0] = I[0];
+  res[1] = I[4];
+  res[2] = I[8];
+  res[3] = I[1];
+  res[4] = I[2];
+  res[5] = I[5];
+}
+
+/* The 10-number inertia about a point at offset −d from the COM (d = COM − point) from the rotational
+   inertia about the COM (rl_sp_inert_rot):  I_rot = Ic + m(‖d‖²E − d dᵀ),  h = m·d */
+RL_HD void rl_sp_inert_offset(real res[10], const real Ic[6], const real d[3], real m) {
   real dd = rl_v3_dot(d, d);
-  res[0] = I[0] + m * (dd - d[0] * d[0]);
-  res[1] = I[4] + m * (dd - d[1] * d[1]);
-  res[2] = I[8] + m * (dd - d[2] * d[2]);
-  res[3] = I[1] - m * d[0] * d[1];
-  res[4] = I[2] - m * d[0] * d[2];
-  res[5] = I[5] - m * d[1] * d[2];
+  res[0] = Ic[0] + m * (dd - d[0] * d[0]);
+  res[1] = Ic[1] + m * (dd - d[1] * d[1]);
+  res[2] = Ic[2] + m * (dd - d[2] * d[2]);
+  res[3] = Ic[3] - m * d[0] * d[1];
+  res[4] = Ic[4] - m * d[0] * d[2];
+  res[5] = Ic[5] - m * d[1] * d[2];
   res[6] = m * d[0];
   res[7] = m * d[1];
   res[8] = m * d[2];
   res[9] = m;
+}
+
+/* Spatial inertia about a point at offset −d from the COM (d = COM − point):
+   I_rot = R·diag(J)·Rᵀ + m(‖d‖²E − d dᵀ),  h = m·d */
+RL_HD void rl_sp_inert_com(real res[10], const real J[3], const real R[9], const real d[3], real m) {
+  real Ic[6];
+  rl_sp_inert_rot(Ic, J, R);
+  rl_sp_inert_offset(res, Ic, d, m);
 }
 
 /* Motion subspace of a dof: rotation about `axis` through a point at `offset` = ref − anchor

@@ -15,12 +15,13 @@
 /* ---------------------------------------------------------------- kinematics */
 
 /* Pose of a frame attached to body b at local (pos, quat):
-   x = x_b + R_b·pos ,  q = q_b ⊗ quat ,  R = R(q). */
+   x = x_b + R_b·pos ,  q = q_b ⊗ quat ,  R = R(q);  R_b·pos into rel unless NULL. */
 static void frame_local_to_global(real xpos[3], real xmat[9], const real bxpos[3], const real bxquat[4],
-                                  const real bxmat[9], const real pos[3], const real quat[4]) {
+                                  const real bxmat[9], const real pos[3], const real quat[4], real *rel) {
   real t[3], q[4];
   rl_m3_mulv(t, bxmat, pos);
   rl_v3_add(xpos, bxpos, t);
+  if (rel) rl_v3_copy(rel, t);
   rl_q_mul(q, bxquat, quat);
   rl_q_normalize(q);
   rl_q_to_mat(xmat, q);
@@ -95,21 +96,23 @@ void rl_kinematics(const rl_model *m, rl_data *d) {
   rl_q_identity(d->xquat);
   rl_m3_identity(d->xmat);
   rl_v3_zero(d->xipos);
+  rl_v3_zero(d->xipos_rel);
   rl_m3_identity(d->ximat);
   for (int b = 1; b < m->nbody; b++) {
     body_pose(m, d, b);
     frame_local_to_global(d->xipos + 3 * b, d->ximat + 9 * b, d->xpos + 3 * b, d->xquat + 4 * b, d->xmat + 9 * b,
-                          m->body_ipos + 3 * b, m->body_iquat + 4 * b);
+                          m->body_ipos + 3 * b, m->body_iquat + 4 * b,
+                          RL_LOCAL_FRAMES ? d->xipos_rel + 3 * b : NULL); /* f32's local frames read it */
   }
   for (int g = 0; g < m->ngeom; g++) {
     int b = m->geom_bodyid[g];
     frame_local_to_global(d->geom_xpos + 3 * g, d->geom_xmat + 9 * g, d->xpos + 3 * b, d->xquat + 4 * b,
-                          d->xmat + 9 * b, m->geom_pos + 3 * g, m->geom_quat + 4 * g);
+                          d->xmat + 9 * b, m->geom_pos + 3 * g, m->geom_quat + 4 * g, NULL);
   }
   for (int s = 0; s < m->nsite; s++) {
     int b = m->site_bodyid[s];
     frame_local_to_global(d->site_xpos + 3 * s, d->site_xmat + 9 * s, d->xpos + 3 * b, d->xquat + 4 * b,
-                          d->xmat + 9 * b, m->site_pos + 3 * s, m->site_quat + 4 * s);
+                          d->xmat + 9 * b, m->site_pos + 3 * s, m->site_quat + 4 * s, NULL);
   }
 }
 
@@ -140,9 +143,43 @@ void rl_joint_dofs(const rl_model *m, const rl_data *d, int j, const real off[3]
   }
 }
 
+void rl_joint_dofs2(const rl_model *m, const rl_data *d, int j, const real off[3], const real off2[3], real *s,
+                    real *s2) {
+  switch (m->jnt_type[j]) {
+  case RL_JNT_FREE:
+    for (int k = 0; k < 3; k++) {
+      real e[3] = {0, 0, 0};
+      e[k] = 1;
+      rl_sp_dof(s + 6 * k, e, NULL);
+      rl_sp_dof(s2 + 6 * k, e, NULL);
+    }
+    s += 18;
+    s2 += 18;
+    /* fall through */
+  case RL_JNT_BALL:
+    for (int k = 0; k < 3; k++) {
+      const real *R = d->xmat + 9 * m->jnt_bodyid[j];
+      real col[3] = {R[k], R[3 + k], R[6 + k]};
+      rl_sp_dof(s + 6 * k, col, off);
+      rl_sp_dof(s2 + 6 * k, col, off2);
+    }
+    break;
+  case RL_JNT_SLIDE:
+    rl_sp_dof(s, d->xaxis + 3 * j, NULL);
+    rl_sp_dof(s2, d->xaxis + 3 * j, NULL);
+    break;
+  default:
+    rl_sp_dof(s, d->xaxis + 3 * j, off);
+    rl_sp_dof(s2, d->xaxis + 3 * j, off2);
+    break;
+  }
+}
+
 /* subtree COM c_b = Σ_{i∈subtree(b)} m_i·xipos_i / M_b (c_b = xipos_b exactly when M_b = m_b: the mean of
    one mass point, e.g. a free body alone, is that point, not (m·x)/m rounded);
-   cinert_b = spatial inertia about c_root(b);  cdof = motion subspace at c_root. */
+   cinert_b = spatial inertia about c_root(b);  cdof = motion subspace at c_root.  f32 (RL_LOCAL_FRAMES) keeps
+   inert_local_b = R_b·diag(J_b)·R_bᵀ (about the body's own COM) on the way to cinert_b, and makes the local
+   frames (rl_local_frames) here. */
 void rl_com_pos(const rl_model *m, rl_data *d) {
   int nb = m->nbody;
   for (int b = 0; b < nb; b++) rl_v3_scale(d->subtree_com + 3 * b, d->xipos + 3 * b, m->body_mass[b]);
@@ -158,14 +195,29 @@ void rl_com_pos(const rl_model *m, rl_data *d) {
   for (int b = 1; b < nb; b++) {
     real off[3];
     rl_v3_sub(off, d->xipos + 3 * b, d->subtree_com + 3 * m->body_rootid[b]);
-    rl_sp_inert_com(d->cinert + 10 * b, m->body_inertia + 3 * b, d->ximat + 9 * b, off, m->body_mass[b]);
+    if (RL_LOCAL_FRAMES) {
+      rl_sp_inert_rot(d->inert_local + 6 * b, m->body_inertia + 3 * b, d->ximat + 9 * b);
+      rl_sp_inert_offset(d->cinert + 10 * b, d->inert_local + 6 * b, off, m->body_mass[b]);
+    } else {
+      rl_sp_inert_com(d->cinert + 10 * b, m->body_inertia + 3 * b, d->ximat + 9 * b, off, m->body_mass[b]);
+    }
+  }
+  if (RL_LOCAL_FRAMES) { /* f32 evaluates bias forces and M⁻¹ in local frames (rl_local_frames, made here) */
+    rl_local_shifts(m, d);
+    for (int j = 0; j < m->njnt; j++) {
+      real off[3], offl[3];
+      rl_v3_sub(off, d->subtree_com + 3 * m->body_rootid[m->jnt_bodyid[j]], d->xanchor + 3 * j);
+      rl_v3_sub(offl, d->xipos_rel + 3 * m->jnt_bodyid[j], d->xanchor_rel + 3 * j);
+      int a = 6 * m->jnt_dofadr[j];
+      rl_joint_dofs2(m, d, j, off, offl, d->cdof + a, d->cdof_local + a);
+    }
+    return;
   }
   for (int j = 0; j < m->njnt; j++) {
     real off[3];
     rl_v3_sub(off, d->subtree_com + 3 * m->body_rootid[m->jnt_bodyid[j]], d->xanchor + 3 * j);
     rl_joint_dofs(m, d, j, off, d->cdof + 6 * m->jnt_dofadr[j]);
   }
-  if (RL_LOCAL_FRAMES) rl_local_frames(m, d); /* f32 evaluates bias forces and M⁻¹ in them */
 }
 
 /* ------------------------------------------------------------- mass matrix */

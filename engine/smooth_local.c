@@ -22,18 +22,14 @@
 
 #define MINVAL ((real)1e-15) /* MuJoCo's mjMINVAL: the smallest pivot */
 
-/* The local frames' geometry, all from link-sized terms (xpos_rel, xanchor_rel, c_b = R_b·ipos_b = q_b − x_b):
+/* The local frames' geometry, all from link-sized terms (xpos_rel, xanchor_rel, c_b = xipos_rel_b = R_b·ipos_b
+   = q_b − x_b):
      body_shift_b = q_b − q_parent = xpos_rel_b + c_b − c_parent            (the world's c is 0)
      weld_shift_b = q_b − q_w, w the weld root of b's parent: body_shift_b, plus weld_shift_parent when
                     the parent has no dofs (a dofless body's offset from the body it is welded to, and a
-                    body with dofs' offset from the body of its parent dof)
-     cdof_local: rl_joint_dofs at q_b.  Uses 3·nbody arena reals while it runs. */
-void rl_local_frames(const rl_model *m, rl_data *d) {
-  size_t mark = rl_arena_mark(d);
-  real *c = rl_arena_take(d, 3 * (size_t)m->nbody);
-  if (!c) return; /* not reached: arena_reals covers it */
-  rl_v3_zero(c);
-  for (int b = 1; b < m->nbody; b++) rl_m3_mulv(c + 3 * b, d->xmat + 9 * b, m->body_ipos + 3 * b);
+                    body with dofs' offset from the body of its parent dof) */
+void rl_local_shifts(const rl_model *m, rl_data *d) {
+  const real *c = d->xipos_rel;
   rl_v3_zero(d->body_shift);
   rl_v3_zero(d->weld_shift);
   for (int b = 1; b < m->nbody; b++) {
@@ -44,13 +40,22 @@ void rl_local_frames(const rl_model *m, rl_data *d) {
     if (p > 0 && m->body_weldid[p] != p) rl_v3_add(up, d->weld_shift + 3 * p, cr);
     else rl_v3_copy(up, cr);
   }
-  /* cdof_local: the dofs at q_b, lever q_b − anchor = c_b − xanchor_rel_j */
+}
+
+/* rl_local_shifts, and cdof_local: rl_joint_dofs at q_b, lever q_b − anchor = c_b − xanchor_rel_j.  f64 (whose
+   rl_kinematics and rl_com_pos do not keep them) first makes xipos_rel_b = R_b·ipos_b and inert_local_b. */
+void rl_local_frames(const rl_model *m, rl_data *d) {
+  if (!RL_LOCAL_FRAMES)
+    for (int b = 1; b < m->nbody; b++) {
+      rl_m3_mulv(d->xipos_rel + 3 * b, d->xmat + 9 * b, m->body_ipos + 3 * b);
+      rl_sp_inert_rot(d->inert_local + 6 * b, m->body_inertia + 3 * b, d->ximat + 9 * b);
+    }
+  rl_local_shifts(m, d);
   for (int j = 0; j < m->njnt; j++) {
     real off[3];
-    rl_v3_sub(off, c + 3 * m->jnt_bodyid[j], d->xanchor_rel + 3 * j);
+    rl_v3_sub(off, d->xipos_rel + 3 * m->jnt_bodyid[j], d->xanchor_rel + 3 * j);
     rl_joint_dofs(m, d, j, off, d->cdof_local + 6 * m->jnt_dofadr[j]);
   }
-  rl_arena_release(d, mark);
 }
 
 /* a_child = X·a_parent = [ω; v + ω × r] */
@@ -97,10 +102,23 @@ static void local_shift_inertia_add(real *out, const real *I, const real r[3]) {
     }
 }
 
-/* body b's spatial inertia about its own COM (10 numbers, h = 0): R·diag(J)·Rᵀ, m */
-static void local_inertia(const rl_model *m, const rl_data *d, int b, real c[10]) {
-  static const real zero[3] = {0, 0, 0};
-  rl_sp_inert_com(c, m->body_inertia + 3 * b, d->ximat + 9 * b, zero, m->body_mass[b]);
+/* f = I·a + v ×* (I·v) for a body's inertia about its own COM (h = 0: I = [Ic, 0; 0, m·E], Ic = inert_local):
+     f = [Ic·α + ω × (Ic·ω);  m·a_lin + m·(ω × v_lin)]
+   (rl_sp_inert_mul + rl_sp_inert_cross with their h terms, all exactly zero, left out) */
+static void local_body_force(real f[6], const real Ic[6], real mass, const real a[6], const real v[6]) {
+  real na[3], nv[3], c[3], wu[3];
+  na[0] = Ic[0] * a[0] + Ic[3] * a[1] + Ic[4] * a[2];
+  na[1] = Ic[3] * a[0] + Ic[1] * a[1] + Ic[5] * a[2];
+  na[2] = Ic[4] * a[0] + Ic[5] * a[1] + Ic[2] * a[2];
+  nv[0] = Ic[0] * v[0] + Ic[3] * v[1] + Ic[4] * v[2];
+  nv[1] = Ic[3] * v[0] + Ic[1] * v[1] + Ic[5] * v[2];
+  nv[2] = Ic[4] * v[0] + Ic[5] * v[1] + Ic[2] * v[2];
+  rl_v3_cross(c, v, nv);
+  rl_v3_cross(wu, v, v + 3);
+  for (int k = 0; k < 3; k++) {
+    f[k] = na[k] + c[k];
+    f[3 + k] = mass * a[3 + k] + mass * wu[k];
+  }
 }
 
 /* ------------------------------------------------------------- bias forces */
@@ -149,12 +167,8 @@ void rl_rne_local(const rl_model *m, rl_data *d) {
   if (!(m->opt.disableflags & RL_DSBL_GRAVITY))
     for (int k = 0; k < 3; k++) a[3 + k] = -m->opt.gravity[k];
   for (int b = 1; b < m->nbody; b++) {
-    real I[10], t[6];
     local_body_motion(m, d, b, v, a);
-    local_inertia(m, d, b, I);
-    rl_sp_inert_mul(f + 6 * b, I, a + 6 * b);
-    rl_sp_inert_cross(t, I, v + 6 * b);
-    for (int k = 0; k < 6; k++) f[6 * b + k] += t[k];
+    local_body_force(f + 6 * b, d->inert_local + 6 * b, m->body_mass[b], a + 6 * b, v + 6 * b);
   }
   for (int b = m->nbody - 1; b > 0; b--) {
     int p = m->body_parentid[b];
@@ -175,8 +189,7 @@ static void local_assemble(const rl_model *m, const rl_data *d, real *IA) {
     int w = m->body_weldid[b];
     if (w <= 0) continue;
     real c[10];
-    rl_sp_inert_com(c, m->body_inertia + 3 * b, d->ximat + 9 * b, w == b ? zero : d->weld_shift + 3 * b,
-                    m->body_mass[b]);
+    rl_sp_inert_offset(c, d->inert_local + 6 * b, w == b ? zero : d->weld_shift + 3 * b, m->body_mass[b]);
     rl_sp_inert_add6(IA + 36 * (m->body_dofadr[w] + m->body_dofnum[w] - 1), c);
   }
 }
@@ -206,6 +219,118 @@ static void local_eliminate(const rl_model *m, const rl_data *d, real *IA, real 
     if (r) local_shift_inertia_add(IA + 36 * p, I, r);
     else
       for (int i = 0; i < 36; i++) IA[36 * p + i] += I[i];
+  }
+}
+
+/* The same elimination with each IA_k held as its 21 distinct numbers (IA is symmetric), the form the f32
+   pipeline runs: [A (xx yy zz xy xz yz) | B (row-major 3×3) | C (xx yy zz xy xz yz)] for IA = [[A, B], [Bᵀ, C]].
+   f64 keeps the 36-number form above, whose rounding its recursive path has always had. */
+#define PK 21
+
+/* u = IA·s:  u_top = A·s_top + B·s_bot,  u_bot = Bᵀ·s_top + C·s_bot */
+static void pk_mul(real *restrict u, const real *restrict I, const real *restrict s) {
+  const real *A = I, *B = I + 6, *C = I + 15, *t = s, *b = s + 3;
+  u[0] = A[0] * t[0] + A[3] * t[1] + A[4] * t[2] + B[0] * b[0] + B[1] * b[1] + B[2] * b[2];
+  u[1] = A[3] * t[0] + A[1] * t[1] + A[5] * t[2] + B[3] * b[0] + B[4] * b[1] + B[5] * b[2];
+  u[2] = A[4] * t[0] + A[5] * t[1] + A[2] * t[2] + B[6] * b[0] + B[7] * b[1] + B[8] * b[2];
+  u[3] = B[0] * t[0] + B[3] * t[1] + B[6] * t[2] + C[0] * b[0] + C[3] * b[1] + C[4] * b[2];
+  u[4] = B[1] * t[0] + B[4] * t[1] + B[7] * t[2] + C[3] * b[0] + C[1] * b[1] + C[5] * b[2];
+  u[5] = B[2] * t[0] + B[5] * t[1] + B[8] * t[2] + C[4] * b[0] + C[5] * b[1] + C[2] * b[2];
+}
+
+/* The 21 entries of w·u·uᵀ subtracted from IA's: OUTER(APPLY) calls APPLY(e, i, j) for entry e = (row i, column j) */
+#define OUTER(APPLY)                                                                                                \
+  APPLY(0, 0, 0), APPLY(1, 1, 1), APPLY(2, 2, 2), APPLY(3, 0, 1), APPLY(4, 0, 2), APPLY(5, 1, 2), APPLY(6, 0, 3),  \
+      APPLY(7, 0, 4), APPLY(8, 0, 5), APPLY(9, 1, 3), APPLY(10, 1, 4), APPLY(11, 1, 5), APPLY(12, 2, 3),          \
+      APPLY(13, 2, 4), APPLY(14, 2, 5), APPLY(15, 3, 3), APPLY(16, 4, 4), APPLY(17, 5, 5), APPLY(18, 3, 4),        \
+      APPLY(19, 3, 5), APPLY(20, 4, 5)
+
+/* J = IA − w·u·uᵀ */
+static void pk_sub_outer(real *restrict J, const real *restrict I, real w, const real *restrict u) {
+  real wu[6];
+  for (int i = 0; i < 6; i++) wu[i] = w * u[i];
+#define SUB(e, i, j) J[e] = I[e] - wu[i] * u[j]
+  OUTER(SUB);
+#undef SUB
+}
+
+/* out += IA − w·u·uᵀ (pk_sub_outer then pk_add, the same roundings, without J in memory) */
+static void pk_add_sub_outer(real *restrict out, const real *restrict I, real w, const real *restrict u) {
+  real wu[6];
+  for (int i = 0; i < 6; i++) wu[i] = w * u[i];
+#define ADDSUB(e, i, j) out[e] += I[e] - wu[i] * u[j]
+  OUTER(ADDSUB);
+#undef ADDSUB
+}
+
+/* out += Xᵀ·IA·X (local_shift_inertia_add on the 21 numbers): P = B·R (row i: B_i × r), Q = R·C (column j:
+   r × C_j), A' = A − P − Pᵀ − Q·R (row i of Q·R: Q_i × r; symmetric, its upper half taken), B' = B + Q, C' = C */
+static void pk_shift_add(real *restrict out, const real *restrict I, const real *restrict r) {
+  const real *A = I, *B = I + 6, *C = I + 15;
+  real P[3][3], Q[3][3], cj[3][3] = {{C[0], C[3], C[4]}, {C[3], C[1], C[5]}, {C[4], C[5], C[2]}};
+  for (int i = 0; i < 3; i++) {
+    real q[3];
+    rl_v3_cross(P[i], B + 3 * i, r);
+    rl_v3_cross(q, r, cj[i]); /* column i of Q */
+    for (int k = 0; k < 3; k++) Q[k][i] = q[k];
+  }
+  real qr00 = Q[0][1] * r[2] - Q[0][2] * r[1], qr01 = Q[0][2] * r[0] - Q[0][0] * r[2],
+       qr02 = Q[0][0] * r[1] - Q[0][1] * r[0], qr11 = Q[1][2] * r[0] - Q[1][0] * r[2],
+       qr12 = Q[1][0] * r[1] - Q[1][1] * r[0], qr22 = Q[2][0] * r[1] - Q[2][1] * r[0];
+  out[0] += A[0] - P[0][0] - P[0][0] - qr00;
+  out[1] += A[1] - P[1][1] - P[1][1] - qr11;
+  out[2] += A[2] - P[2][2] - P[2][2] - qr22;
+  out[3] += A[3] - P[0][1] - P[1][0] - qr01;
+  out[4] += A[4] - P[0][2] - P[2][0] - qr02;
+  out[5] += A[5] - P[1][2] - P[2][1] - qr12;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) out[6 + 3 * i + j] += B[3 * i + j] + Q[i][j];
+  for (int i = 0; i < 6; i++) out[15 + i] += C[i];
+}
+
+/* local_assemble on the 21 numbers: a body at its weld root adds [Ic, 0; 0, m·E]; a welded one, at
+   up_b = weld_shift_b, adds its 10-number inertia about that point (rl_sp_inert_offset) */
+static void pk_assemble(const rl_model *m, const rl_data *d, real *IA) {
+  memset(IA, 0, sizeof(real) * PK * (size_t)m->nv);
+  for (int b = 1; b < m->nbody; b++) {
+    int w = m->body_weldid[b];
+    if (w <= 0) continue;
+    real *A = IA + PK * (m->body_dofadr[w] + m->body_dofnum[w] - 1), *B = A + 6, *C = A + 15, mb = m->body_mass[b];
+    const real *Ic = d->inert_local + 6 * b;
+    if (w == b) {
+      for (int i = 0; i < 6; i++) A[i] += Ic[i];
+    } else {
+      real c[10];
+      const real *h = c + 6;
+      rl_sp_inert_offset(c, Ic, d->weld_shift + 3 * b, mb);
+      for (int i = 0; i < 6; i++) A[i] += c[i];
+      B[1] -= h[2], B[2] += h[1], B[3] += h[2], B[5] -= h[0], B[6] -= h[1], B[7] += h[0];
+    }
+    C[0] += mb, C[1] += mb, C[2] += mb;
+  }
+}
+
+/* local_eliminate on the 21 numbers */
+static void pk_eliminate(const rl_model *m, const rl_data *d, real *IA, real *U, real *Dinv, real *D, real h,
+                         const real *b) {
+  for (int k = m->nv - 1; k >= 0; k--) {
+    const real *s = d->cdof_local + 6 * k;
+    real *I = IA + PK * k, *u = U + 6 * k;
+    pk_mul(u, I, s);
+    real Dk = rl_sp_dot(s, u) + m->dof_armature[k] + (b ? h * b[k] : 0);
+    if (Dk < MINVAL) Dk = MINVAL;
+    Dinv[k] = 1 / Dk;
+    if (D) D[k] = Dk;
+    int p = m->dof_parentid[k];
+    if (p < 0) continue;
+    const real *r = local_dof_offset(m, d, k);
+    if (r) {
+      real J[PK];
+      pk_sub_outer(J, I, Dinv[k], u);
+      pk_shift_add(IA + PK * p, J, r);
+    } else {
+      pk_add_sub_outer(IA + PK * p, I, Dinv[k], u);
+    }
   }
 }
 
@@ -276,8 +401,8 @@ int rl_factor_m_local(const rl_model *m, rl_data *d) {
     rl_arena_release(d, mark);
     return -1;
   }
-  local_assemble(m, d, IA);
-  local_eliminate(m, d, IA, U, Dinv, D, 0, NULL);
+  pk_assemble(m, d, IA);
+  pk_eliminate(m, d, IA, U, Dinv, D, 0, NULL);
   local_factor_rows(m, d, U, Dinv, D, d->qLD, d->qLDiagInv);
   rl_arena_release(d, mark);
   return 0;
@@ -293,16 +418,20 @@ int rl_solve_m_local(const rl_model *m, rl_data *d, real *x, real h, const real 
     rl_arena_release(d, mark);
     return -1;
   }
-  local_assemble(m, d, IA);
-  local_eliminate(m, d, IA, U, Dinv, NULL, h, b);
+  if (RL_LOCAL_FRAMES) {
+    pk_assemble(m, d, IA);
+    pk_eliminate(m, d, IA, U, Dinv, NULL, h, b);
+  } else {
+    local_assemble(m, d, IA);
+    local_eliminate(m, d, IA, U, Dinv, NULL, h, b);
+  }
   local_substitute(m, d, U, Dinv, P, x);
   rl_arena_release(d, mark);
   return 0;
 }
 
 /* arena reals the local routines take at most: rl_solve_m_local 49·nv + 4 (rl_factor_m_local 44·nv + 4),
-   rl_rne 18·nbody,
-   rl_local_frames 3·nbody */
+   rl_rne 18·nbody */
 size_t rl_local_arena(const rl_model *m) {
   size_t solve = 49 * (size_t)m->nv + 4, rne = 18 * (size_t)m->nbody;
   return (solve > rne ? solve : rne) + 16;
