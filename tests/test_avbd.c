@@ -1592,6 +1592,21 @@ Test(avbd, model_options_set_the_parameters) {
   }
 }
 
+/* the stopping test: the distance test by default; --opt avbd_stop=update selects the update test and
+   avbd_stop=distance keeps the distance test */
+Test(avbd, stop_option_default_is_distance) {
+  const char *opts[] = {NULL, "avbd_stop=update", "avbd_stop=distance"};
+  const int want[] = {RL_AVBD_STOP_DISTANCE, RL_AVBD_STOP_UPDATE, RL_AVBD_STOP_DISTANCE};
+  for (int k = 0; k < 3; k++) {
+    rl_pair p;
+    load(&p, SCENE("pendulum.xml"), opts[k]);
+    rl_avbd *am = build(p.m);
+    cr_expect_eq(am->prm.stop, want[k], "%s: stop %d", opts[k] ? opts[k] : "(no option)", am->prm.stop);
+    rl_avbd_free(am);
+    rl_pair_free(&p);
+  }
+}
+
 /* rl_avbd_default_param picks the contact source by the model: rl_collision's where two geoms on different
    dynamic bodies pass the contype/conaffinity filter (box_stack), else the own ground contacts (pendulum,
    the single sphere of spin_sphere) */
