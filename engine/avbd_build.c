@@ -53,6 +53,8 @@ static void avbd_default_param(rl_avbd_param *p) {
   p->bam.max_duty = (real)0.97;
   p->cheb_rho = 0;
   p->cheb_start = 3;
+  /* a step flagged converged is within the stated distance of its exact solution (avbd_tail_distance) */
+  p->stop = RL_AVBD_STOP_DISTANCE;
 }
 
 /* the model's AVBD overrides (--opt avbd_*; 0 keeps the default): sweep budget, stopping tolerance

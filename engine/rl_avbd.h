@@ -51,8 +51,8 @@
 enum { RL_AVBD_CONTACTS_GROUND = 0, RL_AVBD_CONTACTS_DATA = 1, RL_AVBD_CONTACTS_NONE = 2 };
 /* servo model of every position actuator (biastype affine with b₁ < 0, one per joint) */
 enum { RL_AVBD_SERVO_PD = 0, RL_AVBD_SERVO_BAM = 1 };
-/* stopping test of a step (rl_avbd_param.stop) */
-enum { RL_AVBD_STOP_UPDATE = 0, RL_AVBD_STOP_DISTANCE = 1 };
+/* stopping test of a step (rl_avbd_param.stop; the distance test is the default, value 0) */
+enum { RL_AVBD_STOP_DISTANCE = 0, RL_AVBD_STOP_UPDATE = 1 };
 /* block of one iteration (rl_avbd_param.block) */
 enum { RL_AVBD_BLOCK_BODY = 0, RL_AVBD_BLOCK_ARTICULATION = 1 };
 
@@ -135,10 +135,13 @@ typedef struct rl_avbd_param {
                           Not for budget-exhausting mass-ratio chains (chain50 50 000:1 loses its anchors,
                           2e-3 m, at ρ ≥ 0.9) */
   int cheb_start;      /* dual updates before the acceleration starts (default 3) */
-  int stop;            /* RL_AVBD_STOP_UPDATE: the last sweep's update and the rows' residuals ≤ tol (tol scaled
-                          by (h/1 ms)² above 1 ms in f64, avbd_step_tolerance); RL_AVBD_STOP_DISTANCE: the
-                          iterate's estimated distance to the step's exact solution ≤ tol_lin·(h/1 ms)² (m),
-                          tol_ang·(h/1 ms)² (rad) at every h, and the residuals too (avbd_distance_stop) */
+  int stop;            /* RL_AVBD_STOP_DISTANCE (default, both precisions): the iterate's estimated distance to
+                          the step's exact solution ≤ tol_lin·(h/1 ms)² (m), tol_ang·(h/1 ms)² (rad) at every
+                          h, never below the rounding of the poses, and the residuals too
+                          (avbd_distance_tolerance, avbd_tail_distance); RL_AVBD_STOP_UPDATE: the last sweep's
+                          update and the rows' residuals ≤ tol (tol scaled by (h/1 ms)² above 1 ms in f64,
+                          avbd_step_tolerance), which can pass far from the exact step (a slow dual ascent
+                          makes small updates: false stops on every robot scene of avbd_robots.ini) */
   int block;           /* RL_AVBD_BLOCK_BODY (default): one iteration is a colored sweep of 6×6 body blocks;
                           RL_AVBD_BLOCK_ARTICULATION: one iteration solves each articulation (bodies joined
                           by tree joints) as one block, the Newton system of all its bodies factored along

@@ -111,7 +111,7 @@ typedef struct rl_option {
   int avbd_iterations; /* sweep budget */
   real avbd_tolerance; /* tol_lin (m); tol_ang scales with it by the default ratio */
   real avbd_cheb_rho;  /* Chebyshev acceleration of the joint multipliers (0: off) */
-  int avbd_stop;       /* RL_AVBD_STOP_UPDATE (default) | RL_AVBD_STOP_DISTANCE (rl_avbd_param.stop) */
+  int avbd_stop;       /* RL_AVBD_STOP_DISTANCE (default) | RL_AVBD_STOP_UPDATE (rl_avbd_param.stop) */
   int avbd_block;      /* RL_AVBD_BLOCK_BODY (default) | RL_AVBD_BLOCK_ARTICULATION (rl_avbd_param.block) */
 } rl_option;
 

@@ -150,12 +150,15 @@ Test(avbd, compound_joints_round_trip) {
 }
 
 /* Robot-like scenes with compound joints standing on flat ground, 2 s from qpos0 at the model's time step
-   (2 ms), default parameters: no step exhausts the budget, anchors (length rows of every joint, compound
+   (2 ms), default parameters under the update stopping test (update_stop; the distance test exhausts the
+   body sweeps here, avbd_robots.ini): no step exhausts the budget, anchors (length rows of every joint, compound
    rows included) ≤ 1 µm (f64) / 20 µm (f32); prints sweeps per step and the base height. */
 static void robot_stands(const char *model, const char *name, int zi, double z0) {
   rl_pair p;
   rl_data *d;
-  rl_avbd *am = avbd_open(&p, model, 0, &d);
+  rl_avbd_param prm = avbd_load(&p, model, 0);
+  update_stop(&prm);
+  rl_avbd *am = avbd_start(&p, &prm, &d);
   long n = lround(2.0 / (double)p.m->opt.timestep);
   double an = 0, zmin = 1e9, zmax = -1e9;
   for (long k = 0; k < n; k++) {
@@ -499,9 +502,10 @@ Test(avbd, incline_sticks) {
 /* ------------------------------------------------------------------------ microduck */
 
 /* the microduck at h = 1 ms in AVBD from its initial state (ctrl = 0: standing on its servos), with the
-   default parameters changed by SET (NULL: none) */
+   default parameters under the update stopping test (update_stop) changed by SET (NULL: none) */
 static rl_avbd *microduck_1ms_with(rl_pair *p, rl_data **d, void (*set)(rl_avbd_param *, real), real v) {
   rl_avbd_param prm = avbd_load(p, SCENE("microduck.xml"), 1e-3);
+  update_stop(&prm);
   if (set) set(&prm, v);
   return avbd_start(p, &prm, d);
 }
@@ -944,6 +948,7 @@ Test(avbd, articulation_blocks_linear_on_a_chain, .timeout = 300) {
     chain_model(&p, ns[k]);
     rl_avbd_param prm = rl_avbd_default_param(p.m);
     prm.block = RL_AVBD_BLOCK_ARTICULATION;
+    update_stop(&prm); /* distance test, f64: 16, 5, 1, 1 of 100 steps exhausted on chains of 8 … 64 */
     rl_data *d;
     rl_avbd *am = avbd_start(&p, &prm, &d);
     long it = 0;
@@ -973,10 +978,15 @@ Test(avbd, articulation_blocks_linear_on_a_chain, .timeout = 300) {
   cr_expect_leq(per[3], 2.5 * per[1], "per body and iteration %.3g s (64) vs %.3g s (16)", per[3], per[1]);
 }
 
+/* under the update test (update_stop), whose bounds these are; the distance test's claim is held against the
+   dense reference by the false-stop tests (f32 pendulum: the distance test does not stop, its updates are
+   the poses' rounding noise) */
 static void dense_vs_avbd(const char *model, const char *name, int warm) {
   rl_pair p;
   rl_data *d;
-  rl_avbd *am = avbd_open(&p, model, 0, &d);
+  rl_avbd_param prm = avbd_load(&p, model, 0);
+  update_stop(&prm);
+  rl_avbd *am = avbd_start(&p, &prm, &d);
   for (int k = 0; k < warm; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK); /* a moving state */
   rl_avbd_ref ref;
   cr_assert_eq(rl_avbd_ref_solve(&ref, am, p.m, d), 0, "dense KKT solve failed (info %d)", ref.info);
@@ -1490,6 +1500,7 @@ static void cheb_chain8(real rho, int warm, int *k1e6, int *sweeps, int *converg
   cr_assert_eq(rl_avbd_ref_solve(&ref, am, p.m, d), 0, "dense KKT solve failed (info %d)", ref.info);
   rl_avbd_param prm = am->prm;
   prm.cheb_rho = rho;
+  update_stop(&prm); /* the converged-run figures below are the update test's */
   *k1e6 = -1;
   for (int k = 1; k <= 201; k++) {
     memcpy(d->qpos, q0, sizeof(real) * (size_t)p.m->nq);
@@ -1576,6 +1587,21 @@ Test(avbd, model_options_set_the_parameters) {
                   1e-6 * (double)q->tol_ang,
               "%s: tol_ang %g", opts[k], (double)q->tol_ang);
     cr_expect_eq(q->cheb_rho, k == 2 ? (real)0.93 : def.cheb_rho, "%s", opts[k]);
+    rl_avbd_free(am);
+    rl_pair_free(&p);
+  }
+}
+
+/* the stopping test: the distance test by default; --opt avbd_stop=update selects the update test and
+   avbd_stop=distance keeps the distance test */
+Test(avbd, stop_option_default_is_distance) {
+  const char *opts[] = {NULL, "avbd_stop=update", "avbd_stop=distance"};
+  const int want[] = {RL_AVBD_STOP_DISTANCE, RL_AVBD_STOP_UPDATE, RL_AVBD_STOP_DISTANCE};
+  for (int k = 0; k < 3; k++) {
+    rl_pair p;
+    load(&p, SCENE("pendulum.xml"), opts[k]);
+    rl_avbd *am = build(p.m);
+    cr_expect_eq(am->prm.stop, want[k], "%s: stop %d", opts[k] ? opts[k] : "(no option)", am->prm.stop);
     rl_avbd_free(am);
     rl_pair_free(&p);
   }

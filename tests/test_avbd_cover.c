@@ -75,7 +75,7 @@ static shaken_run shaken_pendulums(double h, double T) {
   rl_pair p;
   load(&p, MODEL("mocap_pendulum.xml"), NULL);
   p.m->opt.timestep = (real)h;
-  rl_avbd *am = build(p.m);
+  rl_avbd *am = build_update_stop(p.m);
   cr_assert_eq(am->nmoving, 4, "hinge, ball, gimbal and weld move with the hand: %d", am->nmoving);
   rl_data *da = rl_data_alloc(p.m), *dn = rl_data_alloc(p.m);
   rl_avbd_from_generalized(am, p.m, da);
@@ -107,7 +107,7 @@ static shaken_run shaken_pendulums(double h, double T) {
  * mocap motion); AVBD carries such bodies rigidly with the mocap body.  The joints then follow Newton with an
  * error that shrinks with h (both engines first order); the welded box follows the hand hard in AVBD and
  * through MuJoCo's soft weld (solref 0.004 1) in Newton, an offset of the weld's lag that does not shrink with
- * h; every AVBD step passes its stopping test. */
+ * h; every AVBD step passes the update stopping test (update_stop). */
 Test(avbd_cover, mocap_joints_follow_the_moving_body) {
   double hs[3] = {2e-3, 1e-3, 5e-4};
   shaken_run r[3];
@@ -136,7 +136,7 @@ Test(avbd_cover, mocap_joints_follow_the_moving_body) {
 Test(avbd_cover, mocap_paddle_pushes_a_box) {
   rl_pair p;
   load(&p, MODEL("mocap_pusher.xml"), NULL);
-  rl_avbd *am = build(p.m);
+  rl_avbd *am = build_update_stop(p.m);
   cr_expect_eq(am->prm.contacts, RL_AVBD_CONTACTS_DATA, "a mocap geom that can touch needs rl_collision");
   rl_data *da = rl_data_alloc(p.m), *dn = rl_data_alloc(p.m);
   rl_avbd_from_generalized(am, p.m, da);
@@ -172,12 +172,12 @@ Test(avbd_cover, mocap_paddle_pushes_a_box) {
 }
 
 /* The mocap gripper (a palm on a free joint welded to a mocap target, position-servo fingers): the target
- * raised, swayed and turned for 1 s; every AVBD step passes its stopping test and the palm follows Newton's
+ * raised, swayed and turned for 1 s; every AVBD step passes the update stopping test and the palm follows Newton's
  * up to MuJoCo's soft weld (solref 0.01 1) lag. */
 Test(avbd_cover, mocap_gripper_tracks_the_target) {
   rl_pair p;
   load(&p, MODEL("mocap_gripper.xml"), NULL);
-  rl_avbd *am = build(p.m);
+  rl_avbd *am = build_update_stop(p.m);
   rl_data *da = rl_data_alloc(p.m), *dn = rl_data_alloc(p.m);
   for (int u = 0; u < p.m->nu; u++) da->ctrl[u] = dn->ctrl[u] = (real)0.01;
   rl_avbd_from_generalized(am, p.m, da);
