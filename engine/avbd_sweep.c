@@ -312,9 +312,11 @@ RL_HDFN static void avbd_coarse_add(real Hc[36], real gc[6], const real H[36], c
  * rigid motion δ = (δX, δΘ) about the component's COM x_c; the rest is summed per body with
  * T_s = [I, −[r_s]×; 0, I], r_s = x_s − x_c:  H_c = Σ T_sᵀ H_s T_s,  g_c = Σ T_sᵀ g_s  (H_s, g_s: inertia
  * term and the contact rows with bodies outside the component), H_c δ = −g_c, and every body moves by
- * T_s δ (δx_s = δX + δΘ × r_s, δθ_s = δΘ). */
-RL_HDFN static void avbd_coarse(rl_avbd *am, real h) {
+ * T_s δ (δx_s = δX + δΘ × r_s, δθ_s = δΘ).  *ux, *uth: the largest ‖δx_s‖, ‖δθ_s‖ it moved a body by. */
+RL_HDFN static void avbd_coarse(rl_avbd *am, real h, real *ux, real *uth) {
   int nb = am->nb;
+  *ux = 0;
+  *uth = 0;
   real *W = am->cwork; /* per component root c: H [36], g [6], x_c [3], M [1] */
   for (int s = 0; s < nb; s++)
     for (int i = 0; i < 46; i++) W[46 * s + i] = 0;
@@ -353,6 +355,8 @@ RL_HDFN static void avbd_coarse(rl_avbd *am, real h) {
     rl_v3_sub(r, am->pose[s].x, xc);
     rl_v3_cross(w, dz + 3, r);
     rl_v3_add(w, w, dz);
+    *ux = rl_avbd_max(*ux, rl_sqrt(rl_v3_dot(w, w)));
+    *uth = rl_avbd_max(*uth, rl_sqrt(rl_v3_dot(dz + 3, dz + 3)));
     rl_avbd_body_move(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s, w, dz + 3);
     avbd_moved(am, s);
   }
@@ -830,7 +834,7 @@ RL_HDFN rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *
   avbd_predict(am, m, h);
   /* colored block sweeps + dual update until the residual test or the budget */
   const rl_avbd_param *pr = &am->prm;
-  real tl, ta, hx[AVBD_STOP_HIST] = {0}, hth[AVBD_STOP_HIST] = {0};
+  real tl, ta, hx[AVBD_STOP_HIST] = {0}, hth[AVBD_STOP_HIST] = {0}, hpx[AVBD_STOP_HIST] = {0}, hpth[AVBD_STOP_HIST] = {0};
   int distance = pr->stop == RL_AVBD_STOP_DISTANCE;
   if (distance) {
     avbd_distance_tolerance(pr, h, &tl, &ta);
@@ -838,8 +842,8 @@ RL_HDFN rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *
   } else avbd_step_tolerance(pr, h, &tl, &ta);
   st->tol_lin = tl;
   st->tol_ang = ta;
-  int it, kc = 0;
-  real omega = 1, uprev = 0;
+  int it, kc = 0, nper = 0;
+  real omega = 1, uprev = 0, px = 0, pth = 0;
   if (pr->cheb_rho > 0) avbd_cheb_shift(am);
   for (it = 0; it < pr->iterations; it++) {
     real ux, uth, res[2];
@@ -847,17 +851,43 @@ RL_HDFN rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *
     else avbd_sweep(am, m, d, h, &ux, &uth);
     /* the coarse rigid-motion step serves the body sweep only: an articulation block's Newton step already
        moves each articulation along its rigid modes, with every contact row on its bodies' blocks */
-    if (pr->block != RL_AVBD_BLOCK_ARTICULATION && pr->coarse > 0 && (it + 1) % pr->coarse == 0) avbd_coarse(am, h);
+    int period = pr->block != RL_AVBD_BLOCK_ARTICULATION && pr->coarse > 0 ? pr->coarse : 1;
+    int period_end = (it + 1) % period == 0;
+    if (period > 1 && period_end) {
+      real cx, cth;
+      avbd_coarse(am, h, &cx, &cth);
+      px += cx;
+      pth += cth;
+    }
     st->dry_residual = 0;
     avbd_dual_update(am, m, d, res);
     st->update = ux;
     if (distance) {
+      /* with a coarse step every `period` sweeps the updates are not monotone within a period, and the
+         per-sweep ratios may never show a contraction: the contraction is also measured between periods,
+         each period's motion the sum of its sweeps' and its coarse step's updates (a bound on any body's
+         displacement over the period), evaluated at period ends; the step stops when either estimate is
+         within the tolerances */
       avbd_push_update(hx, ux);
       avbd_push_update(hth, uth);
-      st->dist_lin = avbd_tail_distance(hx, it + 1);
-      st->dist_ang = avbd_tail_distance(hth, it + 1);
-      if (pr->block == RL_AVBD_BLOCK_ARTICULATION) avbd_tail_at_rounding(am, hx[0], hth[0], &st->dist_lin, &st->dist_ang);
-      if (st->dist_lin <= tl && st->dist_ang <= ta && res[0] <= tl && res[1] <= ta) {
+      real dl = avbd_tail_distance(hx, it + 1), da = avbd_tail_distance(hth, it + 1);
+      if (pr->block == RL_AVBD_BLOCK_ARTICULATION) avbd_tail_at_rounding(am, hx[0], hth[0], &dl, &da);
+      px += ux;
+      pth += uth;
+      if (period > 1 && period_end) {
+        avbd_push_update(hpx, px);
+        avbd_push_update(hpth, pth);
+        px = pth = 0;
+        nper++;
+        real pl = avbd_tail_distance(hpx, nper), pa = avbd_tail_distance(hpth, nper);
+        if (!(dl <= tl && da <= ta) && pl <= tl && pa <= ta) {
+          dl = pl;
+          da = pa;
+        }
+      }
+      st->dist_lin = dl;
+      st->dist_ang = da;
+      if (dl <= tl && da <= ta && res[0] <= tl && res[1] <= ta) {
         st->converged = 1;
         it++;
         break;
