@@ -9,12 +9,7 @@
 #include <string.h>
 #include "rl_engine.h"
 #include "rl_so3.h"
-
-/* MuJoCo's mjMINVAL: the floor of every divisor below */
-#define MINVAL ((real)1e-15)
-
-static real clampr(real x, real lo, real hi) { return x < lo ? lo : (x > hi ? hi : x); }
-static real maxr(real a, real b) { return a >= b ? a : b; }
+#include "rl_muscle.h"
 
 /* ------------------------------------------------------------ transmissions */
 
@@ -174,100 +169,23 @@ static real transmission_row(const rl_model *m, rl_data *d, int u, real *r) {
   }
 }
 
-/* ------------------------------------------------------------ muscles */
+/* ------------------------------------------------------------ muscles (curves: rl_muscle.h) */
 
-/* normalized muscle length L = range₀ + (l − lr₀)/L₀ with the optimal length L₀ = (lr₁ − lr₀)/(range₁ − range₀)
-   (prm = range[2], force, scale, lmin, lmax, vmax, fpmax, fvmax; lr the actuator's lengthrange) */
-static real muscle_l0(const real lr[2], const real *prm) { return (lr[1] - lr[0]) / maxr(MINVAL, prm[1] - prm[0]); }
-
-/* peak force: prm force, or scale / acc0 when force < 0 */
-static real muscle_peak(real acc0, const real *prm) { return prm[2] < 0 ? prm[3] / maxr(MINVAL, acc0) : prm[2]; }
-
-/* the force-length curve FL of the muscle gain (MuJoCo's mju_muscleGain): half-quadratics rising on
-   [lmin, a], falling from 1 at L = 1 to 0 at lmax through b, a = (lmin + 1)/2, b = (1 + lmax)/2 */
-static real muscle_fl(real L, real lmin, real lmax) {
-  real a = (real)0.5 * (lmin + 1), b = (real)0.5 * (1 + lmax), x;
-  if (L >= lmin && L <= a) {
-    x = (L - lmin) / maxr(MINVAL, a - lmin);
-    return (real)0.5 * x * x;
-  }
-  if (L <= 1) {
-    x = (1 - L) / maxr(MINVAL, 1 - a);
-    return 1 - (real)0.5 * x * x;
-  }
-  if (L <= b) {
-    x = (L - 1) / maxr(MINVAL, b - 1);
-    return 1 - (real)0.5 * x * x;
-  }
-  if (L <= lmax) {
-    x = (lmax - L) / maxr(MINVAL, lmax - b);
-    return (real)0.5 * x * x;
-  }
-  return 0;
-}
-
-/* active force-length-velocity gain (MuJoCo's mju_muscleGain), negative (a muscle pulls):
-   FL as muscle_fl; FV: 0 for V ≤ −1, (V + 1)² up to 0, fvmax − (y − V)²/y up to y = fvmax − 1, then fvmax;
-   V = l̇ / (L₀·vmax);  gain = −F·FL·FV. */
-static real muscle_gain(real len, real vel, const real lr[2], real acc0, const real *prm) {
-  real vmax = prm[6], fvmax = prm[8], force = muscle_peak(acc0, prm), L0 = muscle_l0(lr, prm);
-  real L = prm[0] + (len - lr[0]) / maxr(MINVAL, L0), V = vel / maxr(MINVAL, L0 * vmax);
-  real FL = muscle_fl(L, prm[4], prm[5]);
-  real FV, y = fvmax - 1;
-  if (V <= -1) FV = 0;
-  else if (V <= 0) FV = (V + 1) * (V + 1);
-  else if (V <= y) FV = fvmax - (y - V) * (y - V) / maxr(MINVAL, y);
-  else FV = fvmax;
-  return -force * FL * FV;
-}
-
-/* ∂gain/∂l̇ of muscle_gain (MuJoCo 2.2.2's mjd_muscleGain_vel): −F·FL·FV′(V)/(L₀·vmax) with
+/* ∂gain/∂l̇ of rl_muscle_gain (MuJoCo 2.2.2's mjd_muscleGain_vel): −F·FL·FV′(V)/(L₀·vmax) with
    FV′ = 0 (V ≤ −1), 2V + 2 (V ≤ 0), (2y − 2V)/y (V ≤ y), 0 beyond */
 real rl_muscle_gain_vel(real len, real vel, const real lr[2], real acc0, const real *prm) {
-  real vmax = prm[6], fvmax = prm[8], force = muscle_peak(acc0, prm), L0 = muscle_l0(lr, prm);
-  real L = prm[0] + (len - lr[0]) / maxr(MINVAL, L0), V = vel / maxr(MINVAL, L0 * vmax);
-  real FL = muscle_fl(L, prm[4], prm[5]);
+  real vmax = prm[6], fvmax = prm[8], force = rl_muscle_peak(acc0, prm), L0 = rl_muscle_l0(lr, prm);
+  real L = prm[0] + (len - lr[0]) / rl_muscle_maxr(RL_MUSCLE_MINVAL, L0), V = vel / rl_muscle_maxr(RL_MUSCLE_MINVAL, L0 * vmax);
+  real FL = rl_muscle_fl(L, prm[4], prm[5]);
   real dFV, y = fvmax - 1;
   if (V <= -1) dFV = 0;
   else if (V <= 0) dFV = 2 * V + 2;
-  else if (V <= y) dFV = (-2 * V + 2 * y) / maxr(MINVAL, y);
+  else if (V <= y) dFV = (-2 * V + 2 * y) / rl_muscle_maxr(RL_MUSCLE_MINVAL, y);
   else dFV = 0;
-  return -force * FL * dFV / maxr(MINVAL, L0 * vmax);
-}
-
-/* passive muscle force (MuJoCo's mju_muscleBias): 0 for L ≤ 1, −F·fpmax·x²/2 up to b = (1 + lmax)/2
-   (x = (L − 1)/(b − 1)), then linear −F·fpmax·(½ + (L − b)/(b − 1)) */
-static real muscle_bias(real len, const real lr[2], real acc0, const real *prm) {
-  real lmax = prm[5], fpmax = prm[7], force = muscle_peak(acc0, prm);
-  real L0 = muscle_l0(lr, prm), L = prm[0] + (len - lr[0]) / maxr(MINVAL, L0), b = (real)0.5 * (1 + lmax);
-  if (L <= 1) return 0;
-  if (L <= b) {
-    real x = (L - 1) / maxr(MINVAL, b - 1);
-    return -force * fpmax * (real)0.5 * x * x;
-  }
-  real x = (L - b) / maxr(MINVAL, b - 1);
-  return -force * fpmax * ((real)0.5 + x);
-}
-
-/* muscle activation dynamics (MuJoCo's mju_muscleDynamics, Millard et al. 2013): u, a clamped to [0, 1],
-   τ = τ_act·(½ + 3a/2) when u > act, else τ_deact/(½ + 3a/2);  ȧ = (u − act)/τ */
-static real muscle_dynamics(real ctrl, real act, const real *prm) {
-  real uc = clampr(ctrl, 0, 1), ac = clampr(act, 0, 1);
-  real tau = uc > act ? prm[0] * ((real)0.5 + (real)1.5 * ac) : prm[1] / ((real)0.5 + (real)1.5 * ac);
-  return (uc - act) / maxr(MINVAL, tau);
+  return -force * FL * dFV / rl_muscle_maxr(RL_MUSCLE_MINVAL, L0 * vmax);
 }
 
 /* ------------------------------------------------------------ forces */
-
-/* ȧ of actuator u with activation a and (clamped) control c: integrator c, filter (c − a)/τ, muscle */
-static real act_rate(const rl_model *m, int u, real c, real a) {
-  const real *p = m->actuator_dynprm + RL_NDYN * u;
-  switch (m->actuator_dyntype[u]) {
-  case RL_DYN_INTEGRATOR: return c;
-  case RL_DYN_FILTER: return (c - a) / maxr(MINVAL, p[0]);
-  default: return muscle_dynamics(c, a, p);
-  }
-}
 
 /* gain·input + bias of actuator u (fixed, affine or muscle gain; none, affine or muscle bias) */
 static real actuator_force(const rl_model *m, const rl_data *d, int u, real input) {
@@ -276,10 +194,10 @@ static real actuator_force(const rl_model *m, const rl_data *d, int u, real inpu
   real len = d->actuator_length[u], vel = d->actuator_velocity[u], acc0 = m->actuator_acc0[u];
   real gain = gp[0];
   if (m->actuator_gaintype[u] == RL_GAIN_AFFINE) gain += gp[1] * len + gp[2] * vel;
-  else if (m->actuator_gaintype[u] == RL_GAIN_MUSCLE) gain = muscle_gain(len, vel, lr, acc0, gp);
+  else if (m->actuator_gaintype[u] == RL_GAIN_MUSCLE) gain = rl_muscle_gain(len, vel, lr, acc0, gp);
   real bias = 0;
   if (m->actuator_biastype[u] == RL_BIAS_AFFINE) bias = bp[0] + bp[1] * len + bp[2] * vel;
-  else if (m->actuator_biastype[u] == RL_BIAS_MUSCLE) bias = muscle_bias(len, lr, acc0, bp);
+  else if (m->actuator_biastype[u] == RL_BIAS_MUSCLE) bias = rl_muscle_bias(len, lr, acc0, bp);
   return gain * input + bias;
 }
 
@@ -317,7 +235,7 @@ void rl_actuation(const rl_model *m, rl_data *d) {
     real input = c;
     if (m->actuator_dyntype[u] != RL_DYN_NONE) {
       int a = u - (nu - m->na);
-      d->act_dot[a] = act_rate(m, u, c, d->act[a]);
+      d->act_dot[a] = rl_act_rate(m, u, c, d->act[a]);
       input = d->act[a];
     }
     real f = actuator_force(m, d, u, input);
@@ -334,11 +252,4 @@ void rl_actuation(const rl_model *m, rl_data *d) {
 }
 
 /* act ← act + h·rate (the integrators' activation update), clamped to actrange where actlimited */
-void rl_act_advance(const rl_model *m, rl_data *d, const real *rate, real h) {
-  for (int a = 0; a < m->na; a++) {
-    int u = a + m->nu - m->na;
-    d->act[a] += h * rate[a];
-    if (m->actuator_actlimited[u])
-      d->act[a] = clampr(d->act[a], m->actuator_actrange[2 * u], m->actuator_actrange[2 * u + 1]);
-  }
-}
+void rl_act_advance(const rl_model *m, rl_data *d, const real *rate, real h) { rl_act_euler(m, d->act, rate, h); }

@@ -237,21 +237,16 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
                name);
       return 0;
     }
-    if (m->actuator_dyntype[u] != RL_DYN_NONE || m->actuator_gaintype[u] == RL_GAIN_MUSCLE ||
-        m->actuator_biastype[u] == RL_BIAS_MUSCLE) {
-      snprintf(err, (size_t)errlen,
-               "avbd: actuator '%s' has activation dynamics or a muscle model: AVBD's state is the body poses and "
-               "velocities, with no activation to integrate",
-               name);
-      return 0;
-    }
   }
-  if (m->opt.density > 0 || m->opt.viscosity > 0) {
-    snprintf(err, (size_t)errlen,
-             "avbd: fluid forces (density/viscosity) are velocity-dependent external forces AVBD's body sweeps do "
-             "not include");
-    return 0;
-  }
+  if (m->opt.density > 0 || m->opt.viscosity > 0)
+    for (int b = 1; b < m->nbody; b++)
+      if (!avbd_is_static(m, b) && rl_fluid_ellipsoid_body(m, b)) {
+        snprintf(err, (size_t)errlen,
+                 "avbd: body '%s' uses the ellipsoid fluid model (fluidshape): AVBD applies the inertia-box model "
+                 "only (use --engine newton)",
+                 rl_model_name(m, m->name_bodyadr[b]));
+        return 0;
+      }
   for (int b = 1; b < m->nbody; b++) {
     if (avbd_is_static(m, b)) continue;
     const char *name = rl_model_name(m, m->name_bodyadr[b]);
@@ -764,7 +759,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
       jt->stiffness = m->jnt_stiffness[j];
       jt->spring = m->qpos_spring[m->jnt_qposadr[j]];
       for (int u = 0; u < m->nu; u++)
-        if (m->actuator_trntype[u] != RL_TRN_TENDON && m->actuator_trnid[2 * u] == j) jt->act = u;
+        if (jt->act < 0 && m->actuator_trntype[u] != RL_TRN_TENDON && m->actuator_trnid[2 * u] == j) jt->act = u;
       avbd_joint_geometry(m, d, am, jt, d->xanchor + 3 * j, d->xaxis + 3 * j);
       jt->phi = jt->qpos0;
     }

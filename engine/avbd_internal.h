@@ -59,6 +59,7 @@ RL_HDFN static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return 
 #define avbd_contact_lists           RL_NAME(avbd_contact_lists)
 #define avbd_joint_on                RL_NAME(avbd_joint_on)
 #define avbd_servo                   RL_NAME(avbd_servo)
+#define avbd_act_advance             RL_NAME(avbd_act_advance)
 #define avbd_coord_terms             RL_NAME(avbd_coord_terms)
 #define avbd_assemble                RL_NAME(avbd_assemble)
 #define avbd_diagnostics             RL_NAME(avbd_diagnostics)
@@ -103,6 +104,7 @@ RL_HDFN void avbd_contact_lists(rl_avbd *am);
 RL_HDFN int avbd_joint_on(const rl_model *m, const rl_data *d, const rl_avbd_joint *jt);
 RL_HDFN real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
                 real *k);
+RL_HDFN void avbd_act_advance(const rl_avbd *am, const rl_model *m, rl_data *d, real h);
 RL_HDFN void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
                       int kkt, real *G, real *k);
 

@@ -2,6 +2,7 @@
  * are on, the position servo (MuJoCo's PD servo or the BAM motor model), and the coordinate's damping,
  * armature, stiffness, servo, limit and dry-friction terms. */
 #include "avbd_internal.h"
+#include "rl_muscle.h"
 
 /* ------------------------------------------------- joint coordinate terms of the local solve */
 
@@ -12,20 +13,28 @@ RL_HDFN int avbd_joint_on(const rl_model *m, const rl_data *d, const rl_avbd_joi
   return !(m->opt.disableflags & RL_DSBL_EQUALITY) && d->eq_active[jt->eq];
 }
 
-/* PD position servo (MuJoCo's): F = g·u + b₀ + b₁·gφ + b₂·g(φ − φⁿ)/h, clamped to forcerange; joint
- * force τ = g·F; curvature −∂τ/∂φ = −g²(b₁ + b₂/h) when unclamped (≥ 0), else 0. */
-RL_HDFN static real avbd_servo_pd(const rl_model *m, const rl_avbd_joint *jt, int u, real c, real phi, real h, real *k) {
+/* Actuator u's force as MuJoCo models it, F = gain·w + bias clamped to forcerange, w the control u (or the
+ * activation act at the step start for actuators with dynamics), at the actuator length L = gφ and the
+ * implicit velocity V = g(φ − φⁿ)/h; joint force τ = g·F.
+ *   gain: fixed g₀; affine g₀ + g₁Lⁿ + g₂Vⁿ; muscle −F₀·FL(Lⁿ)·FV(Vⁿ) (both at the step start, explicit)
+ *   bias: affine b₀ + b₁L + b₂V; muscle passive force FP(L) (at the iterate)
+ * curvature −∂τ/∂φ = −g²(∂F/∂L + ∂F/∂V/h) when unclamped (≥ 0: affine b₁ + b₂/h, muscle FP′(L)), else 0. */
+RL_HDFN static real avbd_actuator_force(const rl_model *m, const rl_avbd_joint *jt, int u, real w, real phi, real h, real *k) {
   real g = m->actuator_gear[u];
-  const real *fr = m->actuator_forcerange + 2 * u;
+  const real *fr = m->actuator_forcerange + 2 * u, *lr = m->actuator_lengthrange + 2 * u;
   const real *gp = m->actuator_gainprm + RL_NGAIN * u, *bp = m->actuator_biasprm + RL_NBIAS * u;
-  real L = g * phi, V = g * (phi - jt->phi_n) / h;
+  real L = g * phi, V = g * (phi - jt->phi_n) / h, acc0 = m->actuator_acc0[u];
   real gain = gp[0];
   if (m->actuator_gaintype[u] == RL_GAIN_AFFINE) gain += gp[1] * g * jt->phi_n + gp[2] * g * jt->dphi_n;
-  real b1 = 0, b2 = 0, F = gain * c;
+  else if (m->actuator_gaintype[u] == RL_GAIN_MUSCLE) gain = rl_muscle_gain(g * jt->phi_n, g * jt->dphi_n, lr, acc0, gp);
+  real dFdL = 0, dFdV = 0, F = gain * w;
   if (m->actuator_biastype[u] == RL_BIAS_AFFINE) {
-    b1 = bp[1];
-    b2 = bp[2];
-    F += bp[0] + b1 * L + b2 * V;
+    dFdL = bp[1];
+    dFdV = bp[2];
+    F += bp[0] + dFdL * L + dFdV * V;
+  } else if (m->actuator_biastype[u] == RL_BIAS_MUSCLE) {
+    F += rl_muscle_bias(L, lr, acc0, bp);
+    dFdL = rl_muscle_bias_len(L, lr, acc0, bp);
   }
   int clamped = 0;
   if (m->actuator_forcelimited[u]) {
@@ -38,7 +47,7 @@ RL_HDFN static real avbd_servo_pd(const rl_model *m, const rl_avbd_joint *jt, in
       clamped = 1;
     }
   }
-  *k = clamped ? 0 : rl_avbd_max(-g * g * (b1 + b2 / h), 0);
+  *k = clamped ? 0 : rl_avbd_max(-g * g * (dFdL + dFdV / h), 0);
   return g * F;
 }
 
@@ -66,16 +75,37 @@ RL_HDFN static real avbd_servo_bam(const rl_avbd_bam *b, const rl_model *m, cons
   return g * tau;
 }
 
-/* Joint force of jt's actuator at coordinate φ (0 without one or with actuation disabled): the control
- * u = ctrl clamped to ctrlrange, then the PD or the BAM model; *k its curvature −∂τ/∂φ. */
+/* Joint force of the actuators on jt at coordinate φ (0 without one or with actuation disabled): the sum over
+ * every actuator whose transmission is jt's joint (jt->act the first) of the BAM model (jt->act, when on) or
+ * avbd_actuator_force, with the control clamped to ctrlrange (zero after a bad one) or, for actuators with
+ * activation dynamics, the step-start activation; *k the sum of their curvatures −∂τ/∂φ. */
 RL_HDFN real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
                 real *k) {
-  int u = jt->act, dis = m->opt.disableflags;
+  int dis = m->opt.disableflags;
   *k = 0;
-  if (u < 0 || (dis & RL_DSBL_ACTUATION)) return 0;
-  real c = am->ctrl_zero ? 0 : rl_ctrl_clamp(m, d, u); /* zero controls after a bad one (rl_avbd_step) */
-  if (avbd_bam_on(am, m, jt)) return avbd_servo_bam(&am->prm.bam, m, jt, u, c, phi, h, k);
-  return avbd_servo_pd(m, jt, u, c, phi, h, k);
+  if (jt->act < 0 || (dis & RL_DSBL_ACTUATION)) return 0;
+  real tau = 0;
+  for (int u = jt->act; u < m->nu; u++) {
+    if (m->actuator_trntype[u] == RL_TRN_TENDON || m->actuator_trnid[2 * u] != jt->jnt) continue;
+    real ku, w = am->ctrl_zero ? 0 : rl_ctrl_clamp(m, d, u); /* zero controls after a bad one (rl_avbd_step) */
+    if (m->actuator_dyntype[u] != RL_DYN_NONE) w = d->act[u - (m->nu - m->na)];
+    if (u == jt->act && avbd_bam_on(am, m, jt)) tau += avbd_servo_bam(&am->prm.bam, m, jt, u, w, phi, h, &ku);
+    else tau += avbd_actuator_force(m, jt, u, w, phi, h, &ku);
+    *k += ku;
+  }
+  return tau;
+}
+
+/* Activation update after the step, as MuJoCo's Euler step: ȧ = rate(u, act) at the step start (integrator u,
+ * filter (u − act)/τ, muscle dynamics; u the clamped control, zero after a bad one), act ← act + h·ȧ clamped to
+ * actrange; with actuation disabled ȧ = 0. */
+RL_HDFN void avbd_act_advance(const rl_avbd *am, const rl_model *m, rl_data *d, real h) {
+  int off = m->nu - m->na;
+  for (int a = 0; a < m->na; a++)
+    d->act_dot[a] = (m->opt.disableflags & RL_DSBL_ACTUATION)
+                        ? 0
+                        : rl_act_rate(m, off + a, am->ctrl_zero ? 0 : rl_ctrl_clamp(m, d, off + a), d->act[a]);
+  rl_act_euler(m, d->act, d->act_dot, h);
 }
 
 /* Joint-space terms on the coordinate φ of joint jt (motors, damping, armature, limits, dry friction): energy gradient G = ∂E/∂φ, curvature k.

@@ -5,6 +5,7 @@
  * rl_avbd_body.h, shared with CUDA; these files keep the orchestration. */
 #include <string.h>
 #include "avbd_internal.h"
+#include "rl_fluid_box.h"
 
 /* ------------------------------------------------------------ evaluation cache */
 
@@ -664,7 +665,28 @@ RL_HDFN static void avbd_start_accel(real ga[3], const real v[3], const real vpr
   rl_avbd_clamp3(ga, gn);
 }
 
-/* Prediction: x_p = x + hv + h²(g + f/m); q_p from the gyroscopic ω prediction; the iterate
+/* External wrench fw = (f, τ) of slot s for the step (world, at the COM): the user's xfrc plus, with a fluid
+ * (density or viscosity), the inertia-box force of MuJoCo's passive stage at the step-start velocity relative
+ * to the wind (explicit, as MuJoCo's passive forces in its Euler step; rl_fluid_box.h):
+ *   w = Rᵀω, v = Rᵀ(v_c − wind), (τ_box, f_box) = box forces(w, v), f += R·f_box, τ += R·τ_box
+ * (R the COM frame, the body's inertia frame). */
+RL_HDFN static void avbd_external_wrench(const rl_avbd *am, const rl_model *m, int s, real fw[6]) {
+  for (int i = 0; i < 6; i++) fw[i] = am->xfrc[6 * s + i];
+  if (!(m->opt.density > 0 || m->opt.viscosity > 0) || (m->opt.disableflags & RL_DSBL_PASSIVE)) return;
+  const real *R = am->pose[s].R, *vel = am->vel + 6 * s;
+  real box[3], w[3], v[3], rel[3], tau[3], f[3], t[3];
+  rl_fluid_box_sides(am->inertia + 3 * s, am->mass[s], box);
+  rl_m3_tmulv(w, R, vel + 3);
+  rl_v3_sub(rel, vel, m->opt.wind);
+  rl_m3_tmulv(v, R, rel);
+  rl_fluid_box_forces(m->opt.density, m->opt.viscosity, box, w, v, tau, f);
+  rl_m3_mulv(t, R, f);
+  rl_v3_add(fw, fw, t);
+  rl_m3_mulv(t, R, tau);
+  rl_v3_add(fw + 3, fw + 3, t);
+}
+
+/* Prediction: x_p = x + hv + h²(g + f/m) (f, τ: avbd_external_wrench); q_p from the gyroscopic ω prediction; the iterate
  * starts at the prediction, a body without joints at x + hv + h²(ã + f/m) (avbd_start_accel).  The displacement dx = x − x⁰ is kept separately (starting at
  * hv + h²(g + f/m)) so that the velocity recovery needs no difference of nearly equal positions
  * (in f32 that difference loses ε|x|/h per step). */
@@ -673,17 +695,17 @@ RL_HDFN static void avbd_predict(rl_avbd *am, const rl_model *m, real h) {
   if (!(m->opt.disableflags & RL_DSBL_GRAVITY)) rl_v3_copy(grav, m->opt.gravity);
   for (int s = 0; s < am->nb; s++) {
     rl_avbd_pose *P = am->pose + s;
-    real wp[3], ga[3];
+    real wp[3], ga[3], fw[6];
     real zero[3] = {0, 0, 0};
-    rl_avbd_predict_lin(am->dx + 3 * s, zero, am->vel + 6 * s, grav, am->xfrc + 6 * s, am->mass[s], h);
+    avbd_external_wrench(am, m, s, fw);
+    rl_avbd_predict_lin(am->dx + 3 * s, zero, am->vel + 6 * s, grav, fw, am->mass[s], h);
     rl_v3_add(am->xp + 3 * s, P->x, am->dx + 3 * s);
     if (am->prm.adaptive_start && am->jnum[s] == 0 && am->cnum[s] > 0 && am->steps > am->step0) {
       avbd_start_accel(ga, am->vel + 6 * s, am->vprev + 3 * s, grav, h);
-      rl_avbd_predict_lin(am->dx + 3 * s, zero, am->vel + 6 * s, ga, am->xfrc + 6 * s, am->mass[s], h);
+      rl_avbd_predict_lin(am->dx + 3 * s, zero, am->vel + 6 * s, ga, fw, am->mass[s], h);
     }
     rl_v3_copy(am->vprev + 3 * s, am->vel + 6 * s);
-    rl_avbd_predict_rot(am->qp + 4 * s, wp, P->q, P->R, am->vel + 6 * s + 3, am->inertia + 3 * s, am->xfrc + 6 * s + 3,
-                        h);
+    rl_avbd_predict_rot(am->qp + 4 * s, wp, P->q, P->R, am->vel + 6 * s + 3, am->inertia + 3 * s, fw + 3, h);
     /* dq = Exp(h ω'), q_p = dq ⊗ q⁰ */
     real hw[3];
     rl_v3_scale(hw, wp, h);
@@ -920,6 +942,7 @@ RL_HDFN rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *
   }
   avbd_diagnostics(am, m, d, h);
   avbd_loads(am, m, d, h);
+  avbd_act_advance(am, m, d, h); /* after the forces that used the step-start activations */
   /* contact cache for the next step */
   memcpy(am->prev, am->con, sizeof(rl_avbd_contact) * (size_t)am->ncon);
   am->nprev = am->ncon;

@@ -11,16 +11,13 @@
 #include <string.h>
 #include "rl_engine.h"
 #include "rl_so3.h"
+#include "rl_fluid_box.h"
 
 #define MINVAL ((real)1e-15)
 #define RL_PI  ((real)3.14159265358979323846)
 
-/* the sides of body b's equivalent inertia box: box_i = sqrt(6 (I_j + I_k − I_i) / m) */
-void rl_fluid_box(const rl_model *m, int b, real box[3]) {
-  const real *I = m->body_inertia + 3 * b;
-  real mass = m->body_mass[b], s[3] = {I[1] + I[2] - I[0], I[0] + I[2] - I[1], I[0] + I[1] - I[2]};
-  for (int i = 0; i < 3; i++) box[i] = rl_sqrt((s[i] > MINVAL ? s[i] : MINVAL) / mass * 6);
-}
+/* the sides of body b's equivalent inertia box (rl_fluid_box_sides) */
+void rl_fluid_box(const rl_model *m, int b, real box[3]) { rl_fluid_box_sides(m->body_inertia + 3 * b, m->body_mass[b], box); }
 
 /* body b's velocity at point x in frame R, minus the wind, in that frame: (Rᵀω, Rᵀ(v_c − (x − c) × ω − wind))
    from cvel = (ω, v_c) at the root's subtree COM c */
@@ -35,29 +32,6 @@ void rl_fluid_velocity(const rl_model *m, const rl_data *d, int b, const real x[
   rl_m3_tmulv(v, R, lin);
   rl_m3_tmulv(wind, R, m->opt.wind);
   rl_v3_sub(v, v, wind);
-}
-
-/* the local force and torque of the inertia-box model (file comment) */
-static void box_forces(const rl_option *o, const real box[3], const real w[3], const real v[3], real tau[3],
-                       real f[3]) {
-  rl_v3_zero(tau);
-  rl_v3_zero(f);
-  if (o->viscosity > 0) {
-    real diam = (box[0] + box[1] + box[2]) / 3;
-    for (int i = 0; i < 3; i++) tau[i] = w[i] * (-RL_PI * diam * diam * diam * o->viscosity);
-    for (int i = 0; i < 3; i++) f[i] = v[i] * (-3 * RL_PI * diam * o->viscosity);
-  }
-  if (o->density > 0) {
-    real rho = o->density;
-    f[0] -= (real)0.5 * rho * box[1] * box[2] * rl_fabs(v[0]) * v[0];
-    f[1] -= (real)0.5 * rho * box[0] * box[2] * rl_fabs(v[1]) * v[1];
-    f[2] -= (real)0.5 * rho * box[0] * box[1] * rl_fabs(v[2]) * v[2];
-    real b4[3];
-    for (int i = 0; i < 3; i++) b4[i] = box[i] * box[i] * box[i] * box[i];
-    tau[0] -= rho * box[0] * (b4[1] + b4[2]) * rl_fabs(w[0]) * w[0] / 64;
-    tau[1] -= rho * box[1] * (b4[0] + b4[2]) * rl_fabs(w[1]) * w[1] / 64;
-    tau[2] -= rho * box[2] * (b4[0] + b4[1]) * rl_fabs(w[2]) * w[2] / 64;
-  }
 }
 
 /* qfrc += J_pᵀ f + J_rᵀ τ for the point p on body b (MuJoCo's mj_applyFT, in its summation order) */
@@ -188,7 +162,7 @@ void rl_fluid(const rl_model *m, rl_data *d) {
     real box[3], w[3], v[3], tau[3], f[3], wf[3], wt[3];
     rl_fluid_box(m, b, box);
     rl_fluid_velocity(m, d, b, d->xipos + 3 * b, d->ximat + 9 * b, w, v);
-    box_forces(&m->opt, box, w, v, tau, f);
+    rl_fluid_box_forces(m->opt.density, m->opt.viscosity, box, w, v, tau, f);
     rl_m3_mulv(wt, d->ximat + 9 * b, tau);
     rl_m3_mulv(wf, d->ximat + 9 * b, f);
     apply_ft(m, d, wf, wt, d->xipos + 3 * b, b, jp, jr);

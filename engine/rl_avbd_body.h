@@ -66,7 +66,7 @@ typedef struct rl_avbd_joint {
   int row, nrow;               /* first row and number of rows (two-sided first, then limits, then dry friction) */
   int neq;                     /* two-sided rows */
   int lo_row, hi_row, dry_row; /* row index of limit lo/hi and dry friction, −1 if absent */
-  int act;                     /* position-servo actuator on this joint, −1 if none */
+  int act;                     /* first actuator with this joint as transmission, −1 if none */
   int cmp;                     /* RL_AVBD_COMPOUND: index into rl_avbd.cmp, else −1 */
   real rA[3], rB[3];           /* anchors in the COM frames of A (world point if a = −1) and B */
   real axA[3], axB[3];         /* joint axis in A's and B's COM frames */

@@ -258,6 +258,14 @@ Test(avbd, free_fall_exact) {
 
 /* ------------------------------------------------- agreement with the smooth engine as h → 0 */
 
+/* controls held during avbd_run_stop's and smooth_ref's runs (NULL: all zero) */
+static const double *run_ctrl;
+
+static void set_run_ctrl(const rl_model *m, rl_data *d) {
+  if (run_ctrl)
+    for (int u = 0; u < m->nu; u++) d->ctrl[u] = (real)run_ctrl[u];
+}
+
 /* run MODEL with AVBD at step h for T seconds from qpos0 (rest): final qpos in q; the worst anchor
    error and the count of budget-exhausted steps are returned through the pointers */
 static void avbd_run_stop(const char *model, double h, double T, int stop, real *q, double *anchor, long *exhausted,
@@ -267,6 +275,7 @@ static void avbd_run_stop(const char *model, double h, double T, int stop, real 
   rl_avbd_param prm = avbd_load(&p, model, h);
   prm.stop = stop;
   rl_avbd *am = avbd_start(&p, &prm, &d);
+  set_run_ctrl(p.m, d);
   long n = lround(T / h), it = 0;
   double an = 0;
   for (long k = 0; k < n; k++) {
@@ -297,6 +306,7 @@ static int smooth_ref(const char *model, double T, real *q) {
   cr_assert(rl_constraint_free(&p, why, sizeof why), "%s has constraints: %s", model, why);
   p.m->opt.timestep = (real)1e-4;
   rl_data *d = rl_data_alloc(p.m);
+  set_run_ctrl(p.m, d);
   rl_forward_smooth(p.m, d);
   for (long k = 0; k < lround(T / 1e-4); k++) rl_step_smooth(p.m, d);
   memcpy(q, d->qpos, sizeof(real) * (size_t)p.m->nq);
@@ -360,6 +370,54 @@ Test(avbd, compound_joints_converge_to_smooth_engine_first_order) {
 }
 Test(avbd, chain8_converges_to_smooth_engine_first_order) {
   double o = convergence_order(SCENE("chain8.xml"), "chain8");
+  cr_expect(o > TOL(0.8, 0.5) && o < TOL(1.3, 1.6), "order %.3f", o);
+}
+
+/* Muscles, a filter and an integrator servo on the joints, two or three actuators per joint, controls held:
+   AVBD converges to the smooth engine (same gains, biases and activation rates) at order 1, and its
+   activations after every step are the smooth engine's Euler update of the same rates, bit for bit (ȧ
+   depends on the control and the activation only). */
+Test(avbd, activation_muscles_converge_to_smooth_engine_first_order) {
+  static const double u[6] = {0.5, 0.8, 0.3, 0.6, 0.7, 0.02};
+  const char *model = MODEL("avbd_muscle_arm.xml");
+  run_ctrl = u;
+  double o = convergence_order_stop(model, "avbd_muscle_arm", RL_AVBD_STOP_DISTANCE);
+  rl_pair p, ps;
+  rl_data *d;
+  rl_avbd_param prm = avbd_load(&p, model, 2e-3);
+  rl_avbd *am = avbd_start(&p, &prm, &d);
+  set_run_ctrl(p.m, d);
+  load(&ps, model, "integrator=euler");
+  rl_data *ds = rl_data_alloc(ps.m);
+  set_run_ctrl(ps.m, ds);
+  cr_assert_eq(p.m->na, 5);
+  int differ = 0;
+  for (int k = 0; k < 100; k++) {
+    cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
+    rl_step_smooth(ps.m, ds);
+    for (int a = 0; a < p.m->na; a++) differ += d->act[a] != ds->act[a];
+  }
+  printf("avbd_muscle_arm: act after 100 steps %.6f %.6f %.6f %.6f %.6f, %d entries differ from the smooth engine's\n",
+         (double)d->act[0], (double)d->act[1], (double)d->act[2], (double)d->act[3], (double)d->act[4], differ);
+  cr_expect_eq(differ, 0);
+  cr_expect_gt(d->act[3], 0.4, "the filter's activation rises toward its control (0.7, clamped at 0.5)");
+  run_ctrl = NULL;
+  rl_data_free(ds);
+  rl_pair_free(&ps);
+  rl_data_free(d);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+  cr_expect(o > TOL(0.8, 0.5) && o < TOL(1.3, 1.6), "order %.3f", o);
+}
+
+/* A three-link swimmer (free root, two motors held at 0.7 and −0.5) in a dense viscous fluid with a cross-current:
+   the inertia-box fluid force on each body, at the step-start velocity, is all that moves the root.  AVBD
+   converges to the smooth engine (the same force in qfrc_passive) at order 1. */
+Test(avbd, fluid_swimmer_converges_to_smooth_engine_first_order) {
+  static const double u[2] = {0.7, -0.5};
+  run_ctrl = u;
+  double o = convergence_order_stop(MODEL("swimmer_fluid.xml"), "swimmer_fluid", RL_AVBD_STOP_DISTANCE);
+  run_ctrl = NULL;
   cr_expect(o > TOL(0.8, 0.5) && o < TOL(1.3, 1.6), "order %.3f", o);
 }
 

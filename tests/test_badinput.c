@@ -795,3 +795,7 @@ Test(badinput_tendon, fixed_tendon_on_ball_joint) {
 Test(badinput_tendon, avbd_refuses_tendons) {
   expect_bad("sim " SRCDIR "/tests/models/tendon_spring.xml --engine avbd", 1, "path length");
 }
+Test(badinput_tendon, avbd_refuses_ellipsoid_fluid) {
+  expect_bad("sim " SRCDIR "/tests/models/fluid_ellipsoid.xml --engine avbd", 1,
+             "body 'torso' uses the ellipsoid fluid model (fluidshape): AVBD applies the inertia-box model only");
+}
