@@ -216,24 +216,67 @@ RL_HDFN real avbd_mean_inertia(const rl_avbd *am, const rl_model *m, int s) {
   return r;
 }
 
+/* 1 if tendon t acts: a spring or damper, a limit, friction loss, an actuator or an equality on it (an inert
+   tendon only measures a length, which AVBD has no use for) */
+static int avbd_tendon_acts(const rl_model *m, int t) {
+  int acts = m->tendon_stiffness[t] != 0 || m->tendon_damping[t] != 0 || m->tendon_limited[t] ||
+             m->tendon_frictionloss[t] > 0;
+  for (int u = 0; u < m->nu; u++) acts |= m->actuator_trntype[u] == RL_TRN_TENDON && m->actuator_trnid[2 * u] == t;
+  for (int e = 0; e < m->neq; e++)
+    acts |= m->eq_type[e] == RL_EQ_TENDON && (m->eq_obj1id[e] == t || m->eq_obj2id[e] == t);
+  return acts;
+}
+
+/* Tendons AVBD models: inert ones, and fixed tendons L = Σ cᵢφᵢ over hinge/slide joints with a spring, a
+   damper and actuators (terms on each joint coordinate, avbd_tendon_terms).  Returns 0 and writes err. */
+static int avbd_tendon_check(const rl_model *m, int t, char *err, int errlen) {
+  const char *name = rl_model_name(m, m->name_tendonadr[t]);
+  if (!avbd_tendon_acts(m, t)) return 1;
+  int w0 = m->tendon_adr[t];
+  if (m->wrap_type[w0] != RL_WRAP_JOINT) {
+    snprintf(err, (size_t)errlen,
+             "avbd: tendon '%s' is spatial and exerts a force: its length runs along a path of sites through "
+             "several bodies, and avbd has no row for a path length (use --engine newton)",
+             name);
+    return 0;
+  }
+  const char *why = m->tendon_limited[t]            ? "a length limit"
+                    : m->tendon_frictionloss[t] > 0 ? "friction loss"
+                                                    : NULL;
+  for (int e = 0; e < m->neq && !why; e++)
+    if (m->eq_type[e] == RL_EQ_TENDON && (m->eq_obj1id[e] == t || m->eq_obj2id[e] == t)) why = "an equality constraint";
+  if (why) {
+    snprintf(err, (size_t)errlen,
+             "avbd: tendon '%s' has %s: a constraint row on a sum of joint coordinates of several bodies, which "
+             "avbd's per-body and per-joint rows do not include (use --engine newton)",
+             name, why);
+    return 0;
+  }
+  for (int w = w0; w < w0 + m->tendon_num[t]; w++) {
+    int j = m->wrap_objid[w];
+    if (m->jnt_type[j] != RL_JNT_HINGE && m->jnt_type[j] != RL_JNT_SLIDE) {
+      snprintf(err, (size_t)errlen, "avbd: tendon '%s' runs through joint '%s', which is not a hinge or slide joint", name,
+               rl_model_name(m, m->name_jntadr[j]));
+      return 0;
+    }
+  }
+  return 1;
+}
+
 /* Count joints and rows; refuse what the solver does not model.  Returns 0 and writes err. */
 static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int errlen) {
   int nj = 0, nr = 0;
-  if (m->ntendon > 0) { /* and with them tendon actuators, limits and equalities */
-    snprintf(err, (size_t)errlen,
-             "avbd: tendon '%s': a tendon's length runs along a path through several bodies, and avbd has no "
-             "row for a path length (use --engine newton)",
-             rl_model_name(m, m->name_tendonadr[0]));
-    return 0;
-  }
+  for (int t = 0; t < m->ntendon; t++)
+    if (!avbd_tendon_check(m, t, err, errlen)) return 0;
   for (int u = 0; u < m->nu; u++) {
     const char *name = rl_model_name(m, m->name_actuatoradr[u]);
     int t = m->actuator_trntype[u], j = m->actuator_trnid[2 * u];
+    if (t == RL_TRN_TENDON) continue; /* fixed tendons only (avbd_tendon_check) */
     if (!((t == RL_TRN_JOINT || t == RL_TRN_JOINTINPARENT) &&
           (m->jnt_type[j] == RL_JNT_HINGE || m->jnt_type[j] == RL_JNT_SLIDE))) {
       snprintf(err, (size_t)errlen,
-               "avbd: actuator '%s' acts through a transmission other than a hinge/slide joint: AVBD applies "
-               "actuator forces only along a joint's own coordinate",
+               "avbd: actuator '%s' acts through a transmission other than a hinge/slide joint or a fixed tendon: "
+               "AVBD applies actuator forces only along joint coordinates",
                name);
       return 0;
     }

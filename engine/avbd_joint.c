@@ -15,18 +15,20 @@ RL_HDFN int avbd_joint_on(const rl_model *m, const rl_data *d, const rl_avbd_joi
 
 /* Actuator u's force as MuJoCo models it, F = gain·w + bias clamped to forcerange, w the control u (or the
  * activation act at the step start for actuators with dynamics), at the actuator length L = gφ and the
- * implicit velocity V = g(φ − φⁿ)/h; joint force τ = g·F.
+ * implicit velocity V = g(φ − φⁿ)/h of its transmission's coordinate φ (a joint's, or a fixed tendon's
+ * length; φⁿ, φ̇ⁿ its step-start value and rate); force along φ: τ = g·F.
  *   gain: fixed g₀; affine g₀ + g₁Lⁿ + g₂Vⁿ; muscle −F₀·FL(Lⁿ)·FV(Vⁿ) (both at the step start, explicit)
  *   bias: affine b₀ + b₁L + b₂V; muscle passive force FP(L) (at the iterate)
  * curvature −∂τ/∂φ = −g²(∂F/∂L + ∂F/∂V/h) when unclamped (≥ 0: affine b₁ + b₂/h, muscle FP′(L)), else 0. */
-RL_HDFN static real avbd_actuator_force(const rl_model *m, const rl_avbd_joint *jt, int u, real w, real phi, real h, real *k) {
+RL_HDFN static real avbd_actuator_force(const rl_model *m, int u, real w, real phi, real phi_n, real dphi_n, real h,
+                                        real *k) {
   real g = m->actuator_gear[u];
   const real *fr = m->actuator_forcerange + 2 * u, *lr = m->actuator_lengthrange + 2 * u;
   const real *gp = m->actuator_gainprm + RL_NGAIN * u, *bp = m->actuator_biasprm + RL_NBIAS * u;
-  real L = g * phi, V = g * (phi - jt->phi_n) / h, acc0 = m->actuator_acc0[u];
+  real L = g * phi, V = g * (phi - phi_n) / h, acc0 = m->actuator_acc0[u];
   real gain = gp[0];
-  if (m->actuator_gaintype[u] == RL_GAIN_AFFINE) gain += gp[1] * g * jt->phi_n + gp[2] * g * jt->dphi_n;
-  else if (m->actuator_gaintype[u] == RL_GAIN_MUSCLE) gain = rl_muscle_gain(g * jt->phi_n, g * jt->dphi_n, lr, acc0, gp);
+  if (m->actuator_gaintype[u] == RL_GAIN_AFFINE) gain += gp[1] * g * phi_n + gp[2] * g * dphi_n;
+  else if (m->actuator_gaintype[u] == RL_GAIN_MUSCLE) gain = rl_muscle_gain(g * phi_n, g * dphi_n, lr, acc0, gp);
   real dFdL = 0, dFdV = 0, F = gain * w;
   if (m->actuator_biastype[u] == RL_BIAS_AFFINE) {
     dFdL = bp[1];
@@ -75,6 +77,13 @@ RL_HDFN static real avbd_servo_bam(const rl_avbd_bam *b, const rl_model *m, cons
   return g * tau;
 }
 
+/* input of actuator u: its control clamped to ctrlrange (zero after a bad one, rl_avbd_step), or the step-start
+   activation for an actuator with activation dynamics */
+RL_HDFN static real avbd_actuator_input(const rl_avbd *am, const rl_model *m, const rl_data *d, int u) {
+  if (m->actuator_dyntype[u] != RL_DYN_NONE) return d->act[u - (m->nu - m->na)];
+  return am->ctrl_zero ? 0 : rl_ctrl_clamp(m, d, u);
+}
+
 /* Joint force of the actuators on jt at coordinate φ (0 without one or with actuation disabled): the sum over
  * every actuator whose transmission is jt's joint (jt->act the first) of the BAM model (jt->act, when on) or
  * avbd_actuator_force, with the control clamped to ctrlrange (zero after a bad one) or, for actuators with
@@ -87,10 +96,9 @@ RL_HDFN real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, 
   real tau = 0;
   for (int u = jt->act; u < m->nu; u++) {
     if (m->actuator_trntype[u] == RL_TRN_TENDON || m->actuator_trnid[2 * u] != jt->jnt) continue;
-    real ku, w = am->ctrl_zero ? 0 : rl_ctrl_clamp(m, d, u); /* zero controls after a bad one (rl_avbd_step) */
-    if (m->actuator_dyntype[u] != RL_DYN_NONE) w = d->act[u - (m->nu - m->na)];
+    real ku, w = avbd_actuator_input(am, m, d, u);
     if (u == jt->act && avbd_bam_on(am, m, jt)) tau += avbd_servo_bam(&am->prm.bam, m, jt, u, w, phi, h, &ku);
-    else tau += avbd_actuator_force(m, jt, u, w, phi, h, &ku);
+    else tau += avbd_actuator_force(m, u, w, phi, jt->phi_n, jt->dphi_n, h, &ku);
     *k += ku;
   }
   return tau;
@@ -106,6 +114,68 @@ RL_HDFN void avbd_act_advance(const rl_avbd *am, const rl_model *m, rl_data *d, 
                         ? 0
                         : rl_act_rate(m, off + a, am->ctrl_zero ? 0 : rl_ctrl_clamp(m, d, off + a), d->act[a]);
   rl_act_euler(m, d->act, d->act_dot, h);
+}
+
+/* the maximal-coordinate joint that carries model joint j (a compound joint's component included), NULL if none */
+RL_HDFN static const rl_avbd_joint *avbd_joint_of(const rl_avbd *am, int j) {
+  for (int i = 0; i < am->njoint; i++) {
+    const rl_avbd_joint *jt = am->joint + i;
+    if (jt->kind != RL_AVBD_COMPOUND) {
+      if (jt->jnt == j) return jt;
+      continue;
+    }
+    const rl_avbd_compound *c = am->cmp + jt->cmp;
+    for (int k = 0; k < c->n; k++)
+      if (c->sub[k].jnt == j) return c->sub + k;
+  }
+  return NULL;
+}
+
+/* Fixed tendons through jt's joint (coefficient c there): length L = Σ cᵢφᵢ with jt's φ the argument and the other
+ * joints' current φᵢ, step-start Lⁿ = Σ cᵢφᵢⁿ and rate L̇ⁿ = Σ cᵢφ̇ᵢⁿ.  Energy gradient along L:
+ *   F_L = k_T(L − L_s) + b_T(L − Lⁿ)/h − Σ_u τ_u   (spring, damper, the actuators on the tendon, avbd_actuator_force)
+ * returned as the joint's G = c·F_L, with curvature k = c²(k_T + b_T/h + Σ_u k_u). */
+RL_HDFN static real avbd_tendon_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt,
+                                      real phi, real h, real *k) {
+  int dis = m->opt.disableflags;
+  real G = 0;
+  *k = 0;
+  for (int t = 0; t < m->ntendon; t++) {
+    int w0 = m->tendon_adr[t], nw = m->tendon_num[t];
+    if (m->wrap_type[w0] != RL_WRAP_JOINT) continue;
+    real c = 0, L = 0, Ln = 0, dLn = 0;
+    for (int w = w0; w < w0 + nw; w++) {
+      real ci = m->wrap_prm[w];
+      if (m->wrap_objid[w] == jt->jnt) {
+        c += ci;
+        L += ci * phi;
+        Ln += ci * jt->phi_n;
+        dLn += ci * jt->dphi_n;
+        continue;
+      }
+      const rl_avbd_joint *o = avbd_joint_of(am, m->wrap_objid[w]);
+      if (!o) continue; /* a joint of a static body: its coordinate stays at qpos0 */
+      L += ci * o->phi;
+      Ln += ci * o->phi_n;
+      dLn += ci * o->dphi_n;
+    }
+    if (c == 0) continue;
+    real F = 0, kL = 0;
+    if (!(dis & RL_DSBL_PASSIVE)) {
+      F += m->tendon_stiffness[t] * (L - m->tendon_lengthspring[t]) + m->tendon_damping[t] * (L - Ln) / h;
+      kL += m->tendon_stiffness[t] + m->tendon_damping[t] / h;
+    }
+    if (!(dis & RL_DSBL_ACTUATION))
+      for (int u = 0; u < m->nu; u++) {
+        if (m->actuator_trntype[u] != RL_TRN_TENDON || m->actuator_trnid[2 * u] != t) continue;
+        real ku;
+        F -= avbd_actuator_force(m, u, avbd_actuator_input(am, m, d, u), L, Ln, dLn, h, &ku);
+        kL += ku;
+      }
+    G += c * F;
+    *k += c * c * kL;
+  }
+  return G;
 }
 
 /* Joint-space terms on the coordinate φ of joint jt (motors, damping, armature, limits, dry friction): energy gradient G = ∂E/∂φ, curvature k.
@@ -160,4 +230,8 @@ RL_HDFN void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_dat
   *k += arm / (h * h);
   *G -= avbd_servo(am, m, d, jt, phi, h, &ks);
   *k += ks;
+  if (m->ntendon > 0) {
+    *G += avbd_tendon_terms(am, m, d, jt, phi, h, &ks);
+    *k += ks;
+  }
 }

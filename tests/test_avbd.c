@@ -421,6 +421,17 @@ Test(avbd, fluid_swimmer_converges_to_smooth_engine_first_order) {
   cr_expect(o > TOL(0.8, 0.5) && o < TOL(1.3, 1.6), "order %.3f", o);
 }
 
+/* Fixed tendons on a three-link arm swinging under gravity: a damped spring with a spring length, a motor and a
+   filtered position servo on tendons (controls held), an inert tendon.  Each joint coordinate carries the
+   tendons' force along L = Σ cᵢφᵢ; AVBD converges to the smooth engine at order 1. */
+Test(avbd, fixed_tendons_converge_to_smooth_engine_first_order) {
+  static const double u[2] = {0.4, 0.6};
+  run_ctrl = u;
+  double o = convergence_order_stop(MODEL("avbd_fixed_tendon.xml"), "avbd_fixed_tendon", RL_AVBD_STOP_DISTANCE);
+  run_ctrl = NULL;
+  cr_expect(o > TOL(0.8, 0.5) && o < TOL(1.3, 1.6), "order %.3f", o);
+}
+
 /* ------------------------------------------------------------ mass ratio, limits, dry friction */
 
 /* 50-link chain, 1 g links and a 50 kg last link (50 000:1), 1 s at h = 1 ms */
