@@ -77,11 +77,16 @@ RL_HDFN static real avbd_servo_bam(const rl_avbd_bam *b, const rl_model *m, cons
   return g * tau;
 }
 
-/* input of actuator u: its control clamped to ctrlrange (zero after a bad one, rl_avbd_step), or the step-start
-   activation for an actuator with activation dynamics */
+/* control of actuator u clamped to ctrlrange, zero after a bad one (rl_avbd_step) */
+RL_HDFN static real avbd_ctrl(const rl_avbd *am, const rl_model *m, const rl_data *d, int u) {
+  return am->ctrl_zero ? 0 : rl_ctrl_clamp(m, d, u);
+}
+
+/* input of actuator u: its control (avbd_ctrl), or the step-start activation for an actuator with activation
+   dynamics */
 RL_HDFN static real avbd_actuator_input(const rl_avbd *am, const rl_model *m, const rl_data *d, int u) {
   if (m->actuator_dyntype[u] != RL_DYN_NONE) return d->act[u - (m->nu - m->na)];
-  return am->ctrl_zero ? 0 : rl_ctrl_clamp(m, d, u);
+  return avbd_ctrl(am, m, d, u);
 }
 
 /* Joint force of the actuators on jt at coordinate φ (0 without one or with actuation disabled): the sum over
@@ -112,7 +117,7 @@ RL_HDFN void avbd_act_advance(const rl_avbd *am, const rl_model *m, rl_data *d, 
   for (int a = 0; a < m->na; a++)
     d->act_dot[a] = (m->opt.disableflags & RL_DSBL_ACTUATION)
                         ? 0
-                        : rl_act_rate(m, off + a, am->ctrl_zero ? 0 : rl_ctrl_clamp(m, d, off + a), d->act[a]);
+                        : rl_act_rate(m, off + a, avbd_ctrl(am, m, d, off + a), d->act[a]);
   rl_act_euler(m, d->act, d->act_dot, h);
 }
 
@@ -144,10 +149,12 @@ RL_HDFN static real avbd_tendon_terms(const rl_avbd *am, const rl_model *m, cons
     int w0 = m->tendon_adr[t], nw = m->tendon_num[t];
     if (m->wrap_type[w0] != RL_WRAP_JOINT) continue;
     real c = 0, L = 0, Ln = 0, dLn = 0;
+    for (int w = w0; w < w0 + nw; w++) /* jt's coefficient first: the lookups below only for its tendons */
+      if (m->wrap_objid[w] == jt->jnt) c += m->wrap_prm[w];
+    if (c == 0) continue;
     for (int w = w0; w < w0 + nw; w++) {
       real ci = m->wrap_prm[w];
       if (m->wrap_objid[w] == jt->jnt) {
-        c += ci;
         L += ci * phi;
         Ln += ci * jt->phi_n;
         dLn += ci * jt->dphi_n;
@@ -159,7 +166,6 @@ RL_HDFN static real avbd_tendon_terms(const rl_avbd *am, const rl_model *m, cons
       Ln += ci * o->phi_n;
       dLn += ci * o->dphi_n;
     }
-    if (c == 0) continue;
     real F = 0, kL = 0;
     if (!(dis & RL_DSBL_PASSIVE)) {
       F += m->tendon_stiffness[t] * (L - m->tendon_lengthspring[t]) + m->tendon_damping[t] * (L - Ln) / h;
