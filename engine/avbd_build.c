@@ -227,19 +227,14 @@ static int avbd_tendon_acts(const rl_model *m, int t) {
   return acts;
 }
 
-/* Tendons AVBD models: inert ones, and fixed tendons L = Σ cᵢφᵢ over hinge/slide joints with a spring, a
-   damper and actuators (terms on each joint coordinate, avbd_tendon_terms).  Returns 0 and writes err. */
+/* Tendons AVBD models: inert ones, fixed tendons L = Σ cᵢφᵢ over hinge/slide joints with a spring, a damper and
+   actuators (terms on each joint coordinate, avbd_tendon_terms), and spatial tendons with a spring, a damper and
+   actuators (terms on each body of the path, avbd_tendon.c) unless they run over a mocap-driven body.  Tendon
+   limits, friction loss and equalities are refused.  Returns 0 and writes err. */
 static int avbd_tendon_check(const rl_model *m, int t, char *err, int errlen) {
   const char *name = rl_model_name(m, m->name_tendonadr[t]);
   if (!avbd_tendon_acts(m, t)) return 1;
-  int w0 = m->tendon_adr[t];
-  if (m->wrap_type[w0] != RL_WRAP_JOINT) {
-    snprintf(err, (size_t)errlen,
-             "avbd: tendon '%s' is spatial and exerts a force: its length runs along a path of sites through "
-             "several bodies, and avbd has no row for a path length (use --engine newton)",
-             name);
-    return 0;
-  }
+  int w0 = m->tendon_adr[t], spatial = m->wrap_type[w0] != RL_WRAP_JOINT;
   const char *why = m->tendon_limited[t]            ? "a length limit"
                     : m->tendon_frictionloss[t] > 0 ? "friction loss"
                                                     : NULL;
@@ -247,10 +242,24 @@ static int avbd_tendon_check(const rl_model *m, int t, char *err, int errlen) {
     if (m->eq_type[e] == RL_EQ_TENDON && (m->eq_obj1id[e] == t || m->eq_obj2id[e] == t)) why = "an equality constraint";
   if (why) {
     snprintf(err, (size_t)errlen,
-             "avbd: tendon '%s' has %s: a constraint row on a sum of joint coordinates of several bodies, which "
-             "avbd's per-body and per-joint rows do not include (use --engine newton)",
-             name, why);
+             "avbd: tendon '%s' has %s: a constraint row on %s, which avbd's per-body and per-joint rows do not "
+             "include (use --engine newton)",
+             name, why, spatial ? "a path length through several bodies" : "a sum of joint coordinates of several bodies");
     return 0;
+  }
+  if (spatial) {
+    for (int w = w0; w < w0 + m->tendon_num[t]; w++) {
+      int ty = m->wrap_type[w], id = m->wrap_objid[w];
+      int b = ty == RL_WRAP_SITE ? m->site_bodyid[id] : (ty == RL_WRAP_PULLEY ? 0 : m->geom_bodyid[id]);
+      if (b > 0 && avbd_is_static(m, b) && avbd_mocap_of(m, b) >= 0) {
+        snprintf(err, (size_t)errlen,
+                 "avbd: tendon '%s' runs over body '%s', which moves with a mocap body: avbd evaluates a spatial "
+                 "tendon's path on static bodies at their fixed pose (use --engine newton)",
+                 name, rl_model_name(m, m->name_bodyadr[b]));
+        return 0;
+      }
+    }
+    return 1;
   }
   for (int w = w0; w < w0 + m->tendon_num[t]; w++) {
     int j = m->wrap_objid[w];
@@ -263,6 +272,63 @@ static int avbd_tendon_check(const rl_model *m, int t, char *err, int errlen) {
   return 1;
 }
 
+/* slot s into the list l[0..n) unless already there (−1: a static body), returns the new n */
+static int avbd_add_unique(int *l, int n, int s) {
+  for (int i = 0; i < n; i++)
+    if (l[i] == s) return n;
+  l[n] = s;
+  return n + 1;
+}
+
+/* The acting spatial tendons (avbd_tendon_check accepted them), the distinct slots on each path (sites, wrap
+   geoms and side sites; −1 once for static bodies), and per slot the tendons through it.  A free component
+   (avbd_components) that a tendon joins to anything outside it loses its coarse step (−1): the rigid motion's
+   system holds the contact rows with the outside only. */
+static void avbd_tendon_lists(rl_avbd *am, const rl_model *m) {
+  int n = 0, e = 0;
+  for (int t = 0; t < m->ntendon; t++) {
+    int w0 = m->tendon_adr[t];
+    if (m->wrap_type[w0] == RL_WRAP_JOINT || !avbd_tendon_acts(m, t)) continue;
+    am->spat[n] = t;
+    am->spsadr[n] = e;
+    int k = 0, *l = am->spslot + e;
+    for (int w = w0; w < w0 + m->tendon_num[t]; w++) {
+      int ty = m->wrap_type[w], id = m->wrap_objid[w];
+      if (ty == RL_WRAP_PULLEY) continue;
+      k = avbd_add_unique(l, k, am->slot[ty == RL_WRAP_SITE ? m->site_bodyid[id] : m->geom_bodyid[id]]);
+      int side = ty == RL_WRAP_SITE ? -1 : (int)rl_floor(m->wrap_prm[w] + (real)0.5);
+      if (side >= 0) k = avbd_add_unique(l, k, am->slot[m->site_bodyid[side]]);
+    }
+    e += k;
+    n++;
+  }
+  am->nspat = n;
+  am->spsadr[n] = e;
+  int nb = am->nb, q = 0;
+  for (int s = 0; s < nb; s++) {
+    am->spadr[s] = q;
+    for (int i = 0; i < n; i++)
+      for (int x = am->spsadr[i]; x < am->spsadr[i + 1]; x++)
+        if (am->spslot[x] == s) am->splist[q++] = i;
+  }
+  am->spadr[nb] = q;
+  for (int i = 0; i < n; i++) {
+    int c = -2, cross = 0;
+    for (int x = am->spsadr[i]; x < am->spsadr[i + 1]; x++) {
+      int s = am->spslot[x], cs = s < 0 ? -1 : am->comp[s];
+      if (c == -2) c = cs;
+      cross |= s < 0 || cs != c;
+    }
+    if (!cross) continue;
+    for (int x = am->spsadr[i]; x < am->spsadr[i + 1]; x++) {
+      int s = am->spslot[x], root = s < 0 ? -1 : am->comp[s];
+      if (root < 0) continue;
+      for (int o = 0; o < nb; o++)
+        if (am->comp[o] == root) am->comp[o] = -1;
+    }
+  }
+}
+
 /* Count joints and rows; refuse what the solver does not model.  Returns 0 and writes err. */
 static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int errlen) {
   int nj = 0, nr = 0;
@@ -271,12 +337,12 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
   for (int u = 0; u < m->nu; u++) {
     const char *name = rl_model_name(m, m->name_actuatoradr[u]);
     int t = m->actuator_trntype[u], j = m->actuator_trnid[2 * u];
-    if (t == RL_TRN_TENDON) continue; /* fixed tendons only (avbd_tendon_check) */
+    if (t == RL_TRN_TENDON) continue; /* fixed and spatial tendons (avbd_tendon_check) */
     if (!((t == RL_TRN_JOINT || t == RL_TRN_JOINTINPARENT) &&
           (m->jnt_type[j] == RL_JNT_HINGE || m->jnt_type[j] == RL_JNT_SLIDE))) {
       snprintf(err, (size_t)errlen,
-               "avbd: actuator '%s' acts through a transmission other than a hinge/slide joint or a fixed tendon: "
-               "AVBD applies actuator forces only along joint coordinates",
+               "avbd: actuator '%s' acts through a transmission other than a hinge/slide joint or a tendon: "
+               "AVBD applies actuator forces only along joint coordinates and tendon lengths",
                name);
       return 0;
     }
@@ -652,7 +718,9 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
       R * 2 * ((size_t)nr + 1) + 64 +
       (sizeof(rl_avbd_compound) + sizeof(rl_avbd_compound_val) + 2 * sizeof(unsigned long long)) * ((size_t)ncmp + 1) +
       3 * 64 + sizeof(int) * (4 * nbs + 1) + R * 85 * nbs + 6 * 64 + sizeof(rl_avbd_moving) * ((size_t)nmov + 1) + 64 +
-      sizeof(int) * nbs + R * 14 * ((size_t)m->nmocap + 1) + sizeof(long) * ((size_t)m->nmocap + 1) + 4 * 64;
+      sizeof(int) * nbs + R * 14 * ((size_t)m->nmocap + 1) + sizeof(long) * ((size_t)m->nmocap + 1) + 4 * 64 +
+      R * 3 * ((size_t)m->nsite + 1) + (sizeof(int) * 2 + R * 2) * ((size_t)m->ntendon + 2) + sizeof(int) * (nbs + 1) +
+      sizeof(int) * 4 * ((size_t)m->nwrap + 1) + 6 * 64;
   rl_avbd *am = calloc(1, sizeof *am);
   char *buf = calloc(1, bytes);
   if (!am || !buf) {
@@ -724,6 +792,13 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
   am->mocap_prev = avbd_take(&p, R * 7 * ((size_t)m->nmocap + 1));
   am->mocap_moved = avbd_take(&p, sizeof(long) * ((size_t)m->nmocap + 1));
   am->nmocap = m->nmocap;
+  am->spos = avbd_take(&p, R * 3 * ((size_t)m->nsite + 1));
+  am->spat = avbd_take(&p, sizeof(int) * ((size_t)m->ntendon + 1));
+  am->spat_n = avbd_take(&p, R * 2 * ((size_t)m->ntendon + 1));
+  am->spsadr = avbd_take(&p, sizeof(int) * ((size_t)m->ntendon + 2));
+  am->spslot = avbd_take(&p, sizeof(int) * 2 * ((size_t)m->nwrap + 1));
+  am->spadr = avbd_take(&p, sizeof(int) * (nbs + 1));
+  am->splist = avbd_take(&p, sizeof(int) * 2 * ((size_t)m->nwrap + 1));
 
   /* bodies */
   int s = 0;
@@ -761,6 +836,18 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
       rl_m3_tmulv(am->gpos + 3 * g, R, t);
       rl_q_conj(c, m->body_iquat + 4 * b);
       rl_q_mul(am->gquat + 4 * g, c, m->geom_quat + 4 * g);
+    }
+  }
+
+  /* sites: relative to the COM frame (dynamic) or world position (static), as the geoms */
+  for (int i = 0; i < m->nsite; i++) {
+    int b = m->site_bodyid[i];
+    if (avbd_is_static(m, b)) rl_v3_copy(am->spos + 3 * i, d->site_xpos + 3 * i);
+    else {
+      real t[3], R[9];
+      rl_v3_sub(t, m->site_pos + 3 * i, m->body_ipos + 3 * b);
+      rl_q_to_mat(R, m->body_iquat + 4 * b);
+      rl_m3_tmulv(am->spos + 3 * i, R, t);
     }
   }
 
@@ -821,6 +908,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
   rl_data_free(d);
   for (int j = 0; j < am->njoint; j++) avbd_row_scales(am, m, am->joint + j);
   avbd_components(am);
+  avbd_tendon_lists(am, m);
   am->servo_scaled = am->prm.servo_model;
 
   /* body → joints (CSR) */

@@ -76,6 +76,10 @@ RL_HDFN static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return 
 #define avbd_tree_sweep              RL_NAME(avbd_tree_sweep)
 #define avbd_block_update            RL_NAME(avbd_block_update)
 #define avbd_joint_value             RL_NAME(avbd_joint_value)
+#define avbd_tendon_force            RL_NAME(avbd_tendon_force)
+#define avbd_tendon_path             RL_NAME(avbd_tendon_path)
+#define avbd_tendon_begin            RL_NAME(avbd_tendon_begin)
+#define avbd_tendon_assemble         RL_NAME(avbd_tendon_assemble)
 
 /* avbd_build.c */
 RL_HDFN void avbd_perp(real t1[3], real t2[3], const real n[3]);
@@ -105,6 +109,8 @@ RL_HDFN int avbd_joint_on(const rl_model *m, const rl_data *d, const rl_avbd_joi
 RL_HDFN real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
                 real *k);
 RL_HDFN void avbd_act_advance(const rl_avbd *am, const rl_model *m, rl_data *d, real h);
+RL_HDFN real avbd_tendon_force(const rl_avbd *am, const rl_model *m, const rl_data *d, int t, real L, real Ln, real dLn,
+                               real h, real *kL);
 RL_HDFN void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
                       int kkt, real *G, real *k);
 
@@ -135,6 +141,12 @@ RL_HDFN void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d,
 /* avbd_tree.c */
 RL_HDFN void avbd_tree_build(rl_avbd *am);
 RL_HDFN void avbd_tree_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, real h, real *ux, real *uth);
+
+/* avbd_tendon.c */
+RL_HDFN real avbd_tendon_path(const rl_avbd *am, const rl_model *m, int t, int s, real J[6], real *rate);
+RL_HDFN void avbd_tendon_begin(rl_avbd *am, const rl_model *m);
+RL_HDFN void avbd_tendon_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt,
+                                  real H[36], real g[6]);
 
 /* avbd_diag.c */
 RL_HDFN void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h);

@@ -136,13 +136,34 @@ RL_HDFN static const rl_avbd_joint *avbd_joint_of(const rl_avbd *am, int j) {
   return NULL;
 }
 
-/* Fixed tendons through jt's joint (coefficient c there): length L = Σ cᵢφᵢ with jt's φ the argument and the other
- * joints' current φᵢ, step-start Lⁿ = Σ cᵢφᵢⁿ and rate L̇ⁿ = Σ cᵢφ̇ᵢⁿ.  Energy gradient along L:
+/* Force of tendon t along its length at L (step-start Lⁿ, rate L̇ⁿ), the energy gradient
  *   F_L = k_T(L − L_s) + b_T(L − Lⁿ)/h − Σ_u τ_u   (spring, damper, the actuators on the tendon, avbd_actuator_force)
- * returned as the joint's G = c·F_L, with curvature k = c²(k_T + b_T/h + Σ_u k_u). */
+ * with curvature *kL = k_T + b_T/h + Σ_u k_u (passive terms off with passive forces disabled, actuators off with
+ * actuation disabled). */
+RL_HDFN real avbd_tendon_force(const rl_avbd *am, const rl_model *m, const rl_data *d, int t, real L, real Ln, real dLn,
+                               real h, real *kL) {
+  int dis = m->opt.disableflags;
+  real F = 0;
+  *kL = 0;
+  if (!(dis & RL_DSBL_PASSIVE)) {
+    F += m->tendon_stiffness[t] * (L - m->tendon_lengthspring[t]) + m->tendon_damping[t] * (L - Ln) / h;
+    *kL += m->tendon_stiffness[t] + m->tendon_damping[t] / h;
+  }
+  if (!(dis & RL_DSBL_ACTUATION))
+    for (int u = 0; u < m->nu; u++) {
+      if (m->actuator_trntype[u] != RL_TRN_TENDON || m->actuator_trnid[2 * u] != t) continue;
+      real ku;
+      F -= avbd_actuator_force(m, u, avbd_actuator_input(am, m, d, u), L, Ln, dLn, h, &ku);
+      *kL += ku;
+    }
+  return F;
+}
+
+/* Fixed tendons through jt's joint (coefficient c there): length L = Σ cᵢφᵢ with jt's φ the argument and the other
+ * joints' current φᵢ, step-start Lⁿ = Σ cᵢφᵢⁿ and rate L̇ⁿ = Σ cᵢφ̇ᵢⁿ; the force F_L along L (avbd_tendon_force)
+ * returned as the joint's G = c·F_L, with curvature k = c²·k_L. */
 RL_HDFN static real avbd_tendon_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt,
                                       real phi, real h, real *k) {
-  int dis = m->opt.disableflags;
   real G = 0;
   *k = 0;
   for (int t = 0; t < m->ntendon; t++) {
@@ -166,18 +187,7 @@ RL_HDFN static real avbd_tendon_terms(const rl_avbd *am, const rl_model *m, cons
       Ln += ci * o->phi_n;
       dLn += ci * o->dphi_n;
     }
-    real F = 0, kL = 0;
-    if (!(dis & RL_DSBL_PASSIVE)) {
-      F += m->tendon_stiffness[t] * (L - m->tendon_lengthspring[t]) + m->tendon_damping[t] * (L - Ln) / h;
-      kL += m->tendon_stiffness[t] + m->tendon_damping[t] / h;
-    }
-    if (!(dis & RL_DSBL_ACTUATION))
-      for (int u = 0; u < m->nu; u++) {
-        if (m->actuator_trntype[u] != RL_TRN_TENDON || m->actuator_trnid[2 * u] != t) continue;
-        real ku;
-        F -= avbd_actuator_force(m, u, avbd_actuator_input(am, m, d, u), L, Ln, dLn, h, &ku);
-        kL += ku;
-      }
+    real kL, F = avbd_tendon_force(am, m, d, t, L, Ln, dLn, h, &kL);
     G += c * F;
     *k += c * c * kL;
   }

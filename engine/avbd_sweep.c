@@ -87,7 +87,7 @@ RL_HDFN static void avbd_compound_assemble(rl_avbd *am, const rl_model *m, const
 
 /* ------------------------------------------------------------------- coloring */
 
-/* Greedy coloring of the body graph (edges: joints and contacts between two dynamic bodies), the
+/* Greedy coloring of the body graph (edges: joints, contacts and spatial tendons between two dynamic bodies), the
  * world excluded; a body whose neighbors use all AVBD_MAXCOLOR colors goes to the overflow color
  * (solved serially after the others).  The sweep order lists bodies color by color. */
 RL_HDFN static void avbd_color(rl_avbd *am) {
@@ -104,6 +104,13 @@ RL_HDFN static void avbd_color(rl_avbd *am) {
       const rl_avbd_contact *c = am->con + am->clist[k];
       int o = c->a == i ? c->b : c->a;
       if (o >= 0 && am->color[o] >= 0 && am->color[o] < AVBD_MAXCOLOR) mask |= 1ull << am->color[o];
+    }
+    for (int k = am->spadr[i]; k < am->spadr[i + 1]; k++) {
+      int t = am->splist[k];
+      for (int e = am->spsadr[t]; e < am->spsadr[t + 1]; e++) {
+        int o = am->spslot[e];
+        if (o >= 0 && o != i && am->color[o] >= 0 && am->color[o] < AVBD_MAXCOLOR) mask |= 1ull << am->color[o];
+      }
     }
     int c = 0;
     while (c < AVBD_MAXCOLOR && (mask >> c & 1)) c++;
@@ -175,6 +182,7 @@ RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int
                                  avbd_dq_of(am, c->b), c->b == s, pr->alpha, kkt,
                                  pr->block == RL_AVBD_BLOCK_ARTICULATION);
   }
+  if (am->nspat > 0) avbd_tendon_assemble(am, m, d, s, h, kkt, H, g);
   for (int i = 0; i < 3; i++) H[7 * (3 + i)] += K[i];
 }
 
@@ -189,7 +197,7 @@ RL_HDFN void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d,
 }
 
 /* Two block updates of the same color, s0 and s1: both systems assembled (neither reads the other's pose
- * or rows: bodies of one color share no joint or contact), solved together (rl_avbd_chol_solve6_x2, the
+ * or rows: bodies of one color share no joint, contact or tendon), solved together (rl_avbd_chol_solve6_x2, the
  * same operations per body as rl_avbd_chol_solve6), then both bodies moved.  Bit-identical to
  * avbd_block_update(s0) followed by avbd_block_update(s1); the two solves' latency chains overlap. */
 RL_HDFN static void avbd_block_update2(rl_avbd *am, const rl_model *m, const rl_data *d, int s0, int s1, real h) {
@@ -648,6 +656,7 @@ RL_HDFN static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d,
     if (jt->eq < 0) continue;
     for (int r = 0; r < jt->neq; r++) am->row[jt->row + r].c0 = 0;
   }
+  avbd_tendon_begin(am, m);
 }
 
 /* Acceleration of the initial iterate (AVBD's adaptive initialization, in the extrapolating form): the

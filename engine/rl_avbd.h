@@ -313,6 +313,15 @@ typedef struct rl_avbd {
   real *mocap_last;       /* [nmocap×7] the mocap poses (pos, quat as given) the AVBD state was last moved to */
   real *mocap_prev;       /* [nmocap×7] the pose before that move */
   long *mocap_moved;      /* [nmocap] am->steps when the mocap body last moved (−1: not since the start) */
+  /* spatial tendons that exert a force (avbd_tendon.c) */
+  real *spos;   /* [nsite×3] each site in its body's COM frame (dynamic) or in the world (static) */
+  int nspat;    /* acting spatial tendons */
+  int *spat;    /* [nspat] their model tendon ids */
+  real *spat_n; /* [nspat×2] length Lⁿ and rate L̇ⁿ at the step start */
+  int *spsadr;  /* [nspat+1] first entry of tendon i in spslot */
+  int *spslot;  /* the distinct slots on each tendon's path, −1 once if it touches a static body */
+  int *spadr;   /* [nb+1] first entry of slot s in splist */
+  int *splist;  /* the acting spatial tendons (index into spat) through each slot */
 } rl_avbd;
 
 /* 1 if two geoms on different dynamic bodies pass the contype/conaffinity filter */

@@ -29,6 +29,7 @@ namespace RL_NAME(cuda) {
 #include "avbd_diag.c"
 #include "avbd_build.c"
 #include "avbd_tree.c"
+#include "avbd_tendon.c"
 extern "C" {
 #include "rl_batch_cuda.h"
 }
