@@ -163,6 +163,11 @@ RL_HDFN int avbd_pair_filter(const rl_model *m, int g1, int g2) {
 
 RL_HDFN static int avbd_is_static(const rl_model *m, int b) { return b == 0 || m->body_weldid[b] == 0; }
 
+/* 1 for an equality between body poses (connect, weld: a joint of rows), 0 for one between coordinates */
+RL_HDFN static int avbd_pose_equality(const rl_model *m, int e) {
+  return m->eq_type[e] == RL_EQ_CONNECT || m->eq_type[e] == RL_EQ_WELD;
+}
+
 static int avbd_ground_capacity(const rl_model *m) {
   int n = 0;
   for (int p = 0; p < m->ngeom; p++) {
@@ -229,22 +234,18 @@ static int avbd_tendon_acts(const rl_model *m, int t) {
 
 /* Tendons AVBD models: inert ones, fixed tendons L = Σ cᵢφᵢ over hinge/slide joints with a spring, a damper and
    actuators (terms on each joint coordinate, avbd_tendon_terms), and spatial tendons with a spring, a damper and
-   actuators (terms on each body of the path, avbd_tendon.c) unless they run over a mocap-driven body.  Tendon
-   limits, friction loss and equalities are refused.  Returns 0 and writes err. */
+   actuators (terms on each body of the path, avbd_tendon.c) unless they run over a mocap-driven body; limits and
+   equalities on either kind are coordinate rows (rl_avbd_crow).  Friction loss is refused.  Returns 0 and writes
+   err. */
 static int avbd_tendon_check(const rl_model *m, int t, char *err, int errlen) {
   const char *name = rl_model_name(m, m->name_tendonadr[t]);
   if (!avbd_tendon_acts(m, t)) return 1;
   int w0 = m->tendon_adr[t], spatial = m->wrap_type[w0] != RL_WRAP_JOINT;
-  const char *why = m->tendon_limited[t]            ? "a length limit"
-                    : m->tendon_frictionloss[t] > 0 ? "friction loss"
-                                                    : NULL;
-  for (int e = 0; e < m->neq && !why; e++)
-    if (m->eq_type[e] == RL_EQ_TENDON && (m->eq_obj1id[e] == t || m->eq_obj2id[e] == t)) why = "an equality constraint";
-  if (why) {
+  if (m->tendon_frictionloss[t] > 0) {
     snprintf(err, (size_t)errlen,
-             "avbd: tendon '%s' has %s: a constraint row on %s, which avbd's per-body and per-joint rows do not "
-             "include (use --engine newton)",
-             name, why, spatial ? "a path length through several bodies" : "a sum of joint coordinates of several bodies");
+             "avbd: tendon '%s' has friction loss: a bounded-force row on %s, which avbd does not include (use "
+             "--engine newton)",
+             name, spatial ? "a path length through several bodies" : "a sum of joint coordinates of several bodies");
     return 0;
   }
   if (spatial) {
@@ -329,6 +330,159 @@ static void avbd_tendon_lists(rl_avbd *am, const rl_model *m) {
   }
 }
 
+/* Coordinate rows of the model (tendon limits, joint and tendon equalities) and a bound on their slot-list
+   entries (two per path entry of a tendon, for a spatial path's sites, geoms and side sites or a fixed tendon's
+   joint bodies; four per joint equality) */
+static int avbd_crow_count(const rl_model *m, int *nlist) {
+  int n = 0;
+  *nlist = 0;
+  for (int t = 0; t < m->ntendon; t++)
+    if (avbd_tendon_acts(m, t) && m->tendon_limited[t]) {
+      n += 2;
+      *nlist += 2 * 2 * m->tendon_num[t]; /* a path's slots: its sites, wrap geoms and side sites */
+    }
+  for (int e = 0; e < m->neq; e++) {
+    if (m->eq_type[e] != RL_EQ_TENDON && m->eq_type[e] != RL_EQ_JOINT) continue;
+    n++;
+    *nlist += 4; /* two joints, two bodies each */
+    if (m->eq_type[e] == RL_EQ_TENDON)
+      for (int k = 0; k < 2; k++) {
+        int t = k ? m->eq_obj2id[e] : m->eq_obj1id[e];
+        if (t >= 0) *nlist += 2 * m->tendon_num[t];
+      }
+  }
+  return n;
+}
+
+/* scalar kind of tendon t (fixed or spatial) */
+static int avbd_tendon_kind(const rl_model *m, int t) {
+  return m->wrap_type[m->tendon_adr[t]] == RL_WRAP_JOINT ? RL_AVBD_SC_FIXED : RL_AVBD_SC_SPATIAL;
+}
+
+/* the scale of a row's scalar for ρ₀ and whether it is an angle: a joint's child-body mass (slide) or mean
+   inertia (hinge); a fixed tendon's smallest over its joints; a spatial tendon's lightest body on the path
+   (lengths) */
+static real avbd_scalar_scale(const rl_avbd *am, const rl_model *m, int kind, int id, int *ang) {
+  if (kind == RL_AVBD_SC_JOINT) {
+    int s = am->slot[m->jnt_bodyid[id]];
+    *ang = m->jnt_type[id] == RL_JNT_HINGE;
+    return s < 0 ? (real)1e30 : (*ang ? avbd_mean_inertia(am, m, s) : am->mass[s]);
+  }
+  real me = (real)1e30;
+  int adr = m->tendon_adr[id], a = 1;
+  for (int w = adr; w < adr + m->tendon_num[id]; w++) {
+    int ty = m->wrap_type[w], o = m->wrap_objid[w], ja;
+    if (kind == RL_AVBD_SC_FIXED) {
+      me = rl_avbd_min(me, avbd_scalar_scale(am, m, RL_AVBD_SC_JOINT, o, &ja));
+      a &= ja;
+    } else if (ty == RL_WRAP_SITE) {
+      int s = am->slot[m->site_bodyid[o]];
+      if (s >= 0) me = rl_avbd_min(me, am->mass[s]);
+    }
+  }
+  *ang = kind == RL_AVBD_SC_FIXED && a;
+  return me;
+}
+
+/* The coordinate rows (rows top… of am->row): a lower and an upper row per limited acting tendon, one per joint or
+   tendon equality, with ρ₀'s scale from their scalars (avbd_scalar_scale) */
+static void avbd_crow_build(rl_avbd *am, const rl_model *m, int *top) {
+  int n = 0;
+  for (int t = 0; t < m->ntendon; t++) {
+    if (!avbd_tendon_acts(m, t) || !m->tendon_limited[t]) continue;
+    for (int side = 0; side < 2; side++) {
+      rl_avbd_crow *r = am->crow + n++;
+      memset(r, 0, sizeof *r);
+      r->type = side ? RL_AVBD_CROW_HI : RL_AVBD_CROW_LO;
+      r->eq = -1;
+      r->kind[0] = avbd_tendon_kind(m, t);
+      r->id[0] = t;
+      r->id[1] = -1;
+      r->ref[0] = m->tendon_length0[t];
+      r->bound = m->tendon_range[2 * t + side];
+    }
+  }
+  for (int e = 0; e < m->neq; e++) {
+    if (avbd_pose_equality(m, e)) continue;
+    rl_avbd_crow *r = am->crow + n++;
+    memset(r, 0, sizeof *r);
+    r->type = RL_AVBD_CROW_EQ;
+    r->eq = e;
+    int tendon = m->eq_type[e] == RL_EQ_TENDON;
+    for (int k = 0; k < 2; k++) {
+      int id = k ? m->eq_obj2id[e] : m->eq_obj1id[e];
+      r->id[k] = id;
+      if (id < 0) continue;
+      r->kind[k] = tendon ? avbd_tendon_kind(m, id) : RL_AVBD_SC_JOINT;
+      r->ref[k] = tendon ? m->tendon_length0[id] : m->qpos0[m->jnt_qposadr[id]];
+    }
+  }
+  am->ncrow = n;
+  for (int i = 0; i < n; i++) {
+    rl_avbd_crow *r = am->crow + i;
+    rl_avbd_row *w = am->row + (r->row = (*top)++);
+    memset(w, 0, sizeof *w);
+    real me = (real)1e30;
+    int ang = 1;
+    for (int k = 0; k < 2; k++) {
+      if (r->id[k] < 0) continue;
+      int a;
+      me = rl_avbd_min(me, avbd_scalar_scale(am, m, r->kind[k], r->id[k], &a));
+      ang &= a;
+      r->joints |= r->kind[k] != RL_AVBD_SC_SPATIAL;
+    }
+    r->ang = ang;
+    w->kind = r->type == RL_AVBD_CROW_EQ ? (ang ? RL_AVBD_ROW_ANG : RL_AVBD_ROW_LIN)
+                                          : (r->type == RL_AVBD_CROW_LO ? RL_AVBD_ROW_LIMLO : RL_AVBD_ROW_LIMHI);
+    w->meff = me < (real)1e29 ? me : 1;
+    w->rho = 0;
+  }
+}
+
+/* slots joint j's coordinate depends on (the bodies of the joint carrying it) into l[0..n), each once */
+static int avbd_joint_slots(const rl_avbd *am, const rl_model *m, int j, int *l, int n) {
+  int b = m->jnt_bodyid[j];
+  n = avbd_add_unique(l, n, am->slot[b]);
+  return avbd_add_unique(l, n, am->slot[m->body_parentid[b]]);
+}
+
+/* Each coordinate row's slots (crslot: its spatial tendons' path slots from avbd_tendon_lists, both bodies of
+   each joint it reads, directly or through a fixed tendon), and per slot the rows that depend on it */
+static void avbd_crow_lists(rl_avbd *am, const rl_model *m) {
+  int e = 0;
+  for (int i = 0; i < am->ncrow; i++) {
+    rl_avbd_crow *r = am->crow + i;
+    int *l = am->crslot + e, k = 0;
+    am->crsadr[i] = e;
+    for (int q = 0; q < 2; q++) {
+      int id = r->id[q];
+      if (id < 0) continue;
+      if (r->kind[q] == RL_AVBD_SC_JOINT) k = avbd_joint_slots(am, m, id, l, k);
+      else if (r->kind[q] == RL_AVBD_SC_FIXED) {
+        for (int w = m->tendon_adr[id]; w < m->tendon_adr[id] + m->tendon_num[id]; w++)
+          k = avbd_joint_slots(am, m, m->wrap_objid[w], l, k);
+      } else {
+        r->spatial = 1;
+        for (int x = 0; x < am->nspat; x++)
+          if (am->spat[x] == id)
+            for (int y = am->spsadr[x]; y < am->spsadr[x + 1]; y++) k = avbd_add_unique(l, k, am->spslot[y]);
+      }
+    }
+    e += k;
+  }
+  am->crsadr[am->ncrow] = e;
+  int q = 0;
+  for (int s = 0; s < am->nb; s++) {
+    am->cradr[s] = q;
+    for (int i = 0; i < am->ncrow; i++) {
+      int on = 0;
+      for (int x = am->crsadr[i]; x < am->crsadr[i + 1]; x++) on |= am->crslot[x] == s;
+      if (on) am->crlist[q++] = i;
+    }
+  }
+  am->cradr[am->nb] = q;
+}
+
 /* Count joints and rows; refuse what the solver does not model.  Returns 0 and writes err. */
 static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int errlen) {
   int nj = 0, nr = 0;
@@ -387,7 +541,26 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
     nr += (t == RL_JNT_BALL) ? 3 : 5;
     if (t != RL_JNT_BALL) nr += 3; /* limit lo, hi, dry friction (allocated always) */
   }
+  for (int t = 0; t < m->ntendon; t++) nr += avbd_tendon_acts(m, t) && m->tendon_limited[t] ? 2 : 0;
   for (int e = 0; e < m->neq; e++) {
+    if (m->eq_type[e] == RL_EQ_TENDON) {
+      nr++;
+      continue;
+    }
+    if (m->eq_type[e] == RL_EQ_JOINT) {
+      for (int k = 0; k < 2; k++) {
+        int j = k ? m->eq_obj2id[e] : m->eq_obj1id[e];
+        if (j >= 0 && m->jnt_type[j] != RL_JNT_HINGE && m->jnt_type[j] != RL_JNT_SLIDE) {
+          snprintf(err, (size_t)errlen,
+                   "avbd: equality '%s' couples joint '%s', which is not a hinge or slide joint: AVBD's coordinate "
+                   "rows hold scalar joint coordinates",
+                   rl_model_name(m, m->name_eqadr[e]), rl_model_name(m, m->name_jntadr[j]));
+          return 0;
+        }
+      }
+      nr++;
+      continue;
+    }
     if (avbd_is_static(m, m->eq_obj1id[e]) && avbd_is_static(m, m->eq_obj2id[e])) {
       snprintf(err, (size_t)errlen, "avbd: equality '%s' joins two static bodies", rl_model_name(m, m->name_eqadr[e]));
       return 0;
@@ -398,12 +571,6 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
     } else if (m->eq_type[e] == RL_EQ_WELD) {
       nj++;
       nr += 6;
-    } else {
-      snprintf(err, (size_t)errlen,
-               "avbd: equality '%s' couples joint or tendon coordinates by a polynomial: AVBD's equality rows hold "
-               "body poses (connect, weld), none relates two coordinates",
-               rl_model_name(m, m->name_eqadr[e]));
-      return 0;
     }
   }
   *njoint = nj;
@@ -646,7 +813,8 @@ static int avbd_count_moving(const rl_model *m) {
     int p = avbd_static_side_tree(m, b);
     n += avbd_is_static(m, p) && avbd_mocap_of(m, p) >= 0;
   }
-  for (int e = 0; e < m->neq; e++) n += avbd_mocap_of(m, avbd_static_side_eq(m, e)) >= 0;
+  for (int e = 0; e < m->neq; e++)
+    n += avbd_pose_equality(m, e) && avbd_mocap_of(m, avbd_static_side_eq(m, e)) >= 0;
   return n;
 }
 
@@ -704,7 +872,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
     nb += !avbd_is_static(m, b);
     ncmp += !avbd_is_static(m, b) && m->body_jntnum[b] > 1;
   }
-  int maxcon = avbd_ground_capacity(m), nmov = avbd_count_moving(m);
+  int maxcon = avbd_ground_capacity(m), nmov = avbd_count_moving(m), ncrl, ncr = avbd_crow_count(m, &ncrl);
   if (m->nconmax > maxcon) maxcon = m->nconmax;
   size_t R = sizeof(real), nbs = (size_t)nb + 1;
   size_t bytes =
@@ -720,7 +888,8 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
       3 * 64 + sizeof(int) * (4 * nbs + 1) + R * 85 * nbs + 6 * 64 + sizeof(rl_avbd_moving) * ((size_t)nmov + 1) + 64 +
       sizeof(int) * nbs + R * 14 * ((size_t)m->nmocap + 1) + sizeof(long) * ((size_t)m->nmocap + 1) + 4 * 64 +
       R * 3 * ((size_t)m->nsite + 1) + (sizeof(int) * 2 + R * 2) * ((size_t)m->ntendon + 2) + sizeof(int) * (nbs + 1) +
-      sizeof(int) * 4 * ((size_t)m->nwrap + 1) + 6 * 64;
+      sizeof(int) * 4 * ((size_t)m->nwrap + 1) + 6 * 64 + sizeof(rl_avbd_crow) * ((size_t)ncr + 1) +
+      sizeof(int) * (nbs + 1 + 2 * ((size_t)ncrl + 1) + (size_t)ncr + 2) + 5 * 64;
   rl_avbd *am = calloc(1, sizeof *am);
   char *buf = calloc(1, bytes);
   if (!am || !buf) {
@@ -799,6 +968,11 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
   am->spslot = avbd_take(&p, sizeof(int) * 2 * ((size_t)m->nwrap + 1));
   am->spadr = avbd_take(&p, sizeof(int) * (nbs + 1));
   am->splist = avbd_take(&p, sizeof(int) * 2 * ((size_t)m->nwrap + 1));
+  am->crow = avbd_take(&p, sizeof(rl_avbd_crow) * ((size_t)ncr + 1));
+  am->crsadr = avbd_take(&p, sizeof(int) * ((size_t)ncr + 2));
+  am->crslot = avbd_take(&p, sizeof(int) * ((size_t)ncrl + 1));
+  am->cradr = avbd_take(&p, sizeof(int) * (nbs + 1));
+  am->crlist = avbd_take(&p, sizeof(int) * ((size_t)ncrl + 1));
 
   /* bodies */
   int s = 0;
@@ -896,6 +1070,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
     avbd_make_rows(am, jt, &top);
   }
   for (int e = 0; e < m->neq; e++) {
+    if (!avbd_pose_equality(m, e)) continue;
     rl_avbd_joint *jt = am->joint + k++;
     memset(jt, 0, sizeof *jt);
     jt->cmp = -1;
@@ -903,12 +1078,14 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
     avbd_make_rows(am, jt, &top);
   }
   am->njoint = k;
+  avbd_crow_build(am, m, &top);
   am->nrow = top;
   avbd_moving_build(am, m, d);
   rl_data_free(d);
   for (int j = 0; j < am->njoint; j++) avbd_row_scales(am, m, am->joint + j);
   avbd_components(am);
   avbd_tendon_lists(am, m);
+  avbd_crow_lists(am, m);
   am->servo_scaled = am->prm.servo_model;
 
   /* body → joints (CSR) */

@@ -38,6 +38,11 @@ RL_HDFN static inline real avbd_tree_mass(const rl_avbd *am, int s) { return s <
 /* Δq = q (q⁰)⁻¹ of slot s, NULL for the world */
 RL_HDFN static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return s < 0 ? NULL : am->dq + 4 * s; }
 
+/* penalty growth ρ ← min(ρ + β·ρ₀·|C̃|/ℓ, ρ_max) */
+RL_HDFN static inline real avbd_grow(const rl_avbd_param *pr, real rho, real rho0, real c, real ell) {
+  return rl_avbd_min(rho + pr->beta * rho0 * rl_fabs(c) / ell, pr->rho_max * rho0);
+}
+
 #define avbd_perp                    RL_NAME(avbd_perp)
 #define avbd_nfeature                RL_NAME(avbd_nfeature)
 #define avbd_pair_filter             RL_NAME(avbd_pair_filter)
@@ -80,6 +85,10 @@ RL_HDFN static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return 
 #define avbd_tendon_path             RL_NAME(avbd_tendon_path)
 #define avbd_tendon_begin            RL_NAME(avbd_tendon_begin)
 #define avbd_tendon_assemble         RL_NAME(avbd_tendon_assemble)
+#define avbd_joint_of                RL_NAME(avbd_joint_of)
+#define avbd_crow_coord_terms        RL_NAME(avbd_crow_coord_terms)
+#define avbd_crow_begin              RL_NAME(avbd_crow_begin)
+#define avbd_crow_dual               RL_NAME(avbd_crow_dual)
 
 /* avbd_build.c */
 RL_HDFN void avbd_perp(real t1[3], real t2[3], const real n[3]);
@@ -104,7 +113,9 @@ RL_HDFN void avbd_contact_c(const rl_avbd *am, const rl_avbd_contact *k, real C[
 RL_HDFN void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h);
 RL_HDFN void avbd_contact_lists(rl_avbd *am);
 
-/* avbd_joint.c */
+/* avbd_joint.c (avbd_joint_of: the maximal-coordinate joint carrying model joint j, a compound's component
+   included; NULL for a joint of a static body) */
+RL_HDFN const rl_avbd_joint *avbd_joint_of(const rl_avbd *am, int j);
 RL_HDFN int avbd_joint_on(const rl_model *m, const rl_data *d, const rl_avbd_joint *jt);
 RL_HDFN real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
                 real *k);
@@ -145,6 +156,10 @@ RL_HDFN void avbd_tree_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, r
 /* avbd_tendon.c */
 RL_HDFN real avbd_tendon_path(const rl_avbd *am, const rl_model *m, int t, int s, real J[6], real *rate);
 RL_HDFN void avbd_tendon_begin(rl_avbd *am, const rl_model *m);
+RL_HDFN real avbd_crow_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi,
+                                   int kkt, real *k);
+RL_HDFN void avbd_crow_begin(rl_avbd *am, const rl_model *m, const rl_data *d);
+RL_HDFN void avbd_crow_dual(rl_avbd *am, const rl_model *m, const rl_data *d, real res[2]);
 RL_HDFN void avbd_tendon_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt,
                                   real H[36], real g[6]);
 

@@ -122,7 +122,7 @@ RL_HDFN void avbd_act_advance(const rl_avbd *am, const rl_model *m, rl_data *d, 
 }
 
 /* the maximal-coordinate joint that carries model joint j (a compound joint's component included), NULL if none */
-RL_HDFN static const rl_avbd_joint *avbd_joint_of(const rl_avbd *am, int j) {
+RL_HDFN const rl_avbd_joint *avbd_joint_of(const rl_avbd *am, int j) {
   for (int i = 0; i < am->njoint; i++) {
     const rl_avbd_joint *jt = am->joint + i;
     if (jt->kind != RL_AVBD_COMPOUND) {
@@ -182,7 +182,12 @@ RL_HDFN static real avbd_tendon_terms(const rl_avbd *am, const rl_model *m, cons
         continue;
       }
       const rl_avbd_joint *o = avbd_joint_of(am, m->wrap_objid[w]);
-      if (!o) continue; /* a joint of a static body: its coordinate stays at qpos0 */
+      if (!o) { /* a joint of a static body: its coordinate stays at qpos0 */
+        real q0 = m->qpos0[m->jnt_qposadr[m->wrap_objid[w]]];
+        L += ci * q0;
+        Ln += ci * q0;
+        continue;
+      }
       L += ci * o->phi;
       Ln += ci * o->phi_n;
       dLn += ci * o->dphi_n;
@@ -213,6 +218,7 @@ RL_HDFN static real avbd_tendon_terms(const rl_avbd *am, const rl_model *m, cons
  * and the quadratic with that weight touches the energy there and lies above it, so the step still cannot
  * overshoot the kink; with ρ a slipping joint moved |t|/τ_f times too little per iteration (standing
  * microduck at the bench state, a slipping step: a linear contraction of 0.63 per iteration, 22 → 5 iterations).
+ *   coordinate rows  G += f·∂C/∂φ over the tendon limits and joint/tendon equalities through φ (avbd_crow_coord_terms)
  * With kkt set, the bounded rows contribute their multipliers λ (for the stationarity residual). */
 RL_HDFN void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
                       int kkt, real *G, real *k) {
@@ -249,5 +255,9 @@ RL_HDFN void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_dat
   if (m->ntendon > 0) {
     *G += avbd_tendon_terms(am, m, d, jt, phi, h, &ks);
     *k += ks;
+  }
+  if (am->ncrow > 0) {
+    *G += avbd_crow_coord_terms(am, m, d, jt, phi, kkt, &ks);
+    *k += kkt ? 0 : ks;
   }
 }

@@ -87,8 +87,8 @@ RL_HDFN static void avbd_compound_assemble(rl_avbd *am, const rl_model *m, const
 
 /* ------------------------------------------------------------------- coloring */
 
-/* Greedy coloring of the body graph (edges: joints, contacts and spatial tendons between two dynamic bodies), the
- * world excluded; a body whose neighbors use all AVBD_MAXCOLOR colors goes to the overflow color
+/* Greedy coloring of the body graph (edges: joints, contacts, spatial tendons and coordinate rows between two
+ * dynamic bodies), the world excluded; a body whose neighbors use all AVBD_MAXCOLOR colors goes to the overflow color
  * (solved serially after the others).  The sweep order lists bodies color by color. */
 RL_HDFN static void avbd_color(rl_avbd *am) {
   int nb = am->nb, used = 0;
@@ -104,6 +104,13 @@ RL_HDFN static void avbd_color(rl_avbd *am) {
       const rl_avbd_contact *c = am->con + am->clist[k];
       int o = c->a == i ? c->b : c->a;
       if (o >= 0 && am->color[o] >= 0 && am->color[o] < AVBD_MAXCOLOR) mask |= 1ull << am->color[o];
+    }
+    for (int k = am->cradr[i]; k < am->cradr[i + 1]; k++) {
+      int r = am->crlist[k];
+      for (int e = am->crsadr[r]; e < am->crsadr[r + 1]; e++) {
+        int o = am->crslot[e];
+        if (o >= 0 && o != i && am->color[o] >= 0 && am->color[o] < AVBD_MAXCOLOR) mask |= 1ull << am->color[o];
+      }
     }
     for (int k = am->spadr[i]; k < am->spadr[i + 1]; k++) {
       int t = am->splist[k];
@@ -427,10 +434,6 @@ RL_HDFN static void avbd_cheb_dual(rl_avbd *am, int it, real u, int *kc, real *o
 
 /* --------------------------------------------------------------- dual update */
 
-/* penalty growth ρ ← min(ρ + β·ρ₀·|C̃|/ℓ, ρ_max) */
-RL_HDFN static real avbd_grow(const rl_avbd_param *pr, real rho, real rho0, real c, real ell) {
-  return rl_avbd_min(rho + pr->beta * rho0 * rl_fabs(c) / ell, pr->rho_max * rho0);
-}
 
 /* Dual update of the coordinate rows of a hinge or slide jt at its coordinate jt->phi: limits
  * λ ← min(λ + ρC̃, 0), dry friction λ ← clip(λ + ρΔφ, ±τ_f) (residuals into res[ang]). */
@@ -526,6 +529,7 @@ RL_HDFN static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_da
     jt->phi = v ? rl_avbd_unwrap(v->phi_raw, jt->phi) : rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
     avbd_coord_dual(am, m, d, jt, res);
   }
+  if (am->ncrow > 0) avbd_crow_dual(am, m, d, res);
   for (int i = 0; i < am->ncon; i++) {
     rl_avbd_contact *c = am->con + i;
     const real *C = avbd_contact_val(am, i)->C;
@@ -589,7 +593,8 @@ RL_HDFN static void avbd_compound_begin(rl_avbd *am, const rl_data *d, rl_avbd_j
 
 /* Articulation blocks solve the tree joints' rows exactly within the block, so their penalty need not
  * stay near the scale m/h² at which a body-by-body sweep converges: the two-sided rows of every tree joint
- * start each step at ρ ≥ rho_tree·ρ₀ (≤ ρ_max), and the dual update λ ← λ + ρC̃ then leaves a residual of
+ * start each step at ρ ≥ rho_tree·ρ₀ (≤ ρ_max) (joints to the world too; not those a coordinate row took out of
+ * their articulation, avbd_tree_build), and the dual update λ ← λ + ρC̃ then leaves a residual of
  * the order 1/(1 + rho_tree) of the last one instead of a slow ascent.  Microduck at 1 ms (f64, 0.5 s,
  * iterations/step): rho_tree 1 (no stiffening) 131.9, 100: 19, 1e4: 18 (body mass contact ρ₀).  The
  * one-sided and bounded rows (limits, dry friction) keep their ρ: stiffened as well they took standing
@@ -600,7 +605,7 @@ RL_HDFN static void avbd_tree_stiffen(rl_avbd *am) {
   const rl_avbd_param *pr = &am->prm;
   for (int j = 0; j < am->njoint; j++) {
     const rl_avbd_joint *jt = am->joint + j;
-    if (jt->eq >= 0) continue;
+    if (jt->eq >= 0 || (jt->a >= 0 && am->tjoint[jt->b] != j)) continue; /* not in the block solve */
     for (int r = 0; r < jt->neq; r++) {
       rl_avbd_row *w = am->row + jt->row + r;
       w->rho = rl_avbd_min(rl_avbd_max(w->rho, pr->rho_tree * w->rho0), pr->rho_max * w->rho0);
@@ -657,6 +662,7 @@ RL_HDFN static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d,
     for (int r = 0; r < jt->neq; r++) am->row[jt->row + r].c0 = 0;
   }
   avbd_tendon_begin(am, m);
+  avbd_crow_begin(am, m, d);
 }
 
 /* Acceleration of the initial iterate (AVBD's adaptive initialization, in the extrapolating form): the

@@ -133,10 +133,13 @@ RL_HDFN void avbd_tendon_begin(rl_avbd *am, const rl_model *m) {
   }
 }
 
+RL_HDFN static void avbd_crow_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d, int s, int kkt, real H[36],
+                                       real g[6]);
+
 /* Terms of the spatial tendons through slot s in its local system: for each, J = ∂L/∂z_s at the current poses,
    F_L and k_L from avbd_tendon_force (spring, damper, actuators on the tendon), g += F_L·J and, unless kkt,
    H += k_L·JJᵀ (lower triangle; Gauss–Newton: the path's own curvature F_L·∂²L is left out, which changes
-   the iteration, not its fixed point) */
+   the iteration, not its fixed point); then the coordinate rows on those tendons (avbd_crow_assemble) */
 RL_HDFN void avbd_tendon_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt,
                                   real H[36], real g[6]) {
   for (int q = am->spadr[s]; q < am->spadr[s + 1]; q++) {
@@ -145,5 +148,181 @@ RL_HDFN void avbd_tendon_assemble(const rl_avbd *am, const rl_model *m, const rl
     real L = avbd_tendon_path(am, m, am->spat[i], s, J, NULL);
     real F = avbd_tendon_force(am, m, d, am->spat[i], L, am->spat_n[2 * i], am->spat_n[2 * i + 1], h, &kL);
     rl_avbd_add_row(H, g, J, F, kkt ? 0 : kL);
+  }
+  avbd_crow_assemble(am, m, d, s, kkt, H, g);
+}
+
+/* ------------------------------------------------------------ rows on scalar coordinates */
+
+/* value of joint j's coordinate: φ when j is jt's own joint (the local solve's argument); else that of the joint
+   carrying it at the current poses (a hinge or slide of its own: Gauss–Seidel across the bodies, which a stiff
+   row coupling two coordinates needs — with the values of the last dual update, the two local solves of
+   j2 = 1.5·j3 chased each other and diverged), the last dual update's φ for a compound joint's component, qpos0
+   for a joint of a static body */
+RL_HDFN static real avbd_joint_scalar(const rl_avbd *am, const rl_model *m, int j, const rl_avbd_joint *jt, real phi) {
+  if (jt && jt->jnt == j) return phi;
+  const rl_avbd_joint *o = avbd_joint_of(am, j);
+  if (!o) return m->qpos0[m->jnt_qposadr[j]];
+  if (o->b >= 0 && am->joint <= o && o < am->joint + am->njoint &&
+      (o->kind == RL_AVBD_HINGE || o->kind == RL_AVBD_SLIDE)) {
+    real dA[6], dB[6];
+    return rl_avbd_joint_coord(o, avbd_pose_of(am, o->a), avbd_pose_of(am, o->b), o->phi, dA, dB);
+  }
+  return o->phi;
+}
+
+/* value of a row's scalar (kind, id): a joint coordinate, a fixed tendon's Σ cᵢφᵢ, a spatial tendon's path length
+   at the current poses (jt, φ: as avbd_joint_scalar) */
+RL_HDFN static real avbd_scalar(const rl_avbd *am, const rl_model *m, int kind, int id, const rl_avbd_joint *jt, real phi) {
+  if (kind == RL_AVBD_SC_JOINT) return avbd_joint_scalar(am, m, id, jt, phi);
+  if (kind == RL_AVBD_SC_SPATIAL) return avbd_tendon_path(am, m, id, -1, NULL, NULL);
+  real L = 0;
+  for (int w = m->tendon_adr[id]; w < m->tendon_adr[id] + m->tendon_num[id]; w++)
+    L += m->wrap_prm[w] * avbd_joint_scalar(am, m, m->wrap_objid[w], jt, phi);
+  return L;
+}
+
+/* ∂S/∂φ_j of a row's scalar along joint j's coordinate: 1 for the joint itself, the sum of its coefficients in a
+   fixed tendon, 0 for a spatial tendon (which depends on body poses, not on coordinates) */
+RL_HDFN static real avbd_scalar_dphi(const rl_model *m, int kind, int id, int j) {
+  if (kind == RL_AVBD_SC_JOINT) return id == j ? 1 : 0;
+  if (kind == RL_AVBD_SC_SPATIAL) return 0;
+  real c = 0;
+  for (int w = m->tendon_adr[id]; w < m->tendon_adr[id] + m->tendon_num[id]; w++)
+    if (m->wrap_objid[w] == j) c += m->wrap_prm[w];
+  return c;
+}
+
+/* The row's C and its slopes wgt = (∂C/∂S_a, ∂C/∂S_b) at the current state (jt, φ: as avbd_joint_scalar):
+ *   equality  C = (S_a − S_a⁰) − c₀ − (c₁x + c₂x² + c₃x³ + c₄x⁴),  x = S_b − S_b⁰  (no S_b: C = S_a − S_a⁰ − c₀),
+ *             wgt = (1, −(c₁ + 2c₂x + 3c₃x² + 4c₄x³))   (MuJoCo's joint and tendon equalities)
+ *   lower limit  C = S_a − lo ≥ 0,  wgt = (1, 0);   upper limit  C = hi − S_a ≥ 0,  wgt = (−1, 0) */
+RL_HDFN static real avbd_crow_c(const rl_avbd *am, const rl_model *m, const rl_avbd_crow *r, const rl_avbd_joint *jt, real phi,
+                                real wgt[2]) {
+  real Sa = avbd_scalar(am, m, r->kind[0], r->id[0], jt, phi);
+  wgt[1] = 0;
+  if (r->type == RL_AVBD_CROW_LO) {
+    wgt[0] = 1;
+    return Sa - r->bound;
+  }
+  if (r->type == RL_AVBD_CROW_HI) {
+    wgt[0] = -1;
+    return r->bound - Sa;
+  }
+  const real *c = m->eq_data + RL_NEQDATA * r->eq;
+  wgt[0] = 1;
+  real C = Sa - r->ref[0] - c[0];
+  if (r->id[1] >= 0) {
+    real x = avbd_scalar(am, m, r->kind[1], r->id[1], jt, phi) - r->ref[1];
+    C -= c[1] * x + c[2] * x * x + c[3] * x * x * x + c[4] * x * x * x * x;
+    wgt[1] = -(c[1] + 2 * c[2] * x + 3 * c[3] * x * x + 4 * c[4] * x * x * x);
+  }
+  return C;
+}
+
+/* 1 if row r is enforced: an equality that is active and not disabled, a limit with limits enabled */
+RL_HDFN static int avbd_crow_on(const rl_model *m, const rl_data *d, const rl_avbd_crow *r) {
+  int dis = m->opt.disableflags;
+  if (dis & RL_DSBL_CONSTRAINT) return 0;
+  if (r->type == RL_AVBD_CROW_EQ) return !(dis & RL_DSBL_EQUALITY) && d->eq_active[r->eq];
+  return !(dis & RL_DSBL_LIMIT);
+}
+
+/* The row's force along C at the iterate and its curvature *k:
+ *   equality  f = λ + ρ(C − α_j C⁰),            k = ρ
+ *   limit     f = min(λ + ρ(C − α·min(C⁰, 0)), 0),  k = ρ while f < 0 or λ < 0, else 0
+ * (kkt: f = λ, for the stationarity residual); 0 when the row is off. */
+RL_HDFN static real avbd_crow_force(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_crow *r, real C,
+                                    int kkt, real *k) {
+  const rl_avbd_row *w = am->row + r->row;
+  *k = 0;
+  if (!avbd_crow_on(m, d, r)) return 0;
+  if (r->type == RL_AVBD_CROW_EQ) {
+    *k = w->rho;
+    return kkt ? w->lambda : w->lambda + w->rho * (C - am->prm.alpha_joint * w->c0);
+  }
+  real f = kkt ? w->lambda : rl_avbd_proj_neg(w->lambda + w->rho * (C - am->prm.alpha * rl_avbd_min(w->c0, 0)));
+  if (f < 0 || w->lambda < 0) *k = w->rho;
+  return f;
+}
+
+/* Terms of the coordinate rows on joint jt's coordinate φ: G = Σ f·∂C/∂φ, *k = Σ k_r·(∂C/∂φ)²,
+   ∂C/∂φ = wgt_a·∂S_a/∂φ + wgt_b·∂S_b/∂φ (rows whose scalars are joints or fixed tendons) */
+RL_HDFN real avbd_crow_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi,
+                                   int kkt, real *k) {
+  real G = 0;
+  *k = 0;
+  for (int i = 0; i < am->ncrow; i++) {
+    const rl_avbd_crow *r = am->crow + i;
+    if (!r->joints) continue;
+    real da = avbd_scalar_dphi(m, r->kind[0], r->id[0], jt->jnt);
+    real db = r->id[1] >= 0 ? avbd_scalar_dphi(m, r->kind[1], r->id[1], jt->jnt) : 0;
+    if (da == 0 && db == 0) continue;
+    real wgt[2], kr, C = avbd_crow_c(am, m, r, jt, phi, wgt);
+    real dC = wgt[0] * da + wgt[1] * db;
+    real f = avbd_crow_force(am, m, d, r, C, kkt, &kr);
+    G += f * dC;
+    *k += kr * dC * dC;
+  }
+  return G;
+}
+
+/* Terms of the coordinate rows with a spatial tendon through slot s: J = wgt_a·∂S_a/∂z_s + wgt_b·∂S_b/∂z_s over
+   the spatial scalars, g += f·J, H += k_r·JJᵀ (unless kkt) */
+RL_HDFN static void avbd_crow_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d, int s, int kkt, real H[36],
+                                       real g[6]) {
+  for (int q = am->cradr[s]; q < am->cradr[s + 1]; q++) {
+    const rl_avbd_crow *r = am->crow + am->crlist[q];
+    if (!r->spatial) continue; /* joint coordinates only: their terms come through avbd_coord_terms */
+    real wgt[2], kr, J[6] = {0, 0, 0, 0, 0, 0};
+    real C = avbd_crow_c(am, m, r, NULL, 0, wgt);
+    real f = avbd_crow_force(am, m, d, r, C, kkt, &kr);
+    if (f == 0 && kr == 0) continue;
+    for (int k = 0; k < 2; k++) {
+      if (r->id[k] < 0 || r->kind[k] != RL_AVBD_SC_SPATIAL) continue;
+      real Jk[6] = {0, 0, 0, 0, 0, 0};
+      avbd_tendon_path(am, m, r->id[k], s, Jk, NULL);
+      for (int i = 0; i < 6; i++) J[i] += wgt[k] * Jk[i];
+    }
+    rl_avbd_add_row(H, g, J, f, kkt ? 0 : kr);
+  }
+}
+
+/* Step start: C⁰ of every coordinate row (the joints' φ are their step-start values) */
+RL_HDFN void avbd_crow_begin(rl_avbd *am, const rl_model *m, const rl_data *d) {
+  (void)d;
+  for (int i = 0; i < am->ncrow; i++) {
+    real wgt[2];
+    am->row[am->crow[i].row].c0 = avbd_crow_c(am, m, am->crow + i, NULL, 0, wgt);
+  }
+}
+
+/* Dual update of the coordinate rows after a sweep (the joints' φ already updated): equality λ ← λ + ρC̃, limit
+   λ ← min(λ + ρC̃, 0), ρ grows (limits: while active); residual |λ − λ_new|/ρ into res (lengths or angles: a row
+   whose scalars are all hinge coordinates or fixed tendons of hinges, r->ang, counts as an angle).  Off rows: λ = 0. */
+RL_HDFN void avbd_crow_dual(rl_avbd *am, const rl_model *m, const rl_data *d, real res[2]) {
+  const rl_avbd_param *pr = &am->prm;
+  for (int i = 0; i < am->ncrow; i++) {
+    const rl_avbd_crow *r = am->crow + i;
+    rl_avbd_row *w = am->row + r->row;
+    if (!avbd_crow_on(m, d, r)) {
+      w->lambda = 0;
+      continue;
+    }
+    real wgt[2], C = avbd_crow_c(am, m, r, NULL, 0, wgt);
+    int ang = r->ang;
+    real ell = ang ? AVBD_ANG_SCALE : AVBD_LIN_SCALE;
+    if (r->type == RL_AVBD_CROW_EQ) {
+      w->c = C - pr->alpha_joint * w->c0;
+      w->lambda += w->rho * w->c;
+      res[ang] = rl_avbd_max(res[ang], rl_fabs(w->c));
+      w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
+    } else {
+      w->c = C - pr->alpha * rl_avbd_min(w->c0, 0);
+      real nl = rl_avbd_proj_neg(w->lambda + w->rho * w->c);
+      res[ang] = rl_avbd_max(res[ang], rl_fabs(w->lambda - nl) / w->rho);
+      w->lambda = nl;
+      if (nl < 0) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
+    }
   }
 }

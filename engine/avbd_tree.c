@@ -23,7 +23,7 @@
 #include "avbd_internal.h"
 
 /* Tree structure from the joints: each body's parent slot and joint (model tree joints only, eq < 0,
- * both bodies dynamic), the articulations (connected sets of them), their bodies in slot order
+ * both bodies dynamic, neither read by a coordinate row on joint coordinates), the articulations (connected sets of them), their bodies in slot order
  * (a parent's slot is below its child's: MuJoCo lists parents first). */
 RL_HDFN void avbd_tree_build(rl_avbd *am) {
   int nb = am->nb;
@@ -34,6 +34,16 @@ RL_HDFN void avbd_tree_build(rl_avbd *am) {
     am->tparent[jt->b] = jt->a;
     am->tjoint[jt->b] = j;
   }
+  /* a coordinate row on joint coordinates (a joint equality, a fixed tendon's limit or equality) couples joints
+     that the block solve would see only through its diagonal blocks (one block Jacobi step per iteration: the
+     stiff row j2 = 1.5·j3 diverged, j1 18 rad where the rigid arm turns 2.3): the bodies it reads leave their
+     articulation, their joints to the parent become rows on the diagonal blocks, solved body by body */
+  for (int i = 0; i < am->ncrow; i++)
+    if (am->crow[i].joints)
+      for (int e = am->crsadr[i]; e < am->crsadr[i + 1]; e++) {
+        int s = am->crslot[e];
+        if (s >= 0) am->tparent[s] = am->tjoint[s] = -1;
+      }
   int *root = (int *)am->twork, *idx = root + nb, *fill = idx + nb; /* scratch */
   int n = 0;
   for (int s = 0; s < nb; s++) {

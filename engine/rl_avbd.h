@@ -235,6 +235,23 @@ typedef struct rl_avbd_moving {
   real xp[3], xq[4];                            /* compound joints: F0 in M */
 } rl_avbd_moving;
 
+/* A constraint row on scalar coordinates: a tendon length limit, or an equality that couples two joint
+ * coordinates or two tendon lengths by a quartic.  Its scalars S_a, S_b are joint coordinates, fixed-tendon
+ * lengths Σ cᵢφᵢ or spatial-tendon path lengths (avbd_tendon.c). */
+enum { RL_AVBD_CROW_LO = 0, RL_AVBD_CROW_HI = 1, RL_AVBD_CROW_EQ = 2 };
+enum { RL_AVBD_SC_JOINT = 0, RL_AVBD_SC_FIXED = 1, RL_AVBD_SC_SPATIAL = 2 };
+typedef struct rl_avbd_crow {
+  int type;           /* RL_AVBD_CROW_* */
+  int eq;             /* the model equality (type EQ), else −1 */
+  int kind[2], id[2]; /* the scalars (RL_AVBD_SC_*; joint or tendon id), id[1] = −1: no second one */
+  real ref[2];        /* their values at qpos0 (qpos0, tendon_length0) */
+  real bound;         /* the limit (LO: range₀, HI: range₁) */
+  int row;            /* its multiplier and penalty: rl_avbd.row[row] */
+  int joints;         /* 1 if a scalar is a joint coordinate or a fixed tendon (the row enters coordinate terms) */
+  int ang;            /* 1 if every scalar is a hinge angle or a fixed tendon of hinges (residual in rad) */
+  int spatial;        /* 1 if a scalar is a spatial tendon (the row enters body terms, avbd_crow_assemble) */
+} rl_avbd_crow;
+
 /* The AVBD model and state (one allocation, sized at build). */
 typedef struct rl_avbd {
   rl_avbd_param prm;
@@ -322,6 +339,13 @@ typedef struct rl_avbd {
   int *spslot;  /* the distinct slots on each tendon's path, −1 once if it touches a static body */
   int *spadr;   /* [nb+1] first entry of slot s in splist */
   int *splist;  /* the acting spatial tendons (index into spat) through each slot */
+  int ncrow;          /* constraint rows on scalar coordinates (tendon limits, joint and tendon equalities) */
+  rl_avbd_crow *crow; /* [ncrow] */
+  int *crsadr;        /* [ncrow+1] first entry of row i in crslot */
+  int *crslot;        /* the distinct slots each row depends on: its spatial tendons' paths, the two bodies of
+                         each joint coordinate in it (−1 once for static bodies) */
+  int *cradr;         /* [nb+1] first entry of slot s in crlist */
+  int *crlist;        /* the coordinate rows that depend on each slot (edges of the coloring) */
 } rl_avbd;
 
 /* 1 if two geoms on different dynamic bodies pass the contype/conaffinity filter */

@@ -261,6 +261,9 @@ Test(avbd, free_fall_exact) {
 
 /* controls held during avbd_run_stop's and smooth_ref's runs (NULL: all zero) */
 static const double *run_ctrl;
+/* block mode for avbd_run_stop's runs (−1: the default), and the unconverged steps of its last run */
+static int run_block = -1;
+static long run_unconverged;
 
 static void set_run_ctrl(const rl_model *m, rl_data *d) {
   if (run_ctrl)
@@ -275,15 +278,19 @@ static void avbd_run_stop(const char *model, double h, double T, int stop, real 
   rl_data *d;
   rl_avbd_param prm = avbd_load(&p, model, h);
   prm.stop = stop;
+  if (run_block >= 0) prm.block = run_block;
   rl_avbd *am = avbd_start(&p, &prm, &d);
   set_run_ctrl(p.m, d);
   long n = lround(T / h), it = 0;
+  long unconverged = 0;
   double an = 0;
   for (long k = 0; k < n; k++) {
     cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
     an = fmax(an, am->stat.anchor_err);
     it += am->stat.iterations;
+    unconverged += !am->stat.converged;
   }
+  run_unconverged = unconverged;
   memcpy(q, d->qpos, sizeof(real) * (size_t)p.m->nq);
   if (anchor) *anchor = an;
   if (exhausted) *exhausted = am->exhausted;
@@ -488,6 +495,82 @@ Test(avbd, spatial_tendon_lengths_and_rates_match_smooth_engine) {
   cr_expect_leq(el, TOL(1e-12, 1e-5));
   cr_expect_leq(er, TOL(1e-12, 1e-5));
   cr_expect_leq(ej, TOL(1e-12, 1e-5));
+  rl_data_free(d);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+}
+
+/* Coordinate rows alone hold a three-link arm's elbow and wrist straight (avbd_coord_rows.xml: a joint equality
+   j2 = 1.5·j3 and a spatial tendon's length held at its qpos0 value); the exact motion is the rigid arm's
+   (avbd_coord_rows_rigid.xml, the smooth engine at RK4 0.1 ms).  Error: max(|j1 − j1_rigid|, |j2|, |j3|) at
+   0.5 s; AVBD converges to it at order 1. */
+Test(avbd, coordinate_rows_converge_to_rigid_arm_first_order) {
+  const double hs[4] = {4e-3, 2e-3, 1e-3, 5e-4}, T = 0.5;
+  real ref[4], q[4];
+  smooth_ref(MODEL("avbd_coord_rows_rigid.xml"), T, ref);
+  double lx[4], ly[4];
+  printf("avbd coordinate rows vs the rigid arm (%s), T = %.1f s:", RL_PREC_NAME, T);
+  for (int i = 0; i < 4; i++) {
+    double an, it;
+    avbd_run_stop(MODEL("avbd_coord_rows.xml"), hs[i], T, RL_AVBD_STOP_DISTANCE, q, &an, NULL, &it);
+    double e = fmax(fabs((double)q[0] - ref[0]), fmax(fabs((double)q[1]), fabs((double)q[2])));
+    printf(" h=%.1e err=%.3e (j1 %.4f, j2 %.1e, j3 %.1e; %.1f sweeps/step);", hs[i], e, (double)q[0], (double)q[1],
+           (double)q[2], it);
+    lx[i] = log(hs[i]);
+    ly[i] = log(e);
+  }
+  int nfit = TOL(4, 2);
+  double sx = 0, sy = 0, num = 0, den = 0;
+  for (int i = 0; i < nfit; i++) {
+    sx += lx[i];
+    sy += ly[i];
+  }
+  for (int i = 0; i < nfit; i++) {
+    num += (lx[i] - sx / nfit) * (ly[i] - sy / nfit);
+    den += (lx[i] - sx / nfit) * (lx[i] - sx / nfit);
+  }
+  printf(" fitted order %.3f (rigid j1 %.4f)\n", num / den, (double)ref[0]);
+  /* articulation blocks: the bodies the rows read leave their articulation (avbd_tree_build) */
+  double eb = exp(ly[1]);
+  run_block = RL_AVBD_BLOCK_ARTICULATION;
+  double an, it;
+  avbd_run_stop(MODEL("avbd_coord_rows.xml"), hs[1], T, RL_AVBD_STOP_DISTANCE, q, &an, NULL, &it);
+  run_block = -1;
+  double ea = fmax(fabs((double)q[0] - ref[0]), fmax(fabs((double)q[1]), fabs((double)q[2])));
+  printf("  articulation blocks, h = 2 ms: err %.3e (body blocks %.3e), %.1f sweeps/step, %ld unconverged\n", ea, eb, it,
+         run_unconverged);
+  cr_expect_leq(fabs(ea - eb), 0.05 * eb, "articulation and body blocks solve the same steps");
+  cr_expect_eq(run_unconverged, 0);
+  cr_expect(fabs((double)ref[0]) > 0.5, "the arm should swing");
+  cr_expect(num / den > TOL(0.8, 0.5) && num / den < TOL(1.3, 1.6), "order %.3f", num / den);
+}
+
+/* Tendon length limits hold (avbd_tendon_limits.xml): a ball thrown sideways on a 0.3 m string (spatial tendon,
+   range 0..0.3) and a pendulum stopped at j = 0.5 by its fixed tendon 2·j ≤ 1.  Over 1 s at 2 ms: the string
+   becomes taut and never stretches beyond the tolerance, the pendulum never passes its stop. */
+Test(avbd, tendon_limits_hold) {
+  rl_pair p;
+  rl_data *d;
+  rl_avbd_param prm = avbd_load(&p, MODEL("avbd_tendon_limits.xml"), 2e-3);
+  rl_avbd *am = avbd_start(&p, &prm, &d);
+  d->qvel[0] = 1; /* the ball's sideways throw */
+  rl_avbd_from_generalized(am, p.m, d);
+  double lmax = 0, jmax = -1;
+  int taut = 0;
+  for (int k = 0; k < 500; k++) {
+    cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
+    rl_fwd_position(p.m, d);
+    lmax = fmax(lmax, (double)d->ten_length[0]);
+    jmax = fmax(jmax, (double)d->qpos[7]);
+    taut += d->ten_length[0] > 0.3 - 1e-4;
+  }
+  printf("avbd tendon limits (%s), 1 s: string length max %.9f (limit 0.3, excess %.2e m; taut %d of 500 steps), "
+         "pendulum max %.9f (stop 0.5, excess %.2e rad)\n",
+         RL_PREC_NAME, lmax, lmax - 0.3, taut, jmax, jmax - 0.5);
+  cr_expect_gt(taut, 100, "the string should be taut for a good part of the run");
+  cr_expect_leq(lmax - 0.3, TOL(1e-6, 1e-4));
+  cr_expect_leq(jmax - 0.5, TOL(1e-6, 1e-4));
+  cr_expect_gt(jmax, 0.49, "the pendulum should reach its stop");
   rl_data_free(d);
   rl_avbd_free(am);
   rl_pair_free(&p);

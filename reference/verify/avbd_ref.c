@@ -736,8 +736,9 @@ static void prob_free(prob *pb) {
 
 /* Terms of the engine's step this reference does not rebuild, counted into rl_avbd_ref.omitted: tendons that
    exert a force (springs, dampers, actuators on them), actuators other than the one PD servo per joint that
-   servo_pd models (an actuator that is not its coordinate's first, activation dynamics, muscle gain or bias), fluid forces. */
-static int unmodelled_terms(const prob *pb, const rl_model *m) {
+   servo_pd models (an actuator that is not its coordinate's first, activation dynamics, muscle gain or bias), fluid forces,
+   the rows on scalar coordinates (tendon limits, joint and tendon equalities: rl_avbd_crow). */
+static int unmodelled_terms(const prob *pb, const rl_avbd *am, const rl_model *m) {
   int n = 0, dis = m->opt.disableflags;
   for (int t = 0; t < m->ntendon && !(dis & RL_DSBL_PASSIVE); t++)
     n += m->tendon_stiffness[t] != 0 || m->tendon_damping[t] != 0;
@@ -748,7 +749,7 @@ static int unmodelled_terms(const prob *pb, const rl_model *m) {
          m->actuator_gaintype[u] == RL_GAIN_MUSCLE || m->actuator_biastype[u] == RL_BIAS_MUSCLE || !first;
   }
   if (m->opt.density > 0 || m->opt.viscosity > 0) n++;
-  return n;
+  return n + am->ncrow; /* tendon limits, joint and tendon equalities */
 }
 
 int rl_avbd_ref_begin(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, const rl_data *d) {
@@ -884,7 +885,7 @@ int rl_avbd_ref_begin(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, co
     const rl_avbd_joint *jt = pb->co[c].jt;
     if (jt->act >= 0 && !(dis & RL_DSBL_ACTUATION) && am->prm.servo_model == RL_AVBD_SERVO_BAM) ref->omitted++;
   }
-  ref->omitted += unmodelled_terms(pb, m);
+  ref->omitted += unmodelled_terms(pb, am, m);
   return 0;
 }
 
