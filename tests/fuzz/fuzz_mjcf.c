@@ -37,6 +37,31 @@ static int contains(const uint8_t *data, size_t size, const char *word) {
   return 0;
 }
 
+/* 1 if the text sets attribute `name` (name="N", spaces allowed around =) to a number above `limit`: MuJoCo's own
+   compiler allocates its data from njmax, nconmax and nstack before any check of ours can run (njmax = 7469 asked
+   mj_makeData for 2.3 GB, the fuzzer's memory limit), so such inputs test MuJoCo's allocator, not rigidlab */
+static int sets_above(const uint8_t *data, size_t size, const char *name, double limit) {
+  size_t n = strlen(name);
+  for (size_t i = 0; i + n < size; i++) {
+    if (memcmp(data + i, name, n)) continue;
+    size_t k = i + n;
+    while (k < size && (data[k] == ' ' || data[k] == '\t' || data[k] == '\n' || data[k] == '\r')) k++;
+    if (k >= size || data[k] != '=') continue;
+    k++;
+    while (k < size && (data[k] == ' ' || data[k] == '\t' || data[k] == '\n' || data[k] == '\r')) k++;
+    if (k >= size || (data[k] != '"' && data[k] != '\'')) continue;
+    k++;
+    double v = 0;
+    int digits = 0;
+    while (k < size && data[k] >= '0' && data[k] <= '9' && digits < 12) {
+      v = 10 * v + (data[k++] - '0');
+      digits++;
+    }
+    if (digits == 12 || v > limit) return 1;
+  }
+  return 0;
+}
+
 /* a model small enough to step within the harness's time budget */
 static int small(const mjModel *m) {
   return m->nbody <= FUZZ_MAXBODY && m->ngeom <= FUZZ_MAXGEOM && m->nv <= FUZZ_MAXDOF && m->nmeshvert <= FUZZ_MAXVERT &&
@@ -91,6 +116,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static mjVFS *vfs;
   if (size > 32768 || contains(data, size, "file") || contains(data, size, "composite")) return 0;
+  if (sets_above(data, size, "njmax", 2000) || sets_above(data, size, "nconmax", 2000) ||
+      sets_above(data, size, "nstack", 1e7))
+    return 0;
   if (!vfs) {
     vfs = malloc(sizeof *vfs); /* ~2 MB of file names: once */
     mj_defaultVFS(vfs);
