@@ -281,8 +281,9 @@ static int avbd_add_unique(int *l, int n, int s) {
   return n + 1;
 }
 
-/* The acting spatial tendons (avbd_tendon_check accepted them), the distinct slots on each path (sites, wrap
-   geoms and side sites; −1 once for static bodies), and per slot the tendons through it.  A free component
+/* The acting spatial tendons (avbd_tendon_check accepted them) and slider-crank transmissions, the distinct slots on
+   each path (sites, wrap geoms and side sites, the crank and slider sites; −1 once for static bodies), and per slot
+   the entries through it.  A free component
    (avbd_components) that a tendon joins to anything outside it loses its coarse step (−1): the rigid motion's
    system holds the contact rows with the outside only. */
 static void avbd_tendon_lists(rl_avbd *am, const rl_model *m) {
@@ -301,6 +302,14 @@ static void avbd_tendon_lists(rl_avbd *am, const rl_model *m) {
       if (side >= 0) k = avbd_add_unique(l, k, am->slot[m->site_bodyid[side]]);
     }
     e += k;
+    n++;
+  }
+  for (int u = 0; u < m->nu; u++) {
+    if (m->actuator_trntype[u] != RL_TRN_SLIDERCRANK) continue;
+    am->spat[n] = -1 - u;
+    am->spsadr[n] = e;
+    int k = avbd_add_unique(am->spslot + e, 0, am->slot[m->site_bodyid[m->actuator_trnid[2 * u]]]);
+    e += avbd_add_unique(am->spslot + e, k, am->slot[m->site_bodyid[m->actuator_trnid[2 * u + 1]]]);
     n++;
   }
   am->nspat = n;
@@ -492,11 +501,24 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
     const char *name = rl_model_name(m, m->name_actuatoradr[u]);
     int t = m->actuator_trntype[u], j = m->actuator_trnid[2 * u];
     if (t == RL_TRN_TENDON) continue; /* fixed and spatial tendons (avbd_tendon_check) */
+    if (t == RL_TRN_SLIDERCRANK) { /* a length on the two sites' body poses (avbd_crank_length) */
+      for (int k = 0; k < 2; k++) {
+        int b = m->site_bodyid[m->actuator_trnid[2 * u + k]];
+        if (b > 0 && avbd_is_static(m, b) && avbd_mocap_of(m, b) >= 0) {
+          snprintf(err, (size_t)errlen,
+                   "avbd: actuator '%s' has its slider-crank site on body '%s', which moves with a mocap body: avbd "
+                   "evaluates the crank on static bodies at their fixed pose (use --engine newton)",
+                   name, rl_model_name(m, m->name_bodyadr[b]));
+          return 0;
+        }
+      }
+      continue;
+    }
     if (!((t == RL_TRN_JOINT || t == RL_TRN_JOINTINPARENT) &&
           (m->jnt_type[j] == RL_JNT_HINGE || m->jnt_type[j] == RL_JNT_SLIDE))) {
       snprintf(err, (size_t)errlen,
-               "avbd: actuator '%s' acts through a transmission other than a hinge/slide joint or a tendon: "
-               "AVBD applies actuator forces only along joint coordinates and tendon lengths",
+               "avbd: actuator '%s' acts through a transmission other than a hinge/slide joint, a tendon or a "
+               "slider-crank: AVBD applies actuator forces only along joint coordinates, tendon and crank lengths",
                name);
       return 0;
     }
@@ -887,8 +909,8 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
       (sizeof(rl_avbd_compound) + sizeof(rl_avbd_compound_val) + 2 * sizeof(unsigned long long)) * ((size_t)ncmp + 1) +
       3 * 64 + sizeof(int) * (4 * nbs + 1) + R * 85 * nbs + 6 * 64 + sizeof(rl_avbd_moving) * ((size_t)nmov + 1) + 64 +
       sizeof(int) * nbs + R * 14 * ((size_t)m->nmocap + 1) + sizeof(long) * ((size_t)m->nmocap + 1) + 4 * 64 +
-      R * 3 * ((size_t)m->nsite + 1) + (sizeof(int) * 2 + R * 2) * ((size_t)m->ntendon + 2) + sizeof(int) * (nbs + 1) +
-      sizeof(int) * 4 * ((size_t)m->nwrap + 1) + 6 * 64 + sizeof(rl_avbd_crow) * ((size_t)ncr + 1) +
+      R * 6 * ((size_t)m->nsite + 1) + (sizeof(int) * 2 + R * 2) * ((size_t)m->ntendon + (size_t)m->nu + 2) +
+      sizeof(int) * (nbs + 1) + sizeof(int) * 4 * ((size_t)m->nwrap + (size_t)m->nu + 1) + 7 * 64 + sizeof(rl_avbd_crow) * ((size_t)ncr + 1) +
       sizeof(int) * (nbs + 1 + 2 * ((size_t)ncrl + 1) + (size_t)ncr + 2) + 5 * 64;
   rl_avbd *am = calloc(1, sizeof *am);
   char *buf = calloc(1, bytes);
@@ -962,12 +984,13 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
   am->mocap_moved = avbd_take(&p, sizeof(long) * ((size_t)m->nmocap + 1));
   am->nmocap = m->nmocap;
   am->spos = avbd_take(&p, R * 3 * ((size_t)m->nsite + 1));
-  am->spat = avbd_take(&p, sizeof(int) * ((size_t)m->ntendon + 1));
-  am->spat_n = avbd_take(&p, R * 2 * ((size_t)m->ntendon + 1));
-  am->spsadr = avbd_take(&p, sizeof(int) * ((size_t)m->ntendon + 2));
-  am->spslot = avbd_take(&p, sizeof(int) * 2 * ((size_t)m->nwrap + 1));
+  am->szax = avbd_take(&p, R * 3 * ((size_t)m->nsite + 1));
+  am->spat = avbd_take(&p, sizeof(int) * ((size_t)m->ntendon + (size_t)m->nu + 1));
+  am->spat_n = avbd_take(&p, R * 2 * ((size_t)m->ntendon + (size_t)m->nu + 1));
+  am->spsadr = avbd_take(&p, sizeof(int) * ((size_t)m->ntendon + (size_t)m->nu + 2));
+  am->spslot = avbd_take(&p, sizeof(int) * 2 * ((size_t)m->nwrap + (size_t)m->nu + 1));
   am->spadr = avbd_take(&p, sizeof(int) * (nbs + 1));
-  am->splist = avbd_take(&p, sizeof(int) * 2 * ((size_t)m->nwrap + 1));
+  am->splist = avbd_take(&p, sizeof(int) * 2 * ((size_t)m->nwrap + (size_t)m->nu + 1));
   am->crow = avbd_take(&p, sizeof(rl_avbd_crow) * ((size_t)ncr + 1));
   am->crsadr = avbd_take(&p, sizeof(int) * ((size_t)ncr + 2));
   am->crslot = avbd_take(&p, sizeof(int) * ((size_t)ncrl + 1));
@@ -1013,15 +1036,21 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
     }
   }
 
-  /* sites: relative to the COM frame (dynamic) or world position (static), as the geoms */
+  /* sites and their z axes: relative to the COM frame (dynamic) or in the world (static), as the geoms */
   for (int i = 0; i < m->nsite; i++) {
     int b = m->site_bodyid[i];
-    if (avbd_is_static(m, b)) rl_v3_copy(am->spos + 3 * i, d->site_xpos + 3 * i);
-    else {
-      real t[3], R[9];
+    const real *X = d->site_xmat + 9 * i;
+    if (avbd_is_static(m, b)) {
+      rl_v3_copy(am->spos + 3 * i, d->site_xpos + 3 * i);
+      am->szax[3 * i] = X[2], am->szax[3 * i + 1] = X[5], am->szax[3 * i + 2] = X[8];
+    } else {
+      real t[3], R[9], Rs[9], z[3];
       rl_v3_sub(t, m->site_pos + 3 * i, m->body_ipos + 3 * b);
       rl_q_to_mat(R, m->body_iquat + 4 * b);
       rl_m3_tmulv(am->spos + 3 * i, R, t);
+      rl_q_to_mat(Rs, m->site_quat + 4 * i);
+      z[0] = Rs[2], z[1] = Rs[5], z[2] = Rs[8];
+      rl_m3_tmulv(am->szax + 3 * i, R, z);
     }
   }
 
@@ -1063,7 +1092,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
       jt->stiffness = m->jnt_stiffness[j];
       jt->spring = m->qpos_spring[m->jnt_qposadr[j]];
       for (int u = 0; u < m->nu; u++)
-        if (jt->act < 0 && m->actuator_trntype[u] != RL_TRN_TENDON && m->actuator_trnid[2 * u] == j) jt->act = u;
+        if (jt->act < 0 && avbd_joint_trn(m, u, j)) jt->act = u;
       avbd_joint_geometry(m, d, am, jt, d->xanchor + 3 * j, d->xaxis + 3 * j);
       jt->phi = jt->qpos0;
     }

@@ -38,6 +38,12 @@ RL_HDFN static inline real avbd_tree_mass(const rl_avbd *am, int s) { return s <
 /* Δq = q (q⁰)⁻¹ of slot s, NULL for the world */
 RL_HDFN static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return s < 0 ? NULL : am->dq + 4 * s; }
 
+/* 1 if actuator u acts through joint j (a joint or joint-in-parent transmission) */
+RL_HDFN static inline int avbd_joint_trn(const rl_model *m, int u, int j) {
+  int t = m->actuator_trntype[u];
+  return (t == RL_TRN_JOINT || t == RL_TRN_JOINTINPARENT) && m->actuator_trnid[2 * u] == j;
+}
+
 /* penalty growth ρ ← min(ρ + β·ρ₀·|C̃|/ℓ, ρ_max) */
 RL_HDFN static inline real avbd_grow(const rl_avbd_param *pr, real rho, real rho0, real c, real ell) {
   return rl_avbd_min(rho + pr->beta * rho0 * rl_fabs(c) / ell, pr->rho_max * rho0);
@@ -83,6 +89,7 @@ RL_HDFN static inline real avbd_grow(const rl_avbd_param *pr, real rho, real rho
 #define avbd_joint_value             RL_NAME(avbd_joint_value)
 #define avbd_tendon_force            RL_NAME(avbd_tendon_force)
 #define avbd_tendon_path             RL_NAME(avbd_tendon_path)
+#define avbd_spat_length             RL_NAME(avbd_spat_length)
 #define avbd_tendon_begin            RL_NAME(avbd_tendon_begin)
 #define avbd_tendon_assemble         RL_NAME(avbd_tendon_assemble)
 #define avbd_joint_of                RL_NAME(avbd_joint_of)
@@ -155,6 +162,7 @@ RL_HDFN void avbd_tree_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, r
 
 /* avbd_tendon.c */
 RL_HDFN real avbd_tendon_path(const rl_avbd *am, const rl_model *m, int t, int s, real J[6], real *rate);
+RL_HDFN real avbd_spat_length(const rl_avbd *am, const rl_model *m, int id, int s, real J[6], real *rate);
 RL_HDFN void avbd_tendon_begin(rl_avbd *am, const rl_model *m);
 RL_HDFN real avbd_crow_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi,
                                    int kkt, real *k);

@@ -100,7 +100,7 @@ RL_HDFN real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, 
   if (jt->act < 0 || (dis & RL_DSBL_ACTUATION)) return 0;
   real tau = 0;
   for (int u = jt->act; u < m->nu; u++) {
-    if (m->actuator_trntype[u] == RL_TRN_TENDON || m->actuator_trnid[2 * u] != jt->jnt) continue;
+    if (!avbd_joint_trn(m, u, jt->jnt)) continue;
     real ku, w = avbd_actuator_input(am, m, d, u);
     if (u == jt->act && avbd_bam_on(am, m, jt)) tau += avbd_servo_bam(&am->prm.bam, m, jt, u, w, phi, h, &ku);
     else tau += avbd_actuator_force(m, u, w, phi, jt->phi_n, jt->dphi_n, h, &ku);
@@ -139,19 +139,21 @@ RL_HDFN const rl_avbd_joint *avbd_joint_of(const rl_avbd *am, int j) {
 /* Force of tendon t along its length at L (step-start Lⁿ, rate L̇ⁿ), the energy gradient
  *   F_L = k_T(L − L_s) + b_T(L − Lⁿ)/h − Σ_u τ_u   (spring, damper, the actuators on the tendon, avbd_actuator_force)
  * with curvature *kL = k_T + b_T/h + Σ_u k_u (passive terms off with passive forces disabled, actuators off with
- * actuation disabled). */
+ * actuation disabled).  t = −1 − u: actuator u's slider-crank transmission, L its crank length l (MuJoCo's actuator
+ * length is gear·l; no passive terms, F_L = −τ_u). */
 RL_HDFN real avbd_tendon_force(const rl_avbd *am, const rl_model *m, const rl_data *d, int t, real L, real Ln, real dLn,
                                real h, real *kL) {
   int dis = m->opt.disableflags;
   real F = 0;
   *kL = 0;
-  if (!(dis & RL_DSBL_PASSIVE)) {
+  if (t >= 0 && !(dis & RL_DSBL_PASSIVE)) {
     F += m->tendon_stiffness[t] * (L - m->tendon_lengthspring[t]) + m->tendon_damping[t] * (L - Ln) / h;
     *kL += m->tendon_stiffness[t] + m->tendon_damping[t] / h;
   }
+  int u0 = t >= 0 ? 0 : -1 - t, u1 = t >= 0 ? m->nu : u0 + 1;
   if (!(dis & RL_DSBL_ACTUATION))
-    for (int u = 0; u < m->nu; u++) {
-      if (m->actuator_trntype[u] != RL_TRN_TENDON || m->actuator_trnid[2 * u] != t) continue;
+    for (int u = u0; u < u1; u++) {
+      if (t >= 0 && (m->actuator_trntype[u] != RL_TRN_TENDON || m->actuator_trnid[2 * u] != t)) continue;
       real ku;
       F -= avbd_actuator_force(m, u, avbd_actuator_input(am, m, d, u), L, Ln, dLn, h, &ku);
       *kL += ku;

@@ -124,11 +124,76 @@ RL_HDFN real avbd_tendon_path(const rl_avbd *am, const rl_model *m, int t, int s
   return L;
 }
 
+/* Slider-crank transmission of actuator u at the current poses: crank pin c (cranksite), slider site s0 with axis
+   a (its z), rod length ρ, v = c − s0,
+     l = a·v − √det,  det = (a·v)² + ρ² − v·v   (det ≤ 0: l = a·v, ∂l/∂v = a, ∂l/∂a = v)
+     ∂l/∂v = (1 − a·v/√det)·a + v/√det,  ∂l/∂a = (1 − a·v/√det)·v   (MuJoCo's crank length and its derivatives).
+   Into J (slot s): the crank body's (∂l/∂v, (c − x_s) × ∂l/∂v), the slider body's −(∂l/∂v, (s0 − x_s) × ∂l/∂v)
+   and, from δa = δθ × a, the slider body's angular a × ∂l/∂a; *rate += ∂l/∂v·(v_c − v_s0) + ∂l/∂a·(ω × a). */
+RL_HDFN static real avbd_crank_length(const rl_avbd *am, const rl_model *m, int u, int s, real J[6], real *rate) {
+  int ic = m->actuator_trnid[2 * u], is = m->actuator_trnid[2 * u + 1], sc, ss;
+  real c[3], p[3], a[3], v[3], dldv[3], dlda[3], l, rod = m->actuator_cranklength[u];
+  avbd_site_x(am, m, ic, c, &sc);
+  avbd_site_x(am, m, is, p, &ss);
+  const real *R = avbd_pose_of(am, ss)->R, *az = am->szax + 3 * is;
+  rl_m3_mulv(a, R, az);
+  rl_v3_sub(v, c, p);
+  real av = rl_v3_dot(a, v), det = av * av + rod * rod - rl_v3_dot(v, v);
+  if (det <= 0) {
+    l = av;
+    rl_v3_copy(dldv, a);
+    rl_v3_copy(dlda, v);
+  } else {
+    real sdet = rl_sqrt(det), k = 1 - av / sdet;
+    l = av - sdet;
+    for (int i = 0; i < 3; i++) {
+      dldv[i] = k * a[i] + v[i] / sdet;
+      dlda[i] = k * v[i];
+    }
+  }
+  if (J && s >= 0) {
+    real r[3], w[3];
+    for (int end = 0; end < 2; end++) {
+      if ((end ? ss : sc) != s) continue;
+      real sg = end ? -1 : 1;
+      rl_v3_sub(r, end ? p : c, am->pose[s].x);
+      rl_v3_cross(w, r, dldv);
+      for (int i = 0; i < 3; i++) {
+        J[i] += sg * dldv[i];
+        J[3 + i] += sg * w[i];
+      }
+    }
+    if (ss == s) {
+      rl_v3_cross(w, a, dlda);
+      for (int i = 0; i < 3; i++) J[3 + i] += w[i];
+    }
+  }
+  if (rate) {
+    real vc[3], vs[3], da[3];
+    avbd_point_vel(am, sc, c, vc);
+    avbd_point_vel(am, ss, p, vs);
+    rl_v3_sub(vc, vc, vs);
+    *rate += rl_v3_dot(dldv, vc);
+    if (ss >= 0) {
+      rl_v3_cross(da, am->vel + 6 * ss + 3, a);
+      *rate += rl_v3_dot(dlda, da);
+    }
+  }
+  return l;
+}
+
+/* The length behind entry id of the acting path list: spatial tendon id's path length (avbd_tendon_path), or for
+   id = −1 − u actuator u's slider-crank length (avbd_crank_length); J and rate as there */
+RL_HDFN real avbd_spat_length(const rl_avbd *am, const rl_model *m, int id, int s, real J[6], real *rate) {
+  if (id < 0) return avbd_crank_length(am, m, -1 - id, s, J, rate);
+  return avbd_tendon_path(am, m, id, s, J, rate);
+}
+
 /* Step start: each acting spatial tendon's length Lⁿ and rate L̇ⁿ at the step-start poses and velocities */
 RL_HDFN void avbd_tendon_begin(rl_avbd *am, const rl_model *m) {
   for (int i = 0; i < am->nspat; i++) {
     real rate = 0;
-    am->spat_n[2 * i] = avbd_tendon_path(am, m, am->spat[i], -1, NULL, &rate);
+    am->spat_n[2 * i] = avbd_spat_length(am, m, am->spat[i], -1, NULL, &rate);
     am->spat_n[2 * i + 1] = rate;
   }
 }
@@ -145,7 +210,7 @@ RL_HDFN void avbd_tendon_assemble(const rl_avbd *am, const rl_model *m, const rl
   for (int q = am->spadr[s]; q < am->spadr[s + 1]; q++) {
     int i = am->splist[q];
     real J[6] = {0, 0, 0, 0, 0, 0}, kL;
-    real L = avbd_tendon_path(am, m, am->spat[i], s, J, NULL);
+    real L = avbd_spat_length(am, m, am->spat[i], s, J, NULL);
     real F = avbd_tendon_force(am, m, d, am->spat[i], L, am->spat_n[2 * i], am->spat_n[2 * i + 1], h, &kL);
     rl_avbd_add_row(H, g, J, F, kkt ? 0 : kL);
   }

@@ -332,8 +332,9 @@ typedef struct rl_avbd {
   long *mocap_moved;      /* [nmocap] am->steps when the mocap body last moved (−1: not since the start) */
   /* spatial tendons that exert a force (avbd_tendon.c) */
   real *spos;   /* [nsite×3] each site in its body's COM frame (dynamic) or in the world (static) */
-  int nspat;    /* acting spatial tendons */
-  int *spat;    /* [nspat] their model tendon ids */
+  real *szax;   /* [nsite×3] each site's z axis in the same frame (a slider-crank's slider axis) */
+  int nspat;    /* acting spatial tendons and slider-crank transmissions (lengths on body poses) */
+  int *spat;    /* [nspat] their model tendon ids, or −1 − u for actuator u's slider-crank transmission */
   real *spat_n; /* [nspat×2] length Lⁿ and rate L̇ⁿ at the step start */
   int *spsadr;  /* [nspat+1] first entry of tendon i in spslot */
   int *spslot;  /* the distinct slots on each tendon's path, −1 once if it touches a static body */
