@@ -114,6 +114,39 @@ RL_HDFN static real avbd_geom_radius(const rl_model *m, int g) {
   return (t == RL_GEOM_SPHERE || t == RL_GEOM_CAPSULE) ? m->geom_size[3 * g] : 0;
 }
 
+/* 1 if contact c (world point p, normal n) joins body b to the body it hangs from (b's parent welded to the other
+   body's weld body; MuJoCo's parent filter spares a parent welded to the world) and none of b's joints moves p
+   along n to first order: hinge |n·(a × (p − x_a))|, slide |n·a|, ball ‖(p − x_a) × n‖ all within rounding,
+   64ε·(1 + ‖p − x_a‖); a free joint always moves it.  Such an overlap is fixed by the joints, and pushing it out is
+   infeasible. */
+static int avbd_fixed_gap(const rl_model *m, const rl_data *d, const rl_contact *c) {
+  for (int side = 0; side < 2; side++) {
+    int b = m->geom_bodyid[side ? c->geom2 : c->geom1], o = m->geom_bodyid[side ? c->geom1 : c->geom2];
+    if (b <= 0 || m->body_jntnum[b] == 0 || m->body_weldid[m->body_parentid[b]] != m->body_weldid[o]) continue;
+    int moves = 0;
+    for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; j++) {
+      const real *ax = d->xaxis + 3 * j, *n = c->frame;
+      real r[3], t[3];
+      rl_v3_sub(r, c->pos, d->xanchor + 3 * j);
+      real tol = 64 * RL_EPS * (1 + rl_v3_norm(r));
+      switch (m->jnt_type[j]) {
+      case RL_JNT_FREE: moves = 1; break;
+      case RL_JNT_SLIDE: moves |= rl_fabs(rl_v3_dot(n, ax)) > tol; break;
+      case RL_JNT_BALL:
+        rl_v3_cross(t, r, n);
+        moves |= rl_v3_norm(t) > tol;
+        break;
+      default:
+        rl_v3_cross(t, ax, r);
+        moves |= rl_fabs(rl_v3_dot(n, t)) > tol;
+        break;
+      }
+    }
+    if (!moves) return 1;
+  }
+  return 0;
+}
+
 void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d) {
   am->ncon = 0;
   for (int i = 0; i < d->ncon && am->ncon < am->maxcon; i++) {
@@ -151,6 +184,7 @@ void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d) {
     k->dim = c->dim;
     k->mu_spin = c->dim >= 4 ? c->friction[2] : 0;
     k->mu_roll = c->dim >= 6 ? c->friction[3] : 0;
+    k->fixed_gap = avbd_fixed_gap(m, d, c);
   }
 }
 
@@ -271,6 +305,10 @@ RL_HDFN void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
     avbd_contact_c(am, k, k->c0);
     int j = avbd_contact_mocap(m, k);
     if (j >= 0 && am->mocap_moved[j] == am->steps) avbd_contact_c0_moved(am, j, k);
+    /* a gap no motion can change (avbd_fixed_gap): the step may leave the whole start penetration
+       (C̃ = C − min(C⁰, 0)); asked to remove a part, the contact and the joint rows conflict and the multipliers
+       grow without bound (a 0.107 m overlap of a fixed arm base with its first link, coaxial capsules) */
+    if (k->c0[0] < 0 && k->fixed_gap) k->c0[0] /= pr->alpha;
     k->touched = k->c0[0] <= 0;
   }
 }

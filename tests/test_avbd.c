@@ -565,6 +565,25 @@ Test(avbd, slider_crank_converges_to_smooth_engine_first_order) {
   cr_expect(o > TOL(0.8, 0.5) && o < TOL(1.3, 1.6), "order %.3f", o);
 }
 
+/* A fixed overlap (tests/public/panda_like.xml from qpos0: the base capsule and the first link's overlap by 0.107 m
+   along the first hinge's axis, which no joint motion changes; MuJoCo keeps the overlap): AVBD holds it
+   (avbd_fixed_gap) instead of pushing it out against the hinge, which diverged (qpos 1e6 after 2 s, every step
+   unconverged).  0.3 s with articulation blocks: the arm stays near qpos0, the joints closed, the overlap held. */
+Test(avbd, fixed_overlap_held_not_pushed_out) {
+  real q[32];
+  double an, it;
+  run_block = RL_AVBD_BLOCK_ARTICULATION;
+  avbd_run_stop(SRCDIR "/tests/public/panda_like.xml", 2e-3, 0.3, RL_AVBD_STOP_DISTANCE, q, &an, NULL, &it);
+  run_block = -1;
+  double qmax = 0;
+  for (int i = 0; i < 7; i++) qmax = fmax(qmax, fabs((double)q[i]));
+  printf("avbd panda_like (%s) 0.3 s from qpos0: max |arm joint| %.3f rad, anchor %.1e m, %.1f sweeps/step, %ld of "
+         "150 steps unconverged\n", RL_PREC_NAME, qmax, an, it, run_unconverged);
+  cr_expect_lt(qmax, 0.3, "the arm should stay near qpos0 (servos at 0)");
+  cr_expect_leq(an, TOL(1e-6, 1e-4));
+  cr_expect_leq(run_unconverged, 75);
+}
+
 /* Coordinate rows alone hold a three-link arm's elbow and wrist straight (avbd_coord_rows.xml: a joint equality
    j2 = 1.5·j3 and a spatial tendon's length held at its qpos0 value); the exact motion is the rigid arm's
    (avbd_coord_rows_rigid.xml, the smooth engine at RK4 0.1 ms).  Error: max(|j1 − j1_rigid|, |j2|, |j3|) at
