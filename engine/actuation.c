@@ -10,6 +10,7 @@
 #include "rl_engine.h"
 #include "rl_so3.h"
 #include "rl_muscle.h"
+#include "rl_crank.h"
 
 /* ------------------------------------------------------------ transmissions */
 
@@ -52,29 +53,16 @@ static real joint_nd(const rl_model *m, const rl_data *d, int u, real *r) {
   return 0;
 }
 
-/* Slider-crank: crank pin c (cranksite), slider s with axis a (slidersite's z), rod length ρ, v = c − s:
-     l = a·v − √det,  det = (a·v)² + ρ² − v·v   (det ≤ 0: l = a·v, derivatives dl/dv = a, dl/da = v)
-     dl/dv = (1 − a·v/√det)·a + v/√det,  dl/da = (1 − a·v/√det)·v
+/* Slider-crank: crank pin c (cranksite), slider s with axis a (slidersite's z), rod length ρ, v = c − s,
+   l and ∂l/∂v, ∂l/∂a from rl_crank_length;
    moment = gear · (dl/da · J_a + dl/dv · (J_c − J_s)), with J_a the Jacobian of the slider axis. */
 static real slider_crank(const rl_model *m, rl_data *d, int u, real *r) {
   int nv = m->nv, c = m->actuator_trnid[2 * u], s = m->actuator_trnid[2 * u + 1];
   real rod = m->actuator_cranklength[u], g = m->actuator_gearvec[6 * u];
   const real *sm = d->site_xmat + 9 * s;
-  real a[3] = {sm[2], sm[5], sm[8]}, v[3], dlda[3], dldv[3], len;
+  real a[3] = {sm[2], sm[5], sm[8]}, v[3], dlda[3], dldv[3];
   rl_v3_sub(v, d->site_xpos + 3 * c, d->site_xpos + 3 * s);
-  real av = rl_v3_dot(v, a), det = av * av + rod * rod - rl_v3_dot(v, v);
-  if (det <= 0) {
-    len = av;
-    rl_v3_copy(dlda, v);
-    rl_v3_copy(dldv, a);
-  } else {
-    real sdet = rl_sqrt(det), k = 1 - av / sdet;
-    len = av - sdet;
-    for (int i = 0; i < 3; i++) {
-      dldv[i] = a[i] * k + v[i] * (1 / sdet);
-      dlda[i] = v[i] * k;
-    }
-  }
+  real len = rl_crank_length(a, v, rod, dldv, dlda);
   size_t mark = rl_arena_mark(d);
   real *jc = rl_arena_take(d, 3 * (size_t)nv), *js = rl_arena_take(d, 3 * (size_t)nv);
   real *jr = rl_arena_take(d, 3 * (size_t)nv);

@@ -9,6 +9,7 @@
  * poses, as a joint's coordinate terms see the other joints of a fixed tendon. */
 #include "avbd_internal.h"
 #include "rl_wrap.h"
+#include "rl_crank.h"
 
 /* world position p of site i at the current poses: x_s + R_s·r_i on a dynamic body (r_i in its COM frame), the
    fixed world position on a static one; *slot the body's slot (−1 static) */
@@ -125,9 +126,7 @@ RL_HDFN real avbd_tendon_path(const rl_avbd *am, const rl_model *m, int t, int s
 }
 
 /* Slider-crank transmission of actuator u at the current poses: crank pin c (cranksite), slider site s0 with axis
-   a (its z), rod length ρ, v = c − s0,
-     l = a·v − √det,  det = (a·v)² + ρ² − v·v   (det ≤ 0: l = a·v, ∂l/∂v = a, ∂l/∂a = v)
-     ∂l/∂v = (1 − a·v/√det)·a + v/√det,  ∂l/∂a = (1 − a·v/√det)·v   (MuJoCo's crank length and its derivatives).
+   a (its z), rod length ρ, v = c − s0, l and ∂l/∂v, ∂l/∂a from rl_crank_length (MuJoCo's crank length).
    Into J (slot s): the crank body's (∂l/∂v, (c − x_s) × ∂l/∂v), the slider body's −(∂l/∂v, (s0 − x_s) × ∂l/∂v)
    and, from δa = δθ × a, the slider body's angular a × ∂l/∂a; *rate += ∂l/∂v·(v_c − v_s0) + ∂l/∂a·(ω × a). */
 RL_HDFN static real avbd_crank_length(const rl_avbd *am, const rl_model *m, int u, int s, real J[6], real *rate) {
@@ -138,19 +137,7 @@ RL_HDFN static real avbd_crank_length(const rl_avbd *am, const rl_model *m, int 
   const real *R = avbd_pose_of(am, ss)->R, *az = am->szax + 3 * is;
   rl_m3_mulv(a, R, az);
   rl_v3_sub(v, c, p);
-  real av = rl_v3_dot(a, v), det = av * av + rod * rod - rl_v3_dot(v, v);
-  if (det <= 0) {
-    l = av;
-    rl_v3_copy(dldv, a);
-    rl_v3_copy(dlda, v);
-  } else {
-    real sdet = rl_sqrt(det), k = 1 - av / sdet;
-    l = av - sdet;
-    for (int i = 0; i < 3; i++) {
-      dldv[i] = k * a[i] + v[i] / sdet;
-      dlda[i] = k * v[i];
-    }
-  }
+  l = rl_crank_length(a, v, rod, dldv, dlda);
   if (J && s >= 0) {
     real r[3], w[3];
     for (int end = 0; end < 2; end++) {

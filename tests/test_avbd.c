@@ -452,6 +452,34 @@ Test(avbd, spatial_tendons_converge_to_smooth_engine_first_order) {
   cr_expect(o > TOL(0.8, 0.5) && o < TOL(1.3, 1.6), "order %.3f", o);
 }
 
+/* Σ_s ∂L/∂z_s · (v_s, ω_s) over the bodies for entry id of AVBD's acting path list (a spatial tendon, or −1 − u for
+   actuator u's slider crank): the gradients the local solves use, applied to the body twists, which must equal L̇ */
+static double avbd_gradient_twist(const rl_avbd *am, const rl_model *m, int id) {
+  double jv = 0;
+  for (int b = 0; b < am->nb; b++) {
+    real J[6] = {0, 0, 0, 0, 0, 0};
+    avbd_spat_length(am, m, id, b, J, NULL);
+    for (int c = 0; c < 6; c++) jv += (double)J[c] * (double)am->vel[6 * b + c];
+  }
+  return jv;
+}
+
+/* Loads a model, holds controls u, steps AVBD 60 times at 2 ms and sets the body poses and the smooth engine's
+   position and velocity stages from the resulting qpos, qvel (joint rows exact), for comparing AVBD's path lengths
+   with the smooth engine's at one state */
+static rl_avbd *avbd_after_60_steps(rl_pair *p, rl_data **d, const char *model, const double *u) {
+  rl_avbd_param prm = avbd_load(p, model, 2e-3);
+  rl_avbd *am = avbd_start(p, &prm, d);
+  run_ctrl = u;
+  set_run_ctrl(p->m, *d);
+  run_ctrl = NULL;
+  for (int k = 0; k < 60; k++) cr_assert_eq(rl_avbd_step(am, p->m, *d), RL_OK);
+  rl_avbd_from_generalized(am, p->m, *d);
+  rl_fwd_position(p->m, *d);
+  rl_fwd_velocity(p->m, *d);
+  return am;
+}
+
 /* The spatial tendons' lengths and rates AVBD evaluates at its body poses and velocities (avbd_tendon_path) equal
    the smooth engine's ten_length and ten_velocity = ten_J·qvel (MuJoCo's, verified in verify_tendon) at the same
    state (the poses set from qpos, qvel), and so do the per-body gradients ∂L/∂z_s applied to the body twists,
@@ -460,15 +488,7 @@ Test(avbd, spatial_tendon_lengths_and_rates_match_smooth_engine) {
   static const double u[2] = {-1.5, 0.2};
   rl_pair p;
   rl_data *d;
-  rl_avbd_param prm = avbd_load(&p, MODEL("avbd_spatial_tendon.xml"), 2e-3);
-  rl_avbd *am = avbd_start(&p, &prm, &d);
-  run_ctrl = u;
-  set_run_ctrl(p.m, d);
-  run_ctrl = NULL;
-  for (int k = 0; k < 60; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
-  rl_avbd_from_generalized(am, p.m, d); /* the body poses of this qpos, joint rows exact */
-  rl_fwd_position(p.m, d);
-  rl_fwd_velocity(p.m, d);
+  rl_avbd *am = avbd_after_60_steps(&p, &d, MODEL("avbd_spatial_tendon.xml"), u);
   cr_assert_eq(am->nspat, 3);
   double el = 0, er = 0, ej = 0, ws = 0;
   for (int i = 0; i < am->nspat; i++) {
@@ -477,12 +497,7 @@ Test(avbd, spatial_tendon_lengths_and_rates_match_smooth_engine) {
     el = fmax(el, fabs((double)L - (double)d->ten_length[t]) / fmax(1, fabs((double)d->ten_length[t])));
     er = fmax(er, fabs((double)rate - (double)d->ten_velocity[t]) / fmax(1, fabs((double)d->ten_velocity[t])));
     ws += fabs((double)d->ten_velocity[t]);
-    double jv = 0; /* the gradients the local solves use: Σ_s ∂L/∂z_s · (v_s, ω_s) = L̇ */
-    for (int b = 0; b < am->nb; b++) {
-      real J[6] = {0, 0, 0, 0, 0, 0};
-      avbd_tendon_path(am, p.m, t, b, J, NULL);
-      for (int c = 0; c < 6; c++) jv += (double)J[c] * (double)am->vel[6 * b + c];
-    }
+    double jv = avbd_gradient_twist(am, p.m, t);
     ej = fmax(ej, fabs(jv - (double)d->ten_velocity[t]) / fmax(1, fabs((double)d->ten_velocity[t])));
   }
   int wrapped = 0;
@@ -509,15 +524,7 @@ Test(avbd, slider_crank_lengths_and_rates_match_smooth_engine) {
   static const double u[3] = {0.03, -0.02, 0.4};
   rl_pair p;
   rl_data *d;
-  rl_avbd_param prm = avbd_load(&p, MODEL("avbd_slider_crank.xml"), 2e-3);
-  rl_avbd *am = avbd_start(&p, &prm, &d);
-  run_ctrl = u;
-  set_run_ctrl(p.m, d);
-  run_ctrl = NULL;
-  for (int k = 0; k < 60; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
-  rl_avbd_from_generalized(am, p.m, d);
-  rl_fwd_position(p.m, d);
-  rl_fwd_velocity(p.m, d);
+  rl_avbd *am = avbd_after_60_steps(&p, &d, MODEL("avbd_slider_crank.xml"), u);
   rl_actuation(p.m, d);
   cr_assert_eq(am->nspat, 3);
   double el = 0, er = 0, ej = 0, ws = 0;
@@ -530,12 +537,7 @@ Test(avbd, slider_crank_lengths_and_rates_match_smooth_engine) {
     el = fmax(el, fabs(g * (double)l - L0) / fmax(1, fabs(L0)));
     er = fmax(er, fabs(g * (double)rate - V0) / fmax(1, fabs(V0)));
     ws += fabs(V0);
-    double jv = 0;
-    for (int b = 0; b < am->nb; b++) {
-      real J[6] = {0, 0, 0, 0, 0, 0};
-      avbd_spat_length(am, p.m, am->spat[i], b, J, NULL);
-      for (int c = 0; c < 6; c++) jv += (double)J[c] * (double)am->vel[6 * b + c];
-    }
+    double jv = avbd_gradient_twist(am, p.m, am->spat[i]);
     ej = fmax(ej, fabs(g * jv - V0) / fmax(1, fabs(V0)));
     /* the broken crank: its rod too short for the slider, det ≤ 0 (length a·v) */
     const real *sx = d->site_xpos + 3 * p.m->actuator_trnid[2 * a + 1], *sm = d->site_xmat + 9 * p.m->actuator_trnid[2 * a + 1];
