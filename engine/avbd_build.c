@@ -894,6 +894,9 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
     nb += !avbd_is_static(m, b);
     ncmp += !avbd_is_static(m, b) && m->body_jntnum[b] > 1;
   }
+  /* loop-row capacity of the articulation blocks: equality rows and spatial paths (tendons, slider cranks) */
+  int nloop = 6 * m->neq + m->ntendon + m->nu;
+  if (nloop > AVBD_LOOP_MAX) nloop = AVBD_LOOP_MAX;
   int maxcon = avbd_ground_capacity(m), nmov = avbd_count_moving(m), ncrl, ncr = avbd_crow_count(m, &ncrl);
   if (m->nconmax > maxcon) maxcon = m->nconmax;
   size_t R = sizeof(real), nbs = (size_t)nb + 1;
@@ -911,7 +914,8 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
       sizeof(int) * nbs + R * 14 * ((size_t)m->nmocap + 1) + sizeof(long) * ((size_t)m->nmocap + 1) + 4 * 64 +
       R * 6 * ((size_t)m->nsite + 1) + (sizeof(int) * 2 + R * 2) * ((size_t)m->ntendon + (size_t)m->nu + 2) +
       sizeof(int) * (nbs + 1) + sizeof(int) * 4 * ((size_t)m->nwrap + (size_t)m->nu + 1) + 7 * 64 + sizeof(rl_avbd_crow) * ((size_t)ncr + 1) +
-      sizeof(int) * (nbs + 1 + 2 * ((size_t)ncrl + 1) + (size_t)ncr + 2) + 5 * 64;
+      sizeof(int) * (nbs + 1 + 2 * ((size_t)ncrl + 1) + (size_t)ncr + 2) + 5 * 64 +
+      R * ((size_t)nloop * (12 * nbs + (size_t)nloop + 2)) + 64;
   rl_avbd *am = calloc(1, sizeof *am);
   char *buf = calloc(1, bytes);
   if (!am || !buf) {
@@ -977,6 +981,8 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
   am->tlist = avbd_take(&p, sizeof(int) * nbs);
   am->twork = avbd_take(&p, R * AVBD_TW * nbs);
   am->tmass = avbd_take(&p, R * nbs);
+  am->nloop = nloop;
+  am->tloop = avbd_take(&p, R * ((size_t)nloop * (12 * nbs + (size_t)nloop + 2)));
   am->moving = avbd_take(&p, sizeof(rl_avbd_moving) * ((size_t)nmov + 1));
   am->ride = avbd_take(&p, sizeof(int) * nbs);
   am->mocap_last = avbd_take(&p, R * 7 * ((size_t)m->nmocap + 1));

@@ -17,6 +17,9 @@
 /* reals of rl_avbd.twork per slot (articulation blocks): block D 36, coupling to the parent 36, right side
    6, step 6, the coordinate terms G, k of the slot's hinge to its parent 2 */
 #define AVBD_TW             86
+/* most loop rows (equality constraints and spatial paths between bodies of one articulation) an articulation
+   block solves with their coupling exact (avbd_tree_loops); further ones are seen body by body */
+#define AVBD_LOOP_MAX       24
 #define AVBD_TOL_H          ((real)1e-3) /* step at which tol_lin/tol_ang apply as given (avbd_step_tolerance) */
 
 /* the world's pose (nvcc's device pass: the same constant in device memory) */
@@ -34,6 +37,12 @@ RL_HDFN static inline real avbd_mass(const rl_avbd *am, int s) { return s < 0 ? 
 
 /* mass of the articulation of slot s (avbd_tree_build), "infinite" for the world */
 RL_HDFN static inline real avbd_tree_mass(const rl_avbd *am, int s) { return s < 0 ? (real)1e30 : am->tmass[s]; }
+
+/* the root slot of slot s's articulation (avbd_tree_build) */
+RL_HDFN static inline int avbd_tree_root(const rl_avbd *am, int s) {
+  while (am->tparent[s] >= 0) s = am->tparent[s];
+  return s;
+}
 
 /* Δq = q (q⁰)⁻¹ of slot s, NULL for the world */
 RL_HDFN static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return s < 0 ? NULL : am->dq + 4 * s; }

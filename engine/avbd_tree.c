@@ -14,11 +14,14 @@
  * using Lagrange multipliers"; the same ordering as Featherstone's articulated-body recursion):
  *   leaves → root:  D_s = H_ss − Σ_c H_cs ᵀ D_c⁻¹ H_cs,   g̃_s = g_s − Σ_c H_csᵀ D_c⁻¹ g̃_c   (c: children)
  *   root → leaves:  δ_s = −D_s⁻¹ (g̃_s + H_sp δ_p),
- * O(bodies) 6×6 operations.  Rows outside the tree (contacts, equality constraints, joints to the
- * world) stay in the diagonal blocks, so a loop closed by an equality constraint or a contact between
- * two bodies of one articulation is an augmented row seen from each body as in the sweep; the
- * articulations are visited one after the other (block Gauss–Seidel between them), each reading the
- * others' current poses.  The dual update after the iteration is unchanged. */
+ * O(bodies) 6×6 operations.  Loop rows — the rows of an equality constraint between two bodies of one
+ * articulation and the acting spatial paths (tendons, slider cranks) through two or more of its bodies —
+ * couple bodies the tree does not join; they are taken out of the tree factor and added back exactly by
+ * Sherman–Morrison–Woodbury (avbd_tree_loop_step: one r × r capacitance solve, r ≤ AVBD_LOOP_MAX).  The
+ * other rows outside the tree (contacts, joints to the world, loop rows beyond the capacity) stay in the
+ * diagonal blocks, each an augmented row seen from each body as in the sweep; the articulations are
+ * visited one after the other (block Gauss–Seidel between them), each reading the others' current
+ * poses.  The dual update after the iteration is unchanged. */
 #include <string.h>
 #include "avbd_internal.h"
 
@@ -238,6 +241,161 @@ RL_HDFN static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_
   }
 }
 
+/* v ← H'⁻¹ v for the factored articulation (list, n) of avbd_tree_block, v six reals per slot: the leaves-first
+ * elimination y_s = L_s⁻¹ v_s, v_p −= Y_sᵀ y_s, then the back substitution x_s = L_s⁻ᵀ (y_s + Y_s x_p). */
+RL_HDFN static void avbd_tree_solve(const rl_avbd *am, const int *list, int n, real *v) {
+  const real *W = am->twork;
+  for (int i = n - 1; i >= 0; i--) {
+    int s = list[i], p = am->tparent[s];
+    const real *D = W + AVBD_TW * s, *Y = D + 36;
+    real *y = v + 6 * s;
+    avbd_tree_fwd(D, y);
+    if (p < 0) continue;
+    real *vp = v + 6 * p;
+    for (int a = 0; a < 6; a++) {
+      real t = 0;
+      for (int c = 0; c < 6; c++) t += Y[6 * c + a] * y[c];
+      vp[a] -= t;
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    int s = list[i], p = am->tparent[s];
+    const real *D = W + AVBD_TW * s, *Y = D + 36;
+    real *x = v + 6 * s;
+    if (p >= 0) {
+      const real *xp = v + 6 * p;
+      for (int a = 0; a < 6; a++)
+        for (int b = 0; b < 6; b++) x[a] += Y[6 * a + b] * xp[b];
+    }
+    avbd_tree_bwd(D, x);
+  }
+}
+
+/* Adds loop row r (weight w, its Jacobian J on slot s) to U: column r of U gets J at s, and D_s loses w J Jᵀ, so
+ * that the factored matrix H' = H − U diag(w) Uᵀ holds no part of the row */
+RL_HDFN static void avbd_loop_put(rl_avbd *am, int r, int s, const real J[6], real w) {
+  size_t ld = 6 * ((size_t)am->nb + 1);
+  real *u = am->tloop + ld * (size_t)r + 6 * (size_t)s;
+  for (int c = 0; c < 6; c++) u[c] += J[c];
+  avbd_outer_add(am->twork + AVBD_TW * s, J, J, -w);
+}
+
+/* Starts loop row r: its column of U zero on the articulation's slots, its weight w; returns r + 1 */
+RL_HDFN static int avbd_loop_open(rl_avbd *am, const int *list, int n, int r, real w) {
+  size_t ld = 6 * ((size_t)am->nb + 1);
+  real *u = am->tloop + ld * (size_t)r;
+  for (int i = 0; i < n; i++)
+    for (int c = 0; c < 6; c++) u[6 * list[i] + c] = 0;
+  am->tloop[2 * ld * (size_t)am->nloop + (size_t)am->nloop * (size_t)am->nloop + (size_t)r] = w;
+  return r + 1;
+}
+
+/* The loop rows of articulation (list, n) with root slot `root`: the two-sided rows of every equality joint between
+ * two of its bodies (weight ρ) and every acting spatial path (tendon, slider crank) through two or more of its
+ * bodies (weight the Gauss–Newton curvature k_L of avbd_tendon_force), at most nloop of them.  Each row's
+ * Jacobian J = (J_s)_s over the slots goes into U and its diagonal blocks w J_s J_sᵀ leave D (avbd_loop_put).
+ * Returns the number of rows. */
+RL_HDFN static int avbd_tree_loops(rl_avbd *am, const rl_model *m, const rl_data *d, const int *list, int n, int root,
+                                   real h) {
+  int r = 0;
+  for (int i = 0; i < n; i++) {
+    int s = list[i];
+    for (int q = am->jadr[s]; q < am->jadr[s] + am->jnum[s]; q++) {
+      const rl_avbd_joint *jt = am->joint + am->jlist[q];
+      if (jt->b != s || jt->eq < 0 || jt->a < 0 || jt->kind == RL_AVBD_COMPOUND || !avbd_joint_on(m, d, jt) ||
+          avbd_tree_root(am, jt->a) != root)
+        continue;
+      real Cv[6], JA[6][6], JB[6][6];
+      int nr = rl_avbd_joint_rows(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), Cv, JA, JB);
+      if (r + nr > am->nloop) continue;
+      for (int k = 0; k < nr; k++) {
+        real w = am->row[jt->row + k].rho;
+        r = avbd_loop_open(am, list, n, r, w);
+        avbd_loop_put(am, r - 1, jt->a, JA[k], w);
+        avbd_loop_put(am, r - 1, jt->b, JB[k], w);
+      }
+    }
+  }
+  for (int i = 0; i < am->nspat && r < am->nloop; i++) {
+    int inside = 0;
+    for (int e = am->spsadr[i]; e < am->spsadr[i + 1]; e++)
+      inside += am->spslot[e] >= 0 && avbd_tree_root(am, am->spslot[e]) == root;
+    if (inside < 2) continue;
+    real kL, L = avbd_spat_length(am, m, am->spat[i], -1, NULL, NULL);
+    avbd_tendon_force(am, m, d, am->spat[i], L, am->spat_n[2 * i], am->spat_n[2 * i + 1], h, &kL);
+    if (!(kL > 0)) continue;
+    r = avbd_loop_open(am, list, n, r, kL);
+    for (int e = am->spsadr[i]; e < am->spsadr[i + 1]; e++) {
+      int s = am->spslot[e];
+      if (s < 0 || avbd_tree_root(am, s) != root) continue;
+      real J[6] = {0, 0, 0, 0, 0, 0};
+      avbd_spat_length(am, m, am->spat[i], s, J, NULL);
+      avbd_loop_put(am, r - 1, s, J, kL);
+    }
+  }
+  return r;
+}
+
+/* The step with the loop rows exact (Sherman–Morrison–Woodbury): with H = H' + U W Uᵀ, W = diag(w), and
+ * δ' = −H'⁻¹ g the tree solve's step,
+ *   δ = −H⁻¹ g = δ' − Z S⁻¹ Uᵀ δ',   Z = H'⁻¹ U,   S = W⁻¹ + Uᵀ Z   (r × r, symmetric positive definite),
+ * S factored by Cholesky.  S ⪰ W⁻¹, so every pivot of its factor is at least 1/max w; a pivot below half
+ * of that means rounding has taken over (rows nearly dependent under very large weights) and the step stays
+ * δ' for this iteration.  dz: the tree step in the slots' work arrays, corrected in place.  Returns 1 when
+ * the correction was applied, 0 when it was not. */
+RL_HDFN static int avbd_tree_loop_step(rl_avbd *am, const int *list, int n, int r) {
+  size_t ld = 6 * ((size_t)am->nb + 1), K = (size_t)am->nloop;
+  real *U = am->tloop, *Z = U + ld * K, *S = Z + ld * K, *w = S + K * K, *t = w + K;
+  for (int a = 0; a < r; a++) {
+    real *z = Z + ld * (size_t)a, *u = U + ld * (size_t)a;
+    for (int i = 0; i < n; i++)
+      for (int c = 0; c < 6; c++) z[6 * list[i] + c] = u[6 * list[i] + c];
+    avbd_tree_solve(am, list, n, z);
+  }
+  for (int a = 0; a < r; a++) { /* S = W⁻¹ + UᵀZ (lower triangle), t = Uᵀ δ' */
+    const real *ua = U + ld * (size_t)a;
+    real ta = 0;
+    for (int i = 0; i < n; i++)
+      for (int c = 0; c < 6; c++) ta += ua[6 * list[i] + c] * am->twork[AVBD_TW * list[i] + 78 + c];
+    t[a] = ta;
+    for (int b = 0; b <= a; b++) {
+      const real *zb = Z + ld * (size_t)b;
+      real x = 0;
+      for (int i = 0; i < n; i++)
+        for (int c = 0; c < 6; c++) x += ua[6 * list[i] + c] * zb[6 * list[i] + c];
+      S[(size_t)r * a + b] = x + (a == b ? 1 / w[a] : 0);
+    }
+  }
+  real wmax = 0;
+  for (int a = 0; a < r; a++) wmax = rl_avbd_max(wmax, w[a]);
+  for (int j = 0; j < r; j++) { /* S = L Lᵀ, t ← L⁻ᵀ L⁻¹ t */
+    real x = S[(size_t)r * j + j];
+    for (int k = 0; k < j; k++) x -= S[(size_t)r * j + k] * S[(size_t)r * j + k];
+    if (!(x * wmax >= (real)0.5)) return 0;
+    real ljj = rl_sqrt(x);
+    S[(size_t)r * j + j] = ljj;
+    for (int i = j + 1; i < r; i++) {
+      real y = S[(size_t)r * i + j];
+      for (int k = 0; k < j; k++) y -= S[(size_t)r * i + k] * S[(size_t)r * j + k];
+      S[(size_t)r * i + j] = y / ljj;
+    }
+  }
+  for (int i = 0; i < r; i++) {
+    for (int k = 0; k < i; k++) t[i] -= S[(size_t)r * i + k] * t[k];
+    t[i] /= S[(size_t)r * i + i];
+  }
+  for (int i = r - 1; i >= 0; i--) {
+    for (int k = i + 1; k < r; k++) t[i] -= S[(size_t)r * k + i] * t[k];
+    t[i] /= S[(size_t)r * i + i];
+  }
+  for (int a = 0; a < r; a++) {
+    const real *z = Z + ld * (size_t)a;
+    for (int i = 0; i < n; i++)
+      for (int c = 0; c < 6; c++) am->twork[AVBD_TW * list[i] + 78 + c] -= z[6 * list[i] + c] * t[a];
+  }
+  return 1;
+}
+
 /* One articulation k as one block: every body's diagonal block and gradient (avbd_assemble, lower
  * triangle), the couplings to the parents, the leaves-first elimination and the back substitution, then
  * every body moved by its clamped step.  With D_s = L_s L_sᵀ the elimination of child s from its parent p
@@ -268,6 +426,7 @@ RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_dat
     avbd_assemble(am, m, d, s, h, 0, W, D, g);
     if (am->tparent[s] >= 0) avbd_tree_coupling(am, m, d, am->tjoint[s], h, D + 36);
   }
+  int nl = am->nloop > 0 ? avbd_tree_loops(am, m, d, list, n, list[0], h) : 0;
   /* leaves → root */
   for (int i = n - 1; i >= 0; i--) {
     int s = list[i], p = am->tparent[s];
@@ -308,6 +467,7 @@ RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_dat
     avbd_tree_bwd(D, dz);
     for (int a = 0; a < 6; a++) dz[a] = -dz[a];
   }
+  if (nl > 0 && !avbd_tree_loop_step(am, list, n, nl)) am->guard[list[0]]++;
   for (int i = 0; i < n; i++) {
     int s = list[i];
     real dz[6];

@@ -323,6 +323,9 @@ typedef struct rl_avbd {
   real *tmass;   /* [nb] mass of each slot's articulation (kg) */
   real *twork;   /* [nb×AVBD_TW] per slot: block D (36), coupling to the parent (36), right side (6), step (6),
                     coordinate terms of the tree hinge (2) */
+  int nloop;     /* loop rows one articulation block couples exactly (at most AVBD_LOOP_MAX) */
+  real *tloop;   /* [nloop×(12·nb + nloop + 1) + nloop] loop rows' Jacobians over the slots U, Z = H'⁻¹U, the
+                    capacitance matrix and the weights (avbd_tree_loops) */
   int nmoving;            /* joints and equalities to a body that moves with a mocap body */
   rl_avbd_moving *moving; /* [nmoving] */
   int nmocap;             /* the model's mocap bodies */
