@@ -235,19 +235,11 @@ static int avbd_tendon_acts(const rl_model *m, int t) {
 /* Tendons AVBD models: inert ones, fixed tendons L = Σ cᵢφᵢ over hinge/slide joints with a spring, a damper and
    actuators (terms on each joint coordinate, avbd_tendon_terms), and spatial tendons with a spring, a damper and
    actuators (terms on each body of the path, avbd_tendon.c) unless they run over a mocap-driven body; limits and
-   equalities on either kind are coordinate rows (rl_avbd_crow).  Friction loss is refused.  Returns 0 and writes
-   err. */
+   equalities and friction loss on either kind are coordinate rows (rl_avbd_crow).  Returns 0 and writes err. */
 static int avbd_tendon_check(const rl_model *m, int t, char *err, int errlen) {
   const char *name = rl_model_name(m, m->name_tendonadr[t]);
   if (!avbd_tendon_acts(m, t)) return 1;
   int w0 = m->tendon_adr[t], spatial = m->wrap_type[w0] != RL_WRAP_JOINT;
-  if (m->tendon_frictionloss[t] > 0) {
-    snprintf(err, (size_t)errlen,
-             "avbd: tendon '%s' has friction loss: a bounded-force row on %s, which avbd does not include (use "
-             "--engine newton)",
-             name, spatial ? "a path length through several bodies" : "a sum of joint coordinates of several bodies");
-    return 0;
-  }
   if (spatial) {
     for (int w = w0; w < w0 + m->tendon_num[t]; w++) {
       int ty = m->wrap_type[w], id = m->wrap_objid[w];
@@ -339,7 +331,7 @@ static void avbd_tendon_lists(rl_avbd *am, const rl_model *m) {
   }
 }
 
-/* Coordinate rows of the model (tendon limits, joint and tendon equalities) and a bound on their slot-list
+/* Coordinate rows of the model (tendon limits and friction losses, joint and tendon equalities) and a bound on their slot-list
    entries (two per path entry of a tendon, for a spatial path's sites, geoms and side sites or a fixed tendon's
    joint bodies; four per joint equality) */
 static int avbd_crow_count(const rl_model *m, int *nlist) {
@@ -349,6 +341,11 @@ static int avbd_crow_count(const rl_model *m, int *nlist) {
     if (avbd_tendon_acts(m, t) && m->tendon_limited[t]) {
       n += 2;
       *nlist += 2 * 2 * m->tendon_num[t]; /* a path's slots: its sites, wrap geoms and side sites */
+    }
+  for (int t = 0; t < m->ntendon; t++)
+    if (m->tendon_frictionloss[t] > 0) {
+      n++;
+      *nlist += 2 * m->tendon_num[t];
     }
   for (int e = 0; e < m->neq; e++) {
     if (m->eq_type[e] != RL_EQ_TENDON && m->eq_type[e] != RL_EQ_JOINT) continue;
@@ -393,8 +390,8 @@ static real avbd_scalar_scale(const rl_avbd *am, const rl_model *m, int kind, in
   return me;
 }
 
-/* The coordinate rows (rows top… of am->row): a lower and an upper row per limited acting tendon, one per joint or
-   tendon equality, with ρ₀'s scale from their scalars (avbd_scalar_scale) */
+/* The coordinate rows (rows top… of am->row): a lower and an upper row per limited acting tendon, one per tendon
+   with friction loss, one per joint or tendon equality, with ρ₀'s scale from their scalars (avbd_scalar_scale) */
 static void avbd_crow_build(rl_avbd *am, const rl_model *m, int *top) {
   int n = 0;
   for (int t = 0; t < m->ntendon; t++) {
@@ -410,6 +407,18 @@ static void avbd_crow_build(rl_avbd *am, const rl_model *m, int *top) {
       r->ref[0] = m->tendon_length0[t];
       r->bound = m->tendon_range[2 * t + side];
     }
+  }
+  for (int t = 0; t < m->ntendon; t++) {
+    if (!(m->tendon_frictionloss[t] > 0)) continue;
+    rl_avbd_crow *r = am->crow + n++;
+    memset(r, 0, sizeof *r);
+    r->type = RL_AVBD_CROW_FRIC;
+    r->eq = -1;
+    r->kind[0] = avbd_tendon_kind(m, t);
+    r->id[0] = t;
+    r->id[1] = -1;
+    r->ref[0] = m->tendon_length0[t];
+    r->bound = m->tendon_frictionloss[t];
   }
   for (int e = 0; e < m->neq; e++) {
     if (avbd_pose_equality(m, e)) continue;
@@ -441,8 +450,9 @@ static void avbd_crow_build(rl_avbd *am, const rl_model *m, int *top) {
       r->joints |= r->kind[k] != RL_AVBD_SC_SPATIAL;
     }
     r->ang = ang;
-    w->kind = r->type == RL_AVBD_CROW_EQ ? (ang ? RL_AVBD_ROW_ANG : RL_AVBD_ROW_LIN)
-                                          : (r->type == RL_AVBD_CROW_LO ? RL_AVBD_ROW_LIMLO : RL_AVBD_ROW_LIMHI);
+    w->kind = r->type == RL_AVBD_CROW_EQ     ? (ang ? RL_AVBD_ROW_ANG : RL_AVBD_ROW_LIN)
+              : r->type == RL_AVBD_CROW_FRIC ? RL_AVBD_ROW_DRY
+              : (r->type == RL_AVBD_CROW_LO ? RL_AVBD_ROW_LIMLO : RL_AVBD_ROW_LIMHI);
     w->meff = me < (real)1e29 ? me : 1;
     w->rho = 0;
   }

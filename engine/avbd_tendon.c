@@ -248,7 +248,8 @@ RL_HDFN static real avbd_scalar_dphi(const rl_model *m, int kind, int id, int j)
 /* The row's C and its slopes wgt = (∂C/∂S_a, ∂C/∂S_b) at the current state (jt, φ: as avbd_joint_scalar):
  *   equality  C = (S_a − S_a⁰) − c₀ − (c₁x + c₂x² + c₃x³ + c₄x⁴),  x = S_b − S_b⁰  (no S_b: C = S_a − S_a⁰ − c₀),
  *             wgt = (1, −(c₁ + 2c₂x + 3c₃x² + 4c₄x³))   (MuJoCo's joint and tendon equalities)
- *   lower limit  C = S_a − lo ≥ 0,  wgt = (1, 0);   upper limit  C = hi − S_a ≥ 0,  wgt = (−1, 0) */
+ *   lower limit  C = S_a − lo ≥ 0,  wgt = (1, 0);   upper limit  C = hi − S_a ≥ 0,  wgt = (−1, 0)
+ *   friction loss  C = S_a (its row acts on C − C⁰, the change since the step start),  wgt = (1, 0) */
 RL_HDFN static real avbd_crow_c(const rl_avbd *am, const rl_model *m, const rl_avbd_crow *r, const rl_avbd_joint *jt, real phi,
                                 real wgt[2]) {
   real Sa = avbd_scalar(am, m, r->kind[0], r->id[0], jt, phi);
@@ -261,6 +262,10 @@ RL_HDFN static real avbd_crow_c(const rl_avbd *am, const rl_model *m, const rl_a
     wgt[0] = -1;
     return r->bound - Sa;
   }
+  if (r->type == RL_AVBD_CROW_FRIC) {
+    wgt[0] = 1;
+    return Sa;
+  }
   const real *c = m->eq_data + RL_NEQDATA * r->eq;
   wgt[0] = 1;
   real C = Sa - r->ref[0] - c[0];
@@ -272,17 +277,21 @@ RL_HDFN static real avbd_crow_c(const rl_avbd *am, const rl_model *m, const rl_a
   return C;
 }
 
-/* 1 if row r is enforced: an equality that is active and not disabled, a limit with limits enabled */
+/* 1 if row r is enforced: an equality that is active and not disabled, a limit with limits enabled, a friction
+   loss with friction loss enabled */
 RL_HDFN static int avbd_crow_on(const rl_model *m, const rl_data *d, const rl_avbd_crow *r) {
   int dis = m->opt.disableflags;
   if (dis & RL_DSBL_CONSTRAINT) return 0;
   if (r->type == RL_AVBD_CROW_EQ) return !(dis & RL_DSBL_EQUALITY) && d->eq_active[r->eq];
+  if (r->type == RL_AVBD_CROW_FRIC) return !(dis & RL_DSBL_FRICTIONLOSS);
   return !(dis & RL_DSBL_LIMIT);
 }
 
 /* The row's force along C at the iterate and its curvature *k:
  *   equality  f = λ + ρ(C − α_j C⁰),            k = ρ
  *   limit     f = min(λ + ρ(C − α·min(C⁰, 0)), 0),  k = ρ while f < 0 or λ < 0, else 0
+ *   friction loss  t = λ + ρ(C − C⁰),  f = clip(t, ±F),  k = ρ (articulation blocks: the secant ρF/|t| once
+ *             |t| > F, as a joint's dry friction; F the tendon's frictionloss)
  * (kkt: f = λ, for the stationarity residual); 0 when the row is off. */
 RL_HDFN static real avbd_crow_force(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_crow *r, real C,
                                     int kkt, real *k) {
@@ -292,6 +301,11 @@ RL_HDFN static real avbd_crow_force(const rl_avbd *am, const rl_model *m, const 
   if (r->type == RL_AVBD_CROW_EQ) {
     *k = w->rho;
     return kkt ? w->lambda : w->lambda + w->rho * (C - am->prm.alpha_joint * w->c0);
+  }
+  if (r->type == RL_AVBD_CROW_FRIC) {
+    real t = w->lambda + w->rho * (C - w->c0);
+    *k = am->prm.block == RL_AVBD_BLOCK_ARTICULATION && rl_fabs(t) > r->bound ? w->rho * r->bound / rl_fabs(t) : w->rho;
+    return kkt ? w->lambda : rl_avbd_clip(t, r->bound);
   }
   real f = kkt ? w->lambda : rl_avbd_proj_neg(w->lambda + w->rho * (C - am->prm.alpha * rl_avbd_min(w->c0, 0)));
   if (f < 0 || w->lambda < 0) *k = w->rho;
@@ -350,7 +364,8 @@ RL_HDFN void avbd_crow_begin(rl_avbd *am, const rl_model *m, const rl_data *d) {
 }
 
 /* Dual update of the coordinate rows after a sweep (the joints' φ already updated): equality λ ← λ + ρC̃, limit
-   λ ← min(λ + ρC̃, 0), ρ grows (limits: while active); residual |λ − λ_new|/ρ into res (lengths or angles: a row
+   λ ← min(λ + ρC̃, 0), friction loss λ ← clip(λ + ρ(C − C⁰), ±F), ρ grows (limits: while active; friction: while
+   sticking); residual |λ − λ_new|/ρ into res (lengths or angles: a row
    whose scalars are all hinge coordinates or fixed tendons of hinges, r->ang, counts as an angle).  Off rows: λ = 0. */
 RL_HDFN void avbd_crow_dual(rl_avbd *am, const rl_model *m, const rl_data *d, real res[2]) {
   const rl_avbd_param *pr = &am->prm;
@@ -369,6 +384,14 @@ RL_HDFN void avbd_crow_dual(rl_avbd *am, const rl_model *m, const rl_data *d, re
       w->lambda += w->rho * w->c;
       res[ang] = rl_avbd_max(res[ang], rl_fabs(w->c));
       w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
+    } else if (r->type == RL_AVBD_CROW_FRIC) {
+      w->c = C - w->c0;
+      real t = w->lambda + w->rho * w->c, nl = rl_avbd_clip(t, r->bound);
+      real rf = rl_fabs(w->lambda - nl) / w->rho;
+      res[ang] = rl_avbd_max(res[ang], rf);
+      am->stat.dry_residual = rl_avbd_max(am->stat.dry_residual, rf);
+      w->lambda = nl;
+      if (rl_fabs(t) < r->bound) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
     } else {
       w->c = C - pr->alpha * rl_avbd_min(w->c0, 0);
       real nl = rl_avbd_proj_neg(w->lambda + w->rho * w->c);

@@ -238,14 +238,14 @@ typedef struct rl_avbd_moving {
 /* A constraint row on scalar coordinates: a tendon length limit, or an equality that couples two joint
  * coordinates or two tendon lengths by a quartic.  Its scalars S_a, S_b are joint coordinates, fixed-tendon
  * lengths Σ cᵢφᵢ or spatial-tendon path lengths (avbd_tendon.c). */
-enum { RL_AVBD_CROW_LO = 0, RL_AVBD_CROW_HI = 1, RL_AVBD_CROW_EQ = 2 };
+enum { RL_AVBD_CROW_LO = 0, RL_AVBD_CROW_HI = 1, RL_AVBD_CROW_EQ = 2, RL_AVBD_CROW_FRIC = 3 };
 enum { RL_AVBD_SC_JOINT = 0, RL_AVBD_SC_FIXED = 1, RL_AVBD_SC_SPATIAL = 2 };
 typedef struct rl_avbd_crow {
   int type;           /* RL_AVBD_CROW_* */
   int eq;             /* the model equality (type EQ), else −1 */
   int kind[2], id[2]; /* the scalars (RL_AVBD_SC_*; joint or tendon id), id[1] = −1: no second one */
   real ref[2];        /* their values at qpos0 (qpos0, tendon_length0) */
-  real bound;         /* the limit (LO: range₀, HI: range₁) */
+  real bound;         /* the limit (LO: range₀, HI: range₁), the friction loss (FRIC) */
   int row;            /* its multiplier and penalty: rl_avbd.row[row] */
   int joints;         /* 1 if a scalar is a joint coordinate or a fixed tendon (the row enters coordinate terms) */
   int ang;            /* 1 if every scalar is a hinge angle or a fixed tendon of hinges (residual in rad) */

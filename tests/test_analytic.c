@@ -134,23 +134,23 @@ Test(analytic, speed_writes_raw_repetitions_and_consistent_metrics) {
   rl_cli_write(spec, sizeof spec, "speed.ini",
                "[experiment]\nname = sp\nkind = speed\nscene = %s/box_stack.xml, %s\nsteps = 3\n[sweep]\n"
                "engine = newton, avbd\nprecision = f64\n",
-               SCENES, SRCDIR "/tests/models/tendon_finger.xml");
+               SCENES, SRCDIR "/tests/models/fluid_ellipsoid.xml");
   snprintf(a, sizeof a, "run %s --out %s/sp --jobs 2", spec, tmpdir);
   cr_assert_eq(rl(a), 0, "%s", out);
   cr_expect_not_null(strstr(out, "runs one point at a time"), "%s", out);
-  cr_expect_not_null(strstr(out, "tendon_finger.avbd.f64: not timed: avbd: tendon"), "%s", out);
+  cr_expect_not_null(strstr(out, "fluid_ellipsoid.avbd.f64: not timed: avbd: body"), "%s", out);
   snprintf(p, sizeof p, "%s/sp/sp/traj_box_stack.avbd.f64.speed.csv", tmpdir);
   cr_expect_eq(count_lines(p), 12, "%s: header + 11 repetitions", p);
-  snprintf(p, sizeof p, "%s/sp/sp/traj_tendon_finger.avbd.f64.speed.csv", tmpdir);
+  snprintf(p, sizeof p, "%s/sp/sp/traj_fluid_ellipsoid.avbd.f64.speed.csv", tmpdir);
   cr_expect_eq(count_lines(p), 1, "%s: header only (not timed)", p);
   snprintf(p, sizeof p, "%s/sp/sp/metrics.csv", tmpdir);
-  static const char *const pts[3] = {"box_stack.newton.f64", "box_stack.avbd.f64", "tendon_finger.newton.f64"};
+  static const char *const pts[3] = {"box_stack.newton.f64", "box_stack.avbd.f64", "fluid_ellipsoid.newton.f64"};
   for (int i = 0; i < 3; i++) {
     double s = metric_of(p, pts[i], "steps_per_s"), m = metric_of(p, pts[i], "mujoco_steps_per_s"),
            r = metric_of(p, pts[i], "time_ratio");
     cr_expect(s > 0 && m > 0 && fabs(r - m / s) <= 1e-12 * r, "%s: %g steps/s, MuJoCo %g, ratio %g", pts[i], s, m, r);
   }
-  cr_expect(isnan(metric_of(p, "tendon_finger.avbd.f64", "steps_per_s")), "tendon_finger.avbd has no metrics");
+  cr_expect(isnan(metric_of(p, "fluid_ellipsoid.avbd.f64", "steps_per_s")), "fluid_ellipsoid.avbd has no metrics");
   /* mj_step is timed beside every point: mujoco is no engine of kind = speed */
   rl_cli_write(spec, sizeof spec, "speed.ini",
                "[experiment]\nname = sp\nkind = speed\nscene = %s/box_stack.xml\nsteps = 3\n[sweep]\nengine = mujoco\n",

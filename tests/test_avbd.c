@@ -747,10 +747,11 @@ Test(avbd, joint_limit_hit_at_speed) {
 
 /* pendulum released 60° from hanging, gravity torque 1.2744 N m: frictionloss 1.5 holds it (drift over
    1 s below tolerance), frictionloss 1.0 lets it slip */
-static double dry_run(real frictionloss, double *resid) {
+static double dry_run_q(const char *model, real frictionloss, double *resid, double *q) {
   rl_pair p;
-  load(&p, MODEL("avbd_dry.xml"), NULL);
-  p.m->dof_frictionloss[0] = frictionloss;
+  load(&p, model, NULL);
+  if (p.m->ntendon > 0) p.m->tendon_frictionloss[0] = frictionloss;
+  else p.m->dof_frictionloss[0] = frictionloss;
   rl_avbd *am = build(p.m);
   rl_data *d = rl_data_alloc(p.m);
   rl_avbd_from_generalized(am, p.m, d);
@@ -759,6 +760,7 @@ static double dry_run(real frictionloss, double *resid) {
   for (int k = 0; k < 1000; k++) {
     cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
     r = fmax(r, am->stat.dry_residual);
+    if (q) q[k] = (double)d->qpos[0];
   }
   double drift = fabs((double)d->qpos[0] - q0);
   *resid = r;
@@ -767,6 +769,8 @@ static double dry_run(real frictionloss, double *resid) {
   rl_pair_free(&p);
   return drift;
 }
+
+static double dry_run(real frictionloss, double *resid) { return dry_run_q(MODEL("avbd_dry.xml"), frictionloss, resid, NULL); }
 
 Test(avbd, dry_friction_holds_below_budget_slips_above) {
   double r1, r2;
@@ -779,6 +783,29 @@ Test(avbd, dry_friction_holds_below_budget_slips_above) {
   cr_expect_leq(hold, TOL(5e-5, 1e-2));
   cr_expect_gt(slip, 20 * hold);
   cr_expect_geq(slip, 0.1);
+}
+
+/* A tendon's friction loss is a bounded-force row on its length: on L = 2φ, friction F holds the pendulum as a joint
+   friction 2F does (F = 0.75: budget 1.5 N m above the gravity torque 1.2744) and lets it slip as 2F does
+   (F = 0.5); the trajectories agree with the joint-friction ones to the stopping tolerance. */
+Test(avbd, tendon_friction_loss_acts_as_joint_friction) {
+  double *qt = calloc(1000, sizeof(double)), *qj = calloc(1000, sizeof(double));
+  static const double F[2] = {0.75, 0.5};
+  for (int c = 0; c < 2; c++) {
+    double rt, rj;
+    double mt = dry_run_q(MODEL("avbd_dry_tendon.xml"), (real)F[c], &rt, qt);
+    double mj = dry_run_q(MODEL("avbd_dry.xml"), (real)(2 * F[c]), &rj, qj);
+    double e = 0;
+    for (int k = 0; k < 1000; k++) e = fmax(e, fabs(qt[k] - qj[k]));
+    printf("avbd tendon friction loss (%s), L = 2·hinge, F = %.2f: moved %.3e rad (joint friction %.2f: %.3e), max "
+           "|q_tendon − q_joint| %.2e rad over 1 s, r_f %.1e\n",
+           RL_PREC_NAME, F[c], mt, 2 * F[c], mj, e, rt);
+    if (c == 0) cr_expect_leq(mt, TOL(5e-5, 1e-2), "F = 0.75 should hold the pendulum");
+    else cr_expect_geq(mt, 0.1, "F = 0.5 should let it slip");
+    cr_expect_leq(e, TOL(1e-5, 1e-3), "tendon and joint friction should give one motion");
+  }
+  free(qt);
+  free(qj);
 }
 
 /* ------------------------------------------------------------------------ contacts */

@@ -792,10 +792,6 @@ Test(badinput_tendon, wrap_geom_not_between_sites) {
 Test(badinput_tendon, fixed_tendon_on_ball_joint) {
   expect_bad("bench " BAD "tendon_fixed_ball.xml", 1, "joint 'j2' is not a hinge or slide joint");
 }
-Test(badinput_tendon, avbd_refuses_tendons) {
-  expect_bad("sim " SRCDIR "/tests/models/tendon_finger.xml --engine avbd", 1,
-             "avbd: tendon 'flexion' has friction loss: a bounded-force row on a sum of joint coordinates");
-}
 Test(badinput_tendon, avbd_refuses_ellipsoid_fluid) {
   expect_bad("sim " SRCDIR "/tests/models/fluid_ellipsoid.xml --engine avbd", 1,
              "body 'torso' uses the ellipsoid fluid model (fluidshape): AVBD applies the inertia-box model only");
