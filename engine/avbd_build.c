@@ -573,7 +573,8 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
     nr += (t == RL_JNT_BALL) ? 3 : 5;
     if (t != RL_JNT_BALL) nr += 3; /* limit lo, hi, dry friction (allocated always) */
   }
-  for (int t = 0; t < m->ntendon; t++) nr += avbd_tendon_acts(m, t) && m->tendon_limited[t] ? 2 : 0;
+  for (int t = 0; t < m->ntendon; t++) /* coordinate rows: tendon limits (two) and friction loss (one) */
+    nr += (avbd_tendon_acts(m, t) && m->tendon_limited[t] ? 2 : 0) + (m->tendon_frictionloss[t] > 0);
   for (int e = 0; e < m->neq; e++) {
     if (m->eq_type[e] == RL_EQ_TENDON) {
       nr++;
