@@ -573,13 +573,10 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
     nr += (t == RL_JNT_BALL) ? 3 : 5;
     if (t != RL_JNT_BALL) nr += 3; /* limit lo, hi, dry friction (allocated always) */
   }
-  for (int t = 0; t < m->ntendon; t++) /* coordinate rows: tendon limits (two) and friction loss (one) */
-    nr += (avbd_tendon_acts(m, t) && m->tendon_limited[t] ? 2 : 0) + (m->tendon_frictionloss[t] > 0);
+  int ncrl;
+  nr += avbd_crow_count(m, &ncrl); /* coordinate rows: tendon limits and friction losses, joint and tendon equalities */
   for (int e = 0; e < m->neq; e++) {
-    if (m->eq_type[e] == RL_EQ_TENDON) {
-      nr++;
-      continue;
-    }
+    if (m->eq_type[e] == RL_EQ_TENDON) continue;
     if (m->eq_type[e] == RL_EQ_JOINT) {
       for (int k = 0; k < 2; k++) {
         int j = k ? m->eq_obj2id[e] : m->eq_obj1id[e];
@@ -591,7 +588,6 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
           return 0;
         }
       }
-      nr++;
       continue;
     }
     if (avbd_is_static(m, m->eq_obj1id[e]) && avbd_is_static(m, m->eq_obj2id[e])) {
