@@ -6,7 +6,9 @@
  *   covers only the collision and constraint rows, on 10 states, solved by CG with 1 iteration (the rows do
  *   not depend on the solver; its smooth stages are free bodies, checked on the other scenes).
  *   Metrics: verify_failed_rows_f64 / _f32 (the rows outside their tolerance, pass = 0) and
- *   verify_worst_ratio_f64 / _f32 (the largest max_rel_err / tolerance); step = the states verified.
+ *   verify_worst_ratio_f64 / _f32 (the largest max_rel_err / tolerance over the rows that bound something: a
+ *   fraction row whose tolerance is 1, such as step compared_at_optimum, is a tally and bounds nothing); step =
+ *   the states verified.
  *   Study file: verify.csv, every point's rows with the model column MODEL.xml@V1@V2… (the values of the
  *   point's option axes, e.g. box_stack.xml@elliptic), what `rigidlab report` draws. */
 #include <math.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 #include "csv.h"
 #include "kinds.h"
+#include "quantities.h"
 
 #define VERIFY_STATES    100
 #define ROWS_ONLY_STATES 10
@@ -67,8 +70,8 @@ static int verify_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl
   rl_study_file(path, sizeof path, dir, q, ".verify");
   if (rl_table_load(&t, path, err, errlen)) return -1;
   int cp = rl_table_col(&t, "precision"), cr = rl_table_col(&t, "max_rel_err");
-  int ct = rl_table_col(&t, "tolerance"), cs = rl_table_col(&t, "pass");
-  if (cp < 0 || cr < 0 || ct < 0 || cs < 0) {
+  int ct = rl_table_col(&t, "tolerance"), cs = rl_table_col(&t, "pass"), cq = rl_table_col(&t, "quantity");
+  if (cp < 0 || cr < 0 || ct < 0 || cs < 0 || cq < 0) {
     rl_snprintf(err, (size_t)errlen, "%s: not a verify CSV (model,precision,stage,quantity,...,pass)", path);
     rl_table_free(&t);
     return -1;
@@ -78,7 +81,9 @@ static int verify_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl
     int p = !strcmp(rl_table_cell(&t, r, cp), "f32");
     double rel = strtod(rl_table_cell(&t, r, cr), NULL), tol = strtod(rl_table_cell(&t, r, ct), NULL);
     failed[p] += !strcmp(rl_table_cell(&t, r, cs), "0");
-    if (tol > 0 && (rel / tol > worst[p] || isnan(rel))) worst[p] = rel / tol;
+    const rl_vq_info *info = rl_vq_info_find(rl_table_cell(&t, r, cq));
+    int tally = info && info->kind == RL_VQK_FRACTION && tol >= 1;
+    if (tol > 0 && !tally && (rel / tol > worst[p] || isnan(rel))) worst[p] = rel / tol;
   }
   rl_table_free(&t);
   double dt = rl_study_point_dt(q, err, errlen);

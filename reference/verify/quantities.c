@@ -106,6 +106,9 @@ static const rl_vq_info table[] = {
     {"left_out", FRACTION, 0, "1", "fraction of the states left out of the step comparison, for any reason"},
     {"left_out_sensitive", FRACTION, 0, "1",
      "fraction of the states left out because they disagree where MuJoCo's own step is not reproducible"},
+    {"compared_at_optimum", FRACTION, 0, "1",
+     "fraction of the states whose step was compared with both solvers at the optimum (Newton, tolerance 1e-15): "
+     "MuJoCo's own step with the model's solver is not reproducible there, its contacts and rows are"},
     /* the reasons a state or pair is left out (collision, solve, step) */
     {"left_out_capacity", FRACTION, 0, "1", "fraction of the states left out because a contact or row buffer was full"},
     {"left_out_pairs_sensitive", FRACTION, 0, "1",

@@ -7,19 +7,29 @@
  * solver, iterations and tolerance are the model's (set them with --opt).  Rows: qpos and qvel after
  * the step, the step's qacc, and ncon/nefc mismatches (absolute).
  *
- * States left out: a solver that stops on a tolerance is a discontinuous map near its stopping test,
- * and a contact at its activation boundary switches on or off with the last bit of qpos, so a state
- * where MuJoCo's own step moves by more than 1e-10 (relative qvel), changes its contact or row count, or
- * moves one of its contacts by more than 1e-6 of the pair's size when qpos is perturbed by 1e-13 and
- * qvel by 1e-15 (relative, alternating signs) has no reproducible answer at 1e-8 for any
- * implementation (measured: MuJoCo's CG on tests/models/equality.xml moves 6e-5 under that
- * perturbation, Newton 3e-14).  A state where either side's contact buffer is full has no reference.
- * Both are left out of the comparison and counted, each reason in its own row (left_out_sensitive,
- * left_out_capacity: running fractions of the states) and together in left_out; more than 10 % left
- * out fails, since the comparison then says too little.  Only MuJoCo's own sensitivity can leave a
- * state out: a contact or row count that differs between rigidlab and MuJoCo is a failure of the
- * ncon / nefc rows, except where MuJoCo's mj_collision on rigidlab's frames (the same kinematics to ~1e-16)
- * finds rigidlab's count and on its own frames another one (left_out_sensitive: MuJoCo's count is not
+ * Reproducibility.  A solver that stops on a tolerance is a discontinuous map near its stopping test,
+ * and a contact at its activation boundary switches on or off with the last bit of qpos, so where the
+ * two steps disagree verify asks whether MuJoCo's own step is reproducible: it steps MuJoCo again with
+ * qpos perturbed by 1e-13 and qvel by 1e-15 (relative, alternating signs).  Measured: MuJoCo's CG on
+ * tests/models/equality.xml moves 6e-5 under that perturbation, Newton 3e-14.
+ *   - The contacts or rows change (count, or a contact moves by more than 1e-6 of its pair's size) —
+ *     a collision branch point: no implementation has a reproducible answer; the state is left out
+ *     (left_out_sensitive).
+ *   - Only qvel moves (more than 1e-10 relative), with the same contacts and rows: the solver's stopping
+ *     point.  Both sides then step the same state again with the solver at the optimum (Newton,
+ *     tolerance 1e-15, 100 iterations, no noslip; the same collision, rows and integrator), and MuJoCo's
+ *     optimum is stepped from the perturbed state too.  If that one is reproducible (≤ 1e-10), the state
+ *     is compared at the optimum — its rows go into qpos/qvel/qacc/ncon/nefc like every other state's,
+ *     and compared_at_optimum counts them: the collision, rows and integration of the state are
+ *     verified, only the model solver's stopping point is not (the solve stage checks that on MuJoCo's
+ *     own problems: qacc_cg, qacc_newton, qacc_pgs).  If the optimum is not reproducible either, the
+ *     state is left out as sensitive.
+ * A state where either side's contact buffer is full has no reference (left_out_capacity).  Each reason
+ * is a row (running fractions of the states) and left_out is their sum; more than 10 % left out fails,
+ * since the comparison then says too little.  Only MuJoCo's own sensitivity can leave a state out: a
+ * contact or row count that differs between rigidlab and MuJoCo is a failure of the ncon / nefc rows,
+ * except where MuJoCo's mj_collision on rigidlab's frames (the same kinematics to ~1e-16) finds
+ * rigidlab's count and on its own frames another one (left_out_sensitive: MuJoCo's count is not
  * reproducible at that state), and a contact that differs in place shows in qpos, qvel and qacc.  */
 #include <math.h>
 #include <stdio.h>
@@ -28,27 +38,41 @@
 #include "tolerances.h"
 #include "verify.h"
 
-enum { S_QPOS, S_QVEL, S_QACC, S_NCON, S_NEFC, S_LEFT, S_LEFT_SENSITIVE, S_LEFT_CAPACITY, NS };
-static const char *const names[NS] = {
-    "qpos", "qvel", "qacc", "ncon", "nefc", "left_out", "left_out_sensitive", "left_out_capacity"};
+enum { S_QPOS, S_QVEL, S_QACC, S_NCON, S_NEFC, S_LEFT, S_LEFT_SENSITIVE, S_LEFT_CAPACITY, S_OPTIMUM, NS };
+static const char *const names[NS] = {"qpos",     "qvel",          "qacc",
+                                      "ncon",     "nefc",          "left_out",
+                                      "left_out_sensitive", "left_out_capacity", "compared_at_optimum"};
 static const int absolute[NS] = {[S_NCON] = 1, [S_NEFC] = 1};
-static const int last[NS] = {[S_LEFT] = 1, [S_LEFT_SENSITIVE] = 1, [S_LEFT_CAPACITY] = 1};
-static const double tol[NS] = {
-    [S_NCON] = 0.5, [S_NEFC] = 0.5, [S_LEFT] = 0.1, [S_LEFT_SENSITIVE] = 0.1, [S_LEFT_CAPACITY] = 0.1};
+static const int last[NS] = {[S_LEFT] = 1, [S_LEFT_SENSITIVE] = 1, [S_LEFT_CAPACITY] = 1, [S_OPTIMUM] = 1};
+/* compared_at_optimum is a count of how the states were compared, not a shortfall: any fraction passes */
+static const double tol[NS] = {[S_NCON] = 0.5,           [S_NEFC] = 0.5,           [S_LEFT] = 0.1,
+                               [S_LEFT_SENSITIVE] = 0.1, [S_LEFT_CAPACITY] = 0.1, [S_OPTIMUM] = 1};
+
+/* the solver at the optimum: Newton, tolerance 1e-15, 100 iterations, no noslip post-solve */
+#define OPT_TOLERANCE  1e-15
+#define OPT_ITERATIONS 100
 
 typedef struct own {
+  mjModel *optimum;                /* MuJoCo's model with the solver at the optimum (OPT_*) */
   mjData *mjd, *pert;              /* MuJoCo's side of the step, and at the perturbed state */
   mjData *onours;                  /* MuJoCo's collision on rigidlab's frames of the same state */
   int states, sensitive, capacity; /* states seen; left out by MuJoCo's sensitivity, by a full contact buffer */
+  int at_optimum;                  /* states compared with both solvers at the optimum */
 } own;
 
 static int init(rl_vctx *c) {
   own *o = calloc(1, sizeof *o);
   if (!o) return -1;
+  c->own = o;
+  o->optimum = mj_copyModel(NULL, c->p->mjm);
+  if (!o->optimum) return -1;
+  o->optimum->opt.solver = mjSOL_NEWTON;
+  o->optimum->opt.tolerance = OPT_TOLERANCE;
+  o->optimum->opt.iterations = OPT_ITERATIONS;
+  o->optimum->opt.noslip_iterations = 0;
   o->mjd = mj_makeData(c->p->mjm);
   o->pert = mj_makeData(c->p->mjm);
   o->onours = mj_makeData(c->p->mjm);
-  c->own = o;
   return o->mjd && o->pert && o->onours ? 0 : -1;
 }
 
@@ -58,6 +82,7 @@ static void fini(rl_vctx *c) {
   mj_deleteData(o->mjd);
   mj_deleteData(o->pert);
   mj_deleteData(o->onours);
+  if (o->optimum) mj_deleteModel(o->optimum);
   free(o);
   c->own = NULL;
 }
@@ -90,6 +115,7 @@ static void record_left_out(const own *o, rl_vq *q) {
   rl_vq_record(&q[S_LEFT], (o->sensitive + o->capacity) / n, 1);
   rl_vq_record(&q[S_LEFT_SENSITIVE], o->sensitive / n, 1);
   rl_vq_record(&q[S_LEFT_CAPACITY], o->capacity / n, 1);
+  rl_vq_record(&q[S_OPTIMUM], o->at_optimum / n, 1);
 }
 
 /* the step's rows: contact and row counts (absolute), qpos, qvel and qacc against MuJoCo's */
@@ -118,15 +144,91 @@ static void record_step(const rl_model *m, const rl_data *d, const mjData *mjd, 
   rl_vq_compare(&q[S_QACC], d->qacc, mjd->qacc, m->nv);
 }
 
-/* 1 if rigidlab's step equals MuJoCo's at TOL: the same contact and row counts, qpos and qvel within TOL·max(‖·‖∞, 1) */
+/* 1 if rigidlab's step equals MuJoCo's at TOL: the same contact and row counts, qpos, qvel and qacc each within
+   TOL·max(‖·‖∞, 1) */
 static int step_agrees(const rl_model *m, const rl_data *d, const mjData *mjd, double tol) {
   if (d->ncon != mjd->ncon || d->nefc != mjd->nefc) return 0;
-  double ep = 0, mp = 1, ev = 0, mv = 1;
+  double ep = 0, mp = 1, ev = 0, mv = 1, ea = 0, ma = 1;
   for (int i = 0; i < m->nq; i++)
     ep = fmax(ep, fabs((double)d->qpos[i] - mjd->qpos[i])), mp = fmax(mp, fabs(mjd->qpos[i]));
-  for (int i = 0; i < m->nv; i++)
+  for (int i = 0; i < m->nv; i++) {
     ev = fmax(ev, fabs((double)d->qvel[i] - mjd->qvel[i])), mv = fmax(mv, fabs(mjd->qvel[i]));
-  return ep <= tol * mp && ev <= tol * mv;
+    ea = fmax(ea, fabs((double)d->qacc[i] - mjd->qacc[i])), ma = fmax(ma, fabs(mjd->qacc[i]));
+  }
+  return ep <= tol * mp && ev <= tol * mv && ea <= tol * ma;
+}
+
+/* MuJoCo's step of model MM into DST from the verify state of C (qpos and qvel as rigidlab gets them, rounded to
+   the working precision; ctrl, act and mocap poses from C's mjd), zero warm start, time 0; PERTURB: qpos_i moved
+   by 1e-13·max(|qpos_i|, 1) and qvel_i by 1e-15·qvel_i, alternating signs.  (Not C's mjd->qpos: MuJoCo's
+   mj_forward normalizes the quaternions in qpos in place, 1 ulp away from the state rigidlab steps.) */
+static void mj_step_from(const mjModel *mm, mjData *dst, const rl_vctx *c, int perturb) {
+  for (int i = 0; i < mm->nq; i++) {
+    double x = rl_round(c->qpos[i]);
+    dst->qpos[i] = x + (perturb ? (i % 2 ? 1e-13 : -1e-13) * fmax(fabs(x), 1) : 0);
+  }
+  for (int i = 0; i < mm->nv; i++) dst->qvel[i] = rl_round(c->qvel[i]) * (1 + (perturb ? (i % 2 ? 1e-15 : -1e-15) : 0));
+  mju_copy(dst->ctrl, c->mjd->ctrl, mm->nu);
+  rl_mj_copy_inputs(mm, dst, c->mjd);
+  mju_zero(dst->qacc_warmstart, mm->nv);
+  dst->time = 0;
+  mj_step(mm, dst);
+}
+
+/* 1 if the two steps' qvel differ by more than 1e-10·max(‖qvel_a‖∞, 1): the step is not reproducible */
+static int qvel_moved(int nv, const mjData *a, const mjData *b) {
+  double dv = 0, mag = 1;
+  for (int i = 0; i < nv; i++) {
+    dv = fmax(dv, fabs(b->qvel[i] - a->qvel[i]));
+    mag = fmax(mag, fabs(a->qvel[i]));
+  }
+  return !(dv <= 1e-10 * mag);
+}
+
+/* 1 if MuJoCo's collision and rows are not reproducible at the state: the perturbed step PT has another contact
+   or row count or a contact that jumped, or MuJoCo's collision on rigidlab's frames (ONOURS) a contact that jumped */
+static int collision_sensitive(const mjModel *mjm, const mjData *mjd, const mjData *pt, const mjData *onours) {
+  return pt->ncon != mjd->ncon || pt->nefc != mjd->nefc || contacts_jumped(mjm, mjd, pt) ||
+         contacts_jumped(mjm, mjd, onours);
+}
+
+/* rigidlab's step of the verify state, MuJoCo-compatible (collision mujoco, convex resolution), zero warm start;
+   OPTIMUM: with the solver at the optimum (Newton, OPT_TOLERANCE, OPT_ITERATIONS, no noslip).  The model's
+   options are restored after the step. */
+static void rl_step_from(rl_vctx *c, int optimum) {
+  const rl_model *m = c->p->m;
+  rl_data *d = c->d;
+  rl_model *mw = (rl_model *)m;
+  rl_option keep = mw->opt;
+  mw->opt.collision = RL_COLL_MUJOCO;
+  mw->opt.contact_resolution = RL_RES_CONVEX;
+  if (optimum) {
+    mw->opt.solver = RL_SOLVER_NEWTON;
+    mw->opt.tolerance = (real)OPT_TOLERANCE;
+    mw->opt.iterations = OPT_ITERATIONS;
+    mw->opt.noslip_iterations = 0;
+  }
+  rl_set_state(c->p, d, NULL, c->qpos, c->qvel, c->ctrl);
+  memset(d->qacc_warmstart, 0, sizeof(real) * (size_t)m->nv);
+  d->time = 0;
+  rl_step(m, d);
+  mw->opt = keep;
+}
+
+/* A state whose MuJoCo step is not reproducible while its contacts and rows are: both sides step it again with
+   the solver at the optimum, and MuJoCo's optimum from the perturbed state too.  1 (and the rows recorded) when
+   MuJoCo's optimum is reproducible; 0 when it is not (the caller leaves the state out).  Reuses o->mjd and o->pert. */
+static int compare_at_optimum(rl_vctx *c, rl_vq *q) {
+  own *o = c->own;
+  mj_step_from(o->optimum, o->mjd, c, 0);
+  mj_step_from(o->optimum, o->pert, c, 1);
+  if (qvel_moved(o->optimum->nv, o->mjd, o->pert) || collision_sensitive(o->optimum, o->mjd, o->pert, o->onours))
+    return 0;
+  rl_step_from(c, 1);
+  o->at_optimum++;
+  record_left_out(o, q);
+  record_step(c->p->m, c->d, o->mjd, q);
+  return 1;
 }
 
 static void state(rl_vctx *c, rl_vq *q) {
@@ -134,29 +236,20 @@ static void state(rl_vctx *c, rl_vq *q) {
   const rl_model *m = c->p->m;
   rl_data *d = c->d;
   mjData *mjd = o->mjd;
-  rl_model *mw = (rl_model *)m; /* MuJoCo-compatible modes for this comparison, restored below */
-  int coll = mw->opt.collision, res = mw->opt.contact_resolution;
-  mw->opt.collision = RL_COLL_MUJOCO;
-  mw->opt.contact_resolution = RL_RES_CONVEX;
-  rl_set_state(c->p, d, mjd, c->qpos, c->qvel, c->ctrl);
-  memset(d->qacc_warmstart, 0, sizeof(real) * (size_t)m->nv);
-  mju_zero(mjd->qacc_warmstart, c->p->mjm->nv);
-  d->time = 0;
-  mjd->time = 0;
+  const mjModel *mjm = c->p->mjm;
+  /* MuJoCo's collision on rigidlab's frames of the state, then both steps with the model's solver */
+  rl_set_state(c->p, d, NULL, c->qpos, c->qvel, c->ctrl);
   rl_kinematics(m, d);
-  rl_vq_mj_collision_on(c->p->mjm, o->onours, c->mjd->qpos, d);
+  rl_vq_mj_collision_on(mjm, o->onours, c->mjd->qpos, d);
   int warn0 = d->warning[RL_WARN_CONTACTFULL];
-  mj_step(c->p->mjm, mjd);
-  rl_step(m, d);
-  mw->opt.collision = coll;
-  mw->opt.contact_resolution = res;
+  mj_step_from(mjm, mjd, c, 0);
+  rl_step_from(c, 0);
   o->states++;
-  if (d->warning[RL_WARN_CONTACTFULL] != warn0 || mjd->ncon >= c->p->mjm->nconmax) { /* no reference */
+  if (d->warning[RL_WARN_CONTACTFULL] != warn0 || mjd->ncon >= mjm->nconmax) { /* no reference */
     o->capacity++;
     record_left_out(o, q);
     return;
   }
-  const mjModel *mjm = c->p->mjm;
   if (step_agrees(m, d, mjd, rl_verify_tolerance(RL_STAGE_STEP, RL_IS_F32))) { /* nothing to excuse */
     record_left_out(o, q);
     record_step(m, d, mjd, q);
@@ -167,7 +260,7 @@ static void state(rl_vctx *c, rl_vq *q) {
      on its own frames another (measured on panda_like: parallel finger-pad boxes, where MuJoCo's box-box
      clipping adds a fifth point that duplicates a corner to 1e-12 on one set of frames and not on the other,
      frames 5.6e-16 apart) — a count MuJoCo cannot reproduce is left out as sensitive; any other disagreement is
-     left out only where MuJoCo's own step is not reproducible at this state */
+     excused only where MuJoCo's own step is not reproducible at this state (see the top of the file) */
   if (d->ncon != mjd->ncon || d->nefc != mjd->nefc) {
     int own_tie = d->ncon != mjd->ncon && o->onours->ncon == d->ncon;
     o->sensitive += own_tie;
@@ -176,24 +269,20 @@ static void state(rl_vctx *c, rl_vq *q) {
     return;
   }
   mjData *pt = o->pert;
-  for (int i = 0; i < mjm->nq; i++)
-    pt->qpos[i] = c->mjd->qpos[i] + (i % 2 ? 1e-13 : -1e-13) * fmax(fabs(c->mjd->qpos[i]), 1);
-  for (int i = 0; i < mjm->nv; i++) pt->qvel[i] = c->mjd->qvel[i] * (1 + (i % 2 ? 1e-15 : -1e-15));
-  mju_copy(pt->ctrl, c->mjd->ctrl, mjm->nu);
-  rl_mj_copy_inputs(mjm, pt, c->mjd);
-  mju_zero(pt->qacc_warmstart, mjm->nv);
-  pt->time = 0;
-  mj_step(mjm, pt);
-  double dv = 0, mag = 1;
-  for (int i = 0; i < mjm->nv; i++) {
-    dv = fmax(dv, fabs(pt->qvel[i] - mjd->qvel[i]));
-    mag = fmax(mag, fabs(mjd->qvel[i]));
+  mj_step_from(mjm, pt, c, 1);
+  if (collision_sensitive(mjm, mjd, pt, o->onours)) {
+    o->sensitive++;
+    record_left_out(o, q);
+    return;
   }
-  int sensitive = !(dv <= 1e-10 * mag) || pt->ncon != mjd->ncon || pt->nefc != mjd->nefc ||
-                  contacts_jumped(mjm, mjd, pt) || contacts_jumped(mjm, mjd, o->onours);
-  o->sensitive += sensitive;
+  if (!qvel_moved(mjm->nv, mjd, pt)) { /* MuJoCo reproduces its step: the disagreement is ours */
+    record_left_out(o, q);
+    record_step(m, d, mjd, q);
+    return;
+  }
+  if (compare_at_optimum(c, q)) return; /* the model solver's stopping point alone */
+  o->sensitive++;
   record_left_out(o, q);
-  if (!sensitive) record_step(m, d, mjd, q);
 }
 
 /* f64 only: a float step through stiff soft contacts flips contact counts and amplifies rounding far
