@@ -136,12 +136,6 @@ Test(verify_f64, mug_sample_capacity) {
 
 /* panda_like over 50 states (seed 1): 2 states where MuJoCo's own box-box contact count differs between its frames
    and rigidlab's (5.6e-16 apart) are left out as sensitive, not failed; every other step agrees */
-/* dm_stacker_noslip over 50 states (seed 1): the noslip forces on the planar model's out-of-plane friction rows
-   (J row ≈ 4e-17) are rounding noise amplified by MuJoCo's 1e-10 clamp; they are left out of efc_force_newton and
-   immobile_rows_J checks they act on no dof (efc_force_newton was 1.0e-8 against 1e-9 with them) */
-Test(verify_f64, stacker_noslip_50_states) {
-  cr_expect_eq(verify_seed1_n(SRCDIR "/tests/public/dm_stacker_noslip.xml", 50), 0, "f64 verify failed on dm_stacker_noslip");
-}
 
 Test(verify_f64, panda_like_50_states) {
   cr_expect_eq(verify_seed1_n(SRCDIR "/tests/public/panda_like.xml", 50), 0, "f64 verify failed on panda_like");
@@ -270,4 +264,44 @@ Test(verify_f64, cg_stopping_point_compared_at_the_optimum) {
   cr_expect(at_opt >= 0.1, "compared_at_optimum %g (want at least 5 of 50 states)", at_opt);
   cr_expect(left == 0 && sens == 0, "left_out %g, left_out_sensitive %g (want 0)", left, sens);
   cr_expect(qvel <= 1e-8, "step qvel %g", qvel);
+}
+
+/* tests/models/njmax_full.xml: MuJoCo's row buffer (njmax 30) fills at 30 of 50 states (seed 1) and MuJoCo drops
+   the rows of the contacts that do not fit.  Those states have no reference: the constraint stage compared them on
+   the contacts before the cut without a word (it passed), the step stage failed them as mismatches (nefc 164,
+   qvel 3.6 rel).  Now each is counted in its stage's left_out_capacity (0.6), which fails above 10 %, and the
+   states that are compared agree. */
+Test(verify_f64, states_left_out_for_capacity_are_counted_and_fail_above_10_percent) {
+  char path[] = "/tmp/rl_verify_njmax_XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert(fd >= 0);
+  close(fd);
+  int st = verify_csv(TMODEL("njmax_full.xml"), 50, STAGE_BIT(RL_STAGE_CONSTRAINT) | STAGE_BIT(RL_STAGE_STEP), NULL,
+                      path);
+  int cpass = 1, spass = 1, npass = 0, qpass = 0;
+  double ccap = csv_row(path, "constraint", "left_out_capacity", &cpass);
+  double scap = csv_row(path, "step", "left_out_capacity", &spass);
+  csv_row(path, "step", "nefc", &npass);
+  csv_row(path, "step", "qvel", &qpass);
+  unlink(path);
+  cr_expect_eq(st, 1, "verify should fail: most states have no reference (exit %d)", st);
+  cr_expect(ccap > 0.1 && !cpass, "constraint left_out_capacity %g, pass %d (want > 0.1, failing)", ccap, cpass);
+  cr_expect(scap > 0.1 && !spass, "step left_out_capacity %g, pass %d (want > 0.1, failing)", scap, spass);
+  cr_expect(npass && qpass, "the states compared agree (step nefc pass %d, qvel pass %d)", npass, qpass);
+}
+
+/* dm_stacker_noslip over 50 states (seed 1): the noslip forces on the planar model's out-of-plane friction rows
+   (J row ≈ 4e-17) are rounding noise amplified by MuJoCo's 1e-10 clamp; they are left out of efc_force_newton and
+   immobile_rows_J checks they act on no dof (efc_force_newton was 1.0e-8 against 1e-9 with them).  The rows left
+   out are counted in a row of their own, left_out_rows_immobile (one tangent of each contact: about a third). */
+Test(verify_f64, stacker_noslip_50_states) {
+  char path[] = "/tmp/rl_verify_noslip_XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert(fd >= 0);
+  close(fd);
+  int st = verify_csv(SRCDIR "/tests/public/dm_stacker_noslip.xml", 50, (1u << RL_NSTAGE) - 1, NULL, path);
+  double left = csv_row(path, "solve", "left_out_rows_immobile", NULL);
+  unlink(path);
+  cr_expect_eq(st, 0, "f64 verify failed on dm_stacker_noslip");
+  cr_expect(left > 0.2 && left < 0.5, "solve left_out_rows_immobile %g (want the tangent rows counted: 0.2..0.5)", left);
 }

@@ -99,6 +99,8 @@ static const rl_vq_info table[] = {
     {"efc_force_pgs", REL, "efc_force", 0, "PGS's row forces against MuJoCo's PGS"},
     {"iter_pgs", COUNT, 0, "iterations", "|our PGS sweeps − MuJoCo's|"},
     {"immobile_rows_J", REL, 0, "1", "with noslip on: the largest Jacobian row (∞-norm, relative to ‖J‖∞) among the rows left out of efc_force_newton because (J·M⁻¹·Jᵀ)_ii is below MuJoCo's 1e-10 clamp; must be rounding-level"},
+    {"left_out_rows_immobile", FRACTION, 0, "1",
+     "with noslip on: fraction of the rows left out of efc_force_newton because they act on no dof (see immobile_rows_J)"},
     {"newton_dposv", REL, 0, "m/s² or rad/s²", "every Newton system re-solved by LAPACKE_dposv"},
     {"newton_dposv_cond", SCALED, 0, "κ₁·ε", "newton_dposv's error divided by κ₁(H)·ε"},
     /* one whole step (verify_step.c); qpos and qvel are above */
@@ -110,7 +112,9 @@ static const rl_vq_info table[] = {
      "fraction of the states whose step was compared with both solvers at the optimum (Newton, tolerance 1e-15): "
      "MuJoCo's own step with the model's solver is not reproducible there, its contacts and rows are"},
     /* the reasons a state or pair is left out (collision, solve, step) */
-    {"left_out_capacity", FRACTION, 0, "1", "fraction of the states left out because a contact or row buffer was full"},
+    {"left_out_capacity", FRACTION, 0, "1",
+     "fraction of the states left out (constraint: compared on a contact list cut short) because a contact or row "
+     "buffer was full"},
     {"left_out_pairs_sensitive", FRACTION, 0, "1",
      "fraction of the colliding geom pairs left out as near ties of MuJoCo's own collision"},
 };

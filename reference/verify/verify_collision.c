@@ -9,7 +9,8 @@
  * overlaps to another portal.  Contacts are grouped by unordered geom pair;
  * in a pair where both sides have the same number of contacts, MuJoCo's are matched to ours by
  * nearest position and compared.  Rows:
- *   ncon          per state: contacts in pairs whose counts differ (absolute)
+ *   ncon          per state: contacts in pairs whose counts differ, and contacts left without a partner
+ *                 (absolute)
  *   pair_flips    per state: fraction of the colliding geom pairs whose counts differ
  *                 A pair whose counts differ is left out (and counted, left_out_pairs_sensitive) only when
  *                 MuJoCo's own result for it jumps under a rounding-sized perturbation of the state (1e-12 in
@@ -117,7 +118,7 @@ static int init(rl_vctx *c) {
   o->pert = mj_makeData(c->p->mjm);
   o->ref = mj_makeData(c->p->mjm);
   c->own = o;
-  return 0;
+  return o->ref ? 0 : -1;
 }
 
 static void fini(rl_vctx *c) {
@@ -365,8 +366,9 @@ static void state(rl_vctx *c, rl_vq *q) {
               d->contact[j].geom1, d->contact[j].geom2, (double)d->contact[j].dist, (double)d->contact[j].pos[0],
               (double)d->contact[j].pos[1], (double)d->contact[j].pos[2]);
   }
-  (void)unmatched; /* every remaining MuJoCo contact has a partner: the pair counts agree */
-  rl_vq_record(&q[C_NCON], (double)flipped_contacts, 0);
+  /* every remaining MuJoCo contact should have a partner (the pair counts agree); one that has none is counted
+     with the flipped pairs' contacts rather than assumed away */
+  rl_vq_record(&q[C_NCON], (double)(flipped_contacts + unmatched), 0);
   rl_vq_record(&q[C_FLIPS], pairs ? (double)flips / pairs : 0, 1);
   (void)unstable;
   record_left_out(o, q);

@@ -6,7 +6,11 @@
  * switches from the mjModel (eq_active, jnt_range: MuJoCo 2.2.2 keeps them in the model, rigidlab in
  * rl_data), and calls rl_make_constraint.  Counts and per-row integers (type, id, contact efc_address)
  * are judged on the absolute number of mismatches; real quantities on the ∞-norm relative error over
- * the rows both sides have.  MuJoCo's efc_J is dense (nefc × nv) or sparse (CSR) as mj_isSparse says. */
+ * the rows both sides have.  MuJoCo's efc_J is dense (nefc × nv) or sparse (CSR) as mj_isSparse says.
+ * Where MuJoCo's row buffer (njmax) filled, or its contacts exceed rigidlab's contact capacity, the rows are
+ * compared on the contacts before the first one that has no rows on MuJoCo's side (or does not fit ours): the
+ * contacts after it are left out, and left_out_capacity counts such states (running fraction of the states;
+ * above 10 % fails: the comparison then says too little). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,13 +34,14 @@ enum {
   C_VEL,
   C_AREF,
   C_MU,
+  C_LEFT_CAPACITY,
   C_NQ
 };
 
 static const char *const names[C_NQ] = {"nefc",           "ne",        "nf",      "efc_type",   "efc_id",
                                         "efc_address",    "efc_J",     "efc_pos", "efc_margin", "efc_frictionloss",
                                         "efc_diagApprox", "efc_KBIP",  "efc_R",   "efc_D",      "efc_vel",
-                                        "efc_aref",       "contact_mu"};
+                                        "efc_aref",       "contact_mu",  "left_out_capacity"};
 /* Integer quantities: any mismatch (≥ 1) fails in both precisions.
    f32 only: R, D, KBIP and diagApprox (= R·d/(1−d)) go through 1 − d(x) of the solimp sigmoid at
    x = pos − margin, whose slope is up to power·(dmax − dmin)/width: with the default solimp
@@ -58,12 +63,15 @@ static const double tols[C_NQ] = {[C_NEFC] = 0.5,
                                   [C_DIAGAPPROX] = RL_TOL_IMPEDANCE,
                                   [C_KBIP] = RL_TOL_IMPEDANCE,
                                   [C_R] = RL_TOL_IMPEDANCE,
-                                  [C_D] = RL_TOL_IMPEDANCE};
+                                  [C_D] = RL_TOL_IMPEDANCE,
+                                  [C_LEFT_CAPACITY] = 0.1};
 static const int absolute[C_NQ] = {[C_NEFC] = 1, [C_NE] = 1, [C_NF] = 1, [C_TYPE] = 1, [C_ID] = 1, [C_ADDRESS] = 1};
+static const int last[C_NQ] = {[C_LEFT_CAPACITY] = 1};
 
 typedef struct scratch {
-  real *ours;  /* nv */
-  double *ref; /* nv */
+  real *ours;      /* nv */
+  double *ref;     /* nv */
+  int states, cut; /* states seen; of them, compared on a contact list cut short by a full buffer */
 } scratch;
 
 static int init(rl_vctx *c) {
@@ -129,6 +137,9 @@ static void state(rl_vctx *c, rl_vq *q) {
         ncon = i;
         break;
       }
+  s->states++;
+  s->cut += ncon < mjd->ncon;
+  rl_vq_record(&q[C_LEFT_CAPACITY], (double)s->cut / s->states, 1);
   d->ncon = ncon;
   for (int i = 0; i < ncon; i++) rl_vq_copy_contact(d->contact + i, mjd->contact + i);
   for (int e = 0; e < m->neq; e++) d->eq_active[e] = mjm->eq_active[e];
@@ -182,6 +193,7 @@ const rl_vmodule rl_vmod_constraint = {.stage = RL_STAGE_CONSTRAINT,
                                        .names = names,
                                        .tol = tols,
                                        .absolute = absolute,
+                                       .last = last,
                                        .init = init,
                                        .state = state,
                                        .fini = fini};

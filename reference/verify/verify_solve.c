@@ -12,7 +12,8 @@
  *                                  from the same warm start: the same algorithm must stop at the same
  *                                  iterate (stage tolerance);
  *                                  (with noslip on, over the rows that act on some dof: see force_rows;
- *                                  immobile_rows_J checks that the rows left out act on none);
+ *                                  immobile_rows_J checks that the rows left out act on none,
+ *                                  left_out_rows_immobile counts them);
  *   iter_newton                    |our iterations − MuJoCo's| (absolute, ≤ 1);
  *   cost_newton_excess             max(0, cost(ours) − cost(MuJoCo)) relative to the magnitude of the
  *                                  cost's terms at MuJoCo's iterate (rl_ref_cost_scale; the cost itself
@@ -55,6 +56,7 @@ enum {
   S_FORCE_PGS,
   S_ITER_PGS,
   S_LEFT_IMMOBILE,
+  S_LEFT_ROWS_IMMOBILE,
   S_NQ
 };
 
@@ -62,7 +64,8 @@ static const char *const names[S_NQ] = {"qacc_newton",        "efc_force_newton"
                                         "cost_newton_excess", "qacc_newton_opt",   "cost_gap_newton",
                                         "qacc_mujoco_opt",    "qacc_cg",           "qacc_cg_opt",
                                         "newton_dposv",       "newton_dposv_cond", "left_out_capacity",
-                                        "qacc_pgs",           "efc_force_pgs",     "iter_pgs", "immobile_rows_J"};
+                                        "qacc_pgs",           "efc_force_pgs",     "iter_pgs", "immobile_rows_J",
+                                        "left_out_rows_immobile"};
 /* 0: the stage tolerance (tolerances.h: f64 1e-9, f32 1e-3).  CG's line search works on cost differences,
    which resolve a only to about √eps·cond: measured up to 2.3e-7 (f64) against a* on box_stack and
    humanoid, so qacc_cg_opt gets 1e-6 (f64) and 1e-2 (f32).  qacc_cg compares two CG iterates stopped at
@@ -84,15 +87,15 @@ static const char *const names[S_NQ] = {"qacc_newton",        "efc_force_newton"
 static const double tols[S_NQ] = {
     [S_ITER_NEWTON] = 3, [S_FORCE_NEWTON] = 5e-3, [S_QACC_CG] = 1e-2,     [S_QACC_CG_OPT] = 1e-2,
     [S_DPOSV] = 0.5,     [S_DPOSV_COND] = 100,    [S_LEFT_CAPACITY] = 0.1, [S_QACC_PGS] = 1e-2,
-    [S_FORCE_PGS] = 1e-2, [S_LEFT_IMMOBILE] = 1e-12};
+    [S_FORCE_PGS] = 1e-2, [S_LEFT_IMMOBILE] = 1e-12, [S_LEFT_ROWS_IMMOBILE] = 1};
 #else
 static const double tols[S_NQ] = {
     [S_ITER_NEWTON] = 1,    [S_COST_EXCESS] = 1e-12, [S_COST_GAP] = 1e-12,   [S_QACC_CG] = 1e-3,
     [S_QACC_CG_OPT] = 1e-6, [S_DPOSV_COND] = 100,    [S_LEFT_CAPACITY] = 0.1, [S_QACC_PGS] = 1e-12,
-    [S_FORCE_PGS] = 1e-12,  [S_ITER_PGS] = 0.5,      [S_LEFT_IMMOBILE] = 1e-12};
+    [S_FORCE_PGS] = 1e-12,  [S_ITER_PGS] = 0.5,      [S_LEFT_IMMOBILE] = 1e-12, [S_LEFT_ROWS_IMMOBILE] = 1};
 #endif
 static const int absolute[S_NQ] = {[S_ITER_NEWTON] = 1, [S_ITER_PGS] = 1};
-static const int last[S_NQ] = {[S_LEFT_CAPACITY] = 1};
+static const int last[S_NQ] = {[S_LEFT_CAPACITY] = 1, [S_LEFT_ROWS_IMMOBILE] = 1};
 
 typedef struct own {
   mjModel *newton, *tight, *cg, *pgs;
@@ -243,10 +246,11 @@ static double mj_j_rownorm(const mjModel *mjm, const mjData *mjd, int i) {
    Where its Jacobian row is zero to rounding (the out-of-plane friction direction of a planar model) that force
    acts on no dof and is rounding noise times 1e10: measured 5.6e-7 N apart on dm_stacker_noslip, J row 4e-17,
    while MuJoCo's own sweep transcribed and rerun on MuJoCo's data agrees with MuJoCo to 1.5e-15.  Such rows are
-   left out of efc_force_newton and counted (stderr, at the end); immobile_rows_J is the largest |J row|∞ among
-   them relative to ‖J‖∞ and must stay at rounding level, so a clamped row that does act on a dof fails there;
-   qacc_newton still checks the forces' effect. */
-static void force_rows(own *o, const mjModel *mjm, const rl_data *d, rl_vq *qf, rl_vq *qj) {
+   left out of efc_force_newton and counted (left_out_rows_immobile: the running fraction of the rows, a tally
+   with tolerance 1, and stderr at the end); immobile_rows_J is the largest |J row|∞ among them relative to ‖J‖∞
+   and must stay at rounding level, so a clamped row that does act on a dof fails there; qacc_newton still
+   checks the forces' effect. */
+static void force_rows(own *o, const mjModel *mjm, const rl_data *d, rl_vq *qf, rl_vq *qj, rl_vq *qn) {
   const mjData *mjd = o->dn;
   double err = 0, mag = 0, jleft = 0, jmax = 0;
   for (int i = 0; i < d->nefc; i++) jmax = fmax(jmax, mj_j_rownorm(mjm, mjd, i));
@@ -263,6 +267,7 @@ static void force_rows(own *o, const mjModel *mjm, const rl_data *d, rl_vq *qf, 
   }
   rl_vq_record(qf, err, mag);
   rl_vq_record(qj, jleft, jmax);
+  rl_vq_record(qn, (double)o->immobile / (double)o->rows, 1);
 }
 
 static void state(rl_vctx *c, rl_vq *q) {
@@ -273,7 +278,7 @@ static void state(rl_vctx *c, rl_vq *q) {
   int nv = mjm->nv;
   q[S_QACC_PGS].absent = q[S_FORCE_PGS].absent = !o->pgs;
   q[S_ITER_PGS].absent = !o->pgs || sizeof(real) == sizeof(float);
-  q[S_LEFT_IMMOBILE].absent = mjm->opt.noslip_iterations == 0;
+  q[S_LEFT_IMMOBILE].absent = q[S_LEFT_ROWS_IMMOBILE].absent = mjm->opt.noslip_iterations == 0;
   mj_run(o->newton, o->dn, c->mjd, mjm->nq, nv, mjm->nu);
   if (o->dn->nefc == 0) return; /* nothing to solve in this state */
   o->states++;
@@ -299,7 +304,7 @@ static void state(rl_vctx *c, rl_vq *q) {
   memcpy(d->qacc, o->warm, sizeof(real) * (size_t)nv);
   rl_constraint_solve_observed(&mm, d, &obs);
   rl_vq_compare(&q[S_QACC_NEWTON], d->qacc, o->dn->qacc, nv);
-  force_rows(o, mjm, d, &q[S_FORCE_NEWTON], &q[S_LEFT_IMMOBILE]);
+  force_rows(o, mjm, d, &q[S_FORCE_NEWTON], &q[S_LEFT_IMMOBILE], &q[S_LEFT_ROWS_IMMOBILE]);
   rl_vq_record(&q[S_ITER_NEWTON], fabs((double)d->solver_iter - o->dn->solver_iter), 1);
   double c_ours = rl_ref_cost_real(&ref, d->qacc);
   for (int i = 0; i < nv; i++) o->buf[i] = o->dn->qacc[i];

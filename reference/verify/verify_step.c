@@ -24,7 +24,8 @@
  *     verified, only the model solver's stopping point is not (the solve stage checks that on MuJoCo's
  *     own problems: qacc_cg, qacc_newton, qacc_pgs).  If the optimum is not reproducible either, the
  *     state is left out as sensitive.
- * A state where either side's contact buffer is full has no reference (left_out_capacity).  Each reason
+ * A state where either side's contact buffer, or MuJoCo's row buffer (njmax: it then drops the rows of the
+ * contacts that do not fit), is full has no reference (left_out_capacity).  Each reason
  * is a row (running fractions of the states) and left_out is their sum; more than 10 % left out fails,
  * since the comparison then says too little.  Only MuJoCo's own sensitivity can leave a state out: a
  * contact or row count that differs between rigidlab and MuJoCo is a failure of the ncon / nefc rows,
@@ -241,11 +242,12 @@ static void state(rl_vctx *c, rl_vq *q) {
   rl_set_state(c->p, d, NULL, c->qpos, c->qvel, c->ctrl);
   rl_kinematics(m, d);
   rl_vq_mj_collision_on(mjm, o->onours, c->mjd->qpos, d);
-  int warn0 = d->warning[RL_WARN_CONTACTFULL];
+  int warn0 = d->warning[RL_WARN_CONTACTFULL], rows0 = mjd->warning[mjWARN_CNSTRFULL].number;
   mj_step_from(mjm, mjd, c, 0);
   rl_step_from(c, 0);
   o->states++;
-  if (d->warning[RL_WARN_CONTACTFULL] != warn0 || mjd->ncon >= mjm->nconmax) { /* no reference */
+  if (d->warning[RL_WARN_CONTACTFULL] != warn0 || mjd->ncon >= mjm->nconmax ||
+      mjd->warning[mjWARN_CNSTRFULL].number != rows0) { /* no reference */
     o->capacity++;
     record_left_out(o, q);
     return;
