@@ -107,6 +107,69 @@ static void check_model(const char *model, const char *cone, int solver, int nst
   fixture_close(&f);
 }
 
+/* The reference's two factorizations of the same Newton systems: LAPACKE_dposv on H made dense (the default up to
+   400 dofs) and CHOLMOD's supernodal Cholesky of H sparse (beyond), each forced through dense_max_nv.  On every
+   state with rows of box_stack (both cones), MuJoCo's humanoid and tests/models/particle_box.xml (450 dofs, 150
+   spheres): the optima agree to 1e-12, and the engine's Newton
+   systems re-solved by CHOLMOD agree with the engine as the dposv ones must (newton_dposv ≤ 1e-9, 3e-2 in f32; its
+   κ₁-scaled form ≤ 100, κ₁ from LAPACK's estimator dlacn2 on CHOLMOD's factor). */
+static void reference_paths_agree(const char *model, const char *cone, int nstates, int dense_default) {
+  const char *opts[1] = {cone};
+  fixture f;
+  fixture_open(&f, model, opts, cone ? 1 : 0, nstates);
+  rl_model mt = *f.p.m;
+  mt.opt.solver = RL_SOLVER_NEWTON;
+  mt.opt.contact_resolution = RL_RES_CONVEX;
+  mt.opt.tolerance = (real)1e-15;
+  mt.opt.iterations = 100;
+  int nv = f.p.m->nv, nsolved = 0;
+  double *a_dense = calloc((size_t)nv + 1, sizeof(double)), *a_sparse = calloc((size_t)nv + 1, sizeof(double));
+  real *warm = calloc((size_t)nv + 1, sizeof(real));
+  for (int s = 0; s < f.S.n; s++) {
+    if (fixture_state(&f, s)) continue;
+    rl_ref_problem ref;
+    cr_assert_eq(rl_ref_problem_make(&ref, f.p.m, f.d), 0);
+    cr_assert_eq(ref.dense_max_nv >= nv, dense_default, "%s: %d dofs should take the %s path by default", model, nv,
+                 dense_default ? "dense" : "CHOLMOD");
+    double c_dense, c_sparse;
+    rl_ref_newton_check chk_dense = {.p = &ref}, chk_sparse = {.p = &ref};
+    memcpy(warm, f.d->qacc_smooth, sizeof(real) * (size_t)nv);
+    for (int path = 0; path < 2; path++) { /* 0: dense, 1: CHOLMOD */
+      ref.dense_max_nv = path ? 0 : nv;
+      cr_expect_eq(rl_ref_optimum(&ref, path ? a_sparse : a_dense, path ? &c_sparse : &c_dense, NULL), 0,
+                   "%s state %d: %s reference did not settle", model, s, path ? "CHOLMOD" : "dense");
+      rl_solver_observer obs = rl_ref_observer(path ? &chk_sparse : &chk_dense);
+      memcpy(f.d->qacc, warm, sizeof(real) * (size_t)nv);
+      rl_constraint_solve_observed(&mt, f.d, &obs);
+    }
+    double e = 0, m = 0;
+    for (int i = 0; i < nv; i++) e = fmax(e, fabs(a_dense[i] - a_sparse[i])), m = fmax(m, fabs(a_dense[i]));
+    cr_expect(e <= 1e-12 * (m > 0 ? m : 1), "%s %s state %d: optimum dense vs CHOLMOD rel %.3g", model,
+              cone ? cone : "", s, e / (m > 0 ? m : 1));
+    cr_expect(chk_dense.nsystems >= 1 && chk_sparse.nsystems == chk_dense.nsystems && !chk_dense.failed &&
+                  !chk_sparse.failed,
+              "%s state %d: Newton systems checked %d dense, %d CHOLMOD (failed %d, %d)", model, s, chk_dense.nsystems,
+              chk_sparse.nsystems, chk_dense.failed, chk_sparse.failed);
+    cr_expect(chk_sparse.max_rel <= TOL(1e-9, 3e-2) && chk_sparse.max_rel_cond <= 100,
+              "%s state %d: Newton systems vs CHOLMOD rel %.3g (%.3g κ₁ε)", model, s, chk_sparse.max_rel,
+              chk_sparse.max_rel_cond);
+    rl_ref_problem_free(&ref);
+    nsolved++;
+  }
+  cr_expect(nsolved >= 1, "%s: no state with constraint rows", model);
+  free(a_dense);
+  free(a_sparse);
+  free(warm);
+  fixture_close(&f);
+}
+
+Test(solver, reference_dense_and_cholmod_paths_agree) {
+  reference_paths_agree(SCENE("box_stack.xml"), NULL, 10, 1);
+  reference_paths_agree(SCENE("box_stack.xml"), "cone=elliptic", 10, 1);
+  if (!access(HUMANOID, R_OK)) reference_paths_agree(HUMANOID, NULL, 10, 1);
+  reference_paths_agree(SRCDIR "/tests/models/particle_box.xml", NULL, 10, 0); /* 450 dofs: CHOLMOD by default */
+}
+
 Test(solver, newton_scenes_pyramidal) {
   check_model(SCENE("box_stack.xml"), NULL, RL_SOLVER_NEWTON, 12);
   check_model(SCENE("incline.xml"), NULL, RL_SOLVER_NEWTON, 12);

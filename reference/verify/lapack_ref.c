@@ -1,15 +1,32 @@
-/* lapack_ref.c — dense LAPACK references for the soft-constraint problem (see lapack_ref.h).
+/* lapack_ref.c — LAPACK references for the soft-constraint problem (see lapack_ref.h).
  *
- * Written independently of engine/solver.c: dense double arrays, the cone Hessian from
- * ∇φ∇φᵀ + φ∇²φ (φ = N − μT) rather than MuJoCo's expanded form, H = M + Jᵀ·C·J with one BLAS
- * product, Newton systems by LAPACKE_dposv, and a derivative root-finder as line search. */
+ * Written independently of engine/solver.c: double arrays, the cone Hessian from ∇φ∇φᵀ + φ∇²φ (φ = N − μT)
+ * rather than MuJoCo's expanded form, H = M + Jᵀ·C·J assembled with CHOLMOD's sparse products (M, J and the
+ * block-diagonal C kept sparse: a 3000-dof model with 4000 contact rows would need 400 MB dense), Newton
+ * systems by LAPACKE_dposv on H made dense up to RL_REF_DENSE_NV dofs and by CHOLMOD's supernodal Cholesky
+ * beyond, and a derivative root-finder as line search. */
 #include <cblas.h>
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <suitesparse/cholmod.h>
 #include "lapack_ref.h"
+
+/* LAPACK's 1-norm estimator (reverse communication; the one dpocon uses), for κ₁ of a CHOLMOD factor */
+void dlacn2_(const int *n, double *v, double *x, int *isgn, double *est, int *kase, int *isave);
+
+/* H is made dense and solved by LAPACKE_dposv up to this many dofs (rl_ref_problem.dense_max_nv), by CHOLMOD
+   beyond: at 400 dofs a dense Cholesky is ~2e7 flops, while the dense H of MuJoCo's 3000-dof particle sample
+   alone is 72 MB per Newton system */
+#define RL_REF_DENSE_NV 400
+
+/* the problem's sparse matrices (CHOLMOD): M (nv × nv, both triangles), J (nefc × nv) and Jᵀ */
+struct rl_ref_sparse {
+  cholmod_common c;
+  cholmod_sparse *M, *J, *Jt;
+};
 
 enum {
   ST_SAT = RL_CNSTRSTATE_SATISFIED,
@@ -19,6 +36,13 @@ enum {
   ST_CONE = RL_CNSTRSTATE_CONE
 };
 
+/* a CHOLMOD sparse matrix from triplets (duplicates summed) */
+static cholmod_sparse *sparse_from(cholmod_triplet *T, cholmod_common *c) {
+  cholmod_sparse *A = T ? cholmod_triplet_to_sparse(T, 0, c) : NULL;
+  cholmod_free_triplet(&T, c);
+  return A;
+}
+
 int rl_ref_problem_make(rl_ref_problem *p, const rl_model *m, const rl_data *d) {
   memset(p, 0, sizeof *p);
   int nv = m->nv, ne = d->nefc;
@@ -26,10 +50,8 @@ int rl_ref_problem_make(rl_ref_problem *p, const rl_model *m, const rl_data *d) 
   p->nefc = ne;
   p->ne = d->ne;
   p->nf = d->nf;
-  size_t n2 = (size_t)nv * nv, nj = (size_t)ne * nv;
-  p->M = calloc(n2 + 1, sizeof(double));
+  p->dense_max_nv = RL_REF_DENSE_NV;
   p->a0 = calloc((size_t)nv + 1, sizeof(double));
-  p->J = calloc(nj + 1, sizeof(double));
   p->D = calloc((size_t)ne + 1, sizeof(double));
   p->R = calloc((size_t)ne + 1, sizeof(double));
   p->aref = calloc((size_t)ne + 1, sizeof(double));
@@ -38,20 +60,44 @@ int rl_ref_problem_make(rl_ref_problem *p, const rl_model *m, const rl_data *d) 
   p->fric = calloc(5 * (size_t)ne + 1, sizeof(double));
   p->type = calloc((size_t)ne + 1, sizeof(int));
   p->dim = calloc((size_t)ne + 1, sizeof(int));
-  p->work = calloc(2 * n2 + nj + 8 * (size_t)nv + 8 * (size_t)ne + 64, sizeof(double));
-  if (!p->M || !p->a0 || !p->J || !p->D || !p->R || !p->aref || !p->floss || !p->mu || !p->fric || !p->type ||
-      !p->dim || !p->work) {
+  p->blk = calloc((size_t)ne + 1, sizeof(int));
+  p->sp = calloc(1, sizeof *p->sp);
+  if (!p->a0 || !p->D || !p->R || !p->aref || !p->floss || !p->mu || !p->fric || !p->type || !p->dim || !p->blk ||
+      !p->sp) {
     rl_ref_problem_free(p);
     return -1;
   }
-  for (int i = 0; i < nv; i++) {
+  struct rl_ref_sparse *sp = p->sp;
+  cholmod_start(&sp->c);
+  sp->c.print = 0;
+  /* M from the dof tree (qM: row i holds M_ij for j = i and its ancestors), both triangles */
+  cholmod_triplet *T = cholmod_allocate_triplet((size_t)nv, (size_t)nv, 2 * (size_t)m->nM + 1, 0, CHOLMOD_REAL, &sp->c);
+  for (int i = 0; T && i < nv; i++) {
     int a = m->dof_Madr[i];
-    for (int j = i; j >= 0; j = m->dof_parentid[j], a++) p->M[i * nv + j] = p->M[j * nv + i] = (double)d->qM[a];
+    for (int j = i; j >= 0; j = m->dof_parentid[j], a++) {
+      int *ti = T->i, *tj = T->j;
+      double *tx = T->x;
+      ti[T->nnz] = i, tj[T->nnz] = j, tx[T->nnz++] = (double)d->qM[a];
+      if (j != i) ti[T->nnz] = j, tj[T->nnz] = i, tx[T->nnz++] = (double)d->qM[a];
+    }
     p->a0[i] = (double)d->qacc_smooth[i];
   }
+  sp->M = sparse_from(T, &sp->c);
+  T = cholmod_allocate_triplet((size_t)ne, (size_t)nv, (size_t)d->nnzJ + 1, 0, CHOLMOD_REAL, &sp->c);
+  for (int r = 0; T && r < ne; r++)
+    for (int k = 0; k < d->efc_J_rownnz[r]; k++) {
+      int *ti = T->i, *tj = T->j;
+      double *tx = T->x;
+      ti[T->nnz] = r, tj[T->nnz] = d->efc_J_colind[d->efc_J_rowadr[r] + k];
+      tx[T->nnz++] = (double)d->efc_J[d->efc_J_rowadr[r] + k];
+    }
+  sp->J = sparse_from(T, &sp->c);
+  sp->Jt = sp->J ? cholmod_transpose(sp->J, 1, &sp->c) : NULL;
+  if (!sp->M || !sp->J || !sp->Jt) {
+    rl_ref_problem_free(p);
+    return -1;
+  }
   for (int r = 0; r < ne; r++) {
-    for (int k = 0; k < d->efc_J_rownnz[r]; k++)
-      p->J[(size_t)r * nv + d->efc_J_colind[d->efc_J_rowadr[r] + k]] += (double)d->efc_J[d->efc_J_rowadr[r] + k];
     p->D[r] = d->efc_D[r];
     p->R[r] = d->efc_R[r];
     p->aref[r] = d->efc_aref[r];
@@ -64,13 +110,24 @@ int rl_ref_problem_make(rl_ref_problem *p, const rl_model *m, const rl_data *d) 
       for (int k = 0; k < 5; k++) p->fric[5 * r + k] = con->friction[k];
     }
   }
+  /* each row's block of the row Hessian: an elliptic contact's dim rows, else the row alone */
+  for (int r = 0; r < ne;) {
+    int n = p->type[r] == RL_CNSTR_CONTACT_ELLIPTIC && p->dim[r] > 0 ? p->dim[r] : 1;
+    for (int k = 0; k < n && r + k < ne; k++) p->blk[r + k] = r;
+    r += n;
+  }
   return 0;
 }
 
 void rl_ref_problem_free(rl_ref_problem *p) {
-  free(p->M);
+  if (p->sp) {
+    cholmod_free_sparse(&p->sp->M, &p->sp->c);
+    cholmod_free_sparse(&p->sp->J, &p->sp->c);
+    cholmod_free_sparse(&p->sp->Jt, &p->sp->c);
+    cholmod_finish(&p->sp->c);
+    free(p->sp);
+  }
   free(p->a0);
-  free(p->J);
   free(p->D);
   free(p->R);
   free(p->aref);
@@ -79,12 +136,27 @@ void rl_ref_problem_free(rl_ref_problem *p) {
   free(p->fric);
   free(p->type);
   free(p->dim);
-  free(p->work);
+  free(p->blk);
   memset(p, 0, sizeof *p);
 }
 
-/* Row costs at jar: forces f = −∂s/∂jar, states, and (C != NULL) the block-diagonal row Hessian
-   C (nefc × nefc, zeroed by the caller). */
+/* y = A·x (A sparse, x and y dense vectors of A's sizes), by CHOLMOD's cholmod_sdmult */
+static void spmv(const cholmod_sparse *A, const double *x, double *y, cholmod_common *c) {
+  double one[2] = {1, 0}, zero[2] = {0, 0};
+  cholmod_dense X = {.nrow = A->ncol, .ncol = 1, .nzmax = A->ncol, .d = A->ncol, .x = (void *)x,
+                     .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
+  cholmod_dense Y = {.nrow = A->nrow, .ncol = 1, .nzmax = A->nrow, .d = A->nrow, .x = y,
+                     .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
+  if (A->nrow == 0) return;
+  if (A->ncol == 0) {
+    memset(y, 0, sizeof(double) * A->nrow);
+    return;
+  }
+  cholmod_sdmult((cholmod_sparse *)A, 0, one, zero, &X, &Y, c);
+}
+
+/* Row costs at jar: forces f = −∂s/∂jar, states, and (C != NULL) the block-diagonal row Hessian, 6 entries per
+   row (zeroed by the caller): C[6i + k] = ∂²s/∂jar_i∂jar_(b+k), b = blk[i] the first row of row i's block. */
 static double rows_eval(const rl_ref_problem *p, const double *jar, double *f, int *state, double *C) {
   int ne = p->nefc;
   double s = 0;
@@ -124,7 +196,7 @@ static double rows_eval(const rl_ref_problem *p, const double *jar, double *f, i
         for (int j = 0; j < dim; j++) {
           s += 0.5 * p->D[i + j] * jar[i + j] * jar[i + j];
           f[i + j] = -p->D[i + j] * jar[i + j];
-          if (C) C[(size_t)(i + j) * ne + i + j] = p->D[i + j];
+          if (C) C[6 * (size_t)(i + j) + j] = p->D[i + j];
         }
       } else {
         st = ST_CONE;
@@ -138,7 +210,7 @@ static double rows_eval(const rl_ref_problem *p, const double *jar, double *f, i
             for (int b = 0; b < dim; b++) {
               double hphi = 0; /* ∇²φ in U space: −μ(δ/T − U Uᵀ/T³) on the tangent block */
               if (a > 0 && b > 0) hphi = -mu * ((a == b ? 1 / T : 0) - U[a] * U[b] / (T * T * T));
-              C[(size_t)(i + a) * ne + i + b] = Dm * (g[a] * g[b] + phi * hphi) * w[a] * w[b];
+              C[6 * (size_t)(i + a) + b] = Dm * (g[a] * g[b] + phi * hphi) * w[a] * w[b];
             }
       }
       for (int j = 0; j < dim; j++) state[i + j] = st;
@@ -149,7 +221,7 @@ static double rows_eval(const rl_ref_problem *p, const double *jar, double *f, i
     if (st == ST_QUAD) {
       s += 0.5 * D * x * x;
       f[i] = -D * x;
-      if (C) C[(size_t)i * ne + i] = D;
+      if (C) C[6 * (size_t)i] = D;
     } else {
       f[i] = 0;
     }
@@ -160,7 +232,7 @@ static double rows_eval(const rl_ref_problem *p, const double *jar, double *f, i
 /* jar = J·a − aref */
 static void make_jar(const rl_ref_problem *p, const double *a, double *jar) {
   if (!p->nefc) return;
-  cblas_dgemv(CblasRowMajor, CblasNoTrans, p->nefc, p->nv, 1.0, p->J, p->nv, a, 1, 0.0, jar, 1);
+  spmv(p->sp->J, a, jar, &p->sp->c);
   for (int i = 0; i < p->nefc; i++) jar[i] -= p->aref[i];
 }
 
@@ -169,21 +241,26 @@ double rl_ref_cost(const rl_ref_problem *p, const double *a, double *grad, int *
   double *jar = malloc(sizeof(double) * (size_t)(ne + 1)), *f = malloc(sizeof(double) * (size_t)(ne + 1));
   int *st = state ? state : malloc(sizeof(int) * (size_t)(ne + 1));
   double *da = malloc(sizeof(double) * (size_t)nv + 8), *Mda = malloc(sizeof(double) * (size_t)nv + 8);
+  double *Jf = malloc(sizeof(double) * (size_t)nv + 8);
   make_jar(p, a, jar);
   double s = rows_eval(p, jar, f, st, NULL);
   for (int i = 0; i < nv; i++) da[i] = a[i] - p->a0[i];
-  cblas_dgemv(CblasRowMajor, CblasNoTrans, nv, nv, 1.0, p->M, nv, da, 1, 0.0, Mda, 1);
+  spmv(p->sp->M, da, Mda, &p->sp->c);
   s += 0.5 * cblas_ddot(nv, da, 1, Mda, 1);
   if (grad) {
     /* g = M(a − a₀) − Jᵀf */
     memcpy(grad, Mda, sizeof(double) * (size_t)nv);
-    if (ne) cblas_dgemv(CblasRowMajor, CblasTrans, ne, nv, -1.0, p->J, nv, f, 1, 1.0, grad, 1);
+    if (ne) {
+      spmv(p->sp->Jt, f, Jf, &p->sp->c);
+      for (int i = 0; i < nv; i++) grad[i] -= Jf[i];
+    }
   }
   free(jar);
   free(f);
   if (!state) free(st);
   free(da);
   free(Mda);
+  free(Jf);
   return s;
 }
 
@@ -198,9 +275,9 @@ double rl_ref_cost_scale(const rl_ref_problem *p, const double *a) {
   double *Mx = malloc(sizeof(double) * (size_t)nv + 8);
   make_jar(p, a, jar);
   double s = fabs(rows_eval(p, jar, f, st, NULL));
-  cblas_dgemv(CblasRowMajor, CblasNoTrans, nv, nv, 1.0, p->M, nv, a, 1, 0.0, Mx, 1);
+  spmv(p->sp->M, a, Mx, &p->sp->c);
   s += 0.5 * fabs(cblas_ddot(nv, a, 1, Mx, 1));
-  cblas_dgemv(CblasRowMajor, CblasNoTrans, nv, nv, 1.0, p->M, nv, p->a0, 1, 0.0, Mx, 1);
+  spmv(p->sp->M, p->a0, Mx, &p->sp->c);
   s += 0.5 * fabs(cblas_ddot(nv, p->a0, 1, Mx, 1));
   free(jar);
   free(f);
@@ -221,16 +298,92 @@ double rl_ref_gap(const rl_ref_problem *p, const real *a, double cost_star) {
   return rl_ref_cost_real(p, a) - cost_star;
 }
 
-/* H = M + Jᵀ·C(jar)·J (dense, both triangles) */
-static void hessian_at(const rl_ref_problem *p, const double *jar, double *H, double *C, double *CJ, double *f,
-                       int *state) {
-  int nv = p->nv, ne = p->nefc;
-  memcpy(H, p->M, sizeof(double) * (size_t)nv * nv);
-  if (!ne) return;
-  memset(C, 0, sizeof(double) * (size_t)ne * ne);
+/* H = M + Jᵀ·C(jar)·J, sparse with both triangles (stype 0), by CHOLMOD's products; C is the row Hessian's
+   block-diagonal matrix (rows_eval).  f, state: nefc scratch.  NULL when out of memory. */
+static cholmod_sparse *hessian_at(const rl_ref_problem *p, const double *jar, double *f, int *state) {
+  struct rl_ref_sparse *sp = p->sp;
+  int ne = p->nefc;
+  if (!ne) return cholmod_copy_sparse(sp->M, &sp->c);
+  double *C = calloc(6 * (size_t)ne, sizeof(double));
+  cholmod_triplet *T = cholmod_allocate_triplet((size_t)ne, (size_t)ne, 6 * (size_t)ne, 0, CHOLMOD_REAL, &sp->c);
+  if (!C || !T) {
+    free(C);
+    cholmod_free_triplet(&T, &sp->c);
+    return NULL;
+  }
   rows_eval(p, jar, f, state, C);
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, ne, nv, ne, 1.0, C, ne, p->J, nv, 0.0, CJ, nv);
-  cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, nv, nv, ne, 1.0, p->J, nv, CJ, nv, 1.0, H, nv);
+  for (int i = 0; i < ne; i++)
+    for (int k = 0; k < 6; k++) {
+      if (C[6 * (size_t)i + k] == 0) continue;
+      int *ti = T->i, *tj = T->j;
+      double *tx = T->x;
+      ti[T->nnz] = i, tj[T->nnz] = p->blk[i] + k, tx[T->nnz++] = C[6 * (size_t)i + k];
+    }
+  free(C);
+  cholmod_sparse *Cs = sparse_from(T, &sp->c), *CJ = NULL, *JtCJ = NULL, *H = NULL;
+  if (Cs) CJ = cholmod_ssmult(Cs, sp->J, 0, 1, 0, &sp->c);
+  if (CJ) JtCJ = cholmod_ssmult(sp->Jt, CJ, 0, 1, 0, &sp->c);
+  double one[2] = {1, 0};
+  if (JtCJ) H = cholmod_add(sp->M, JtCJ, one, one, 1, 1, &sp->c);
+  cholmod_free_sparse(&Cs, &sp->c);
+  cholmod_free_sparse(&CJ, &sp->c);
+  cholmod_free_sparse(&JtCJ, &sp->c);
+  return H;
+}
+
+/* Solves H·x = b (x holds b on entry) for H from hessian_at (both triangles; not modified): LAPACKE_dposv on H made
+   dense up to p->dense_max_nv dofs, CHOLMOD's supernodal Cholesky beyond.  kappa (may be NULL) receives κ₁(H) =
+   ‖H‖₁·‖H⁻¹‖₁, the inverse's norm estimated by LAPACK from the factor (dpocon; dlacn2 with CHOLMOD's solves), or
+   INFINITY when the estimate fails.  0, or −1 when H is not positive definite (or out of memory). */
+static int spd_solve_sparse(const rl_ref_problem *p, cholmod_sparse *H, double *x, double *kappa) {
+  cholmod_common *c = &p->sp->c;
+  int n = p->nv;
+  double anorm = cholmod_norm_sparse(H, 1, c);
+  if (kappa) *kappa = INFINITY;
+  if (n <= p->dense_max_nv) {
+    cholmod_dense *Hd = cholmod_sparse_to_dense(H, c);
+    if (!Hd) return -1;
+    double *A = Hd->x, rcond = 0; /* column-major; symmetric, so either order */
+    int bad = LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, 1, A, n, x, n) != 0;
+    if (!bad && kappa && LAPACKE_dpocon(LAPACK_COL_MAJOR, 'L', n, A, n, anorm, &rcond) == 0 && rcond > 0)
+      *kappa = 1 / rcond;
+    cholmod_free_dense(&Hd, c);
+    return bad ? -1 : 0;
+  }
+  H->stype = -1; /* the lower triangle of the symmetric H */
+  int supernodal = c->supernodal;
+  c->supernodal = CHOLMOD_SUPERNODAL; /* LLᵀ: a pivot ≤ 0 stops it (not positive definite) */
+  cholmod_factor *L = cholmod_analyze(H, c);
+  int bad = !L || !cholmod_factorize(H, L, c) || c->status == CHOLMOD_NOT_POSDEF || L->minor < L->n;
+  c->supernodal = supernodal;
+  cholmod_dense B = {.nrow = (size_t)n, .ncol = 1, .nzmax = (size_t)n, .d = (size_t)n, .x = x,
+                     .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
+  cholmod_dense *X = bad ? NULL : cholmod_solve(CHOLMOD_A, L, &B, c);
+  if (X) memcpy(x, X->x, sizeof(double) * (size_t)n);
+  bad |= !X;
+  cholmod_free_dense(&X, c);
+  if (!bad && kappa) {
+    /* ‖H⁻¹‖₁ by LAPACK's estimator, each product H⁻¹·v (H symmetric: also H⁻ᵀ·v) a solve with the factor */
+    double *v = malloc(sizeof(double) * (size_t)n), *w = malloc(sizeof(double) * (size_t)n), est = 0;
+    int *isgn = malloc(sizeof(int) * (size_t)n), kase = 0, isave[3] = {0, 0, 0}, ok = v && w && isgn;
+    while (ok) {
+      dlacn2_(&n, v, w, isgn, &est, &kase, isave);
+      if (!kase) break;
+      cholmod_dense W = {.nrow = (size_t)n, .ncol = 1, .nzmax = (size_t)n, .d = (size_t)n, .x = w,
+                         .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
+      cholmod_dense *Y = cholmod_solve(CHOLMOD_A, L, &W, c);
+      if (!Y) ok = 0;
+      else memcpy(w, Y->x, sizeof(double) * (size_t)n);
+      cholmod_free_dense(&Y, c);
+    }
+    if (ok && est > 0) *kappa = anorm * est;
+    free(v);
+    free(w);
+    free(isgn);
+  }
+  H->stype = 0;
+  cholmod_free_factor(&L, c);
+  return bad ? -1 : 0;
 }
 
 /* φ'(α) along v from a: (a − a₀ + αv)ᵀMv − f(jar + α·Jv)·Jv */
@@ -249,8 +402,8 @@ static double line_search(const rl_ref_problem *p, const double *a, const double
                           double *jt, double *f, int *state, double *Mv) {
   int nv = p->nv;
   make_jar(p, a, jar);
-  if (p->nefc) cblas_dgemv(CblasRowMajor, CblasNoTrans, p->nefc, nv, 1.0, p->J, nv, v, 1, 0.0, Jv, 1);
-  cblas_dgemv(CblasRowMajor, CblasNoTrans, nv, nv, 1.0, p->M, nv, v, 1, 0.0, Mv, 1);
+  if (p->nefc) spmv(p->sp->J, v, Jv, &p->sp->c);
+  spmv(p->sp->M, v, Mv, &p->sp->c);
   double gM0 = 0, vMv = cblas_ddot(nv, v, 1, Mv, 1);
   for (int i = 0; i < nv; i++) gM0 += (a[i] - p->a0[i]) * Mv[i];
   double lo = 0, dlo = line_deriv(p, 0, gM0, vMv, jar, Jv, jt, f, state);
@@ -293,8 +446,6 @@ int rl_ref_optimum(const rl_ref_problem *p, double *astar, double *cost, int *it
     if (cost) *cost = 0;
     return 0;
   }
-  double *H = malloc(sizeof(double) * (size_t)nv * nv), *C = malloc(sizeof(double) * (size_t)ne * ne);
-  double *CJ = malloc(sizeof(double) * (size_t)ne * nv);
   double *g = malloc(sizeof(double) * (size_t)nv), *v = malloc(sizeof(double) * (size_t)nv);
   double *Mv = malloc(sizeof(double) * (size_t)nv);
   double *jar = malloc(sizeof(double) * (size_t)ne), *Jv = malloc(sizeof(double) * (size_t)ne);
@@ -304,9 +455,11 @@ int rl_ref_optimum(const rl_ref_problem *p, double *astar, double *cost, int *it
   for (it = 0; it < 200 && !settled; it++) {
     rl_ref_cost(p, astar, g, st_old);
     make_jar(p, astar, jar);
-    hessian_at(p, jar, H, C, CJ, f, st);
+    cholmod_sparse *H = hessian_at(p, jar, f, st);
     for (int i = 0; i < nv; i++) v[i] = -g[i];
-    if (LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', nv, 1, H, nv, v, 1) != 0) {
+    int bad = !H || spd_solve_sparse(p, H, v, NULL) != 0;
+    cholmod_free_sparse(&H, &p->sp->c);
+    if (bad) {
       ok = 0;
       break;
     }
@@ -324,9 +477,6 @@ int rl_ref_optimum(const rl_ref_problem *p, double *astar, double *cost, int *it
   }
   if (iters) *iters = it;
   if (cost) *cost = rl_ref_cost(p, astar, NULL, NULL);
-  free(H);
-  free(C);
-  free(CJ);
   free(g);
   free(v);
   free(Mv);
@@ -339,33 +489,37 @@ int rl_ref_optimum(const rl_ref_problem *p, double *astar, double *cost, int *it
   return ok && settled ? 0 : -1;
 }
 
-/* observer: H·y = grad by dposv, compared with the engine's x */
+/* observer: H·y = grad re-solved (LAPACKE_dposv, or CHOLMOD beyond p->dense_max_nv dofs), compared with the
+   engine's x */
 static void newton_system(void *user, const rl_model *m, rl_data *d, const real *jar, const real *latch,
                           const real *grad, const real *x) {
   rl_ref_newton_check *chk = user;
   const rl_ref_problem *p = chk->p;
-  int nv = p->nv, ne = p->nefc;
-  double *H = malloc(sizeof(double) * (size_t)nv * nv), *y = malloc(sizeof(double) * (size_t)nv + 8);
-  if (latch) {
-    real *Hr = malloc(sizeof(real) * (size_t)nv * nv);
+  int nv = p->nv, ne = p->nefc, bad = 0;
+  double *y = malloc(sizeof(double) * (size_t)nv + 8), kappa = INFINITY;
+  for (int i = 0; i < nv; i++) y[i] = (double)grad[i];
+  if (latch) { /* signorini: the engine's dense H (small test models only) */
+    double *H = malloc(sizeof(double) * (size_t)nv * nv + 8), rcond = 0;
+    real *Hr = malloc(sizeof(real) * (size_t)nv * nv + 8);
     rl_solver_hessian_dense(m, d, jar, latch, Hr);
     for (long k = 0; k < (long)nv * nv; k++) H[k] = (double)Hr[k];
     free(Hr);
+    double anorm = LAPACKE_dlansy(LAPACK_COL_MAJOR, '1', 'L', nv, H, nv); /* symmetric: either order */
+    bad = LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', nv, 1, H, nv, y, nv) != 0;
+    if (!bad && LAPACKE_dpocon(LAPACK_COL_MAJOR, 'L', nv, H, nv, anorm, &rcond) == 0 && rcond > 0) kappa = 1 / rcond;
+    free(H);
   } else {
-    double *C = malloc(sizeof(double) * ((size_t)ne * ne + 1)), *CJ = malloc(sizeof(double) * ((size_t)ne * nv + 1));
     double *jd = malloc(sizeof(double) * ((size_t)ne + 1)), *f = malloc(sizeof(double) * ((size_t)ne + 1));
     int *st = malloc(sizeof(int) * ((size_t)ne + 1));
     for (int i = 0; i < ne; i++) jd[i] = (double)jar[i];
-    hessian_at(p, jd, H, C, CJ, f, st);
-    free(C);
-    free(CJ);
+    cholmod_sparse *H = hessian_at(p, jd, f, st);
+    bad = !H || spd_solve_sparse(p, H, y, &kappa) != 0;
+    cholmod_free_sparse(&H, &p->sp->c);
     free(jd);
     free(f);
     free(st);
   }
-  for (int i = 0; i < nv; i++) y[i] = (double)grad[i];
-  double anorm = LAPACKE_dlansy(LAPACK_ROW_MAJOR, '1', 'L', nv, H, nv), rcond = 0;
-  if (LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', nv, 1, H, nv, y, 1) != 0) {
+  if (bad) {
     chk->failed++;
   } else {
     double err = 0, mag = 0;
@@ -376,15 +530,14 @@ static void newton_system(void *user, const rl_model *m, rl_data *d, const real 
     }
     double rel = err / (mag > 0 ? mag : 1);
     if (!(rel <= chk->max_rel)) chk->max_rel = rel;
-    /* κ₁(H) from the factor dposv left in H: a backward-stable factorization in working precision has
-       forward error ≲ c·κ·ε, so rel/(κ·ε) is the implementation's figure, free of the problem's conditioning */
-    if (LAPACKE_dpocon(LAPACK_ROW_MAJOR, 'L', nv, H, nv, anorm, &rcond) == 0 && rcond > 0) {
-      double scaled = rel * rcond / (double)RL_EPS;
+    /* κ₁(H) from the factor: a backward-stable factorization in working precision has forward error ≲ c·κ·ε,
+       so rel/(κ·ε) is the implementation's figure, free of the problem's conditioning */
+    if (isfinite(kappa)) {
+      double scaled = rel / (kappa * (double)RL_EPS);
       if (!(scaled <= chk->max_rel_cond)) chk->max_rel_cond = scaled;
     }
   }
   chk->nsystems++;
-  free(H);
   free(y);
 }
 
@@ -393,17 +546,39 @@ rl_solver_observer rl_ref_observer(rl_ref_newton_check *chk) {
   return o;
 }
 
-double rl_ref_spd_solve(const double *A, const double *b, int n, double *x) {
+double rl_ref_spd_solve(const real *A, const double *b, int n, double *x) {
   if (n <= 0) return 1;
-  double *F = malloc(sizeof *F * (size_t)n * (size_t)n), kappa = INFINITY, rcond = 0;
-  if (!F) return INFINITY;
-  memcpy(F, A, sizeof *F * (size_t)n * (size_t)n);
+  /* kd: the bandwidth of A's lower triangle (a dof tree's M: how far a dof's ancestors lie before it) */
+  int kd = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < i - kd; j++)
+      if (A[(size_t)i * n + j] != 0) {
+        kd = i - j;
+        break;
+      }
+  size_t lg = 2 * (size_t)kd + 1, ls = (size_t)kd + 1;
+  double *AG = calloc(lg * (size_t)n, sizeof *AG), *AB = calloc(ls * (size_t)n, sizeof *AB);
+  double kappa = INFINITY, rcond = 0;
+  if (!AG || !AB) {
+    free(AG);
+    free(AB);
+    return INFINITY;
+  }
+  /* LAPACK's band storage, column-major: general AG[(kd + i − j) + j·lg] = A_ij for |i − j| ≤ kd (its 1-norm),
+     symmetric lower AB[(i − j) + j·ls] = A_ij for j ≤ i ≤ j + kd (the factorization) */
+  for (int j = 0; j < n; j++)
+    for (int i = j - kd > 0 ? j - kd : 0; i < n && i <= j + kd; i++) {
+      double a = (double)A[(size_t)i * n + j];
+      AG[(size_t)(kd + i - j) + (size_t)j * lg] = a;
+      if (i >= j) AB[(size_t)(i - j) + (size_t)j * ls] = a;
+    }
   memcpy(x, b, sizeof *x * (size_t)n);
-  double anorm = LAPACKE_dlansy(LAPACK_ROW_MAJOR, '1', 'L', n, F, n);
-  if (LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', n, 1, F, n, x, 1) == 0 &&
-      LAPACKE_dpocon(LAPACK_ROW_MAJOR, 'L', n, F, n, anorm, &rcond) == 0 && rcond > 0)
+  double anorm = LAPACKE_dlangb(LAPACK_COL_MAJOR, '1', n, kd, kd, AG, (int)lg);
+  if (LAPACKE_dpbsv(LAPACK_COL_MAJOR, 'L', n, kd, 1, AB, (int)ls, x, n) == 0 &&
+      LAPACKE_dpbcon(LAPACK_COL_MAJOR, 'L', n, kd, AB, (int)ls, anorm, &rcond) == 0 && rcond > 0)
     kappa = 1 / rcond;
-  free(F);
+  free(AG);
+  free(AB);
   return kappa;
 }
 

@@ -1,15 +1,16 @@
-/* lapack_ref.h — dense LAPACK references for the soft-constraint solvers (compiled per precision).
+/* lapack_ref.h — LAPACK references for the soft-constraint solvers (compiled per precision).
  *
  * The problem of d (rows, M, qacc_smooth) is copied into double precision and solved independently
  * of the engine's code:
  *   rl_ref_cost      cost(a) = ½(a − a₀)ᵀM(a − a₀) + s(J·a − aref) and its gradient, in double;
- *   rl_ref_optimum   the minimizer a* to machine precision: dense Newton (Hessian M + JᵀD_qJ + cone
- *                    blocks, solved with LAPACKE_dposv) with an exact line search (regula falsi on
- *                    the derivative), iterated until the row states and cone zones stop changing and
- *                    the step is at rounding level;
+ *   rl_ref_optimum   the minimizer a* to machine precision: Newton (Hessian M + JᵀD_qJ + cone blocks,
+ *                    assembled sparse by CHOLMOD, solved with LAPACKE_dposv on it made dense up to 400
+ *                    dofs, by CHOLMOD's supernodal Cholesky beyond) with an exact line search (regula
+ *                    falsi on the derivative), iterated until the row states and cone zones stop changing
+ *                    and the step is at rounding level;
  *   rl_ref_cost_scale  the magnitude of the cost's terms, the scale of relative cost differences;
  *   rl_ref_gap       cost(a) − cost(a*) of any iterate (the objective-gap certificate);
- *   rl_ref_newton_check  re-solves a Newton system of the engine with dposv (an rl_solver_observer).
+ *   rl_ref_newton_check  re-solves a Newton system of the engine the same way (an rl_solver_observer).
  * Convex resolution only (signorini is a fixed point, not a minimization: see rl_solver.h). */
 #ifndef RL_LAPACK_REF_H
 #define RL_LAPACK_REF_H
@@ -33,15 +34,16 @@
 
 typedef struct rl_ref_problem {
   int nv, nefc, ne, nf;
-  double *M;  /* nv × nv */
-  double *a0; /* qacc_smooth */
-  double *J;  /* nefc × nv, dense */
+  struct rl_ref_sparse *sp; /* M (nv × nv) and J (nefc × nv) as CHOLMOD sparse matrices (lapack_ref.c) */
+  double *a0;               /* qacc_smooth */
   double *D, *R, *aref, *floss;
   int *type;
   int *dim;     /* elliptic rows: the contact's dim at its first row */
+  int *blk;     /* each row's block of the row Hessian: its first row (an elliptic contact's dim rows) */
   double *mu;   /* elliptic first rows */
   double *fric; /* 5 per row (elliptic first rows) */
-  double *work; /* scratch */
+  int dense_max_nv; /* Newton systems up to this many dofs by LAPACKE_dposv on H made dense, beyond by CHOLMOD
+                       (rl_ref_problem_make sets 400; a test may move it to compare the two) */
 } rl_ref_problem;
 
 /* copy d's problem (after the rows and M are in place); 0 on success */
@@ -76,10 +78,12 @@ typedef struct rl_ref_newton_check {
    reference from jar (convex), or by rl_solver_hessian_dense when latches are given (signorini) */
 rl_solver_observer rl_ref_observer(rl_ref_newton_check *chk);
 
-/* x = A⁻¹b for a symmetric positive definite A (n × n, row-major, only its lower triangle read) by
-   LAPACKE_dposv, and κ₁(A) = ‖A‖₁‖A⁻¹‖₁ estimated by LAPACKE_dpocon from that factor.  Returns κ₁, or
-   INFINITY when A is not positive definite (x is then left unset).  A is not modified. */
-double rl_ref_spd_solve(const double *A, const double *b, int n, double *x);
+/* x = A⁻¹b in double for a symmetric positive definite A (n × n, row-major, in working precision) by LAPACK's
+   banded Cholesky (LAPACKE_dpbsv with kd = A's bandwidth: a dof tree's M has the profile of its dofs' ancestors,
+   so a model of many small trees solves in O(n·kd²), not O(n³)), and κ₁(A) = ‖A‖₁‖A⁻¹‖₁ (‖A‖₁ by
+   LAPACKE_dlangb, ‖A⁻¹‖₁ estimated by LAPACKE_dpbcon from that factor).  Returns κ₁, or INFINITY when A is not
+   positive definite or out of memory (x is then left unset).  A is not modified. */
+double rl_ref_spd_solve(const real *A, const double *b, int n, double *x);
 
 /* MuJoCo's extracted problem (mj_forward done) → rigidlab's data: qM (same tree layout, then
    rl_factor_m), qacc_smooth, qfrc_smooth, contacts (dim, mu, friction, efc_address), rows (type, id, D,

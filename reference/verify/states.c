@@ -94,6 +94,10 @@ static int finite_state(const mjModel *m, const mjData *d) {
 }
 
 int rl_states_draw(const mjModel *m, int n, unsigned long seed, rl_states *s) {
+  return rl_states_draw_on(m, NULL, n, seed, s);
+}
+
+int rl_states_draw_on(const mjModel *m, mjData *scratch, int n, unsigned long seed, rl_states *s) {
   memset(s, 0, sizeof *s);
   s->n = n;
   s->nq = m->nq;
@@ -117,7 +121,11 @@ int rl_states_draw(const mjModel *m, int n, unsigned long seed, rl_states *s) {
     random_mocap(m, r, s->mocap_pos + (size_t)k * 3 * m->nmocap, s->mocap_quat + (size_t)k * 4 * m->nmocap);
   }
   /* trajectory half: 10 steps between samples, controls redrawn every 50 steps */
-  mjData *d = mj_makeData(m);
+  mjData *d = scratch ? scratch : mj_makeData(m);
+  if (!d) {
+    gsl_rng_free(r);
+    return -1;
+  }
   mj_resetData(m, d);
   long step = 0;
   for (int k = nrand; k < n; k++) {
@@ -140,7 +148,7 @@ int rl_states_draw(const mjModel *m, int n, unsigned long seed, rl_states *s) {
     for (int i = 0; i < m->nv; i++) qv[i] += gsl_ran_gaussian(r, 1e-2);
     normalize_quats(m, qp);
   }
-  mj_deleteData(d);
+  if (!scratch) mj_deleteData(d);
   gsl_rng_free(r);
   return 0;
 }

@@ -16,6 +16,9 @@ typedef struct rl_states {
 } rl_states;
 
 int rl_states_draw(const mjModel *m, int n, unsigned long seed, rl_states *out);
+/* rl_states_draw with D (MuJoCo data of m, or of a model with m's sizes) for the trajectory half: the caller's
+   scratch, overwritten (NULL: made and freed here; a model with a large nstack makes that cost seconds) */
+int rl_states_draw_on(const mjModel *m, mjData *d, int n, unsigned long seed, rl_states *out);
 /* point the pair's act/mocap inputs (rl_pair) at state k's */
 #define rl_states_inputs(S, p, k)                                                                              \
   ((p)->act = (S)->act + (size_t)(k) * (S)->na, (p)->mocap_pos = (S)->mocap_pos + (size_t)(k)*3 * (S)->nmocap, \

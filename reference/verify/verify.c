@@ -182,9 +182,9 @@ static quantity table_init[NQ] = {
 };
 #undef FIELD
 
-/* The solve of the unconstrained acceleration against an independent dense solve of the same inputs: x =
-   M⁻¹·qfrc_smooth by LAPACKE_dposv in double on our M and our qfrc_smooth (row qacc_smooth_dposv), and κ₁(M)
-   from LAPACKE_dpocon.  A backward-stable solve in working precision has forward error ≲ c·κ₁(M)·ε, so
+/* The solve of the unconstrained acceleration against an independent solve of the same inputs: x =
+   M⁻¹·qfrc_smooth by LAPACK's banded Cholesky in double on our M (its dense form, the band M's tree profile
+   leaves) and our qfrc_smooth (row qacc_smooth_dposv), and κ₁(M) from LAPACKE_dpbcon (rl_ref_spd_solve).  A backward-stable solve in working precision has forward error ≲ c·κ₁(M)·ε, so
    rel(ours, x)/(κ₁·ε) (row qacc_smooth_cond) is the implementation's figure with the problem's conditioning
    divided out (the inputs M and qfrc_smooth are checked against MuJoCo by their own rows).  The largest κ₁
    seen is kept for the tolerance of the rows through M⁻¹ (cond_max). */
@@ -192,12 +192,11 @@ static double cond_max;
 static void smooth_acc_conditioning(const rl_model *m, const rl_data *d, const real *dense, quantity *q) {
   int nv = m->nv;
   size_t n1 = (size_t)(nv > 0 ? nv : 1);
-  double *A = malloc(sizeof *A * n1 * n1), *b = malloc(sizeof *b * n1), *x = malloc(sizeof *x * n1);
+  double *b = malloc(sizeof *b * n1), *x = malloc(sizeof *x * n1);
   double kappa = INFINITY;
-  if (A && b && x) {
-    for (size_t i = 0; i < (size_t)nv * (size_t)nv; i++) A[i] = (double)dense[i];
+  if (b && x) {
     for (int i = 0; i < nv; i++) b[i] = (double)d->qfrc_smooth[i];
-    kappa = rl_ref_spd_solve(A, b, nv, x);
+    kappa = rl_ref_spd_solve(dense, b, nv, x);
   }
   if (!isfinite(kappa)) { /* M not positive definite in LAPACK's factorization (or no memory): both rows fail */
     rl_vq_record(&q[Q_QACC_SMOOTH_DPOSV], NAN, 1);
@@ -213,7 +212,6 @@ static void smooth_acc_conditioning(const rl_model *m, const rl_data *d, const r
     rl_vq_record(&q[Q_QACC_SMOOTH_COND], (mag > 0 ? err / mag : err) / (kappa * (double)RL_EPS), 1);
     if (kappa > cond_max) cond_max = kappa;
   }
-  free(A);
   free(b);
   free(x);
 }
@@ -314,10 +312,42 @@ static const char *model_label(const char *path) {
   return s ? s + 1 : path;
 }
 
-/* the most contacts MuJoCo's mj_collision finds over the states S (kinematics at each state's qpos and mocap
-   poses, on a copy of the model with a contact buffer large enough: doubled until no state fills it) */
-static int mj_most_contacts(const mjModel *mjm, const rl_states *S) {
-  int cap = mjm->nconmax > 1000 ? 4 * mjm->nconmax : 4000, most = 0;
+mjData *rl_vq_scratch(rl_vscratch *s, int k) {
+  if (k < 0 || k >= RL_VSCRATCH) return NULL;
+  if (!s->d[k]) s->d[k] = mj_makeData(s->mjm);
+  return s->d[k];
+}
+
+static void scratch_free(rl_vscratch *s) {
+  for (int k = 0; k < RL_VSCRATCH; k++)
+    if (s->d[k]) mj_deleteData(s->d[k]);
+  memset(s, 0, sizeof *s);
+}
+
+/* the most contacts MuJoCo's mj_collision (kinematics at each state's qpos and mocap poses) finds over the states
+   S on model PM and its data PD; *full ← 1 when a state fills PM's contact buffer (the count is then a floor) */
+static int most_contacts_on(const mjModel *pm, mjData *pd, const rl_states *S, int *full) {
+  int most = 0;
+  *full = 0;
+  for (int s = 0; s < S->n && !*full; s++) {
+    mju_copy(pd->qpos, S->qpos + (size_t)s * S->nq, pm->nq);
+    mju_copy(pd->mocap_pos, S->mocap_pos + (size_t)s * 3 * S->nmocap, 3 * pm->nmocap);
+    mju_copy(pd->mocap_quat, S->mocap_quat + (size_t)s * 4 * S->nmocap, 4 * pm->nmocap);
+    mj_kinematics(pm, pd);
+    mj_collision(pm, pd);
+    if (pd->ncon > most) most = pd->ncon;
+    *full = pd->ncon >= pm->nconmax;
+  }
+  return most;
+}
+
+/* the most contacts MuJoCo's mj_collision finds over the states S: on the model's own buffer (SCRATCH, data of
+   mjm) when no state fills it, else on a copy of the model with a contact buffer large enough (doubled until no
+   state fills it) */
+static int mj_most_contacts(const mjModel *mjm, mjData *scratch, const rl_states *S) {
+  int full, most = scratch ? most_contacts_on(mjm, scratch, S, &full) : 0;
+  if (scratch && !full) return most;
+  int cap = mjm->nconmax > 1000 ? 4 * mjm->nconmax : 4000;
   for (;;) {
     mjModel *pm = mj_copyModel(NULL, mjm);
     if (!pm) return 0;
@@ -327,17 +357,7 @@ static int mj_most_contacts(const mjModel *mjm, const rl_states *S) {
       mj_deleteModel(pm);
       return 0;
     }
-    int full = 0;
-    most = 0;
-    for (int s = 0; s < S->n && !full; s++) {
-      mju_copy(pd->qpos, S->qpos + (size_t)s * S->nq, mjm->nq);
-      mju_copy(pd->mocap_pos, S->mocap_pos + (size_t)s * 3 * S->nmocap, 3 * mjm->nmocap);
-      mju_copy(pd->mocap_quat, S->mocap_quat + (size_t)s * 4 * S->nmocap, 4 * mjm->nmocap);
-      mj_kinematics(pm, pd);
-      mj_collision(pm, pd);
-      if (pd->ncon > most) most = pd->ncon;
-      full = pd->ncon >= cap;
-    }
+    most = most_contacts_on(pm, pd, S, &full);
     mj_deleteData(pd);
     mj_deleteModel(pm);
     if (!full || cap > (1 << 22)) return most;
@@ -355,6 +375,7 @@ int rl_cmd_verify(const rl_verify_args *a) {
      model's nconmax reload with nconmax = most + most/4 + 16 (njmax and nstack follow, see
      rl_pair_load_capacity) and draw again, since the trajectory half of the states moves with the capacity */
   int model_nconmax = 0, model_njmax = 0, cap = 0, most = 0;
+  rl_vscratch pool = {0};
   for (int pass = 0;; pass++) {
     int st = rl_pair_load_capacity(&p, &a->c, 0, cap, err, sizeof err);
     if (st) {
@@ -365,16 +386,19 @@ int rl_cmd_verify(const rl_verify_args *a) {
       model_nconmax = p.mjm->nconmax;
       model_njmax = p.mjm->njmax;
     }
-    if (a->states < 1 || rl_states_draw(p.mjm, a->states, a->seed, &S)) {
+    pool.mjm = p.mjm;
+    if (a->states < 1 || rl_states_draw_on(p.mjm, rl_vq_scratch(&pool, 0), a->states, a->seed, &S)) {
       rl_errorf("%s: cannot draw %d verify states (out of memory)", a->c.model, a->states);
       rl_states_free(&S);
+      scratch_free(&pool);
       rl_pair_free(&p);
       return RL_EXIT_BADINPUT;
     }
-    most = mj_most_contacts(p.mjm, &S);
+    most = mj_most_contacts(p.mjm, rl_vq_scratch(&pool, 0), &S);
     if (most < p.mjm->nconmax || pass == 3) break;
     cap = most + most / 4 + 16;
     rl_states_free(&S);
+    scratch_free(&pool);
     rl_pair_free(&p);
   }
   if (p.mjm->nconmax != model_nconmax && !a->c.quiet)
@@ -383,7 +407,7 @@ int rl_cmd_verify(const rl_verify_args *a) {
            model_nconmax, p.mjm->nconmax, model_njmax, p.mjm->njmax, most, S.n);
   mjModel *mjfree = mj_copyModel(NULL, p.mjm);
   mjfree->opt.disableflags |= mjDSBL_CONSTRAINT;
-  mjData *mjd = mj_makeData(p.mjm), *mjd2 = mj_makeData(mjfree);
+  mjData *mjd = mj_makeData(p.mjm), *mjd2 = rl_vq_scratch(&pool, 0); /* mjd2: the constraint-free copy's steps */
   rl_data *d = rl_pair_data(&p);
   real *dense = calloc((size_t)p.m->nv * p.m->nv + 1, sizeof(real));
   double *mjdense = calloc((size_t)p.m->nv * p.m->nv + 1, sizeof(double));
@@ -429,6 +453,7 @@ int rl_cmd_verify(const rl_verify_args *a) {
     ctx[i].p = &p;
     ctx[i].d = d;
     ctx[i].mjd = mjd;
+    ctx[i].scratch = &pool;
     if (on[i] && modules[i]->init && modules[i]->init(&ctx[i])) {
       rl_errorf("%s: verify stage %s cannot run on this model", a->c.model, rl_stage_names[modules[i]->stage]);
       on[i] = 0;
@@ -501,7 +526,7 @@ int rl_cmd_verify(const rl_verify_args *a) {
   free(mjdense);
   rl_data_free(d);
   mj_deleteData(mjd);
-  mj_deleteData(mjd2);
+  scratch_free(&pool);
   mj_deleteModel(mjfree);
   rl_states_free(&S);
   rl_pair_free(&p);

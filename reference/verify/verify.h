@@ -16,6 +16,8 @@
 #define rl_vq_contacts_for_actuation RL_NAME(vq_contacts_for_actuation)
 #define rl_vq_copy_contact    RL_NAME(vq_copy_contact)
 #define rl_vctx               RL_NAME(vctx)
+#define rl_vscratch           RL_NAME(vscratch)
+#define rl_vq_scratch         RL_NAME(vq_scratch)
 #define rl_vmodule            RL_NAME(vmodule)
 #define rl_vmod_collision     RL_NAME(vmod_collision)
 #define rl_vmod_constraint    RL_NAME(vmod_constraint)
@@ -55,6 +57,19 @@ void rl_vq_copy_contact(rl_contact *dst, const mjContact *src);
    the same depth); the collision stage compares the lists on identical frames.  1 if done, 0 without one. */
 int rl_vq_contacts_for_actuation(const rl_model *m, rl_data *d, const mjData *mjd);
 
+/* MuJoCo data that verify's stages share within one state.  Every mjData is as large as the model's buffers say
+   (MuJoCo's composite/particle.xml asks for a 400 MB stack, and making one touches all of it: seconds on a busy
+   machine), so verify makes each of these once, on first use, and every stage borrows them for the duration of
+   one state: nothing in them survives from one stage's state to the next.  Any copy of the pair's mjModel that
+   differs only in its options (a solver, a disable flag) may run on them: mjData depends on the sizes alone. */
+#define RL_VSCRATCH 3
+typedef struct rl_vscratch {
+  const mjModel *mjm;           /* the pair's model (sizes) */
+  mjData *d[RL_VSCRATCH];       /* made on first use by rl_vq_scratch, freed by verify */
+} rl_vscratch;
+/* scratch data K (0 ≤ K < RL_VSCRATCH) of the pool, made on first use; NULL when out of memory */
+mjData *rl_vq_scratch(rl_vscratch *s, int k);
+
 /* what a module sees for one state: MuJoCo's mjd holds mj_forward at the state; rigidlab's d holds
    the same state (rl_set_state), nothing computed yet */
 typedef struct rl_vctx {
@@ -62,7 +77,8 @@ typedef struct rl_vctx {
   rl_data *d;
   mjData *mjd;
   const double *qpos, *qvel, *ctrl;
-  void *own; /* the module's scratch, made by init, freed by fini */
+  rl_vscratch *scratch; /* MuJoCo data the module may use within one state (see rl_vscratch) */
+  void *own;            /* the module's scratch, made by init, freed by fini */
 } rl_vctx;
 
 typedef struct rl_vmodule {

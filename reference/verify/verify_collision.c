@@ -100,8 +100,8 @@ static const int last[NC] = {[C_BRANCH] = 1, [C_LEFT_CAPACITY] = 1, [C_LEFT_PAIR
 
 typedef struct own {
   unsigned char *used;               /* per rigidlab contact: 1 matched, 2 in a flipped or ill-conditioned pair */
-  mjData *pert;                      /* MuJoCo at a rounding-sized perturbation of the state */
-  mjData *ref;                       /* MuJoCo's collision on rigidlab's frames */
+  mjData *pert;                      /* MuJoCo at a rounding-sized perturbation of the state (verify's scratch) */
+  mjData *ref;                       /* MuJoCo's collision on rigidlab's frames (verify's scratch) */
   int compared, overflow;            /* states compared / skipped because a contact buffer overflowed */
   long mpr_total, mpr_branch;        /* contacts compared / on another branch, over all states so far */
   long pairs_total, pairs_sensitive; /* colliding geom pairs seen / left out as near ties, over all states so far */
@@ -115,8 +115,8 @@ static int init(rl_vctx *c) {
     free(o);
     return -1;
   }
-  o->pert = mj_makeData(c->p->mjm);
-  o->ref = mj_makeData(c->p->mjm);
+  o->pert = rl_vq_scratch(c->scratch, 0);
+  o->ref = rl_vq_scratch(c->scratch, 1);
   c->own = o;
   return o->ref ? 0 : -1;
 }
@@ -128,8 +128,6 @@ static void fini(rl_vctx *c) {
     fprintf(stderr, "verify collision: %d of %d states skipped: a contact buffer overflowed (MuJoCo nconmax %d)\n",
             o->overflow, o->overflow + o->compared, c->p->mjm->nconmax);
   free(o->used);
-  if (o->pert) mj_deleteData(o->pert);
-  if (o->ref) mj_deleteData(o->ref);
   free(o);
   c->own = NULL;
 }

@@ -99,7 +99,7 @@ static const int last[S_NQ] = {[S_LEFT_CAPACITY] = 1, [S_LEFT_ROWS_IMMOBILE] = 1
 
 typedef struct own {
   mjModel *newton, *tight, *cg, *pgs;
-  mjData *dn, *dt, *dc, *dp;
+  mjData *dn, *dt, *dc, *dp; /* verify's scratch data (rl_vscratch): dn, and dt = dc = dp */
   double *astar, *buf;
   real *warm;
   int states, left; /* states with rows; of them left out (capacity) */
@@ -119,14 +119,11 @@ static int init(rl_vctx *c) {
   o->tight->opt.noslip_iterations = 0; /* the optimum rows check the main solver; noslip: qacc_newton, qacc_cg */
   o->cg = mj_copyModel(NULL, mjm);
   o->cg->opt.solver = mjSOL_CG;
-  o->dn = mj_makeData(o->newton);
-  o->dt = mj_makeData(o->tight);
-  o->dc = mj_makeData(o->cg);
-  if (mjm->opt.solver == mjSOL_PGS) {
-    o->pgs = mj_copyModel(NULL, mjm);
-    o->dp = mj_makeData(o->pgs);
-    if (!o->dp) return -1;
-  }
+  /* verify's scratch data: dn holds MuJoCo's Newton answer until its rows are compared; the tight, CG and PGS
+     runs come after and share one */
+  o->dn = rl_vq_scratch(c->scratch, 0);
+  o->dt = o->dc = o->dp = rl_vq_scratch(c->scratch, 1);
+  if (mjm->opt.solver == mjSOL_PGS) o->pgs = mj_copyModel(NULL, mjm);
   o->astar = calloc((size_t)mjm->nv + 1, sizeof(double));
   o->buf = calloc((size_t)mjm->nv + 1, sizeof(double));
   o->warm = calloc((size_t)mjm->nv + 1, sizeof(real));
@@ -139,10 +136,6 @@ static void fini(rl_vctx *c) {
   if (o->immobile)
     fprintf(stderr, "verify solve: %ld of %ld rows left out of efc_force_newton: noslip force on a row that acts on no dof "
                     "(A_ii below MuJoCo's 1e-10 clamp; see immobile_rows_J)\n", o->immobile, o->rows);
-  if (o->dn) mj_deleteData(o->dn);
-  if (o->dt) mj_deleteData(o->dt);
-  if (o->dc) mj_deleteData(o->dc);
-  if (o->dp) mj_deleteData(o->dp);
   if (o->pgs) mj_deleteModel(o->pgs);
   if (o->newton) mj_deleteModel(o->newton);
   if (o->tight) mj_deleteModel(o->tight);

@@ -55,8 +55,8 @@ static const double tol[NS] = {[S_NCON] = 0.5,           [S_NEFC] = 0.5,        
 
 typedef struct own {
   mjModel *optimum;                /* MuJoCo's model with the solver at the optimum (OPT_*) */
-  mjData *mjd, *pert;              /* MuJoCo's side of the step, and at the perturbed state */
-  mjData *onours;                  /* MuJoCo's collision on rigidlab's frames of the same state */
+  mjData *mjd, *pert;              /* MuJoCo's side of the step, and at the perturbed state (verify's scratch) */
+  mjData *onours;                  /* MuJoCo's collision on rigidlab's frames of the same state (verify's scratch) */
   int states, sensitive, capacity; /* states seen; left out by MuJoCo's sensitivity, by a full contact buffer */
   int at_optimum;                  /* states compared with both solvers at the optimum */
 } own;
@@ -71,18 +71,15 @@ static int init(rl_vctx *c) {
   o->optimum->opt.tolerance = OPT_TOLERANCE;
   o->optimum->opt.iterations = OPT_ITERATIONS;
   o->optimum->opt.noslip_iterations = 0;
-  o->mjd = mj_makeData(c->p->mjm);
-  o->pert = mj_makeData(c->p->mjm);
-  o->onours = mj_makeData(c->p->mjm);
+  o->mjd = rl_vq_scratch(c->scratch, 0);
+  o->pert = rl_vq_scratch(c->scratch, 1);
+  o->onours = rl_vq_scratch(c->scratch, 2);
   return o->mjd && o->pert && o->onours ? 0 : -1;
 }
 
 static void fini(rl_vctx *c) {
   own *o = c->own;
   if (!o) return;
-  mj_deleteData(o->mjd);
-  mj_deleteData(o->pert);
-  mj_deleteData(o->onours);
   if (o->optimum) mj_deleteModel(o->optimum);
   free(o);
   c->own = NULL;
