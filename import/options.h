@@ -167,6 +167,7 @@ int rl_parse_long(const char *s, long lo, long hi, long *x);
   X(steps, INT, RL_OPT_IN(1, RL_MAX_STEPS), "time steps of a run (sim, bench, a spec's steps)") \
   X(duration, REAL, RL_OPT_IN_LOOPEN(0, 1e6), "simulated time (s)")                             \
   X(dt, REAL, RL_OPT_IN_LOOPEN(0, RL_OPT_MAXTIMESTEP), "time step (s), as the option timestep") \
+  X(perturb, REAL, RL_OPT_IN_LOOPEN(0, 1), "relative change of sim's start qpos (sim --perturb)")      \
   X(states, INT, RL_OPT_IN(1, 100000), "states verify compares")                                \
   X(seed, INT, RL_OPT_IN(0, 4294967295L), "random seed")                                        \
   X(reps, INT, RL_OPT_IN(1, 1000), "bench's alternating repetitions")                           \

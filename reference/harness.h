@@ -51,6 +51,7 @@ typedef struct rl_sim_args {
   long steps;         /* −1 = from duration */
   double duration;
   const char *key; /* keyframe name or index, NULL = qpos0 */
+  double perturb;  /* > 0: the start qpos moved by perturb·max(|qpos_i|, 1), − on even i, + on odd i */
   const char *device; /* batch mode: "cpu" or "cuda" (nenvs > 0) */
   int nenvs;          /* batch mode: environments (0: the single-environment run) */
   int nsubset, subset[64]; /* batch mode: the environments written */

@@ -63,6 +63,14 @@ static double rl_energy(const rl_model *m, rl_data *d) {
   return e;
 }
 
+/* qpos_i += eps·max(|qpos_i|, 1), − on even i and + on odd i (eps 0: unchanged): a start moved by rounding-sized
+   amounts, the same for every engine, so that a run against the unmoved one measures how far the trajectory
+   amplifies them (quaternions are left as moved: every engine normalizes them where it reads them) */
+static void perturb_start(const mjModel *m, double *qpos, double eps) {
+  if (!(eps > 0)) return;
+  for (int i = 0; i < m->nq; i++) qpos[i] += (i % 2 ? eps : -eps) * fmax(fabs(qpos[i]), 1);
+}
+
 static void header(rl_csv *w, int nq, int nv) {
   char name[32];
   rl_csv_str(w, "step");
@@ -348,6 +356,7 @@ int rl_cmd_sim(const rl_sim_args *a) {
         goto done;
       }
   }
+  perturb_start(p.mjm, mjd->qpos, a->perturb);
   p.act = mjd->act; /* the keyframe's act, mpos and mquat (else 0 and the model's mocap poses) */
   p.mocap_pos = mjd->mocap_pos;
   p.mocap_quat = mjd->mocap_quat;

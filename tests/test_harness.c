@@ -580,3 +580,49 @@ Test(harness, sim_pgs_matches_mujocos_pgs_step_by_step) {
   cr_assert_eq(rl_cli_run(args, out, sizeof out), 0, "%s", out);
   cr_expect_gt(sim_qpos_diff(a, b), 1e-9, "the comparison cannot tell two solvers apart");
 }
+
+/* the first K qpos of row 0 of a sim CSV (the start state) */
+static void sim_start_qpos(const char *path, double *q, int k) {
+  char *t = slurp(path);
+  cr_assert_not_null(t, "%s missing", path);
+  char *p = strchr(t, '\n');
+  cr_assert_not_null(p);
+  p++;
+  strtod(p, &p); /* step */
+  p += *p == ',';
+  strtod(p, &p); /* time */
+  for (int i = 0; i < k; i++) {
+    p += *p == ',';
+    q[i] = strtod(p, &p);
+  }
+  free(t);
+}
+
+/* `sim --perturb EPS` moves the start qpos by EPS·max(|qpos_i|, 1), − on even i, + on odd i, the same start for
+   every engine: rigidlab's Newton and MuJoCo from the moved start still agree to rounding, and each differs from its
+   unmoved run from row 0 on (double_pendulum) */
+Test(harness, sim_perturb_moves_the_start_for_every_engine) {
+  char a[512], b[512], c[512], args[2048];
+  const char *model = SRCDIR "/experiments/scenes/double_pendulum.xml";
+  double q0[2], qp[2], qn[2];
+  snprintf(a, sizeof a, "%s/mj.csv", tmpdir);
+  snprintf(b, sizeof b, "%s/mj_perturbed.csv", tmpdir);
+  snprintf(c, sizeof c, "%s/newton_perturbed.csv", tmpdir);
+  snprintf(args, sizeof args, "sim %s --engine mujoco --steps 20 --csv %s", model, a);
+  cr_assert_eq(rl_cli_run(args, out, sizeof out), 0, "%s", out);
+  snprintf(args, sizeof args, "sim %s --engine mujoco --steps 20 --perturb 1e-6 --csv %s", model, b);
+  cr_assert_eq(rl_cli_run(args, out, sizeof out), 0, "%s", out);
+  snprintf(args, sizeof args, "sim %s --engine newton --steps 20 --perturb 1e-6 --csv %s", model, c);
+  cr_assert_eq(rl_cli_run(args, out, sizeof out), 0, "%s", out);
+  sim_start_qpos(a, q0, 2);
+  sim_start_qpos(b, qp, 2);
+  sim_start_qpos(c, qn, 2);
+  for (int i = 0; i < 2; i++) {
+    double mag = fabs(q0[i]) > 1 ? fabs(q0[i]) : 1, want = q0[i] + (i % 2 ? 1e-6 : -1e-6) * mag;
+    cr_expect(fabs(qp[i] - want) <= 1e-15 && qn[i] == qp[i], "qpos_%d: start %.17g, moved %.17g (want %.17g), newton %.17g",
+              i, q0[i], qp[i], want, qn[i]);
+  }
+  double dpert = sim_qpos_diff(a, b), dsame = sim_qpos_diff(b, c);
+  cr_expect(dpert >= 0.9e-6, "the moved run differs from the unmoved one by %.3g", dpert);
+  cr_expect_leq(dsame, 1e-12, "newton vs mujoco from the same moved start: %g", dsame);
+}

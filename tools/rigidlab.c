@@ -28,7 +28,7 @@ static const char *usage_main =
     "  verify MODEL.xml [--precision f64|f32|both] [--states N] [--seed S] [--stages LIST] [--csv FILE] [--opt "
     "K=V]...\n"
     "  sim    MODEL.xml --engine newton|cg|pgs|avbd|mujoco [--precision f64|f32] [--dt H] [--steps N | --duration T]\n"
-    "                   [--key NAME|INDEX] [--csv FILE] [--opt K=V]...\n"
+    "                   [--key NAME|INDEX] [--perturb EPS] [--csv FILE] [--opt K=V]...\n"
     "  bench  MODEL.xml|chain:N1,N2,... [--precision f64|f32|both] [--stages LIST] [--engines LIST] [--steps N]\n"
     "                   [--reps R] [--csv FILE] [--opt K=V]... [--device cpu --envs N1,N2,... [--threads T]]\n"
     "  run    [SPEC.ini ...] [--out DIR] [--jobs N] [--shard I/N] [--resume] [--opt K=V]...\n"
@@ -65,6 +65,8 @@ static const char *usage_sim =
     "  --dt H                     time step (default: the model's)\n"
     "  --steps N | --duration T   length (default 1000 steps)\n"
     "  --key NAME|INDEX           start from a keyframe\n"
+    "  --perturb EPS              move the start qpos by EPS·max(|qpos_i|, 1), − on even i, + on odd i, in (0, 1]\n"
+    "                             (the same start for every engine: e.g. MuJoCo against itself at 1e-15)\n"
     "  --csv FILE                 output file\n"
     "  --opt KEY=VALUE            override a model/solver option (repeatable; see rigidlab --help-options)\n"
     "  --device cpu|cuda --envs N the batch API instead: N environments from the same start stepped together\n"
@@ -131,7 +133,7 @@ typedef struct parsed {
   rl_common_args c;
   int precision;
   long states, steps, reps, seed;
-  double dt, duration;
+  double dt, duration, perturb;
   const char *engine, *key, *stages, *engines, *device, *envs, *subset;
   long threads;
 } parsed;
@@ -141,7 +143,7 @@ static int parse_args(const char *cmd, int argc, char **argv, parsed *p, const c
   /* the options of CMD that take a value */
   const char *valued = !strcmp(cmd, "verify") ? "--opt,--csv,--precision,--states,--seed,--stages"
                        : !strcmp(cmd, "sim")  ? "--opt,--csv,--precision,--engine,--key,--dt,--duration,--steps,"
-                                                "--device,--envs,--env-subset"
+                                                "--perturb,--device,--envs,--env-subset"
                                               : "--opt,--csv,--precision,--stages,--engines,--steps,--reps,--device,"
                                                 "--envs,--threads";
   for (int i = 0; i < argc; i++) {
@@ -180,6 +182,8 @@ static int parse_args(const char *cmd, int argc, char **argv, parsed *p, const c
     else if (!strcmp(a, "--key") && !strcmp(cmd, "sim")) p->key = v;
     else if (!strcmp(a, "--dt") && !strcmp(cmd, "sim")) {
       if ((st = num_flag(cmd, RL_NUM_dt, a, v, &p->dt))) return st;
+    } else if (!strcmp(a, "--perturb") && !strcmp(cmd, "sim")) {
+      if ((st = num_flag(cmd, RL_NUM_perturb, a, v, &p->perturb))) return st;
     } else if (!strcmp(a, "--duration") && !strcmp(cmd, "sim")) {
       if ((st = num_flag(cmd, RL_NUM_duration, a, v, &p->duration))) return st;
     } else if (!strcmp(a, "--steps") && (!strcmp(cmd, "sim") || !strcmp(cmd, "bench"))) {
@@ -301,7 +305,7 @@ static int cmd_sim(int argc, char **argv) {
   if (!p.engine) return bad("sim", "missing --engine (allowed: newton, cg, pgs, avbd, mujoco)%s", "");
   if (p.steps > 0 && p.duration > 0) return bad("sim", "give --steps or --duration, not both%s", "");
   rl_sim_args a = {.c = p.c, .engine = p.engine, .dt = p.dt, .steps = p.steps, .duration = p.duration, .key = p.key,
-                   .device = p.device};
+                   .perturb = p.perturb, .device = p.device};
   if ((p.device || p.subset) && !p.envs) return bad("sim", "--device and --env-subset need --envs N%s", "");
   if (p.envs) {
     char *end;
