@@ -563,21 +563,25 @@ static double sim_qpos_diff(const char *a, const char *b) {
    must not leave its q̈ as the next step's warm start.  MuJoCo's projected Gauss–Seidel (a PGS model,
    50 sweeps, not converged) depends on that start: with the row's pass leaking, MuJoCo's own trajectory
    moved by 7.8e-8 in qpos after one step against rigidlab's PGS; without, the two agree to rounding. */
+/* `rigidlab sim MODEL --engine ENGINE --steps STEPS EXTRA` into tmpdir/NAME (path ← its path); must succeed */
+static void sim_run(char *path, size_t n, const char *name, const char *model, const char *engine, int steps,
+                    const char *extra) {
+  char args[2048];
+  snprintf(path, n, "%s/%s", tmpdir, name);
+  snprintf(args, sizeof args, "sim %s --engine %s --steps %d %s --csv %s", model, engine, steps, extra, path);
+  cr_assert_eq(rl_cli_run(args, out, sizeof out), 0, "%s", out);
+}
+
 Test(harness, sim_pgs_matches_mujocos_pgs_step_by_step) {
-  char a[512], b[512], args[2048];
+  char a[512], b[512];
   const char *model = SRCDIR "/tests/public/gym_humanoidstandup.xml";
-  snprintf(a, sizeof a, "%s/pgs.csv", tmpdir);
-  snprintf(b, sizeof b, "%s/mj.csv", tmpdir);
-  snprintf(args, sizeof args, "sim %s --engine pgs --steps 15 --csv %s", model, a);
-  cr_assert_eq(rl_cli_run(args, out, sizeof out), 0, "%s", out);
-  snprintf(args, sizeof args, "sim %s --engine mujoco --steps 15 --csv %s", model, b);
-  cr_assert_eq(rl_cli_run(args, out, sizeof out), 0, "%s", out);
+  sim_run(a, sizeof a, "pgs.csv", model, "pgs", 15, "");
+  sim_run(b, sizeof b, "mj.csv", model, "mujoco", 15, "");
   double dq = sim_qpos_diff(a, b);
   printf("sim pgs vs mujoco pgs, 15 steps: max |dqpos| %.3e\n", dq);
   cr_expect_leq(dq, 1e-12, "pgs vs mujoco: %g", dq);
   /* the comparison can fail: rigidlab's Newton on the same model differs from MuJoCo's PGS by far more */
-  snprintf(args, sizeof args, "sim %s --engine newton --steps 15 --csv %s", model, a);
-  cr_assert_eq(rl_cli_run(args, out, sizeof out), 0, "%s", out);
+  sim_run(a, sizeof a, "pgs.csv", model, "newton", 15, "");
   cr_expect_gt(sim_qpos_diff(a, b), 1e-9, "the comparison cannot tell two solvers apart");
 }
 
@@ -602,18 +606,12 @@ static void sim_start_qpos(const char *path, double *q, int k) {
    every engine: rigidlab's Newton and MuJoCo from the moved start still agree to rounding, and each differs from its
    unmoved run from row 0 on (double_pendulum) */
 Test(harness, sim_perturb_moves_the_start_for_every_engine) {
-  char a[512], b[512], c[512], args[2048];
+  char a[512], b[512], c[512];
   const char *model = SRCDIR "/experiments/scenes/double_pendulum.xml";
   double q0[2], qp[2], qn[2];
-  snprintf(a, sizeof a, "%s/mj.csv", tmpdir);
-  snprintf(b, sizeof b, "%s/mj_perturbed.csv", tmpdir);
-  snprintf(c, sizeof c, "%s/newton_perturbed.csv", tmpdir);
-  snprintf(args, sizeof args, "sim %s --engine mujoco --steps 20 --csv %s", model, a);
-  cr_assert_eq(rl_cli_run(args, out, sizeof out), 0, "%s", out);
-  snprintf(args, sizeof args, "sim %s --engine mujoco --steps 20 --perturb 1e-6 --csv %s", model, b);
-  cr_assert_eq(rl_cli_run(args, out, sizeof out), 0, "%s", out);
-  snprintf(args, sizeof args, "sim %s --engine newton --steps 20 --perturb 1e-6 --csv %s", model, c);
-  cr_assert_eq(rl_cli_run(args, out, sizeof out), 0, "%s", out);
+  sim_run(a, sizeof a, "mj.csv", model, "mujoco", 20, "");
+  sim_run(b, sizeof b, "mj_perturbed.csv", model, "mujoco", 20, "--perturb 1e-6");
+  sim_run(c, sizeof c, "newton_perturbed.csv", model, "newton", 20, "--perturb 1e-6");
   sim_start_qpos(a, q0, 2);
   sim_start_qpos(b, qp, 2);
   sim_start_qpos(c, qn, 2);

@@ -49,17 +49,24 @@ static double rel_err(const real *x, const double *ref, int n) {
   return e / (m > 1e-300 ? m : 1);
 }
 
+/* the fixture of MODEL (--opt CONE when not NULL) and *mt: its model with SOLVER at tolerance 1e-15 (CG 1000
+   iterations, Newton 100), convex resolution */
+static void fixture_open_tight(fixture *f, rl_model *mt, const char *model, const char *cone, int solver, int nstates) {
+  const char *opts[1] = {cone};
+  fixture_open(f, model, opts, cone ? 1 : 0, nstates);
+  *mt = *f->p.m;
+  mt->opt.solver = solver;
+  mt->opt.contact_resolution = RL_RES_CONVEX;
+  mt->opt.tolerance = (real)1e-15;
+  mt->opt.iterations = solver == RL_SOLVER_CG ? 1000 : 100;
+}
+
 /* Solve every state's problem with `solver` to tolerance 1e-15 (convex resolution) and compare with
    the LAPACK optimum; Newton systems re-solved by dposv; cost never rises between iterations. */
 static void check_model(const char *model, const char *cone, int solver, int nstates) {
-  const char *opts[1] = {cone};
   fixture f;
-  fixture_open(&f, model, opts, cone ? 1 : 0, nstates);
-  rl_model mt = *f.p.m;
-  mt.opt.solver = solver;
-  mt.opt.contact_resolution = RL_RES_CONVEX;
-  mt.opt.tolerance = (real)1e-15;
-  mt.opt.iterations = solver == RL_SOLVER_CG ? 1000 : 100;
+  rl_model mt;
+  fixture_open_tight(&f, &mt, model, cone, solver, nstates);
   real scale = rl_solver_meaninertia(f.p.m) * (real)(f.p.m->nv > 1 ? f.p.m->nv : 1);
   double *astar = calloc((size_t)f.p.m->nv + 1, sizeof(double));
   int nsolved = 0;
@@ -114,14 +121,9 @@ static void check_model(const char *model, const char *cone, int solver, int nst
    systems re-solved by CHOLMOD agree with the engine as the dposv ones must (newton_dposv ≤ 1e-9, 3e-2 in f32; its
    κ₁-scaled form ≤ 100, κ₁ from LAPACK's estimator dlacn2 on CHOLMOD's factor). */
 static void reference_paths_agree(const char *model, const char *cone, int nstates, int dense_default) {
-  const char *opts[1] = {cone};
   fixture f;
-  fixture_open(&f, model, opts, cone ? 1 : 0, nstates);
-  rl_model mt = *f.p.m;
-  mt.opt.solver = RL_SOLVER_NEWTON;
-  mt.opt.contact_resolution = RL_RES_CONVEX;
-  mt.opt.tolerance = (real)1e-15;
-  mt.opt.iterations = 100;
+  rl_model mt;
+  fixture_open_tight(&f, &mt, model, cone, RL_SOLVER_NEWTON, nstates);
   int nv = f.p.m->nv, nsolved = 0;
   double *a_dense = calloc((size_t)nv + 1, sizeof(double)), *a_sparse = calloc((size_t)nv + 1, sizeof(double));
   real *warm = calloc((size_t)nv + 1, sizeof(real));
