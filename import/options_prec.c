@@ -71,4 +71,6 @@ void rl_option_from_mj(rl_option *o, const mjOption *mo) {
     store((char *)o + rl_offset[i], r->type, (const mjtNum *)(const void *)f, n);
   }
   o->o_margin = (real)mo->o_margin;
+  for (int k = 0; k < 2; k++) o->o_solref[k] = (real)mo->o_solref[k];
+  for (int k = 0; k < 5; k++) o->o_solimp[k] = (real)mo->o_solimp[k];
 }
