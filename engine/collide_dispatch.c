@@ -222,11 +222,12 @@ static int narrow_mode(const rl_model *m) {
 }
 
 /* one geom pair: filters, narrow phase with type(g1) ≤ type(g2), parameters; a pair the model lists
-   explicitly is left to collide_explicit.  mjbox (the override flag only, else NULL): also MuJoCo 2.2.2's body
+   explicitly is left to collide_explicit (unless only the filtered geom pairs collide).  mjbox (the override flag only, else NULL): also MuJoCo 2.2.2's body
    boxes must pair the two bodies, since under the override the contact margin o_margin can exceed the geom margins
    those boxes grow by. */
 static void collide_pair(const rl_model *m, rl_data *d, int g1, int g2, const real *mjbox, const unsigned char *mjall) {
-  if (!rl_geom_pair_allowed(m, g1, g2) || (m->npair && predefined_pair(m, g1, g2))) return;
+  if (!rl_geom_pair_allowed(m, g1, g2)) return;
+  if (m->npair && m->opt.pair_source == RL_PAIRS_ALL && predefined_pair(m, g1, g2)) return;
   if (mjbox && !mj22_bodies_paired(mjbox, mjall, m->geom_bodyid[g1], m->geom_bodyid[g2])) return;
   if (m->geom_type[g1] > m->geom_type[g2] || (m->geom_type[g1] == m->geom_type[g2] && g1 > g2)) {
     int t = g1;
@@ -418,7 +419,9 @@ void rl_collision(const rl_model *m, rl_data *d) {
       n++;
     }
   qsort(list, (size_t)n, sizeof *list, sap_compare);
-  /* sweep: every later interval that starts before this one ends overlaps on the axis */
+  /* sweep: every later interval that starts before this one ends overlaps on the axis (no geom pairs at all
+     when only the explicit pairs collide) */
+  if (m->opt.pair_source == RL_PAIRS_PREDEFINED) n = 0;
   for (int i = 0; i < n; i++) {
     int g1 = list[i].g;
     real hi = box[6 * g1 + axis] + box[6 * g1 + 3 + axis];
@@ -429,9 +432,9 @@ void rl_collision(const rl_model *m, rl_data *d) {
       if (!sep) collide_pair(m, d, g1, g2, mjbox, mjall);
     }
   }
-  for (int g = 0; g < ng; g++)
+  for (int g = 0; g < ng && m->opt.pair_source != RL_PAIRS_PREDEFINED; g++)
     if (m->geom_collide[g] && !bad[g] && m->geom_type[g] == RL_GEOM_PLANE) collide_plane(m, d, g, bad, mjbox, mjall);
-  for (int p = 0; p < m->npair; p++) collide_explicit(m, d, p, bad);
+  for (int p = 0; p < m->npair && m->opt.pair_source != RL_PAIRS_DYNAMIC; p++) collide_explicit(m, d, p, bad);
   if ((m->opt.solver == RL_SOLVER_PGS || m->opt.noslip_iterations > 0) && m->npair == 0) contacts_mujoco_order(m, d);
   rl_arena_release(d, mark);
 }

@@ -67,6 +67,8 @@ static const char *const all_models[] = {SCENE("pendulum.xml"),
                                          TMODEL("override_contacts.xml"),
                                          TMODEL("override_broadphase.xml"),
                                          TMODEL("multiccd.xml"),
+                                         TMODEL("pairs_predefined.xml"),
+                                         TMODEL("pairs_dynamic.xml"),
                                          NULL};
 
 /* the contact models again with the elliptic cone (every stage: rows, solve, step) */
