@@ -119,12 +119,14 @@ static int avbd_static_solid_pairs(const rl_model *m) {
    bodies can touch, a height field can be touched, a static geom other than a plane or a geom that moves with a
    mocap body can be touched, or the model lists explicit <contact><pair> elements (their contacts bypass the
    contype/conaffinity filter and carry their own condim, friction, margin and gap: only rl_collision makes
-   them), else the own ground contacts), then the model's overrides */
+   them), or only one kind of pair collides (<option collision>), or the contact override is on, else the own ground
+   contacts), then the model's overrides */
 rl_avbd_param rl_avbd_default_param(const rl_model *m) {
   rl_avbd_param p;
   memset(&p, 0, sizeof p);
   avbd_default_param(&p);
-  p.contacts = rl_avbd_dynamic_pairs(m) || avbd_hfield_pairs(m) || avbd_static_solid_pairs(m) || m->npair > 0
+  p.contacts = rl_avbd_dynamic_pairs(m) || avbd_hfield_pairs(m) || avbd_static_solid_pairs(m) || m->npair > 0 ||
+                       m->opt.pair_source != RL_PAIRS_ALL || (m->opt.enableflags & RL_ENBL_OVERRIDE)
                    ? RL_AVBD_CONTACTS_DATA
                    : RL_AVBD_CONTACTS_GROUND;
   avbd_model_param(&p, &m->opt);

@@ -75,10 +75,21 @@ static real solmix_weight(real s1, real s2) {
   return s1 / (s1 + s2);
 }
 
+real rl_contact_margin(const rl_model *m, real model_margin) {
+  return (m->opt.enableflags & RL_ENBL_OVERRIDE) ? m->opt.o_margin : model_margin;
+}
+
+void rl_contact_override(const rl_model *m, rl_contact *con) {
+  if (!(m->opt.enableflags & RL_ENBL_OVERRIDE)) return;
+  for (int k = 0; k < RL_NREF; k++) con->solref[k] = m->opt.o_solref[k];
+  for (int k = 0; k < RL_NIMP; k++) con->solimp[k] = m->opt.o_solimp[k];
+}
+
 /* MuJoCo 2.2.2's mixing (checked against the library, see tests): a higher-priority geom imposes its
    condim, friction, solref and solimp; equal priorities take condim = max, friction per component max,
    solref = mix·solref₁ + (1−mix)·solref₂ (both standard) or the per-component min (either direct,
-   i.e. negative), solimp = mix·solimp₁ + (1−mix)·solimp₂.  margin and gap are the max of the two;
+   i.e. negative), solimp = mix·solimp₁ + (1−mix)·solimp₂.  margin and gap are the max of the two; under the
+   override flag margin, solref and solimp are o_margin, o_solref, o_solimp;
    friction[5] = (slide, slide, spin, roll, roll).  Needs con->dist: a contact in the gap
    (dist ≥ margin − gap) is kept with exclude = 1 and makes no constraint rows. */
 void rl_contact_params(const rl_model *m, int g1, int g2, rl_contact *con) {
@@ -107,7 +118,8 @@ void rl_contact_params(const rl_model *m, int g1, int g2, rl_contact *con) {
   con->friction[2] = f[1];
   con->friction[3] = con->friction[4] = f[2];
   con->mu = f[0];
-  real margin = rl_fmax(m->geom_margin[g1], m->geom_margin[g2]);
+  rl_contact_override(m, con);
+  real margin = rl_contact_margin(m, rl_fmax(m->geom_margin[g1], m->geom_margin[g2]));
   real gap = rl_fmax(m->geom_gap[g1], m->geom_gap[g2]);
   con->includemargin = margin - gap;
   con->geom1 = g1;
@@ -119,7 +131,9 @@ void rl_contact_params(const rl_model *m, int g1, int g2, rl_contact *con) {
 /* ---------------------------------------------------------------- broad phase */
 
 size_t rl_collision_arena(const rl_model *m) {
-  /* per geom: 3 centre + 3 half-extent reals, a sort entry (a real and an int: ≤ 2 reals), a bad-pose byte */
+  /* per geom: 3 centre + 3 half-extent reals, a sort entry (a real and an int: ≤ 2 reals), a bad-pose byte; per
+     body: MuJoCo's body box (6 reals) and its pairs-with-all flag, used under the override flag (reserved always,
+     since the flag can be set after the data is made) */
   size_t per = 6 + 2 + 1;
-  return per * (size_t)m->ngeom + 64;
+  return per * (size_t)m->ngeom + 7 * (size_t)m->nbody + 64;
 }

@@ -920,7 +920,7 @@ int rl_collide_box_box(RL_NARROW_ARGS) {
   if (!boxbox_axes(&S, g1->pos, g1->mat, g1->size, g2->pos, g2->mat, g2->size, margin)) return 0;
   int n;
   if (S.code >= 12) n = boxbox_edge(&S, tmp, margin, g1->pos, g1->mat, g1->size, g2->size);
-  if (S.code >= 12 && mode != RL_COLL_MUJOCO && edge_depth_exceeds_overlap(&S, tmp, n, g1->size, g2->size))
+  if (S.code >= 12 && (mode & 0xff) != RL_COLL_MUJOCO && edge_depth_exceeds_overlap(&S, tmp, n, g1->size, g2->size))
     S.code = S.face_code; /* RL_COLL_MANIFOLD: the face manifold instead (RL_BOXBOX_EDGE_SLACK) */
   if (S.code < 12) n = boxbox_face(&S, tmp, margin, g1->pos, g1->mat, g1->size, g2->pos, g2->mat, g2->size);
   n = remove_repeated(tmp, n);

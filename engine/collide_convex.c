@@ -975,11 +975,72 @@ static int build_manifold(const rl_geomview *g1, const rl_geomview *g2, real mar
   return k;
 }
 
+/* ================================================================ MuJoCo's multiccd */
+
+/* the pose (pos, mat) of a geom turned by R about the point o: mat' = R·mat, pos' = o − R·(o − pos) */
+static void turn_about(const real R[9], const real o[3], const real pos[3], const real mat[9], real pos2[3],
+                       real mat2[9]) {
+  real rel[3], t[3];
+  rl_m3_mul(mat2, R, mat);
+  rl_v3_sub(rel, o, pos);
+  rl_m3_mulv(t, R, rel);
+  rl_v3_sub(pos2, o, t);
+}
+
+/* 1 if con[n] lies farther than tol from every contact con[0..n) */
+static int distinct_point(const rl_contact *con, int n, real tol) {
+  for (int i = 0; i < n; i++) {
+    real d[3];
+    rl_v3_sub(d, con[i].pos, con[n].pos);
+    if (rl_v3_norm(d) <= tol) return 0;
+  }
+  return 1;
+}
+
+/* MuJoCo 2.2.2's multi-point convex collision (the multiccd flag) after the first MPR contact con[0] of a pair
+   where neither geom is a sphere or an ellipsoid: for each tangent t of con[0]'s frame and each angle ±1e-3 rad,
+   g1 is turned by R(t, θ) and g2 by R(t, θ)ᵀ about con[0].pos and MPR runs again; a contact farther than
+   1e-3·min(rbound₁, rbound₂) from every contact found so far is kept, with con[0]'s distance.  Returns the count
+   (1 to 5). */
+static int multiccd_points(const rl_geomview *g1, const rl_geomview *g2, real margin, int iterations, real tol,
+                           rl_contact *con) {
+  const real angle = (real)1e-3, near = (real)1e-3 * rl_fmin(g1->rbound, g2->rbound);
+  int n = 1;
+  for (int a = 0; a < 2; a++)
+    for (int s = 0; s < 2; s++) {
+      real q[4], R[9], RT[9], p1[3], m1[9], p2[3], m2[9], depth, dir[3], pos[3];
+      rl_q_from_axis_angle(q, con[0].frame + 3 + 3 * a, s ? angle : -angle);
+      rl_q_to_mat(R, q);
+      rl_m3_transpose(RT, R);
+      turn_about(R, con[0].pos, g1->pos, g1->mat, p1, m1);
+      turn_about(RT, con[0].pos, g2->pos, g2->mat, p2, m2);
+      rl_geomview v1 = *g1, v2 = *g2;
+      v1.pos = p1, v1.mat = m1, v2.pos = p2, v2.mat = m2;
+      if (!mpr_penetration(&v1, &v2, margin, iterations, tol, &depth, dir, pos)) continue;
+      rl_contact *c = con + n;
+      rl_v3_copy(c->pos, pos);
+      rl_v3_copy(c->frame, dir);
+      rl_fix_normal(&v1, &v2, pos, c->frame);
+      c->frame[3] = c->frame[4] = c->frame[5] = 0;
+      rl_make_frame(c->frame);
+      c->dist = con[0].dist;
+      if (distinct_point(con, n, near)) n++;
+    }
+  return n;
+}
+
+/* 1 if MuJoCo's multiccd looks for more points on this pair (neither geom a sphere nor an ellipsoid) */
+static int multiccd_applies(int mode, const rl_geomview *g1, const rl_geomview *g2) {
+  return (mode & RL_COLL_MULTICCD) && g1->type != RL_GEOM_SPHERE && g1->type != RL_GEOM_ELLIPSOID &&
+         g2->type != RL_GEOM_SPHERE && g2->type != RL_GEOM_ELLIPSOID;
+}
+
 /* ================================================================ the pair function */
 
 /* General convex pair (mjc_Convex): MPR on the margin-inflated geoms, dist = margin − depth,
  * normal g1 → g2 corrected by mjc_fixNormal, frame completed; in RL_COLL_MANIFOLD mode flat features
- * become a clipped manifold (build_manifold). */
+ * become a clipped manifold (build_manifold); otherwise, under MuJoCo's multiccd flag, up to four more points
+ * from turned copies of the pair (multiccd_points). */
 int rl_collide_convex(const rl_geomview *g1, const rl_geomview *g2, real margin, int mode, int mpr_iterations,
                       real mpr_tolerance, rl_contact *con) {
   if (!view_finite(g1) || !view_finite(g2) || !rl_isfinite(margin) || !rl_isfinite(mpr_tolerance)) return 0;
@@ -994,12 +1055,12 @@ int rl_collide_convex(const rl_geomview *g1, const rl_geomview *g2, real margin,
   rl_make_frame(first.frame);
   if (!rl_isfinite(first.dist)) return 0;
 
-  if (mode == RL_COLL_MANIFOLD && has_flat_features(g1->type) && has_flat_features(g2->type)) {
+  if ((mode & 0xff) == RL_COLL_MANIFOLD && has_flat_features(g1->type) && has_flat_features(g2->type)) {
     int k = build_manifold(g1, g2, margin, &first, con);
     if (k > 0) return k;
   }
   con[0].dist = first.dist;
   rl_v3_copy(con[0].pos, first.pos);
   for (int i = 0; i < 9; i++) con[0].frame[i] = first.frame[i];
-  return 1;
+  return multiccd_applies(mode, g1, g2) ? multiccd_points(g1, g2, margin, mpr_iterations, mpr_tolerance, con) : 1;
 }

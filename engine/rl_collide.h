@@ -31,7 +31,8 @@ typedef struct rl_geomview {
 /* Narrow-phase function: writes up to RL_MAXCONPAIR contacts (dist, pos, frame; nothing else) for
    the pair, only those with dist < margin, and returns their count.  The normal (frame[0..2]) points
    from g1 toward g2; pos lies midway between the two surfaces.  mode: RL_COLL_MANIFOLD or
-   RL_COLL_MUJOCO (one point per MPR pair, as MuJoCo 2.2.2). */
+   RL_COLL_MUJOCO (one point per MPR pair, as MuJoCo 2.2.2), plus RL_COLL_MULTICCD when MuJoCo's multiccd flag is
+   set (MPR pairs then look for up to four more points, as MuJoCo 2.2.2's mjc_Convex). */
 typedef int (*rl_collide_fn)(const rl_geomview *g1, const rl_geomview *g2, real margin, int mode, int mpr_iterations,
                              real mpr_tolerance, rl_contact *con);
 
@@ -47,6 +48,18 @@ void rl_make_frame(real frame[9]);
 /* Pair filters of MuJoCo 2.2.2 (contype/conaffinity, same weld body, parent–child, static–static,
    <exclude>): 1 if geoms g1, g2 may collide. */
 int rl_geom_pair_allowed(const rl_model *m, int g1, int g2);
+
+/* Eigenvectors of a symmetric 3×3 matrix, A = V·diag(λ)·Vᵀ with λ decreasing, in the order and signs of MuJoCo's
+   mju_eig3 (Jacobi rotations accumulated in a quaternion; V is a rotation).  Used to rebuild MuJoCo 2.2.2's
+   broad-phase frame under the override flag. */
+void rl_sym3_eigvec(const real A[9], real V[9]);
+
+/* The margin a contact uses: o_margin under MuJoCo's override flag, else the model's (the larger geom margin or the
+   explicit pair's). */
+real rl_contact_margin(const rl_model *m, real model_margin);
+
+/* MuJoCo's override flag on a contact: solref ← o_solref, solimp ← o_solimp (friction and gap are the model's). */
+void rl_contact_override(const rl_model *m, rl_contact *con);
 
 /* Fill contact parameters for a geom pair as MuJoCo 2.2.2's mj_setContact: condim (max), friction
    (per-component max, or the higher-priority geom's), solref/solimp (solmix-weighted), margin, gap. */

@@ -71,6 +71,10 @@ enum {
   RL_DSBL_REFSAFE = 1 << 11
 };
 
+/* MuJoCo's enable flags (mjtEnableBit) that change the dynamics: override replaces every contact's margin, solref
+   and solimp by o_margin, o_solref, o_solimp; multiccd adds points to a convex pair's single MPR contact */
+enum { RL_ENBL_OVERRIDE = 1 << 0, RL_ENBL_MULTICCD = 1 << 4 };
+
 #define RL_NREF    2
 #define RL_NIMP    5
 #define RL_NEQDATA 11
@@ -89,7 +93,11 @@ typedef struct rl_option {
   real noslip_tolerance;
   real ls_tolerance;
   real mpr_tolerance;
-  real o_margin;
+  real o_margin;           /* contact margin under the override flag */
+  real o_solref[2];        /* contact solref under the override flag */
+  real o_solimp[5];        /* contact solimp under the override flag */
+  int pair_source;         /* MuJoCo's <option collision>: RL_PAIRS_ALL, _PREDEFINED (explicit pairs only), _DYNAMIC
+                              (filtered geom pairs only) */
   int integrator; /* RL_INT_* */
   int cone;       /* RL_CONE_* */
   int solver;     /* RL_SOLVER_* */
@@ -116,6 +124,11 @@ typedef struct rl_option {
 } rl_option;
 
 enum { RL_COLL_MANIFOLD = 0, RL_COLL_MUJOCO = 1 };
+/* which pairs collide (MuJoCo's mjtCollision): both kinds, the explicit <contact><pair>s only, the filtered geom pairs
+   only */
+enum { RL_PAIRS_ALL = 0, RL_PAIRS_PREDEFINED = 1, RL_PAIRS_DYNAMIC = 2 };
+/* added to the narrow phase's mode argument (never stored in the option): MuJoCo's multiccd flag is set */
+#define RL_COLL_MULTICCD 0x100
 enum { RL_RES_AUTO = 0, RL_RES_CONVEX = 1, RL_RES_SIGNORINI = 2 };
 enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR_ABA = 3, RL_FACTOR_SPARSE = 4 };
 

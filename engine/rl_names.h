@@ -113,6 +113,9 @@
 #define rl_make_frame        RL_NAME(make_frame)
 #define rl_geom_pair_allowed RL_NAME(geom_pair_allowed)
 #define rl_contact_params    RL_NAME(contact_params)
+#define rl_contact_margin    RL_NAME(contact_margin)
+#define rl_sym3_eigvec       RL_NAME(sym3_eigvec)
+#define rl_contact_override  RL_NAME(contact_override)
 #define rl_collision         RL_NAME(collision)
 #define rl_collision_arena   RL_NAME(collision_arena)
 

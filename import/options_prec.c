@@ -18,6 +18,9 @@ _Static_assert((int)RL_DSBL_CONSTRAINT == (int)mjDSBL_CONSTRAINT && (int)RL_DSBL
                    (int)RL_DSBL_REFSAFE == (int)mjDSBL_REFSAFE,
                "disable: MuJoCo's bit order");
 _Static_assert(RL_COLL_MANIFOLD == 0 && RL_COLL_MUJOCO == 1, "collision: manifold, mujoco");
+_Static_assert((int)RL_PAIRS_ALL == (int)mjCOL_ALL && (int)RL_PAIRS_PREDEFINED == (int)mjCOL_PAIR &&
+                   (int)RL_PAIRS_DYNAMIC == (int)mjCOL_DYNAMIC,
+               "pair_source: MuJoCo's <option collision> values");
 _Static_assert(RL_RES_AUTO == 0 && RL_RES_CONVEX == 1 && RL_RES_SIGNORINI == 2,
                "contact_resolution: auto, convex, signorini");
 _Static_assert(RL_FACTOR_AUTO == 0 && RL_FACTOR_DENSE == 1 && RL_FACTOR_SKYLINE == 2 && RL_FACTOR_ABA == 3 &&
@@ -71,4 +74,7 @@ void rl_option_from_mj(rl_option *o, const mjOption *mo) {
     store((char *)o + rl_offset[i], r->type, (const mjtNum *)(const void *)f, n);
   }
   o->o_margin = (real)mo->o_margin;
+  for (int k = 0; k < 2; k++) o->o_solref[k] = (real)mo->o_solref[k];
+  for (int k = 0; k < 5; k++) o->o_solimp[k] = (real)mo->o_solimp[k];
+  o->pair_source = mo->collision;
 }

@@ -22,7 +22,8 @@ void rl_option_set(rl_option *o, const rl_opt_value *v);
 /* Parse KEY=VALUE and apply it where it belongs: MuJoCo's options to mjm->opt, rigidlab's to o.
    Returns 0, or −1 with the one-line message of rl_opt_parse. */
 int rl_option_apply(mjModel *mjm, rl_option *o, const char *kv, char *err, int errlen);
-/* Copy every MJ row (and o_margin, which is no option) from MuJoCo's options into o. */
+/* Copy every MJ row (and o_margin, o_solref, o_solimp and the pair source <option collision>, which are no options)
+   from MuJoCo's options into o. */
 void rl_option_from_mj(rl_option *o, const mjOption *mo);
 
 /* Convert a compiled mjModel with the options o (rl_option_default, then rl_option_apply; NULL: the

@@ -163,3 +163,45 @@ Test(collision, visual_geoms_take_no_part) {
   rl_data_free(d);
   rl_pair_free(&p);
 }
+
+/* rl_sym3_eigvec against MuJoCo's mju_eig3 on random covariance matrices C = BᵀB/5 (B 5×3 Gaussian, some with two
+   equal rows, so repeated eigenvalues occur): the same eigenvector matrix, signs and order included, to 1e-12 */
+Test(collision, eigenvectors_as_mujocos_eig3) {
+  srand(11);
+  double worst = 0;
+  for (int t = 0; t < 2000; t++) {
+    double B[15], C[9] = {0}, lam[3], V[9], q[4];
+    for (int i = 0; i < 15; i++) B[i] = (double)rand() / RAND_MAX - 0.5;
+    if (t % 4 == 0) memcpy(B + 3, B, 3 * sizeof(double));
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        for (int k = 0; k < 5; k++) C[3 * i + j] += B[3 * k + i] * B[3 * k + j] / 5;
+    mju_eig3(lam, V, q, C);
+    real Cr[9], Vr[9];
+    for (int i = 0; i < 9; i++) Cr[i] = (real)C[i];
+    rl_sym3_eigvec(Cr, Vr);
+    for (int i = 0; i < 9; i++) worst = fmax(worst, fabs((double)Vr[i] - V[i]));
+  }
+  cr_expect_leq(worst, 1e-12, "max |V - V_mujoco| = %.3g", worst);
+}
+
+/* MuJoCo's contact override: every contact takes o_margin, o_solref, o_solimp (limits keep their own), and MuJoCo
+   2.2.2's broad phase, whose body boxes grow by the geom margins only, decides which pairs inside o_margin collide:
+   two spheres 0.01 m apart along x with o_margin 0.02 make no contact with each other, only with the floor */
+Test(collision, override_margin_solref_solimp_and_mujocos_broad_phase) {
+  rl_pair p;
+  load(&p, SRCDIR "/tests/models/override_broadphase.xml", NULL);
+  rl_data *d = rl_data_alloc(p.m);
+  rl_kinematics(p.m, d);
+  rl_collision(p.m, d);
+  cr_assert_eq(d->ncon, 2, "contacts %d, want the two sphere-floor contacts only", d->ncon);
+  for (int i = 0; i < d->ncon; i++) {
+    const rl_contact *c = d->contact + i;
+    cr_expect_eq(p.m->geom_type[c->geom1], RL_GEOM_PLANE);
+    cr_expect(fabs((double)c->includemargin - 0.02) < 1e-15, "includemargin %g, want o_margin 0.02", (double)c->includemargin);
+    cr_expect(c->solref[0] == (real)0.03 && c->solref[1] == (real)1, "solref %g %g", (double)c->solref[0], (double)c->solref[1]);
+    cr_expect(c->solimp[0] == (real)0.9 && c->solimp[2] == (real)0.002, "solimp %g %g", (double)c->solimp[0], (double)c->solimp[2]);
+  }
+  rl_data_free(d);
+  rl_pair_free(&p);
+}

@@ -68,6 +68,11 @@ static const char *const all_models[] = {SCENE("pendulum.xml"),
                                          TMODEL("adhesion_gripper.xml"),
                                          TMODEL("fluid_ellipsoid.xml"),
                                          TMODEL("hfield_terrain.xml"),
+                                         TMODEL("override_contacts.xml"),
+                                         TMODEL("override_broadphase.xml"),
+                                         TMODEL("multiccd.xml"),
+                                         TMODEL("pairs_predefined.xml"),
+                                         TMODEL("pairs_dynamic.xml"),
                                          NULL};
 
 /* the contact models again with the elliptic cone (every stage: rows, solve, step) */
