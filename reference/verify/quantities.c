@@ -111,6 +111,9 @@ static const rl_vq_info table[] = {
     {"compared_at_optimum", FRACTION, 0, "1",
      "fraction of the states whose step was compared with both solvers at the optimum (Newton, tolerance 1e-15): "
      "MuJoCo's own step with the model's solver is not reproducible there, its contacts and rows are"},
+    {"compared_at_contact_tie", FRACTION, 0, "1",
+     "fraction of the states compared with MuJoCo's step taken on the contacts its collision finds on rigidlab's "
+     "frames: its own contact count at that state differs between frames 1e-16 apart"},
     /* the reasons a state or pair is left out (collision, solve, step) */
     {"left_out_capacity", FRACTION, 0, "1",
      "fraction of the states left out (constraint: compared on a contact list cut short) because a contact or row "
