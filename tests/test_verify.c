@@ -204,3 +204,19 @@ Test(verify_f32, noslip) {
   cr_expect_eq(verify(TMODEL("noslip_box.xml"), 1), 0, "f32 verify failed on noslip_box");
   cr_expect_eq(verify_opt(TMODEL("noslip_box.xml"), 1, "cone=pyramidal"), 0, "f32 pyramidal noslip_box");
 }
+
+/* hfield_terrain at the default verify study's seed 1, both cones: float CG stopped early (qacc_cg 2.7e-2 pyramidal,
+   8.5e-2 elliptic: the quadruped's nearly dependent contact rows and a cost-difference stopping test) */
+Test(verify_f32, hfield_terrain_cg_seed1) {
+  static const char *const cones[] = {"cone=pyramidal", "cone=elliptic"};
+  for (int k = 0; k < 2; k++) {
+    rl_verify_args a = {0};
+    a.c.model = TMODEL("hfield_terrain.xml");
+    a.c.opts[a.c.nopts++] = cones[k];
+    a.states = 100;
+    a.seed = 1;
+    a.stages = 1u << RL_STAGE_SOLVE;
+    fflush(stdout);
+    cr_expect_eq(rl32_cmd_verify(&a), 0, "f32 verify (solve) failed on hfield_terrain, %s", cones[k]);
+  }
+}
