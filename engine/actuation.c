@@ -175,17 +175,26 @@ real rl_muscle_gain_vel(real len, real vel, const real lr[2], real acc0, const r
 
 /* ------------------------------------------------------------ forces */
 
-/* gain·input + bias of actuator u (fixed, affine or muscle gain; none, affine or muscle bias) */
+/* gain·input + bias of actuator u (fixed, affine or muscle gain; none, affine or muscle bias):
+     gain = g₀ (fixed), g₀ + g₁·length + g₂·velocity (affine) or the muscle curve;
+     bias = 0, b₀ + b₁·length + b₂·velocity (affine) or the muscle curve.
+   With RL_COMPENSATED_SUMS (f32) the affine sums and gain·input + bias are one compensated dot product each
+   (rl_dot2), so a servo whose gain·ctrl and b₁·q cancel loses nothing to their separate roundings. */
 static real actuator_force(const rl_model *m, const rl_data *d, int u, real input) {
   const real *gp = m->actuator_gainprm + RL_NGAIN * u, *bp = m->actuator_biasprm + RL_NBIAS * u;
   const real *lr = m->actuator_lengthrange + 2 * u;
   real len = d->actuator_length[u], vel = d->actuator_velocity[u], acc0 = m->actuator_acc0[u];
   real gain = gp[0];
-  if (m->actuator_gaintype[u] == RL_GAIN_AFFINE) gain += gp[1] * len + gp[2] * vel;
-  else if (m->actuator_gaintype[u] == RL_GAIN_MUSCLE) gain = rl_muscle_gain(len, vel, lr, acc0, gp);
-  real bias = 0;
-  if (m->actuator_biastype[u] == RL_BIAS_AFFINE) bias = bp[0] + bp[1] * len + bp[2] * vel;
-  else if (m->actuator_biastype[u] == RL_BIAS_MUSCLE) bias = rl_muscle_bias(len, lr, acc0, bp);
+  if (m->actuator_gaintype[u] == RL_GAIN_AFFINE) {
+    const real x[3] = {1, len, vel};
+    gain = RL_COMPENSATED_SUMS ? rl_dot2(gp, x, 3) : gain + (gp[1] * len + gp[2] * vel);
+  } else if (m->actuator_gaintype[u] == RL_GAIN_MUSCLE) gain = rl_muscle_gain(len, vel, lr, acc0, gp);
+  if (m->actuator_biastype[u] == RL_BIAS_AFFINE) {
+    if (!RL_COMPENSATED_SUMS) return gain * input + (bp[0] + bp[1] * len + bp[2] * vel);
+    const real a[4] = {gain, bp[0], bp[1], bp[2]}, x[4] = {input, 1, len, vel};
+    return rl_dot2(a, x, 4);
+  }
+  real bias = m->actuator_biastype[u] == RL_BIAS_MUSCLE ? rl_muscle_bias(len, lr, acc0, bp) : 0;
   return gain * input + bias;
 }
 

@@ -18,6 +18,7 @@
  * along the normal, points with dist < margin are kept and reduced to at most CVX_MAXMANIFOLD
  * well-spread points (deepest first).  Everything else keeps MuJoCo's single point.
  */
+#include <float.h>
 #include "rl_narrow.h"
 #include "rl_math.h"
 
@@ -101,6 +102,20 @@ void rl_support(const rl_geomview *g, const real dir[3], real out[3]) { support_
 
 /* ccdIsZero: |x| < ε */
 static int ccd_is_zero(real x) { return rl_fabs(x) < RL_EPS; }
+/* ccdIsZero of a dimensioned quantity (a length, a triple product, a squared cross product) whose terms have size
+   mag.  f64: libccd's |x| < DBL_EPSILON, as MuJoCo.  f32: zero as MuJoCo's double has it (|x| < DBL_EPSILON), or
+   below the quantity's own float rounding, 4ε·mag.  libccd's ε as an absolute float threshold (1.2e-7 m, m³ or m⁴)
+   is far coarser than that for small geometry: the collinearity test |v0 × v1|² < ε of portal discovery read two
+   directions 20° apart as collinear for a 1 cm capsule end inside a cylinder cap (MuJoCo's slider-crank sample),
+   and float MPR stopped on the segment v0–v1 with a normal 0.16 off. */
+static int ccd_zero(real x, real mag) {
+#if defined(RL_REAL_F64)
+  (void)mag;
+  return rl_fabs(x) < RL_EPS;
+#else
+  return rl_fabs(x) < rl_fmax((real)DBL_EPSILON, 4 * RL_EPS * mag);
+#endif
+}
 /* ccdEq: |a − b| < ε, or < ε·max(|a|,|b|) */
 static int ccd_eq(real a, real b) {
   real ab = rl_fabs(a - b);
@@ -115,6 +130,8 @@ static void ccd_normalize(real v[3]) {
   real l2 = rl_v3_dot(v, v);
   if (l2 > 0) rl_v3_scale(v, v, 1 / rl_sqrt(l2));
 }
+/* ‖a‖ */
+static real norm3(const real a[3]) { return rl_sqrt(rl_v3_dot(a, a)); }
 /* ‖a − b‖² */
 static real dist2(const real a[3], const real b[3]) {
   real d[3];
@@ -197,7 +214,7 @@ static real point_tri_dist2(const real P[3], const real x0[3], const real B[3], 
   real v = rl_v3_dot(d1, d1), ww = rl_v3_dot(d2, d2);
   real p = rl_v3_dot(a, d1), q = rl_v3_dot(a, d2), r = rl_v3_dot(d1, d2);
   real det = ww * v - r * r, s, t;
-  if (ccd_is_zero(det)) {
+  if (ccd_zero(det, ww * v)) {
     s = t = -1;
   } else {
     s = (q * r - ww * p) / det;
@@ -244,15 +261,16 @@ static int mpr_discover_portal(mpr_state *s, int budget) {
   ccd_normalize(dir);
   mpr_support(s, dir, &p[1]);
   dot = rl_v3_dot(p[1].v, dir);
-  if (ccd_is_zero(dot) || dot < 0) return -1;
+  if (ccd_zero(dot, norm3(p[1].v)) || dot < 0) return -1;
 
   rl_v3_cross(dir, p[0].v, p[1].v);
-  if (ccd_is_zero(rl_v3_dot(dir, dir))) return ccd_is_origin(p[1].v) ? 1 : 2;
+  real n01 = norm3(p[0].v) * norm3(p[1].v);
+  if (ccd_zero(rl_v3_dot(dir, dir), 4 * RL_EPS * n01 * n01)) return ccd_is_origin(p[1].v) ? 1 : 2;
 
   ccd_normalize(dir);
   mpr_support(s, dir, &p[2]);
   dot = rl_v3_dot(p[2].v, dir);
-  if (ccd_is_zero(dot) || dot < 0) return -1;
+  if (ccd_zero(dot, norm3(p[2].v)) || dot < 0) return -1;
 
   rl_v3_sub(va, p[1].v, p[0].v);
   rl_v3_sub(vb, p[2].v, p[0].v);
@@ -268,19 +286,20 @@ static int mpr_discover_portal(mpr_state *s, int budget) {
   for (int it = 0; it < budget; it++) {
     mpr_support(s, dir, &p[3]);
     dot = rl_v3_dot(p[3].v, dir);
-    if (ccd_is_zero(dot) || dot < 0) return -1;
+    if (ccd_zero(dot, norm3(p[3].v)) || dot < 0) return -1;
     int cont = 0;
+    real n03 = norm3(p[0].v) * norm3(p[3].v);
     /* origin outside (v1, v0, v3): replace v2 by v3 */
     rl_v3_cross(va, p[1].v, p[3].v);
     dot = rl_v3_dot(va, p[0].v);
-    if (dot < 0 && !ccd_is_zero(dot)) {
+    if (dot < 0 && !ccd_zero(dot, n03 * norm3(p[1].v))) {
       p[2] = p[3];
       cont = 1;
     }
     if (!cont) { /* origin outside (v3, v0, v2): replace v1 by v3 */
       rl_v3_cross(va, p[3].v, p[2].v);
       dot = rl_v3_dot(va, p[0].v);
-      if (dot < 0 && !ccd_is_zero(dot)) {
+      if (dot < 0 && !ccd_zero(dot, n03 * norm3(p[2].v))) {
         p[1] = p[3];
         cont = 1;
       }
@@ -336,10 +355,10 @@ static int mpr_refine_portal(mpr_state *s, real tol, int budget) {
   for (int it = 0; it < budget; it++) {
     mpr_portal_dir(s, dir);
     real dot = rl_v3_dot(dir, s->p[1].v);
-    if (ccd_is_zero(dot) || dot > 0) return 0;
+    if (ccd_zero(dot, norm3(s->p[1].v)) || dot > 0) return 0;
     mpr_support(s, dir, &v4);
     dot = rl_v3_dot(v4.v, dir);
-    if (!(ccd_is_zero(dot) || dot > 0) || mpr_reach_tolerance(s, &v4, dir, tol)) return -1;
+    if (!(ccd_zero(dot, norm3(v4.v)) || dot > 0) || mpr_reach_tolerance(s, &v4, dir, tol)) return -1;
     mpr_expand_portal(s, &v4);
   }
   return -1;
@@ -362,7 +381,7 @@ static void mpr_find_pos(const mpr_state *s, real pos[3]) {
   rl_v3_cross(vec, p[2].v, p[1].v);
   b[3] = rl_v3_dot(vec, p[0].v);
   sum = b[0] + b[1] + b[2] + b[3];
-  if (ccd_is_zero(sum) || sum < 0) {
+  if (ccd_zero(sum, rl_fabs(b[0]) + rl_fabs(b[1]) + rl_fabs(b[2]) + rl_fabs(b[3])) || sum < 0) {
     b[0] = 0;
     rl_v3_cross(vec, p[2].v, p[3].v);
     b[1] = rl_v3_dot(vec, dir);
@@ -396,7 +415,7 @@ static void mpr_find_penetration(mpr_state *s, real tol, int max_iterations, rea
   }
   real origin[3] = {0, 0, 0};
   *depth = rl_sqrt(point_tri_dist2(origin, s->p[1].v, s->p[2].v, s->p[3].v, dir));
-  if (ccd_is_zero(*depth)) rl_v3_zero(dir);
+  if (ccd_zero(*depth, norm3(s->p[1].v))) rl_v3_zero(dir);
   else ccd_normalize(dir);
   mpr_find_pos(s, pos);
 }

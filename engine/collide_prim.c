@@ -293,16 +293,53 @@ int rl_collide_plane_convex(RL_NARROW_ARGS) {
 
 /* ---------------------------------------------------------------- sphere and capsule pairs */
 
-/* Sphere (c1, r1) vs sphere (c2, r2): ‖c2 − c1‖ ≤ margin + r1 + r2;  d = ‖c2 − c1‖ − r1 − r2;
- * n = (c2 − c1)/‖·‖, or z1 × z2 (normalized) for coincident centers;  pos = c1 + (r1 + d/2) n. */
-static int sphere_sphere_contact(rl_contact *con, real margin, const real c1[3], const real mat1[9], real r1,
-                                 const real c2[3], const real mat2[9], real r2) {
-  real cdist = dist3(c1, c2);
+/* point c + x·a */
+static void seg_point(real p[3], const real c[3], const real a[3], real x) {
+  rl_v3_scale(p, a, x);
+  rl_v3_add(p, p, c);
+}
+
+/* The vector between two centres c1 = p1 + s1·a1 and c2 = p2 + s2·a2 (a point on each geom's segment; s = 0 for
+   a sphere's centre): c1 and off = c2 − c1, and *mag the size of the terms off is formed from.
+   f64: the difference of the two world points, as MuJoCo.  f32 (RL_CONTACT_OFFSETS): (p2 − p1) + s2·a2 − s1·a1 —
+   p2 − p1 of two nearby float positions is exact (Sterbenz), the rest are link-sized; the world points carry
+   ε·‖p‖ of rounding each, which for crossing capsules 2e-6 m apart at 0.6 m from the origin turned the normal
+   by 7e-3 (MuJoCo's cloth sample). */
+static void center_offset(real c1[3], real off[3], real *mag, const real p1[3], const real a1[3], real s1,
+                          const real p2[3], const real a2[3], real s2) {
+  real c2[3], t1[3], t2[3];
+  seg_point(c1, p1, a1, s1);
+  if (!RL_CONTACT_OFFSETS) {
+    seg_point(c2, p2, a2, s2);
+    rl_v3_sub(off, c2, c1);
+    *mag = 0;
+    return;
+  }
+  rl_v3_scale(t1, a1, s1);
+  rl_v3_scale(t2, a2, s2);
+  rl_v3_sub(off, p2, p1);
+  *mag = 0;
+  for (int i = 0; i < 3; i++) {
+    *mag = rl_fmax(*mag, rl_fabs(off[i]) + rl_fabs(t1[i]) + rl_fabs(t2[i]));
+    off[i] += t2[i] - t1[i];
+  }
+}
+
+/* Centres that coincide for the normal: f64 MuJoCo's ‖c2 − c1‖ < mjMINVAL; f32 also below 8ε·mag, the rounding
+   of off's terms (two exactly crossing capsule axes of a planar slider-crank: 1e-9 in float where MuJoCo's double
+   difference is below 1e-15 and it takes z1 × z2; the float difference's direction is rounding noise). */
+static int centers_coincide(real len, real mag) { return len < rl_fmax(MJ_MINVAL, 8 * RL_EPS * mag); }
+
+/* Sphere (c1, r1) vs sphere (c2 = c1 + off, r2): ‖off‖ ≤ margin + r1 + r2;  d = ‖off‖ − r1 − r2;
+ * n = off/‖off‖, or z1 × z2 (normalized) for coincident centres (centers_coincide);  pos = c1 + (r1 + d/2) n. */
+static int sphere_sphere_contact(rl_contact *con, real margin, const real c1[3], const real off[3], real mag,
+                                 const real mat1[9], real r1, const real mat2[9], real r2) {
+  real cdist = rl_sqrt(off[0] * off[0] + off[1] * off[1] + off[2] * off[2]);
   if (cdist > margin + r1 + r2) return 0;
   con->dist = cdist - r1 - r2;
-  rl_v3_sub(con->frame, c2, c1);
+  rl_v3_copy(con->frame, off);
   real len = mj_normalize3(con->frame);
-  if (len < MJ_MINVAL) {
+  if (centers_coincide(len, mag)) {
     real a1[3], a2[3];
     zaxis(a1, mat1);
     zaxis(a2, mat2);
@@ -315,13 +352,47 @@ static int sphere_sphere_contact(rl_contact *con, real margin, const real c1[3],
   return 1;
 }
 
+/* Two capsule axes whose closest points are interior to both segments (neither clamped): c2 − c1 is then
+   perpendicular to both axes, along n = z1 × z2 (normalized), with length |off·n| — what MuJoCo's normalized
+   difference is in exact arithmetic.  f32 (RL_CONTACT_OFFSETS) takes n, flipped to off's side, and |off·n|: off's
+   rounding (ε of its link-sized terms) turned a difference of 1.4e-8 m by 3.5e-3 (MuJoCo's cloth sample), but
+   only its component along n enters |off·n|.  Centres that coincide (centers_coincide) keep MuJoCo's unflipped
+   z1 × z2.  Otherwise, and in f64, sphere_sphere_contact. */
+static int crossing_contact(rl_contact *con, real margin, const real c1[3], const real off[3], real mag,
+                            const real mat1[9], real r1, const real mat2[9], real r2) {
+  real a1[3], a2[3], n[3];
+  zaxis(a1, mat1);
+  zaxis(a2, mat2);
+  rl_v3_cross(n, a1, a2);
+  if (!RL_CONTACT_OFFSETS || mj_normalize3(n) < MJ_MINVAL) return sphere_sphere_contact(con, margin, c1, off, mag, mat1, r1, mat2, r2);
+  real s = rl_v3_dot(off, n), cdist = rl_fabs(s);
+  if (cdist > margin + r1 + r2) return 0;
+  if (s < 0 && !centers_coincide(cdist, mag)) rl_v3_scale(n, n, -1);
+  con->dist = cdist - r1 - r2;
+  rl_v3_copy(con->frame, n);
+  rl_v3_scale(con->pos, con->frame, r1 + con->dist / 2);
+  rl_v3_add(con->pos, con->pos, c1);
+  rl_v3_zero(con->frame + 3);
+  return 1;
+}
+
+/* the contact of two centres p1 + s1·a1 and p2 + s2·a2 with radii r1, r2 (center_offset, sphere_sphere_contact) */
+static int centers_contact(rl_contact *con, real margin, const real p1[3], const real a1[3], real s1,
+                           const real mat1[9], real r1, const real p2[3], const real a2[3], real s2,
+                           const real mat2[9], real r2) {
+  real c1[3], off[3], mag;
+  center_offset(c1, off, &mag, p1, a1, s1, p2, a2, s2);
+  return sphere_sphere_contact(con, margin, c1, off, mag, mat1, r1, mat2, r2);
+}
+
 int rl_collide_sphere_sphere(RL_NARROW_ARGS) {
   (void)mode;
   (void)mpr_iterations;
   (void)mpr_tolerance;
   if (!view_finite(g1) || !view_finite(g2)) return 0;
-  return complete_frames(
-      con, sphere_sphere_contact(con, margin, g1->pos, g1->mat, g1->size[0], g2->pos, g2->mat, g2->size[0]));
+  const real none[3] = {0, 0, 0};
+  return complete_frames(con, centers_contact(con, margin, g1->pos, none, 0, g1->mat, g1->size[0], g2->pos, none, 0,
+                                              g2->mat, g2->size[0]));
 }
 
 /* clamp x to [−1, 1] */
@@ -339,22 +410,31 @@ int rl_collide_sphere_capsule(RL_NARROW_ARGS) {
   rl_v3_scale(axis, axis, g2->size[1]);
   rl_v3_sub(vec, g1->pos, g2->pos);
   real x = clamp_unit(rl_v3_dot(axis, vec) / rl_v3_dot(axis, axis));
-  rl_v3_scale(vec, axis, x);
-  rl_v3_add(vec, vec, g2->pos);
-  return complete_frames(con,
-                         sphere_sphere_contact(con, margin, g1->pos, g1->mat, g1->size[0], vec, g2->mat, g2->size[0]));
+  const real none[3] = {0, 0, 0};
+  return complete_frames(con, centers_contact(con, margin, g1->pos, none, 0, g1->mat, g1->size[0], g2->pos, axis, x,
+                                              g2->mat, g2->size[0]));
 }
 
-/* point c + x·a */
-static void seg_point(real p[3], const real c[3], const real a[3], real x) {
-  rl_v3_scale(p, a, x);
-  rl_v3_add(p, p, c);
+/* The parallel test of capsule–capsule on det = a·c − b² = ‖A1‖²‖A2‖²·sin²θ.  f64: MuJoCo's |det| < mjMINVAL.
+   f32: det is a difference of two products of dot products, each rounded, and carries up to ~7ε·a·c of
+   rounding: two exactly parallel axes (a capsule on a joint that turns about its own axis, against a coaxial
+   one) give |det| ~ 1e-12, far above 1e-15, so float took the crossing-segments branch (one contact) where
+   MuJoCo takes the parallel one (two); the test is |det| < 8ε·a·c there (sin²θ below float's resolution of
+   it, θ ≲ 1e-3 rad). */
+static int capsules_parallel(real det, real a, real c) {
+#if defined(RL_REAL_F64)
+  (void)a;
+  (void)c;
+  return rl_fabs(det) < MJ_MINVAL;
+#else
+  return rl_fabs(det) < rl_fmax(MJ_MINVAL, 8 * RL_EPS * a * c);
+#endif
 }
 
 /* Capsule vs capsule (mjc_CapsuleCapsule).  Segments c1 + x1 A1, c2 + x2 A2 (A = h·axis), x ∈ [−1, 1].
  * Normal equations with a = A1·A1, b = −A1·A2, c = A2·A2, u = −A1·(c1 − c2), v = A2·(c1 − c2),
  * det = ac − b²:  x1 = (cu − bv)/det, x2 = (av − bu)/det, clamped one segment at a time; then a
- * sphere–sphere test.  Parallel axes (|det| < mjMINVAL): each end of segment 1 against its clamped
+ * sphere–sphere test.  Parallel axes (capsules_parallel): each end of segment 1 against its clamped
  * projection on segment 2, then (while fewer than 2 contacts) each end of segment 2. */
 int rl_collide_capsule_capsule(RL_NARROW_ARGS) {
   (void)mode;
@@ -363,7 +443,7 @@ int rl_collide_capsule_capsule(RL_NARROW_ARGS) {
   if (!view_finite(g1) || !view_finite(g2)) return 0;
   const real *pos1 = g1->pos, *pos2 = g2->pos, *mat1 = g1->mat, *mat2 = g2->mat;
   real r1 = g1->size[0], r2 = g2->size[0];
-  real axis1[3], axis2[3], dif[3], vec1[3], vec2[3];
+  real axis1[3], axis2[3], dif[3];
   zaxis(axis1, mat1);
   rl_v3_scale(axis1, axis1, g1->size[1]);
   zaxis(axis2, mat2);
@@ -377,9 +457,10 @@ int rl_collide_capsule_capsule(RL_NARROW_ARGS) {
   real v = rl_v3_dot(axis2, dif);
   real det = ma * mc - mb * mb;
 
-  if (rl_fabs(det) >= MJ_MINVAL) {
+  if (!capsules_parallel(det, ma, mc)) {
     real x1 = (mc * u - mb * v) / det;
     real x2 = (ma * v - mb * u) / det;
+    int interior = x1 > -1 && x1 < 1 && x2 > -1 && x2 < 1;
     if (x1 > 1) {
       x1 = 1;
       x2 = (v - mb) / mc;
@@ -394,25 +475,19 @@ int rl_collide_capsule_capsule(RL_NARROW_ARGS) {
       x2 = -1;
       x1 = clamp_unit((u + mb) / ma);
     }
-    seg_point(vec1, pos1, axis1, x1);
-    seg_point(vec2, pos2, axis2, x2);
-    return complete_frames(con, sphere_sphere_contact(con, margin, vec1, mat1, r1, vec2, mat2, r2));
+    if (!interior)
+      return complete_frames(con, centers_contact(con, margin, pos1, axis1, x1, mat1, r1, pos2, axis2, x2, mat2, r2));
+    real c1[3], off[3], mag;
+    center_offset(c1, off, &mag, pos1, axis1, x1, pos2, axis2, x2);
+    return complete_frames(con, crossing_contact(con, margin, c1, off, mag, mat1, r1, mat2, r2));
   }
 
   /* parallel axes */
-  rl_v3_add(vec1, pos1, axis1);
-  seg_point(vec2, pos2, axis2, clamp_unit((v - mb) / mc));
-  int n = sphere_sphere_contact(con, margin, vec1, mat1, r1, vec2, mat2, r2);
-  rl_v3_sub(vec1, pos1, axis1);
-  seg_point(vec2, pos2, axis2, clamp_unit((v + mb) / mc));
-  n += sphere_sphere_contact(con + n, margin, vec1, mat1, r1, vec2, mat2, r2);
+  int n = centers_contact(con, margin, pos1, axis1, 1, mat1, r1, pos2, axis2, clamp_unit((v - mb) / mc), mat2, r2);
+  n += centers_contact(con + n, margin, pos1, axis1, -1, mat1, r1, pos2, axis2, clamp_unit((v + mb) / mc), mat2, r2);
   if (n >= 2) return complete_frames(con, n);
-  rl_v3_add(vec2, pos2, axis2);
-  seg_point(vec1, pos1, axis1, clamp_unit((u - mb) / ma));
-  n += sphere_sphere_contact(con + n, margin, vec1, mat1, r1, vec2, mat2, r2);
+  n += centers_contact(con + n, margin, pos1, axis1, clamp_unit((u - mb) / ma), mat1, r1, pos2, axis2, 1, mat2, r2);
   if (n >= 2) return complete_frames(con, n);
-  rl_v3_sub(vec2, pos2, axis2);
-  seg_point(vec1, pos1, axis1, clamp_unit((u + mb) / ma));
-  n += sphere_sphere_contact(con + n, margin, vec1, mat1, r1, vec2, mat2, r2);
+  n += centers_contact(con + n, margin, pos1, axis1, clamp_unit((u + mb) / ma), mat1, r1, pos2, axis2, -1, mat2, r2);
   return complete_frames(con, n);
 }

@@ -184,4 +184,20 @@ RL_HD void rl_q_from_axis_angle(real q[4], const real axis[3], real angle) {
   q[3] = axis[2] * s;
 }
 
+/* Σ a_i·b_i (n terms) by error-free transformations in the working precision (Ogita, Rump and Oishi's Dot2):
+   each product split exactly as p + e (p = a·b rounded, e = fma(a, b, −p)), the p summed with Knuth's TwoSum
+   (s = x + y, err = (x − (s − z)) + (y − z), z = s − x: s + err = x + y exactly) and every error term carried
+   beside the sum.  The result is as accurate as the plain sum evaluated in twice the precision, then rounded once:
+   relative error ≤ ε + (n·ε)²·Σ|a_i·b_i|/|Σ a_i·b_i|, where the plain sum's is n·ε·Σ|a_i·b_i|/|Σ a_i·b_i|. */
+RL_HD real rl_dot2(const real *a, const real *b, int n) {
+  real s = 0, c = 0;
+  for (int i = 0; i < n; i++) {
+    real p = a[i] * b[i], e = rl_fma(a[i], b[i], -p);
+    real t = s + p, z = t - s;
+    c += (s - (t - z)) + (p - z) + e;
+    s = t;
+  }
+  return s + c;
+}
+
 #endif

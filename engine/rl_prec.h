@@ -30,6 +30,18 @@ typedef double real;
 #define RL_LOCAL_FRAMES  0
 /* the angle between two unit vectors as MuJoCo takes it, acos(a·b) (see RL_STABLE_ANGLES in the f32 block) */
 #define RL_STABLE_ANGLES 0
+/* sums of products whose terms cancel evaluated as MuJoCo does, term by term (see RL_COMPENSATED_SUMS in the f32
+   block) */
+#define RL_COMPENSATED_SUMS 0
+/* the constraint solver's line search and CG's stopping test on differences of whole costs, as MuJoCo (see
+   RL_LINE_COST_CHANGE in the f32 block) */
+#define RL_LINE_COST_CHANGE 0
+/* the vector between two contact centres as the difference of the two world points, as MuJoCo (see
+   RL_CONTACT_OFFSETS in the f32 block) */
+#define RL_CONTACT_OFFSETS 0
+/* a tendon segment from the difference of its two world points and its Jacobian from the difference of two point
+   Jacobians, as MuJoCo (see RL_SEGMENT_OFFSETS in the f32 block) */
+#define RL_SEGMENT_OFFSETS 0
 #elif defined(RL_REAL_F32)
 typedef float real;
 #define RL_NAME(x)       rl32_##x
@@ -51,6 +63,28 @@ typedef float real;
    error near 0 and π is √(2·ulp): 3.5e-4 rad in float (a tendon's wrap arc over a radius of 6 cm then misses
    MuJoCo's length by 2e-5 relative), 2e-8 rad in double, where f64 keeps MuJoCo's formula to agree with it. */
 #define RL_STABLE_ANGLES 1
+/* COMPENSATED_SUMS: an actuator's gain·input + b₀ + b₁·length + b₂·velocity as one compensated dot product
+   (rl_dot2) instead of term by term.  A position servo's two large terms cancel (4500·ctrl against −4500·q, ~1e4 N
+   each, for a force clamped to ±87 N): rounding each in float cost 6e-4 N, which M⁻¹ turned into 2.6e-5 of
+   qacc_smooth on a Panda-class arm whose float floor is 7e-7.  f64 keeps MuJoCo's term-by-term sum to agree
+   with it bit for bit. */
+#define RL_COMPENSATED_SUMS 1
+/* LINE_COST_CHANGE: the line search (Newton and CG) compares, and CG's stopping test reads, the cost change along the
+   line formed term by term (solver.c, ls_change) instead of the difference of two whole costs; CG also stops on a
+   step below the rounding of q̈ or a gradient at its own rounding level.  A row far outside its constraint makes the
+   cost ~2e10 (Panda-class arm at a random state), which float resolves to 2048: the difference of whole costs was
+   noise 400× the stopping scale, CG read it as no improvement and stopped after one iteration 3.4e-2 from the
+   optimum (Newton's first step lands at it; its stopping test stays MuJoCo's, see solver.c). */
+#define RL_LINE_COST_CHANGE 1
+/* CONTACT_OFFSETS: sphere/capsule pairs form the vector between their two centres from the geoms' offset and the
+   segment terms (collide_prim.c, center_offset) instead of subtracting two world points, each rounded at the
+   size of its coordinates (cloth: capsules crossing 2e-6 m apart at 0.6 m from the origin, normal 7e-3 off) */
+#define RL_CONTACT_OFFSETS 1
+/* SEGMENT_OFFSETS: a spatial tendon's site-to-site segment p₁ − p₀ summed from link-sized offsets along the tree
+   (tendon.c, site_segment) instead of subtracting two world positions, and its Jacobian taking the dofs that move
+   both end bodies as ω × (p₁ − p₀) (add_segment_jac).  MuJoCo's flag sample: 5 cm segments ~1 m from the origin
+   read their direction 9e-6 off, ten_J 1.6e-5 and qfrc_passive 1.6e-5 relative. */
+#define RL_SEGMENT_OFFSETS 1
 #else
 #error "compile the engine with -DRL_REAL_F64 or -DRL_REAL_F32"
 #endif
@@ -88,6 +122,7 @@ typedef float real;
 #define rl_fmax     fmax
 #define rl_fmin     fmin
 #define rl_isfinite isfinite
+#define rl_fma      fma
 #else
 #define rl_sqrt     sqrtf
 #define rl_sin      sinf
@@ -105,6 +140,7 @@ typedef float real;
 #define rl_fmax     fmaxf
 #define rl_fmin     fminf
 #define rl_isfinite isfinite
+#define rl_fma      fmaf
 #endif
 
 #define RL_PI ((real)3.14159265358979323846)

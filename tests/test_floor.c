@@ -198,8 +198,6 @@ Test(floor, qacc_smooth_against_the_float_floor, .timeout = 300) {
 
 /* Public-style models whose f32 qacc_smooth is above 1e-5, each against the floor that explains it (100
    states, seed 7, as above; measured 2026-12-02):
-     panda_like   state floor 2.31e-5 (15 g fingers on a 4 kg arm: rounding the state to float alone moves
-                  qacc_smooth past 1e-5); rigidlab 1.98e-5 — held to ≤ 2× the state floor;
      dm_swimmer6  force floor 1.07e-5 (exact M, only qfrc_smooth in float: 0.01 kg links, armature 1e-6),
                   M floor 3.15e-5; rigidlab 6.04e-5 — held to ≤ 2× the M floor (1.9× measured).
    Each also fails if its floor stops being the reason (a floor under 1e-5 where the bar says above).
@@ -234,7 +232,137 @@ static void check_m_floor(const char *path) {
 }
 
 Test(floor, public_models_against_their_float_floor, .timeout = 300) {
-  check_public(SRCDIR "/tests/public/panda_like.xml", 's', 2);
   check_m_floor(SRCDIR "/tests/public/cassie_like.xml");
   check_public(SRCDIR "/tests/public/dm_swimmer6.xml", 'm', 2);
+}
+
+/* ---------------------------------------------------------------- verify's own floor rows */
+
+/* one row of a verify CSV */
+typedef struct vrow {
+  char q[64];
+  double rel, tol;
+  int pass;
+} vrow;
+
+/* `rigidlab verify PATH --precision f32 --states 50 --seed 1` (tools/acceptance's states) into rows; returns the count */
+static int verify_rows(const char *path, vrow *rows, int max) {
+  char cmd[2048], csv[256], line[1024];
+  snprintf(csv, sizeof csv, "/tmp/rl_floor_rows_%ld.csv", (long)getpid());
+  snprintf(cmd, sizeof cmd, "%s verify %s --precision f32 --states 50 --seed 1 --csv %s > /dev/null 2>&1", RIGIDLAB, path,
+           csv);
+  if (system(cmd)) {} /* exit 1 when a row fails: the rows are what is judged here */
+  FILE *f = fopen(csv, "r");
+  cr_assert_not_null(f, "%s: no CSV from rigidlab verify", path);
+  int n = 0;
+  while (fgets(line, sizeof line, f) && n < max) {
+    char *fld[8];
+    int k = 0;
+    for (char *t = strtok(line, ",\n"); t && k < 8; t = strtok(NULL, ",\n")) fld[k++] = t;
+    if (k < 8 || strcmp(fld[1], "f32")) continue;
+    snprintf(rows[n].q, sizeof rows[n].q, "%s", fld[3]);
+    rows[n].rel = atof(fld[5]);
+    rows[n].tol = atof(fld[6]);
+    rows[n].pass = atoi(fld[7]);
+    n++;
+  }
+  fclose(f);
+  remove(csv);
+  return n;
+}
+
+static const vrow *row_of(const vrow *rows, int n, const char *q) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(rows[i].q, q)) return &rows[i];
+  return NULL;
+}
+
+/* verify judges an f32 row X with a float floor row X_floor against max(1e-5, k·F) (k = 4, reference/verify/
+   tolerances.h).  On the models whose f32 rows failed under tools/acceptance (50 states, seed 1): every row passes;
+   every row above 1e-5 has a floor that decides (F > 1e-5/k) and is within k·F (printed: ours / F).  panda_like's
+   qacc_smooth failed at 2.6e-5 with a floor of 7.3e-7 — rigidlab worse than float forces — and its floor is still
+   tiny, so its bar stays 1e-5 (a summation that loses the servo forces again fails there, 36 floors). */
+Test(floor, verify_judges_f32_rows_against_their_floors, .timeout = 300) {
+  static const char *const models[] = {SRCDIR "/tests/public/cassie_like.xml", SRCDIR "/tests/public/dm_swimmer6.xml",
+                                       "/usr/share/mujoco/model/composite/cloth.xml",
+                                       "/usr/share/mujoco/model/composite/loop.xml",
+                                       "/usr/share/mujoco/model/composite/rope.xml", "/usr/share/mujoco/model/flag/flag.xml",
+                                       NULL};
+  static vrow rows[512];
+  double worst = 0;
+  for (int k = 0; models[k]; k++) {
+    if (access(models[k], R_OK)) continue;
+    int n = verify_rows(models[k], rows, 512), decided = 0;
+    cr_assert(n > 50, "%s: %d f32 rows", models[k], n);
+    for (int i = 0; i < n; i++) {
+      cr_expect(rows[i].pass, "%s: %s %.3e over its tolerance %.3e", models[k], rows[i].q, rows[i].rel, rows[i].tol);
+      char fq[80];
+      snprintf(fq, sizeof fq, "%.63s_floor", rows[i].q);
+      const vrow *f = row_of(rows, n, fq);
+      if (!f || rows[i].rel <= 1e-5) continue;
+      decided++;
+      printf("%-48s %-14s f32 %.2e  floor %.2e  %.2f floors\n", models[k], rows[i].q, rows[i].rel, f->rel,
+             rows[i].rel / f->rel);
+      worst = fmax(worst, rows[i].rel / f->rel);
+      cr_expect(f->rel > 1e-5 / 4, "%s: %s %.3e above 1e-5 with a floor %.3e that does not decide", models[k], rows[i].q,
+                rows[i].rel, f->rel);
+      cr_expect(rows[i].rel <= 4 * f->rel, "%s: %s %.3e above 4 floors (%.3e)", models[k], rows[i].q, rows[i].rel,
+                f->rel);
+    }
+    cr_expect(decided > 0, "%s: no row above 1e-5 any more: the floor no longer decides there", models[k]);
+  }
+  printf("largest ratio where a floor decides: %.2f floors (k = 4)\n", worst);
+  /* where rigidlab beats its floor by computing from link-sized terms, hold it there: cloth's site tendons, summed
+     from xpos_rel along the tree with link-sized lever arms (RL_SEGMENT_OFFSETS), ten_J 1.8e-6 and ten_velocity
+     2.9e-6 (from two world positions and metre-long lever arms: 9.9e-6 and 1.32e-5, which the floor alone would
+     have excused) */
+  const char *cloth = "/usr/share/mujoco/model/composite/cloth.xml";
+  if (!access(cloth, R_OK)) {
+    int nc = verify_rows(cloth, rows, 512);
+    const vrow *tj = row_of(rows, nc, "ten_J"), *tv = row_of(rows, nc, "ten_velocity");
+    cr_assert(tj && tv, "cloth: no ten_J or ten_velocity row");
+    printf("%-48s ten_J %.2e  ten_velocity %.2e (held to 5e-6)\n", cloth, tj->rel, tv->rel);
+    cr_expect(tj->rel <= 5e-6 && tv->rel <= 5e-6, "cloth: ten_J %.3e, ten_velocity %.3e above 5e-6", tj->rel, tv->rel);
+  }
+  int n = verify_rows(SRCDIR "/tests/public/panda_like.xml", rows, 512);
+  const vrow *x = row_of(rows, n, "qacc_smooth"), *f = row_of(rows, n, "qacc_smooth_floor");
+  cr_assert(x && f, "panda_like: no qacc_smooth or qacc_smooth_floor row");
+  printf("%-48s %-14s f32 %.2e  floor %.2e  tolerance %.1e\n", "tests/public/panda_like.xml", "qacc_smooth", x->rel,
+         f->rel, x->tol);
+  cr_expect(f->rel < 1e-5 / 4, "panda_like: qacc_smooth floor %.3e no longer tiny", f->rel);
+  cr_expect(fabs(x->tol - 1e-5) < 1e-12, "panda_like: qacc_smooth held to %.3e, not 1e-5", x->tol);
+  cr_expect(x->pass && x->rel <= 1e-5, "panda_like: qacc_smooth %.3e", x->rel);
+}
+
+/* The collision stage's per-contact floor (contact_floor_ratio): on hfield_terrain (50 states, seed 2) MPR contacts
+   on the field's prisms whose MuJoCo normal or depth moves by more than tolerance/4 when the geom frames move by one
+   float rounding are judged against 4 × that move instead of being counted on another branch; measured 15 such
+   quantities, the largest 3.6 floors.  Held: the row is exercised (> 0) and passes (≤ 4), every collision row
+   passes. */
+Test(floor, contact_floor_on_a_height_field, .timeout = 120) {
+  char cmd[2048], csv[256], line[1024];
+  snprintf(csv, sizeof csv, "/tmp/rl_floor_hfield_%ld.csv", (long)getpid());
+  snprintf(cmd, sizeof cmd,
+           "%s verify %s/tests/models/hfield_terrain.xml --precision f32 --states 50 --seed 2 --stages collision "
+           "--csv %s > /dev/null 2>&1",
+           RIGIDLAB, SRCDIR, csv);
+  if (system(cmd)) {} /* the rows are judged below */
+  FILE *f = fopen(csv, "r");
+  cr_assert_not_null(f, "hfield_terrain: no CSV from rigidlab verify");
+  double ratio = -1;
+  int failed = 0;
+  while (fgets(line, sizeof line, f)) {
+    char q[64];
+    double a, r, t;
+    int pass;
+    if (sscanf(line, "%*[^,],f32,collision,%63[^,],%lf,%lf,%lf,%d", q, &a, &r, &t, &pass) != 5) continue;
+    if (!strcmp(q, "contact_floor_ratio")) ratio = r;
+    if (!pass) printf("hfield_terrain: collision %s %.3e over %.3e\n", q, r, t);
+    failed += !pass;
+  }
+  fclose(f);
+  remove(csv);
+  printf("hfield_terrain (seed 2) contact_floor_ratio %.2f floors\n", ratio);
+  cr_expect(ratio > 0 && ratio <= 4, "hfield_terrain: contact_floor_ratio %.3f (exercised and ≤ 4 expected)", ratio);
+  cr_expect_eq(failed, 0, "hfield_terrain: %d collision rows failed", failed);
 }

@@ -23,6 +23,7 @@
 #include <criterion/criterion.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -908,5 +909,34 @@ Test(SUITE, free_body_bias_force_cancels) {
     for (int k = 3; k < 6; k++)
       cr_assert(fa[k] + fv[k] == 0, "sample %d: m(v×ω) + m(ω×v) = %g (m %g)", s, (double)(fa[k] + fv[k]), (double)I[9]);
   }
+  gsl_rng_free(r);
+}
+
+/* rl_dot2 (compensated Σ a_i·b_i) against the sum in long double of the same (rounded) inputs, on position-servo
+   sums gain·ctrl + b₀ + b₁·q + b₂·q̇ with b₁ = −gain, gain 1e3–1e4, ctrl and q within 2e-3 of each other: the
+   two products (~1e4) cancel to a force of ~10.  Held to one rounding of the result plus (4ε)²·Σ|a_i·b_i| (the
+   compensated bound) plus long double's own rounding of the reference (4·LDBL_EPSILON·Σ|a_i·b_i|, a third of the
+   bound in f64).  The plain term-by-term sum of the same inputs must miss that bound by 10× somewhere, or
+   the test would not tell the two apart. */
+Test(SUITE, dot2_servo_cancellation) {
+  gsl_rng *r = rng_new();
+  double worst = 0, worst_plain = 0;
+  for (int s = 0; s < 3000; s++) {
+    real g = (real)(1e3 + 9e3 * gsl_rng_uniform(r)), q = (real)(-2.9 + 5.8 * gsl_rng_uniform(r));
+    real c = (real)(q + 2e-3 * (2 * gsl_rng_uniform(r) - 1)), v = (real)(-10 + 20 * gsl_rng_uniform(r));
+    real a[4] = {g, (real)0.5, -g, (real)(-0.1 * g)}, x[4] = {c, 1, q, v};
+    long double exact = 0, mag = 0;
+    for (int i = 0; i < 4; i++) {
+      exact += (long double)a[i] * (long double)x[i];
+      mag += fabsl((long double)a[i] * (long double)x[i]);
+    }
+    real plain = a[0] * x[0] + (a[1] * x[1] + a[2] * x[2] + a[3] * x[3]);
+    double bound = (double)(RL_EPS * fabsl(exact) + 16 * RL_EPS * RL_EPS * mag + 4 * LDBL_EPSILON * mag);
+    worst = fmax(worst, (double)fabsl((long double)rl_dot2(a, x, 4) - exact) / bound);
+    worst_plain = fmax(worst_plain, (double)fabsl((long double)plain - exact) / bound);
+  }
+  if (getenv("RL_TEST_REPORT")) fprintf(stderr, "dot2_servo_cancellation: worst %.3g of the bound (plain sum %.3g)\n", worst, worst_plain);
+  cr_expect(worst <= 1, "rl_dot2 error %.3g × its bound", worst);
+  cr_expect(worst_plain > 10, "the plain sum is within %.3g × the bound: the inputs do not cancel", worst_plain);
   gsl_rng_free(r);
 }

@@ -730,3 +730,108 @@ Test(narrow, box_box_stacked_float_poses) {
   }
   scene_free(&s);
 }
+
+/* ---------------------------------------------------------------- capsule pairs at float poses of the samples */
+
+/* One pair at given frames (exact floats) against MuJoCo's own pair function on the same inputs: MuJoCo's count,
+   and per contact (nearest by position) dist and pos within 1e-4 of the size L, the normal within 1e-3.
+   Returns the largest normal difference (INFINITY on a count mismatch). */
+static double sample_pose(const char *what, rl_collide_fn fn, const geom_in *a, const geom_in *b) {
+  mj_scene s = scene_load(a->type, b->type);
+  scene_set(&s, a, b, 0);
+  mjContact raw[mjMAXCONPAIR];
+  int nraw = mj_raw(&s, a->type, b->type, 0, raw);
+  rl_geomview v1, v2;
+  real p1[3], m1[9], p2[3], m2[9];
+  make_view(&v1, a, p1, m1, NULL, 0, NULL);
+  make_view(&v2, b, p2, m2, NULL, 0, NULL);
+  rl_contact con[RL_MAXCONPAIR];
+  int n = fn(&v1, &v2, 0, RL_COLL_MUJOCO, 50, (real)1e-6, con);
+  double L = fmax(a->rbound, b->rbound), worst = n == nraw ? 0 : INFINITY, dist = 0;
+  for (int i = 0; i < nraw && n == nraw; i++) {
+    int best = 0;
+    double bd = INFINITY;
+    for (int j = 0; j < n; j++) {
+      double e = 0;
+      for (int k = 0; k < 3; k++) e += (raw[i].pos[k] - con[j].pos[k]) * (raw[i].pos[k] - con[j].pos[k]);
+      if (e < bd) bd = e, best = j;
+    }
+    dist = fmax(dist, fmax(fabs(raw[i].dist - (double)con[best].dist), sqrt(bd)) / L);
+    for (int k = 0; k < 3; k++) worst = fmax(worst, fabs(raw[i].frame[k] - (double)con[best].frame[k]));
+  }
+  if (getenv("RL_TEST_REPORT") || !(worst <= 1e-3 && dist <= 1e-4))
+    fprintf(stderr, "%s: %d contacts (MuJoCo %d), dist/pos %.3g of the size, normal %.3g\n", what, n, nraw, dist, worst);
+  cr_expect(n == nraw, "%s: %d contacts, MuJoCo %d", what, n, nraw);
+  cr_expect(dist <= 1e-4, "%s: dist/pos %.3g of the size", what, dist);
+  scene_free(&s);
+  return worst;
+}
+
+/* geom of the given type, size, position and row-major frame (printed from a float run with %.9g: exact floats) */
+static geom_in pose_geom(int type, double s0, double s1, const double pos[3], const double mat[9]) {
+  geom_in g = {type, {s0, s1, 0}, {0}, {0}, 0};
+  memcpy(g.pos, pos, sizeof g.pos);
+  memcpy(g.mat, mat, sizeof g.mat);
+  g.rbound = rbound_of(type, g.size);
+  round_geom(&g);
+  return g;
+}
+
+/* Frames from f32 verify runs of panda_like and MuJoCo's slider-crank sample, and crossing capsules like those of
+   the cloth sample.  Each failed in float before the rule named (both precisions pass; f64 follows MuJoCo's rules):
+   - panda_like, link0 and link1 capsules on one axis (link1 turns about it): det = ‖A1‖²‖A2‖² sin²θ rounds to
+     ~1e-12 in float, above mjMINVAL, and the crossing branch gave one contact where MuJoCo's parallel branch gives
+     two (capsules_parallel: |det| < 8ε·a·c);
+   - slider_crank, two crank capsules whose axes cross exactly in z = 0: MuJoCo's centres coincide (z1 × z2 normal),
+     float's differ by 1e-9 and their direction was the normal, 1 off (centers_coincide);
+   - slider_crank, a capsule end inside a cylinder's cap (MPR): |v0 × v1|² < FLT_EPSILON read two directions 20°
+     apart as collinear, the normal 0.16 off (ccd_zero);
+   - 20 crossing capsule pairs 2e-6 m apart, 0.6–1 m from the origin, random orientations: the difference of two
+     world points carried their float rounding, normal ~1e-2 off (center_offset). */
+Test(narrow, capsule_pairs_at_float_poses_of_the_samples) {
+  static const double I[9] = {1, 0, 0, 0, -1, -1.22464685e-16, 0, 1.22464685e-16, -1};
+  static const double panda2[9] = {0.886613965, -0.462510198, -5.6641166e-17, -0.462510198, -0.886613965,
+                                    -1.08578904e-16, 0, 1.22464685e-16, -1};
+  geom_in a = pose_geom(mjGEOM_CAPSULE, 0.0599999987, 0.0500000007, (const double[3]){0, 0, 0.0700000003}, I);
+  geom_in b = pose_geom(mjGEOM_CAPSULE, 0.0599999987, 0.075000003, (const double[3]){0, 0, 0.208000004}, panda2);
+  double w = sample_pose("panda_like coaxial capsules", rl_collide_capsule_capsule, &a, &b);
+  cr_expect(w <= 1e-3, "panda_like coaxial capsules: normal %.3g off", w);
+
+  static const double c4[9] = {-0.994490147, 0, -0.10483095, -0.10483095, 0, 0.994490147, 0, 1.00000012, 0};
+  static const double c6[9] = {0, -0.198099345, 0.980181932, 0, -0.980181932, -0.198099345, 1, 0, 0};
+  a = pose_geom(mjGEOM_CAPSULE, 0.00999999978, 0.075000003, (const double[3]){-0.0548817664, 0.21702683, 0}, c4);
+  b = pose_geom(mjGEOM_CAPSULE, 0.00999999978, 0.075000003, (const double[3]){-0.0735136494, 0.214857459, 0}, c6);
+  w = sample_pose("slider_crank crossing capsules", rl_collide_capsule_capsule, &a, &b);
+  cr_expect(w <= 1e-3, "slider_crank crossing capsules: normal %.3g off", w);
+
+  static const double c2[9] = {0, -0.999999702, 0.000906854868, 0, -0.000906854868, -0.999999702, 1.00000012, 0, 0};
+  static const double c5[9] = {-0.997551858, 0.0699307993, 8.564054e-18, 0.0699307993, 0.997551858, 1.22164875e-16,
+                               -4.13590306e-25, 1.22464698e-16, -1};
+  a = pose_geom(mjGEOM_CAPSULE, 0.00999999978, 0.100000001, (const double[3]){-9.06735659e-05, 0.0999999717, 0}, c2);
+  b = pose_geom(mjGEOM_CYLINDER, 0.00600000005, 0.0250000004, (const double[3]){0, 0.200000003, 0.0250000004}, c5);
+  w = sample_pose("slider_crank capsule end in a cylinder cap", rl_collide_convex, &a, &b);
+  cr_expect(w <= 1e-3, "slider_crank capsule in cylinder cap: normal %.3g off", w);
+
+  rng_state = 4242;
+  double worst = 0;
+  for (int k = 0; k < 20; k++) {
+    double R[9], c[3], p[3], q[3], Rb[9];
+    rand_rot(R);
+    for (int i = 0; i < 3; i++) c[i] = uni(0.6, 1.0);
+    /* a along R's x axis, b along its y axis, b's centre 2e-6 m from a's along R's z axis (the common normal) */
+    for (int i = 0; i < 3; i++) {
+      p[i] = c[i] - 0.005 * R[3 * i];
+      q[i] = c[i] + 2e-6 * R[3 * i + 2] + 0.007 * R[3 * i + 1];
+    }
+    /* capsule frames: z along the axis (a: R·[e_y e_z e_x], b: R·[e_z e_x e_y]) */
+    double Ra[9];
+    for (int i = 0; i < 3; i++) {
+      Ra[3 * i] = R[3 * i + 1], Ra[3 * i + 1] = R[3 * i + 2], Ra[3 * i + 2] = R[3 * i];
+      Rb[3 * i] = R[3 * i + 2], Rb[3 * i + 1] = R[3 * i], Rb[3 * i + 2] = R[3 * i + 1];
+    }
+    a = pose_geom(mjGEOM_CAPSULE, 0.015, 0.02, p, Ra);
+    b = pose_geom(mjGEOM_CAPSULE, 0.015, 0.02, q, Rb);
+    worst = fmax(worst, sample_pose("crossing capsules 2e-6 m apart", rl_collide_capsule_capsule, &a, &b));
+  }
+  cr_expect(worst <= 1e-3, "crossing capsules 2e-6 m apart: normal %.3g off", worst);
+}

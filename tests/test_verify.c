@@ -330,3 +330,59 @@ Test(verify_f64, stacker_noslip_50_states) {
   cr_expect_eq(st, 0, "f64 verify failed on dm_stacker_noslip");
   cr_expect(left > 0.2 && left < 0.5, "solve left_out_rows_immobile %g (want the tangent rows counted: 0.2..0.5)", left);
 }
+
+/* f32, every stage, seed 1 (tools/acceptance's), n states; opt may be NULL */
+static int verify_f32_seed1(const char *model, int n, const char *opt) {
+  rl_verify_args a = {0};
+  a.c.model = model;
+  if (opt) a.c.opts[a.c.nopts++] = opt;
+  a.states = n;
+  a.seed = 1;
+  a.stages = (1u << RL_NSTAGE) - 1;
+  fflush(stdout);
+  return rl32_cmd_verify(&a);
+}
+
+/* panda_like in f32 over tools/acceptance's 50 states (seed 1): every row passes.  Before: qacc_smooth 2.6e-5
+   (its float floor 7.3e-7: the servos' gain·ctrl and b₁·q, ~1e4 N each, summed term by term; rl_dot2 since),
+   collision pair_flips 1 (coaxial capsules: float's parallel test; capsules_parallel), solve qacc_cg and
+   qacc_cg_opt 3.4e-2 (CG read the difference of two 2e10 costs as no improvement; ls_change). */
+Test(verify_f32, panda_like_50_states) {
+  cr_expect_eq(verify_f32_seed1(SRCDIR "/tests/public/panda_like.xml", 50, NULL), 0, "f32 verify failed on panda_like");
+}
+
+/* hfield_terrain at the default verify study's seed 1, both cones: float CG stopped early (qacc_cg 2.7e-2 pyramidal,
+   8.5e-2 elliptic: the quadruped's nearly dependent contact rows and a cost-difference stopping test) */
+Test(verify_f32, hfield_terrain_cg_seed1) {
+  static const char *const cones[] = {"cone=pyramidal", "cone=elliptic"};
+  for (int k = 0; k < 2; k++) {
+    rl_verify_args a = {0};
+    a.c.model = TMODEL("hfield_terrain.xml");
+    a.c.opts[a.c.nopts++] = cones[k];
+    a.states = 100;
+    a.seed = 1;
+    a.stages = 1u << RL_STAGE_SOLVE;
+    fflush(stdout);
+    cr_expect_eq(rl32_cmd_verify(&a), 0, "f32 verify (solve) failed on hfield_terrain, %s", cones[k]);
+  }
+}
+
+/* MuJoCo's samples and the public-style models whose f32 rows failed under tools/acceptance (50 states, seed 1):
+   every row passes, the rows through M⁻¹ and the tendon and passive rows judged against their float floors
+   (tests/test_floor.c checks that the floors are what decide there).  Before: cloth qacc_smooth 8.6e-5, qvel
+   1.3e-5, ten_velocity 1.3e-5, collision normal 6.9e-3; loop, rope qacc_smooth 2.0e-5, 4.1e-5; flag qfrc_passive
+   and qfrc_smooth 1.6e-5, qacc_smooth 1.4e-4, qvel 1.1e-4, ten_J 1.6e-5, ten_velocity 2.1e-5; slider_crank
+   collision branch 0.5; cassie_like qacc_smooth 1.45e-5, qvel 1.07e-5; dm_swimmer6 qacc_smooth 1.9e-5, qvel
+   1.8e-5. */
+Test(verify_f32, acceptance_models_float_floors, .timeout = 300) {
+  static const char *const samples[] = {"composite/cloth.xml", "composite/loop.xml", "composite/rope.xml",
+                                        "flag/flag.xml", "slider_crank/slider_crank.xml", NULL};
+  char path[512];
+  if (!access("/usr/share/mujoco/model/flag/flag.xml", R_OK))
+    for (int k = 0; samples[k]; k++) {
+      snprintf(path, sizeof path, "/usr/share/mujoco/model/%s", samples[k]);
+      cr_expect_eq(verify_f32_seed1(path, 50, NULL), 0, "f32 verify failed on %s", path);
+    }
+  cr_expect_eq(verify_f32_seed1(SRCDIR "/tests/public/cassie_like.xml", 50, NULL), 0, "f32 verify failed on cassie_like");
+  cr_expect_eq(verify_f32_seed1(SRCDIR "/tests/public/dm_swimmer6.xml", 50, NULL), 0, "f32 verify failed on dm_swimmer6");
+}

@@ -28,6 +28,12 @@ static const rl_vq_info table[] = {
     {"ten_length", REL, "ten_length", 0, "tendon lengths"},
     {"ten_J", REL, "ten_J", 0, "tendon Jacobians, compared dense (ntendon × nv)"},
     {"ten_velocity", REL, "ten_velocity", 0, "tendon velocities"},
+    {"ten_length_floor", REL, "ten_length", 0, "f32: the float floor — MuJoCo's pipeline with float storage (float_floor.h) against MuJoCo's ten_length; ten_length is held to max(tolerance, k·floor); pass: measured at every state"},
+    {"ten_length_floor_ratio", SCALED, 0, "floors", "f32: ten_length's error over its float floor (taken as at least tolerance/k): ≤ k exactly when ten_length passes"},
+    {"ten_J_floor", REL, "ten_J", 0, "f32: the float floor — MuJoCo's pipeline with float storage against MuJoCo's ten_J (dense); ten_J is held to max(tolerance, k·floor); pass: measured at every state"},
+    {"ten_J_floor_ratio", SCALED, 0, "floors", "f32: ten_J's error over its float floor (taken as at least tolerance/k): ≤ k exactly when ten_J passes"},
+    {"ten_velocity_floor", REL, "ten_velocity", 0, "f32: the float floor — MuJoCo's pipeline with float storage against MuJoCo's ten_velocity; ten_velocity is held to max(tolerance, k·floor); pass: measured at every state"},
+    {"ten_velocity_floor_ratio", SCALED, 0, "floors", "f32: ten_velocity's error over its float floor (taken as at least tolerance/k): ≤ k exactly when ten_velocity passes"},
     {"wrap_obj", COUNT, 0, "count", "tendon path points tagged differently (site, pulley, wrap geom) or missing"},
     {"wrap_xpos", REL, "wrap_xpos", 0, "tendon path points, on the tendons whose paths agree point for point"},
     {"actuator_moment", REL, "actuator_moment", 0, "actuator moment arms, dense (nu × nv)"},
@@ -36,16 +42,26 @@ static const rl_vq_info table[] = {
     {"cdof_dot", REL, "cdof_dot", 0, "time derivatives of cdof"},
     {"qfrc_bias", REL, "qfrc_bias", 0, "bias forces"},
     {"qfrc_passive", REL, "qfrc_passive", 0, "passive forces"},
+    {"qfrc_passive_floor", REL, "qfrc_passive", 0, "f32: the float floor — MuJoCo's pipeline with float storage (body frames rounded as they are composed down the tree, float_floor.h) against MuJoCo's qfrc_passive; qfrc_passive is held to max(tolerance, k·floor); pass: measured at every state"},
+    {"qfrc_passive_floor_ratio", SCALED, 0, "floors", "f32: qfrc_passive's error over its float floor (taken as at least tolerance/k): ≤ k exactly when qfrc_passive passes"},
     {"actuator_length", REL, "actuator_length", 0, "actuator lengths"},
     {"actuator_velocity", REL, "actuator_velocity", 0, "actuator velocities"},
     {"actuator_force", REL, "actuator_force", 0, "actuator forces"},
     {"qfrc_actuator", REL, "qfrc_actuator", 0, "actuator forces in joint space"},
     {"qfrc_smooth", REL, "qfrc_smooth", 0, "net unconstrained forces"},
+    {"qfrc_smooth_floor", REL, "qfrc_smooth", 0, "f32: the float floor — qfrc_passive − qfrc_bias + qfrc_actuator of MuJoCo's pipeline with float storage against MuJoCo's qfrc_smooth; qfrc_smooth is held to max(tolerance, k·floor); pass: measured at every state"},
+    {"qfrc_smooth_floor_ratio", SCALED, 0, "floors", "f32: qfrc_smooth's error over its float floor (taken as at least tolerance/k): ≤ k exactly when qfrc_smooth passes"},
     {"qacc_smooth", REL, "qacc_smooth", 0, "unconstrained accelerations"},
     {"qacc_smooth_dposv", REL, "qacc_smooth", 0, "unconstrained accelerations against LAPACKE_dposv (double) on our own M and qfrc_smooth: the solve alone"},
     {"qacc_smooth_cond", SCALED, 0, "κ₁·ε", "qacc_smooth_dposv's error divided by κ₁(M)·ε (LAPACK dpocon): the solve's accuracy with the conditioning divided out"},
+    {"qacc_smooth_floor", REL, "qacc_smooth", 0, "f32: the float floor — MuJoCo's own M and qfrc_smooth rounded to float, solved by LAPACKE_dposv in double, against MuJoCo's qacc_smooth; qacc_smooth is held to max(tolerance, k·floor); pass: measured at every state"},
+    {"qacc_smooth_floor_ratio", SCALED, 0, "floors", "f32: qacc_smooth's error over its float floor (the floor taken as at least tolerance/k): ≤ k exactly when qacc_smooth passes"},
     {"qpos", REL, "qpos", 0, "positions after one step"},
+    {"qpos_floor", REL, "qpos", 0, "f32, Euler: the float floor of the step's positions — qpos integrated (mj_integratePos) with qvel_floor's velocity, rounded to float, against MuJoCo's step; qpos is held to max(tolerance, k·floor); pass: measured at every state"},
+    {"qpos_floor_ratio", SCALED, 0, "floors", "f32, Euler: the step's qpos error over its float floor (taken as at least tolerance/k): ≤ k exactly when qpos passes"},
     {"qvel", REL, "qvel", 0, "velocities after one step"},
+    {"qvel_floor", REL, "qvel", 0, "f32, Euler: the float floor of the step — qvel + h·(M + h·diag(damping))⁻¹·qfrc_smooth with MuJoCo's M and forces rounded to float, solved in double, against MuJoCo's step; qvel is held to max(tolerance, k·floor); pass: measured at every state"},
+    {"qvel_floor_ratio", SCALED, 0, "floors", "f32, Euler: the step's qvel error over its float floor (taken as at least tolerance/k): ≤ k exactly when qvel passes"},
     {"act_dot", REL, "act_dot", 0, "activation rates (models with activation dynamics)"},
     {"act", REL, "act", 0, "activations after one step (models with activation dynamics)"},
     {"qDeriv", REL, 0, "N·s/m, N·s or N·m·s",
@@ -67,6 +83,7 @@ static const rl_vq_info table[] = {
     {"solref", REL, 0, "s, 1", "mixed solver reference (time constant, damping ratio)"},
     {"solimp", REL, 0, "1, 1, m, 1, 1", "mixed solver impedance"},
     {"margin", REL, 0, "m", "mixed contact margin"},
+    {"contact_floor_ratio", SCALED, 0, "floors", "f32: the largest error over the contact quantities (dist, pos, normal, frame) judged against their float floor — MuJoCo's own value moving by more than tolerance/k when the geom frames move by one float rounding — in units of that floor; ≤ k"},
     /* constraint rows (verify_constraint.c) */
     {"nefc", COUNT, 0, "count", "constraint rows, |ours − MuJoCo's|"},
     {"ne", COUNT, 0, "count", "equality rows, |ours − MuJoCo's|"},
@@ -120,6 +137,8 @@ static const rl_vq_info table[] = {
      "buffer was full"},
     {"left_out_pairs_sensitive", FRACTION, 0, "1",
      "fraction of the colliding geom pairs left out as near ties of MuJoCo's own collision"},
+    {"left_out_coincident", FRACTION, 0, "1",
+     "fraction of the contacts (both lists) left out because they repeat another contact of their pair to the working precision (box–box clipping can yield one corner twice)"},
 };
 
 const rl_vq_info *rl_vq_info_find(const char *name) {
@@ -141,7 +160,7 @@ const char *rl_vq_kind_name(rl_vq_kind k) {
   case RL_VQK_REL: return "relative error";
   case RL_VQK_COUNT: return "count";
   case RL_VQK_FRACTION: return "fraction";
-  case RL_VQK_SCALED: return "multiple of κ₁·ε";
+  case RL_VQK_SCALED: return "multiple of a bound";
   }
   return "?";
 }

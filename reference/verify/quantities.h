@@ -12,7 +12,7 @@ typedef enum {
   RL_VQK_REL,      /* relative error ‖ours − mujoco‖∞ / ‖mujoco‖∞ (dimensionless) */
   RL_VQK_COUNT,    /* an integer: a count difference, mismatches or iterations */
   RL_VQK_FRACTION, /* a fraction (0..1) of pairs, contacts or states */
-  RL_VQK_SCALED    /* an error in units of a bound (κ₁(H)·ε) */
+  RL_VQK_SCALED    /* an error in units of a bound (κ₁(H)·ε, a float floor) */
 } rl_vq_kind;
 
 typedef struct rl_vq_info {
@@ -27,7 +27,7 @@ typedef struct rl_vq_info {
 const rl_vq_info *rl_vq_info_find(const char *name);
 /* the unit of NAME's max_abs_err column ("?" for an unknown name) */
 const char *rl_vq_unit(const char *name);
-/* "relative error", "count", "fraction", "multiple of κ₁·ε" */
+/* "relative error", "count", "fraction", "multiple of a bound" */
 const char *rl_vq_kind_name(rl_vq_kind k);
 
 /* the table as a Markdown section (docs/fields.md, after the fields) or aligned text */

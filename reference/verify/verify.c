@@ -16,6 +16,7 @@
 #include "states.h"
 #include "tolerances.h"
 #include "lapack_ref.h"
+#include "float_floor.h"
 
 /* qacc_smooth_cond: the first-order bound of a backward-stable solve, rel ≲ c·κ₁(M)·ε with c a few units (measured
    0.003–0.44 on MuJoCo's samples, up to 3.3 on well-conditioned test models where one ulp of the largest
@@ -129,16 +130,26 @@ enum {
   Q_CDOF_DOT,
   Q_QFRC_BIAS,
   Q_QFRC_PASSIVE,
+  Q_QFRC_PASSIVE_FLOOR,
+  Q_QFRC_PASSIVE_FLOOR_RATIO,
   Q_ACT_LENGTH,
   Q_ACT_VELOCITY,
   Q_ACT_FORCE,
   Q_QFRC_ACTUATOR,
   Q_QFRC_SMOOTH,
+  Q_QFRC_SMOOTH_FLOOR,
+  Q_QFRC_SMOOTH_FLOOR_RATIO,
   Q_QACC_SMOOTH,
   Q_QACC_SMOOTH_DPOSV,
   Q_QACC_SMOOTH_COND,
+  Q_QACC_SMOOTH_FLOOR,
+  Q_QACC_SMOOTH_FLOOR_RATIO,
   Q_STEP_QPOS,
+  Q_STEP_QPOS_FLOOR,
+  Q_STEP_QPOS_FLOOR_RATIO,
   Q_STEP_QVEL,
+  Q_STEP_QVEL_FLOOR,
+  Q_STEP_QVEL_FLOOR_RATIO,
   Q_ACT_DOT,
   Q_STEP_ACT,
   Q_QDERIV,
@@ -166,16 +177,26 @@ static quantity table_init[NQ] = {
     {.stage = RL_STAGE_BIAS, .name = FIELD(cdof_dot)},
     {.stage = RL_STAGE_BIAS, .name = FIELD(qfrc_bias)},
     {.stage = RL_STAGE_PASSIVE, .name = FIELD(qfrc_passive)},
+    {.stage = RL_STAGE_PASSIVE, .name = "qfrc_passive_floor"},
+    {.stage = RL_STAGE_PASSIVE, .name = "qfrc_passive_floor_ratio"},
     {.stage = RL_STAGE_ACTUATION, .name = FIELD(actuator_length)},
     {.stage = RL_STAGE_ACTUATION, .name = FIELD(actuator_velocity)},
     {.stage = RL_STAGE_ACTUATION, .name = FIELD(actuator_force)},
     {.stage = RL_STAGE_ACTUATION, .name = FIELD(qfrc_actuator)},
     {.stage = RL_STAGE_SMOOTH, .name = FIELD(qfrc_smooth)},
+    {.stage = RL_STAGE_SMOOTH, .name = "qfrc_smooth_floor"},
+    {.stage = RL_STAGE_SMOOTH, .name = "qfrc_smooth_floor_ratio"},
     {.stage = RL_STAGE_SMOOTH, .name = FIELD(qacc_smooth)},
     {.stage = RL_STAGE_SMOOTH, .name = "qacc_smooth_dposv"},
     {.stage = RL_STAGE_SMOOTH, .name = "qacc_smooth_cond", .tol = RL_COND_TOL},
+    {.stage = RL_STAGE_SMOOTH, .name = "qacc_smooth_floor"},
+    {.stage = RL_STAGE_SMOOTH, .name = "qacc_smooth_floor_ratio"},
     {.stage = RL_STAGE_INTEGRATE, .name = FIELD(qpos)},
+    {.stage = RL_STAGE_INTEGRATE, .name = "qpos_floor"},
+    {.stage = RL_STAGE_INTEGRATE, .name = "qpos_floor_ratio"},
     {.stage = RL_STAGE_INTEGRATE, .name = FIELD(qvel)},
+    {.stage = RL_STAGE_INTEGRATE, .name = "qvel_floor"},
+    {.stage = RL_STAGE_INTEGRATE, .name = "qvel_floor_ratio"},
     {.stage = RL_STAGE_ACTUATION, .name = FIELD(act_dot)},
     {.stage = RL_STAGE_INTEGRATE, .name = FIELD(act)},
     {.stage = RL_STAGE_INTEGRATE, .name = "qDeriv"},
@@ -214,6 +235,98 @@ static void smooth_acc_conditioning(const rl_model *m, const rl_data *d, const r
   }
   free(b);
   free(x);
+}
+
+/* The float floors of the f32 smooth rows that float itself holds above the tolerance (float_floor.h; absent in f64,
+   where rounding to the working precision changes nothing).  From MuJoCo's own quantities at the state — computed in
+   double on the float-rounded model and state, the very reference the f32 rows are compared with:
+     qacc_smooth_floor   fl( fl(M)⁻¹·fl(qfrc_smooth) ), LAPACKE_dposv in double (rl_ff_solve): M and the forces held
+                         in float and solved exactly;
+     qvel_floor          fl( qvel + h·fl(M + h·diag(b))⁻¹·fl(qfrc_smooth) ), b the dof damping (mj_Euler's implicit
+                         damping), against MuJoCo's constraint-free step;
+     qpos_floor          fl( qpos ⊕ h·v_F ) (mj_integratePos with the floor velocity v_F − its start qvel... the
+                         step's new velocity), against the same step;
+     qfrc_passive_floor, qfrc_smooth_floor   MuJoCo's pipeline with float storage (rl_ff_forward: body frames rounded
+                         as they are composed down the tree).
+   Euler only for the step rows: RK4 and implicit have no floor here, and their floor rows are absent (the rows keep
+   the tolerance).  ff: rl_ff_forward's scratch. */
+static mjData *ff;
+static void smooth_float_floor(const mjModel *mjm, const mjData *mjd, const mjData *mjstep, quantity *q) {
+  int nv = mjm->nv;
+  if (!RL_IS_F32 || nv < 1) return;
+  if (!ff) ff = mj_makeData(mjm); /* on first use; freed by rl_cmd_verify */
+  if (!ff) {
+    rl_vq_record(&q[Q_QACC_SMOOTH_FLOOR], NAN, 1);
+    return;
+  }
+  double *M = malloc(sizeof *M * (size_t)nv * (size_t)nv), *x = malloc(sizeof *x * (size_t)nv);
+  double *qp = malloc(sizeof *qp * (size_t)(mjm->nq + 1));
+  real *xr = malloc(sizeof *xr * (size_t)(nv > mjm->nq ? nv : mjm->nq));
+  if (!M || !x || !qp || !xr) {
+    rl_vq_record(&q[Q_QACC_SMOOTH_FLOOR], NAN, 1);
+    goto out;
+  }
+  mj_fullM(mjm, M, mjd->qM);
+  rl_ff_solve(M, mjd->qfrc_smooth, nv, x);
+  for (int i = 0; i < nv; i++) xr[i] = (real)x[i];
+  compare(&q[Q_QACC_SMOOTH_FLOOR], xr, mjd->qacc_smooth, nv);
+  if (mjm->opt.integrator == mjINT_EULER) {
+    double h = mjm->opt.timestep;
+    for (int i = 0; i < nv; i++) M[(size_t)i * (size_t)nv + (size_t)i] += h * mjm->dof_damping[i];
+    rl_ff_solve(M, mjd->qfrc_smooth, nv, x);
+    for (int i = 0; i < nv; i++) x[i] = (double)(float)(mjd->qvel[i] + h * x[i]);
+    for (int i = 0; i < nv; i++) xr[i] = (real)x[i];
+    compare(&q[Q_STEP_QVEL_FLOOR], xr, mjstep->qvel, nv);
+    mju_copy(qp, mjd->qpos, mjm->nq);
+    mj_integratePos(mjm, qp, x, h);
+    mj_normalizeQuat(mjm, qp);
+    for (int i = 0; i < mjm->nq; i++) xr[i] = (real)qp[i];
+    compare(&q[Q_STEP_QPOS_FLOOR], xr, mjstep->qpos, mjm->nq);
+  }
+  rl_ff_forward(mjm, mjd, ff);
+  for (int i = 0; i < nv; i++) xr[i] = (real)ff->qfrc_passive[i];
+  compare(&q[Q_QFRC_PASSIVE_FLOOR], xr, mjd->qfrc_passive, nv);
+  for (int i = 0; i < nv; i++) xr[i] = (real)ff->qfrc_smooth[i];
+  compare(&q[Q_QFRC_SMOOTH_FLOOR], xr, mjd->qfrc_smooth, nv);
+out:
+  free(M);
+  free(x);
+  free(qp);
+  free(xr);
+}
+
+/* After the reduction over the states, for every row X with a row X_floor (any stage: verify_tendon.c has them
+   too) and X_floor_ratio: the f32 row X is held to max(tolerance, k·F), F its floor row's max_rel_err (the same
+   measure over the same states, k = RL_FLOOR_K); the ratio row is X's max_rel_err over max(F, tolerance/k), so it is
+   ≤ k exactly when X passes (ours/F where the floor decides, k·ours/tolerance where the plain tolerance does).  The
+   floor row itself is held to the same bound: it passes when the floor was measured at every state (a NaN — LAPACK
+   refusing fl(M) — fails it).  A floor row with no state recorded (f64, another integrator, no tendons) makes both
+   absent. */
+static int row_named(const quantity *q, int nrow, const char *name, size_t len) {
+  for (int k = 0; k < nrow; k++)
+    if (strlen(q[k].name) == len && !strncmp(q[k].name, name, len)) return k;
+  return -1;
+}
+static void float_floor_judge(quantity *q, int nrow) {
+  for (int f = 0; f < nrow; f++) {
+    const char *name = q[f].name, *tail = "_floor";
+    size_t len = strlen(name), tl = strlen(tail);
+    if (len <= tl || strcmp(name + len - tl, tail)) continue;
+    char rname[96];
+    snprintf(rname, sizeof rname, "%s_ratio", name);
+    int row = row_named(q, nrow, name, len - tl), ratio = row_named(q, nrow, rname, strlen(rname));
+    if (row < 0 || ratio < 0) continue;
+    if (!RL_IS_F32 || q[f].n == 0) {
+      q[f].absent = q[ratio].absent = 1;
+      continue;
+    }
+    double base = rl_verify_tolerance(q[row].stage, 1) / rl_verify_tolerance_scale(), F = q[f].max_rel;
+    if (q[row].tol > 0) base = fmax(base, q[row].tol); /* a row's own tolerance, where it has one */
+    double eff = isnan(F) ? NAN : fmax(F, base / RL_FLOOR_K);
+    q[row].tol = q[f].tol = RL_FLOOR_K * eff;
+    q[ratio].tol = RL_FLOOR_K;
+    q[ratio].max_abs = q[ratio].max_rel = q[row].max_rel / eff;
+  }
 }
 
 /* The tolerance of the rows that pass through M⁻¹, from κ₁max, the largest κ₁(M) over the states:
@@ -285,6 +398,7 @@ static void compare_state(const rl_pair *p, const mjModel *mjfree, rl_data *d, m
   compare(&q[Q_STEP_QPOS], d->qpos, mjd2->qpos, m->nq);
   compare(&q[Q_STEP_QVEL], d->qvel, mjd2->qvel, m->nv);
   compare(&q[Q_STEP_ACT], d->act, mjd2->act, m->na);
+  smooth_float_floor(mjm, mjd, mjd2, q);
   if (implicit) {
     memset(mjdense, 0, sizeof(double) * (size_t)m->nv * m->nv);
     for (int i = 0; i < m->nv; i++)
@@ -423,6 +537,7 @@ int rl_cmd_verify(const rl_verify_args *a) {
   quantity *q = calloc((size_t)nrow, sizeof *q);
   memcpy(q, table_init, sizeof table_init);
   cond_max = 0;
+  ff = NULL; /* smooth_float_floor's scratch, made on first use */
   q[Q_ACT_DOT].absent = q[Q_STEP_ACT].absent = p.m->na == 0;
   q[Q_QDERIV].absent = p.m->opt.integrator != RL_INT_IMPLICIT;
   for (int i = 0; i < NMOD; i++) {
@@ -487,6 +602,7 @@ int rl_cmd_verify(const rl_verify_args *a) {
     if (on[i] && modules[i]->fini) modules[i]->fini(&ctx[i]);
   for (int k = 0; k < nrow; k++) finish(&q[k]);
   smooth_acc_tolerance(q);
+  float_floor_judge(q, nrow);
   const char *label = model_label(a->c.model);
   int fails = 0;
   if (!a->c.quiet)
@@ -527,6 +643,8 @@ int rl_cmd_verify(const rl_verify_args *a) {
   rl_data_free(d);
   mj_deleteData(mjd);
   scratch_free(&pool);
+  if (ff) mj_deleteData(ff);
+  ff = NULL;
   mj_deleteModel(mjfree);
   rl_states_free(&S);
   rl_pair_free(&p);

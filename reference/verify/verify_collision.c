@@ -31,9 +31,15 @@
  *   left_out_capacity          running fraction of states left out because a contact buffer overflowed (no
  *                              reference list: ours keeps the deepest contacts, MuJoCo the first found)
  *   left_out_pairs_sensitive   running fraction of colliding pairs left out as near ties (see pair_flips)
- *   Either above 10 % fails: the comparison would then say too little.
+ *   left_out_coincident        running fraction of the contacts (both lists) left out because they repeat another
+ *                              contact of their pair to the working precision (see coincident()): box–box clipping
+ *                              can yield one corner twice, 1e-17 apart in MuJoCo's double (kept: it removes exact
+ *                              repeats only) and exactly equal in float (removed), so the pair's count would differ
+ *                              by a point that is not there
+ *   Any of the three above 10 % fails: the comparison would then say too little.
  * Errors are ∞-norms; dist/pos are scaled by the pair's size (rbound₁ + rbound₂, or the non-plane
  * geom's rbound) so that the figure is a relative error of the geometry. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +65,8 @@ enum {
   C_MARGIN,
   C_LEFT_CAPACITY,
   C_LEFT_PAIRS,
+  C_LEFT_COINCIDENT,
+  C_FLOOR_RATIO,
   NC
 };
 static const char *const names[NC] = {"ncon",
@@ -77,16 +85,19 @@ static const char *const names[NC] = {"ncon",
                                       "solimp",
                                       "margin",
                                       "left_out_capacity",
-                                      "left_out_pairs_sensitive"};
+                                      "left_out_pairs_sensitive",
+                                      "left_out_coincident",
+                                      "contact_floor_ratio"};
 /* MPR rows (same branch): MuJoCo stops MPR when the portal moves less than mpr_tolerance (1e-6 by default), so two
    correct implementations agree to about that, relative to the geometry */
 #if !defined(RL_REAL_F32)
 static const double tol_f64[NC] = {
     [C_NCON] = 0.5,     [C_FLIPS] = 1e-300,    [C_ORDER] = 0.5,         [C_BRANCH] = 1e-300, [C_DIST_MPR] = 1e-6,
-    [C_POS_MPR] = 1e-6, [C_NORMAL_MPR] = 1e-6, [C_LEFT_CAPACITY] = 0.1, [C_LEFT_PAIRS] = 0.1};
+    [C_POS_MPR] = 1e-6, [C_NORMAL_MPR] = 1e-6, [C_LEFT_CAPACITY] = 0.1, [C_LEFT_PAIRS] = 0.1,
+    [C_LEFT_COINCIDENT] = 0.1, [C_FLOOR_RATIO] = RL_FLOOR_K};
 #endif
 static const int absolute[NC] = {[C_NCON] = 1, [C_ORDER] = 1};
-static const int last[NC] = {[C_BRANCH] = 1, [C_LEFT_CAPACITY] = 1, [C_LEFT_PAIRS] = 1};
+static const int last[NC] = {[C_BRANCH] = 1, [C_LEFT_CAPACITY] = 1, [C_LEFT_PAIRS] = 1, [C_LEFT_COINCIDENT] = 1};
 
 /* size of the state perturbation that tells ill-conditioned pairs (see ill_conditioned()): about the
    rounding each precision's kinematics accumulate */
@@ -102,9 +113,17 @@ typedef struct own {
   unsigned char *used;               /* per rigidlab contact: 1 matched, 2 in a flipped or ill-conditioned pair */
   mjData *pert;                      /* MuJoCo at a rounding-sized perturbation of the state (verify's scratch) */
   mjData *ref;                       /* MuJoCo's collision on rigidlab's frames (verify's scratch) */
+  mjData *flr[2];                    /* f32: the same on those frames moved by one float rounding (contact_floors;
+                                        made on first use, ensure_rounded) */
+  long floor_judged;                 /* contact quantities judged against their float floor, over all states */
+  int flr_ready;                     /* flr holds this state's rounded collisions */
   int compared, overflow;            /* states compared / skipped because a contact buffer overflowed */
   long mpr_total, mpr_branch;        /* contacts compared / on another branch, over all states so far */
   long pairs_total, pairs_sensitive; /* colliding geom pairs seen / left out as near ties, over all states so far */
+  long contacts_total, coincident;   /* contacts in both lists / left out as repeats (coincident()), so far */
+  unsigned char *rep;                /* per contact: a repeat (mark_repeats), MuJoCo's list then ours */
+  double *cpos, *cdist;              /* one list's positions and distances in double, for mark_repeats */
+  int *cg1, *cg2, nmax;              /* its geom ids; the larger of the two contact capacities */
 } own;
 
 static int init(rl_vctx *c) {
@@ -118,16 +137,34 @@ static int init(rl_vctx *c) {
   o->pert = rl_vq_scratch(c->scratch, 0);
   o->ref = rl_vq_scratch(c->scratch, 1);
   c->own = o;
-  return o->ref ? 0 : -1;
+  o->nmax = c->p->m->nconmax > c->p->mjm->nconmax ? c->p->m->nconmax : c->p->mjm->nconmax;
+  size_t n = (size_t)o->nmax + 1;
+  o->rep = calloc(2 * n, 1);
+  o->cpos = calloc(3 * n, sizeof(double));
+  o->cdist = calloc(n, sizeof(double));
+  o->cg1 = calloc(n, sizeof(int));
+  o->cg2 = calloc(n, sizeof(int));
+  return o->ref && o->rep && o->cpos && o->cdist && o->cg1 && o->cg2 ? 0 : -1;
 }
 
 static void fini(rl_vctx *c) {
   own *o = c->own;
   if (!o) return;
+  if (o->floor_judged)
+    fprintf(stderr, "verify collision: %ld contact quantities judged against their float floor (contact_floor_ratio): "
+                    "MuJoCo's own value moves by more than tolerance/%d when the geom frames move by one float rounding\n",
+            o->floor_judged, RL_FLOOR_K);
   if (o->overflow)
     fprintf(stderr, "verify collision: %d of %d states skipped: a contact buffer overflowed (MuJoCo nconmax %d)\n",
             o->overflow, o->overflow + o->compared, c->p->mjm->nconmax);
   free(o->used);
+  free(o->rep);
+  free(o->cpos);
+  free(o->cdist);
+  free(o->cg1);
+  free(o->cg2);
+  for (int k = 0; k < 2; k++)
+    if (o->flr[k]) mj_deleteData(o->flr[k]);
   free(o);
   c->own = NULL;
 }
@@ -138,9 +175,11 @@ static void record_left_out(const own *o, rl_vq *q) {
   long pairs = o->pairs_total + o->pairs_sensitive;
   rl_vq_record(&q[C_LEFT_CAPACITY], (double)o->overflow / (o->overflow + o->compared), 1);
   rl_vq_record(&q[C_LEFT_PAIRS], pairs ? (double)o->pairs_sensitive / (double)pairs : 0, 1);
+  rl_vq_record(&q[C_LEFT_COINCIDENT], o->contacts_total ? (double)o->coincident / (double)o->contacts_total : 0, 1);
 }
 
 static int same_pair(int x, int y, int a, int b) { return (x == a && y == b) || (x == b && y == a); }
+static double pair_scale(const mjModel *mjm, int g1, int g2);
 
 /* 1 if MuJoCo's own contacts for pair (a, b) change under a rounding-sized perturbation of the state
    (qpos_i += PERTURB·max(|qpos_i|, 1), alternating signs; PERTURB 1e-5 in f32, 1e-12 in f64): a different
@@ -167,6 +206,34 @@ static int ill_conditioned(const mjModel *mjm, const mjData *mjd, const mjData *
   }
   (void)mjm;
   return 0;
+}
+
+/* 1 if two contacts of one pair are the same point to the working precision: positions within 4ε·(‖pos‖∞ + size)
+   and distances within 4ε·size (ε the working precision's, size the pair's scale).  The working precision cannot
+   tell them apart, so a list that holds both counts the point twice where an exact-repeat removal in that
+   precision would keep one. */
+static int coincident(const double *p1, double d1, const double *p2, double d2, double scale) {
+  double eps = 4 * (double)RL_EPS, pm = 0, dp = 0;
+  for (int i = 0; i < 3; i++) {
+    pm = fmax(pm, fmax(fabs(p1[i]), fabs(p2[i])));
+    dp = fmax(dp, fabs(p1[i] - p2[i]));
+  }
+  return dp <= eps * (pm + scale) && fabs(d1 - d2) <= eps * scale;
+}
+
+/* per contact of a list: 1 where it is coincident() with an earlier contact of the same pair (pos: 3 per
+   contact, dist, geom ids); returns how many */
+static int mark_repeats(unsigned char *rep, int n, const double *pos, const double *dist, const int *g1, const int *g2,
+                        const mjModel *mjm) {
+  int count = 0;
+  for (int k = 0; k < n; k++) {
+    rep[k] = 0;
+    for (int j = 0; j < k && !rep[k]; j++)
+      rep[k] = same_pair(g1[j], g2[j], g1[k], g2[k]) &&
+               coincident(pos + 3 * k, dist[k], pos + 3 * j, dist[j], pair_scale(mjm, g1[k], g2[k]));
+    count += rep[k];
+  }
+  return count;
 }
 
 static double maxabs_diff(const real *a, const double *b, int n, double sign) {
@@ -197,6 +264,85 @@ static double pair_scale(const mjModel *mjm, int g1, int g2) {
 
 static double row_tol(int k);
 
+/* f32: MuJoCo's collision on rigidlab's frames with every geom position and rotation entry moved by one float
+   rounding, x → x·(1 + s·ε_f32), s = ±1 alternating over the entries (pattern `sign` = ±1 flips them all).  src
+   holds the frames (rl_vq_mj_collision_on) */
+static void mj_collision_rounded(const mjModel *mjm, mjData *dst, const mjData *src, int sign) {
+  mju_copy(dst->qpos, src->qpos, mjm->nq);
+  mj_kinematics(mjm, dst);
+  mju_copy(dst->xpos, src->xpos, 3 * mjm->nbody);
+  mju_copy(dst->xquat, src->xquat, 4 * mjm->nbody);
+  mju_copy(dst->xmat, src->xmat, 9 * mjm->nbody);
+  double e = (double)FLT_EPSILON * sign;
+  for (int g = 0; g < mjm->ngeom; g++) {
+    const double *p = src->geom_xpos + 3 * g;
+    double mag = fmax(fmax(fabs(p[0]), fabs(p[1])), fmax(fabs(p[2]), mjm->geom_rbound[g]));
+    for (int i = 0; i < 3; i++) dst->geom_xpos[3 * g + i] = p[i] + ((3 * g + i) % 2 ? e : -e) * mag;
+    for (int i = 0; i < 9; i++) dst->geom_xmat[9 * g + i] = src->geom_xmat[9 * g + i] + ((9 * g + i) % 2 ? -e : e);
+  }
+  mj_collision(mjm, dst);
+}
+
+/* The float floor of one MuJoCo contact mc: how far its dist and pos (relative to the pair's size), normal and
+   frame move when the frames it was computed from move by one float rounding (the two patterns of
+   mj_collision_rounded, the larger), matched by nearest position within the pair.  A float engine holds those
+   frames in float, so it cannot determine the contact closer than that: the direction of two capsule axes' closest
+   points 4e-8 m apart at 1.2 m from the origin, say, where float resolves 7e-8 m.  F[0..3] = dist, pos, normal,
+   frame; 1 (nothing determined) when a pattern has no contact for the pair. */
+static void contact_floors(const own *o, const mjModel *mjm, const mjContact *mc, double *F) {
+  double scale = pair_scale(mjm, mc->geom1, mc->geom2);
+  F[0] = F[1] = F[2] = F[3] = 0;
+  for (int k = 0; k < 2; k++) {
+    const mjData *f = o->flr[k];
+    int best = -1;
+    double bd = INFINITY;
+    for (int j = 0; j < f->ncon; j++) {
+      const mjContact *e = f->contact + j;
+      if (e->geom1 != mc->geom1 || e->geom2 != mc->geom2) continue;
+      double dd = 0;
+      for (int i = 0; i < 3; i++) dd += (e->pos[i] - mc->pos[i]) * (e->pos[i] - mc->pos[i]);
+      if (dd < bd) bd = dd, best = j;
+    }
+    if (best < 0) {
+      F[0] = F[1] = F[2] = F[3] = 1;
+      return;
+    }
+    const mjContact *e = f->contact + best;
+    double dp = 0, dn = 0, df = 0;
+    for (int i = 0; i < 3; i++) dp = fmax(dp, fabs(e->pos[i] - mc->pos[i]));
+    for (int i = 0; i < 3; i++) dn = fmax(dn, fabs(e->frame[i] - mc->frame[i]));
+    for (int i = 0; i < 9; i++) df = fmax(df, fabs(e->frame[i] - mc->frame[i]));
+    F[0] = fmax(F[0], fabs(e->dist - mc->dist) / scale);
+    F[1] = fmax(F[1], dp / scale);
+    F[2] = fmax(F[2], dn);
+    F[3] = fmax(F[3], df);
+  }
+}
+
+/* a contact quantity with error e, float floor F and row k: into its row (*row raised to e) when it is within the
+   row's tolerance or the row's tolerance is above RL_FLOOR_K·F (float resolves it to that tolerance); else judged
+   against the floor, e/F into the contact_floor_ratio row (*ratio), and counted */
+static void judge_quantity(own *o, double e, double F, int k, double *row, double *ratio) {
+  if (e <= row_tol(k) || RL_FLOOR_K * F <= row_tol(k)) {
+    if (!(e <= *row)) *row = e;
+    return;
+  }
+  o->floor_judged++;
+  if (!(e / F <= *ratio)) *ratio = e / F;
+}
+
+/* f32: the two rounded collisions of this state (mj_collision_rounded), made the first time a contact of the state
+   is beyond a row's tolerance (only those are judged against their floor) */
+static void ensure_rounded(own *o, const mjModel *mjm, const mjData *mjd) {
+  if (o->flr_ready) return;
+  for (int k = 0; k < 2; k++) /* allocated on first use: an mjData of a large model is hundreds of MB */
+    if (!o->flr[k]) o->flr[k] = mj_makeData(mjm);
+  if (!o->flr[0] || !o->flr[1]) return;
+  mj_collision_rounded(mjm, o->flr[0], mjd, 1);
+  mj_collision_rounded(mjm, o->flr[1], mjd, -1);
+  o->flr_ready = 1;
+}
+
 static void state(rl_vctx *c, rl_vq *q) {
   const rl_model *m = c->p->m;
   const mjModel *mjm = c->p->mjm;
@@ -223,6 +369,7 @@ static void state(rl_vctx *c, rl_vq *q) {
   }
   o->compared++;
   memset(o->used, 0, (size_t)d->ncon);
+  o->flr_ready = 0;
   if (o->pert) {
     for (int i = 0; i < mjm->nq; i++)
       o->pert->qpos[i] = mjd->qpos[i] + (i % 2 ? 1.0 : -1.0) * PERTURB * fmax(fabs(mjd->qpos[i]), 1.0);
@@ -235,6 +382,27 @@ static void state(rl_vctx *c, rl_vq *q) {
   /* MuJoCo contacts of near-tie pairs: 1 left out (the counts differ), 2 compared (see other_branch) */
   unsigned char *skip_mj = o->used + m->nconmax + 1;
   memset(skip_mj, 0, (size_t)mjd->ncon);
+  /* contacts that repeat another of their pair to the working precision: left out of the counts and the
+     matching, on both sides (counted in left_out_coincident) */
+  unsigned char *rep_mj = o->rep, *rep_rl = o->rep + o->nmax + 1;
+  for (int k = 0; k < mjd->ncon; k++) {
+    memcpy(o->cpos + 3 * k, mjd->contact[k].pos, 3 * sizeof(double));
+    o->cdist[k] = mjd->contact[k].dist;
+    o->cg1[k] = mjd->contact[k].geom1;
+    o->cg2[k] = mjd->contact[k].geom2;
+  }
+  int nrep = mark_repeats(rep_mj, mjd->ncon, o->cpos, o->cdist, o->cg1, o->cg2, mjm);
+  for (int k = 0; k < d->ncon; k++) {
+    for (int i = 0; i < 3; i++) o->cpos[3 * k + i] = (double)d->contact[k].pos[i];
+    o->cdist[k] = (double)d->contact[k].dist;
+    o->cg1[k] = d->contact[k].geom1;
+    o->cg2[k] = d->contact[k].geom2;
+  }
+  nrep += mark_repeats(rep_rl, d->ncon, o->cpos, o->cdist, o->cg1, o->cg2, mjm);
+  o->contacts_total += mjd->ncon + d->ncon;
+  o->coincident += nrep;
+  for (int k = 0; k < mjd->ncon; k++) skip_mj[k] = rep_mj[k];
+  for (int k = 0; k < d->ncon; k++) o->used[k] = rep_rl[k] ? 2 : 0;
   /* per geom pair (first occurrence on either side): equal counts or a flip */
   for (int side = 0; side < 2; side++) {
     int n = side ? d->ncon : mjd->ncon;
@@ -245,14 +413,14 @@ static void state(rl_vctx *c, rl_vq *q) {
       for (int k = 0; k < mjd->ncon; k++) {
         int x = mjd->contact[k].geom1, y = mjd->contact[k].geom2;
         if ((x == a && y == b) || (x == b && y == a)) {
-          nmj++;
+          nmj += !rep_mj[k];
           if (!side && k < i) seen = 1;
         }
       }
       for (int k = 0; k < d->ncon; k++) {
         int x = d->contact[k].geom1, y = d->contact[k].geom2;
         if ((x == a && y == b) || (x == b && y == a)) {
-          nrl++;
+          nrl += !rep_rl[k];
           if (side && k < i) seen = 1;
         }
       }
@@ -261,7 +429,7 @@ static void state(rl_vctx *c, rl_vq *q) {
       int tie = o->pert && ill_conditioned(mjm, mjd, o->pert, a, b, pair_scale(mjm, a, b));
       if (tie && nmj == nrl) /* compared; beyond tolerance it took the other branch of the tie */
         for (int k = 0; k < mjd->ncon; k++)
-          if (same_pair(mjd->contact[k].geom1, mjd->contact[k].geom2, a, b)) skip_mj[k] = 2;
+          if (same_pair(mjd->contact[k].geom1, mjd->contact[k].geom2, a, b) && !skip_mj[k]) skip_mj[k] = 2;
       if (tie && nmj != nrl) {
         unstable++;
         o->pairs_sensitive++;
@@ -326,19 +494,29 @@ static void state(rl_vctx *c, rl_vq *q) {
     double e_nrm = maxabs_diff(rc->frame, mc->frame, 3, sign);
     int kd = mpr ? C_DIST_MPR : C_DIST, kp = mpr ? C_POS_MPR : C_POS, kn = mpr ? C_NORMAL_MPR : C_NORMAL;
     o->mpr_total++;
-    int other_branch = !(e_dist <= BRANCH && e_pos <= BRANCH && e_nrm <= BRANCH) ||
-                       (skip_mj[i] == 2 && !(e_dist <= row_tol(kd) && e_pos <= row_tol(kp) && e_nrm <= row_tol(kn)));
+    /* f32: the float floor (contact_floors) of a contact beyond a row's tolerance; a branch is a difference beyond
+       the branch threshold and beyond RL_FLOOR_K floors; f64, or within the tolerances: no floor (0) */
+    double F[4] = {0, 0, 0, 0}, e_frame = !mpr && !swap ? maxabs_diff(rc->frame, mc->frame, 9, 1) : 0;
+    if (RL_IS_F32 &&
+        (e_dist > row_tol(kd) || e_pos > row_tol(kp) || e_nrm > row_tol(kn) || e_frame > row_tol(C_FRAME))) {
+      ensure_rounded(o, mjm, mjd);
+      if (o->flr_ready) contact_floors(o, mjm, mc, F);
+    }
+    int other_branch = !(e_dist <= fmax(BRANCH, RL_FLOOR_K * F[0]) && e_pos <= fmax(BRANCH, RL_FLOOR_K * F[1]) &&
+                         e_nrm <= fmax(BRANCH, RL_FLOOR_K * F[2])) ||
+                       (skip_mj[i] == 2 && !(e_dist <= fmax(row_tol(kd), RL_FLOOR_K * F[0]) &&
+                                             e_pos <= fmax(row_tol(kp), RL_FLOOR_K * F[1]) &&
+                                             e_nrm <= fmax(row_tol(kn), RL_FLOOR_K * F[2])));
     if (other_branch) { /* another branch: counted, not compared */
       o->mpr_branch++;
       e_dist = e_pos = e_nrm = 0;
     }
-    if (!(e_dist <= err[kd])) err[kd] = e_dist;
-    if (!(e_pos <= err[kp])) err[kp] = e_pos;
-    if (!(e_nrm <= err[kn])) err[kn] = e_nrm;
-    mag[kd] = mag[kp] = mag[kn] = 1; /* already relative */
+    judge_quantity(o, e_dist, F[0], kd, &err[kd], &err[C_FLOOR_RATIO]);
+    judge_quantity(o, e_pos, F[1], kp, &err[kp], &err[C_FLOOR_RATIO]);
+    judge_quantity(o, e_nrm, F[2], kn, &err[kn], &err[C_FLOOR_RATIO]);
+    mag[kd] = mag[kp] = mag[kn] = mag[C_FLOOR_RATIO] = 1; /* already relative */
     if (!mpr && !swap && !other_branch) {
-      double e = maxabs_diff(rc->frame, mc->frame, 9, 1);
-      if (!(e <= err[C_FRAME])) err[C_FRAME] = e;
+      judge_quantity(o, e_frame, F[3], C_FRAME, &err[C_FRAME], &err[C_FLOOR_RATIO]);
       mag[C_FRAME] = 1;
     }
     double e = maxabs_diff(rc->friction, mc->friction, 5, 1);
@@ -373,6 +551,7 @@ static void state(rl_vctx *c, rl_vq *q) {
   rl_vq_record(&q[C_BRANCH], o->mpr_total ? (double)o->mpr_branch / (double)o->mpr_total : 0, 1);
   rl_vq_record(&q[C_ORDER], (double)swapped, 0);
   for (int k = C_DIST; k <= C_MARGIN; k++) rl_vq_record(&q[k], err[k], mag[k]);
+  rl_vq_record(&q[C_FLOOR_RATIO], err[C_FLOOR_RATIO], 1);
 }
 
 #if defined(RL_REAL_F32)
@@ -385,7 +564,8 @@ static void state(rl_vctx *c, rl_vq *q) {
 static const double tol_f32[NC] = {
     [C_DIST] = 1e-3,       [C_POS] = 1e-3,          [C_NORMAL] = 1e-3,   [C_FRAME] = 1e-3,    [C_NCON] = 8.5,
     [C_FLIPS] = 0.05,      [C_ORDER] = 0.5,         [C_BRANCH] = 0.15,   [C_DIST_MPR] = 1e-2, [C_POS_MPR] = 1e-2,
-    [C_NORMAL_MPR] = 1e-2, [C_LEFT_CAPACITY] = 0.1, [C_LEFT_PAIRS] = 0.1};
+    [C_NORMAL_MPR] = 1e-2, [C_LEFT_CAPACITY] = 0.1, [C_LEFT_PAIRS] = 0.1, [C_LEFT_COINCIDENT] = 0.1,
+    [C_FLOOR_RATIO] = RL_FLOOR_K};
 #define TOL tol_f32
 #else
 #define TOL tol_f64

@@ -8,21 +8,44 @@
  * makes and the other does not), judged on the absolute count; wrap_xpos is the ∞-norm over the points of
  * the tendons whose tags agree.  MuJoCo's ten_J is dense (ntendon × nv) or sparse (CSR) as mj_isSparse
  * says; it is compared dense.  On a model without tendons the tendon rows compare empty arrays (0), and
- * actuator_moment still checks the joint transmissions' moment arms. */
+ * actuator_moment still checks the joint transmissions' moment arms.
+ * f32, models with tendons: ten_length, ten_J and ten_velocity each have a float floor row (X_floor, X_floor_ratio;
+ * verify.c judges X against max(tolerance, k·floor)): MuJoCo's own pipeline with float storage (float_floor.h,
+ * body frames rounded as they are composed down the tree) against MuJoCo's values.  A tendon between two points
+ * 5 cm apart a metre from the origin reads the rounding of their frames amplified twentyfold. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "float_floor.h"
+#include "tolerances.h"
 #include "verify.h"
 
-enum { T_LENGTH, T_J, T_VELOCITY, T_WRAP_OBJ, T_WRAP_XPOS, T_MOMENT, T_NQ };
+enum {
+  T_LENGTH,
+  T_LENGTH_FLOOR,
+  T_LENGTH_FLOOR_RATIO,
+  T_J,
+  T_J_FLOOR,
+  T_J_FLOOR_RATIO,
+  T_VELOCITY,
+  T_VELOCITY_FLOOR,
+  T_VELOCITY_FLOOR_RATIO,
+  T_WRAP_OBJ,
+  T_WRAP_XPOS,
+  T_MOMENT,
+  T_NQ
+};
 
-static const char *const names[T_NQ] = {"ten_length", "ten_J",     "ten_velocity",
-                                        "wrap_obj",   "wrap_xpos", "actuator_moment"};
+static const char *const names[T_NQ] = {"ten_length",         "ten_length_floor", "ten_length_floor_ratio",
+                                        "ten_J",              "ten_J_floor",      "ten_J_floor_ratio",
+                                        "ten_velocity",       "ten_velocity_floor", "ten_velocity_floor_ratio",
+                                        "wrap_obj",           "wrap_xpos",        "actuator_moment"};
 static const double tols[T_NQ] = {[T_WRAP_OBJ] = 0.5};
 static const int absolute[T_NQ] = {[T_WRAP_OBJ] = 1};
 
 typedef struct scratch {
-  double *ref; /* one dense row of MuJoCo's ten_J */
+  double *ref, *flr; /* one dense row of MuJoCo's ten_J, and of the float-storage pipeline's */
+  mjData *ff;        /* f32 with tendons: the float-storage pipeline (rl_ff_forward) */
 } scratch;
 
 /* the stage runs on models with tendons */
@@ -30,18 +53,17 @@ static int init(rl_vctx *c) {
   scratch *s = calloc(1, sizeof *s);
   if (!s) return 1;
   s->ref = calloc((size_t)c->p->m->nv + 1, sizeof(double));
-  if (!s->ref) {
-    free(s);
-    return 1;
-  }
+  s->flr = calloc((size_t)c->p->m->nv + 1, sizeof(double));
   c->own = s;
-  return 0;
+  return s->ref && s->flr ? 0 : 1;
 }
 
 static void fini(rl_vctx *c) {
   scratch *s = c->own;
   if (!s) return;
   free(s->ref);
+  free(s->flr);
+  if (s->ff) mj_deleteData(s->ff);
   free(s);
   c->own = NULL;
 }
@@ -84,6 +106,16 @@ static void compare_paths(const rl_model *m, const rl_data *d, const mjData *mjd
   rl_vq_record(qpos, err, mag);
 }
 
+/* record ‖x − ref‖∞ and ‖ref‖∞ (n values in double) */
+static void floor_compare(rl_vq *q, const double *x, const double *ref, int n) {
+  double err = 0, mag = 0;
+  for (int i = 0; i < n; i++) {
+    if (!(fabs(x[i] - ref[i]) <= err)) err = fabs(x[i] - ref[i]);
+    mag = fmax(mag, fabs(ref[i]));
+  }
+  rl_vq_record(q, err, mag);
+}
+
 static void state(rl_vctx *c, rl_vq *q) {
   const rl_model *m = c->p->m;
   const mjModel *mjm = c->p->mjm;
@@ -96,18 +128,27 @@ static void state(rl_vctx *c, rl_vq *q) {
   rl_vq_contacts_for_actuation(m, d, mjd);
   rl_actuation(m, d);
   rl_vq_compare(&q[T_LENGTH], d->ten_length, mjd->ten_length, m->ntendon);
-  double err = 0, mag = 0;
+  if (RL_IS_F32 && m->ntendon > 0 && !s->ff) s->ff = mj_makeData(mjm); /* on first use (hundreds of MB on large models) */
+  if (s->ff) rl_ff_forward(mjm, mjd, s->ff);
+  double err = 0, mag = 0, ferr = 0;
   for (int k = 0; k < m->ntendon; k++) {
     mj_ten_row(mjm, mjd, k, s->ref);
+    if (s->ff) mj_ten_row(mjm, s->ff, k, s->flr);
     const real *ours = d->ten_J + (size_t)k * m->nv;
     for (int i = 0; i < m->nv; i++) {
       double e = fabs((double)ours[i] - s->ref[i]);
       if (!(e <= err)) err = e;
       if (fabs(s->ref[i]) > mag) mag = fabs(s->ref[i]);
+      if (s->ff && !(fabs(s->flr[i] - s->ref[i]) <= ferr)) ferr = fabs(s->flr[i] - s->ref[i]);
     }
   }
   rl_vq_record(&q[T_J], err, mag);
   rl_vq_compare(&q[T_VELOCITY], d->ten_velocity, mjd->ten_velocity, m->ntendon);
+  if (s->ff) { /* the float floors (see the file comment) */
+    rl_vq_record(&q[T_J_FLOOR], ferr, mag);
+    floor_compare(&q[T_LENGTH_FLOOR], s->ff->ten_length, mjd->ten_length, m->ntendon);
+    floor_compare(&q[T_VELOCITY_FLOOR], s->ff->ten_velocity, mjd->ten_velocity, m->ntendon);
+  }
   compare_paths(m, d, mjd, &q[T_WRAP_OBJ], &q[T_WRAP_XPOS]);
   rl_vq_compare(&q[T_MOMENT], d->actuator_moment, mjd->actuator_moment, (long)m->nu * m->nv);
 }

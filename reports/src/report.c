@@ -548,8 +548,8 @@ static void body_verify(const void *ctx, FILE *f, const void *arg) {
   verify_bars(f, "rel", 1);
   /* bottom: counts (linear), fractions (linear), scaled errors (log) */
   static const char *const title[3] = {"counts: |rigidlab - MuJoCo|, mismatches, iterations",
-                                       "fractions of pairs or states", "Newton solves' scaled error"};
-  static const char *const ylab[3] = {"count", "fraction", "error / (κ₁(H)·ε) (log scale)"};
+                                       "fractions of pairs or states", "errors in units of a bound"};
+  static const char *const ylab[3] = {"count", "fraction", "error / bound (κ₁·ε or float floor; log scale)"};
   static const double ox[3] = {0, 0.47, 0.74}, sx[3] = {0.47, 0.27, 0.24};
   fprintf(f, "unset key\nset ytics autofreq\n");
   for (int k = 0; k < 3; k++) {
