@@ -609,10 +609,11 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
 
 /* the build allocates: compiled in the C engine only, not in engine/cuda/'s device translation unit */
 #if !defined(__CUDACC__)
-/* carve one aligned block out of the buffer */
-static void *avbd_take(char **p, size_t bytes) {
-  void *r = *p;
-  *p += (bytes + 63) & ~(size_t)63;
+/* The next block of `bytes` of the buffer at base (its offset *off, 64-byte aligned, advanced past it); NULL while
+   base is NULL (the measuring pass of avbd_carve) */
+static void *avbd_take(char *base, size_t *off, size_t bytes) {
+  void *r = base ? base + *off : NULL;
+  *off += (bytes + 63) & ~(size_t)63;
   return r;
 }
 #endif
@@ -893,6 +894,89 @@ static void avbd_moving_build(rl_avbd *am, const rl_model *m, const rl_data *d) 
   }
 }
 
+/* the counts the arrays of rl_avbd are sized by */
+typedef struct avbd_sizes {
+  int nb, nj, nr, maxcon, ncmp, nmov, ncr, ncrl, nloop;
+} avbd_sizes;
+
+/* Every array of am carved out of one buffer at base, each 64-byte aligned; returns the bytes they take.  Run once
+   with base = NULL to size the buffer (nothing is written), then on the buffer: the size is the carving's own, not a
+   sum kept by hand beside it. */
+static size_t avbd_carve(rl_avbd *am, const rl_model *m, const avbd_sizes *z, char *base) {
+  size_t R = sizeof(real), nbs = (size_t)z->nb + 1, off = 0;
+  am->body = avbd_take(base, &off, sizeof(int) * nbs);
+  am->slot = avbd_take(base, &off, sizeof(int) * (size_t)m->nbody);
+  am->mass = avbd_take(base, &off, R * nbs);
+  am->inertia = avbd_take(base, &off, R * 3 * nbs);
+  am->iquat = avbd_take(base, &off, R * 4 * nbs);
+  am->ipos = avbd_take(base, &off, R * 3 * nbs);
+  am->pose = avbd_take(base, &off, sizeof(rl_avbd_pose) * nbs);
+  am->vel = avbd_take(base, &off, R * 6 * nbs);
+  am->x0 = avbd_take(base, &off, R * 3 * nbs);
+  am->q0 = avbd_take(base, &off, R * 4 * nbs);
+  am->xp = avbd_take(base, &off, R * 3 * nbs);
+  am->qp = avbd_take(base, &off, R * 4 * nbs);
+  am->dx = avbd_take(base, &off, R * 3 * nbs);
+  am->dq = avbd_take(base, &off, R * 4 * nbs);
+  am->I0 = avbd_take(base, &off, R * 9 * nbs);
+  am->xfrc = avbd_take(base, &off, R * 6 * nbs);
+  am->joint = avbd_take(base, &off, sizeof(rl_avbd_joint) * ((size_t)z->nj + 1));
+  am->row = avbd_take(base, &off, sizeof(rl_avbd_row) * ((size_t)z->nr + 1));
+  am->load = avbd_take(base, &off, sizeof(rl_avbd_load) * ((size_t)z->nj + 1));
+  am->jadr = avbd_take(base, &off, sizeof(int) * nbs);
+  am->jnum = avbd_take(base, &off, sizeof(int) * nbs);
+  am->jlist = avbd_take(base, &off, sizeof(int) * (2 * (size_t)z->nj + 1));
+  am->con = avbd_take(base, &off, sizeof(rl_avbd_contact) * ((size_t)z->maxcon + 1));
+  am->prev = avbd_take(base, &off, sizeof(rl_avbd_contact) * ((size_t)z->maxcon + 1));
+  am->cadr = avbd_take(base, &off, sizeof(int) * nbs);
+  am->cnum = avbd_take(base, &off, sizeof(int) * nbs);
+  am->clist = avbd_take(base, &off, sizeof(int) * (2 * (size_t)z->maxcon + 1));
+  am->gpos = avbd_take(base, &off, R * 3 * ((size_t)m->ngeom + 1));
+  am->gquat = avbd_take(base, &off, R * 4 * ((size_t)m->ngeom + 1));
+  am->color = avbd_take(base, &off, sizeof(int) * nbs);
+  am->order = avbd_take(base, &off, sizeof(int) * nbs);
+  am->vprev = avbd_take(base, &off, R * 3 * nbs);
+  am->comp = avbd_take(base, &off, sizeof(int) * nbs);
+  am->cwork = avbd_take(base, &off, R * 46 * nbs);
+  am->upd = avbd_take(base, &off, R * 2 * nbs);
+  am->guard = avbd_take(base, &off, sizeof(int) * nbs);
+  am->ver = avbd_take(base, &off, sizeof(unsigned long long) * nbs);
+  am->jval = avbd_take(base, &off, sizeof(rl_avbd_joint_val) * ((size_t)z->nj + 1));
+  am->jver = avbd_take(base, &off, sizeof(unsigned long long) * 2 * ((size_t)z->nj + 1));
+  am->cval = avbd_take(base, &off, sizeof(rl_avbd_contact_val) * ((size_t)z->maxcon + 1));
+  am->cver = avbd_take(base, &off, sizeof(unsigned long long) * 2 * ((size_t)z->maxcon + 1));
+  am->chl = avbd_take(base, &off, R * 2 * ((size_t)z->nr + 1));
+  am->cmp = avbd_take(base, &off, sizeof(rl_avbd_compound) * ((size_t)z->ncmp + 1));
+  am->cmpval = avbd_take(base, &off, sizeof(rl_avbd_compound_val) * ((size_t)z->ncmp + 1));
+  am->cmpver = avbd_take(base, &off, sizeof(unsigned long long) * 2 * ((size_t)z->ncmp + 1));
+  am->tparent = avbd_take(base, &off, sizeof(int) * nbs);
+  am->tjoint = avbd_take(base, &off, sizeof(int) * nbs);
+  am->tadr = avbd_take(base, &off, sizeof(int) * (nbs + 1));
+  am->tlist = avbd_take(base, &off, sizeof(int) * nbs);
+  am->twork = avbd_take(base, &off, R * AVBD_TW * nbs);
+  am->tmass = avbd_take(base, &off, R * nbs);
+  am->tloop = avbd_take(base, &off, R * ((size_t)z->nloop * (12 * nbs + (size_t)z->nloop + 2)));
+  am->moving = avbd_take(base, &off, sizeof(rl_avbd_moving) * ((size_t)z->nmov + 1));
+  am->ride = avbd_take(base, &off, sizeof(int) * nbs);
+  am->mocap_last = avbd_take(base, &off, R * 7 * ((size_t)m->nmocap + 1));
+  am->mocap_prev = avbd_take(base, &off, R * 7 * ((size_t)m->nmocap + 1));
+  am->mocap_moved = avbd_take(base, &off, sizeof(long) * ((size_t)m->nmocap + 1));
+  am->spos = avbd_take(base, &off, R * 3 * ((size_t)m->nsite + 1));
+  am->szax = avbd_take(base, &off, R * 3 * ((size_t)m->nsite + 1));
+  am->spat = avbd_take(base, &off, sizeof(int) * ((size_t)m->ntendon + (size_t)m->nu + 1));
+  am->spat_n = avbd_take(base, &off, R * 2 * ((size_t)m->ntendon + (size_t)m->nu + 1));
+  am->spsadr = avbd_take(base, &off, sizeof(int) * ((size_t)m->ntendon + (size_t)m->nu + 2));
+  am->spslot = avbd_take(base, &off, sizeof(int) * 2 * ((size_t)m->nwrap + (size_t)m->nu + 1));
+  am->spadr = avbd_take(base, &off, sizeof(int) * (nbs + 1));
+  am->splist = avbd_take(base, &off, sizeof(int) * 2 * ((size_t)m->nwrap + (size_t)m->nu + 1));
+  am->crow = avbd_take(base, &off, sizeof(rl_avbd_crow) * ((size_t)z->ncr + 1));
+  am->crsadr = avbd_take(base, &off, sizeof(int) * ((size_t)z->ncr + 2));
+  am->crslot = avbd_take(base, &off, sizeof(int) * ((size_t)z->ncrl + 1));
+  am->cradr = avbd_take(base, &off, sizeof(int) * (nbs + 1));
+  am->crlist = avbd_take(base, &off, sizeof(int) * ((size_t)z->ncrl + 1));
+  return off;
+}
+
 rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, int errlen) {
   int nj, nr;
   if (!avbd_check(m, &nj, &nr, err, errlen)) return NULL;
@@ -906,23 +990,9 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
   if (nloop > AVBD_LOOP_MAX) nloop = AVBD_LOOP_MAX;
   int maxcon = avbd_ground_capacity(m), nmov = avbd_count_moving(m), ncrl, ncr = avbd_crow_count(m, &ncrl);
   if (m->nconmax > maxcon) maxcon = m->nconmax;
-  size_t R = sizeof(real), nbs = (size_t)nb + 1;
-  size_t bytes =
-      64 * 45 + sizeof(rl_avbd_joint_val) * ((size_t)nj + 1) + sizeof(rl_avbd_contact_val) * ((size_t)maxcon + 1) +
-      sizeof(unsigned long long) * (nbs + 2 * ((size_t)nj + 1) + 2 * ((size_t)maxcon + 1)) +
-      sizeof(int) * (2 * nbs + (size_t)m->nbody + 3 * nbs + 2 * (size_t)nj + 3 * nbs + 4 * (size_t)maxcon + 2 * nbs) +
-      R * nbs * (1 + 3 + 4 + 3 + 6 + 3 + 4 + 3 + 4 + 9 + 6 + 3 + 4) + sizeof(rl_avbd_pose) * nbs +
-      sizeof(rl_avbd_joint) * ((size_t)nj + 1) + sizeof(rl_avbd_row) * ((size_t)nr + 1) +
-      2 * sizeof(rl_avbd_contact) * ((size_t)maxcon + 1) + R * 7 * (size_t)m->ngeom + 64 +
-      sizeof(rl_avbd_load) * ((size_t)nj + 1) + R * 3 * nbs + (sizeof(int) + R * 46) * nbs + 2 * 64 +
-      R * 2 * ((size_t)nr + 1) + 64 +
-      (sizeof(rl_avbd_compound) + sizeof(rl_avbd_compound_val) + 2 * sizeof(unsigned long long)) * ((size_t)ncmp + 1) +
-      3 * 64 + sizeof(int) * (4 * nbs + 1) + R * 85 * nbs + 6 * 64 + sizeof(rl_avbd_moving) * ((size_t)nmov + 1) + 64 +
-      sizeof(int) * nbs + R * 14 * ((size_t)m->nmocap + 1) + sizeof(long) * ((size_t)m->nmocap + 1) + 4 * 64 +
-      R * 6 * ((size_t)m->nsite + 1) + (sizeof(int) * 2 + R * 2) * ((size_t)m->ntendon + (size_t)m->nu + 2) +
-      sizeof(int) * (nbs + 1) + sizeof(int) * 4 * ((size_t)m->nwrap + (size_t)m->nu + 1) + 7 * 64 + sizeof(rl_avbd_crow) * ((size_t)ncr + 1) +
-      sizeof(int) * (nbs + 1 + 2 * ((size_t)ncrl + 1) + (size_t)ncr + 2) + 5 * 64 +
-      R * ((size_t)nloop * (12 * nbs + (size_t)nloop + 2)) + 64;
+  avbd_sizes z = {nb, nj, nr, maxcon, ncmp, nmov, ncr, ncrl, nloop};
+  rl_avbd probe;
+  size_t bytes = avbd_carve(&probe, m, &z, NULL) + 64;
   rl_avbd *am = calloc(1, sizeof *am);
   char *buf = calloc(1, bytes);
   if (!am || !buf) {
@@ -932,83 +1002,12 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
     return NULL;
   }
   am->buffer = buf;
-  char *p = (char *)(((uintptr_t)buf + 63) & ~(uintptr_t)63);
   am->prm = *prm;
   am->nb = nb;
-  am->body = avbd_take(&p, sizeof(int) * nbs);
-  am->slot = avbd_take(&p, sizeof(int) * (size_t)m->nbody);
-  am->mass = avbd_take(&p, R * nbs);
-  am->inertia = avbd_take(&p, R * 3 * nbs);
-  am->iquat = avbd_take(&p, R * 4 * nbs);
-  am->ipos = avbd_take(&p, R * 3 * nbs);
-  am->pose = avbd_take(&p, sizeof(rl_avbd_pose) * nbs);
-  am->vel = avbd_take(&p, R * 6 * nbs);
-  am->x0 = avbd_take(&p, R * 3 * nbs);
-  am->q0 = avbd_take(&p, R * 4 * nbs);
-  am->xp = avbd_take(&p, R * 3 * nbs);
-  am->qp = avbd_take(&p, R * 4 * nbs);
-  am->dx = avbd_take(&p, R * 3 * nbs);
-  am->dq = avbd_take(&p, R * 4 * nbs);
-  am->I0 = avbd_take(&p, R * 9 * nbs);
-  am->xfrc = avbd_take(&p, R * 6 * nbs);
-  am->joint = avbd_take(&p, sizeof(rl_avbd_joint) * ((size_t)nj + 1));
-  am->row = avbd_take(&p, sizeof(rl_avbd_row) * ((size_t)nr + 1));
-  am->load = avbd_take(&p, sizeof(rl_avbd_load) * ((size_t)nj + 1));
-  am->jadr = avbd_take(&p, sizeof(int) * nbs);
-  am->jnum = avbd_take(&p, sizeof(int) * nbs);
-  am->jlist = avbd_take(&p, sizeof(int) * (2 * (size_t)nj + 1));
   am->maxcon = maxcon;
-  am->con = avbd_take(&p, sizeof(rl_avbd_contact) * ((size_t)maxcon + 1));
-  am->prev = avbd_take(&p, sizeof(rl_avbd_contact) * ((size_t)maxcon + 1));
-  am->cadr = avbd_take(&p, sizeof(int) * nbs);
-  am->cnum = avbd_take(&p, sizeof(int) * nbs);
-  am->clist = avbd_take(&p, sizeof(int) * (2 * (size_t)maxcon + 1));
-  am->gpos = avbd_take(&p, R * 3 * ((size_t)m->ngeom + 1));
-  am->gquat = avbd_take(&p, R * 4 * ((size_t)m->ngeom + 1));
-  am->color = avbd_take(&p, sizeof(int) * nbs);
-  am->order = avbd_take(&p, sizeof(int) * nbs);
-  am->vprev = avbd_take(&p, R * 3 * nbs);
-  am->comp = avbd_take(&p, sizeof(int) * nbs);
-  am->cwork = avbd_take(&p, R * 46 * nbs);
-  am->upd = avbd_take(&p, R * 2 * nbs);
-  am->guard = avbd_take(&p, sizeof(int) * nbs);
-  am->ver = avbd_take(&p, sizeof(unsigned long long) * nbs);
-  am->jval = avbd_take(&p, sizeof(rl_avbd_joint_val) * ((size_t)nj + 1));
-  am->jver = avbd_take(&p, sizeof(unsigned long long) * 2 * ((size_t)nj + 1));
-  am->cval = avbd_take(&p, sizeof(rl_avbd_contact_val) * ((size_t)maxcon + 1));
-  am->cver = avbd_take(&p, sizeof(unsigned long long) * 2 * ((size_t)maxcon + 1));
-  am->chl = avbd_take(&p, R * 2 * ((size_t)nr + 1));
-  am->ncmp = 0;
-  am->cmp = avbd_take(&p, sizeof(rl_avbd_compound) * ((size_t)ncmp + 1));
-  am->cmpval = avbd_take(&p, sizeof(rl_avbd_compound_val) * ((size_t)ncmp + 1));
-  am->cmpver = avbd_take(&p, sizeof(unsigned long long) * 2 * ((size_t)ncmp + 1));
-  am->tparent = avbd_take(&p, sizeof(int) * nbs);
-  am->tjoint = avbd_take(&p, sizeof(int) * nbs);
-  am->tadr = avbd_take(&p, sizeof(int) * (nbs + 1));
-  am->tlist = avbd_take(&p, sizeof(int) * nbs);
-  am->twork = avbd_take(&p, R * AVBD_TW * nbs);
-  am->tmass = avbd_take(&p, R * nbs);
   am->nloop = nloop;
-  am->tloop = avbd_take(&p, R * ((size_t)nloop * (12 * nbs + (size_t)nloop + 2)));
-  am->moving = avbd_take(&p, sizeof(rl_avbd_moving) * ((size_t)nmov + 1));
-  am->ride = avbd_take(&p, sizeof(int) * nbs);
-  am->mocap_last = avbd_take(&p, R * 7 * ((size_t)m->nmocap + 1));
-  am->mocap_prev = avbd_take(&p, R * 7 * ((size_t)m->nmocap + 1));
-  am->mocap_moved = avbd_take(&p, sizeof(long) * ((size_t)m->nmocap + 1));
   am->nmocap = m->nmocap;
-  am->spos = avbd_take(&p, R * 3 * ((size_t)m->nsite + 1));
-  am->szax = avbd_take(&p, R * 3 * ((size_t)m->nsite + 1));
-  am->spat = avbd_take(&p, sizeof(int) * ((size_t)m->ntendon + (size_t)m->nu + 1));
-  am->spat_n = avbd_take(&p, R * 2 * ((size_t)m->ntendon + (size_t)m->nu + 1));
-  am->spsadr = avbd_take(&p, sizeof(int) * ((size_t)m->ntendon + (size_t)m->nu + 2));
-  am->spslot = avbd_take(&p, sizeof(int) * 2 * ((size_t)m->nwrap + (size_t)m->nu + 1));
-  am->spadr = avbd_take(&p, sizeof(int) * (nbs + 1));
-  am->splist = avbd_take(&p, sizeof(int) * 2 * ((size_t)m->nwrap + (size_t)m->nu + 1));
-  am->crow = avbd_take(&p, sizeof(rl_avbd_crow) * ((size_t)ncr + 1));
-  am->crsadr = avbd_take(&p, sizeof(int) * ((size_t)ncr + 2));
-  am->crslot = avbd_take(&p, sizeof(int) * ((size_t)ncrl + 1));
-  am->cradr = avbd_take(&p, sizeof(int) * (nbs + 1));
-  am->crlist = avbd_take(&p, sizeof(int) * ((size_t)ncrl + 1));
+  avbd_carve(am, m, &z, (char *)(((uintptr_t)buf + 63) & ~(uintptr_t)63));
 
   /* bodies */
   int s = 0;
