@@ -1685,6 +1685,37 @@ Test(avbd, dense_kkt_reference_chain8) {
   dense_vs_avbd(SCENE("chain8.xml"), "chain8", 100);
 }
 
+/* The dense KKT reference does not rebuild the terms of ball and free joints nor the actuators on sites, ball and free
+   joints and bodies; it counts them in omitted, so that no comparison takes it for the engine's problem:
+   avbd_ball_drive.xml 3 joints with dof terms (two balls, the free puck) + 7 actuators through them = 10;
+   avbd_ball_limit.xml 2 balls × (dof terms, friction loss, cone limit) + the ball's motor = 7 at the step start,
+   + the hinge's limit and friction loss before the step (rl_avbd_ref_solve: no active set yet) = 9. */
+Test(avbd, dense_reference_counts_ball_free_and_wrench_terms_omitted) {
+  const struct {
+    const char *model;
+    int begin, solve;
+  } cases[] = {{MODEL("avbd_ball_drive.xml"), 10, 10}, {MODEL("avbd_ball_limit.xml"), 7, 9}};
+  for (int c = 0; c < 2; c++) {
+    rl_pair p;
+    rl_data *d;
+    rl_avbd *am = avbd_open(&p, cases[c].model, 0, &d);
+    rl_avbd_ref ref;
+    cr_assert_eq(rl_avbd_ref_begin(&ref, am, p.m, d), 0);
+    int nb = ref.omitted;
+    rl_avbd_ref_free(&ref);
+    cr_assert_eq(rl_avbd_ref_solve(&ref, am, p.m, d), 0);
+    int ns = ref.omitted;
+    rl_avbd_ref_free(&ref);
+    printf("avbd dense reference (%s) %s: omitted %d at the step start, %d before the step (want %d, %d)\n",
+           RL_PREC_NAME, strrchr(cases[c].model, '/') + 1, nb, ns, cases[c].begin, cases[c].solve);
+    cr_expect_eq(nb, cases[c].begin);
+    cr_expect_eq(ns, cases[c].solve);
+    rl_data_free(d);
+    rl_avbd_free(am);
+    rl_pair_free(&p);
+  }
+}
+
 /* --- (d) stacks at rest: box-box contacts from rl_collision (RL_AVBD_CONTACTS_DATA), 10 s */
 
 static double stack_drift(const char *model, const char *name, double T) {
