@@ -124,11 +124,10 @@ RL_HDFN static real avbd_mdof_cone(const rl_data *d, const rl_avbd_mdof *f, cons
  * (damping, armature, friction loss) and the cone limit (Gv, Kv), mapped through the step-start gradients of which
  * Δ is the linear function, and the spring on the joint's configuration (Gc, Kc), mapped through the gradients at
  * the current poses.  The cone limit takes C = r − ‖θ‖ at the iterate and its normal −uⁿ at the step start (frozen
- * within the step, as a contact's normal): with u at the iterate too, a pendulum pressed into its cone while
- * sliding along it cycled (the active set flipped every third sweep, ρ grew to 5000 ρ₀, 39 % of the steps
- * unconverged, the cone exceeded by 2·10⁻⁴ rad); with C linearized on the step as well, C⁰ − uⁿ·Δ, the curvature
- * of ‖θ‖ along the rim was left to the next step (the same cone exceeded by 2.1·10⁻⁴ rad at 1 ms).  Returns 1 if
- * the spring is present. */
+ * within the step, as a contact's normal; the normal at the iterate gave the same on the swirling pendulum of
+ * avbd_ball_limit.xml, 184 instead of 180 of 1000 steps unconverged in body blocks).  With C linearized on the step
+ * as well, C⁰ − uⁿ·Δ, the curvature of ‖θ‖ along the rim was left to the next step and that pendulum exceeded its
+ * cone by 2.1·10⁻⁴ rad at 1 ms (1.0·10⁻⁸ now).  Returns 1 if the spring is present. */
 RL_HDFN static int avbd_mdof_terms(rl_avbd *am, const rl_model *m, const rl_data *d, int k, real h, int kkt, real Gv[6],
                                    real Kv[36], real Gc[6], real Kc[36]) {
   const rl_avbd_mdof *f = am->mdof + k;
