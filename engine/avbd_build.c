@@ -616,11 +616,12 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
   int nj = 0, nr = 0;
   for (int t = 0; t < m->ntendon; t++)
     if (!avbd_tendon_check(m, t, err, errlen)) return 0;
+  /* every transmission MuJoCo 2.2.2 has: a joint (hinge, slide: along its coordinate; ball, free: a wrench on its
+     dofs), a tendon (avbd_tendon_check), a slider-crank (a length on the two sites' body poses, avbd_crank_length), a
+     site, a body (wrenches on body poses, avbd_wrench.c); refused: a crank site on a body that moves with a mocap body */
   for (int u = 0; u < m->nu; u++) {
     const char *name = rl_model_name(m, m->name_actuatoradr[u]);
-    int t = m->actuator_trntype[u], j = m->actuator_trnid[2 * u];
-    if (t == RL_TRN_TENDON) continue; /* fixed and spatial tendons (avbd_tendon_check) */
-    if (t == RL_TRN_SLIDERCRANK) { /* a length on the two sites' body poses (avbd_crank_length) */
+    if (m->actuator_trntype[u] == RL_TRN_SLIDERCRANK)
       for (int k = 0; k < 2; k++) {
         int b = m->site_bodyid[m->actuator_trnid[2 * u + k]];
         if (b > 0 && avbd_is_static(m, b) && avbd_mocap_of(m, b) >= 0) {
@@ -631,11 +632,6 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
           return 0;
         }
       }
-      continue;
-    }
-    /* a joint (hinge, slide: along its coordinate; ball, free: a wrench on its dofs), a site, a body (wrenches on
-       body poses, avbd_wrench.c): every transmission MuJoCo 2.2.2 has */
-    (void)j;
   }
   if (m->opt.density > 0 || m->opt.viscosity > 0)
     for (int b = 1; b < m->nbody; b++)
