@@ -11,6 +11,7 @@
 #include "rl_so3.h"
 #include "rl_muscle.h"
 #include "rl_crank.h"
+#include "rl_trn.h"
 
 /* ------------------------------------------------------------ transmissions */
 
@@ -21,36 +22,13 @@ static int scalar_joint(const rl_model *m, int u) {
          (m->jnt_type[j] == RL_JNT_HINGE || m->jnt_type[j] == RL_JNT_SLIDE);
 }
 
-/* ball joint: length = Log(q/‖q‖)·g', moment g' on the three dofs, with g' = g (joint frame) or, for
-   jointinparent, g rotated by q⁻¹ (g given in the parent frame);
-   free joint: length 0, moment (g_lin, g'_rot) on the six dofs, g'_rot as for ball from the rotation part */
+/* ball or free joint: length and moment on the joint's dofs by rl_trn_joint_moment (ball: Log(q)·g', moment g';
+   free: length 0, moment (g_lin, g'_rot)) */
 static real joint_nd(const rl_model *m, const rl_data *d, int u, real *r) {
-  int j = m->actuator_trnid[2 * u], pa = m->jnt_qposadr[j], da = m->jnt_dofadr[j];
-  const real *g = m->actuator_gearvec + 6 * u;
+  int j = m->actuator_trnid[2 * u], free_joint = m->jnt_type[j] == RL_JNT_FREE;
   int inparent = m->actuator_trntype[u] == RL_TRN_JOINTINPARENT;
-  real q[4], axis[3], gr[3];
-  if (m->jnt_type[j] == RL_JNT_BALL) {
-    rl_q_copy(q, d->qpos + pa);
-    rl_q_normalize(q);
-    rl_so3_log_quat(axis, q);
-    if (inparent) {
-      real qi[4];
-      rl_q_conj(qi, q);
-      rl_q_rotate(gr, qi, g);
-    } else rl_v3_copy(gr, g);
-    rl_v3_copy(r + da, gr);
-    return rl_v3_dot(axis, gr);
-  }
-  if (inparent) {
-    real qi[4];
-    rl_q_copy(q, d->qpos + pa + 3);
-    rl_q_normalize(q);
-    rl_q_conj(qi, q);
-    rl_q_rotate(gr, qi, g + 3);
-  } else rl_v3_copy(gr, g + 3);
-  rl_v3_copy(r + da, g);
-  rl_v3_copy(r + da + 3, gr);
-  return 0;
+  const real *q = d->qpos + m->jnt_qposadr[j] + (free_joint ? 3 : 0);
+  return rl_trn_joint_moment(free_joint, inparent, m->actuator_gearvec + 6 * u, q, r + m->jnt_dofadr[j]);
 }
 
 /* Slider-crank: crank pin c (cranksite), slider s with axis a (slidersite's z), rod length ρ, v = c − s,
@@ -109,18 +87,11 @@ static real tendon_row(const rl_model *m, const rl_data *d, int u, real *r) {
   return d->ten_length[id] * g;
 }
 
-/* 1 if body b or one of its ancestors has a dof (a point on it can move) */
-static int body_moves(const rl_model *m, int b) {
-  for (; b > 0; b = m->body_parentid[b])
-    if (m->body_dofnum[b] > 0) return 1;
-  return 0;
-}
-
 /* Body (adhesion): length 0; the moment is minus the mean contact-normal Jacobian over the contacts of
    body b from this pass's collision (MuJoCo 2.2.2 runs the transmission after collision):
      r = −(1/n) Σ_c n_cᵀ (J_p(b2_c, pos_c) − J_p(b1_c, pos_c)),
-   over the contacts c touching b that are active or in the margin gap (exclude 0 or 1) and whose pair has a
-   dof (MuJoCo drops a contact without dofs before the transmission); n_c points from geom1 to geom2, so a
+   over the contacts c touching b that are active or in the margin gap and whose pair has a dof
+   (rl_trn_adhesion_contact); n_c points from geom1 to geom2, so a
    positive force pulls the bodies together.  No contact: r = 0. */
 static real body_adhesion(const rl_model *m, rl_data *d, int u, real *r) {
   int nv = m->nv, id = m->actuator_trnid[2 * u], n = 0;
@@ -129,7 +100,7 @@ static real body_adhesion(const rl_model *m, rl_data *d, int u, real *r) {
   for (int c = 0; c < d->ncon; c++) {
     const rl_contact *con = d->contact + c;
     int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
-    if ((b1 != id && b2 != id) || con->exclude > 1 || !(body_moves(m, b1) || body_moves(m, b2))) continue;
+    if (!rl_trn_adhesion_contact(m, con, id)) continue;
     n++;
     rl_jac_point(m, d, j1, NULL, con->pos, b1);
     rl_jac_point(m, d, j2, NULL, con->pos, b2);

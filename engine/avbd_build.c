@@ -275,6 +275,122 @@ static int avbd_add_unique(int *l, int n, int s) {
   return n + 1;
 }
 
+/* ball and free joints of dynamic bodies (rl_avbd_mdof) and their rows (a cone limit, one dry-friction row per dof) */
+static int avbd_mdof_count(const rl_model *m, int *nrow) {
+  int n = 0;
+  *nrow = 0;
+  for (int j = 0; j < m->njnt; j++) {
+    int t = m->jnt_type[j];
+    if ((t != RL_JNT_BALL && t != RL_JNT_FREE) || avbd_is_static(m, m->jnt_bodyid[j])) continue;
+    n++;
+    *nrow += 1 + (t == RL_JNT_FREE ? 6 : 3);
+  }
+  return n;
+}
+
+/* ρ₀ scales of record f's rows: rotational dofs and the cone limit the rotational scale of the lighter side (mean
+   principal inertia + armature, avbd_mean_inertia), a free joint's translational dofs the body's mass */
+RL_HDFN void avbd_mdof_scales(rl_avbd *am, const rl_model *m, const rl_avbd_mdof *f) {
+  real mang = rl_avbd_min(avbd_mean_inertia(am, m, f->a), avbd_mean_inertia(am, m, f->b));
+  int r0 = f->type == RL_JNT_FREE ? 3 : 0;
+  am->row[f->lim_row].meff = mang;
+  for (int i = 0; i < f->nd; i++) am->row[f->dry_row + i].meff = i < r0 ? am->mass[f->b] : mang;
+}
+
+/* The records of the ball and free joints (after the joints: a ball's joint entry or compound component), their rows
+   (rows top…: the cone limit, then nd dry-friction rows), the joint → ball and slot → free joint maps */
+static void avbd_mdof_build(rl_avbd *am, const rl_model *m, int *top) {
+  int n = 0;
+  for (int j = 0; j < am->njoint; j++) am->jmdof[j] = -1;
+  for (int s = 0; s < am->nb; s++) am->smdof[s] = -1;
+  for (int j = 0; j < m->njnt; j++) {
+    int t = m->jnt_type[j], b = m->jnt_bodyid[j], dof = m->jnt_dofadr[j];
+    if ((t != RL_JNT_BALL && t != RL_JNT_FREE) || avbd_is_static(m, b)) continue;
+    rl_avbd_mdof *f = am->mdof + n;
+    memset(f, 0, sizeof *f);
+    f->jnt = j;
+    f->type = t;
+    f->nd = t == RL_JNT_FREE ? 6 : 3;
+    f->b = am->slot[b];
+    f->a = t == RL_JNT_FREE ? -1 : am->slot[m->body_parentid[b]];
+    f->joint = f->comp = -1;
+    for (int i = 0; i < am->njoint && t == RL_JNT_BALL; i++) {
+      const rl_avbd_joint *jt = am->joint + i;
+      if (jt->kind == RL_AVBD_BALL && jt->jnt == j) f->joint = i;
+      if (jt->kind == RL_AVBD_COMPOUND)
+        for (int k = 0; k < am->cmp[jt->cmp].n; k++)
+          if (am->cmp[jt->cmp].jnt[k] == j) f->joint = i, f->comp = k;
+    }
+    if (f->joint >= 0) am->jmdof[f->joint] = n;
+    else am->smdof[f->b] = n;
+    f->lim_row = (*top)++;
+    f->dry_row = *top;
+    *top += f->nd;
+    am->row[f->lim_row].kind = RL_AVBD_ROW_LIMHI;
+    for (int i = 0; i < f->nd; i++) am->row[f->dry_row + i].kind = RL_AVBD_ROW_DRY;
+    int terms = m->jnt_stiffness[j] != 0 || (t == RL_JNT_BALL && m->jnt_limited[j]);
+    for (int i = 0; i < f->nd; i++)
+      terms |= m->dof_damping[dof + i] != 0 || m->dof_armature[dof + i] != 0 || m->dof_frictionloss[dof + i] > 0;
+    f->terms = terms;
+    f->used = terms;
+    for (int u = 0; u < m->nu; u++) f->used |= avbd_joint_trn(m, u, j);
+    n++;
+  }
+  am->nmdof = n;
+}
+
+/* The actuators whose transmission is a wrench on body poses (avbd_wrench_trn: site, ball or free joint, body), each
+   with its joint record and its moment storage (nb × 6 reals each) */
+static void avbd_wrench_build(rl_avbd *am, const rl_model *m) {
+  int n = 0;
+  for (int u = 0; u < m->nu; u++) {
+    am->uwrench[u] = -1;
+    if (!avbd_wrench_trn(m, u)) continue;
+    rl_avbd_wrench *w = am->wrench + n;
+    memset(w, 0, sizeof *w);
+    w->u = u;
+    w->mdof = -1;
+    w->spat = -1;
+    w->jadr = 6 * am->nb * n;
+    int t = m->actuator_trntype[u];
+    if (t == RL_TRN_JOINT || t == RL_TRN_JOINTINPARENT)
+      for (int k = 0; k < am->nmdof; k++)
+        if (am->mdof[k].jnt == m->actuator_trnid[2 * u]) w->mdof = k;
+    am->uwrench[u] = n++;
+  }
+  am->nwrench = n;
+}
+
+/* The slots an implicit wrench actuator u may act on into l[0..k) (−1 once for a static body: the world takes the
+   reaction, or there is none): a site's body; a ball joint's two bodies, a free joint's body; a body transmission's
+   body and every body with a geom that may touch one of its geoms (the contype/conaffinity filter or an explicit
+   pair).  Returns the new k. */
+static int avbd_wrench_slots(const rl_avbd *am, const rl_model *m, int u, int *l, int k) {
+  int t = m->actuator_trntype[u], id = m->actuator_trnid[2 * u];
+  if (t == RL_TRN_SITE) {
+    k = avbd_add_unique(l, k, am->slot[m->site_bodyid[id]]);
+    return avbd_add_unique(l, k, -1);
+  }
+  if (t == RL_TRN_BODY) {
+    k = avbd_add_unique(l, k, am->slot[id]);
+    for (int g1 = 0; g1 < m->ngeom; g1++) {
+      if (m->geom_bodyid[g1] != id) continue;
+      for (int g2 = 0; g2 < m->ngeom; g2++)
+        if (m->geom_bodyid[g2] != id && avbd_pair_filter(m, g1, g2))
+          k = avbd_add_unique(l, k, am->slot[m->geom_bodyid[g2]]);
+    }
+    for (int p = 0; p < m->npair; p++) {
+      int b1 = m->geom_bodyid[m->pair_geom1[p]], b2 = m->geom_bodyid[m->pair_geom2[p]];
+      if (b1 == id) k = avbd_add_unique(l, k, am->slot[b2]);
+      if (b2 == id) k = avbd_add_unique(l, k, am->slot[b1]);
+    }
+    return k;
+  }
+  int b = m->jnt_bodyid[id];
+  k = avbd_add_unique(l, k, am->slot[b]);
+  return avbd_add_unique(l, k, m->jnt_type[id] == RL_JNT_FREE ? -1 : am->slot[m->body_parentid[b]]);
+}
+
 /* The acting spatial tendons (avbd_tendon_check accepted them) and slider-crank transmissions, the distinct slots on
    each path (sites, wrap geoms and side sites, the crank and slider sites; −1 once for static bodies), and per slot
    the entries through it.  A free component
@@ -306,6 +422,14 @@ static void avbd_tendon_lists(rl_avbd *am, const rl_model *m) {
     e += avbd_add_unique(am->spslot + e, k, am->slot[m->site_bodyid[m->actuator_trnid[2 * u + 1]]]);
     n++;
   }
+  for (int u = 0; u < m->nu; u++) {
+    if (!avbd_wrench_trn(m, u) || !avbd_wrench_implicit(m, u)) continue;
+    am->wrench[am->uwrench[u]].spat = n;
+    am->spat[n] = -1 - u;
+    am->spsadr[n] = e;
+    e += avbd_wrench_slots(am, m, u, am->spslot + e, 0);
+    n++;
+  }
   am->nspat = n;
   am->spsadr[n] = e;
   int nb = am->nb, q = 0;
@@ -316,21 +440,6 @@ static void avbd_tendon_lists(rl_avbd *am, const rl_model *m) {
         if (am->spslot[x] == s) am->splist[q++] = i;
   }
   am->spadr[nb] = q;
-  for (int i = 0; i < n; i++) {
-    int c = -2, cross = 0;
-    for (int x = am->spsadr[i]; x < am->spsadr[i + 1]; x++) {
-      int s = am->spslot[x], cs = s < 0 ? -1 : am->comp[s];
-      if (c == -2) c = cs;
-      cross |= s < 0 || cs != c;
-    }
-    if (!cross) continue;
-    for (int x = am->spsadr[i]; x < am->spsadr[i + 1]; x++) {
-      int s = am->spslot[x], root = s < 0 ? -1 : am->comp[s];
-      if (root < 0) continue;
-      for (int o = 0; o < nb; o++)
-        if (am->comp[o] == root) am->comp[o] = -1;
-    }
-  }
 }
 
 /* Coordinate rows of the model (tendon limits and friction losses, joint and tendon equalities) and a bound on their slot-list
@@ -509,11 +618,12 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
   int nj = 0, nr = 0;
   for (int t = 0; t < m->ntendon; t++)
     if (!avbd_tendon_check(m, t, err, errlen)) return 0;
+  /* every transmission MuJoCo 2.2.2 has: a joint (hinge, slide: along its coordinate; ball, free: a wrench on its
+     dofs), a tendon (avbd_tendon_check), a slider-crank (a length on the two sites' body poses, avbd_crank_length), a
+     site, a body (wrenches on body poses, avbd_wrench.c); refused: a crank site on a body that moves with a mocap body */
   for (int u = 0; u < m->nu; u++) {
     const char *name = rl_model_name(m, m->name_actuatoradr[u]);
-    int t = m->actuator_trntype[u], j = m->actuator_trnid[2 * u];
-    if (t == RL_TRN_TENDON) continue; /* fixed and spatial tendons (avbd_tendon_check) */
-    if (t == RL_TRN_SLIDERCRANK) { /* a length on the two sites' body poses (avbd_crank_length) */
+    if (m->actuator_trntype[u] == RL_TRN_SLIDERCRANK)
       for (int k = 0; k < 2; k++) {
         int b = m->site_bodyid[m->actuator_trnid[2 * u + k]];
         if (b > 0 && avbd_is_static(m, b) && avbd_mocap_of(m, b) >= 0) {
@@ -524,16 +634,6 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
           return 0;
         }
       }
-      continue;
-    }
-    if (!((t == RL_TRN_JOINT || t == RL_TRN_JOINTINPARENT) &&
-          (m->jnt_type[j] == RL_JNT_HINGE || m->jnt_type[j] == RL_JNT_SLIDE))) {
-      snprintf(err, (size_t)errlen,
-               "avbd: actuator '%s' acts through a transmission other than a hinge/slide joint, a tendon or a "
-               "slider-crank: AVBD applies actuator forces only along joint coordinates, tendon and crank lengths",
-               name);
-      return 0;
-    }
   }
   if (m->opt.density > 0 || m->opt.viscosity > 0)
     for (int b = 1; b < m->nbody; b++)
@@ -572,11 +672,14 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
     int j = m->body_jntadr[b], t = m->jnt_type[j];
     if (t == RL_JNT_FREE) continue;
     nj++;
+    /* a ball's cone limit and three dry-friction rows are counted with the ball and free joints (avbd_mdof_count) */
     nr += (t == RL_JNT_BALL) ? 3 : 5;
     if (t != RL_JNT_BALL) nr += 3; /* limit lo, hi, dry friction (allocated always) */
   }
-  int ncrl;
+  int ncrl, nmrow;
   nr += avbd_crow_count(m, &ncrl); /* coordinate rows: tendon limits and friction losses, joint and tendon equalities */
+  avbd_mdof_count(m, &nmrow);
+  nr += nmrow; /* ball and free joints: cone limit, dry friction per dof */
   for (int e = 0; e < m->neq; e++) {
     if (m->eq_type[e] == RL_EQ_TENDON) continue;
     if (m->eq_type[e] == RL_EQ_JOINT) {
@@ -611,10 +714,11 @@ static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int 
 
 /* the build allocates: compiled in the C engine only, not in engine/cuda/'s device translation unit */
 #if !defined(__CUDACC__)
-/* carve one aligned block out of the buffer */
-static void *avbd_take(char **p, size_t bytes) {
-  void *r = *p;
-  *p += (bytes + 63) & ~(size_t)63;
+/* The next block of `bytes` of the buffer at base (its offset *off, 64-byte aligned, advanced past it); NULL while
+   base is NULL (the measuring pass of avbd_carve) */
+static void *avbd_take(char *base, size_t *off, size_t bytes) {
+  void *r = base ? base + *off : NULL;
+  *off += (bytes + 63) & ~(size_t)63;
   return r;
 }
 #endif
@@ -798,9 +902,19 @@ RL_HDFN static void avbd_equality_geometry(const rl_model *m, const rl_data *d, 
   }
 }
 
+/* slots of the component with root c leave the coarse step (comp = −1) */
+RL_HDFN static void avbd_component_drop(rl_avbd *am, int c) {
+  if (c < 0) return;
+  for (int o = 0; o < am->nb; o++)
+    if (am->comp[o] == c) am->comp[o] = -1;
+}
+
 /* Components for the coarse step (avbd_coarse): comp[s] = the lowest slot joined to s by joints
  * between dynamic bodies; −1 for a body alone or in a component with a joint to the world (the
- * coarse step moves free articulated assemblies only). */
+ * coarse step moves free articulated assemblies only).  The rigid motion's system holds the inertia and the
+ * contact rows with the outside only, so a component also loses it (−1) where an acting path (tendon, slider
+ * crank, implicit wrench actuator: avbd_tendon_lists) joins it to anything outside it, and where its free joint
+ * has joint-space terms (damping, spring, armature, friction loss act against the world). */
 RL_HDFN void avbd_components(rl_avbd *am) {
   int nb = am->nb, *c = am->comp;
   for (int s = 0; s < nb; s++) c[s] = s;
@@ -825,6 +939,19 @@ RL_HDFN void avbd_components(rl_avbd *am) {
     if (n[c[s]] < 2) c[s] = -1;
   for (int s = 0; s < nb; s++)
     if (c[s] >= 0 && n[c[s]] < 2) c[s] = -1;
+  for (int i = 0; i < am->nspat; i++) {
+    int cs0 = -2, cross = 0;
+    for (int x = am->spsadr[i]; x < am->spsadr[i + 1]; x++) {
+      int s = am->spslot[x], cs = s < 0 ? -1 : c[s];
+      if (cs0 == -2) cs0 = cs;
+      cross |= s < 0 || cs != cs0;
+    }
+    if (!cross) continue;
+    for (int x = am->spsadr[i]; x < am->spsadr[i + 1]; x++)
+      if (am->spslot[x] >= 0) avbd_component_drop(am, c[am->spslot[x]]);
+  }
+  for (int k = 0; k < am->nmdof; k++)
+    if (am->mdof[k].type == RL_JNT_FREE && am->mdof[k].terms) avbd_component_drop(am, c[am->mdof[k].b]);
 }
 
 #if !defined(__CUDACC__)
@@ -895,6 +1022,99 @@ static void avbd_moving_build(rl_avbd *am, const rl_model *m, const rl_data *d) 
   }
 }
 
+/* the counts the arrays of rl_avbd are sized by */
+typedef struct avbd_sizes {
+  int nb, nj, nr, maxcon, ncmp, nmov, ncr, ncrl, nloop, nmdof, nwr, nbt;
+} avbd_sizes;
+
+/* Every array of am carved out of one buffer at base, each 64-byte aligned; returns the bytes they take.  Run once
+   with base = NULL to size the buffer (nothing is written), then on the buffer: the size is the carving's own, not a
+   sum kept by hand beside it. */
+static size_t avbd_carve(rl_avbd *am, const rl_model *m, const avbd_sizes *z, char *base) {
+  size_t R = sizeof(real), nbs = (size_t)z->nb + 1, off = 0;
+  am->body = avbd_take(base, &off, sizeof(int) * nbs);
+  am->slot = avbd_take(base, &off, sizeof(int) * (size_t)m->nbody);
+  am->mass = avbd_take(base, &off, R * nbs);
+  am->inertia = avbd_take(base, &off, R * 3 * nbs);
+  am->iquat = avbd_take(base, &off, R * 4 * nbs);
+  am->ipos = avbd_take(base, &off, R * 3 * nbs);
+  am->pose = avbd_take(base, &off, sizeof(rl_avbd_pose) * nbs);
+  am->vel = avbd_take(base, &off, R * 6 * nbs);
+  am->x0 = avbd_take(base, &off, R * 3 * nbs);
+  am->q0 = avbd_take(base, &off, R * 4 * nbs);
+  am->xp = avbd_take(base, &off, R * 3 * nbs);
+  am->qp = avbd_take(base, &off, R * 4 * nbs);
+  am->dx = avbd_take(base, &off, R * 3 * nbs);
+  am->dq = avbd_take(base, &off, R * 4 * nbs);
+  am->I0 = avbd_take(base, &off, R * 9 * nbs);
+  am->xfrc = avbd_take(base, &off, R * 6 * nbs);
+  am->joint = avbd_take(base, &off, sizeof(rl_avbd_joint) * ((size_t)z->nj + 1));
+  am->row = avbd_take(base, &off, sizeof(rl_avbd_row) * ((size_t)z->nr + 1));
+  am->load = avbd_take(base, &off, sizeof(rl_avbd_load) * ((size_t)z->nj + 1));
+  am->jadr = avbd_take(base, &off, sizeof(int) * nbs);
+  am->jnum = avbd_take(base, &off, sizeof(int) * nbs);
+  am->jlist = avbd_take(base, &off, sizeof(int) * (2 * (size_t)z->nj + 1));
+  am->con = avbd_take(base, &off, sizeof(rl_avbd_contact) * ((size_t)z->maxcon + 1));
+  am->prev = avbd_take(base, &off, sizeof(rl_avbd_contact) * ((size_t)z->maxcon + 1));
+  am->cadr = avbd_take(base, &off, sizeof(int) * nbs);
+  am->cnum = avbd_take(base, &off, sizeof(int) * nbs);
+  am->clist = avbd_take(base, &off, sizeof(int) * (2 * (size_t)z->maxcon + 1));
+  am->gpos = avbd_take(base, &off, R * 3 * ((size_t)m->ngeom + 1));
+  am->gquat = avbd_take(base, &off, R * 4 * ((size_t)m->ngeom + 1));
+  am->color = avbd_take(base, &off, sizeof(int) * nbs);
+  am->order = avbd_take(base, &off, sizeof(int) * nbs);
+  am->vprev = avbd_take(base, &off, R * 3 * nbs);
+  am->comp = avbd_take(base, &off, sizeof(int) * nbs);
+  am->cwork = avbd_take(base, &off, R * 46 * nbs);
+  am->upd = avbd_take(base, &off, R * 2 * nbs);
+  am->guard = avbd_take(base, &off, sizeof(int) * nbs);
+  am->ver = avbd_take(base, &off, sizeof(unsigned long long) * nbs);
+  am->jval = avbd_take(base, &off, sizeof(rl_avbd_joint_val) * ((size_t)z->nj + 1));
+  am->jver = avbd_take(base, &off, sizeof(unsigned long long) * 2 * ((size_t)z->nj + 1));
+  am->cval = avbd_take(base, &off, sizeof(rl_avbd_contact_val) * ((size_t)z->maxcon + 1));
+  am->cver = avbd_take(base, &off, sizeof(unsigned long long) * 2 * ((size_t)z->maxcon + 1));
+  am->chl = avbd_take(base, &off, R * 2 * ((size_t)z->nr + 1));
+  am->cmp = avbd_take(base, &off, sizeof(rl_avbd_compound) * ((size_t)z->ncmp + 1));
+  am->cmpval = avbd_take(base, &off, sizeof(rl_avbd_compound_val) * ((size_t)z->ncmp + 1));
+  am->cmpver = avbd_take(base, &off, sizeof(unsigned long long) * 2 * ((size_t)z->ncmp + 1));
+  am->tparent = avbd_take(base, &off, sizeof(int) * nbs);
+  am->tjoint = avbd_take(base, &off, sizeof(int) * nbs);
+  am->tadr = avbd_take(base, &off, sizeof(int) * (nbs + 1));
+  am->tlist = avbd_take(base, &off, sizeof(int) * nbs);
+  am->twork = avbd_take(base, &off, R * AVBD_TW * nbs);
+  am->tmass = avbd_take(base, &off, R * nbs);
+  am->tloop = avbd_take(base, &off, R * ((size_t)z->nloop * (12 * nbs + (size_t)z->nloop + 2)));
+  am->moving = avbd_take(base, &off, sizeof(rl_avbd_moving) * ((size_t)z->nmov + 1));
+  am->ride = avbd_take(base, &off, sizeof(int) * nbs);
+  am->mocap_last = avbd_take(base, &off, R * 7 * ((size_t)m->nmocap + 1));
+  am->mocap_prev = avbd_take(base, &off, R * 7 * ((size_t)m->nmocap + 1));
+  am->mocap_moved = avbd_take(base, &off, sizeof(long) * ((size_t)m->nmocap + 1));
+  am->spos = avbd_take(base, &off, R * 3 * ((size_t)m->nsite + 1));
+  am->szax = avbd_take(base, &off, R * 3 * ((size_t)m->nsite + 1));
+  am->spat = avbd_take(base, &off, sizeof(int) * ((size_t)m->ntendon + (size_t)m->nu + 1));
+  am->spat_n = avbd_take(base, &off, R * 2 * ((size_t)m->ntendon + (size_t)m->nu + 1));
+  am->spsadr = avbd_take(base, &off, sizeof(int) * ((size_t)m->ntendon + (size_t)m->nu + 2));
+  /* path slots: two per wrap or actuator, a body transmission's body and the bodies it may touch (≤ nb + 1) */
+  size_t npath = 2 * ((size_t)m->nwrap + (size_t)m->nu + 1) + (size_t)z->nbt * (nbs + 1);
+  am->spslot = avbd_take(base, &off, sizeof(int) * npath);
+  am->spadr = avbd_take(base, &off, sizeof(int) * (nbs + 1));
+  am->splist = avbd_take(base, &off, sizeof(int) * npath);
+  am->crow = avbd_take(base, &off, sizeof(rl_avbd_crow) * ((size_t)z->ncr + 1));
+  am->crsadr = avbd_take(base, &off, sizeof(int) * ((size_t)z->ncr + 2));
+  am->crslot = avbd_take(base, &off, sizeof(int) * ((size_t)z->ncrl + 1));
+  am->cradr = avbd_take(base, &off, sizeof(int) * (nbs + 1));
+  am->crlist = avbd_take(base, &off, sizeof(int) * ((size_t)z->ncrl + 1));
+  am->mdof = avbd_take(base, &off, sizeof(rl_avbd_mdof) * ((size_t)z->nmdof + 1));
+  am->jmdof = avbd_take(base, &off, sizeof(int) * ((size_t)z->nj + 1));
+  am->smdof = avbd_take(base, &off, sizeof(int) * nbs);
+  am->wrench = avbd_take(base, &off, sizeof(rl_avbd_wrench) * ((size_t)z->nwr + 1));
+  am->uwrench = avbd_take(base, &off, sizeof(int) * ((size_t)m->nu + 1));
+  am->wj = avbd_take(base, &off, R * 6 * nbs * ((size_t)z->nwr + 1));
+  am->fext = avbd_take(base, &off, R * 6 * nbs);
+  am->squat = avbd_take(base, &off, R * 4 * ((size_t)m->nsite + 1));
+  return off;
+}
+
 rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, int errlen) {
   int nj, nr;
   if (!avbd_check(m, &nj, &nr, err, errlen)) return NULL;
@@ -907,24 +1127,15 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
   int nloop = 6 * m->neq + m->ntendon + m->nu;
   if (nloop > AVBD_LOOP_MAX) nloop = AVBD_LOOP_MAX;
   int maxcon = avbd_ground_capacity(m), nmov = avbd_count_moving(m), ncrl, ncr = avbd_crow_count(m, &ncrl);
+  int nmrow, nmdof = avbd_mdof_count(m, &nmrow), nwr = 0, nbt = 0;
+  for (int u = 0; u < m->nu; u++) {
+    nwr += avbd_wrench_trn(m, u);
+    nbt += m->actuator_trntype[u] == RL_TRN_BODY;
+  }
   if (m->nconmax > maxcon) maxcon = m->nconmax;
-  size_t R = sizeof(real), nbs = (size_t)nb + 1;
-  size_t bytes =
-      64 * 45 + sizeof(rl_avbd_joint_val) * ((size_t)nj + 1) + sizeof(rl_avbd_contact_val) * ((size_t)maxcon + 1) +
-      sizeof(unsigned long long) * (nbs + 2 * ((size_t)nj + 1) + 2 * ((size_t)maxcon + 1)) +
-      sizeof(int) * (2 * nbs + (size_t)m->nbody + 3 * nbs + 2 * (size_t)nj + 3 * nbs + 4 * (size_t)maxcon + 2 * nbs) +
-      R * nbs * (1 + 3 + 4 + 3 + 6 + 3 + 4 + 3 + 4 + 9 + 6 + 3 + 4) + sizeof(rl_avbd_pose) * nbs +
-      sizeof(rl_avbd_joint) * ((size_t)nj + 1) + sizeof(rl_avbd_row) * ((size_t)nr + 1) +
-      2 * sizeof(rl_avbd_contact) * ((size_t)maxcon + 1) + R * 7 * (size_t)m->ngeom + 64 +
-      sizeof(rl_avbd_load) * ((size_t)nj + 1) + R * 3 * nbs + (sizeof(int) + R * 46) * nbs + 2 * 64 +
-      R * 2 * ((size_t)nr + 1) + 64 +
-      (sizeof(rl_avbd_compound) + sizeof(rl_avbd_compound_val) + 2 * sizeof(unsigned long long)) * ((size_t)ncmp + 1) +
-      3 * 64 + sizeof(int) * (4 * nbs + 1) + R * 85 * nbs + 6 * 64 + sizeof(rl_avbd_moving) * ((size_t)nmov + 1) + 64 +
-      sizeof(int) * nbs + R * 14 * ((size_t)m->nmocap + 1) + sizeof(long) * ((size_t)m->nmocap + 1) + 4 * 64 +
-      R * 6 * ((size_t)m->nsite + 1) + (sizeof(int) * 2 + R * 2) * ((size_t)m->ntendon + (size_t)m->nu + 2) +
-      sizeof(int) * (nbs + 1) + sizeof(int) * 4 * ((size_t)m->nwrap + (size_t)m->nu + 1) + 7 * 64 + sizeof(rl_avbd_crow) * ((size_t)ncr + 1) +
-      sizeof(int) * (nbs + 1 + 2 * ((size_t)ncrl + 1) + (size_t)ncr + 2) + 5 * 64 +
-      R * ((size_t)nloop * (12 * nbs + (size_t)nloop + 2)) + 64;
+  avbd_sizes z = {nb, nj, nr, maxcon, ncmp, nmov, ncr, ncrl, nloop, nmdof, nwr, nbt};
+  rl_avbd probe;
+  size_t bytes = avbd_carve(&probe, m, &z, NULL) + 64;
   rl_avbd *am = calloc(1, sizeof *am);
   char *buf = calloc(1, bytes);
   if (!am || !buf) {
@@ -934,83 +1145,12 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
     return NULL;
   }
   am->buffer = buf;
-  char *p = (char *)(((uintptr_t)buf + 63) & ~(uintptr_t)63);
   am->prm = *prm;
   am->nb = nb;
-  am->body = avbd_take(&p, sizeof(int) * nbs);
-  am->slot = avbd_take(&p, sizeof(int) * (size_t)m->nbody);
-  am->mass = avbd_take(&p, R * nbs);
-  am->inertia = avbd_take(&p, R * 3 * nbs);
-  am->iquat = avbd_take(&p, R * 4 * nbs);
-  am->ipos = avbd_take(&p, R * 3 * nbs);
-  am->pose = avbd_take(&p, sizeof(rl_avbd_pose) * nbs);
-  am->vel = avbd_take(&p, R * 6 * nbs);
-  am->x0 = avbd_take(&p, R * 3 * nbs);
-  am->q0 = avbd_take(&p, R * 4 * nbs);
-  am->xp = avbd_take(&p, R * 3 * nbs);
-  am->qp = avbd_take(&p, R * 4 * nbs);
-  am->dx = avbd_take(&p, R * 3 * nbs);
-  am->dq = avbd_take(&p, R * 4 * nbs);
-  am->I0 = avbd_take(&p, R * 9 * nbs);
-  am->xfrc = avbd_take(&p, R * 6 * nbs);
-  am->joint = avbd_take(&p, sizeof(rl_avbd_joint) * ((size_t)nj + 1));
-  am->row = avbd_take(&p, sizeof(rl_avbd_row) * ((size_t)nr + 1));
-  am->load = avbd_take(&p, sizeof(rl_avbd_load) * ((size_t)nj + 1));
-  am->jadr = avbd_take(&p, sizeof(int) * nbs);
-  am->jnum = avbd_take(&p, sizeof(int) * nbs);
-  am->jlist = avbd_take(&p, sizeof(int) * (2 * (size_t)nj + 1));
   am->maxcon = maxcon;
-  am->con = avbd_take(&p, sizeof(rl_avbd_contact) * ((size_t)maxcon + 1));
-  am->prev = avbd_take(&p, sizeof(rl_avbd_contact) * ((size_t)maxcon + 1));
-  am->cadr = avbd_take(&p, sizeof(int) * nbs);
-  am->cnum = avbd_take(&p, sizeof(int) * nbs);
-  am->clist = avbd_take(&p, sizeof(int) * (2 * (size_t)maxcon + 1));
-  am->gpos = avbd_take(&p, R * 3 * ((size_t)m->ngeom + 1));
-  am->gquat = avbd_take(&p, R * 4 * ((size_t)m->ngeom + 1));
-  am->color = avbd_take(&p, sizeof(int) * nbs);
-  am->order = avbd_take(&p, sizeof(int) * nbs);
-  am->vprev = avbd_take(&p, R * 3 * nbs);
-  am->comp = avbd_take(&p, sizeof(int) * nbs);
-  am->cwork = avbd_take(&p, R * 46 * nbs);
-  am->upd = avbd_take(&p, R * 2 * nbs);
-  am->guard = avbd_take(&p, sizeof(int) * nbs);
-  am->ver = avbd_take(&p, sizeof(unsigned long long) * nbs);
-  am->jval = avbd_take(&p, sizeof(rl_avbd_joint_val) * ((size_t)nj + 1));
-  am->jver = avbd_take(&p, sizeof(unsigned long long) * 2 * ((size_t)nj + 1));
-  am->cval = avbd_take(&p, sizeof(rl_avbd_contact_val) * ((size_t)maxcon + 1));
-  am->cver = avbd_take(&p, sizeof(unsigned long long) * 2 * ((size_t)maxcon + 1));
-  am->chl = avbd_take(&p, R * 2 * ((size_t)nr + 1));
-  am->ncmp = 0;
-  am->cmp = avbd_take(&p, sizeof(rl_avbd_compound) * ((size_t)ncmp + 1));
-  am->cmpval = avbd_take(&p, sizeof(rl_avbd_compound_val) * ((size_t)ncmp + 1));
-  am->cmpver = avbd_take(&p, sizeof(unsigned long long) * 2 * ((size_t)ncmp + 1));
-  am->tparent = avbd_take(&p, sizeof(int) * nbs);
-  am->tjoint = avbd_take(&p, sizeof(int) * nbs);
-  am->tadr = avbd_take(&p, sizeof(int) * (nbs + 1));
-  am->tlist = avbd_take(&p, sizeof(int) * nbs);
-  am->twork = avbd_take(&p, R * AVBD_TW * nbs);
-  am->tmass = avbd_take(&p, R * nbs);
   am->nloop = nloop;
-  am->tloop = avbd_take(&p, R * ((size_t)nloop * (12 * nbs + (size_t)nloop + 2)));
-  am->moving = avbd_take(&p, sizeof(rl_avbd_moving) * ((size_t)nmov + 1));
-  am->ride = avbd_take(&p, sizeof(int) * nbs);
-  am->mocap_last = avbd_take(&p, R * 7 * ((size_t)m->nmocap + 1));
-  am->mocap_prev = avbd_take(&p, R * 7 * ((size_t)m->nmocap + 1));
-  am->mocap_moved = avbd_take(&p, sizeof(long) * ((size_t)m->nmocap + 1));
   am->nmocap = m->nmocap;
-  am->spos = avbd_take(&p, R * 3 * ((size_t)m->nsite + 1));
-  am->szax = avbd_take(&p, R * 3 * ((size_t)m->nsite + 1));
-  am->spat = avbd_take(&p, sizeof(int) * ((size_t)m->ntendon + (size_t)m->nu + 1));
-  am->spat_n = avbd_take(&p, R * 2 * ((size_t)m->ntendon + (size_t)m->nu + 1));
-  am->spsadr = avbd_take(&p, sizeof(int) * ((size_t)m->ntendon + (size_t)m->nu + 2));
-  am->spslot = avbd_take(&p, sizeof(int) * 2 * ((size_t)m->nwrap + (size_t)m->nu + 1));
-  am->spadr = avbd_take(&p, sizeof(int) * (nbs + 1));
-  am->splist = avbd_take(&p, sizeof(int) * 2 * ((size_t)m->nwrap + (size_t)m->nu + 1));
-  am->crow = avbd_take(&p, sizeof(rl_avbd_crow) * ((size_t)ncr + 1));
-  am->crsadr = avbd_take(&p, sizeof(int) * ((size_t)ncr + 2));
-  am->crslot = avbd_take(&p, sizeof(int) * ((size_t)ncrl + 1));
-  am->cradr = avbd_take(&p, sizeof(int) * (nbs + 1));
-  am->crlist = avbd_take(&p, sizeof(int) * ((size_t)ncrl + 1));
+  avbd_carve(am, m, &z, (char *)(((uintptr_t)buf + 63) & ~(uintptr_t)63));
 
   /* bodies */
   int s = 0;
@@ -1066,6 +1206,9 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
       rl_q_to_mat(Rs, m->site_quat + 4 * i);
       z[0] = Rs[2], z[1] = Rs[5], z[2] = Rs[8];
       rl_m3_tmulv(am->szax + 3 * i, R, z);
+      real c[4];
+      rl_q_conj(c, m->body_iquat + 4 * b);
+      rl_q_mul(am->squat + 4 * i, c, m->site_quat + 4 * i);
     }
   }
 
@@ -1123,12 +1266,15 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
   }
   am->njoint = k;
   avbd_crow_build(am, m, &top);
+  avbd_mdof_build(am, m, &top);
   am->nrow = top;
   avbd_moving_build(am, m, d);
   rl_data_free(d);
   for (int j = 0; j < am->njoint; j++) avbd_row_scales(am, m, am->joint + j);
-  avbd_components(am);
+  for (int i = 0; i < am->nmdof; i++) avbd_mdof_scales(am, m, am->mdof + i);
+  avbd_wrench_build(am, m);
   avbd_tendon_lists(am, m);
+  avbd_components(am);
   avbd_crow_lists(am, m);
   am->servo_scaled = am->prm.servo_model;
 
@@ -1312,6 +1458,28 @@ RL_HDFN static void avbd_q_continuous(real q[4], const real ref[4]) {
     for (int i = 0; i < 4; i++) q[i] = -q[i];
 }
 
+/* body-frame quaternion of slot s: q_body = q_com ⊗ iquat⁻¹ (normalized) */
+RL_HDFN void avbd_body_quat(const rl_avbd *am, int s, real q[4]) {
+  real c[4];
+  rl_q_conj(c, am->iquat + 4 * s);
+  rl_q_mul(q, am->pose[s].q, c);
+  rl_q_normalize(q);
+}
+
+/* MuJoCo's qpos of ball joint jt (B's rotation relative to its zero in A, in B's body frame) at the current poses:
+   q_ball = iquat_B ⊗ (q_rel0⁻¹ q_A⁻¹ q_B) ⊗ iquat_B⁻¹ (not normalized) */
+RL_HDFN void avbd_ball_quat(const rl_avbd *am, const rl_avbd_joint *jt, real r[4]) {
+  const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *P = am->pose + jt->b;
+  real c[4], x[4];
+  rl_q_conj(c, jt->qrel0);
+  rl_q_conj(x, A->q);
+  rl_q_mul(r, c, x);
+  rl_q_mul(r, r, P->q);
+  rl_q_mul(r, am->iquat + 4 * jt->b, r);
+  rl_q_conj(c, am->iquat + 4 * jt->b);
+  rl_q_mul(r, r, c);
+}
+
 RL_HDFN void rl_avbd_to_generalized(const rl_avbd *am, const rl_model *m, rl_data *d) {
   for (int s = 0; s < am->nb; s++) {
     int b = am->body[s];
@@ -1326,10 +1494,8 @@ RL_HDFN void rl_avbd_to_generalized(const rl_avbd *am, const rl_model *m, rl_dat
     int j = m->body_jntadr[b], qa = m->jnt_qposadr[j], da = m->jnt_dofadr[j];
     const rl_avbd_pose *P = am->pose + s;
     const real *v = am->vel + 6 * s;
-    real qb[4], c[4], Rb[9];
-    rl_q_conj(c, am->iquat + 4 * s);
-    rl_q_mul(qb, P->q, c); /* body frame q_body = q_com ⊗ iquat⁻¹ */
-    rl_q_normalize(qb);
+    real qb[4], Rb[9];
+    avbd_body_quat(am, s, qb);
     rl_q_to_mat(Rb, qb);
     switch (m->jnt_type[j]) {
     case RL_JNT_FREE: {
@@ -1352,15 +1518,8 @@ RL_HDFN void rl_avbd_to_generalized(const rl_avbd *am, const rl_model *m, rl_dat
       for (int k = am->jadr[s]; k < am->jadr[s] + am->jnum[s]; k++)
         if (am->joint[am->jlist[k]].jnt == j) jt = am->joint + am->jlist[k];
       if (!jt) break;
-      const rl_avbd_pose *A = avbd_pose_of(am, jt->a);
-      real r[4], x[4], dw[3];
-      rl_q_conj(c, jt->qrel0);
-      rl_q_conj(x, A->q);
-      rl_q_mul(r, c, x);
-      rl_q_mul(r, r, P->q);
-      rl_q_mul(r, am->iquat + 4 * s, r);
-      rl_q_conj(c, am->iquat + 4 * s);
-      rl_q_mul(r, r, c);
+      real r[4], dw[3];
+      avbd_ball_quat(am, jt, r);
       rl_q_normalize(r);
       avbd_q_continuous(r, d->qpos + qa);
       rl_q_copy(d->qpos + qa, r);

@@ -73,6 +73,13 @@ RL_HDFN void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, 
     if ((jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) && m->jnt_limited[jt->jnt])
       avbd_limit_diag(st, am, jt);
   }
+  for (int k = 0; k < am->nmdof; k++) { /* ball cone limits */
+    const rl_avbd_row *w = am->row + am->mdof[k].lim_row;
+    if (!avbd_mdof_limit_on(m, am->mdof + k)) continue;
+    avbd_primal_add(st, 1, -w->c);
+    st->kkt_normal_sign = rl_avbd_max(st->kkt_normal_sign, w->lambda);
+    st->kkt_complementarity = rl_avbd_max(st->kkt_complementarity, rl_fabs(w->lambda * w->c));
+  }
   for (int i = 0; i < am->ncon; i++) {
     const rl_avbd_contact *c = am->con + i;
     real C[3];

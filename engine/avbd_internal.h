@@ -1,6 +1,5 @@
-/* avbd_internal.h — what the AVBD sources share (avbd_build.c, avbd_contact.c, avbd_joint.c,
- * avbd_sweep.c, avbd_diag.c): constants, the world pose, small pose helpers, and the functions one file
- * defines and another calls, precision-named like the public API (see rl_names.h).  Private to engine/;
+/* avbd_internal.h — what the AVBD sources (engine/avbd_*.c) share: constants, the world pose, small pose
+ * helpers, and the functions one file defines and another calls, precision-named like the public API (see rl_names.h).  Private to engine/;
  * callers use rl_avbd.h. */
 #ifndef AVBD_INTERNAL_H
 #define AVBD_INTERNAL_H
@@ -105,6 +104,24 @@ RL_HDFN static inline real avbd_grow(const rl_avbd_param *pr, real rho, real rho
 #define avbd_crow_coord_terms        RL_NAME(avbd_crow_coord_terms)
 #define avbd_crow_begin              RL_NAME(avbd_crow_begin)
 #define avbd_crow_dual               RL_NAME(avbd_crow_dual)
+#define avbd_ball_quat               RL_NAME(avbd_ball_quat)
+#define avbd_body_quat               RL_NAME(avbd_body_quat)
+#define avbd_actuator_law            RL_NAME(avbd_actuator_law)
+#define avbd_actuator_input          RL_NAME(avbd_actuator_input)
+#define avbd_disp                    RL_NAME(avbd_disp)
+#define avbd_mdof_quat               RL_NAME(avbd_mdof_quat)
+#define avbd_mdof_scales             RL_NAME(avbd_mdof_scales)
+#define avbd_mdof_limit_on           RL_NAME(avbd_mdof_limit_on)
+#define avbd_mdof_assemble           RL_NAME(avbd_mdof_assemble)
+#define avbd_mdof_coupling           RL_NAME(avbd_mdof_coupling)
+#define avbd_mdof_begin              RL_NAME(avbd_mdof_begin)
+#define avbd_mdof_dual               RL_NAME(avbd_mdof_dual)
+#define avbd_wrench_trn              RL_NAME(avbd_wrench_trn)
+#define avbd_wrench_lengthful        RL_NAME(avbd_wrench_lengthful)
+#define avbd_wrench_implicit         RL_NAME(avbd_wrench_implicit)
+#define avbd_wrench_begin            RL_NAME(avbd_wrench_begin)
+#define avbd_wrench_length           RL_NAME(avbd_wrench_length)
+#define avbd_wrench_force            RL_NAME(avbd_wrench_force)
 
 /* avbd_build.c */
 RL_HDFN void avbd_perp(real t1[3], real t2[3], const real n[3]);
@@ -120,6 +137,10 @@ RL_HDFN void avbd_row_scales(rl_avbd *am, const rl_model *m, const rl_avbd_joint
 RL_HDFN void avbd_to_local(real r[3], const rl_avbd_pose *p, const real w[3]);
 RL_HDFN void avbd_components(rl_avbd *am);
 RL_HDFN real avbd_coord_rate(const rl_avbd *am, const rl_avbd_joint *jt);
+/* the relative rotation of ball joint jt as MuJoCo's qpos (not normalized), and slot s's body-frame quaternion */
+RL_HDFN void avbd_ball_quat(const rl_avbd *am, const rl_avbd_joint *jt, real q[4]);
+RL_HDFN void avbd_mdof_scales(rl_avbd *am, const rl_model *m, const rl_avbd_mdof *f);
+RL_HDFN void avbd_body_quat(const rl_avbd *am, int s, real q[4]);
 
 /* avbd_contact.c */
 RL_HDFN void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h);
@@ -140,6 +161,27 @@ RL_HDFN real avbd_tendon_force(const rl_avbd *am, const rl_model *m, const rl_da
                                real h, real *kL);
 RL_HDFN void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi, real h,
                       int kkt, real *G, real *k);
+RL_HDFN real avbd_actuator_law(const rl_model *m, int u, real w, real L, real V, real Ln, real Vn, real *dFdL,
+                               real *dFdV);
+RL_HDFN real avbd_actuator_input(const rl_avbd *am, const rl_model *m, const rl_data *d, int u);
+
+/* avbd_mdof.c: ball and free joints' joint-space terms */
+RL_HDFN void avbd_disp(const rl_avbd *am, int s, real dz[6]);
+RL_HDFN void avbd_mdof_quat(rl_avbd *am, const rl_avbd_mdof *f, real q[4]);
+RL_HDFN int avbd_mdof_limit_on(const rl_model *m, const rl_avbd_mdof *f);
+RL_HDFN void avbd_mdof_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int k, int side, real h, int kkt,
+                                real H[36], real g[6]);
+RL_HDFN void avbd_mdof_coupling(rl_avbd *am, const rl_model *m, const rl_data *d, int k, real h, real C[36]);
+RL_HDFN void avbd_mdof_begin(rl_avbd *am, const rl_model *m, const rl_data *d, real h);
+RL_HDFN void avbd_mdof_dual(rl_avbd *am, const rl_model *m, const rl_data *d, real res[2]);
+
+/* avbd_wrench.c: actuators acting as wrenches on body poses (site, ball and free joint, body transmissions) */
+RL_HDFN int avbd_wrench_trn(const rl_model *m, int u);
+RL_HDFN int avbd_wrench_lengthful(const rl_model *m, int u);
+RL_HDFN int avbd_wrench_implicit(const rl_model *m, int u);
+RL_HDFN void avbd_wrench_begin(rl_avbd *am, const rl_model *m, const rl_data *d);
+RL_HDFN real avbd_wrench_length(const rl_avbd *am, int u, int s, real J[6], real *rate);
+RL_HDFN real avbd_wrench_force(const rl_avbd *am, const rl_model *m, const rl_data *d, int u, real l, real h, real *kL);
 
 /* avbd_sweep.c */
 RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, const real *tw,

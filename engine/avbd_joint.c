@@ -14,42 +14,43 @@ RL_HDFN int avbd_joint_on(const rl_model *m, const rl_data *d, const rl_avbd_joi
 }
 
 /* Actuator u's force as MuJoCo models it, F = gain·w + bias clamped to forcerange, w the control u (or the
- * activation act at the step start for actuators with dynamics), at the actuator length L = gφ and the
- * implicit velocity V = g(φ − φⁿ)/h of its transmission's coordinate φ (a joint's, or a fixed tendon's
- * length; φⁿ, φ̇ⁿ its step-start value and rate); force along φ: τ = g·F.
- *   gain: fixed g₀; affine g₀ + g₁Lⁿ + g₂Vⁿ; muscle −F₀·FL(Lⁿ)·FV(Vⁿ) (both at the step start, explicit)
- *   bias: affine b₀ + b₁L + b₂V; muscle passive force FP(L) (at the iterate)
- * curvature −∂τ/∂φ = −g²(∂F/∂L + ∂F/∂V/h) when unclamped (≥ 0: affine b₁ + b₂/h, muscle FP′(L)), else 0. */
-RL_HDFN static real avbd_actuator_force(const rl_model *m, int u, real w, real phi, real phi_n, real dphi_n, real h,
-                                        real *k) {
-  real g = m->actuator_gear[u];
+ * activation act at the step start for actuators with dynamics), at the actuator length L and velocity V, the gain
+ * explicit at the step-start length Lⁿ and velocity Vⁿ:
+ *   gain: fixed g₀; affine g₀ + g₁Lⁿ + g₂Vⁿ; muscle −F₀·FL(Lⁿ)·FV(Vⁿ)
+ *   bias: affine b₀ + b₁L + b₂V; muscle passive force FP(L)
+ * with its slopes *dFdL, *dFdV (affine b₁, b₂; muscle FP′(L), 0), both 0 when the force is clamped. */
+RL_HDFN real avbd_actuator_law(const rl_model *m, int u, real w, real L, real V, real Ln, real Vn, real *dFdL,
+                               real *dFdV) {
   const real *fr = m->actuator_forcerange + 2 * u, *lr = m->actuator_lengthrange + 2 * u;
   const real *gp = m->actuator_gainprm + RL_NGAIN * u, *bp = m->actuator_biasprm + RL_NBIAS * u;
-  real L = g * phi, V = g * (phi - phi_n) / h, acc0 = m->actuator_acc0[u];
-  real gain = gp[0];
-  if (m->actuator_gaintype[u] == RL_GAIN_AFFINE) gain += gp[1] * g * phi_n + gp[2] * g * dphi_n;
-  else if (m->actuator_gaintype[u] == RL_GAIN_MUSCLE) gain = rl_muscle_gain(g * phi_n, g * dphi_n, lr, acc0, gp);
-  real dFdL = 0, dFdV = 0, F = gain * w;
+  real acc0 = m->actuator_acc0[u], gain = gp[0];
+  if (m->actuator_gaintype[u] == RL_GAIN_AFFINE) gain += gp[1] * Ln + gp[2] * Vn;
+  else if (m->actuator_gaintype[u] == RL_GAIN_MUSCLE) gain = rl_muscle_gain(Ln, Vn, lr, acc0, gp);
+  real F = gain * w;
+  *dFdL = *dFdV = 0;
   if (m->actuator_biastype[u] == RL_BIAS_AFFINE) {
-    dFdL = bp[1];
-    dFdV = bp[2];
-    F += bp[0] + dFdL * L + dFdV * V;
+    *dFdL = bp[1];
+    *dFdV = bp[2];
+    F += bp[0] + *dFdL * L + *dFdV * V;
   } else if (m->actuator_biastype[u] == RL_BIAS_MUSCLE) {
     F += rl_muscle_bias(L, lr, acc0, bp);
-    dFdL = rl_muscle_bias_len(L, lr, acc0, bp);
+    *dFdL = rl_muscle_bias_len(L, lr, acc0, bp);
   }
-  int clamped = 0;
-  if (m->actuator_forcelimited[u]) {
-    if (F < fr[0]) {
-      F = fr[0];
-      clamped = 1;
-    }
-    if (F > fr[1]) {
-      F = fr[1];
-      clamped = 1;
-    }
+  if (m->actuator_forcelimited[u] && (F < fr[0] || F > fr[1])) {
+    F = F < fr[0] ? fr[0] : fr[1];
+    *dFdL = *dFdV = 0;
   }
-  *k = clamped ? 0 : rl_avbd_max(-g * g * (dFdL + dFdV / h), 0);
+  return F;
+}
+
+/* avbd_actuator_law along a scalar coordinate φ (a joint's, a fixed tendon's length, a crank length) with gear g:
+ * L = gφ, implicit V = g(φ − φⁿ)/h (φⁿ, φ̇ⁿ the step-start value and rate); force along φ τ = g·F, curvature
+ * −∂τ/∂φ = −g²(∂F/∂L + ∂F/∂V/h) (≥ 0: affine b₁ + b₂/h, muscle FP′(L); 0 when clamped). */
+RL_HDFN static real avbd_actuator_force(const rl_model *m, int u, real w, real phi, real phi_n, real dphi_n, real h,
+                                        real *k) {
+  real g = m->actuator_gear[u], dFdL, dFdV;
+  real F = avbd_actuator_law(m, u, w, g * phi, g * (phi - phi_n) / h, g * phi_n, g * dphi_n, &dFdL, &dFdV);
+  *k = rl_avbd_max(-g * g * (dFdL + dFdV / h), 0);
   return g * F;
 }
 
@@ -84,7 +85,7 @@ RL_HDFN static real avbd_ctrl(const rl_avbd *am, const rl_model *m, const rl_dat
 
 /* input of actuator u: its control (avbd_ctrl), or the step-start activation for an actuator with activation
    dynamics */
-RL_HDFN static real avbd_actuator_input(const rl_avbd *am, const rl_model *m, const rl_data *d, int u) {
+RL_HDFN real avbd_actuator_input(const rl_avbd *am, const rl_model *m, const rl_data *d, int u) {
   if (m->actuator_dyntype[u] != RL_DYN_NONE) return d->act[u - (m->nu - m->na)];
   return avbd_ctrl(am, m, d, u);
 }
@@ -140,9 +141,11 @@ RL_HDFN const rl_avbd_joint *avbd_joint_of(const rl_avbd *am, int j) {
  *   F_L = k_T(L − L_s) + b_T(L − Lⁿ)/h − Σ_u τ_u   (spring, damper, the actuators on the tendon, avbd_actuator_force)
  * with curvature *kL = k_T + b_T/h + Σ_u k_u (passive terms off with passive forces disabled, actuators off with
  * actuation disabled).  t = −1 − u: actuator u's slider-crank transmission, L its crank length l (MuJoCo's actuator
- * length is gear·l; no passive terms, F_L = −τ_u). */
+ * length is gear·l; no passive terms, F_L = −τ_u); for another transmission of u (a wrench on body poses) L is its
+ * displacement over the step and the force avbd_wrench_force's. */
 RL_HDFN real avbd_tendon_force(const rl_avbd *am, const rl_model *m, const rl_data *d, int t, real L, real Ln, real dLn,
                                real h, real *kL) {
+  if (t < 0 && m->actuator_trntype[-1 - t] != RL_TRN_SLIDERCRANK) return avbd_wrench_force(am, m, d, -1 - t, L, h, kL);
   int dis = m->opt.disableflags;
   real F = 0;
   *kL = 0;

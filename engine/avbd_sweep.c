@@ -149,10 +149,12 @@ RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int
   const rl_avbd_pose *P = am->pose + s;
   real K[3] = {0, 0, 0};
   rl_avbd_inertia(H, g, am->mass[s], am->I0 + 9 * s, P, am->xp + 3 * s, am->qp + 4 * s, h);
+  if (am->smdof[s] >= 0) avbd_mdof_assemble(am, m, d, am->smdof[s], 1, h, kkt, H, g); /* its free joint's terms */
   for (int q = am->jadr[s]; q < am->jadr[s] + am->jnum[s]; q++) {
     const rl_avbd_joint *jt = am->joint + am->jlist[q];
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
     int side = jt->b == s;
+    if (am->jmdof[am->jlist[q]] >= 0) avbd_mdof_assemble(am, m, d, am->jmdof[am->jlist[q]], side, h, kkt, H, g);
     if (jt->kind == RL_AVBD_COMPOUND) {
       avbd_compound_assemble(am, m, d, jt, side, h, kkt, H, g, K);
       continue;
@@ -530,6 +532,7 @@ RL_HDFN static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_da
     avbd_coord_dual(am, m, d, jt, res);
   }
   if (am->ncrow > 0) avbd_crow_dual(am, m, d, res);
+  if (am->nmdof > 0) avbd_mdof_dual(am, m, d, res);
   for (int i = 0; i < am->ncon; i++) {
     rl_avbd_contact *c = am->con + i;
     const real *C = avbd_contact_val(am, i)->C;
@@ -661,6 +664,8 @@ RL_HDFN static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d,
     if (jt->eq < 0) continue;
     for (int r = 0; r < jt->neq; r++) am->row[jt->row + r].c0 = 0;
   }
+  if (am->nmdof > 0) avbd_mdof_begin(am, m, d, h);
+  if (am->nwrench > 0) avbd_wrench_begin(am, m, d);
   avbd_tendon_begin(am, m);
   avbd_crow_begin(am, m, d);
 }
@@ -680,13 +685,16 @@ RL_HDFN static void avbd_start_accel(real ga[3], const real v[3], const real vpr
   rl_avbd_clamp3(ga, gn);
 }
 
-/* External wrench fw = (f, τ) of slot s for the step (world, at the COM): the user's xfrc plus, with a fluid
+/* External wrench fw = (f, τ) of slot s for the step (world, at the COM): the user's xfrc, the explicit actuator
+ * wrenches on body poses (fext, avbd_wrench_begin) plus, with a fluid
  * (density or viscosity), the inertia-box force of MuJoCo's passive stage at the step-start velocity relative
  * to the wind (explicit, as MuJoCo's passive forces in its Euler step; rl_fluid_box.h):
  *   w = Rᵀω, v = Rᵀ(v_c − wind), (τ_box, f_box) = box forces(w, v), f += R·f_box, τ += R·τ_box
  * (R the COM frame, the body's inertia frame). */
 RL_HDFN static void avbd_external_wrench(const rl_avbd *am, const rl_model *m, int s, real fw[6]) {
   for (int i = 0; i < 6; i++) fw[i] = am->xfrc[6 * s + i];
+  if (am->nwrench > 0)
+    for (int i = 0; i < 6; i++) fw[i] += am->fext[6 * s + i];
   if (!(m->opt.density > 0 || m->opt.viscosity > 0) || (m->opt.disableflags & RL_DSBL_PASSIVE)) return;
   const real *R = am->pose[s].R, *vel = am->vel + 6 * s;
   real box[3], w[3], v[3], rel[3], tau[3], f[3], t[3];
@@ -748,6 +756,7 @@ RL_HDFN static void avbd_recover_velocity(rl_avbd *am, real h) {
 RL_HDFN static void avbd_sync_scales(rl_avbd *am, const rl_model *m) {
   if (am->servo_scaled == am->prm.servo_model) return;
   for (int j = 0; j < am->njoint; j++) avbd_row_scales(am, m, am->joint + j);
+  for (int i = 0; i < am->nmdof; i++) avbd_mdof_scales(am, m, am->mdof + i);
   avbd_components(am);
   am->servo_scaled = am->prm.servo_model;
 }
@@ -950,6 +959,7 @@ RL_HDFN rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *
     for (int r = 0; r < am->nrow; r++) am->row[r].lambda = 0;
     am->ncon = 0;
     am->nprev = 0;
+    am->step0 = am->steps; /* no step history: the next step takes its rates from these (zero) velocities */
     d->warning[RL_WARN_BADQACC]++;
     am->time += h; /* the step is undone, its time still passes (as a held step of the soft engines) */
     d->time = am->time;
@@ -983,11 +993,13 @@ rl_status rl_avbd_step(rl_avbd *am, const rl_model *m, rl_data *d) {
   /* before the coordinates are read: a joint to a mocap-driven body measures from its step-start pose, so the
      kinematics below puts every body where the AVBD poses hold it */
   rl_avbd_mocap_frames(am, d);
-  if (am->prm.contacts == RL_AVBD_CONTACTS_DATA) {
+  int adhesion = 0; /* a body transmission's moment is a mean over rl_collision's contacts of the step start */
+  for (int u = 0; u < m->nu; u++) adhesion |= m->actuator_trntype[u] == RL_TRN_BODY;
+  if (am->prm.contacts == RL_AVBD_CONTACTS_DATA || adhesion) {
     rl_avbd_to_generalized(am, m, d);
     rl_kinematics(m, d);
     rl_collision(m, d);
-    rl_avbd_load_contacts(am, m, d);
+    if (am->prm.contacts == RL_AVBD_CONTACTS_DATA) rl_avbd_load_contacts(am, m, d);
   }
   rl_status st = rl_avbd_step_maximal(am, m, d);
   rl_avbd_to_generalized(am, m, d);

@@ -170,15 +170,25 @@ RL_HDFN static real avbd_crank_length(const rl_avbd *am, const rl_model *m, int 
 }
 
 /* The length behind entry id of the acting path list: spatial tendon id's path length (avbd_tendon_path), or for
-   id = −1 − u actuator u's slider-crank length (avbd_crank_length); J and rate as there */
+   id = −1 − u actuator u's slider-crank length (avbd_crank_length) or its wrench displacement over the step
+   (avbd_wrench_length); J and rate as there */
 RL_HDFN real avbd_spat_length(const rl_avbd *am, const rl_model *m, int id, int s, real J[6], real *rate) {
-  if (id < 0) return avbd_crank_length(am, m, -1 - id, s, J, rate);
+  if (id < 0 && m->actuator_trntype[-1 - id] == RL_TRN_SLIDERCRANK)
+    return avbd_crank_length(am, m, -1 - id, s, J, rate);
+  if (id < 0) return avbd_wrench_length(am, -1 - id, s, J, rate);
   return avbd_tendon_path(am, m, id, s, J, rate);
 }
 
-/* Step start: each acting spatial tendon's length Lⁿ and rate L̇ⁿ at the step-start poses and velocities */
+/* Step start: each acting spatial tendon's length Lⁿ and rate L̇ⁿ at the step-start poses and velocities (a wrench
+   actuator's displacement starts at 0, its rate is Vⁿ of avbd_wrench_begin) */
 RL_HDFN void avbd_tendon_begin(rl_avbd *am, const rl_model *m) {
   for (int i = 0; i < am->nspat; i++) {
+    int id = am->spat[i];
+    if (id < 0 && m->actuator_trntype[-1 - id] != RL_TRN_SLIDERCRANK) {
+      am->spat_n[2 * i] = 0;
+      am->spat_n[2 * i + 1] = am->wrench[am->uwrench[-1 - id]].Vn;
+      continue;
+    }
     real rate = 0;
     am->spat_n[2 * i] = avbd_spat_length(am, m, am->spat[i], -1, NULL, &rate);
     am->spat_n[2 * i + 1] = rate;

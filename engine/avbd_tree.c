@@ -15,7 +15,8 @@
  *   leaves → root:  D_s = H_ss − Σ_c H_cs ᵀ D_c⁻¹ H_cs,   g̃_s = g_s − Σ_c H_csᵀ D_c⁻¹ g̃_c   (c: children)
  *   root → leaves:  δ_s = −D_s⁻¹ (g̃_s + H_sp δ_p),
  * O(bodies) 6×6 operations.  Loop rows — the rows of an equality constraint between two bodies of one
- * articulation and the acting spatial paths (tendons, slider cranks) through two or more of its bodies —
+ * articulation and the acting spatial paths (tendons, slider cranks, implicit wrench actuators) through two or more
+ * of its bodies —
  * couple bodies the tree does not join; they are taken out of the tree factor and added back exactly by
  * Sherman–Morrison–Woodbury (avbd_tree_loop_step: one r × r capacitance solve, r ≤ AVBD_LOOP_MAX).  The
  * other rows outside the tree (contacts, joints to the world, loop rows beyond the capacity) stay in the
@@ -197,10 +198,10 @@ RL_HDFN static void avbd_tree_coupling_val(const rl_avbd_joint *jt, const rl_avb
  *        + Σ_k k_k ∂φ_k/∂z_B (∂φ_k/∂z_A)ᵀ  over its coordinates (limits, dry friction, damping,
  *          stiffness, armature, servo curvature of avbd_coord_terms),
  * the same rows and weights that avbd_assemble puts on the two diagonal blocks, from the same cached
- * joint values (avbd_joint_value) where the joint has them. */
-RL_HDFN static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_data *d, int j, real h, real C[36]) {
+ * joint values (avbd_joint_value) where the joint has them; C starts at zero. */
+RL_HDFN static void avbd_tree_coupling_rows(rl_avbd *am, const rl_model *m, const rl_data *d, int j, real h,
+                                            real C[36]) {
   const rl_avbd_joint *jt = am->joint + j;
-  for (int i = 0; i < 36; i++) C[i] = 0;
   int on = avbd_joint_on(m, d, jt);
   if (rl_avbd_joint_val_ok(jt)) { /* a hinge's coordinate curvature: avbd_tree_block put it in the slot */
     avbd_tree_coupling_val(jt, am->row + jt->row, avbd_joint_value(am, j), on, am->twork[AVBD_TW * jt->b + 85], C);
@@ -239,6 +240,14 @@ RL_HDFN static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_
     avbd_coord_terms(am, m, d, jt, phi, h, 0, &G, &k);
     avbd_outer_add(C, dB, dA, k);
   }
+}
+
+/* The coupling block of tree joint j: its rows and coordinates (avbd_tree_coupling_rows), and the terms on the dofs
+ * of a ball it holds, Σ_ij K_ij pg[B][i] pg[A][j]ᵀ (avbd_mdof_coupling) */
+RL_HDFN static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_data *d, int j, real h, real C[36]) {
+  for (int i = 0; i < 36; i++) C[i] = 0;
+  avbd_tree_coupling_rows(am, m, d, j, h, C);
+  if (am->jmdof[j] >= 0) avbd_mdof_coupling(am, m, d, am->jmdof[j], h, C);
 }
 
 /* v ← H'⁻¹ v for the factored articulation (list, n) of avbd_tree_block, v six reals per slot: the leaves-first

@@ -13,8 +13,7 @@
 #include "rl_engine.h"
 #include "rl_math.h"
 
-/* MuJoCo's constants (mjMINVAL, mjMINIMP, mjMAXIMP) and default solref */
-#define RL_MINVAL            ((real)1e-15)
+/* MuJoCo's constants (mjMINIMP, mjMAXIMP; mjMINVAL is RL_MINVAL of rl_prec.h) and default solref */
 #define RL_MINIMP            ((real)0.0001)
 #define RL_MAXIMP            ((real)0.9999)
 #define RL_SOLREF_DEFAULT_TC ((real)0.02)

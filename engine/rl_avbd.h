@@ -252,6 +252,46 @@ typedef struct rl_avbd_crow {
   int spatial;        /* 1 if a scalar is a spatial tendon (the row enters body terms, avbd_crow_assemble) */
 } rl_avbd_crow;
 
+/* A joint whose dofs turn one body as a whole (MuJoCo 2.2.2's dof layout): a ball joint, 3 rotational dofs (the
+ * relative angular velocity in the body frame), on a body of its own or as a component of a compound joint; a
+ * free joint, 3 translational dofs (the world velocity of the body origin) then 3 rotational ones (the angular
+ * velocity in the body frame).  Its joint-space terms act on those dofs as MuJoCo's do (avbd_mdof.c): damping,
+ * armature, friction loss (one row per dof), the spring to qpos_spring, the ball's cone limit on the rotation
+ * angle; and an actuator acting through the joint applies its gear on them.  A dof's displacement over the step
+ * is taken to first order from the body increments, Δ_i = Σ_side pg[side][i]·δz_side (δz = (x − x⁰, Log(q q⁰⁻¹))),
+ * with the gradients pg of the step-start poses: q̇_i = Σ_side pg[side][i]·(v, ω)_side at the step start. */
+typedef struct rl_avbd_mdof {
+  int jnt;          /* model joint id */
+  int type;         /* RL_JNT_BALL or RL_JNT_FREE */
+  int nd;           /* dofs: 3 (ball) or 6 (free) */
+  int a, b;         /* slots of the parent (−1: static) and of the body */
+  int joint;        /* the rl_avbd.joint entry holding a ball (its own, or the compound joint); −1 for a free joint */
+  int comp;         /* the ball's component in that compound joint, −1 otherwise */
+  int lim_row;      /* the ball's cone-limit row (one-sided: C = max(range) − ‖Log q‖ ≥ 0) */
+  int dry_row;      /* the first of nd dry-friction rows (C_i = Δ_i) */
+  int terms;        /* 1 if it has damping, stiffness, armature, friction loss or a limit */
+  int used;         /* 1 if it has terms or an actuator acts through the joint (its gradients are needed) */
+  real pg[2][6][6]; /* step start: ∂Δ_i/∂δz on the parent side (0; zero for a static parent) and on the body (1) */
+  real vn[6];       /* dof rates at the step start: the last step's Δ/h, or the loaded state's q̇ */
+  real un[3];       /* the ball's rotation axis θ/‖θ‖ at the step start (its cone limit's normal on the step) */
+} rl_avbd_mdof;
+
+/* An actuator whose transmission moves body poses as a wrench rather than along a joint coordinate or a path
+ * length: a site (force gear[0:3] and torque gear[3:6] in the site frame, at the site), a ball or free joint
+ * (gear on its dofs, rl_avbd_mdof), a body (adhesion: minus the mean over the body's contacts of the contact
+ * normal's relative point Jacobian).  The moment is MuJoCo 2.2.2's at the step start (J_s: a wrench on each
+ * slot s, at the COM); its displacement over the step ℓ = Σ_s J_s·δz_s gives the velocity V = ℓ/h, and a ball
+ * joint's length L = Lⁿ + ℓ.  An actuator whose force does not depend on L or V is explicit: F·J_s joins each
+ * body's external wrench in the prediction.  One that does (a velocity bias, a length bias on a ball joint) is
+ * an entry −1 − u of the acting path list, its force F(L, V) at the iterate with curvature (avbd_wrench.c). */
+typedef struct rl_avbd_wrench {
+  int u;       /* actuator */
+  int mdof;    /* ball or free joint transmission: its rl_avbd_mdof, else −1 */
+  int spat;    /* its entry in the acting path list when its force depends on the iterate, −1: explicit */
+  int jadr;    /* its step-start moment at rl_avbd.wj + jadr, a wrench (six reals) per slot */
+  real Ln, Vn; /* MuJoCo's actuator_length and actuator_velocity at the step start */
+} rl_avbd_wrench;
+
 /* The AVBD model and state (one allocation, sized at build). */
 typedef struct rl_avbd {
   rl_avbd_param prm;
@@ -336,9 +376,10 @@ typedef struct rl_avbd {
   /* spatial tendons that exert a force (avbd_tendon.c) */
   real *spos;   /* [nsite×3] each site in its body's COM frame (dynamic) or in the world (static) */
   real *szax;   /* [nsite×3] each site's z axis in the same frame (a slider-crank's slider axis) */
-  int nspat;    /* acting spatial tendons and slider-crank transmissions (lengths on body poses) */
-  int *spat;    /* [nspat] their model tendon ids, or −1 − u for actuator u's slider-crank transmission */
-  real *spat_n; /* [nspat×2] length Lⁿ and rate L̇ⁿ at the step start */
+  int nspat;    /* acting spatial tendons, slider-crank transmissions and implicit wrench actuators (lengths on body
+                   poses: rl_avbd_wrench) */
+  int *spat;    /* [nspat] their model tendon ids, or −1 − u for actuator u's slider-crank or wrench transmission */
+  real *spat_n; /* [nspat×2] length Lⁿ and rate L̇ⁿ at the step start (a wrench actuator's displacement: 0, Vⁿ) */
   int *spsadr;  /* [nspat+1] first entry of tendon i in spslot */
   int *spslot;  /* the distinct slots on each tendon's path, −1 once if it touches a static body */
   int *spadr;   /* [nb+1] first entry of slot s in splist */
@@ -350,6 +391,18 @@ typedef struct rl_avbd {
                          each joint coordinate in it (−1 once for static bodies) */
   int *cradr;         /* [nb+1] first entry of slot s in crlist */
   int *crlist;        /* the coordinate rows that depend on each slot (edges of the coloring) */
+  /* ball and free joints (avbd_mdof.c) */
+  int nmdof;
+  rl_avbd_mdof *mdof; /* [nmdof] */
+  int *jmdof;         /* [njoint] the ball of each joint (a compound joint holds at most one), −1 if none */
+  int *smdof;         /* [nb] the free joint of each slot, −1 if none */
+  /* actuators acting as wrenches on body poses (avbd_wrench.c) */
+  int nwrench;
+  rl_avbd_wrench *wrench; /* [nwrench] */
+  int *uwrench;           /* [nu] each actuator's wrench entry, −1 if none */
+  real *wj;               /* the wrench actuators' step-start moments, [nb×6] each */
+  real *fext;             /* [nb×6] the explicit actuator wrenches of this step (world, at the COM) */
+  real *squat;            /* [nsite×4] each site's frame in its body's COM frame (dynamic bodies) */
 } rl_avbd;
 
 /* 1 if two geoms on different dynamic bodies pass the contype/conaffinity filter */

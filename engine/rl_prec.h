@@ -89,6 +89,9 @@ typedef float real;
 #error "compile the engine with -DRL_REAL_F64 or -DRL_REAL_F32"
 #endif
 
+/* MuJoCo's mjMINVAL: below it a norm is taken as zero (mju_normalize3 returns (1, 0, 0)) */
+#define RL_MINVAL ((real)1e-15)
+
 /* Host/device qualifier: the scalar math headers are shared with engine/cuda/. */
 /* RL_HDFN: a function of the AVBD step compiled for the host and, under nvcc (engine/cuda/), also for the
    device (an ordinary C function in the C engine) */

@@ -261,6 +261,8 @@ Test(avbd, free_fall_exact) {
 
 /* controls held during avbd_run_stop's and smooth_ref's runs (NULL: all zero) */
 static const double *run_ctrl;
+/* the reference of convergence_order_stop (NULL: smooth_ref) */
+static int (*run_ref)(const char *model, double T, real *q);
 /* block mode for avbd_run_stop's runs (−1: the default), and the unconverged steps of its last run */
 static int run_block = -1;
 static long run_unconverged;
@@ -330,9 +332,10 @@ static int smooth_ref(const char *model, double T, real *q) {
 static double convergence_order_stop(const char *model, const char *name, int stop) {
   const double hs[4] = {4e-3, 2e-3, 1e-3, 5e-4}, T = 0.5;
   real ref[64], q[64];
-  int nq = smooth_ref(model, T, ref);
+  int nq = (run_ref ? run_ref : smooth_ref)(model, T, ref);
   double lx[4], ly[4], sx = 0, sy = 0;
-  printf("avbd vs smooth engine, %s (%s), T = %.1f s:", name, RL_PREC_NAME, T);
+  printf("avbd vs smooth engine, %s (%s%s), T = %.1f s:", name, RL_PREC_NAME,
+         run_block == RL_AVBD_BLOCK_ARTICULATION ? ", articulation blocks" : "", T);
   for (int i = 0; i < 4; i++) {
     double an, it;
     avbd_run_stop(model, hs[i], T, stop, q, &an, NULL, &it);
@@ -565,6 +568,265 @@ Test(avbd, slider_crank_converges_to_smooth_engine_first_order) {
   double o = convergence_order_stop(MODEL("avbd_slider_crank.xml"), "avbd_slider_crank", RL_AVBD_STOP_DISTANCE);
   run_ctrl = NULL;
   cr_expect(o > TOL(0.8, 0.5) && o < TOL(1.3, 1.6), "order %.3f", o);
+}
+
+/* ------------------------------------------------ transmissions on body poses, ball and free joints */
+
+/* Errors of AVBD's wrench actuators (site, ball and free joint, body transmissions) at the state in d: AVBD state
+   from qpos, qvel; the smooth engine's position, collision, velocity and actuation stages; AVBD's step-start
+   moments (avbd_mdof_begin, avbd_wrench_begin).  e[0]: length Lⁿ vs actuator_length, e[1]: Vⁿ = Σ_s J_s·(v_s, ω_s)
+   vs actuator_velocity, e[2]: the moment mapped to the dofs, Σ_s J_s·(∂x_s/∂q, ∂θ_s/∂q) (the point and rotation
+   Jacobians at each COM), vs the actuator_moment row, e[3]: the force F(Lⁿ, Vⁿ) vs actuator_force; each relative
+   to max(1, |reference|), max over the actuators (*n of them); *vel Σ|actuator_velocity|. */
+static void wrench_errors(rl_avbd *am, rl_pair *p, rl_data *d, double e[4], int *n, double *vel) {
+  const rl_model *m = p->m;
+  int nv = m->nv;
+  rl_avbd_from_generalized(am, m, d);
+  rl_fwd_position(m, d);
+  rl_collision(m, d);
+  rl_fwd_velocity(m, d);
+  rl_actuation(m, d);
+  avbd_mdof_begin(am, m, d, m->opt.timestep);
+  avbd_wrench_begin(am, m, d);
+  real *jp = malloc(sizeof(real) * 3 * (size_t)nv), *jr = malloc(sizeof(real) * 3 * (size_t)nv);
+  double *row = malloc(sizeof(double) * (size_t)nv);
+  e[0] = e[1] = e[2] = e[3] = 0;
+  *n = 0;
+  *vel = 0;
+  for (int k = 0; k < am->nwrench; k++) {
+    const rl_avbd_wrench *w = am->wrench + k;
+    int u = w->u;
+    const real *J = am->wj + w->jadr, *r = d->actuator_moment + (size_t)u * nv;
+    for (int j = 0; j < nv; j++) row[j] = 0;
+    for (int s = 0; s < am->nb; s++) {
+      rl_jac_point(m, d, jp, jr, am->pose[s].x, am->body[s]);
+      for (int j = 0; j < nv; j++)
+        for (int c = 0; c < 3; c++)
+          row[j] += (double)J[6 * s + c] * jp[c * nv + j] + (double)J[6 * s + 3 + c] * jr[c * nv + j];
+    }
+    double rm = 1, dr = 0;
+    for (int j = 0; j < nv; j++) {
+      rm = fmax(rm, fabs((double)r[j]));
+      dr = fmax(dr, fabs(row[j] - (double)r[j]));
+    }
+    real dL, dV, F = avbd_actuator_law(m, u, avbd_actuator_input(am, m, d, u), w->Ln, w->Vn, w->Ln, w->Vn, &dL, &dV);
+    double L0 = d->actuator_length[u], V0 = d->actuator_velocity[u], F0 = d->actuator_force[u];
+    e[0] = fmax(e[0], fabs((double)w->Ln - L0) / fmax(1, fabs(L0)));
+    e[1] = fmax(e[1], fabs((double)w->Vn - V0) / fmax(1, fabs(V0)));
+    e[2] = fmax(e[2], dr / rm);
+    e[3] = fmax(e[3], fabs((double)F - F0) / fmax(1, fabs(F0)));
+    *vel += fabs(V0);
+    (*n)++;
+  }
+  free(jp);
+  free(jr);
+  free(row);
+}
+
+/* Site, ball and free joint, and body transmissions (tests/models/transmissions.xml: every transmission on one tree;
+   avbd_site_drive.xml, avbd_ball_drive.xml, avbd_adhesion_pad.xml with its adhesion contacts in the gap band,
+   adhesion_gripper.xml with the pad pressing on the box): after 60 steps with the controls held, AVBD's step-start
+   lengths, velocities, moments (mapped to the dofs) and forces equal the smooth engine's actuator_length,
+   actuator_velocity, actuator_moment and actuator_force (MuJoCo 2.2.2's, verified in verify_f64) at the same state. */
+Test(avbd, wrench_transmissions_match_smooth_engine) {
+  static const double u_trn[8] = {0.1, 0.3, -0.2, 0.4, 0.5, -0.3, 0.2, 0.1};
+  static const double u_site[4] = {0.5, 0.2, 9.0, 0.3}, u_ball[7] = {0.4, 0.2, -0.3, 0.5, 12.0, 0.3, 0.1};
+  static const double u_pad[2] = {0.004, 0.5}, u_grip[3] = {-0.1, 1.0, 0.5};
+  const struct {
+    const char *model;
+    const double *u;
+  } cases[] = {{MODEL("transmissions.xml"), u_trn},
+               {MODEL("avbd_site_drive.xml"), u_site},
+               {MODEL("avbd_ball_drive.xml"), u_ball},
+               {MODEL("avbd_adhesion_pad.xml"), u_pad},
+               {MODEL("adhesion_gripper.xml"), u_grip}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    rl_pair p;
+    rl_data *d;
+    rl_avbd *am = avbd_after_60_steps(&p, &d, cases[c].model, cases[c].u);
+    double e[4], vel;
+    int n;
+    wrench_errors(am, &p, d, e, &n, &vel);
+    int ncon = 0;
+    for (int i = 0; i < d->ncon; i++) ncon += d->contact[i].exclude <= 1;
+    printf("avbd wrench transmissions (%s) %s after 60 steps: %d actuators, length %.2e, velocity %.2e, moment %.2e, "
+           "force %.2e (relative, max; Σ|V| %.3f; %d contacts)\n",
+           RL_PREC_NAME, strrchr(cases[c].model, '/') + 1, n, e[0], e[1], e[2], e[3], vel, ncon);
+    cr_expect_gt(n, 0);
+    cr_expect_gt(vel, 0.01, "the transmissions should be moving");
+    for (int i = 0; i < 4; i++) cr_expect_leq(e[i], TOL(1e-14, 1e-5), "%s: error %d %.2e", cases[c].model, i, e[i]);
+    rl_data_free(d);
+    rl_avbd_free(am);
+    rl_pair_free(&p);
+  }
+}
+
+/* convergence_order_stop under the distance test in body (o[0]) and articulation (o[1]) blocks, controls u held */
+static void convergence_both_blocks(const char *model, const char *name, const double *u, double o[2]) {
+  run_ctrl = u;
+  for (int b = 0; b < 2; b++) {
+    run_block = b ? RL_AVBD_BLOCK_ARTICULATION : RL_AVBD_BLOCK_BODY;
+    o[b] = convergence_order_stop(model, name, RL_AVBD_STOP_DISTANCE);
+  }
+  run_block = -1;
+  run_ctrl = NULL;
+}
+
+/* A two-link arm pushed at its tip site and a free drone driven through sites (avbd_site_drive.xml: explicit motors,
+   a velocity servo and an affine velocity damper on sites), controls held: AVBD converges to the smooth engine at
+   order 1 in both block modes. */
+Test(avbd, site_transmissions_converge_to_smooth_engine_first_order) {
+  static const double u[4] = {0.5, 0.2, 9.0, 0.3};
+  double o[2];
+  convergence_both_blocks(MODEL("avbd_site_drive.xml"), "avbd_site_drive", u, o);
+  for (int b = 0; b < 2; b++) cr_expect(o[b] > 0.9 && o[b] < TOL(1.3, 1.6), "blocks %d: order %.3f", b, o[b]);
+}
+
+/* Ball and free joints with damping, springs and armature on their dofs and actuators acting through them
+   (avbd_ball_drive.xml: motors, jointinparent motors, velocity servos, a position servo on a ball's length),
+   controls held: AVBD converges to the smooth engine at order 1 in both block modes.  f32 articulation blocks are
+   held to a lower bound: the stiffened anchor rows of the ball joints (rho_tree) make the largest diagonal entry of a
+   link's 6×6 block 3·10⁸ at 4 ms, so the factor's pivot floor 64ε·max diag is 2400 in float, above one rotational
+   pivot of the block after elimination (640): that pivot is replaced by the floor at every iteration (5 guarded
+   pivots per sweep, 186 sweeps/step; f64: none, 5.6 sweeps/step) — a precision floor of the articulation factor in
+   float, not of the ball's terms (compound_joints.xml, whose ball has none, ends 0.04 rad from its f64 run at
+   0.5 ms in f32 articulation blocks). */
+Test(avbd, ball_and_free_joints_converge_to_smooth_engine_first_order) {
+  static const double u[7] = {0.4, 0.2, -0.3, 0.5, 12.0, 0.3, 0.1};
+  double o[2];
+  convergence_both_blocks(MODEL("avbd_ball_drive.xml"), "avbd_ball_drive", u, o);
+  cr_expect(o[0] > 0.9 && o[0] < TOL(1.3, 1.6), "body blocks: order %.3f", o[0]);
+  cr_expect(o[1] > TOL(0.9, 0.6) && o[1] < TOL(1.3, 1.6), "articulation blocks: order %.3f", o[1]);
+}
+
+/* Reference for a model whose contacts all stay in the margin gap band (they make no constraint row): the whole
+   pipeline (rl_step: collision, the body transmissions' contacts, constraint rows) in RK4 at 0.1 ms from qpos0 with
+   the controls held, which is the smooth dynamics while no row exists.  Fails the test at a step with a constraint
+   row or without a gap contact. */
+static int gap_ref(const char *model, double T, real *q) {
+  rl_pair p;
+  load(&p, model, "integrator=rk4");
+  p.m->opt.timestep = (real)1e-4;
+  rl_data *d = rl_data_alloc(p.m);
+  set_run_ctrl(p.m, d);
+  int maxefc = 0, mincon = 1 << 30;
+  for (long k = 0; k < lround(T / 1e-4); k++) {
+    rl_step(p.m, d);
+    maxefc = d->nefc > maxefc ? d->nefc : maxefc;
+    mincon = d->ncon < mincon ? d->ncon : mincon;
+  }
+  cr_assert_eq(maxefc, 0, "%s: the reference run made %d constraint rows", model, maxefc);
+  cr_assert_gt(mincon, 0, "%s: a reference step had no gap contact", model);
+  memcpy(q, d->qpos, sizeof(real) * (size_t)p.m->nq);
+  int nq = p.m->nq;
+  rl_data_free(d);
+  rl_pair_free(&p);
+  return nq;
+}
+
+/* A gripper with an adhesion pad (avbd_adhesion_pad.xml: a position servo closes the finger, the adhesion pulls the
+   pad toward the floor and the ball beside it through contacts in the gap band), controls held: AVBD converges to
+   the smooth engine (the same contacts, no constraint row at any step) at order 1 in both block modes. */
+Test(avbd, adhesion_pad_converges_to_smooth_engine_first_order) {
+  static const double u[2] = {0.004, 0.5};
+  double o[2];
+  run_ref = gap_ref;
+  convergence_both_blocks(MODEL("avbd_adhesion_pad.xml"), "avbd_adhesion_pad", u, o);
+  run_ref = NULL;
+  for (int b = 0; b < 2; b++) cr_expect(o[b] > 0.9 && o[b] < TOL(1.3, 1.6), "blocks %d: order %.3f", b, o[b]);
+}
+
+/* rotation angle of a unit quaternion, θ ∈ [0, π] */
+static double quat_angle(const real *q) {
+  double s = sqrt((double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]);
+  return 2 * atan2(s, fabs((double)q[0]));
+}
+
+/* avbd_ball_limit.xml for 1 s at 1 ms with the torque tau on the ball and hinge twins (about y), block mode
+   `block`, the cone pendulum started tilted 0.5 rad about y and swirling at 8 rad/s about the vertical: the largest
+   |θ_ball − φ_hinge| (θ the ball's angle about y, 2·atan2(q_y, q_w)) and off-plane rotation of the ball (|q_x|,
+   |q_z|), the largest ball and hinge angles, the cone pendulum's largest rotation angle and the azimuth its rod swept,
+   the steps its limit row was active, the unconverged steps */
+typedef struct ball_limit_run {
+  double dtwin, offplane, maxball, maxhinge, maxcone, sweep, sweeps;
+  int active;
+  long unconverged;
+} ball_limit_run;
+
+static ball_limit_run ball_limit(double tau, int block) {
+  rl_pair p;
+  rl_data *d;
+  rl_avbd_param prm = avbd_load(&p, MODEL("avbd_ball_limit.xml"), 0);
+  prm.block = block;
+  rl_avbd *am = build_prm(p.m, &prm);
+  d = rl_data_alloc(p.m);
+  d->ctrl[0] = d->ctrl[1] = (real)tau;
+  /* the cone pendulum: q = (cos 0.25, 0, sin 0.25, 0), body-frame ω = Rᵀ(0, 0, 8) */
+  real *qc = d->qpos + 5, *wc = d->qvel + 4;
+  qc[0] = (real)cos(0.25), qc[1] = 0, qc[2] = (real)sin(0.25), qc[3] = 0;
+  wc[0] = (real)(-8 * sin(0.5)), wc[1] = 0, wc[2] = (real)(8 * cos(0.5));
+  rl_avbd_from_generalized(am, p.m, d);
+  ball_limit_run r = {0};
+  int cone = -1;
+  for (int k = 0; k < am->nmdof; k++)
+    if (am->mdof[k].jnt == 2) cone = k;
+  cr_assert_geq(cone, 0);
+  double az0 = 0, azp = 0, az = 0;
+  for (int k = 0; k < 1000; k++) {
+    cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
+    const real *qb = d->qpos;
+    double tb = 2 * atan2((double)qb[2], (double)qb[0]);
+    r.dtwin = fmax(r.dtwin, fabs(tb - (double)d->qpos[4]));
+    r.offplane = fmax(r.offplane, fmax(fabs((double)qb[1]), fabs((double)qb[3])));
+    r.maxball = fmax(r.maxball, quat_angle(qb));
+    r.maxhinge = fmax(r.maxhinge, fabs((double)d->qpos[4]));
+    r.maxcone = fmax(r.maxcone, quat_angle(qc));
+    r.active += am->row[am->mdof[cone].lim_row].lambda < 0;
+    r.unconverged += !am->stat.converged;
+    r.sweeps += am->stat.iterations / 1000.0;
+    /* the cone rod's direction R(q)·(0, 0, −1): its azimuth about z, unwrapped */
+    double w = qc[0], x = qc[1], y = qc[2], z = qc[3];
+    double a = atan2(-2 * (y * z - w * x), -2 * (x * z + w * y));
+    if (k == 0) az0 = azp = az = a;
+    double da = a - azp;
+    da -= 2 * M_PI * floor((da + M_PI) / (2 * M_PI));
+    az += da;
+    azp = a;
+  }
+  r.sweep = fabs(az - az0);
+  rl_data_free(d);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+  return r;
+}
+
+/* A ball joint's cone limit and friction loss (avbd_ball_limit.xml).  Torque 0.04 N m about y, below the friction
+   loss 0.05: the ball and hinge twins hold (their angles stay within the stopping tolerance per step × steps).  Torque
+   2 N m: both slip to their limit at 0.6 rad and stay there, the ball's motion in the x–z plane equal to the hinge's
+   (the same rows on the same angle).  The cone pendulum, swirling around the vertical, presses into its cone and
+   slides along the rim: its rotation angle never exceeds 0.6 rad beyond the tolerance while its rod sweeps the
+   azimuth. */
+Test(avbd, ball_cone_limit_and_friction_as_hinge) {
+  for (int block = 0; block < 2; block++) {
+    ball_limit_run h = ball_limit(0.04, block), s = ball_limit(2, block);
+    printf(
+        "avbd ball cone limit and friction (%s, %s blocks), 1 s at 1 ms: torque 0.04 < friction 0.05: ball %.2e rad, "
+        "hinge %.2e rad; torque 2: ball max %.9f rad, hinge max %.9f rad (limit 0.6), |ball − hinge| %.2e rad, "
+        "off-plane %.1e; cone pendulum max angle %.9f rad, azimuth swept %.2f rad, limit active %d/1000 steps; "
+        "unconverged %ld + %ld, %.1f + %.1f sweeps/step\n",
+        RL_PREC_NAME, block ? "articulation" : "body", h.maxball, h.maxhinge, s.maxball, s.maxhinge, s.dtwin,
+        s.offplane, s.maxcone, s.sweep, s.active, h.unconverged, s.unconverged, h.sweeps, s.sweeps);
+    cr_expect_leq(h.maxball, TOL(1e-5, 5e-3), "the friction loss should hold the ball");
+    cr_expect_leq(h.maxhinge, TOL(1e-5, 5e-3));
+    cr_expect_geq(s.maxball, 0.6 - 1e-3, "the ball should reach its cone");
+    cr_expect_leq(s.maxball - 0.6, TOL(1e-6, 1e-4));
+    cr_expect_leq(s.maxhinge - 0.6, TOL(1e-6, 1e-4));
+    cr_expect_leq(s.dtwin, TOL(1e-4, 1e-2), "the planar ball should follow the hinge");
+    cr_expect_leq(s.offplane, TOL(1e-8, 1e-4));
+    cr_expect_leq(s.maxcone - 0.6, TOL(1e-6, 1e-4), "the cone limit should hold off the plane");
+    cr_expect_gt(s.sweep, 1.0, "the cone pendulum should slide around its rim");
+    cr_expect_gt(s.active, 500);
+  }
 }
 
 /* A fixed overlap (tests/public/panda_like.xml from qpos0: the base capsule and the first link's overlap by 0.107 m
@@ -1421,6 +1683,37 @@ Test(avbd, dense_kkt_reference_pendulum) {
 Test(avbd, dense_kkt_reference_chain8) {
   dense_vs_avbd(SCENE("chain8.xml"), "chain8", 0);
   dense_vs_avbd(SCENE("chain8.xml"), "chain8", 100);
+}
+
+/* The dense KKT reference does not rebuild the terms of ball and free joints nor the actuators on sites, ball and free
+   joints and bodies; it counts them in omitted, so that no comparison takes it for the engine's problem:
+   avbd_ball_drive.xml 3 joints with dof terms (two balls, the free puck) + 7 actuators through them = 10;
+   avbd_ball_limit.xml 2 balls × (dof terms, friction loss, cone limit) + the ball's motor = 7 at the step start,
+   + the hinge's limit and friction loss before the step (rl_avbd_ref_solve: no active set yet) = 9. */
+Test(avbd, dense_reference_counts_ball_free_and_wrench_terms_omitted) {
+  const struct {
+    const char *model;
+    int begin, solve;
+  } cases[] = {{MODEL("avbd_ball_drive.xml"), 10, 10}, {MODEL("avbd_ball_limit.xml"), 7, 9}};
+  for (int c = 0; c < 2; c++) {
+    rl_pair p;
+    rl_data *d;
+    rl_avbd *am = avbd_open(&p, cases[c].model, 0, &d);
+    rl_avbd_ref ref;
+    cr_assert_eq(rl_avbd_ref_begin(&ref, am, p.m, d), 0);
+    int nb = ref.omitted;
+    rl_avbd_ref_free(&ref);
+    cr_assert_eq(rl_avbd_ref_solve(&ref, am, p.m, d), 0);
+    int ns = ref.omitted;
+    rl_avbd_ref_free(&ref);
+    printf("avbd dense reference (%s) %s: omitted %d at the step start, %d before the step (want %d, %d)\n",
+           RL_PREC_NAME, strrchr(cases[c].model, '/') + 1, nb, ns, cases[c].begin, cases[c].solve);
+    cr_expect_eq(nb, cases[c].begin);
+    cr_expect_eq(ns, cases[c].solve);
+    rl_data_free(d);
+    rl_avbd_free(am);
+    rl_pair_free(&p);
+  }
 }
 
 /* --- (d) stacks at rest: box-box contacts from rl_collision (RL_AVBD_CONTACTS_DATA), 10 s */

@@ -798,6 +798,24 @@ Test(badinput_tendon, wrap_geom_not_between_sites) {
 Test(badinput_tendon, fixed_tendon_on_ball_joint) {
   expect_bad("bench " BAD "tendon_fixed_ball.xml", 1, "joint 'j2' is not a hinge or slide joint");
 }
+/* AVBD runs every transmission MuJoCo 2.2.2 has (sites, ball and free joints, bodies: wrenches on body poses); what it
+   still refuses it refuses with the physical reason: a slider-crank whose site rides on a mocap body (AVBD holds
+   static bodies at their fixed pose while the crank is evaluated on the body poses). */
+Test(badinput_tendon, avbd_runs_every_transmission) {
+  const char *models[] = {SRCDIR "/tests/models/transmissions.xml",
+                          "/usr/share/mujoco/model/adhesion/active_adhesion.xml"};
+  for (int i = 0; i < 2; i++) {
+    char args[1024], msg[4096];
+    int lines;
+    snprintf(args, sizeof args, "sim %s --engine avbd --steps 3", models[i]);
+    int st = run(args, 0, msg, sizeof msg, &lines);
+    cr_expect_eq(st, 0, "'%s': exit %d, stderr: %s", args, st, msg);
+  }
+}
+Test(badinput_tendon, avbd_refuses_crank_site_on_mocap_body) {
+  expect_bad("sim " BAD "avbd_crank_mocap.xml --engine avbd --steps 2", 1,
+             "actuator 'drive' has its slider-crank site on body 'carriage', which moves with a mocap body");
+}
 Test(badinput_tendon, avbd_refuses_ellipsoid_fluid) {
   expect_bad("sim " SRCDIR "/tests/models/fluid_ellipsoid.xml --engine avbd", 1,
              "body 'torso' uses the ellipsoid fluid model (fluidshape): AVBD applies the inertia-box model only");

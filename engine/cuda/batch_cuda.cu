@@ -30,6 +30,8 @@ namespace RL_NAME(cuda) {
 #include "avbd_build.c"
 #include "avbd_tree.c"
 #include "avbd_tendon.c"
+#include "avbd_mdof.c"
+#include "avbd_wrench.c"
 extern "C" {
 #include "rl_batch_cuda.h"
 }
@@ -179,6 +181,14 @@ extern "C" int rl_batch_cuda_attach(rl_batch *b, int mode, char *err, int errlen
              "collision (ground contacts of sphere, capsule and box geoms on planes only)");
     return -1;
   }
+  for (int u = 0; u < b->m[0]->nu; u++)
+    if (b->m[0]->actuator_trntype[u] == RL_TRN_BODY) {
+      snprintf(err, (size_t)errlen,
+               "cuda: actuator '%s' acts through a body (adhesion): its moment is a mean over the contacts of "
+               "rl_collision, which the device does not run",
+               rl_model_name(b->m[0], b->m[0]->name_actuatoradr[u]));
+      return -1;
+    }
   if (mode == RL_CUDA_GPU && !rl_cuda_devices(err, errlen)) return -1;
   rlcu_batch *c = (rlcu_batch *)calloc(1, sizeof *c);
   int n = b->n;

@@ -736,10 +736,22 @@ static void prob_free(prob *pb) {
 
 /* Terms of the engine's step this reference does not rebuild, counted into rl_avbd_ref.omitted: tendons that
    exert a force (springs, dampers, actuators on them), actuators other than the one PD servo per joint that
-   servo_pd models (an actuator that is not its coordinate's first, activation dynamics, muscle gain or bias), fluid forces,
-   the rows on scalar coordinates (tendon limits, joint and tendon equalities: rl_avbd_crow). */
+   servo_pd models (an actuator that is not its coordinate's first, activation dynamics, muscle gain or bias, and
+   every actuator on a site, a ball or free joint or a body, which no hinge/slide coordinate carries), fluid forces,
+   the rows on scalar coordinates (tendon limits, joint and tendon equalities: rl_avbd_crow), and per ball or free
+   joint (rl_avbd_mdof) its dof terms (damping, spring, armature), its friction loss and a ball's cone limit. */
 static int unmodelled_terms(const prob *pb, const rl_avbd *am, const rl_model *m) {
   int n = 0, dis = m->opt.disableflags;
+  for (int k = 0; k < am->nmdof; k++) {
+    const rl_avbd_mdof *f = am->mdof + k;
+    int dof = m->jnt_dofadr[f->jnt], dofterms = !(dis & RL_DSBL_PASSIVE) && m->jnt_stiffness[f->jnt] != 0, fric = 0;
+    for (int i = 0; i < f->nd; i++) {
+      dofterms |= m->dof_armature[dof + i] != 0 || (!(dis & RL_DSBL_PASSIVE) && m->dof_damping[dof + i] != 0);
+      fric |= m->dof_frictionloss[dof + i] > 0 && !(dis & (RL_DSBL_FRICTIONLOSS | RL_DSBL_CONSTRAINT));
+    }
+    n += dofterms + fric +
+         (f->type == RL_JNT_BALL && m->jnt_limited[f->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT)));
+  }
   for (int t = 0; t < m->ntendon && !(dis & RL_DSBL_PASSIVE); t++)
     n += m->tendon_stiffness[t] != 0 || m->tendon_damping[t] != 0;
   for (int u = 0; u < m->nu && !(dis & RL_DSBL_ACTUATION); u++) {

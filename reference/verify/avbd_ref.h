@@ -33,7 +33,9 @@
  * tangent force λ_t of the engine's iterate (not re-solved: the reference then checks the step given the
  * sliding forces; counted in rl_avbd_ref.slipping).  Inactive rows are left out.  The C⁰ are re-evaluated
  * here at the stored step-start poses.  Not rebuilt (counted in rl_avbd_ref.omitted): contact spin/roll
- * rows (condim 4/6), the BAM servo model.
+ * rows (condim 4/6), the BAM servo model, and what avbd_ref.c's unmodelled_terms lists (acting tendons, actuators
+ * other than one PD servo per hinge/slide coordinate — those on sites, ball and free joints and bodies included —,
+ * fluid forces, rows on scalar coordinates, the dof terms, friction loss and cone limit of ball and free joints).
  *
  * Usage: rl_avbd_ref_begin(&ref, am, m, d) before rl_avbd_step (d: the step-start generalized state, as
  * after rl_avbd_from_generalized or a step), rl_avbd_ref_finish(&ref, am, m, d) after it, then
