@@ -105,7 +105,7 @@ typedef struct rl_option {
   /* rigidlab's own options (not in MuJoCo 2.2.2) */
   int collision;          /* RL_COLL_MANIFOLD (default) | RL_COLL_MUJOCO (one MPR point per convex pair, 2.2.2 rules) */
   int contact_resolution; /* RL_RES_AUTO | RL_RES_CONVEX | RL_RES_SIGNORINI */
-  int newton_factor;      /* RL_FACTOR_AUTO | _DENSE | _SKYLINE | _ABA | _SPARSE */
+  int newton_factor;      /* RL_FACTOR_AUTO | _DENSE | _SKYLINE | _ABA | _SPARSE | _TREE */
   int max_contacts; /* contact capacity asked for (0: the model's nconmax, else max(256, 8·ngeom)); sizes nconmax */
   /* AVBD parameters set by options (0: the engine's precision default) */
   int avbd_iterations; /* sweep budget */
@@ -117,7 +117,14 @@ typedef struct rl_option {
 
 enum { RL_COLL_MANIFOLD = 0, RL_COLL_MUJOCO = 1 };
 enum { RL_RES_AUTO = 0, RL_RES_CONVEX = 1, RL_RES_SIGNORINI = 2 };
-enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR_ABA = 3, RL_FACTOR_SPARSE = 4 };
+enum {
+  RL_FACTOR_AUTO = 0,
+  RL_FACTOR_DENSE = 1,
+  RL_FACTOR_SKYLINE = 2,
+  RL_FACTOR_ABA = 3,
+  RL_FACTOR_SPARSE = 4,
+  RL_FACTOR_TREE = 5
+};
 
 /* sizes: every array count below is one of these.
    nconmax: contact capacity (option max_contacts); nefcmax: constraint-row capacity (all equality,

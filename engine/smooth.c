@@ -222,12 +222,9 @@ void rl_com_pos(const rl_model *m, rl_data *d) {
 
 /* ------------------------------------------------------------- mass matrix */
 
-/* number of entries of row i of the sparse M: i and its dof ancestors */
-static int m_rowlen(const rl_model *m, int i) {
-  int n = 0;
-  for (int j = i; j >= 0; j = m->dof_parentid[j]) n++;
-  return n;
-}
+/* number of entries of row i of the sparse M: i and its dof ancestors (the rows are stored one after the
+   other from dof_Madr) */
+static int m_rowlen(const rl_model *m, int i) { return (i + 1 < m->nv ? m->dof_Madr[i + 1] : m->nM) - m->dof_Madr[i]; }
 
 /* crb_b = cinert_b + Σ_children crb_c;  M(i,j) = cdof_jᵀ·(crb_{body(i)}·cdof_i) for j ancestor of i;
    M(i,i) += armature_i. */
@@ -288,7 +285,9 @@ void rl_solve_ld(const rl_model *m, const real *LD, const real *diaginv, real *x
   for (int i = 0; i < m->nv; i++) x[i] *= diaginv[i];
   for (int i = 0; i < m->nv; i++) {
     int a = m->dof_Madr[i] + 1;
-    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) x[i] -= LD[a++] * x[j];
+    real xi = x[i];
+    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) xi -= LD[a++] * x[j];
+    x[i] = xi;
   }
 }
 
@@ -300,15 +299,19 @@ void rl_solve_m(const rl_model *m, const rl_data *d, real *x, const real *b, int
   }
 }
 
-/* r = M·v with M stored as its lower triangle along the dof tree (symmetric). */
+/* r = M·v with M stored as its lower triangle along the dof tree (symmetric).  Row i's own sum is kept in a
+   register: its descendants (higher indices) add to r[i] only after row i is done, so the order of the
+   additions is r_i = M_ii·v_i + Σ_ancestors j M_ij·v_j + Σ_descendants k M_ki·v_k in increasing k. */
 void rl_mul_m(const rl_model *m, const rl_data *d, real *r, const real *v) {
   for (int i = 0; i < m->nv; i++) r[i] = d->qM[m->dof_Madr[i]] * v[i];
   for (int i = 0; i < m->nv; i++) {
     int a = m->dof_Madr[i] + 1;
+    real ri = r[i], vi = v[i];
     for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j], a++) {
-      r[i] += d->qM[a] * v[j];
-      r[j] += d->qM[a] * v[i];
+      ri += d->qM[a] * v[j];
+      r[j] += d->qM[a] * vi;
     }
+    r[i] = ri;
   }
 }
 

@@ -243,13 +243,15 @@ Test(solver, skyline_equals_dense_humanoid100, .timeout = 300) {
   fixture_close(&f);
 }
 
-/* Newton with CHOLMOD's sparse Cholesky against the dense factorization on every state of `model`
-   (MuJoCo's extracted problem, the cone and resolution given): q̈ to 1e-12 relative in f64 (f32: the sparse
-   factor is in double, the dense one in float: 1e-3, as skyline vs dense), the same iteration count in f64.
-   Returns the worst relative difference; *nauto counts the states where AUTO chose sparse; sparse_updowns
-   adds the factor's rank-1 updates (cholmod_updown) made on the way. */
+/* Newton with factorization KIND (CHOLMOD's sparse Cholesky, the tree Cholesky) against the dense factorization
+   on every state of `model` (MuJoCo's extracted problem, the cone and resolution given): q̈ to 1e-12 relative in
+   f64 (f32: the sparse factor is in double, the dense one in float, and the tree one eliminates in another
+   order: 1e-3, as skyline vs dense), the same iteration count in f64; states the tree factorization refuses
+   (a row off one dof chain) are skipped.  Returns the worst relative difference;
+   *nauto counts the states where AUTO chose KIND; sparse_updowns adds the sparse factor's rank-1 updates
+   (cholmod_updown) made on the way. */
 static long sparse_updowns;
-static double sparse_vs_dense(const char *model, const char *cone, int resolution, int nstates, int *nauto) {
+static double kind_vs_dense(const char *model, const char *cone, int resolution, int kind, int nstates, int *nauto) {
   const char *opts[1] = {cone};
   fixture f;
   fixture_open(&f, model, opts, cone ? 1 : 0, nstates);
@@ -262,12 +264,14 @@ static double sparse_vs_dense(const char *model, const char *cone, int resolutio
     mm.opt.solver = RL_SOLVER_NEWTON;
     mm.opt.contact_resolution = resolution;
     mm.opt.newton_factor = RL_FACTOR_AUTO;
-    if (nauto) *nauto += rl_solver_factor_kind(&mm, f.d) == RL_FACTOR_SPARSE;
-    mm.opt.newton_factor = RL_FACTOR_SPARSE;
-    cr_expect_eq(rl_solver_factor_kind(&mm, f.d), RL_FACTOR_SPARSE, "%s state %d: sparse refused", model, s);
+    if (nauto) *nauto += rl_solver_factor_kind(&mm, f.d) == kind;
+    mm.opt.newton_factor = kind;
+    /* the tree factorization refuses a state with a row off one dof chain (a contact between two limbs) */
+    if (kind == RL_FACTOR_TREE && rl_solver_factor_kind(&mm, f.d) != kind) continue;
+    cr_expect_eq(rl_solver_factor_kind(&mm, f.d), kind, "%s state %d: factorization %d refused", model, s, kind);
     double e, mg;
     int itd, its;
-    factor_vs_dense(&mm, f.d, RL_FACTOR_SPARSE, qd, &e, &mg, &itd, &its);
+    factor_vs_dense(&mm, f.d, kind, qd, &e, &mg, &itd, &its);
     if (resolution == RL_RES_SIGNORINI && !f.d->solver_converged) {
       /* an iteration that cycles to the limit is not a function of rounding: nothing to compare */
       cr_log_info("%s state %d: signorini unconverged after %d iterations, not compared", model, s, its);
@@ -278,7 +282,8 @@ static double sparse_vs_dense(const char *model, const char *cone, int resolutio
     /* signorini's coupled step is taken when it quarters the residual: a threshold that rounding can move
        by an iteration, so its answers agree to the solver tolerance, not to rounding */
     double tol = resolution == RL_RES_SIGNORINI ? TOL(1e-6, 1e-3) : TOL(1e-12, 1e-3);
-    cr_expect(rel <= tol, "%s %s state %d: sparse vs dense q̈ rel %.3g", model, cone ? cone : "", s, rel);
+    cr_expect(rel <= tol, "%s %s state %d: factorization %d vs dense q̈ rel %.3g", model, cone ? cone : "", s, kind,
+              rel);
     if (TOL(1, 0) && resolution != RL_RES_SIGNORINI)
       cr_expect_eq(its, itd, "%s state %d: iterations %d vs dense %d", model, s, its, itd);
     if (TOL(1, 0) && resolution == RL_RES_SIGNORINI)
@@ -292,6 +297,10 @@ static double sparse_vs_dense(const char *model, const char *cone, int resolutio
   free(qd);
   fixture_close(&f);
   return worst;
+}
+
+static double sparse_vs_dense(const char *model, const char *cone, int resolution, int nstates, int *nauto) {
+  return kind_vs_dense(model, cone, resolution, RL_FACTOR_SPARSE, nstates, nauto);
 }
 
 /* every bundled scene whose sampled states have constraint rows (pendulum, double_pendulum, chain8, freefall and
@@ -317,6 +326,89 @@ Test(solver, sparse_equals_dense_humanoids, .timeout = 600) {
   worst = fmax(worst, sparse_vs_dense(HUMANOID, "cone=elliptic", RL_RES_SIGNORINI, 8, NULL));
   worst = fmax(worst, sparse_vs_dense(HUMANOID100, NULL, RL_RES_CONVEX, 3, NULL));
   cr_log_info("sparse vs dense, humanoids: worst q̈ rel %.3g", worst);
+}
+
+/* the tree Cholesky of H (every row on one dof chain: robots against the ground) against the dense one, both
+   cones and both resolutions; AUTO picks it on every state of these models */
+Test(solver, tree_equals_dense_robots, .timeout = 600) {
+  const char *scenes[] = {"microduck.xml", "go1_like.xml", "quadruped12.xml", "biped.xml"};
+  double worst = 0;
+  int nauto = 0, nexp = 0;
+  for (size_t k = 0; k < sizeof scenes / sizeof scenes[0]; k++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/experiments/scenes/%s", SRCDIR, scenes[k]);
+    worst = fmax(worst, kind_vs_dense(path, NULL, RL_RES_CONVEX, RL_FACTOR_TREE, 6, &nauto));
+    worst = fmax(worst, kind_vs_dense(path, "cone=elliptic", RL_RES_CONVEX, RL_FACTOR_TREE, 6, &nauto));
+    worst = fmax(worst, kind_vs_dense(path, "cone=elliptic", RL_RES_SIGNORINI, RL_FACTOR_TREE, 6, &nauto));
+    nexp += 18;
+  }
+  if (!access(HUMANOID, R_OK)) {
+    worst = fmax(worst, kind_vs_dense(HUMANOID, NULL, RL_RES_CONVEX, RL_FACTOR_TREE, 8, &nauto));
+    worst = fmax(worst, kind_vs_dense(HUMANOID, "cone=elliptic", RL_RES_SIGNORINI, RL_FACTOR_TREE, 8, &nauto));
+    nexp += 16;
+  }
+  /* states without rows, and the humanoid's states with a contact between two limbs, are skipped, so AUTO is
+     counted on at most nexp states */
+  cr_expect(nauto >= nexp / 2, "AUTO chose the tree factorization on %d of %d states", nauto, nexp);
+  cr_log_info("tree vs dense, robots: worst q̈ rel %.3g, AUTO tree on %d of %d states", worst, nauto, nexp);
+}
+
+/* tree Cholesky with rank-1 updates and downdates vs refactoring, on a random SPD matrix with M's pattern for the
+   dof tree 0 ← 1 ← {2 ← 3, 4 ← 5 ← 6}, 0 ← 7 ← 8 (the rows of qM's layout: each dof, then its ancestors) */
+Test(solver, tfactor_update_downdate) {
+  enum { N = 9 };
+  int parent[N] = {-1, 0, 1, 2, 1, 4, 5, 0, 7}, adr[N], nM = 0, depth[N];
+  for (int i = 0; i < N; i++) {
+    depth[i] = parent[i] < 0 ? 1 : depth[parent[i]] + 1;
+    adr[i] = nM;
+    nM += depth[i];
+  }
+  real *A = calloc((size_t)nM, sizeof(real)), *L = calloc((size_t)nM, sizeof(real)), *L2 = calloc((size_t)nM, sizeof(real));
+  unsigned seed = 3;
+  for (int i = 0; i < N; i++)
+    for (int j = i, a = adr[i]; j >= 0; j = parent[j], a++) {
+      seed = seed * 1103515245u + 12345u;
+      A[a] = i == j ? 10 : (real)((seed >> 16) % 1000) / 1000 - (real)0.5;
+    }
+  real inv[N], inv2[N];
+  rl_tfactor f = {.n = N, .nM = nM, .parent = parent, .adr = adr, .L = L, .inv = inv}, g = f;
+  g.L = L2;
+  g.inv = inv2;
+  memcpy(L, A, (size_t)nM * sizeof(real));
+  cr_assert_eq(rl_tfactor_factor(&f, (real)1e-15), N);
+  /* v on the chain of dof 6 (6, 5, 4, 1, 0), zero at 5 */
+  real v[N] = {0}, w[N] = {0};
+  v[6] = (real)0.7;
+  v[4] = (real)-1.1;
+  v[1] = (real)0.4;
+  v[0] = (real)0.9;
+  for (int pass = 0; pass < 2; pass++) {
+    memcpy(w, v, sizeof v);
+    cr_assert_eq(rl_tfactor_update(&f, w, 6, pass == 0), N);
+    for (int i = 0; i < N; i++) cr_expect_eq(w[i], 0, "update vector not cleared at %d", i);
+    for (int i = 0; i < N; i++)
+      for (int j = i, a = adr[i]; j >= 0; j = parent[j], a++) A[a] += (pass == 0 ? 1 : -1) * v[i] * v[j];
+    memcpy(L2, A, (size_t)nM * sizeof(real));
+    rl_tfactor_factor(&g, (real)1e-15);
+    for (int k = 0; k < nM; k++)
+      cr_expect(fabs((double)L[k] - L2[k]) <= TOL(1e-13, 1e-5), "%s entry %d", pass ? "downdate" : "update", k);
+    for (int k = 0; k < N; k++) cr_expect(fabs((double)inv[k] * L[adr[k]] - 1) <= TOL(1e-15, 1e-6), "inverse %d", k);
+  }
+  /* solve: A·x = b (A symmetric, stored as its lower triangle along the tree) */
+  real b[N], x[N];
+  for (int i = 0; i < N; i++) b[i] = x[i] = (real)(i + 1);
+  rl_tfactor_solve(&f, x);
+  double r[N];
+  for (int i = 0; i < N; i++) r[i] = -b[i];
+  for (int i = 0; i < N; i++)
+    for (int j = i, a = adr[i]; j >= 0; j = parent[j], a++) {
+      r[i] += A[a] * x[j];
+      if (j != i) r[j] += A[a] * x[i];
+    }
+  for (int i = 0; i < N; i++) cr_expect(fabs(r[i]) <= TOL(1e-12, 1e-4), "residual row %d %.3g", i, r[i]);
+  free(A);
+  free(L);
+  free(L2);
 }
 
 /* a 125-sphere pile (the scale study's scene): one coupled system of 750 dofs, where AUTO picks sparse */
@@ -767,7 +859,7 @@ Test(solver, aba_equals_dense_microduck_contacts, .timeout = 120) {
 }
 
 /* a contact between two moving bodies cannot enter a body inertia: ABA refused, the solver falls back */
-Test(solver, aba_refused_body_body_contact) {
+Test(solver, aba_and_tree_refused_body_body_contact) {
   fixture f;
   fixture_open(&f, SCENE("box_stack.xml"), NULL, 0, 1);
   const rl_model *m = f.p.m;
@@ -795,6 +887,12 @@ Test(solver, aba_refused_body_body_contact) {
   cr_expect(kind == RL_FACTOR_DENSE || kind == RL_FACTOR_SKYLINE, "forced ABA not refused: kind %d", kind);
   mm.opt.newton_factor = RL_FACTOR_AUTO;
   cr_expect_neq(rl_solver_factor_kind(&mm, f.d), RL_FACTOR_ABA);
+  /* the contact couples two dof chains: no tree factorization either, AUTO or forced */
+  cr_expect_neq(rl_solver_factor_kind(&mm, f.d), RL_FACTOR_TREE);
+  mm.opt.newton_factor = RL_FACTOR_TREE;
+  kind = rl_solver_factor_kind(&mm, f.d);
+  cr_expect(kind == RL_FACTOR_DENSE || kind == RL_FACTOR_SKYLINE, "forced tree not refused: kind %d", kind);
+  mm.opt.newton_factor = RL_FACTOR_AUTO;
   /* the forced-ABA solve is the fallback's solve */
   real *q0 = malloc(sizeof(real) * (size_t)m->nv);
   memset(f.d->qacc, 0, sizeof(real) * (size_t)m->nv);
