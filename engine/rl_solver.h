@@ -132,16 +132,19 @@ void rl_hfactor_solve(const rl_hfactor *f, real *x);
 int rl_hfactor_update(rl_hfactor *f, real *v, int plus);
 
 /* ------------------------------------------------------------------------------------------------
- * Tree Cholesky (solver_factor.c), the Newton factorization when every row's columns lie on one dof chain
- * (a dof and some of its ancestors: contacts and connects against the world, joint limits, dof friction):
- * then D·JᵀJ adds only ancestor pairs and H = M + JᵀDJ has M's pattern.  H = Lᵀ·L with L(k,i) ≠ 0 only
- * for i = k or an ancestor of k, in qM's layout (row k at adr[k]: k, then its ancestors up to the root):
- * the dense Cholesky of H with the dofs in reverse order, which fills nothing, at the cost of M's LᵀDL. */
+ * Tree Cholesky (solver_factor.c), the Newton factorization for rows that lie on chains of a tree of the dofs.
+ * When every row's columns lie on one chain of the dof tree (a dof and some of its ancestors: contacts and
+ * connects against the world, joint limits, dof friction), D·JᵀJ adds only ancestor pairs and H = M + JᵀDJ has
+ * M's pattern; a row that couples two chains is put on one by hanging the subtree of one below the other's
+ * deepest dof (solver.c, vtree).  H = Lᵀ·L with L(k,i) ≠ 0 only for i = k or an ancestor of k, row k at adr[k]
+ * (k, then its ancestors up to the root; for the dof tree qM's layout): the dense Cholesky of H with every dof
+ * eliminated before its ancestors, which fills nothing, at the cost of Σ_k row_k². */
 typedef struct rl_tfactor {
-  int n, nM;
-  const int *parent; /* dof_parentid */
-  const int *adr;    /* dof_Madr */
-  real *L;           /* nM entries */
+  int n;
+  const int *parent; /* n: the tree (dof_parentid, or the tree with re-hung subtrees) */
+  const int *adr;    /* n + 1: row starts, adr[n] = stored entries */
+  const int *order;  /* n: the elimination order, every dof after all its descendants */
+  real *L;           /* adr[n] entries */
   real *inv;         /* n: 1/L(k,k) */
 } rl_tfactor;
 

@@ -66,15 +66,15 @@ static size_t rec_arena(const rl_model *m) { return rl_aba_arena(m) + 12 * (size
 /* a coupled step may open or close at most 1/RL_COUPLED_FLIPS of the elliptic contacts */
 #define RL_COUPLED_FLIPS 16
 
-/* rows: nv and nefc vectors, two envelope factors (at most dense triangles), their index arrays, the
-   ABA workspace */
+/* rows: nv and nefc vectors, two envelope or tree factors (at most dense triangles), their index arrays and
+   tree, the ABA workspace */
 size_t rl_solver_arena(const rl_model *m) {
   size_t nv = (size_t)m->nv, ne = (size_t)m->nefcmax;
   size_t pgs = m->opt.solver == RL_SOLVER_PGS || m->opt.noslip_iterations > 0 ? rl_pgs_arena(m) : 0;
   size_t coupled = rl_solver_resolution(m) == RL_RES_SIGNORINI
                        ? RL_COUPLED_MAX * (nv + RL_COUPLED_MAX + 2) + 5 * ne + 2 * nv + 64
                        : 0;
-  return nv * (nv + 1) + 32 * nv + 24 * ne + 1024 + rl_aba_arena(m) + rec_arena(m) + pgs + coupled;
+  return nv * (nv + 1) + 40 * nv + 24 * ne + 1024 + rl_aba_arena(m) + rec_arena(m) + pgs + coupled;
 }
 
 /* ------------------------------------------------------------- row products */
@@ -292,6 +292,26 @@ static real latch_step(const rl_data *d, const real *jar, real *latch, real *gap
 
 /* ------------------------------------------------------------------ context */
 
+/* The tree the tree Cholesky eliminates along (rl_tfactor): the dof tree, with the subtree of one chain hung below
+   the deepest dof of another wherever a row (an elliptic contact: its rows together) would couple two chains —
+   a body–body contact, a loop-closing connect, a tendon or joint equality across branches.  Re-hanging a subtree
+   below a descendant of its old parent keeps every ancestor an ancestor, so M's entries and the rows already on
+   chains stay on chains. */
+typedef struct vtree {
+  int *parent;  /* nv: each dof's parent (−1: a root) */
+  int *depth;   /* nv: its number of ancestors */
+  int *adr;     /* nv + 1: the rows' starts (row k: k, then its ancestors), in dof order */
+  int *order;   /* nv: the elimination order, every dof after its descendants */
+  int *rowlast; /* nefc: the deepest column of each row's chain (an elliptic contact's: of its rows together) */
+  int *dofchain; /* nefc: 1 when the row (the contact) lies on one chain of the dof tree itself */
+  int *mark;    /* nv scratch: chain marks */
+  int *path;    /* nv scratch: the columns of an elliptic contact's rows */
+  int *walk;    /* nv scratch: dofs whose depth is not known yet */
+  int stamp, merged;
+  double work;  /* Σ_k row_k², the Cholesky's work */
+  double limit; /* vtree_build gives up (work = ∞) once the work exceeds it */
+} vtree;
+
 typedef struct solver_ctx {
   const rl_model *m;
   rl_data *d;
@@ -311,8 +331,9 @@ typedef struct solver_ctx {
   int *adrH, *adrC;           /* the envelope factors' index arrays (taken before the choice) */
   rl_hfactor H, Hc;
   rl_tfactor T, Tc; /* the tree factors (H and H with cone blocks) */
-  int *depth;       /* tree: each dof's number of ancestors */
+  vtree vt;         /* their tree */
   int *blockcol;    /* nv: a cone block's columns */
+  int *obase, *odep; /* nv: add_outer's addresses on a re-hung tree */
   real *blockw;     /* nv: a cone block's vector on them */
   rl_aba aba;
   const rl_solver_observer *obs;
@@ -412,36 +433,184 @@ static int sparse_pays(const rl_model *m, rl_data *d, double envwork) {
   return rl_sparse_analyse(m, d, &fl) == 0 && SPARSE_MARGIN * fl < envwork;
 }
 
-/* 1 when every row's columns lie on one dof chain: each column is the row's last column or one of its
-   ancestors (columns ascending, as the rows are built) */
-static int rows_on_chains(const rl_model *m, const rl_data *d) {
-  for (int r = 0; r < d->nefc; r++) {
-    int n = d->efc_J_rownnz[r];
-    const int *col = d->efc_J_colind + d->efc_J_rowadr[r];
-    int j = n > 0 ? col[n - 1] : -1;
-    for (int k = n - 2; k >= 0; k--) {
-      while (j > col[k]) j = m->dof_parentid[j];
-      if (j != col[k]) return 0;
+/* ------------------------------------------------------------- chains */
+
+/* ints a vtree takes from the arena */
+static size_t vtree_ints(int nv, int nefc) { return 7 * (size_t)nv + 1 + 2 * (size_t)nefc; }
+
+static int vtree_take(rl_data *d, vtree *t, int nv, int nefc) {
+  int *p = (int *)(void *)take(d, vtree_ints(nv, nefc));
+  if (!p) return -1;
+  t->parent = p;
+  t->depth = p + nv;
+  t->mark = p + 2 * nv;
+  t->path = p + 3 * nv;
+  t->order = p + 4 * nv;
+  t->rowlast = p + 5 * nv;
+  t->adr = p + 5 * nv + nefc;
+  t->walk = p + 6 * nv + 1 + nefc;
+  t->dofchain = p + 7 * nv + 1 + nefc;
+  return 0;
+}
+
+/* every dof's depth: each unknown dof's chain walked up to a dof whose depth is known (or the root) once; and the
+   work Σ_k (depth_k + 1)² */
+static void vtree_depths(vtree *t, int nv) {
+  for (int i = 0; i < nv; i++) t->depth[i] = -1;
+  t->work = 0;
+  for (int i = 0; i < nv; i++) {
+    int n = 0, j = i;
+    while (j >= 0 && t->depth[j] < 0) {
+      t->walk[n++] = j;
+      j = t->parent[j];
+    }
+    int dj = j >= 0 ? t->depth[j] : -1;
+    while (n > 0) t->depth[t->walk[--n]] = ++dj;
+  }
+  for (int i = 0; i < nv; i++) t->work += (double)(t->depth[i] + 1) * (t->depth[i] + 1);
+}
+
+/* Put the columns col[0 … n) on one chain: x = the deepest column; while a column y is off x's chain, the
+   topmost dof z of y's chain below the point where it meets x's chain (or y's root) is hung below x.  Returns
+   x, the chain's deepest dof (−1 for no columns), or −2 once the work exceeds t->limit (the tree cannot pay). */
+static int vtree_chain(vtree *t, int nv, const int *col, int n) {
+  for (;;) {
+    int x = -1, y = -1;
+    for (int k = 0; k < n; k++)
+      if (x < 0 || t->depth[col[k]] > t->depth[x]) x = col[k];
+    if (x < 0) return -1;
+    t->stamp++;
+    for (int j = x; j >= 0; j = t->parent[j]) t->mark[j] = t->stamp;
+    for (int k = 0; k < n; k++)
+      if (t->mark[col[k]] != t->stamp && (y < 0 || t->depth[col[k]] > t->depth[y])) y = col[k];
+    if (y < 0) return x;
+    int z = y;
+    while (t->parent[z] >= 0 && t->mark[t->parent[z]] != t->stamp) z = t->parent[z];
+    t->parent[z] = x;
+    t->merged = 1;
+    vtree_depths(t, nv);
+    if (t->work > t->limit) return -2;
+  }
+}
+
+/* 1 when the columns of rows r … r + n − 1 (each row's ascending) lie on the chain of `last` in the dof tree:
+   walking up from last, every column is met in descending order (the dof tree numbers parents first) */
+static int on_dof_chain(const rl_model *m, const rl_data *d, int r, int n, int last) {
+  for (int k = 0; k < n; k++) {
+    const int *col = d->efc_J_colind + d->efc_J_rowadr[r + k];
+    int j = last;
+    for (int q = d->efc_J_rownnz[r + k] - 1; q >= 0; q--) {
+      while (j > col[q]) j = m->dof_parentid[j];
+      if (j != col[q]) return 0;
     }
   }
   return 1;
 }
 
+/* The tree for d's rows: rowlast, adr, order and work (see vtree).  Without a re-hung subtree it is the dof tree
+   in qM's layout, eliminated from the last dof to the first (rl_factor_ld's order); else by decreasing depth. */
+static void vtree_build(vtree *t, const rl_model *m, const rl_data *d) {
+  int nv = m->nv;
+  memcpy(t->parent, m->dof_parentid, sizeof(int) * (size_t)nv);
+  for (int i = 0; i < nv; i++) {
+    t->depth[i] = t->parent[i] < 0 ? 0 : t->depth[t->parent[i]] + 1;
+    t->mark[i] = 0;
+  }
+  t->stamp = t->merged = 0;
+  for (int r = 0; r < d->nefc; r++) {
+    int n = d->efc_type[r] == RL_CNSTR_CONTACT_ELLIPTIC ? d->contact[d->efc_id[r]].dim : 1, last = -1;
+    for (int k = 0; k < n; k++) {
+      int nnz = d->efc_J_rownnz[r + k], lk = nnz > 0 ? d->efc_J_colind[d->efc_J_rowadr[r + k] + nnz - 1] : -1;
+      if (lk > last) last = lk;
+    }
+    int dofchain = on_dof_chain(m, d, r, n, last);
+    if (dofchain) {
+      /* the common case, rows along one chain of the dof tree (still one chain below re-hung subtrees): no marks */
+    } else if (n == 1) {
+      last = vtree_chain(t, nv, d->efc_J_colind + d->efc_J_rowadr[r], d->efc_J_rownnz[r]);
+    } else {
+
+      /* the rows' columns merged in path (the block's outer products pair columns of different rows) */
+      int nc = 0;
+      t->stamp++;
+      for (int k = 0; k < n; k++) {
+        const int *ck = d->efc_J_colind + d->efc_J_rowadr[r + k];
+        for (int q = 0; q < d->efc_J_rownnz[r + k]; q++)
+          if (t->mark[ck[q]] != t->stamp) {
+            t->mark[ck[q]] = t->stamp;
+            t->path[nc++] = ck[q];
+          }
+      }
+      last = vtree_chain(t, nv, t->path, nc);
+    }
+    if (last == -2) {
+      t->work = HUGE_VAL;
+      return;
+    }
+    for (int k = 0; k < n; k++) {
+      t->rowlast[r + k] = last;
+      t->dofchain[r + k] = dofchain;
+    }
+    r += n - 1;
+  }
+  t->adr[0] = 0;
+  t->work = 0;
+  for (int i = 0; i < nv; i++) {
+    t->adr[i + 1] = t->adr[i] + t->depth[i] + 1;
+    t->work += (double)(t->depth[i] + 1) * (t->depth[i] + 1);
+  }
+  if (!t->merged) {
+    for (int k = 0; k < nv; k++) t->order[k] = nv - 1 - k;
+    return;
+  }
+  /* counting sort by decreasing depth (mark: the count of each depth, then its first slot) */
+  for (int i = 0; i < nv; i++) t->mark[i] = 0;
+  for (int i = 0; i < nv; i++) t->mark[nv - 1 - t->depth[i]]++;
+  for (int k = 0, at = 0; k < nv; k++) {
+    int cnt = t->mark[k];
+    t->mark[k] = at;
+    at += cnt;
+  }
+  for (int i = nv - 1; i >= 0; i--) t->order[t->mark[nv - 1 - t->depth[i]]++] = i;
+  t->stamp = 0;
+  for (int i = 0; i < nv; i++) t->mark[i] = 0;
+}
+
 /* The factorization for d's rows (see rl_solver_factor_kind); aba is initialized (rows classified) unless
    the choice is forced dense or skyline; first (nv) receives the skyline envelope; a sparse choice leaves
    d->sparse analysed for d's rows. */
-static int choose_kind(const rl_model *m, rl_data *d, int *first, rl_aba *aba) {
+static int choose_kind(const rl_model *m, rl_data *d, int *first, rl_aba *aba, vtree *t) {
   int opt = m->opt.newton_factor;
   if (opt == RL_FACTOR_DENSE || opt == RL_FACTOR_SKYLINE) return opt;
   if (opt == RL_FACTOR_SPARSE && rl_sparse_analyse(m, d, NULL) == 0) return RL_FACTOR_SPARSE;
-  int chains = (opt == RL_FACTOR_AUTO || opt == RL_FACTOR_TREE) && rows_on_chains(m, d);
-  if (chains && (opt == RL_FACTOR_TREE || tree_work(m) <= ABA_WORK * m->nv)) return RL_FACTOR_TREE;
+  int tree = opt == RL_FACTOR_AUTO || opt == RL_FACTOR_TREE;
+  if (tree) {
+    /* a re-hung tree pays only below half the dense work (see below): beyond, vtree_build gives up */
+    t->limit = opt == RL_FACTOR_TREE ? HUGE_VAL : (double)m->nv * m->nv * m->nv / 6;
+    vtree_build(t, m, d);
+    if (opt == RL_FACTOR_TREE || (!t->merged && t->work <= ABA_WORK * m->nv)) return RL_FACTOR_TREE;
+    /* below the sparse size a re-hung tree within the limit is taken without the envelope's analysis */
+    if (t->merged && t->work <= t->limit && m->nv < SPARSE_MIN_NV) return RL_FACTOR_TREE;
+  }
   envelope(m, d, first, 0);
-  if ((opt == RL_FACTOR_ABA || aba_pays(m->nv, first)) && rl_aba_init(aba, m, d) == 0) return RL_FACTOR_ABA;
-  if (chains) return RL_FACTOR_TREE;
+  /* a row that couples two chains (re-hung subtrees) is not tree-expressible for ABA either */
+  int aba_open = opt == RL_FACTOR_ABA || !tree || !t->merged;
+  if (aba_open && (opt == RL_FACTOR_ABA || aba_pays(m->nv, first)) && rl_aba_init(aba, m, d) == 0)
+    return RL_FACTOR_ABA;
+  if (tree && !t->merged) return RL_FACTOR_TREE;
   size_t dense = (size_t)m->nv * (m->nv + 1) / 2;
   int kind = 2 * envelope_size(m->nv, first) <= dense ? RL_FACTOR_SKYLINE : RL_FACTOR_DENSE;
   double work = kind == RL_FACTOR_SKYLINE ? envelope_work(m->nv, first) : (double)m->nv * m->nv * m->nv / 3;
+  /* Re-hung subtrees lengthen the rows below them: the tree pays while its work stays below half the dense
+     Cholesky's (whose row-oriented inner products are cheaper per entry than the tree's column updates) or below
+     the skyline's (which walks column lists for its updates too).  Measured (callgrind, instructions per step
+     ours / mj_step, forced tree / dense or skyline): panda_like (nv 15, tree work 376, dense 1125) 0.661 / 0.629;
+     cassie_like (32, 4081 / 10923) 0.710 / 0.798; hand_grasp (22, 1000–3000 / 3549) 0.943 / 1.011; humanoid100
+     (627, 15–23 k / skyline 23–680 k) 0.833 / 1.155. */
+  if (tree && t->work < (kind == RL_FACTOR_DENSE ? work / 2 : work)) {
+    kind = RL_FACTOR_TREE;
+    work = t->work;
+  }
   if (opt == RL_FACTOR_AUTO && sparse_pays(m, d, work)) return RL_FACTOR_SPARSE;
   return kind;
 }
@@ -453,7 +622,8 @@ int rl_solver_factor_kind(const rl_model *m, const rl_data *d) {
   size_t mark = rl_arena_mark(dd);
   int *first = (int *)(void *)take(dd, (size_t)m->nv);
   rl_aba aba;
-  int kind = first ? choose_kind(m, dd, first, &aba) : RL_FACTOR_DENSE;
+  vtree t;
+  int kind = first && !vtree_take(dd, &t, m->nv, d->nefc) ? choose_kind(m, dd, first, &aba, &t) : RL_FACTOR_DENSE;
   rl_arena_release(dd, mark);
   return kind;
 }
@@ -473,20 +643,6 @@ static void add_row(const rl_data *d, int r, real s, real *v) {
   const real *J = d->efc_J + d->efc_J_rowadr[r];
   const int *col = d->efc_J_colind + d->efc_J_rowadr[r];
   for (int k = 0; k < d->efc_J_rownnz[r]; k++) v[col[k]] += s * J[k];
-}
-
-/* the last (deepest) column of row r: its chain runs from there to the root */
-static int row_last(const rl_data *d, int r) {
-  int n = d->efc_J_rownnz[r];
-  return n > 0 ? d->efc_J_colind[d->efc_J_rowadr[r] + n - 1] : -1;
-}
-
-/* the deepest last column of rows r … r + n − 1 (rows on one chain: the others' columns are its ancestors) */
-static int block_last(const rl_data *d, int r, int n) {
-  int last = -1;
-  for (int k = 0; k < n; k++)
-    if (row_last(d, r + k) > last) last = row_last(d, r + k);
-  return last;
 }
 
 /* scatter s·J_r into the dense vector v (zeroed) */
@@ -512,15 +668,30 @@ static void chol_small(real *A, int n) {
   }
 }
 
-/* H(i, j) += Σ_{p ≥ q} w_p·w_q, i = col_p ≥ j = col_q (col ascending): a row's or a vector's outer product
-   added to the lower triangle in the storage of the factor being assembled — the tree's qM layout (entry (i, j),
-   j = i or an ancestor of i, at adr[i] + depth(i) − depth(j)) or the envelope's rows (adr[i] + j − first[i]) */
-static void add_outer(solver_ctx *c, real *L, const int *col, const real *w, int n, real scale) {
-  if (c->kind == RL_FACTOR_TREE) {
+/* H(i, j) += scale·w_p·w_q over the pairs p ≥ q of col (ascending): a row's or a vector's outer product added to
+   the lower triangle in the storage of the factor being assembled — the tree's (entry (i, j), j = i or an ancestor
+   of i, at adr[i] + depth(i) − depth(j)) or the envelope's rows (adr[i] + j − first[i]).  dofchain: the columns
+   lie on one chain of the dof tree, where ascending columns put each ancestor first (in a re-hung tree too). */
+static void add_outer(solver_ctx *c, real *L, const int *col, const real *w, int n, real scale, int dofchain) {
+  const vtree *t = &c->vt;
+  if (c->kind == RL_FACTOR_TREE && dofchain) {
     for (int p = 0; p < n; p++) {
       real wp = scale * w[p];
-      real *Lp = L + c->m->dof_Madr[col[p]] + c->depth[col[p]];
-      for (int q = 0; q <= p; q++) Lp[-c->depth[col[q]]] += wp * w[q];
+      real *Lp = L + t->adr[col[p]] + t->depth[col[p]];
+      for (int q = 0; q <= p; q++) Lp[-t->depth[col[q]]] += wp * w[q];
+    }
+    return;
+  }
+  if (c->kind == RL_FACTOR_TREE) {
+    /* re-hung subtrees: the deeper of the two columns holds the entry (adr + its depth − the other's) */
+    int *base = c->obase, *dep = c->odep;
+    for (int p = 0; p < n; p++) {
+      dep[p] = t->depth[col[p]];
+      base[p] = t->adr[col[p]] + dep[p];
+    }
+    for (int p = 0; p < n; p++) {
+      real wp = scale * w[p];
+      for (int q = 0; q <= p; q++) L[dep[p] >= dep[q] ? base[p] - dep[q] : base[q] - dep[p]] += wp * w[q];
     }
     return;
   }
@@ -563,7 +734,7 @@ static void add_cone_block(solver_ctx *c, real *L, int s, int n) {
       c->blockw[q] = c->vec[col[q]];
       c->vec[col[q]] = 0;
     }
-    add_outer(c, L, col, c->blockw, nc, 1);
+    add_outer(c, L, col, c->blockw, nc, 1, c->kind == RL_FACTOR_TREE && c->vt.dofchain[s]);
   }
 }
 
@@ -574,8 +745,15 @@ static int hessian_assemble_factor(solver_ctx *c) {
   rl_data *d = c->d;
   int tree = c->kind == RL_FACTOR_TREE;
   real *L = tree ? c->T.L : c->H.L;
-  if (tree) {
+  if (tree && !c->vt.merged) {
     memcpy(L, d->qM, sizeof(real) * (size_t)m->nM);
+  } else if (tree) {
+    const vtree *t = &c->vt;
+    memset(L, 0, sizeof(real) * (size_t)t->adr[m->nv]);
+    for (int i = 0; i < m->nv; i++) {
+      int a = m->dof_Madr[i];
+      for (int j = i; j >= 0; j = m->dof_parentid[j], a++) L[t->adr[i] + t->depth[i] - t->depth[j]] = d->qM[a];
+    }
   } else {
     rl_hfactor *f = &c->H;
     memset(L, 0, sizeof(real) * (size_t)f->adr[m->nv]);
@@ -587,7 +765,8 @@ static int hessian_assemble_factor(solver_ctx *c) {
   for (int r = 0; r < d->nefc; r++) {
     if (d->efc_state[r] == RL_CNSTRSTATE_QUADRATIC) {
       int adr = d->efc_J_rowadr[r];
-      add_outer(c, L, d->efc_J_colind + adr, d->efc_J + adr, d->efc_J_rownnz[r], d->efc_D[r]);
+      add_outer(c, L, d->efc_J_colind + adr, d->efc_J + adr, d->efc_J_rownnz[r], d->efc_D[r],
+                c->kind == RL_FACTOR_TREE && c->vt.dofchain[r]);
     } else if (d->efc_state[r] == RL_CNSTRSTATE_CONE && cones_assembled(c)) {
       int n, s = cone_block(d, r, c->signorini, &n);
       add_cone_block(c, L, s, n);
@@ -602,7 +781,7 @@ static void hessian_cone(solver_ctx *c) {
   rl_data *d = c->d;
   int nv = c->nv, tree = c->kind == RL_FACTOR_TREE;
   if (tree) {
-    memcpy(c->Tc.L, c->T.L, sizeof(real) * (size_t)c->m->nM);
+    memcpy(c->Tc.L, c->T.L, sizeof(real) * (size_t)c->vt.adr[nv]);
     memcpy(c->Tc.inv, c->T.inv, sizeof(real) * (size_t)nv);
   }
   else memcpy(c->Hc.L, c->H.L, sizeof(real) * (size_t)c->H.adr[nv]);
@@ -615,7 +794,7 @@ static void hessian_cone(solver_ctx *c) {
       /* (L_cᵀJ)_col = Σ_{row ≥ col} L_c(row, col)·J_{s+row} */
       if (!tree) memset(c->vec, 0, sizeof(real) * (size_t)nv);
       for (int row = col; row < n; row++) add_row(d, s + row, c->local[row * n + col], c->vec);
-      if (tree) rl_tfactor_update(&c->Tc, c->vec, block_last(d, s + col, n - col), 1);
+      if (tree) rl_tfactor_update(&c->Tc, c->vec, c->vt.rowlast[s], 1);
       else rl_hfactor_update(&c->Hc, c->vec, 1);
     }
     c->nupdate += n;
@@ -733,7 +912,7 @@ static void hessian_incremental(solver_ctx *c, const int *oldstate) {
     int rank;
     if (tree) {
       add_row(d, r, rl_sqrt(d->efc_D[r]), c->vec);
-      rank = rl_tfactor_update(&c->T, c->vec, row_last(d, r), is);
+      rank = rl_tfactor_update(&c->T, c->vec, c->vt.rowlast[r], is);
     } else {
       scatter_row(d, r, rl_sqrt(d->efc_D[r]), c->vec, c->nv);
       rank = rl_hfactor_update(&c->H, c->vec, is);
@@ -1322,19 +1501,18 @@ static int ctx_take_envelope(solver_ctx *c, int kind) {
   return 0;
 }
 
-/* the two tree factors (H and H with cone blocks, qM's layout) and the dofs' depths, from the arena; the
-   update vector starts at zero (the tree updates keep it so) */
+/* the two tree factors (H and H with cone blocks) in the layout of c->vt, from the arena */
 static int ctx_take_tree(solver_ctx *c) {
   const rl_model *m = c->m;
-  rl_tfactor t = {.n = m->nv, .nM = m->nM, .parent = m->dof_parentid, .adr = m->dof_Madr, .L = NULL, .inv = NULL};
+  const vtree *vt = &c->vt;
+  size_t sz = (size_t)vt->adr[m->nv];
+  rl_tfactor t = {.n = m->nv, .parent = vt->parent, .adr = vt->adr, .order = vt->order, .L = NULL, .inv = NULL};
   c->T = c->Tc = t;
-  c->T.L = take(c->d, (size_t)m->nM);
-  c->Tc.L = take(c->d, (size_t)m->nM);
+  c->T.L = take(c->d, sz);
+  c->Tc.L = take(c->d, sz);
   c->T.inv = take(c->d, (size_t)m->nv);
   c->Tc.inv = take(c->d, (size_t)m->nv);
-  c->depth = (int *)(void *)take(c->d, (size_t)m->nv);
-  if (!c->depth) return -1;
-  for (int i = 0; i < m->nv; i++) c->depth[i] = m->dof_parentid[i] < 0 ? 0 : c->depth[m->dof_parentid[i]] + 1;
+  if (!c->Tc.inv) return -1;
   c->kind = RL_FACTOR_TREE;
   return 0;
 }
@@ -1367,6 +1545,8 @@ static int ctx_alloc(solver_ctx *c, const rl_model *m, rl_data *d, int newton, c
   c->vec = take(d, n);
   c->blockw = take(d, n);
   c->blockcol = (int *)(void *)take(d, n);
+  c->obase = (int *)(void *)take(d, n);
+  c->odep = (int *)(void *)take(d, n);
   c->local = take(d, 36);
   if (!c->local) return -1;
   memset(c->vec, 0, sizeof(real) * n); /* the tree updates and add_cone_block leave it zero */
@@ -1376,7 +1556,8 @@ static int ctx_alloc(solver_ctx *c, const rl_model *m, rl_data *d, int newton, c
     c->adrH = (int *)(void *)take(d, 2 * n + 1); /* adr + colend */
     c->adrC = (int *)(void *)take(d, 2 * n + 1);
     if (!c->adrC) return -1;
-    int kind = c->kind = choose_kind(m, d, c->first, &c->aba);
+    if (vtree_take(d, &c->vt, nv, nefc)) return -1;
+    int kind = c->kind = choose_kind(m, d, c->first, &c->aba, &c->vt);
     if (kind == RL_FACTOR_ABA || kind == RL_FACTOR_SPARSE) return 0;
     if (kind == RL_FACTOR_TREE) return ctx_take_tree(c);
     return ctx_take_envelope(c, kind);

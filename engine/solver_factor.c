@@ -126,21 +126,22 @@ int rl_hfactor_update(rl_hfactor *f, real *v, int plus) {
 }
 
 /* ------------------------------------------------------------------------------------------------
- * Tree Cholesky: H = Lᵀ·L with L(k, i) ≠ 0 only for i = k or i an ancestor of dof k, stored in qM's
- * layout (row k at adr[k]: L(k,k), L(k,parent(k)), L(k,parent(parent(k))), …).  It is the dense Cholesky of
- * H with the dofs in reverse order: eliminating a dof before its ancestors creates no fill in a matrix
- * with M's pattern, so every operation on a structural zero is skipped. */
+ * Tree Cholesky: H = Lᵀ·L with L(k, i) ≠ 0 only for i = k or i an ancestor of k in the tree `parent`, row k
+ * at adr[k]: L(k,k), L(k,parent(k)), L(k,parent(parent(k))), … (for the dof tree: qM's layout).  It is the
+ * dense Cholesky of H with every dof eliminated before its ancestors (order), which creates no fill in a matrix
+ * whose entries pair a dof with its ancestors only, so every operation on a structural zero is skipped. */
 
 /* entries of row k: k and its ancestors */
-static int trow_len(const rl_tfactor *f, int k) { return (k + 1 < f->n ? f->adr[k + 1] : f->nM) - f->adr[k]; }
+static int trow_len(const rl_tfactor *f, int k) { return f->adr[k + 1] - f->adr[k]; }
 
-/* From the leaves: L(k,k) = sqrt(max(mindiag, H(k,k))), L(k,i) = H(k,i)·(1/L(k,k)) for the ancestors i of k,
-   then the Schur complement H(i,j) −= L(k,i)·L(k,j) for every ancestor pair j of i (j = i included);
+/* From the leaves (in order): L(k,k) = sqrt(max(mindiag, H(k,k))), L(k,i) = H(k,i)·(1/L(k,k)) for the ancestors
+   i of k, then the Schur complement H(i,j) −= L(k,i)·L(k,j) for every ancestor pair j of i (j = i included);
    inv(k) = 1/L(k,k) for the solves. */
 int rl_tfactor_factor(rl_tfactor *f, real mindiag) {
   int rank = f->n;
   real *L = f->L;
-  for (int k = f->n - 1; k >= 0; k--) {
+  for (int o = 0; o < f->n; o++) {
+    int k = f->order[o];
     int a = f->adr[k], len = trow_len(f, k);
     real s = L[a];
     if (s < mindiag) {
@@ -166,14 +167,16 @@ int rl_tfactor_factor(rl_tfactor *f, real mindiag) {
    the root (x_k = (y_k − Σ_i L(k,i)·x_i)·inv(k)); inv(k) = 1/L(k,k) */
 void rl_tfactor_solve(const rl_tfactor *f, real *x) {
   const real *L = f->L;
-  for (int k = f->n - 1; k >= 0; k--) {
+  for (int o = 0; o < f->n; o++) {
+    int k = f->order[o];
     const real *Lk = L + f->adr[k];
     real xk = x[k] *= f->inv[k];
     if (xk == 0) continue;
     int t = 1;
     for (int i = f->parent[k]; i >= 0; i = f->parent[i], t++) x[i] -= Lk[t] * xk;
   }
-  for (int k = 0; k < f->n; k++) {
+  for (int o = f->n - 1; o >= 0; o--) {
+    int k = f->order[o];
     const real *Lk = L + f->adr[k];
     real s = x[k];
     int t = 1;
