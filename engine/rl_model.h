@@ -140,6 +140,9 @@ enum {
    collision stage skips it entirely); geom_hext[3g..3g+2] = for a mesh geom, the half-extents about the
    geom origin of its hull's box in the geom frame, max_i |v_i,c| per axis c (0 for other types, whose
    extents follow from geom_size).
+   dof_simplenum[i] (MuJoCo's): the number of consecutive dofs from i on that belong to simple bodies — a body
+   whose M block is diagonal and constant (a free or slide-jointed body with its inertial frame at the joint, as
+   MuJoCo's compiler decides): their rows of qM are dof_M0 on the diagonal and exact zeros elsewhere, as MuJoCo's.
    Sites and tendons (RL_MODEL_SIZES_TENDON, RL_MODEL_FIELDS_TENDON): tendon k's path is wrap elements
    tendon_adr[k] … + tendon_num[k] − 1 (a fixed tendon: joints with their coefficients in wrap_prm; a spatial
    tendon: sites, wrap geoms whose wrap_prm is the side site or −1, and pulleys whose wrap_prm is the divisor,
@@ -198,6 +201,7 @@ enum {
   X(real, dof_damping, nv, 1)             \
   X(real, dof_invweight0, nv, 1)          \
   X(real, dof_M0, nv, 1)                  \
+  X(int, dof_simplenum, nv, 1)            \
   X(int, geom_type, ngeom, 1)             \
   X(int, geom_contype, ngeom, 1)          \
   X(int, geom_conaffinity, ngeom, 1)      \
