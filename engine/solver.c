@@ -74,7 +74,7 @@ size_t rl_solver_arena(const rl_model *m) {
   size_t coupled = rl_solver_resolution(m) == RL_RES_SIGNORINI
                        ? RL_COUPLED_MAX * (nv + RL_COUPLED_MAX + 2) + 5 * ne + 2 * nv + 64
                        : 0;
-  return nv * (nv + 1) + 40 * nv + 24 * ne + 1024 + rl_aba_arena(m) + rec_arena(m) + pgs + coupled;
+  return nv * (nv + 1) + 42 * nv + 24 * ne + 1024 + rl_aba_arena(m) + rec_arena(m) + pgs + coupled;
 }
 
 /* ------------------------------------------------------------- row products */
@@ -306,7 +306,8 @@ typedef struct vtree {
   int *dofchain; /* nefc: 1 when the row (the contact) lies on one chain of the dof tree itself */
   int *mark;    /* nv scratch: chain marks */
   int *path;    /* nv scratch: the columns of an elliptic contact's rows */
-  int *walk;    /* nv scratch: dofs whose depth is not known yet */
+  int *walk;    /* nv scratch: the stack of a re-hung subtree's walk */
+  int *child, *sibling; /* nv each: each dof's first child and next sibling in the tree (−1: none) */
   int stamp, merged;
   double work;  /* Σ_k row_k², the Cholesky's work */
   double limit; /* vtree_build gives up (work = ∞) once the work exceeds it */
@@ -437,7 +438,7 @@ static int sparse_pays(const rl_model *m, rl_data *d, double envwork) {
 /* ------------------------------------------------------------- chains */
 
 /* ints a vtree takes from the arena */
-static size_t vtree_ints(int nv, int nefc) { return 7 * (size_t)nv + 1 + 2 * (size_t)nefc; }
+static size_t vtree_ints(int nv, int nefc) { return 9 * (size_t)nv + 1 + 2 * (size_t)nefc; }
 
 static int vtree_take(rl_data *d, vtree *t, int nv, int nefc) {
   int *p = (int *)(void *)take(d, vtree_ints(nv, nefc));
@@ -451,30 +452,39 @@ static int vtree_take(rl_data *d, vtree *t, int nv, int nefc) {
   t->adr = p + 5 * nv + nefc;
   t->walk = p + 6 * nv + 1 + nefc;
   t->dofchain = p + 7 * nv + 1 + nefc;
+  t->child = p + 7 * nv + 1 + 2 * nefc;
+  t->sibling = p + 8 * nv + 1 + 2 * nefc;
   return 0;
 }
 
-/* every dof's depth: each unknown dof's chain walked up to a dof whose depth is known (or the root) once; and the
-   work Σ_k (depth_k + 1)² */
-static void vtree_depths(vtree *t, int nv) {
-  for (int i = 0; i < nv; i++) t->depth[i] = -1;
-  t->work = 0;
-  for (int i = 0; i < nv; i++) {
-    int n = 0, j = i;
-    while (j >= 0 && t->depth[j] < 0) {
-      t->walk[n++] = j;
-      j = t->parent[j];
-    }
-    int dj = j >= 0 ? t->depth[j] : -1;
-    while (n > 0) t->depth[t->walk[--n]] = ++dj;
+/* Hang z (and its subtree) below x: z leaves its old parent's child list, and the depths of z's subtree and the work
+   Σ_k (depth_k + 1)² follow, visiting that subtree only (integers, exact in double: the same values as recounting
+   every dof's depth) */
+static void vtree_rehang(vtree *t, int z, int x) {
+  int p = t->parent[z];
+  if (p >= 0) {
+    int *at = &t->child[p];
+    while (*at != z) at = &t->sibling[*at];
+    *at = t->sibling[z];
   }
-  for (int i = 0; i < nv; i++) t->work += (double)(t->depth[i] + 1) * (t->depth[i] + 1);
+  t->parent[z] = x;
+  t->sibling[z] = t->child[x];
+  t->child[x] = z;
+  int delta = t->depth[x] + 1 - t->depth[z], n = 0;
+  t->walk[n++] = z;
+  while (n > 0) {
+    int w = t->walk[--n];
+    double d0 = t->depth[w] + 1, d1 = d0 + delta;
+    t->work += d1 * d1 - d0 * d0;
+    t->depth[w] += delta;
+    for (int c = t->child[w]; c >= 0; c = t->sibling[c]) t->walk[n++] = c;
+  }
 }
 
 /* Put the columns col[0 … n) on one chain: x = the deepest column; while a column y is off x's chain, the
    topmost dof z of y's chain below the point where it meets x's chain (or y's root) is hung below x.  Returns
    x, the chain's deepest dof (−1 for no columns), or −2 once the work exceeds t->limit (the tree cannot pay). */
-static int vtree_chain(vtree *t, int nv, const int *col, int n) {
+static int vtree_chain(vtree *t, const int *col, int n) {
   for (;;) {
     int x = -1, y = -1;
     for (int k = 0; k < n; k++)
@@ -487,9 +497,8 @@ static int vtree_chain(vtree *t, int nv, const int *col, int n) {
     if (y < 0) return x;
     int z = y;
     while (t->parent[z] >= 0 && t->mark[t->parent[z]] != t->stamp) z = t->parent[z];
-    t->parent[z] = x;
+    vtree_rehang(t, z, x);
     t->merged = 1;
-    vtree_depths(t, nv);
     if (t->work > t->limit) return -2;
   }
 }
@@ -513,10 +522,18 @@ static int on_dof_chain(const rl_model *m, const rl_data *d, int r, int n, int l
 static void vtree_build(vtree *t, const rl_model *m, const rl_data *d) {
   int nv = m->nv;
   memcpy(t->parent, m->dof_parentid, sizeof(int) * (size_t)nv);
+  t->work = 0;
   for (int i = 0; i < nv; i++) {
     t->depth[i] = t->parent[i] < 0 ? 0 : t->depth[t->parent[i]] + 1;
+    t->work += (double)(t->depth[i] + 1) * (t->depth[i] + 1);
     t->mark[i] = 0;
+    t->child[i] = -1;
   }
+  for (int i = nv - 1; i >= 0; i--)
+    if (t->parent[i] >= 0) {
+      t->sibling[i] = t->child[t->parent[i]];
+      t->child[t->parent[i]] = i;
+    }
   t->stamp = t->merged = 0;
   for (int r = 0; r < d->nefc; r++) {
     int n = d->efc_type[r] == RL_CNSTR_CONTACT_ELLIPTIC ? d->contact[d->efc_id[r]].dim : 1, last = -1;
@@ -528,7 +545,7 @@ static void vtree_build(vtree *t, const rl_model *m, const rl_data *d) {
     if (dofchain) {
       /* the common case, rows along one chain of the dof tree (still one chain below re-hung subtrees): no marks */
     } else if (n == 1) {
-      last = vtree_chain(t, nv, d->efc_J_colind + d->efc_J_rowadr[r], d->efc_J_rownnz[r]);
+      last = vtree_chain(t, d->efc_J_colind + d->efc_J_rowadr[r], d->efc_J_rownnz[r]);
     } else {
 
       /* the rows' columns merged in path (the block's outer products pair columns of different rows) */
@@ -542,7 +559,7 @@ static void vtree_build(vtree *t, const rl_model *m, const rl_data *d) {
             t->path[nc++] = ck[q];
           }
       }
-      last = vtree_chain(t, nv, t->path, nc);
+      last = vtree_chain(t, t->path, nc);
     }
     if (last == -2) {
       t->work = HUGE_VAL;
