@@ -8,7 +8,7 @@
  *              cinert/cdof (Newton's H by ABA) → Euler's damping by ABA with armature + h·b.  O(nv) per
  *              product: M (crb, qM, qLD) is never formed, and those fields keep stale values.
  * The recursive path runs when the options allow it (CG, or Newton not forced to a Cholesky by
- * newton_factor = dense | skyline | sparse) and either newton_factor = aba forces it or the tree is deep enough
+ * newton_factor = dense | skyline | sparse | tree) and either newton_factor = aba forces it or the tree is deep enough
  * that it pays (rl_recursive_pays: Σ_k depth_k² > 150·nv).  Measured f64 step, ns, factored / recursive
  * (limits active, 2-core host, ±15 % noise): chain8 (Σ depth²/nv 25) 4180 / 5950, chain16 (94) 10700 /
  * 11900, chain24 (204) 28600 / 26700, chain32 (358) 39400 / 25100; humanoid (96) 26600 / 24100 and
@@ -36,7 +36,8 @@ static double prof_total(const rl_data *d) {
 /* 1 if the options let the recursive path run (a Newton solve forced to a Cholesky needs qM) */
 static int recursive_allowed(const rl_model *m) {
   int f = m->opt.newton_factor;
-  return m->opt.solver == RL_SOLVER_CG || (f != RL_FACTOR_DENSE && f != RL_FACTOR_SKYLINE && f != RL_FACTOR_SPARSE);
+  return m->opt.solver == RL_SOLVER_CG ||
+         (f != RL_FACTOR_DENSE && f != RL_FACTOR_SKYLINE && f != RL_FACTOR_SPARSE && f != RL_FACTOR_TREE);
 }
 
 /* 1 if the pass should try the recursive path: forced by path or newton_factor = aba, else by cost */

@@ -166,7 +166,7 @@ typedef struct rl_solver_stat {
   int nactive;      /* active constraint rows */
   int nchange;      /* rows whose state changed */
   int neval;        /* cost evaluations in the line search */
-  int nupdate;      /* Cholesky rank-1 updates */
+  int nupdate;      /* Cholesky rank-1 updates (rows refactored) for the next direction: 0 on the last iteration */
 } rl_solver_stat;
 #define RL_NSOLVER 1000
 

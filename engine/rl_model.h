@@ -113,7 +113,7 @@ typedef struct rl_option {
   /* rigidlab's own options (not in MuJoCo 2.2.2) */
   int collision;          /* RL_COLL_MANIFOLD (default) | RL_COLL_MUJOCO (one MPR point per convex pair, 2.2.2 rules) */
   int contact_resolution; /* RL_RES_AUTO | RL_RES_CONVEX | RL_RES_SIGNORINI */
-  int newton_factor;      /* RL_FACTOR_AUTO | _DENSE | _SKYLINE | _ABA | _SPARSE */
+  int newton_factor;      /* RL_FACTOR_AUTO | _DENSE | _SKYLINE | _ABA | _SPARSE | _TREE */
   int max_contacts; /* contact capacity asked for (0: the model's nconmax, else max(256, 8·ngeom)); sizes nconmax */
   /* AVBD parameters set by options (0: the engine's precision default) */
   int avbd_iterations; /* sweep budget */
@@ -130,7 +130,14 @@ enum { RL_PAIRS_ALL = 0, RL_PAIRS_PREDEFINED = 1, RL_PAIRS_DYNAMIC = 2 };
 /* added to the narrow phase's mode argument (never stored in the option): MuJoCo's multiccd flag is set */
 #define RL_COLL_MULTICCD 0x100
 enum { RL_RES_AUTO = 0, RL_RES_CONVEX = 1, RL_RES_SIGNORINI = 2 };
-enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR_ABA = 3, RL_FACTOR_SPARSE = 4 };
+enum {
+  RL_FACTOR_AUTO = 0,
+  RL_FACTOR_DENSE = 1,
+  RL_FACTOR_SKYLINE = 2,
+  RL_FACTOR_ABA = 3,
+  RL_FACTOR_SPARSE = 4,
+  RL_FACTOR_TREE = 5
+};
 
 /* sizes: every array count below is one of these.
    nconmax: contact capacity (option max_contacts); nefcmax: constraint-row capacity (all equality,
@@ -146,6 +153,9 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
    collision stage skips it entirely); geom_hext[3g..3g+2] = for a mesh geom, the half-extents about the
    geom origin of its hull's box in the geom frame, max_i |v_i,c| per axis c (0 for other types, whose
    extents follow from geom_size).
+   dof_simplenum[i] (MuJoCo's): the number of consecutive dofs from i on that belong to simple bodies — a body
+   whose M block is diagonal and constant (a free or slide-jointed body with its inertial frame at the joint, as
+   MuJoCo's compiler decides): their rows of qM are dof_M0 on the diagonal and exact zeros elsewhere, as MuJoCo's.
    Sites and tendons (RL_MODEL_SIZES_TENDON, RL_MODEL_FIELDS_TENDON): tendon k's path is wrap elements
    tendon_adr[k] … + tendon_num[k] − 1 (a fixed tendon: joints with their coefficients in wrap_prm; a spatial
    tendon: sites, wrap geoms whose wrap_prm is the side site or −1, and pulleys whose wrap_prm is the divisor,
@@ -204,6 +214,7 @@ enum { RL_FACTOR_AUTO = 0, RL_FACTOR_DENSE = 1, RL_FACTOR_SKYLINE = 2, RL_FACTOR
   X(real, dof_damping, nv, 1)             \
   X(real, dof_invweight0, nv, 1)          \
   X(real, dof_M0, nv, 1)                  \
+  X(int, dof_simplenum, nv, 1)            \
   X(int, geom_type, ngeom, 1)             \
   X(int, geom_contype, ngeom, 1)          \
   X(int, geom_conaffinity, ngeom, 1)      \

@@ -73,13 +73,15 @@ int rl_solver_resolution(const rl_model *m);
 real rl_solver_meaninertia(const rl_model *m);
 
 /* The factorization the Newton solver uses for the current rows: RL_FACTOR_DENSE, RL_FACTOR_SKYLINE,
-   RL_FACTOR_ABA or RL_FACTOR_SPARSE.  AUTO: ABA when every row is tree-expressible (rl_aba_init) and the
-   envelope Cholesky would cost more than the O(nv) recursion (see solver.c, aba_pays); else the cheaper
+   RL_FACTOR_ABA, RL_FACTOR_SPARSE or RL_FACTOR_TREE.  AUTO: TREE when every row's columns lie on one dof
+   chain (then H has M's pattern, see rl_tfactor) and its Cholesky costs less than the O(nv) recursion; else
+   ABA when every row is tree-expressible (rl_aba_init) and the envelope Cholesky would cost more than the
+   recursion (see solver.c, aba_pays); else TREE when the rows lie on chains; else the cheaper
    envelope (skyline when its envelope is at most half the dense triangle, else dense), unless H is
    large and its sparse Cholesky's work (CHOLMOD's flop count after a fill-reducing ordering) is well
    below that envelope's (see solver.c, sparse_pays): then sparse.  ABA or sparse forced but refused (a
-   body–body contact, a weld, a ball limit, … for ABA; CHOLMOD out of memory for sparse): the AUTO
-   choice between skyline and dense. */
+   body–body contact, a weld, a ball limit, … for ABA; CHOLMOD out of memory for sparse; a row off one
+   chain for tree): the AUTO choice between skyline and dense. */
 int rl_solver_factor_kind(const rl_model *m, const rl_data *d);
 
 /* cost(a) for any a (uses d's rows, M, qacc_smooth; does not touch efc_force/efc_state).  For signorini
@@ -128,6 +130,32 @@ void rl_hfactor_solve(const rl_hfactor *f, real *x);
 /* L·Lᵀ ← L·Lᵀ + v·vᵀ (plus) or − v·vᵀ (downdate); v is overwritten; returns the rank (< n: accuracy
    lost, refactor) */
 int rl_hfactor_update(rl_hfactor *f, real *v, int plus);
+
+/* ------------------------------------------------------------------------------------------------
+ * Tree Cholesky (solver_factor.c), the Newton factorization for rows that lie on chains of a tree of the dofs.
+ * When every row's columns lie on one chain of the dof tree (a dof and some of its ancestors: contacts and
+ * connects against the world, joint limits, dof friction), D·JᵀJ adds only ancestor pairs and H = M + JᵀDJ has
+ * M's pattern; a row that couples two chains is put on one by hanging the subtree of one below the other's
+ * deepest dof (solver.c, vtree).  H = Lᵀ·L with L(k,i) ≠ 0 only for i = k or an ancestor of k, row k at adr[k]
+ * (k, then its ancestors up to the root; for the dof tree qM's layout): the dense Cholesky of H with every dof
+ * eliminated before its ancestors, which fills nothing, at the cost of Σ_k row_k². */
+typedef struct rl_tfactor {
+  int n;
+  const int *parent; /* n: the tree (dof_parentid, or the tree with re-hung subtrees) */
+  const int *adr;    /* n + 1: row starts, adr[n] = stored entries */
+  const int *order;  /* n: the elimination order, every dof after all its descendants */
+  real *L;           /* adr[n] entries */
+  real *inv;         /* n: 1/L(k,k) */
+} rl_tfactor;
+
+/* in-place Cholesky of H held in f->L in qM's layout (pivots below mindiag are raised to it and count as
+   rank loss), f->inv set; returns the rank */
+int rl_tfactor_factor(rl_tfactor *f, real mindiag);
+/* x ← (Lᵀ·L)⁻¹·x */
+void rl_tfactor_solve(const rl_tfactor *f, real *x);
+/* Lᵀ·L ← Lᵀ·L ± v·vᵀ for v nonzero only on dof `last` and its ancestors; v is zero on return; returns the
+   rank (< n: accuracy lost, refactor) */
+int rl_tfactor_update(rl_tfactor *f, real *v, int last, int plus);
 
 /* ------------------------------------------------------------------------------------------------
  * Sparse Cholesky (solver_sparse.c): H = L·Lᵀ by SuiteSparse CHOLMOD (supernodal or simplicial, its choice) after a

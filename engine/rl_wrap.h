@@ -217,7 +217,7 @@ RL_HD void rl_wrap_frame(real axis[2][3], const real p0[3], const real p1[3], in
    or −1 for no wrap. */
 RL_HD real rl_wrap_geom(real wpnt[6], const real x0[3], const real x1[3], const real xpos[3], const real xmat[9], real r,
                       int type, const real *side) {
-  real p[2][3], axis[2][3], d[4], sd[2], pnt[4], res[6];
+  real p[2][3], axis[2][3], d[4], sd[2], pnt[4] = {0, 0, 0, 0}, res[6]; /* pnt: set by either wrap (GCC -O3 cannot see it) */
   rl_wrap_to_local(p[0], x0, xpos, xmat);
   rl_wrap_to_local(p[1], x1, xpos, xmat);
   if (rl_sqrt(rl_v3_dot(p[0], p[0])) < RL_WRAP_MINVAL || rl_sqrt(rl_v3_dot(p[1], p[1])) < RL_WRAP_MINVAL) return -1;

@@ -222,15 +222,13 @@ void rl_com_pos(const rl_model *m, rl_data *d) {
 
 /* ------------------------------------------------------------- mass matrix */
 
-/* number of entries of row i of the sparse M: i and its dof ancestors */
-static int m_rowlen(const rl_model *m, int i) {
-  int n = 0;
-  for (int j = i; j >= 0; j = m->dof_parentid[j]) n++;
-  return n;
-}
+/* number of entries of row i of the sparse M: i and its dof ancestors (the rows are stored one after the
+   other from dof_Madr) */
+static int m_rowlen(const rl_model *m, int i) { return (i + 1 < m->nv ? m->dof_Madr[i + 1] : m->nM) - m->dof_Madr[i]; }
 
 /* crb_b = cinert_b + Σ_children crb_c;  M(i,j) = cdof_jᵀ·(crb_{body(i)}·cdof_i) for j ancestor of i;
-   M(i,i) += armature_i. */
+   M(i,i) += armature_i.  A simple body's dof (dof_simplenum): M(i,i) = dof_M0_i, its other entries 0 (its M block
+   is diagonal and constant; MuJoCo 2.2.2 writes the same). */
 void rl_crb(const rl_model *m, rl_data *d) {
   memcpy(d->crb, d->cinert, sizeof(real) * 10 * (size_t)m->nbody);
   for (int b = m->nbody - 1; b > 0; b--) {
@@ -239,6 +237,12 @@ void rl_crb(const rl_model *m, rl_data *d) {
       for (int k = 0; k < 10; k++) d->crb[10 * p + k] += d->crb[10 * b + k];
   }
   for (int i = 0; i < m->nv; i++) {
+    if (m->dof_simplenum[i]) {
+      int a = m->dof_Madr[i];
+      d->qM[a] = m->dof_M0[i];
+      for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) d->qM[++a] = 0;
+      continue;
+    }
     real f[6];
     rl_sp_inert_mul(f, d->crb + 10 * m->dof_bodyid[i], d->cdof + 6 * i);
     int adr = m->dof_Madr[i];
@@ -249,11 +253,13 @@ void rl_crb(const rl_model *m, rl_data *d) {
 
 /* In-place sparse factorization M = Lᵀ·D·L (L unit lower, nonzeros only at dof ancestors),
    eliminating from the leaves: for k = nv−1…0, for ancestors i of k:
-   L(k,i) = M(k,i)/M(k,k);  M(i,j) −= L(k,i)·M(k,j) for j ∈ {i} ∪ ancestors(i). */
+   L(k,i) = M(k,i)/M(k,k);  M(i,j) −= L(k,i)·M(k,j) for j ∈ {i} ∪ ancestors(i).
+   A simple body's dof has only zeros beside its diagonal (rl_crb): L(k,·) = 0, nothing to eliminate. */
 void rl_factor_ld(const rl_model *m, real *LD, real *diaginv) {
   for (int k = m->nv - 1; k >= 0; k--) {
     int akk = m->dof_Madr[k];
     if (LD[akk] < RL_TINY) LD[akk] = RL_TINY;
+    if (m->dof_simplenum[k]) continue;
     int aki = akk + 1, n = m_rowlen(m, k) - 1; /* row i's length: one less at each ancestor up */
     for (int i = m->dof_parentid[k]; i >= 0; i = m->dof_parentid[i], aki++, n--) {
       real t = LD[aki] / LD[akk];
@@ -277,18 +283,24 @@ void rl_factor_m_step(const rl_model *m, rl_data *d) {
   rl_factor_m(m, d);
 }
 
-/* x = (LᵀDL)⁻¹ b:  x ← L⁻ᵀ b (leaves to root), x ← D⁻¹x, x ← L⁻¹x (root to leaves). */
+/* x = (LᵀDL)⁻¹ b:  x ← L⁻ᵀ b (leaves to root), x ← D⁻¹x, x ← L⁻¹x (root to leaves).  A simple body's rows of a
+   factor made by rl_factor_ld are zero beside the diagonal and are skipped; f32's qLD comes from the local-frame
+   recursion (rl_factor_m_local), whose rows there hold rounding, and is read whole. */
 void rl_solve_ld(const rl_model *m, const real *LD, const real *diaginv, real *x) {
+  const int *simple = RL_LOCAL_FRAMES ? NULL : m->dof_simplenum;
   for (int i = m->nv - 1; i >= 0; i--) {
     real xi = x[i];
-    if (xi == 0) continue;
+    if (xi == 0 || (simple && simple[i])) continue;
     int a = m->dof_Madr[i] + 1;
     for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) x[j] -= LD[a++] * xi;
   }
   for (int i = 0; i < m->nv; i++) x[i] *= diaginv[i];
   for (int i = 0; i < m->nv; i++) {
+    if (simple && simple[i]) continue;
     int a = m->dof_Madr[i] + 1;
-    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) x[i] -= LD[a++] * x[j];
+    real xi = x[i];
+    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) xi -= LD[a++] * x[j];
+    x[i] = xi;
   }
 }
 
@@ -300,15 +312,20 @@ void rl_solve_m(const rl_model *m, const rl_data *d, real *x, const real *b, int
   }
 }
 
-/* r = M·v with M stored as its lower triangle along the dof tree (symmetric). */
+/* r = M·v with M stored as its lower triangle along the dof tree (symmetric).  Row i's own sum is kept in a
+   register: its descendants (higher indices) add to r[i] only after row i is done, so the order of the
+   additions is r_i = M_ii·v_i + Σ_ancestors j M_ij·v_j + Σ_descendants k M_ki·v_k in increasing k. */
 void rl_mul_m(const rl_model *m, const rl_data *d, real *r, const real *v) {
   for (int i = 0; i < m->nv; i++) r[i] = d->qM[m->dof_Madr[i]] * v[i];
   for (int i = 0; i < m->nv; i++) {
+    if (m->dof_simplenum[i]) continue; /* a simple body's dof: diagonal only (rl_crb) */
     int a = m->dof_Madr[i] + 1;
+    real ri = r[i], vi = v[i];
     for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j], a++) {
-      r[i] += d->qM[a] * v[j];
-      r[j] += d->qM[a] * v[i];
+      ri += d->qM[a] * v[j];
+      r[j] += d->qM[a] * vi;
     }
+    r[i] = ri;
   }
 }
 

@@ -124,3 +124,88 @@ int rl_hfactor_update(rl_hfactor *f, real *v, int plus) {
   }
   return rank;
 }
+
+/* ------------------------------------------------------------------------------------------------
+ * Tree Cholesky: H = Lᵀ·L with L(k, i) ≠ 0 only for i = k or i an ancestor of k in the tree `parent`, row k
+ * at adr[k]: L(k,k), L(k,parent(k)), L(k,parent(parent(k))), … (for the dof tree: qM's layout).  It is the
+ * dense Cholesky of H with every dof eliminated before its ancestors (order), which creates no fill in a matrix
+ * whose entries pair a dof with its ancestors only, so every operation on a structural zero is skipped. */
+
+/* entries of row k: k and its ancestors */
+static int trow_len(const rl_tfactor *f, int k) { return f->adr[k + 1] - f->adr[k]; }
+
+/* From the leaves (in order): L(k,k) = sqrt(max(mindiag, H(k,k))), L(k,i) = H(k,i)·(1/L(k,k)) for the ancestors
+   i of k, then the Schur complement H(i,j) −= L(k,i)·L(k,j) for every ancestor pair j of i (j = i included);
+   inv(k) = 1/L(k,k) for the solves. */
+int rl_tfactor_factor(rl_tfactor *f, real mindiag) {
+  int rank = f->n;
+  real *L = f->L;
+  for (int o = 0; o < f->n; o++) {
+    int k = f->order[o];
+    int a = f->adr[k], len = trow_len(f, k);
+    real s = L[a];
+    if (s < mindiag) {
+      s = mindiag;
+      rank--;
+    }
+    real lkk = rl_sqrt(s), inv = 1 / lkk;
+    L[a] = lkk;
+    f->inv[k] = inv;
+    for (int t = 1; t < len; t++) L[a + t] *= inv;
+    int t = 1;
+    for (int i = f->parent[k]; i >= 0; i = f->parent[i], t++) {
+      real *Hi = L + f->adr[i];
+      const real *Lk = L + a + t;
+      real lki = Lk[0];
+      for (int s2 = 0; s2 < len - t; s2++) Hi[s2] -= lki * Lk[s2];
+    }
+  }
+  return rank;
+}
+
+/* Lᵀ·y = x from the leaves (y_k = x_k·inv(k), then x_i −= L(k,i)·y_k for the ancestors i), then L·x = y from
+   the root (x_k = (y_k − Σ_i L(k,i)·x_i)·inv(k)); inv(k) = 1/L(k,k) */
+void rl_tfactor_solve(const rl_tfactor *f, real *x) {
+  const real *L = f->L;
+  for (int o = 0; o < f->n; o++) {
+    int k = f->order[o];
+    const real *Lk = L + f->adr[k];
+    real xk = x[k] *= f->inv[k];
+    if (xk == 0) continue;
+    int t = 1;
+    for (int i = f->parent[k]; i >= 0; i = f->parent[i], t++) x[i] -= Lk[t] * xk;
+  }
+  for (int o = f->n - 1; o >= 0; o--) {
+    int k = f->order[o];
+    const real *Lk = L + f->adr[k];
+    real s = x[k];
+    int t = 1;
+    for (int i = f->parent[k]; i >= 0; i = f->parent[i], t++) s -= Lk[t] * x[i];
+    x[k] = s * f->inv[k];
+  }
+}
+
+/* The rotations of rl_hfactor_update in the reverse order, column k = the dofs from `last` to the root:
+   r = sqrt(L_kk² ± v_k²), c = r/L_kk, s = v_k/L_kk;  L_kk = r, inv(k) = 1/r;  L(k,i) = (L(k,i) ± s·v_i)/c,
+   v_i = c·v_i − s·L(k,i) for the ancestors i of k.  v (nonzero only on last's chain) is zero on return. */
+int rl_tfactor_update(rl_tfactor *f, real *v, int last, int plus) {
+  int rank = f->n;
+  const real minval = (real)1e-15;
+  real *L = f->L;
+  for (int k = last; k >= 0; k = f->parent[k]) {
+    if (v[k] == 0) continue;
+    real *Lk = L + f->adr[k];
+    real tmp = plus ? Lk[0] * Lk[0] + v[k] * v[k] : Lk[0] * Lk[0] - v[k] * v[k];
+    if (tmp < minval) {
+      tmp = minval;
+      rank--;
+    }
+    real r = rl_sqrt(tmp), c = r / Lk[0], cinv = 1 / c, s = v[k] / Lk[0];
+    Lk[0] = r;
+    f->inv[k] = 1 / r;
+    v[k] = 0;
+    int t = 1;
+    for (int i = f->parent[k]; i >= 0; i = f->parent[i], t++) rotate_entry(Lk + t, v + i, c, cinv, s, plus);
+  }
+  return rank;
+}

@@ -341,7 +341,8 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
                               dof_solimp,
                               m->nv, RL_NIMP) COPY(dof_frictionloss, m->nv, 1)
                               COPY(dof_armature, m->nv, 1) COPY(dof_damping, m->nv, 1) COPY(dof_invweight0, m->nv, 1)
-                                  COPY(dof_M0, m->nv, 1) COPY(geom_type, m->ngeom, 1) COPY(geom_contype, m->ngeom, 1)
+                                  COPY(dof_M0, m->nv, 1) COPY(dof_simplenum, m->nv, 1)
+                                  COPY(geom_type, m->ngeom, 1) COPY(geom_contype, m->ngeom, 1)
                                       COPY(geom_conaffinity, m->ngeom, 1)
                                           COPY(geom_condim, m->ngeom, 1) COPY(geom_bodyid, m->ngeom, 1) COPY(
                                               geom_dataid,

@@ -82,8 +82,9 @@
     "contact generation: manifolds, or MuJoCo 2.2.2's single MPR point per convex pair")                            \
   X(contact_resolution, ENUM, RL, contact_resolution, RL_OPT_NAMED, "auto,convex,signorini", 0,                     \
     "contact model: MuJoCo's convex soft model or exact Signorini (elliptic cone, Newton); auto: by cone/solver")   \
-  X(newton_factor, ENUM, RL, newton_factor, RL_OPT_NAMED, "auto,dense,skyline,aba,sparse", 0,                       \
-    "Newton's factorization of the Hessian (sparse: CHOLMOD); auto: by tree shape and cost")                        \
+  X(newton_factor, ENUM, RL, newton_factor, RL_OPT_NAMED, "auto,dense,skyline,aba,sparse,tree", 0,                  \
+    "Newton's factorization of the Hessian (sparse: CHOLMOD; tree: M's pattern, rows on one dof chain); auto: by "  \
+    "rows, tree shape and cost")                                                                                    \
   X(avbd_iterations, INT, RL, avbd_iterations, RL_OPT_IN(1, RL_OPT_MAXITER), NULL, 0,                               \
     "AVBD sweep budget per step; unset: the engine's default")                                                      \
   X(avbd_tolerance, REAL, RL, avbd_tolerance, RL_OPT_GE(1e-15), NULL, 0,                                            \

@@ -24,8 +24,8 @@ _Static_assert((int)RL_PAIRS_ALL == (int)mjCOL_ALL && (int)RL_PAIRS_PREDEFINED =
 _Static_assert(RL_RES_AUTO == 0 && RL_RES_CONVEX == 1 && RL_RES_SIGNORINI == 2,
                "contact_resolution: auto, convex, signorini");
 _Static_assert(RL_FACTOR_AUTO == 0 && RL_FACTOR_DENSE == 1 && RL_FACTOR_SKYLINE == 2 && RL_FACTOR_ABA == 3 &&
-                   RL_FACTOR_SPARSE == 4,
-               "newton_factor: auto, dense, skyline, aba, sparse");
+                   RL_FACTOR_SPARSE == 4 && RL_FACTOR_TREE == 5,
+               "newton_factor: auto, dense, skyline, aba, sparse, tree");
 
 /* offsetof(rl_option, FIELD) of every row, in table order */
 #define RL_X_OFFSET(key, type, owner, field, range, values, def, doc) offsetof(rl_option, field),

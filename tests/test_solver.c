@@ -260,7 +260,8 @@ Test(solver, warm_start_from_optimum) {
   fixture_close(&f);
 }
 
-/* skyline = dense on humanoid100 (many trees coupled only by contacts), and AUTO picks the skyline */
+/* skyline = dense and tree = dense on humanoid100 (many trees coupled only by contacts: the tree re-hangs the
+   humanoids that touch one below another), and AUTO picks the tree */
 /* Newton on d's rows with the dense factorization, then with factorization KIND (m's options otherwise), both
    from a zero warm start: *err = max|q̈_kind − q̈_dense|, *mag = max|q̈_dense|, and both iteration counts. */
 static void factor_vs_dense(const rl_model *m, rl_data *d, int kind, real *qd, double *err, double *mag, int *it_dense,
@@ -285,36 +286,41 @@ static void factor_vs_dense(const rl_model *m, rl_data *d, int kind, real *qd, d
   *mag = mg;
 }
 
-Test(solver, skyline_equals_dense_humanoid100, .timeout = 300) {
+Test(solver, skyline_and_tree_equal_dense_humanoid100, .timeout = 300) {
   if (access(HUMANOID100, R_OK)) cr_skip_test("libmujoco-samples not installed");
   fixture f;
   fixture_open(&f, HUMANOID100, NULL, 0, 6);
-  int nv = f.p.m->nv, nsky = 0;
+  int nv = f.p.m->nv, ntree = 0;
   real *qd = calloc((size_t)nv, sizeof(real));
   for (int s = 0; s < f.S.n; s++) {
     if (fixture_state(&f, s)) continue;
     rl_model mm = *f.p.m;
     mm.opt.contact_resolution = RL_RES_CONVEX;
     mm.opt.newton_factor = RL_FACTOR_AUTO;
-    nsky += rl_solver_factor_kind(&mm, f.d) == RL_FACTOR_SKYLINE;
-    double e, mg;
-    int itd, its;
-    factor_vs_dense(&mm, f.d, RL_FACTOR_SKYLINE, qd, &e, &mg, &itd, &its);
-    cr_expect(e <= TOL(1e-10, 1e-3) * mg, "state %d: skyline vs dense rel %.3g", s, e / mg);
-    cr_expect_eq(its, itd);
+    ntree += rl_solver_factor_kind(&mm, f.d) == RL_FACTOR_TREE;
+    for (int kind = RL_FACTOR_SKYLINE; kind <= RL_FACTOR_TREE; kind += RL_FACTOR_TREE - RL_FACTOR_SKYLINE) {
+      double e, mg;
+      int itd, its;
+      factor_vs_dense(&mm, f.d, kind, qd, &e, &mg, &itd, &its);
+      cr_expect(e <= TOL(1e-10, 1e-3) * mg, "state %d: factorization %d vs dense rel %.3g", s, kind, e / mg);
+      /* f32: the stopping test can flip by one iteration on the tree's other rounding */
+      cr_expect(abs(its - itd) <= (kind == RL_FACTOR_TREE ? TOL(0, 1) : 0), "state %d: factorization %d: %d iterations, "
+                "dense %d", s, kind, its, itd);
+    }
   }
-  cr_expect(nsky >= 1, "AUTO never chose the skyline factorization on humanoid100");
+  cr_expect(ntree >= 1, "AUTO never chose the tree factorization on humanoid100");
   free(qd);
   fixture_close(&f);
 }
 
-/* Newton with CHOLMOD's sparse Cholesky against the dense factorization on every state of `model`
-   (MuJoCo's extracted problem, the cone and resolution given): q̈ to 1e-12 relative in f64 (f32: the sparse
-   factor is in double, the dense one in float: 1e-3, as skyline vs dense), the same iteration count in f64.
-   Returns the worst relative difference; *nauto counts the states where AUTO chose sparse; sparse_updowns
-   adds the factor's rank-1 updates (cholmod_updown) made on the way. */
+/* Newton with factorization KIND (CHOLMOD's sparse Cholesky, the tree Cholesky) against the dense factorization
+   on every state of `model` (MuJoCo's extracted problem, the cone and resolution given): q̈ to 1e-12 relative in
+   f64 (f32: the sparse factor is in double, the dense one in float, and the tree one eliminates in another
+   order: 1e-3, as skyline vs dense), the same iteration count in f64.  Returns the worst relative difference;
+   *nauto counts the states where AUTO chose KIND; sparse_updowns adds the sparse factor's rank-1 updates
+   (cholmod_updown) made on the way. */
 static long sparse_updowns;
-static double sparse_vs_dense(const char *model, const char *cone, int resolution, int nstates, int *nauto) {
+static double kind_vs_dense(const char *model, const char *cone, int resolution, int kind, int nstates, int *nauto) {
   const char *opts[1] = {cone};
   fixture f;
   fixture_open(&f, model, opts, cone ? 1 : 0, nstates);
@@ -327,12 +333,12 @@ static double sparse_vs_dense(const char *model, const char *cone, int resolutio
     mm.opt.solver = RL_SOLVER_NEWTON;
     mm.opt.contact_resolution = resolution;
     mm.opt.newton_factor = RL_FACTOR_AUTO;
-    if (nauto) *nauto += rl_solver_factor_kind(&mm, f.d) == RL_FACTOR_SPARSE;
-    mm.opt.newton_factor = RL_FACTOR_SPARSE;
-    cr_expect_eq(rl_solver_factor_kind(&mm, f.d), RL_FACTOR_SPARSE, "%s state %d: sparse refused", model, s);
+    if (nauto) *nauto += rl_solver_factor_kind(&mm, f.d) == kind;
+    mm.opt.newton_factor = kind;
+    cr_expect_eq(rl_solver_factor_kind(&mm, f.d), kind, "%s state %d: factorization %d refused", model, s, kind);
     double e, mg;
     int itd, its;
-    factor_vs_dense(&mm, f.d, RL_FACTOR_SPARSE, qd, &e, &mg, &itd, &its);
+    factor_vs_dense(&mm, f.d, kind, qd, &e, &mg, &itd, &its);
     if (resolution == RL_RES_SIGNORINI && !f.d->solver_converged) {
       /* an iteration that cycles to the limit is not a function of rounding: nothing to compare */
       cr_log_info("%s state %d: signorini unconverged after %d iterations, not compared", model, s, its);
@@ -343,7 +349,8 @@ static double sparse_vs_dense(const char *model, const char *cone, int resolutio
     /* signorini's coupled step is taken when it quarters the residual: a threshold that rounding can move
        by an iteration, so its answers agree to the solver tolerance, not to rounding */
     double tol = resolution == RL_RES_SIGNORINI ? TOL(1e-6, 1e-3) : TOL(1e-12, 1e-3);
-    cr_expect(rel <= tol, "%s %s state %d: sparse vs dense q̈ rel %.3g", model, cone ? cone : "", s, rel);
+    cr_expect(rel <= tol, "%s %s state %d: factorization %d vs dense q̈ rel %.3g", model, cone ? cone : "", s, kind,
+              rel);
     if (TOL(1, 0) && resolution != RL_RES_SIGNORINI)
       cr_expect_eq(its, itd, "%s state %d: iterations %d vs dense %d", model, s, its, itd);
     if (TOL(1, 0) && resolution == RL_RES_SIGNORINI)
@@ -357,6 +364,10 @@ static double sparse_vs_dense(const char *model, const char *cone, int resolutio
   free(qd);
   fixture_close(&f);
   return worst;
+}
+
+static double sparse_vs_dense(const char *model, const char *cone, int resolution, int nstates, int *nauto) {
+  return kind_vs_dense(model, cone, resolution, RL_FACTOR_SPARSE, nstates, nauto);
 }
 
 /* every bundled scene whose sampled states have constraint rows (pendulum, double_pendulum, chain8, freefall and
@@ -382,6 +393,103 @@ Test(solver, sparse_equals_dense_humanoids, .timeout = 600) {
   worst = fmax(worst, sparse_vs_dense(HUMANOID, "cone=elliptic", RL_RES_SIGNORINI, 8, NULL));
   worst = fmax(worst, sparse_vs_dense(HUMANOID100, NULL, RL_RES_CONVEX, 3, NULL));
   cr_log_info("sparse vs dense, humanoids: worst q̈ rel %.3g", worst);
+}
+
+/* the tree Cholesky of H against the dense one, both cones and both resolutions: robots against the ground (every
+   row on one dof chain), and with subtrees re-hung: the humanoid's states with contacts between two limbs,
+   cassie_like's loop-closing connects, panda_like's finger equality, hand_grasp's ball between the fingers */
+Test(solver, tree_equals_dense_robots, .timeout = 600) {
+  const char *scenes[] = {"experiments/scenes/microduck.xml", "experiments/scenes/go1_like.xml",
+                          "experiments/scenes/quadruped12.xml", "experiments/scenes/biped.xml",
+                          "tests/public/cassie_like.xml", "tests/public/panda_like.xml", "tests/models/hand_grasp.xml"};
+  double worst = 0;
+  int nauto = 0, nexp = 0;
+  for (size_t k = 0; k < sizeof scenes / sizeof scenes[0]; k++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", SRCDIR, scenes[k]);
+    worst = fmax(worst, kind_vs_dense(path, NULL, RL_RES_CONVEX, RL_FACTOR_TREE, 6, &nauto));
+    worst = fmax(worst, kind_vs_dense(path, "cone=elliptic", RL_RES_CONVEX, RL_FACTOR_TREE, 6, &nauto));
+    worst = fmax(worst, kind_vs_dense(path, "cone=elliptic", RL_RES_SIGNORINI, RL_FACTOR_TREE, 6, &nauto));
+    nexp += 18;
+  }
+  if (!access(HUMANOID, R_OK)) {
+    worst = fmax(worst, kind_vs_dense(HUMANOID, NULL, RL_RES_CONVEX, RL_FACTOR_TREE, 8, &nauto));
+    worst = fmax(worst, kind_vs_dense(HUMANOID, "cone=elliptic", RL_RES_SIGNORINI, RL_FACTOR_TREE, 8, &nauto));
+    nexp += 16;
+  }
+  /* states without rows are skipped, so AUTO is counted on at most nexp states */
+  cr_expect(nauto >= nexp / 2, "AUTO chose the tree factorization on %d of %d states", nauto, nexp);
+  cr_log_info("tree vs dense, robots: worst q̈ rel %.3g, AUTO tree on %d of %d states", worst, nauto, nexp);
+}
+
+/* Tree Cholesky with rank-1 updates and downdates vs refactoring, on a random SPD matrix whose entries pair each dof
+   with its ancestors, the update vector on one chain.  Two trees: the dof tree 0 ← 1 ← {2 ← 3, 4 ← 5 ← 6},
+   0 ← 7 ← 8 (rows in qM's layout, eliminated from the last dof), and the same with the subtree of 2 hung below
+   8 as a row between 3 and 8 would (parent 8 > 2: eliminated by decreasing depth). */
+static void tfactor_case(const int *parent, int last, const int *chainv) {
+  enum { N = 9 };
+  int adr[N + 1], depth[N], order[N];
+  for (int i = 0; i < N; i++) { /* depth by walking up (parents may follow their children) */
+    depth[i] = 0;
+    for (int j = parent[i]; j >= 0; j = parent[j]) depth[i]++;
+  }
+  adr[0] = 0;
+  for (int i = 0; i < N; i++) adr[i + 1] = adr[i] + depth[i] + 1;
+  int nM = adr[N], no = 0;
+  for (int dd = N; dd >= 0; dd--)
+    for (int i = N - 1; i >= 0; i--)
+      if (depth[i] == dd) order[no++] = i;
+  real *A = calloc((size_t)nM, sizeof(real)), *L = calloc((size_t)nM, sizeof(real)), *L2 = calloc((size_t)nM, sizeof(real));
+  unsigned seed = 3;
+  for (int i = 0; i < N; i++)
+    for (int j = i, a = adr[i]; j >= 0; j = parent[j], a++) {
+      seed = seed * 1103515245u + 12345u;
+      A[a] = i == j ? 10 : (real)((seed >> 16) % 1000) / 1000 - (real)0.5;
+    }
+  real inv[N], inv2[N];
+  rl_tfactor f = {.n = N, .parent = parent, .adr = adr, .order = order, .L = L, .inv = inv}, g = f;
+  g.L = L2;
+  g.inv = inv2;
+  memcpy(L, A, (size_t)nM * sizeof(real));
+  cr_assert_eq(rl_tfactor_factor(&f, (real)1e-15), N);
+  real v[N] = {0}, w[N] = {0};
+  for (int i = 0; i < N; i++) v[i] = chainv[i];
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < N; i++) w[i] = v[i] / 10;
+    cr_assert_eq(rl_tfactor_update(&f, w, last, pass == 0), N);
+    for (int i = 0; i < N; i++) cr_expect_eq(w[i], 0, "update vector not cleared at %d", i);
+    for (int i = 0; i < N; i++)
+      for (int j = i, a = adr[i]; j >= 0; j = parent[j], a++) A[a] += (pass == 0 ? 1 : -1) * v[i] * v[j] / 100;
+    memcpy(L2, A, (size_t)nM * sizeof(real));
+    rl_tfactor_factor(&g, (real)1e-15);
+    for (int k = 0; k < nM; k++)
+      cr_expect(fabs((double)L[k] - L2[k]) <= TOL(1e-13, 1e-5), "%s entry %d", pass ? "downdate" : "update", k);
+    for (int k = 0; k < N; k++) cr_expect(fabs((double)inv[k] * L[adr[k]] - 1) <= TOL(1e-15, 1e-6), "inverse %d", k);
+  }
+  /* solve: A·x = b (A symmetric, stored as its lower triangle along the tree) */
+  real b[N], x[N];
+  for (int i = 0; i < N; i++) b[i] = x[i] = (real)(i + 1);
+  rl_tfactor_solve(&f, x);
+  double r[N];
+  for (int i = 0; i < N; i++) r[i] = -b[i];
+  for (int i = 0; i < N; i++)
+    for (int j = i, a = adr[i]; j >= 0; j = parent[j], a++) {
+      r[i] += A[a] * x[j];
+      if (j != i) r[j] += A[a] * x[i];
+    }
+  for (int i = 0; i < N; i++) cr_expect(fabs(r[i]) <= TOL(1e-12, 1e-4), "residual row %d %.3g", i, r[i]);
+  free(A);
+  free(L);
+  free(L2);
+}
+
+Test(solver, tfactor_update_downdate) {
+  /* v on the chain of dof 6 (6, 5, 4, 1, 0), zero at 5 */
+  const int parent[9] = {-1, 0, 1, 2, 1, 4, 5, 0, 7}, v6[9] = {9, 4, 0, 0, -11, 0, 7, 0, 0};
+  tfactor_case(parent, 6, v6);
+  /* 2's subtree below 8: the chain of 3 is 3, 2, 8, 7, 0 */
+  const int rehung[9] = {-1, 0, 8, 2, 1, 4, 5, 0, 7}, v3[9] = {5, 0, -6, 8, 0, 0, 0, 3, 2};
+  tfactor_case(rehung, 3, v3);
 }
 
 /* a 125-sphere pile (the scale study's scene): one coupled system of 750 dofs, where AUTO picks sparse */
@@ -832,7 +940,7 @@ Test(solver, aba_equals_dense_microduck_contacts, .timeout = 120) {
 }
 
 /* a contact between two moving bodies cannot enter a body inertia: ABA refused, the solver falls back */
-Test(solver, aba_refused_body_body_contact) {
+Test(solver, aba_refused_body_body_contact_tree_rehangs) {
   fixture f;
   fixture_open(&f, SCENE("box_stack.xml"), NULL, 0, 1);
   const rl_model *m = f.p.m;
@@ -860,7 +968,23 @@ Test(solver, aba_refused_body_body_contact) {
   cr_expect(kind == RL_FACTOR_DENSE || kind == RL_FACTOR_SKYLINE, "forced ABA not refused: kind %d", kind);
   mm.opt.newton_factor = RL_FACTOR_AUTO;
   cr_expect_neq(rl_solver_factor_kind(&mm, f.d), RL_FACTOR_ABA);
-  /* the forced-ABA solve is the fallback's solve */
+  /* the contact couples two dof chains: the tree factorization hangs one box's dofs below the other's and
+     gives the dense optimum */
+  mm.opt.newton_factor = RL_FACTOR_TREE;
+  cr_expect_eq(rl_solver_factor_kind(&mm, f.d), RL_FACTOR_TREE);
+  {
+    real *qd = malloc(sizeof(real) * (size_t)m->nv);
+    double e, mg;
+    int itd, itt;
+    factor_vs_dense(&mm, f.d, RL_FACTOR_TREE, qd, &e, &mg, &itd, &itt);
+    cr_expect(e <= TOL(1e-12, 1e-3) * mg, "box_stack: tree (re-hung) vs dense q̈ rel %.3g", e / mg);
+    cr_expect_eq(itt, itd);
+    free(qd);
+  }
+  mm.opt.newton_factor = RL_FACTOR_AUTO;
+  /* the forced-ABA solve is the fallback's (skyline or dense) solve */
+  mm.opt.newton_factor = RL_FACTOR_ABA;
+  mm.opt.newton_factor = rl_solver_factor_kind(&mm, f.d);
   real *q0 = malloc(sizeof(real) * (size_t)m->nv);
   memset(f.d->qacc, 0, sizeof(real) * (size_t)m->nv);
   rl_constraint_solve(&mm, f.d);
