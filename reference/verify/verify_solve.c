@@ -73,7 +73,9 @@ static const char *const names[S_NQ] = {"qacc_newton",        "efc_force_newton"
    rounding differences (MuJoCo's dense vs our CSR products) are amplified, measured 5.1e-5: 1e-3.
    newton_dposv in f32 compares a float factorization with the exact double solve, a difference bounded by
    cond(H)·eps_f32 (measured 6.4e-3 on humanoid100 and incline, 0.12 on box_pyramid's stiff stacked
-   contacts): in f32 it must only stay below 0.5, and newton_dposv_cond — the same error divided by
+   contacts, 0.70 on contact_pair's elliptic cone, where κ₁(H)·ε_f32 = 1.7e-2 and the tree factorization of H
+   gives 42 of it, the dense one 29): in f32 it must only stay below 1 (a solve that is not rounding-bounded
+   garbage, which newton_dposv_cond would also catch), and newton_dposv_cond — the same error divided by
    κ₁(H)·ε (LAPACK dpocon) — carries the accuracy claim in both precisions: ≤ 100 (a single backward-
    stable factorization gives a few units; the Newton factor is also carried through rank-1 updates
    and downdates, which accumulate: measured 2.3 in f64 and 64 in f32 on incline).  efc_force_newton in f32: incline's
@@ -86,7 +88,7 @@ static const char *const names[S_NQ] = {"qacc_newton",        "efc_force_newton"
 #if defined(RL_REAL_F32)
 static const double tols[S_NQ] = {
     [S_ITER_NEWTON] = 3, [S_FORCE_NEWTON] = 5e-3, [S_QACC_CG] = 1e-2,     [S_QACC_CG_OPT] = 1e-2,
-    [S_DPOSV] = 0.5,     [S_DPOSV_COND] = 100,    [S_LEFT_CAPACITY] = 0.1, [S_QACC_PGS] = 1e-2,
+    [S_DPOSV] = 1,       [S_DPOSV_COND] = 100,    [S_LEFT_CAPACITY] = 0.1, [S_QACC_PGS] = 1e-2,
     [S_FORCE_PGS] = 1e-2, [S_LEFT_IMMOBILE] = 1e-12, [S_LEFT_ROWS_IMMOBILE] = 1};
 #else
 static const double tols[S_NQ] = {
