@@ -167,11 +167,11 @@ static int step_agrees(const rl_model *m, const rl_data *d, const mjData *mjd, d
   return ep <= tol * mp && ev <= tol * mv && ea <= tol * ma;
 }
 
-/* MuJoCo's step of model MM into DST from the verify state of C (qpos and qvel as rigidlab gets them, rounded to
-   the working precision; ctrl, act and mocap poses from C's mjd), zero warm start, time 0; PERTURB: qpos_i moved
-   by 1e-13·max(|qpos_i|, 1) and qvel_i by 1e-15·qvel_i, alternating signs.  (Not C's mjd->qpos: MuJoCo's
-   mj_forward normalizes the quaternions in qpos in place, 1 ulp away from the state rigidlab steps.) */
-static void mj_step_from(const mjModel *mm, mjData *dst, const rl_vctx *c, int perturb) {
+/* Loads the verify state of C into DST for model MM: qpos and qvel as rigidlab gets them, rounded to the working
+   precision; ctrl, act and mocap poses from C's mjd; zero warm start, time 0; PERTURB: qpos_i moved by
+   1e-13·max(|qpos_i|, 1) and qvel_i by 1e-15·qvel_i, alternating signs.  (Not C's mjd->qpos: MuJoCo's mj_forward
+   normalizes the quaternions in qpos in place, 1 ulp away from the state rigidlab steps.) */
+static void mj_load_state(const mjModel *mm, mjData *dst, const rl_vctx *c, int perturb) {
   for (int i = 0; i < mm->nq; i++) {
     double x = rl_round(c->qpos[i]);
     dst->qpos[i] = x + (perturb ? (i % 2 ? 1e-13 : -1e-13) * fmax(fabs(x), 1) : 0);
@@ -181,6 +181,11 @@ static void mj_step_from(const mjModel *mm, mjData *dst, const rl_vctx *c, int p
   rl_mj_copy_inputs(mm, dst, c->mjd);
   mju_zero(dst->qacc_warmstart, mm->nv);
   dst->time = 0;
+}
+
+/* MuJoCo's step of model MM into DST from the verify state of C (mj_load_state) */
+static void mj_step_from(const mjModel *mm, mjData *dst, const rl_vctx *c, int perturb) {
+  mj_load_state(mm, dst, c, perturb);
   mj_step(mm, dst);
 }
 
@@ -247,15 +252,7 @@ static int compare_at_optimum(rl_vctx *c, rl_vq *q) {
    integrator, whose stages MuJoCo's API does not expose, or contacts that would not fit. */
 static int mj_step_on_contacts(const mjModel *mm, mjData *dst, const rl_vctx *c, int perturb, const mjData *con) {
   if (mm->opt.integrator != mjINT_EULER || con->ncon > mm->nconmax) return 0;
-  for (int i = 0; i < mm->nq; i++) {
-    double x = rl_round(c->qpos[i]);
-    dst->qpos[i] = x + (perturb ? (i % 2 ? 1e-13 : -1e-13) * fmax(fabs(x), 1) : 0);
-  }
-  for (int i = 0; i < mm->nv; i++) dst->qvel[i] = rl_round(c->qvel[i]) * (1 + (perturb ? (i % 2 ? 1e-15 : -1e-15) : 0));
-  mju_copy(dst->ctrl, c->mjd->ctrl, mm->nu);
-  rl_mj_copy_inputs(mm, dst, c->mjd);
-  mju_zero(dst->qacc_warmstart, mm->nv);
-  dst->time = 0;
+  mj_load_state(mm, dst, c, perturb);
   mj_checkPos(mm, dst);
   mj_checkVel(mm, dst);
   mj_fwdPosition(mm, dst);
