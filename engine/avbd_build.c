@@ -613,6 +613,81 @@ static void avbd_crow_lists(rl_avbd *am, const rl_model *m) {
   am->cradr[am->nb] = q;
 }
 
+/* 2 if joint j and another dynamic joint than *first have been seen (*first: the first dynamic joint, −1 before), else
+   1 or 0: the running count, up to two, of the distinct joint coordinates a row reads on dynamic bodies */
+static int avbd_joint_seen(const rl_avbd *am, const rl_model *m, int j, int *first) {
+  if (am->slot[m->jnt_bodyid[j]] < 0) return *first >= 0;
+  if (*first < 0) *first = j;
+  return *first == j ? 1 : 2;
+}
+
+/* the distinct dynamic joint coordinates (0, 1, or 2 for two or more) that scalar (kind, id) reads: a joint, a fixed
+   tendon's joints (a spatial tendon reads none) */
+static int avbd_scalar_joints(const rl_avbd *am, const rl_model *m, int kind, int id, int *first) {
+  int n = *first >= 0;
+  if (kind == RL_AVBD_SC_JOINT) return avbd_joint_seen(am, m, id, first);
+  if (kind == RL_AVBD_SC_FIXED)
+    for (int w = m->tendon_adr[id]; w < m->tendon_adr[id] + m->tendon_num[id] && n < 2; w++)
+      n = avbd_joint_seen(am, m, m->wrap_objid[w], first);
+  return n;
+}
+
+/* 1 if fixed tendon t exerts a joint-space force (spring, damper or an actuator on it: avbd_tendon_terms) */
+static int avbd_fixed_force(const rl_model *m, int t) {
+  int f = m->tendon_stiffness[t] != 0 || m->tendon_damping[t] != 0;
+  for (int u = 0; u < m->nu; u++) f |= m->actuator_trntype[u] == RL_TRN_TENDON && m->actuator_trnid[2 * u] == t;
+  return f;
+}
+
+/* appends loop item (kind, id, rows) with slots l[0..n) (−1 entries dropped) when at least two are dynamic */
+static void avbd_litem_add(rl_avbd *am, int kind, int id, int rows, const int *l, int n) {
+  int dyn = 0;
+  for (int i = 0; i < n; i++) dyn += l[i] >= 0;
+  if (dyn < 2) return;
+  rl_avbd_litem *it = am->litem + am->nlitem;
+  it->kind = kind;
+  it->id = id;
+  it->rows = rows;
+  it->block = -1;
+  int e = am->lsadr[am->nlitem];
+  for (int i = 0; i < n; i++)
+    if (l[i] >= 0) am->lslot[e++] = l[i];
+  am->lsadr[++am->nlitem] = e;
+}
+
+/* The candidate loop items of the articulation blocks (rl_avbd_litem) with their slots, in the order the blocks take
+   them (avbd_tree_build): coordinate rows over two or more joint coordinates or over a spatial path through two or
+   more dynamic bodies (the rows a body-by-body view of the block cannot hold), equality joints between two dynamic
+   bodies, fixed tendons with a joint-space force over two or more joints, acting spatial paths. */
+static void avbd_loop_items(rl_avbd *am, const rl_model *m) {
+  am->nlitem = 0;
+  am->lsadr[0] = 0;
+  for (int i = 0; i < am->ncrow; i++) {
+    const rl_avbd_crow *r = am->crow + i;
+    int first = -1, nj = 0;
+    for (int k = 0; k < 2; k++)
+      if (r->id[k] >= 0) nj = avbd_scalar_joints(am, m, r->kind[k], r->id[k], &first);
+    if (AVBD_COORD_LOOPS && (nj >= 2 || r->spatial))
+      avbd_litem_add(am, RL_AVBD_LOOP_CROW, i, 1, am->crslot + am->crsadr[i], am->crsadr[i + 1] - am->crsadr[i]);
+  }
+  for (int j = 0; j < am->njoint; j++) {
+    const rl_avbd_joint *jt = am->joint + j;
+    int l[2] = {jt->a, jt->b};
+    if (jt->eq >= 0 && jt->kind != RL_AVBD_COMPOUND) avbd_litem_add(am, RL_AVBD_LOOP_EQ, j, jt->neq, l, 2);
+  }
+  for (int t = 0; t < m->ntendon; t++) {
+    int first = -1, w0 = m->tendon_adr[t], n = 0;
+    if (!AVBD_COORD_LOOPS || m->wrap_type[w0] != RL_WRAP_JOINT || !avbd_fixed_force(m, t) ||
+        avbd_scalar_joints(am, m, RL_AVBD_SC_FIXED, t, &first) < 2)
+      continue;
+    int *l = am->lslot + am->lsadr[am->nlitem]; /* gathered in place, then kept by avbd_litem_add */
+    for (int w = w0; w < w0 + m->tendon_num[t]; w++) n = avbd_joint_slots(am, m, m->wrap_objid[w], l, n);
+    avbd_litem_add(am, RL_AVBD_LOOP_FIXED, t, 1, l, n);
+  }
+  for (int i = 0; i < am->nspat; i++)
+    avbd_litem_add(am, RL_AVBD_LOOP_PATH, i, 1, am->spslot + am->spsadr[i], am->spsadr[i + 1] - am->spsadr[i]);
+}
+
 /* Count joints and rows; refuse what the solver does not model.  Returns 0 and writes err. */
 static int avbd_check(const rl_model *m, int *njoint, int *nrow, char *err, int errlen) {
   int nj = 0, nr = 0;
@@ -1025,6 +1100,7 @@ static void avbd_moving_build(rl_avbd *am, const rl_model *m, const rl_data *d) 
 /* the counts the arrays of rl_avbd are sized by */
 typedef struct avbd_sizes {
   int nb, nj, nr, maxcon, ncmp, nmov, ncr, ncrl, nloop, nmdof, nwr, nbt;
+  size_t nlit; /* loop items of the articulation blocks (avbd_loop_items) */
 } avbd_sizes;
 
 /* Every array of am carved out of one buffer at base, each 64-byte aligned; returns the bytes they take.  Run once
@@ -1083,6 +1159,7 @@ static size_t avbd_carve(rl_avbd *am, const rl_model *m, const avbd_sizes *z, ch
   am->tlist = avbd_take(base, &off, sizeof(int) * nbs);
   am->twork = avbd_take(base, &off, R * AVBD_TW * nbs);
   am->tmass = avbd_take(base, &off, R * nbs);
+  am->tblock = avbd_take(base, &off, sizeof(int) * nbs);
   am->tloop = avbd_take(base, &off, R * ((size_t)z->nloop * (12 * nbs + (size_t)z->nloop + 2)));
   am->moving = avbd_take(base, &off, sizeof(rl_avbd_moving) * ((size_t)z->nmov + 1));
   am->ride = avbd_take(base, &off, sizeof(int) * nbs);
@@ -1112,6 +1189,13 @@ static size_t avbd_carve(rl_avbd *am, const rl_model *m, const avbd_sizes *z, ch
   am->wj = avbd_take(base, &off, R * 6 * nbs * ((size_t)z->nwr + 1));
   am->fext = avbd_take(base, &off, R * 6 * nbs);
   am->squat = avbd_take(base, &off, R * 4 * ((size_t)m->nsite + 1));
+  /* loop items and their slots: an equality joint's two, a fixed tendon's ≤ 2 per joint, a coordinate row's, a
+     path's */
+  size_t nlsl = 2 * (size_t)m->neq + 2 * (size_t)m->nwrap + (size_t)z->ncrl + npath + 1;
+  am->litem = avbd_take(base, &off, sizeof(rl_avbd_litem) * z->nlit);
+  am->lsadr = avbd_take(base, &off, sizeof(int) * (z->nlit + 1));
+  am->lslot = avbd_take(base, &off, sizeof(int) * nlsl);
+  am->ftloop = avbd_take(base, &off, sizeof(int) * ((size_t)m->ntendon + 1));
   return off;
 }
 
@@ -1123,17 +1207,21 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
     nb += !avbd_is_static(m, b);
     ncmp += !avbd_is_static(m, b) && m->body_jntnum[b] > 1;
   }
-  /* loop-row capacity of the articulation blocks: equality rows and spatial paths (tendons, slider cranks) */
-  int nloop = 6 * m->neq + m->ntendon + m->nu;
-  if (nloop > AVBD_LOOP_MAX) nloop = AVBD_LOOP_MAX;
   int maxcon = avbd_ground_capacity(m), nmov = avbd_count_moving(m), ncrl, ncr = avbd_crow_count(m, &ncrl);
+  /* loop-row capacity of the articulation blocks: equality rows, spatial paths (tendons, slider cranks), coordinate
+     rows and fixed tendons; the loop items (avbd_loop_items) */
+  int nloop = 6 * m->neq + 2 * m->ntendon + m->nu + ncr, chain = 0;
+  for (int b = 1; b < m->nbody; b++) chain |= !avbd_is_static(m, b) && !avbd_is_static(m, m->body_parentid[b]);
+  if (chain && rl_avbd_dynamic_pairs(m)) nloop = AVBD_LOOP_MAX; /* room for contacts inside a block */
+  if (nloop > AVBD_LOOP_MAX) nloop = AVBD_LOOP_MAX;
+  size_t nlit = (size_t)m->neq + 2 * (size_t)m->ntendon + (size_t)m->nu + (size_t)ncr + 1;
   int nmrow, nmdof = avbd_mdof_count(m, &nmrow), nwr = 0, nbt = 0;
   for (int u = 0; u < m->nu; u++) {
     nwr += avbd_wrench_trn(m, u);
     nbt += m->actuator_trntype[u] == RL_TRN_BODY;
   }
   if (m->nconmax > maxcon) maxcon = m->nconmax;
-  avbd_sizes z = {nb, nj, nr, maxcon, ncmp, nmov, ncr, ncrl, nloop, nmdof, nwr, nbt};
+  avbd_sizes z = {nb, nj, nr, maxcon, ncmp, nmov, ncr, ncrl, nloop, nmdof, nwr, nbt, nlit};
   rl_avbd probe;
   size_t bytes = avbd_carve(&probe, m, &z, NULL) + 64;
   rl_avbd *am = calloc(1, sizeof *am);
@@ -1295,7 +1383,11 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
     if (ba >= 0) am->jlist[am->jadr[ba] + am->jnum[ba]++] = j;
     am->jlist[am->jadr[bb] + am->jnum[bb]++] = j;
   }
+  avbd_loop_items(am, m);
+  for (int t = 0; t < m->ntendon; t++) am->ftloop[t] = 0;
   avbd_tree_build(am);
+  for (int i = 0; i < am->nlitem; i++)
+    if (am->litem[i].kind == RL_AVBD_LOOP_FIXED && am->litem[i].block >= 0) am->ftloop[am->litem[i].id] = 1;
   return am;
 }
 

@@ -16,6 +16,15 @@
 /* reals of rl_avbd.twork per slot (articulation blocks): block D 36, coupling to the parent 36, right side
    6, step 6, the coordinate terms G, k of the slot's hinge to its parent 2 */
 #define AVBD_TW             86
+/* 1 where coordinate rows and fixed tendons over several joints are loop rows of the articulation blocks
+   (avbd_loop_items) and the equality and coordinate rows of the loop items get the tree joints' penalty ρ_tree·ρ₀
+   (avbd_tree_stiffen).  The coordinate rows' curvature then leaves the diagonal blocks, and a tree hinge's free
+   rotation there is I/h² beside anchor rows of ρ ≫ I/h² on the translations; the block's pivot floor
+   64ε·max diag (avbd_tree_chol) resolves that ratio in double precision, not in single (avbd_coord_rows.xml:
+   ρ/(I/h²) ≈ 6e6 > 1/(64ε) ≈ 1.3e5), where the bodies those rows read leave their articulations instead
+   (avbd_tree_build) and the loop rows keep their own ρ (cassie_like's connects at ρ_tree·ρ₀: 54 of 100 steps
+   unconverged in single precision, none without) */
+#define AVBD_COORD_LOOPS (RL_EPS < 1e-10)
 /* most loop rows (equality constraints and spatial paths between bodies of one articulation) an articulation
    block solves with their coupling exact (avbd_tree_loops); further ones are seen body by body */
 #define AVBD_LOOP_MAX       24
@@ -50,6 +59,13 @@ RL_HDFN static inline const real *avbd_dq_of(const rl_avbd *am, int s) { return 
 RL_HDFN static inline int avbd_joint_trn(const rl_model *m, int u, int j) {
   int t = m->actuator_trntype[u];
   return (t == RL_TRN_JOINT || t == RL_TRN_JOINTINPARENT) && m->actuator_trnid[2 * u] == j;
+}
+
+/* 1 if a row with loop flag `loop` (rl_avbd_crow.loop, rl_avbd.ftloop) is solved as a loop row of its articulation
+   block: its curvature then goes through the block's Woodbury step (avbd_tree_loops) and the coordinate terms leave
+   it out */
+RL_HDFN static inline int avbd_loop_row(const rl_avbd *am, int loop) {
+  return loop > 0 && am->prm.block == RL_AVBD_BLOCK_ARTICULATION;
 }
 
 /* penalty growth ρ ← min(ρ + β·ρ₀·|C̃|/ℓ, ρ_max) */
@@ -95,6 +111,7 @@ RL_HDFN static inline real avbd_grow(const rl_avbd_param *pr, real rho, real rho
 #define avbd_tree_sweep              RL_NAME(avbd_tree_sweep)
 #define avbd_block_update            RL_NAME(avbd_block_update)
 #define avbd_joint_value             RL_NAME(avbd_joint_value)
+#define avbd_contact_value           RL_NAME(avbd_contact_value)
 #define avbd_tendon_force            RL_NAME(avbd_tendon_force)
 #define avbd_tendon_path             RL_NAME(avbd_tendon_path)
 #define avbd_spat_length             RL_NAME(avbd_spat_length)
@@ -122,6 +139,10 @@ RL_HDFN static inline real avbd_grow(const rl_avbd_param *pr, real rho, real rho
 #define avbd_wrench_begin            RL_NAME(avbd_wrench_begin)
 #define avbd_wrench_length           RL_NAME(avbd_wrench_length)
 #define avbd_wrench_force            RL_NAME(avbd_wrench_force)
+#define avbd_crow_loop               RL_NAME(avbd_crow_loop)
+#define avbd_fixed_loop              RL_NAME(avbd_fixed_loop)
+#define avbd_fixed_length            RL_NAME(avbd_fixed_length)
+#define avbd_coord_jac               RL_NAME(avbd_coord_jac)
 
 /* avbd_build.c */
 RL_HDFN void avbd_perp(real t1[3], real t2[3], const real n[3]);
@@ -204,6 +225,9 @@ RL_HDFN const rl_avbd_compound_val *avbd_compound_value(rl_avbd *am, const rl_av
 /* avbd_sweep.c: values of hinge, ball or connect joint j at the current poses (cached until A or B moves) */
 RL_HDFN const rl_avbd_joint_val *avbd_joint_value(rl_avbd *am, int j);
 
+/* avbd_sweep.c: values of contact i at the current poses (cached until a or b moves) */
+RL_HDFN const rl_avbd_contact_val *avbd_contact_value(rl_avbd *am, int i);
+
 /* avbd_sweep.c: one body's block update (assemble, solve, move) */
 RL_HDFN void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h);
 
@@ -221,6 +245,11 @@ RL_HDFN void avbd_crow_begin(rl_avbd *am, const rl_model *m, const rl_data *d);
 RL_HDFN void avbd_crow_dual(rl_avbd *am, const rl_model *m, const rl_data *d, real res[2]);
 RL_HDFN void avbd_tendon_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt,
                                   real H[36], real g[6]);
+RL_HDFN real avbd_fixed_length(const rl_avbd *am, const rl_model *m, int t, const rl_avbd_joint *jt, real phi, int now,
+                               real *Ln, real *dLn);
+RL_HDFN void avbd_coord_jac(rl_avbd *am, int j, real c, real *u);
+RL_HDFN real avbd_crow_loop(rl_avbd *am, const rl_model *m, const rl_data *d, int i, real *u);
+RL_HDFN real avbd_fixed_loop(rl_avbd *am, const rl_model *m, const rl_data *d, int t, real h, real *u);
 
 /* avbd_diag.c */
 RL_HDFN void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, real h);

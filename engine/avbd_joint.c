@@ -165,8 +165,10 @@ RL_HDFN real avbd_tendon_force(const rl_avbd *am, const rl_model *m, const rl_da
 }
 
 /* Fixed tendons through jt's joint (coefficient c there): length L = Σ cᵢφᵢ with jt's φ the argument and the other
- * joints' current φᵢ, step-start Lⁿ = Σ cᵢφᵢⁿ and rate L̇ⁿ = Σ cᵢφ̇ᵢⁿ; the force F_L along L (avbd_tendon_force)
- * returned as the joint's G = c·F_L, with curvature k = c²·k_L. */
+ * joints' φᵢ (avbd_fixed_length), step-start Lⁿ = Σ cᵢφᵢⁿ and rate L̇ⁿ = Σ cᵢφ̇ᵢⁿ; the force F_L along L
+ * (avbd_tendon_force) returned as the joint's G = c·F_L, with curvature k = c²·k_L.  A tendon over several joints that
+ * an articulation block solves as a loop row (avbd_loop_row) reads the other joints at the current poses, as the
+ * block's other readers do, and leaves its curvature to the block. */
 RL_HDFN static real avbd_tendon_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt,
                                       real phi, real h, real *k) {
   real G = 0;
@@ -174,32 +176,15 @@ RL_HDFN static real avbd_tendon_terms(const rl_avbd *am, const rl_model *m, cons
   for (int t = 0; t < m->ntendon; t++) {
     int w0 = m->tendon_adr[t], nw = m->tendon_num[t];
     if (m->wrap_type[w0] != RL_WRAP_JOINT) continue;
-    real c = 0, L = 0, Ln = 0, dLn = 0;
+    real c = 0;
     for (int w = w0; w < w0 + nw; w++) /* jt's coefficient first: the lookups below only for its tendons */
       if (m->wrap_objid[w] == jt->jnt) c += m->wrap_prm[w];
     if (c == 0) continue;
-    for (int w = w0; w < w0 + nw; w++) {
-      real ci = m->wrap_prm[w];
-      if (m->wrap_objid[w] == jt->jnt) {
-        L += ci * phi;
-        Ln += ci * jt->phi_n;
-        dLn += ci * jt->dphi_n;
-        continue;
-      }
-      const rl_avbd_joint *o = avbd_joint_of(am, m->wrap_objid[w]);
-      if (!o) { /* a joint of a static body: its coordinate stays at qpos0 */
-        real q0 = m->qpos0[m->jnt_qposadr[m->wrap_objid[w]]];
-        L += ci * q0;
-        Ln += ci * q0;
-        continue;
-      }
-      L += ci * o->phi;
-      Ln += ci * o->phi_n;
-      dLn += ci * o->dphi_n;
-    }
+    int loop = avbd_loop_row(am, am->ftloop[t]);
+    real Ln, dLn, L = avbd_fixed_length(am, m, t, jt, phi, loop, &Ln, &dLn);
     real kL, F = avbd_tendon_force(am, m, d, t, L, Ln, dLn, h, &kL);
     G += c * F;
-    *k += c * c * kL;
+    if (!loop) *k += c * c * kL;
   }
   return G;
 }

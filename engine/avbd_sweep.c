@@ -48,6 +48,9 @@ RL_HDFN static const rl_avbd_contact_val *avbd_contact_val(rl_avbd *am, int i) {
   return am->cval + i;
 }
 
+/* avbd_contact_val for the other AVBD sources (the articulation blocks' loop rows read the same values) */
+RL_HDFN const rl_avbd_contact_val *avbd_contact_value(rl_avbd *am, int i) { return avbd_contact_val(am, i); }
+
 /* Values of compound joint jt at the current poses, cached as avbd_joint_val (the coordinates found are
    the next guess once the dual update accepts them). */
 RL_HDFN const rl_avbd_compound_val *avbd_compound_value(rl_avbd *am, const rl_avbd_joint *jt) {
@@ -603,7 +606,9 @@ RL_HDFN static void avbd_compound_begin(rl_avbd *am, const rl_data *d, rl_avbd_j
  * one-sided and bounded rows (limits, dry friction) keep their ρ: stiffened as well they took standing
  * microduck to 3.0 iterations/step, but a stiff limit flips active/inactive every iteration (quadruped12 at
  * the bench state: a period-3 cycle, every step exhausted) and a stiff dry-friction row that slides keeps
- * its full curvature (avbd_coord_terms) and crawls (microduck at the bench state: 500 sweeps). */
+ * its full curvature (avbd_coord_terms) and crawls (microduck at the bench state: 500 sweeps).  The two-sided
+ * rows of the loop items a block solves exactly (equality joints, equality coordinate rows) likewise, where
+ * AVBD_COORD_LOOPS (robotiq_like, f64, 0.2 s: 40 sweeps/step with them, 495 and every step unconverged without). */
 RL_HDFN static void avbd_tree_stiffen(rl_avbd *am) {
   const rl_avbd_param *pr = &am->prm;
   for (int j = 0; j < am->njoint; j++) {
@@ -611,6 +616,18 @@ RL_HDFN static void avbd_tree_stiffen(rl_avbd *am) {
     if (jt->eq >= 0 || (jt->a >= 0 && am->tjoint[jt->b] != j)) continue; /* not in the block solve */
     for (int r = 0; r < jt->neq; r++) {
       rl_avbd_row *w = am->row + jt->row + r;
+      w->rho = rl_avbd_min(rl_avbd_max(w->rho, pr->rho_tree * w->rho0), pr->rho_max * w->rho0);
+    }
+  }
+  for (int i = 0; i < am->nlitem && AVBD_COORD_LOOPS; i++) { /* the loop rows solved exactly in their block */
+    const rl_avbd_litem *it = am->litem + i;
+    if (it->block < 0) continue;
+    int r0 = -1, nr = 0;
+    if (it->kind == RL_AVBD_LOOP_EQ) r0 = am->joint[it->id].row, nr = am->joint[it->id].neq;
+    else if (it->kind == RL_AVBD_LOOP_CROW && am->crow[it->id].type == RL_AVBD_CROW_EQ)
+      r0 = am->crow[it->id].row, nr = 1;
+    for (int r = 0; r < nr; r++) {
+      rl_avbd_row *w = am->row + r0 + r;
       w->rho = rl_avbd_min(rl_avbd_max(w->rho, pr->rho_tree * w->rho0), pr->rho_max * w->rho0);
     }
   }

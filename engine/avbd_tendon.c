@@ -323,7 +323,8 @@ RL_HDFN static real avbd_crow_force(const rl_avbd *am, const rl_model *m, const 
 }
 
 /* Terms of the coordinate rows on joint jt's coordinate φ: G = Σ f·∂C/∂φ, *k = Σ k_r·(∂C/∂φ)²,
-   ∂C/∂φ = wgt_a·∂S_a/∂φ + wgt_b·∂S_b/∂φ (rows whose scalars are joints or fixed tendons) */
+   ∂C/∂φ = wgt_a·∂S_a/∂φ + wgt_b·∂S_b/∂φ (rows whose scalars are joints or fixed tendons; the curvature of a row
+   an articulation block solves as a loop row is left to the block, avbd_crow_loop) */
 RL_HDFN real avbd_crow_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi,
                                    int kkt, real *k) {
   real G = 0;
@@ -338,13 +339,13 @@ RL_HDFN real avbd_crow_coord_terms(const rl_avbd *am, const rl_model *m, const r
     real dC = wgt[0] * da + wgt[1] * db;
     real f = avbd_crow_force(am, m, d, r, C, kkt, &kr);
     G += f * dC;
-    *k += kr * dC * dC;
+    if (!avbd_loop_row(am, r->loop)) *k += kr * dC * dC;
   }
   return G;
 }
 
 /* Terms of the coordinate rows with a spatial tendon through slot s: J = wgt_a·∂S_a/∂z_s + wgt_b·∂S_b/∂z_s over
-   the spatial scalars, g += f·J, H += k_r·JJᵀ (unless kkt) */
+   the spatial scalars, g += f·J, H += k_r·JJᵀ (unless kkt or the row is a loop row of an articulation block) */
 RL_HDFN static void avbd_crow_assemble(const rl_avbd *am, const rl_model *m, const rl_data *d, int s, int kkt, real H[36],
                                        real g[6]) {
   for (int q = am->cradr[s]; q < am->cradr[s + 1]; q++) {
@@ -360,8 +361,96 @@ RL_HDFN static void avbd_crow_assemble(const rl_avbd *am, const rl_model *m, con
       avbd_tendon_path(am, m, r->id[k], s, Jk, NULL);
       for (int i = 0; i < 6; i++) J[i] += wgt[k] * Jk[i];
     }
-    rl_avbd_add_row(H, g, J, f, kkt ? 0 : kr);
+    rl_avbd_add_row(H, g, J, f, kkt || avbd_loop_row(am, r->loop) ? 0 : kr);
   }
+}
+
+/* Length of fixed tendon t, L = Σ cᵢφᵢ, with jt's φ the argument (jt may be NULL) and the other joints' φᵢ their
+   last dual update's (now = 0: a Gauss–Seidel lag of at most one sweep) or at the current poses (now = 1,
+   avbd_joint_scalar); *Ln = Σ cᵢφᵢⁿ, *dLn = Σ cᵢφ̇ᵢⁿ at the step start (a joint of a static body: qpos0, rate 0) */
+RL_HDFN real avbd_fixed_length(const rl_avbd *am, const rl_model *m, int t, const rl_avbd_joint *jt, real phi, int now,
+                               real *Ln, real *dLn) {
+  real L = 0;
+  *Ln = *dLn = 0;
+  for (int w = m->tendon_adr[t]; w < m->tendon_adr[t] + m->tendon_num[t]; w++) {
+    int j = m->wrap_objid[w];
+    real ci = m->wrap_prm[w];
+    const rl_avbd_joint *o = jt && jt->jnt == j ? jt : avbd_joint_of(am, j);
+    if (!o) { /* a joint of a static body: its coordinate stays at qpos0 */
+      real q0 = m->qpos0[m->jnt_qposadr[j]];
+      L += ci * q0;
+      *Ln += ci * q0;
+      continue;
+    }
+    L += ci * (o == jt ? phi : now ? avbd_joint_scalar(am, m, j, NULL, 0) : o->phi);
+    *Ln += ci * o->phi_n;
+    *dLn += ci * o->dphi_n;
+  }
+  return L;
+}
+
+/* Adds c·∂φ_j/∂z to u (six reals per slot) at the two bodies of model joint j: a hinge's or slide's gradient
+   (rl_avbd_joint_coord: hinge ∂φ/∂δθ_B = a = −∂φ/∂δθ_A; slide ∂φ/∂δx_B = a, …), a compound joint's component's
+   coordinate gradient (avbd_compound_jac); nothing for a joint of a static body */
+RL_HDFN void avbd_coord_jac(rl_avbd *am, int j, real c, real *u) {
+  const rl_avbd_joint *o = avbd_joint_of(am, j);
+  if (!o) return;
+  real dA[6], dB[6];
+  if (o >= am->joint && o < am->joint + am->njoint)
+    rl_avbd_joint_coord(o, avbd_pose_of(am, o->a), avbd_pose_of(am, o->b), o->phi, dA, dB);
+  else {
+    const rl_avbd_joint *jt = am->joint;
+    while (jt->kind != RL_AVBD_COMPOUND || jt->b != o->b) jt++;
+    const rl_avbd_compound *cp = am->cmp + jt->cmp;
+    const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
+    int k = (int)(o - cp->sub);
+    avbd_compound_jac(v, v->pg[cp->dof[k]], 0, dA);
+    avbd_compound_jac(v, v->pg[cp->dof[k]], 1, dB);
+  }
+  for (int i = 0; i < 6; i++) {
+    if (o->a >= 0) u[6 * o->a + i] += c * dA[i];
+    u[6 * o->b + i] += c * dB[i];
+  }
+}
+
+/* Coordinate row i as a loop row of an articulation block (avbd_tree_loops): its weight, the curvature k_r of
+   avbd_crow_force at the current state (0 when the row is off or an inactive limit: nothing added), and its
+   Jacobian added to u (six reals per slot): ∂C/∂z = Σ_k wgt_k·∂S_k/∂z with ∂S/∂z a joint coordinate's gradient
+   (avbd_coord_jac), a fixed tendon's Σ cᵢ·∂φᵢ/∂z, a spatial path's ∂L/∂z_s (avbd_tendon_path) */
+RL_HDFN real avbd_crow_loop(rl_avbd *am, const rl_model *m, const rl_data *d, int i, real *u) {
+  const rl_avbd_crow *r = am->crow + i;
+  real wgt[2], k, C = avbd_crow_c(am, m, r, NULL, 0, wgt);
+  avbd_crow_force(am, m, d, r, C, 0, &k);
+  if (!(k > 0)) return 0;
+  for (int q = 0; q < 2; q++) {
+    int id = r->id[q];
+    if (id < 0 || wgt[q] == 0) continue;
+    if (r->kind[q] == RL_AVBD_SC_JOINT) avbd_coord_jac(am, id, wgt[q], u);
+    else if (r->kind[q] == RL_AVBD_SC_FIXED) {
+      for (int w = m->tendon_adr[id]; w < m->tendon_adr[id] + m->tendon_num[id]; w++)
+        avbd_coord_jac(am, m->wrap_objid[w], wgt[q] * m->wrap_prm[w], u);
+    } else
+      for (int e = am->crsadr[i]; e < am->crsadr[i + 1]; e++) {
+        int s = am->crslot[e];
+        real J[6] = {0, 0, 0, 0, 0, 0};
+        if (s < 0) continue;
+        avbd_tendon_path(am, m, id, s, J, NULL);
+        for (int c = 0; c < 6; c++) u[6 * s + c] += wgt[q] * J[c];
+      }
+  }
+  return k;
+}
+
+/* Fixed tendon t's spring, damper and actuators as a loop row of an articulation block (avbd_tree_loops): L = Σ cᵢφᵢ
+   at the current poses (avbd_fixed_length), the weight k_L of avbd_tendon_force returned (0: no force curvature,
+   nothing added) and the Jacobian ∂L/∂z = Σ cᵢ·∂φᵢ/∂z added to u (avbd_coord_jac) */
+RL_HDFN real avbd_fixed_loop(rl_avbd *am, const rl_model *m, const rl_data *d, int t, real h, real *u) {
+  real Ln, dLn, kL, L = avbd_fixed_length(am, m, t, NULL, 0, 1, &Ln, &dLn);
+  avbd_tendon_force(am, m, d, t, L, Ln, dLn, h, &kL);
+  if (!(kL > 0)) return 0;
+  for (int w = m->tendon_adr[t]; w < m->tendon_adr[t] + m->tendon_num[t]; w++)
+    avbd_coord_jac(am, m->wrap_objid[w], m->wrap_prm[w], u);
+  return kL;
 }
 
 /* Step start: C⁰ of every coordinate row (the joints' φ are their step-start values) */

@@ -26,47 +26,108 @@
 #include <string.h>
 #include "avbd_internal.h"
 
-/* Tree structure from the joints: each body's parent slot and joint (model tree joints only, eq < 0,
- * both bodies dynamic, neither read by a coordinate row on joint coordinates), the articulations (connected sets of them), their bodies in slot order
- * (a parent's slot is below its child's: MuJoCo lists parents first). */
+/* union–find over slots (scratch p): the representative of s's set */
+RL_HDFN static int avbd_tree_find(int *p, int s) {
+  while (p[s] != s) s = p[s] = p[p[s]];
+  return s;
+}
+
+/* Grows the blocks from the articulations (scratch: rep the union–find parents, rows each set's loop rows):
+ * each loop item in order joins the blocks of its slots when the joined block then holds at most
+ * AVBD_LOOP_MAX loop rows (item->block = its representative slot), else it stays outside (−1); in single
+ * precision an item joins no two blocks (it stays outside unless its slots already share one).  A coordinate
+ * row refused so is marked crow->loop = −1 and returns 1 (its bodies then leave their articulations). */
+RL_HDFN static int avbd_tree_grow(rl_avbd *am, int *rep, int *rows) {
+  int cut = 0;
+  for (int s = 0; s < am->nb; s++) {
+    rep[s] = avbd_tree_root(am, s);
+    rows[s] = 0;
+  }
+  for (int i = 0; i < am->nlitem; i++) {
+    rl_avbd_litem *it = am->litem + i;
+    rl_avbd_crow *cr = it->kind == RL_AVBD_LOOP_CROW ? am->crow + it->id : NULL;
+    it->block = -1;
+    if (cr && cr->loop < 0) continue;
+    int total = it->rows, first = -1;
+    for (int e = am->lsadr[i]; e < am->lsadr[i + 1]; e++) { /* each distinct block once */
+      int r = avbd_tree_find(rep, am->lslot[e]), seen = 0;
+      for (int f = am->lsadr[i]; f < e; f++) seen |= avbd_tree_find(rep, am->lslot[f]) == r;
+      if (!seen) total += rows[r];
+      if (first < 0) first = r;
+    }
+    /* single precision: an item that would join two blocks stays outside (MuJoCo's active_adhesion, a winch
+       hinged to the world and a free sphere on one pulley tendon, joined: 157 of 250 steps unconverged at the
+       budget, the sphere 3 cm low; outside: 0 of 250, 43 sweeps/step; robotiq_like 14.6 sweeps/step joined, 14.9 outside) */
+    int joins = 0;
+    for (int e = am->lsadr[i]; e < am->lsadr[i + 1]; e++) joins |= avbd_tree_find(rep, am->lslot[e]) != first;
+    if (joins && !AVBD_COORD_LOOPS) continue;
+    if (total > AVBD_LOOP_MAX) {
+      if (cr && cr->joints) {
+        cr->loop = -1;
+        cut = 1;
+      }
+      continue;
+    }
+    for (int e = am->lsadr[i]; e < am->lsadr[i + 1]; e++) rep[avbd_tree_find(rep, am->lslot[e])] = first;
+    rows[first] = total;
+    it->block = first;
+  }
+  return cut;
+}
+
+/* Tree structure from the joints: each body's parent slot and joint (model tree joints only, eq < 0, both bodies
+ * dynamic, neither read by a coordinate row that could not be a loop item), the articulations (connected sets of
+ * them), the blocks (articulations joined by loop items: avbd_tree_grow) and their bodies in slot order (a
+ * parent's slot is below its child's: MuJoCo lists parents first), each loop item's block and each coordinate
+ * row's crow->loop. */
 RL_HDFN void avbd_tree_build(rl_avbd *am) {
   int nb = am->nb;
-  for (int s = 0; s < nb; s++) am->tparent[s] = am->tjoint[s] = -1;
-  for (int j = 0; j < am->njoint; j++) {
-    const rl_avbd_joint *jt = am->joint + j;
-    if (jt->eq >= 0 || jt->a < 0 || am->tjoint[jt->b] >= 0 || jt->a >= jt->b) continue;
-    am->tparent[jt->b] = jt->a;
-    am->tjoint[jt->b] = j;
+  int *root = (int *)am->twork, *idx = root + nb, *fill = idx + nb, *rows = fill + nb; /* scratch */
+  for (int i = 0; i < am->ncrow; i++) am->crow[i].loop = !AVBD_COORD_LOOPS && am->crow[i].joints ? -1 : 0;
+  for (;;) {
+    for (int s = 0; s < nb; s++) am->tparent[s] = am->tjoint[s] = -1;
+    for (int j = 0; j < am->njoint; j++) {
+      const rl_avbd_joint *jt = am->joint + j;
+      if (jt->eq >= 0 || jt->a < 0 || am->tjoint[jt->b] >= 0 || jt->a >= jt->b) continue;
+      am->tparent[jt->b] = jt->a;
+      am->tjoint[jt->b] = j;
+    }
+    /* a coordinate row over several joint coordinates that no block can hold as a loop row (too many loop rows)
+       would be seen only through the diagonal blocks of the joints it reads (one block Jacobi step per
+       iteration: the stiff row j2 = 1.5·j3 diverged, j1 18 rad where the rigid arm turns 2.3): the bodies it
+       reads leave their articulation, their joints to the parent become rows on the diagonal blocks, solved
+       body by body */
+    for (int i = 0; i < am->ncrow; i++)
+      if (am->crow[i].loop < 0 && am->crow[i].joints)
+        for (int e = am->crsadr[i]; e < am->crsadr[i + 1]; e++) {
+          int s = am->crslot[e];
+          if (s >= 0) am->tparent[s] = am->tjoint[s] = -1;
+        }
+    if (!avbd_tree_grow(am, idx, rows)) break;
   }
-  /* a coordinate row on joint coordinates (a joint equality, a fixed tendon's limit or equality) couples joints
-     that the block solve would see only through its diagonal blocks (one block Jacobi step per iteration: the
-     stiff row j2 = 1.5·j3 diverged, j1 18 rad where the rigid arm turns 2.3): the bodies it reads leave their
-     articulation, their joints to the parent become rows on the diagonal blocks, solved body by body */
-  for (int i = 0; i < am->ncrow; i++)
-    if (am->crow[i].joints)
-      for (int e = am->crsadr[i]; e < am->crsadr[i + 1]; e++) {
-        int s = am->crslot[e];
-        if (s >= 0) am->tparent[s] = am->tjoint[s] = -1;
-      }
-  int *root = (int *)am->twork, *idx = root + nb, *fill = idx + nb; /* scratch */
+  for (int i = 0; i < am->nlitem; i++) {
+    rl_avbd_litem *it = am->litem + i;
+    if (it->block >= 0) it->block = avbd_tree_find(idx, it->block);
+    if (it->kind == RL_AVBD_LOOP_CROW && it->block >= 0) am->crow[it->id].loop = 1;
+  }
+  for (int s = 0; s < nb; s++) root[s] = avbd_tree_find(idx, s); /* the block's representative slot */
   int n = 0;
-  for (int s = 0; s < nb; s++) {
-    root[s] = am->tparent[s] < 0 ? s : root[am->tparent[s]];
-    if (am->tparent[s] < 0) idx[s] = n++;
-  }
+  for (int s = 0; s < nb; s++)
+    if (root[s] == s) fill[s] = n++;
+  for (int s = 0; s < nb; s++) am->tblock[s] = idx[s] = fill[root[s]]; /* block of each slot */
+  for (int i = 0; i < am->nlitem; i++)
+    if (am->litem[i].block >= 0) am->litem[i].block = idx[am->litem[i].block];
   am->ntree = n;
   for (int k = 0; k <= n; k++) am->tadr[k] = 0;
-  for (int s = 0; s < nb; s++) am->tadr[idx[root[s]] + 1]++;
+  for (int s = 0; s < nb; s++) am->tadr[idx[s] + 1]++;
   for (int k = 0; k < n; k++) {
     am->tadr[k + 1] += am->tadr[k];
     fill[k] = am->tadr[k];
   }
-  for (int s = 0; s < nb; s++) am->tlist[fill[idx[root[s]]]++] = s;
-  for (int k = 0; k < n; k++) {
-    real mk = 0;
-    for (int i = am->tadr[k]; i < am->tadr[k + 1]; i++) mk += am->mass[am->tlist[i]];
-    for (int i = am->tadr[k]; i < am->tadr[k + 1]; i++) am->tmass[am->tlist[i]] = mk;
-  }
+  for (int s = 0; s < nb; s++) am->tlist[fill[idx[s]]++] = s;
+  for (int s = 0; s < nb; s++) am->tmass[s] = 0;
+  for (int s = 0; s < nb; s++) am->tmass[avbd_tree_root(am, s)] += am->mass[s];
+  for (int s = 0; s < nb; s++) am->tmass[s] = am->tmass[avbd_tree_root(am, s)];
 }
 
 /* Guarded Cholesky D = L Lᵀ of a symmetric 6×6 in place (reads and writes the lower triangle only), the
@@ -251,7 +312,7 @@ RL_HDFN static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_
 }
 
 /* v ← H'⁻¹ v for the factored articulation (list, n) of avbd_tree_block, v six reals per slot: the leaves-first
- * elimination y_s = L_s⁻¹ v_s, v_p −= Y_sᵀ y_s, then the back substitution x_s = L_s⁻ᵀ (y_s + Y_s x_p). */
+ * elimination y_s = L_s⁻¹ v_s, v_p −= Y_sᵀ y_s, then the back substitution x_s = L_s⁻ᵀ (y_s − Y_s x_p). */
 RL_HDFN static void avbd_tree_solve(const rl_avbd *am, const int *list, int n, real *v) {
   const real *W = am->twork;
   for (int i = n - 1; i >= 0; i--) {
@@ -274,14 +335,15 @@ RL_HDFN static void avbd_tree_solve(const rl_avbd *am, const int *list, int n, r
     if (p >= 0) {
       const real *xp = v + 6 * p;
       for (int a = 0; a < 6; a++)
-        for (int b = 0; b < 6; b++) x[a] += Y[6 * a + b] * xp[b];
+        for (int b = 0; b < 6; b++) x[a] -= Y[6 * a + b] * xp[b];
     }
     avbd_tree_bwd(D, x);
   }
 }
 
 /* Adds loop row r (weight w, its Jacobian J on slot s) to U: column r of U gets J at s, and D_s loses w J Jᵀ, so
- * that the factored matrix H' = H − U diag(w) Uᵀ holds no part of the row */
+ * that the factored matrix H' = H − U diag(w) Uᵀ holds no part of the row (the rows whose curvature avbd_assemble
+ * put on the diagonal blocks: equality joints, spatial paths) */
 RL_HDFN static void avbd_loop_put(rl_avbd *am, int r, int s, const real J[6], real w) {
   size_t ld = 6 * ((size_t)am->nb + 1);
   real *u = am->tloop + ld * (size_t)r + 6 * (size_t)s;
@@ -289,57 +351,88 @@ RL_HDFN static void avbd_loop_put(rl_avbd *am, int r, int s, const real J[6], re
   avbd_outer_add(am->twork + AVBD_TW * s, J, J, -w);
 }
 
-/* Starts loop row r: its column of U zero on the articulation's slots, its weight w; returns r + 1 */
-RL_HDFN static int avbd_loop_open(rl_avbd *am, const int *list, int n, int r, real w) {
+/* Column r of U, zero on the articulation's slots (six reals per slot) */
+RL_HDFN static real *avbd_loop_col(rl_avbd *am, const int *list, int n, int r) {
   size_t ld = 6 * ((size_t)am->nb + 1);
   real *u = am->tloop + ld * (size_t)r;
   for (int i = 0; i < n; i++)
     for (int c = 0; c < 6; c++) u[6 * list[i] + c] = 0;
+  return u;
+}
+
+/* Keeps loop row r with weight w; returns r + 1 */
+RL_HDFN static int avbd_loop_keep(rl_avbd *am, int r, real w) {
+  size_t ld = 6 * ((size_t)am->nb + 1);
   am->tloop[2 * ld * (size_t)am->nloop + (size_t)am->nloop * (size_t)am->nloop + (size_t)r] = w;
   return r + 1;
 }
 
-/* The loop rows of articulation (list, n) with root slot `root`: the two-sided rows of every equality joint between
- * two of its bodies (weight ρ) and every acting spatial path (tendon, slider crank) through two or more of its
- * bodies (weight the Gauss–Newton curvature k_L of avbd_tendon_force), at most nloop of them.  Each row's
- * Jacobian J = (J_s)_s over the slots goes into U and its diagonal blocks w J_s J_sᵀ leave D (avbd_loop_put).
- * Returns the number of rows. */
-RL_HDFN static int avbd_tree_loops(rl_avbd *am, const rl_model *m, const rl_data *d, const int *list, int n, int root,
+/* The loop rows of block k (list, n) from its loop items (avbd_tree_build), each row's Jacobian J = (J_s)_s over the
+ * slots into a column of U and its weight w:
+ *   equality joint between two of its bodies: each two-sided row, w = ρ;
+ *   acting spatial path (tendon, slider crank) through two or more of its bodies: w = the Gauss–Newton curvature
+ *     k_L of avbd_tendon_force;
+ *   coordinate row over several joint coordinates or a spatial path (avbd_crow_loop): w = its curvature k_r;
+ *   fixed tendon with a spring, damper or actuator over several joints (avbd_fixed_loop): w = k_L;
+ *   then, while rows remain, each active row of a contact between two bodies of the block: w its weight of
+ *     rl_avbd_contact_fw (ρ, the tangents' scaled once sliding), J its rl_avbd_contact_jac on both sides.
+ * The equality joints, paths and contacts put their curvature on the diagonal blocks in avbd_assemble, so their
+ * w J_s J_sᵀ leave D (avbd_loop_put); the coordinate rows and fixed tendons leave their curvature out of the joints'
+ * coordinate terms in articulation blocks (their cross terms between joints have no place there), so U alone
+ * carries it.  A row of weight 0 (an inactive
+ * limit, a path without force) is not kept.  Returns the number of rows. */
+RL_HDFN static int avbd_tree_loops(rl_avbd *am, const rl_model *m, const rl_data *d, int k, const int *list, int n,
                                    real h) {
   int r = 0;
-  for (int i = 0; i < n; i++) {
-    int s = list[i];
-    for (int q = am->jadr[s]; q < am->jadr[s] + am->jnum[s]; q++) {
-      const rl_avbd_joint *jt = am->joint + am->jlist[q];
-      if (jt->b != s || jt->eq < 0 || jt->a < 0 || jt->kind == RL_AVBD_COMPOUND || !avbd_joint_on(m, d, jt) ||
-          avbd_tree_root(am, jt->a) != root)
-        continue;
+  for (int i = 0; i < am->nlitem; i++) {
+    const rl_avbd_litem *it = am->litem + i;
+    if (it->block != k || r + it->rows > am->nloop) continue;
+    if (it->kind == RL_AVBD_LOOP_EQ) {
+      const rl_avbd_joint *jt = am->joint + it->id;
+      if (!avbd_joint_on(m, d, jt)) continue;
       real Cv[6], JA[6][6], JB[6][6];
       int nr = rl_avbd_joint_rows(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), Cv, JA, JB);
-      if (r + nr > am->nloop) continue;
-      for (int k = 0; k < nr; k++) {
-        real w = am->row[jt->row + k].rho;
-        r = avbd_loop_open(am, list, n, r, w);
-        avbd_loop_put(am, r - 1, jt->a, JA[k], w);
-        avbd_loop_put(am, r - 1, jt->b, JB[k], w);
+      for (int q = 0; q < nr; q++) {
+        real w = am->row[jt->row + q].rho;
+        avbd_loop_col(am, list, n, r);
+        avbd_loop_put(am, r, jt->a, JA[q], w);
+        avbd_loop_put(am, r, jt->b, JB[q], w);
+        r = avbd_loop_keep(am, r, w);
       }
+    } else if (it->kind == RL_AVBD_LOOP_PATH) {
+      int p = it->id;
+      real kL, L = avbd_spat_length(am, m, am->spat[p], -1, NULL, NULL);
+      avbd_tendon_force(am, m, d, am->spat[p], L, am->spat_n[2 * p], am->spat_n[2 * p + 1], h, &kL);
+      if (!(kL > 0)) continue;
+      avbd_loop_col(am, list, n, r);
+      for (int e = am->lsadr[i]; e < am->lsadr[i + 1]; e++) {
+        real J[6] = {0, 0, 0, 0, 0, 0};
+        avbd_spat_length(am, m, am->spat[p], am->lslot[e], J, NULL);
+        avbd_loop_put(am, r, am->lslot[e], J, kL);
+      }
+      r = avbd_loop_keep(am, r, kL);
+    } else {
+      real *u = avbd_loop_col(am, list, n, r);
+      real w =
+          it->kind == RL_AVBD_LOOP_CROW ? avbd_crow_loop(am, m, d, it->id, u) : avbd_fixed_loop(am, m, d, it->id, h, u);
+      if (w > 0) r = avbd_loop_keep(am, r, w);
     }
   }
-  for (int i = 0; i < am->nspat && r < am->nloop; i++) {
-    int inside = 0;
-    for (int e = am->spsadr[i]; e < am->spsadr[i + 1]; e++)
-      inside += am->spslot[e] >= 0 && avbd_tree_root(am, am->spslot[e]) == root;
-    if (inside < 2) continue;
-    real kL, L = avbd_spat_length(am, m, am->spat[i], -1, NULL, NULL);
-    avbd_tendon_force(am, m, d, am->spat[i], L, am->spat_n[2 * i], am->spat_n[2 * i + 1], h, &kL);
-    if (!(kL > 0)) continue;
-    r = avbd_loop_open(am, list, n, r, kL);
-    for (int e = am->spsadr[i]; e < am->spsadr[i + 1]; e++) {
-      int s = am->spslot[e];
-      if (s < 0 || avbd_tree_root(am, s) != root) continue;
-      real J[6] = {0, 0, 0, 0, 0, 0};
-      avbd_spat_length(am, m, am->spat[i], s, J, NULL);
-      avbd_loop_put(am, r - 1, s, J, kL);
+  for (int i = 0; i < am->ncon; i++) { /* contacts between two bodies of the block, while there is room */
+    const rl_avbd_contact *c = am->con + i;
+    if (c->a < 0 || am->tblock[c->a] != k || am->tblock[c->b] != k) continue;
+    const rl_avbd_contact_val *v = avbd_contact_value(am, i);
+    real f[3], wt[3];
+    rl_avbd_contact_fw(c, v, am->prm.alpha, 0, 1, f, wt);
+    for (int q = 0; q < 3 && r < am->nloop; q++) {
+      if (!(wt[q] > 0)) continue;
+      real JA[6], JB[6];
+      rl_avbd_contact_jac(c, v, q, 0, JA);
+      rl_avbd_contact_jac(c, v, q, 1, JB);
+      avbd_loop_col(am, list, n, r);
+      avbd_loop_put(am, r, c->a, JA, wt[q]);
+      avbd_loop_put(am, r, c->b, JB, wt[q]);
+      r = avbd_loop_keep(am, r, wt[q]);
     }
   }
   return r;
@@ -414,8 +507,11 @@ RL_HDFN static int avbd_tree_loop_step(rl_avbd *am, const int *list, int n, int 
  * H_sp and g̃_s. */
 RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_data *d, int k, real h) {
   const int *list = am->tlist + am->tadr[k];
-  int n = am->tadr[k + 1] - am->tadr[k];
-  if (n == 1) { /* a lone body: the block is its own */
+  int n = am->tadr[k + 1] - am->tadr[k], items = 0;
+  for (int i = 0; i < am->nlitem; i++) items |= am->litem[i].block == k;
+  for (int i = 0; i < am->ncon && !items && n > 1; i++)
+    items = am->con[i].a >= 0 && am->tblock[am->con[i].a] == k && am->tblock[am->con[i].b] == k;
+  if (n == 1 && !items) { /* a lone body: the block is its own */
     avbd_block_update(am, m, d, list[0], h);
     return;
   }
@@ -435,7 +531,7 @@ RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_dat
     avbd_assemble(am, m, d, s, h, 0, W, D, g);
     if (am->tparent[s] >= 0) avbd_tree_coupling(am, m, d, am->tjoint[s], h, D + 36);
   }
-  int nl = am->nloop > 0 ? avbd_tree_loops(am, m, d, list, n, list[0], h) : 0;
+  int nl = items ? avbd_tree_loops(am, m, d, k, list, n, h) : 0;
   /* leaves → root */
   for (int i = n - 1; i >= 0; i--) {
     int s = list[i], p = am->tparent[s];

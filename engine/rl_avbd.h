@@ -250,6 +250,10 @@ typedef struct rl_avbd_crow {
   int joints;         /* 1 if a scalar is a joint coordinate or a fixed tendon (the row enters coordinate terms) */
   int ang;            /* 1 if every scalar is a hinge angle or a fixed tendon of hinges (residual in rad) */
   int spatial;        /* 1 if a scalar is a spatial tendon (the row enters body terms, avbd_crow_assemble) */
+  int loop;           /* articulation blocks: 1 if solved as a loop row of its block (its curvature goes through
+                         the block's Woodbury step, not the coordinate terms), −1 if it could not be (its block
+                         full, or single precision: AVBD_COORD_LOOPS; the bodies it reads then leave their
+                         articulations, avbd_tree_build), 0 otherwise */
 } rl_avbd_crow;
 
 /* A joint whose dofs turn one body as a whole (MuJoCo 2.2.2's dof layout): a ball joint, 3 rotational dofs (the
@@ -291,6 +295,18 @@ typedef struct rl_avbd_wrench {
   int jadr;    /* its step-start moment at rl_avbd.wj + jadr, a wrench (six reals) per slot */
   real Ln, Vn; /* MuJoCo's actuator_length and actuator_velocity at the step start */
 } rl_avbd_wrench;
+
+/* A row group that couples bodies the tree joints do not join, solved exactly inside an articulation block
+ * (avbd_tree.c): an equality joint between two dynamic bodies, an acting spatial path through two or more
+ * of them, a coordinate row or a fixed tendon's spring/damper/actuator term over two or more joint
+ * coordinates.  Listed at build in the order the blocks are grown (avbd_tree_build). */
+enum { RL_AVBD_LOOP_CROW = 0, RL_AVBD_LOOP_EQ = 1, RL_AVBD_LOOP_FIXED = 2, RL_AVBD_LOOP_PATH = 3 };
+typedef struct rl_avbd_litem {
+  int kind;  /* RL_AVBD_LOOP_* */
+  int id;    /* crow index, joint index, model tendon id, acting path index (rl_avbd.spat) */
+  int rows;  /* rows it adds to its block's Woodbury step (an equality joint's two-sided rows, else 1) */
+  int block; /* its block (index into tadr), −1 when it stays outside the block solves */
+} rl_avbd_litem;
 
 /* The AVBD model and state (one allocation, sized at build). */
 typedef struct rl_avbd {
@@ -357,10 +373,16 @@ typedef struct rl_avbd {
      articulation, parents before children */
   int *tparent;  /* [nb] parent slot in the articulation, −1 for its root */
   int *tjoint;   /* [nb] joint to the parent, −1 for a root */
-  int ntree;     /* articulations */
-  int *tadr;     /* [nb+1] first entry of articulation k in tlist */
-  int *tlist;    /* [nb] slots by articulation, parents first */
+  int ntree;     /* blocks: articulations, those joined by loop items one block (avbd_tree_build) */
+  int *tadr;     /* [nb+1] first entry of block k in tlist */
+  int *tlist;    /* [nb] slots by block, parents first */
   real *tmass;   /* [nb] mass of each slot's articulation (kg) */
+  int *tblock;   /* [nb] block of each slot (index into tadr) */
+  int nlitem;    /* loop items (candidates, in the order the blocks are grown) */
+  rl_avbd_litem *litem; /* [nlitem] */
+  int *lsadr;           /* [nlitem+1] first entry of item i in lslot */
+  int *lslot;           /* the distinct slots each item reads (−1 for static bodies) */
+  int *ftloop;          /* [ntendon] 1 if fixed tendon t's joint-space term is a loop item of its block */
   real *twork;   /* [nb×AVBD_TW] per slot: block D (36), coupling to the parent (36), right side (6), step (6),
                     coordinate terms of the tree hinge (2) */
   int nloop;     /* loop rows one articulation block couples exactly (at most AVBD_LOOP_MAX) */

@@ -713,6 +713,47 @@ RL_HD void rl_avbd_contact_val_eval(rl_avbd_contact_val *v, const rl_avbd_contac
   rl_avbd_contact_c_at(c, pA, pB, cA, cB, v->C);
 }
 
+/* Forces f and weights wt of contact c's normal and two tangent rows at v (rl_avbd_contact_assemble_val, which
+ * says what they are): f_n = min(λ_n + ρ_n C̃_n, 0), f_t = λ_t + ρ_t(C_t − α C⁰_t) projected on the disc μ(−f_n);
+ * wt = ρ while the normal is active (mm: or touched, for the normal), the tangents' scaled by r/‖t‖ once sliding
+ * (mm) and 0 without friction; kkt = 1: f = λ, wt = 0. */
+RL_HD void rl_avbd_contact_fw(const rl_avbd_contact *c, const rl_avbd_contact_val *v, real alpha, int kkt, int mm,
+                              real f[3], real wt[3]) {
+  real sc = 1;
+  const real *C = v->C;
+  real Cn = C[0] - alpha * rl_avbd_min(c->c0[0], (real)0);
+  f[0] = kkt ? c->lambda[0] : rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * Cn);
+  if (kkt) {
+    f[1] = c->lambda[1];
+    f[2] = c->lambda[2];
+  } else {
+    f[1] = c->lambda[1] + c->rho[1] * (C[1] - alpha * c->c0[1]);
+    f[2] = c->lambda[2] + c->rho[2] * (C[2] - alpha * c->c0[2]);
+    real rad = c->mu * -f[0], tn = mm ? rl_sqrt(f[1] * f[1] + f[2] * f[2]) : 0;
+    rl_avbd_proj_disc(f + 1, rad);
+    if (tn > rad) sc = rad / tn;
+  }
+  for (int r = 0; r < 3; r++) {
+    wt[r] = (kkt || !(f[0] < 0 || c->lambda[0] < 0 || (r == 0 && mm && c->touched))) ? 0 : c->rho[r];
+    if (r > 0 && c->mu <= 0) wt[r] = 0;
+    if (r > 0) wt[r] *= sc;
+  }
+}
+
+/* Jacobian of contact c's row r (0 normal, 1, 2 tangents) on side `side` (1: B) at v: J = ±[w, x × w], w the row's
+ * direction, x the lever to the centre of curvature (normal) or to the material point (tangents), + on B */
+RL_HD void rl_avbd_contact_jac(const rl_avbd_contact *c, const rl_avbd_contact_val *v, int r, int side, real J[6]) {
+  const real *w = c->frame + 3 * r;
+  real x[3];
+  /* normal row: lever to the centre of curvature; tangent rows: to the material point */
+  if (r == 0) rl_v3_cross(x, side ? v->vB : v->vA, w);
+  else rl_v3_cross(x, side ? v->uB : v->uA, w);
+  for (int i = 0; i < 3; i++) {
+    J[i] = side ? w[i] : -w[i];
+    J[3 + i] = side ? x[i] : -x[i];
+  }
+}
+
 /* Contact c's rows (lever arms and C from v, rl_avbd_contact_val_eval at the current poses) on the body
  * of side `side` (1: B) into H (lower triangle), g and the geometric-stiffness diagonal K:  normal f_n = min(λ_n + ρ_n C̃_n, 0), C̃_n = C_n − α·min(C⁰_n, 0), lever to the
  * centre of curvature;  tangents f_t = λ_t + ρ_t(C_t − α C⁰_t) projected on the disc μ(−f_n), lever to
@@ -733,34 +774,14 @@ RL_HD void rl_avbd_contact_val_eval(rl_avbd_contact_val *v, const rl_avbd_contac
 RL_HD void rl_avbd_contact_assemble_val(real H[36], real g[6], real K[3], const rl_avbd_contact *c,
                                         const rl_avbd_contact_val *v, const real *dqA, const real *dqB, int side,
                                         real alpha, int kkt, int mm) {
-  real f[3], fv[3] = {0, 0, 0}, sc = 1;
-  const real *uA = v->uA, *uB = v->uB, *vA = v->vA, *vB = v->vB, *C = v->C;
-  real Cn = C[0] - alpha * rl_avbd_min(c->c0[0], (real)0);
-  f[0] = kkt ? c->lambda[0] : rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * Cn);
-  if (kkt) {
-    f[1] = c->lambda[1];
-    f[2] = c->lambda[2];
-  } else {
-    f[1] = c->lambda[1] + c->rho[1] * (C[1] - alpha * c->c0[1]);
-    f[2] = c->lambda[2] + c->rho[2] * (C[2] - alpha * c->c0[2]);
-    real rad = c->mu * -f[0], tn = mm ? rl_sqrt(f[1] * f[1] + f[2] * f[2]) : 0;
-    rl_avbd_proj_disc(f + 1, rad);
-    if (tn > rad) sc = rad / tn;
-  }
+  real f[3], wt[3], fv[3] = {0, 0, 0};
+  const real *uA = v->uA, *uB = v->uB, *vA = v->vA, *vB = v->vB;
+  rl_avbd_contact_fw(c, v, alpha, kkt, mm, f, wt);
   for (int r = 0; r < 3; r++) {
     const real *w = c->frame + 3 * r;
-    real J[6], x[3];
-    /* normal row: lever to the centre of curvature; tangent rows: to the material point */
-    if (r == 0) rl_v3_cross(x, side ? vB : vA, w);
-    else rl_v3_cross(x, side ? uB : uA, w);
-    for (int i = 0; i < 3; i++) {
-      J[i] = side ? w[i] : -w[i];
-      J[3 + i] = side ? x[i] : -x[i];
-    }
-    real wt = (kkt || !(f[0] < 0 || c->lambda[0] < 0 || (r == 0 && mm && c->touched))) ? 0 : c->rho[r];
-    if (r > 0 && c->mu <= 0) wt = 0;
-    if (r > 0) wt *= sc;
-    rl_avbd_add_row(H, g, J, f[r], wt);
+    real J[6];
+    rl_avbd_contact_jac(c, v, r, side, J);
+    rl_avbd_add_row(H, g, J, f[r], wt[r]);
     if (r > 0 || c->rad[side] == 0) rl_v3_addscl(fv, w, f[r]);
   }
   if (!kkt) {
