@@ -288,13 +288,36 @@ static void pk_shift_add(real *restrict out, const real *restrict I, const real 
   for (int i = 0; i < 6; i++) out[15 + i] += C[i];
 }
 
+/* a simple body (dof_simplenum, MuJoCo's): no child bodies, its parent the world or welded to it, its M block
+   diagonal and constant (dof_M0, armature included) — every dof of it a tree of its own in the elimination */
+static int local_simple_body(const rl_model *m, int b) {
+  return m->body_dofnum[b] > 0 && m->dof_simplenum[m->body_dofadr[b]] > 0;
+}
+
+/* X_k = 0 (w reals per dof) for every dof k, or with simple set for every dof not of a simple body (runs of
+   dof_simplenum skipped: their rows are never read) */
+static void local_zero_rows(const rl_model *m, real *X, int w, const int *simple) {
+  if (!simple) {
+    memset(X, 0, sizeof(real) * (size_t)w * (size_t)m->nv);
+    return;
+  }
+  for (int k = 0; k < m->nv;) {
+    int n = 0;
+    while (k + n < m->nv && !simple[k + n]) n++;
+    if (n) memset(X + (size_t)w * k, 0, sizeof(real) * (size_t)w * (size_t)n);
+    k += n;
+    if (k < m->nv) k += simple[k];
+  }
+}
+
 /* local_assemble on the 21 numbers: a body at its weld root adds [Ic, 0; 0, m·E]; a welded one, at
    up_b = weld_shift_b, adds its 10-number inertia about that point (rl_sp_inert_offset) */
 static void pk_assemble(const rl_model *m, const rl_data *d, real *IA) {
-  memset(IA, 0, sizeof(real) * PK * (size_t)m->nv);
+  local_zero_rows(m, IA, PK, m->dof_simplenum);
   for (int b = 1; b < m->nbody; b++) {
     int w = m->body_weldid[b];
     if (w <= 0) continue;
+    if (local_simple_body(m, w)) continue; /* pivoted on dof_M0 (pk_eliminate) */
     real *A = IA + PK * (m->body_dofadr[w] + m->body_dofnum[w] - 1), *B = A + 6, *C = A + 15, mb = m->body_mass[b];
     const real *Ic = d->inert_local + 6 * b;
     if (w == b) {
@@ -310,19 +333,26 @@ static void pk_assemble(const rl_model *m, const rl_data *d, real *IA) {
   }
 }
 
-/* local_eliminate on the 21 numbers */
+/* local_eliminate on the 21 numbers.  A simple body's dof couples to no other dof (M_kk = dof_M0_k, M_ki = 0):
+   D_k = max(MINVAL, dof_M0_k + h·b_k), U_k and the parent update left out (local_substitute skips it) */
 static void pk_eliminate(const rl_model *m, const rl_data *d, real *IA, real *U, real *Dinv, real *D, real h,
                          const real *b) {
   for (int k = m->nv - 1; k >= 0; k--) {
     const real *s = d->cdof_local + 6 * k;
     real *I = IA + PK * k, *u = U + 6 * k;
-    pk_mul(u, I, s);
-    real Dk = rl_sp_dot(s, u) + m->dof_armature[k] + (b ? h * b[k] : 0);
+    int simple = m->dof_simplenum[k] > 0;
+    real Dk;
+    if (simple) {
+      Dk = m->dof_M0[k] + (b ? h * b[k] : 0);
+    } else {
+      pk_mul(u, I, s);
+      Dk = rl_sp_dot(s, u) + m->dof_armature[k] + (b ? h * b[k] : 0);
+    }
     if (Dk < MINVAL) Dk = MINVAL;
     Dinv[k] = 1 / Dk;
     if (D) D[k] = Dk;
     int p = m->dof_parentid[k];
-    if (p < 0) continue;
+    if (p < 0 || simple) continue;
     const real *r = local_dof_offset(m, d, k);
     if (r) {
       real J[PK];
@@ -335,11 +365,15 @@ static void pk_eliminate(const rl_model *m, const rl_data *d, real *IA, real *U,
 }
 
 /* backward: u_k = x_k − s_kᵀ·p_k,  p_parent += Xᵀ·(p_k + U_k·u_k/D_k);
-   forward:  a'_k = X·a_parent,  x_k = (u_k − U_kᵀ·a'_k)/D_k,  a_k = a'_k + s_k·x_k */
-static void local_substitute(const rl_model *m, const rl_data *d, const real *U, const real *Dinv, real *P, real *x) {
+   forward:  a'_k = X·a_parent,  x_k = (u_k − U_kᵀ·a'_k)/D_k,  a_k = a'_k + s_k·x_k.
+   With simple set (pk_eliminate's pivots) a simple body's dof is x_k = x_k/D_k alone: no p or a reaches it
+   from another dof, and none leaves it. */
+static void local_substitute(const rl_model *m, const rl_data *d, const real *U, const real *Dinv, real *P, real *x,
+                             const int *simple) {
   int nv = m->nv;
-  memset(P, 0, sizeof(real) * 6 * (size_t)nv);
+  local_zero_rows(m, P, 6, simple);
   for (int k = nv - 1; k >= 0; k--) {
+    if (simple && simple[k]) continue;
     real *pk = P + 6 * k;
     x[k] -= rl_sp_dot(d->cdof_local + 6 * k, pk);
     int p = m->dof_parentid[k];
@@ -352,6 +386,10 @@ static void local_substitute(const rl_model *m, const rl_data *d, const real *U,
       for (int i = 0; i < 6; i++) P[6 * p + i] += pa[i];
   }
   for (int k = 0; k < nv; k++) {
+    if (simple && simple[k]) {
+      x[k] *= Dinv[k];
+      continue;
+    }
     int p = m->dof_parentid[k];
     real *ak = P + 6 * k;
     const real *r = p < 0 ? NULL : local_dof_offset(m, d, k);
@@ -373,13 +411,18 @@ static void local_shift_force(real f[6], const real r[3]) {
 /* The LᵀDL factor of M (qLD's layout: row k holds D_k, then L_k,i for its ancestor dofs i, parent first)
    read off the elimination: after the dofs below k are eliminated, M's entry (k, i) is s_iᵀ·X_{k→i}ᵀ·IA_k·s_k
    = s_iᵀ·(U_k moved to i's point), so  L_k,i = s_iᵀ·(X_{k→i}ᵀ·U_k) / D_k,  1/D_k into diaginv.
-   U_k is carried up the dof tree by the force shift (local_dof_offset), link-sized lever arms only. */
+   U_k is carried up the dof tree by the force shift (local_dof_offset), link-sized lever arms only.  A simple
+   body's row is D_k and exact zeros (pk_eliminate), as rl_factor_ld leaves it. */
 static void local_factor_rows(const rl_model *m, const rl_data *d, const real *U, const real *Dinv, const real *D,
                               real *LD, real *diaginv) {
   for (int k = 0; k < m->nv; k++) {
     int a = m->dof_Madr[k];
     LD[a++] = D[k];
     diaginv[k] = Dinv[k];
+    if (m->dof_simplenum[k]) {
+      for (int i = m->dof_parentid[k]; i >= 0; i = m->dof_parentid[i]) LD[a++] = 0;
+      continue;
+    }
     real f[6];
     memcpy(f, U + 6 * k, sizeof f);
     for (int j = k, i = m->dof_parentid[k]; i >= 0; j = i, i = m->dof_parentid[i]) {
@@ -425,7 +468,7 @@ int rl_solve_m_local(const rl_model *m, rl_data *d, real *x, real h, const real 
     local_assemble(m, d, IA);
     local_eliminate(m, d, IA, U, Dinv, NULL, h, b);
   }
-  local_substitute(m, d, U, Dinv, P, x);
+  local_substitute(m, d, U, Dinv, P, x, RL_LOCAL_FRAMES ? m->dof_simplenum : NULL);
   rl_arena_release(d, mark);
   return 0;
 }
