@@ -78,6 +78,13 @@ static void local_shift_force_add(real out[6], const real f[6], const real r[3])
   }
 }
 
+/* f_parent = Xᵀ·f = [n + r × f; f], in place */
+static void local_shift_force(real f[6], const real r[3]) {
+  real c[3];
+  rl_v3_cross(c, r, f + 3);
+  for (int i = 0; i < 3; i++) f[i] += c[i];
+}
+
 /* out += Xᵀ·I·X for a symmetric 6×6 I = [[A, B], [Bᵀ, C]] and X = [[E, 0], [−R, E]], R = [r]×:
      P = B·R (row i: B_i × r),  Q = R·C (column j: r × C_j),
      A' = A − P − Pᵀ − Q·R (row i of Q·R: Q_i × r),  B' = B + Q,  C' = C */
@@ -245,16 +252,7 @@ static void pk_mul(real *restrict u, const real *restrict I, const real *restric
       APPLY(13, 2, 4), APPLY(14, 2, 5), APPLY(15, 3, 3), APPLY(16, 4, 4), APPLY(17, 5, 5), APPLY(18, 3, 4),        \
       APPLY(19, 3, 5), APPLY(20, 4, 5)
 
-/* J = IA − w·u·uᵀ */
-static void pk_sub_outer(real *restrict J, const real *restrict I, real w, const real *restrict u) {
-  real wu[6];
-  for (int i = 0; i < 6; i++) wu[i] = w * u[i];
-#define SUB(e, i, j) J[e] = I[e] - wu[i] * u[j]
-  OUTER(SUB);
-#undef SUB
-}
-
-/* out += IA − w·u·uᵀ (pk_sub_outer then pk_add, the same roundings, without J in memory) */
+/* out += IA − w·u·uᵀ */
 static void pk_add_sub_outer(real *restrict out, const real *restrict I, real w, const real *restrict u) {
   real wu[6];
   for (int i = 0; i < 6; i++) wu[i] = w * u[i];
@@ -333,8 +331,21 @@ static void pk_assemble(const rl_model *m, const rl_data *d, real *IA) {
   }
 }
 
-/* local_eliminate on the 21 numbers.  A simple body's dof couples to no other dof (M_kk = dof_M0_k, M_ki = 0):
-   D_k = max(MINVAL, dof_M0_k + h·b_k), U_k and the parent update left out (local_substitute skips it) */
+/* out −= w·u·uᵀ */
+static void pk_sub_outer_to(real *restrict out, real w, const real *restrict u) {
+  real wu[6];
+  for (int i = 0; i < 6; i++) wu[i] = w * u[i];
+#define SUBTO(e, i, j) out[e] -= wu[i] * u[j]
+  OUTER(SUBTO);
+#undef SUBTO
+}
+
+/* local_eliminate on the 21 numbers.  Where dof k's parent is on another body, U keeps Ũ_k = Xᵀ·U_k (U_k moved
+   to the parent dof's point, for pk_substitute and local_factor_rows); the update into the parent stays
+   Xᵀ·(IA_k − U_k·U_kᵀ/D_k)·X, shifted after the cancellation (shifting IA_k and Ũ_k apart, Xᵀ·IA_k·X −
+   Ũ_k·Ũ_kᵀ/D_k, doubled cassie_like's f32 qacc_smooth error).  A simple body's dof couples to no other dof
+   (M_kk = dof_M0_k, M_ki = 0): D_k = max(MINVAL, dof_M0_k + h·b_k), U_k and the parent update left out
+   (pk_substitute skips it). */
 static void pk_eliminate(const rl_model *m, const rl_data *d, real *IA, real *U, real *Dinv, real *D, real h,
                          const real *b) {
   for (int k = m->nv - 1; k >= 0; k--) {
@@ -355,9 +366,11 @@ static void pk_eliminate(const rl_model *m, const rl_data *d, real *IA, real *U,
     if (p < 0 || simple) continue;
     const real *r = local_dof_offset(m, d, k);
     if (r) {
-      real J[PK];
-      pk_sub_outer(J, I, Dinv[k], u);
+      real J[PK]; /* IA_k − w·u·uᵀ */
+      memcpy(J, I, sizeof J);
+      pk_sub_outer_to(J, Dinv[k], u);
       pk_shift_add(IA + PK * p, J, r);
+      local_shift_force(u, r);
     } else {
       pk_add_sub_outer(IA + PK * p, I, Dinv[k], u);
     }
@@ -365,15 +378,11 @@ static void pk_eliminate(const rl_model *m, const rl_data *d, real *IA, real *U,
 }
 
 /* backward: u_k = x_k − s_kᵀ·p_k,  p_parent += Xᵀ·(p_k + U_k·u_k/D_k);
-   forward:  a'_k = X·a_parent,  x_k = (u_k − U_kᵀ·a'_k)/D_k,  a_k = a'_k + s_k·x_k.
-   With simple set (pk_eliminate's pivots) a simple body's dof is x_k = x_k/D_k alone: no p or a reaches it
-   from another dof, and none leaves it. */
-static void local_substitute(const rl_model *m, const rl_data *d, const real *U, const real *Dinv, real *P, real *x,
-                             const int *simple) {
+   forward:  a'_k = X·a_parent,  x_k = (u_k − U_kᵀ·a'_k)/D_k,  a_k = a'_k + s_k·x_k */
+static void local_substitute(const rl_model *m, const rl_data *d, const real *U, const real *Dinv, real *P, real *x) {
   int nv = m->nv;
-  local_zero_rows(m, P, 6, simple);
+  memset(P, 0, sizeof(real) * 6 * (size_t)nv);
   for (int k = nv - 1; k >= 0; k--) {
-    if (simple && simple[k]) continue;
     real *pk = P + 6 * k;
     x[k] -= rl_sp_dot(d->cdof_local + 6 * k, pk);
     int p = m->dof_parentid[k];
@@ -386,10 +395,6 @@ static void local_substitute(const rl_model *m, const rl_data *d, const real *U,
       for (int i = 0; i < 6; i++) P[6 * p + i] += pa[i];
   }
   for (int k = 0; k < nv; k++) {
-    if (simple && simple[k]) {
-      x[k] *= Dinv[k];
-      continue;
-    }
     int p = m->dof_parentid[k];
     real *ak = P + 6 * k;
     const real *r = p < 0 ? NULL : local_dof_offset(m, d, k);
@@ -401,17 +406,47 @@ static void local_substitute(const rl_model *m, const rl_data *d, const real *U,
   }
 }
 
-/* f_parent = Xᵀ·f = [n + r × f; f], in place */
-static void local_shift_force(real f[6], const real r[3]) {
-  real c[3];
-  rl_v3_cross(c, r, f + 3);
-  for (int i = 0; i < 3; i++) f[i] += c[i];
+/* local_substitute on pk_eliminate's output, whose U_k is Ũ_k = Xᵀ·U_k where dof k's parent is on another
+   body (U_k·(X·a) = Ũ_k·a):
+   backward: u_k = x_k − s_kᵀ·p_k,  p_parent += Xᵀ·p_k + Ũ_k·u_k/D_k;
+   forward:  x_k = (u_k − Ũ_kᵀ·a_parent)/D_k,  a_k = X·a_parent + s_k·x_k.
+   A simple body's dof is x_k = x_k/D_k alone: no p or a reaches it from another dof, and none leaves it. */
+static void pk_substitute(const rl_model *m, const rl_data *d, const real *U, const real *Dinv, real *P, real *x) {
+  int nv = m->nv;
+  const int *simple = m->dof_simplenum;
+  local_zero_rows(m, P, 6, simple);
+  for (int k = nv - 1; k >= 0; k--) {
+    int p = m->dof_parentid[k];
+    if (simple[k]) continue;
+    real *pk = P + 6 * k;
+    x[k] -= rl_sp_dot(d->cdof_local + 6 * k, pk);
+    if (p < 0) continue;
+    real w = x[k] * Dinv[k], *pp = P + 6 * p;
+    const real *r = local_dof_offset(m, d, k);
+    if (r) local_shift_force(pk, r);
+    for (int i = 0; i < 6; i++) pp[i] += pk[i] + U[6 * k + i] * w;
+  }
+  for (int k = 0; k < nv; k++) {
+    int p = m->dof_parentid[k];
+    if (simple[k] || p < 0) {
+      x[k] *= Dinv[k];
+      if (!simple[k]) rl_sp_mul_dof(P + 6 * k, d->cdof_local + 6 * k, x + k, 1);
+      continue;
+    }
+    real *ak = P + 6 * k;
+    const real *ap = P + 6 * p, *r = local_dof_offset(m, d, k);
+    x[k] = (x[k] - rl_sp_dot(U + 6 * k, ap)) * Dinv[k];
+    if (r) local_shift_motion(ak, ap, r);
+    else memcpy(ak, ap, sizeof(real) * 6);
+    for (int i = 0; i < 6; i++) ak[i] += d->cdof_local[6 * k + i] * x[k];
+  }
 }
 
 /* The LᵀDL factor of M (qLD's layout: row k holds D_k, then L_k,i for its ancestor dofs i, parent first)
    read off the elimination: after the dofs below k are eliminated, M's entry (k, i) is s_iᵀ·X_{k→i}ᵀ·IA_k·s_k
    = s_iᵀ·(U_k moved to i's point), so  L_k,i = s_iᵀ·(X_{k→i}ᵀ·U_k) / D_k,  1/D_k into diaginv.
-   U_k is carried up the dof tree by the force shift (local_dof_offset), link-sized lever arms only.  A simple
+   U_k is carried up the dof tree by the force shift (local_dof_offset), link-sized lever arms only; pk_eliminate
+   leaves it as Ũ_k, its first shift made.  A simple
    body's row is D_k and exact zeros (pk_eliminate), as rl_factor_ld leaves it. */
 static void local_factor_rows(const rl_model *m, const rl_data *d, const real *U, const real *Dinv, const real *D,
                               real *LD, real *diaginv) {
@@ -424,9 +459,9 @@ static void local_factor_rows(const rl_model *m, const rl_data *d, const real *U
       continue;
     }
     real f[6];
-    memcpy(f, U + 6 * k, sizeof f);
+    memcpy(f, U + 6 * k, sizeof f); /* Ũ_k: already at its parent dof's point (pk_eliminate) */
     for (int j = k, i = m->dof_parentid[k]; i >= 0; j = i, i = m->dof_parentid[i]) {
-      const real *r = local_dof_offset(m, d, j);
+      const real *r = j == k ? NULL : local_dof_offset(m, d, j);
       if (r) local_shift_force(f, r);
       LD[a++] = rl_sp_dot(d->cdof_local + 6 * i, f) * Dinv[k];
     }
@@ -468,7 +503,8 @@ int rl_solve_m_local(const rl_model *m, rl_data *d, real *x, real h, const real 
     local_assemble(m, d, IA);
     local_eliminate(m, d, IA, U, Dinv, NULL, h, b);
   }
-  local_substitute(m, d, U, Dinv, P, x, RL_LOCAL_FRAMES ? m->dof_simplenum : NULL);
+  if (RL_LOCAL_FRAMES) pk_substitute(m, d, U, Dinv, P, x);
+  else local_substitute(m, d, U, Dinv, P, x);
   rl_arena_release(d, mark);
   return 0;
 }
