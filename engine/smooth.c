@@ -284,10 +284,10 @@ void rl_factor_m_step(const rl_model *m, rl_data *d) {
 }
 
 /* x = (LᵀDL)⁻¹ b:  x ← L⁻ᵀ b (leaves to root), x ← D⁻¹x, x ← L⁻¹x (root to leaves).  A simple body's rows of a
-   factor made by rl_factor_ld are zero beside the diagonal and are skipped; f32's qLD comes from the local-frame
-   recursion (rl_factor_m_local), whose rows there hold rounding, and is read whole. */
+   factor are zero beside the diagonal (rl_factor_ld; in f32 rl_factor_m_local, which pivots them on dof_M0) and
+   are skipped. */
 void rl_solve_ld(const rl_model *m, const real *LD, const real *diaginv, real *x) {
-  const int *simple = RL_LOCAL_FRAMES ? NULL : m->dof_simplenum;
+  const int *simple = m->dof_simplenum;
   for (int i = m->nv - 1; i >= 0; i--) {
     real xi = x[i];
     if (xi == 0 || (simple && simple[i])) continue;

@@ -78,6 +78,13 @@ static void local_shift_force_add(real out[6], const real f[6], const real r[3])
   }
 }
 
+/* f_parent = Xᵀ·f = [n + r × f; f], in place */
+static void local_shift_force(real f[6], const real r[3]) {
+  real c[3];
+  rl_v3_cross(c, r, f + 3);
+  for (int i = 0; i < 3; i++) f[i] += c[i];
+}
+
 /* out += Xᵀ·I·X for a symmetric 6×6 I = [[A, B], [Bᵀ, C]] and X = [[E, 0], [−R, E]], R = [r]×:
      P = B·R (row i: B_i × r),  Q = R·C (column j: r × C_j),
      A' = A − P − Pᵀ − Q·R (row i of Q·R: Q_i × r),  B' = B + Q,  C' = C */
@@ -245,16 +252,7 @@ static void pk_mul(real *restrict u, const real *restrict I, const real *restric
       APPLY(13, 2, 4), APPLY(14, 2, 5), APPLY(15, 3, 3), APPLY(16, 4, 4), APPLY(17, 5, 5), APPLY(18, 3, 4),        \
       APPLY(19, 3, 5), APPLY(20, 4, 5)
 
-/* J = IA − w·u·uᵀ */
-static void pk_sub_outer(real *restrict J, const real *restrict I, real w, const real *restrict u) {
-  real wu[6];
-  for (int i = 0; i < 6; i++) wu[i] = w * u[i];
-#define SUB(e, i, j) J[e] = I[e] - wu[i] * u[j]
-  OUTER(SUB);
-#undef SUB
-}
-
-/* out += IA − w·u·uᵀ (pk_sub_outer then pk_add, the same roundings, without J in memory) */
+/* out += IA − w·u·uᵀ */
 static void pk_add_sub_outer(real *restrict out, const real *restrict I, real w, const real *restrict u) {
   real wu[6];
   for (int i = 0; i < 6; i++) wu[i] = w * u[i];
@@ -288,13 +286,36 @@ static void pk_shift_add(real *restrict out, const real *restrict I, const real 
   for (int i = 0; i < 6; i++) out[15 + i] += C[i];
 }
 
+/* a simple body (dof_simplenum, MuJoCo's): no child bodies, its parent the world or welded to it, its M block
+   diagonal and constant (dof_M0, armature included) — every dof of it a tree of its own in the elimination */
+static int local_simple_body(const rl_model *m, int b) {
+  return m->body_dofnum[b] > 0 && m->dof_simplenum[m->body_dofadr[b]] > 0;
+}
+
+/* X_k = 0 (w reals per dof) for every dof k, or with simple set for every dof not of a simple body (runs of
+   dof_simplenum skipped: their rows are never read) */
+static void local_zero_rows(const rl_model *m, real *X, int w, const int *simple) {
+  if (!simple) {
+    memset(X, 0, sizeof(real) * (size_t)w * (size_t)m->nv);
+    return;
+  }
+  for (int k = 0; k < m->nv;) {
+    int n = 0;
+    while (k + n < m->nv && !simple[k + n]) n++;
+    if (n) memset(X + (size_t)w * k, 0, sizeof(real) * (size_t)w * (size_t)n);
+    k += n;
+    if (k < m->nv) k += simple[k];
+  }
+}
+
 /* local_assemble on the 21 numbers: a body at its weld root adds [Ic, 0; 0, m·E]; a welded one, at
    up_b = weld_shift_b, adds its 10-number inertia about that point (rl_sp_inert_offset) */
 static void pk_assemble(const rl_model *m, const rl_data *d, real *IA) {
-  memset(IA, 0, sizeof(real) * PK * (size_t)m->nv);
+  local_zero_rows(m, IA, PK, m->dof_simplenum);
   for (int b = 1; b < m->nbody; b++) {
     int w = m->body_weldid[b];
     if (w <= 0) continue;
+    if (local_simple_body(m, w)) continue; /* pivoted on dof_M0 (pk_eliminate) */
     real *A = IA + PK * (m->body_dofadr[w] + m->body_dofnum[w] - 1), *B = A + 6, *C = A + 15, mb = m->body_mass[b];
     const real *Ic = d->inert_local + 6 * b;
     if (w == b) {
@@ -310,24 +331,46 @@ static void pk_assemble(const rl_model *m, const rl_data *d, real *IA) {
   }
 }
 
-/* local_eliminate on the 21 numbers */
+/* out −= w·u·uᵀ */
+static void pk_sub_outer_to(real *restrict out, real w, const real *restrict u) {
+  real wu[6];
+  for (int i = 0; i < 6; i++) wu[i] = w * u[i];
+#define SUBTO(e, i, j) out[e] -= wu[i] * u[j]
+  OUTER(SUBTO);
+#undef SUBTO
+}
+
+/* local_eliminate on the 21 numbers.  Where dof k's parent is on another body, U keeps Ũ_k = Xᵀ·U_k (U_k moved
+   to the parent dof's point, for pk_substitute and local_factor_rows); the update into the parent stays
+   Xᵀ·(IA_k − U_k·U_kᵀ/D_k)·X, shifted after the cancellation (shifting IA_k and Ũ_k apart, Xᵀ·IA_k·X −
+   Ũ_k·Ũ_kᵀ/D_k, doubled cassie_like's f32 qacc_smooth error).  A simple body's dof couples to no other dof
+   (M_kk = dof_M0_k, M_ki = 0): D_k = max(MINVAL, dof_M0_k + h·b_k), U_k and the parent update left out
+   (pk_substitute skips it). */
 static void pk_eliminate(const rl_model *m, const rl_data *d, real *IA, real *U, real *Dinv, real *D, real h,
                          const real *b) {
   for (int k = m->nv - 1; k >= 0; k--) {
     const real *s = d->cdof_local + 6 * k;
     real *I = IA + PK * k, *u = U + 6 * k;
-    pk_mul(u, I, s);
-    real Dk = rl_sp_dot(s, u) + m->dof_armature[k] + (b ? h * b[k] : 0);
+    int simple = m->dof_simplenum[k] > 0;
+    real Dk;
+    if (simple) {
+      Dk = m->dof_M0[k] + (b ? h * b[k] : 0);
+    } else {
+      pk_mul(u, I, s);
+      Dk = rl_sp_dot(s, u) + m->dof_armature[k] + (b ? h * b[k] : 0);
+    }
     if (Dk < MINVAL) Dk = MINVAL;
     Dinv[k] = 1 / Dk;
     if (D) D[k] = Dk;
     int p = m->dof_parentid[k];
-    if (p < 0) continue;
+    if (p < 0 || simple) continue;
     const real *r = local_dof_offset(m, d, k);
     if (r) {
-      real J[PK];
-      pk_sub_outer(J, I, Dinv[k], u);
+      real J[PK]; /* IA_k − w·u·uᵀ */
+      memcpy(J, I, sizeof J);
+      pk_sub_outer_to(J, Dinv[k], u);
       pk_shift_add(IA + PK * p, J, r);
+      local_shift_force(u, r);
     } else {
       pk_add_sub_outer(IA + PK * p, I, Dinv[k], u);
     }
@@ -363,27 +406,62 @@ static void local_substitute(const rl_model *m, const rl_data *d, const real *U,
   }
 }
 
-/* f_parent = Xᵀ·f = [n + r × f; f], in place */
-static void local_shift_force(real f[6], const real r[3]) {
-  real c[3];
-  rl_v3_cross(c, r, f + 3);
-  for (int i = 0; i < 3; i++) f[i] += c[i];
+/* local_substitute on pk_eliminate's output, whose U_k is Ũ_k = Xᵀ·U_k where dof k's parent is on another
+   body (U_k·(X·a) = Ũ_k·a):
+   backward: u_k = x_k − s_kᵀ·p_k,  p_parent += Xᵀ·p_k + Ũ_k·u_k/D_k;
+   forward:  x_k = (u_k − Ũ_kᵀ·a_parent)/D_k,  a_k = X·a_parent + s_k·x_k.
+   A simple body's dof is x_k = x_k/D_k alone: no p or a reaches it from another dof, and none leaves it. */
+static void pk_substitute(const rl_model *m, const rl_data *d, const real *U, const real *Dinv, real *P, real *x) {
+  int nv = m->nv;
+  const int *simple = m->dof_simplenum;
+  local_zero_rows(m, P, 6, simple);
+  for (int k = nv - 1; k >= 0; k--) {
+    int p = m->dof_parentid[k];
+    if (simple[k]) continue;
+    real *pk = P + 6 * k;
+    x[k] -= rl_sp_dot(d->cdof_local + 6 * k, pk);
+    if (p < 0) continue;
+    real w = x[k] * Dinv[k], *pp = P + 6 * p;
+    const real *r = local_dof_offset(m, d, k);
+    if (r) local_shift_force(pk, r);
+    for (int i = 0; i < 6; i++) pp[i] += pk[i] + U[6 * k + i] * w;
+  }
+  for (int k = 0; k < nv; k++) {
+    int p = m->dof_parentid[k];
+    if (simple[k] || p < 0) {
+      x[k] *= Dinv[k];
+      if (!simple[k]) rl_sp_mul_dof(P + 6 * k, d->cdof_local + 6 * k, x + k, 1);
+      continue;
+    }
+    real *ak = P + 6 * k;
+    const real *ap = P + 6 * p, *r = local_dof_offset(m, d, k);
+    x[k] = (x[k] - rl_sp_dot(U + 6 * k, ap)) * Dinv[k];
+    if (r) local_shift_motion(ak, ap, r);
+    else memcpy(ak, ap, sizeof(real) * 6);
+    for (int i = 0; i < 6; i++) ak[i] += d->cdof_local[6 * k + i] * x[k];
+  }
 }
 
 /* The LᵀDL factor of M (qLD's layout: row k holds D_k, then L_k,i for its ancestor dofs i, parent first)
    read off the elimination: after the dofs below k are eliminated, M's entry (k, i) is s_iᵀ·X_{k→i}ᵀ·IA_k·s_k
    = s_iᵀ·(U_k moved to i's point), so  L_k,i = s_iᵀ·(X_{k→i}ᵀ·U_k) / D_k,  1/D_k into diaginv.
-   U_k is carried up the dof tree by the force shift (local_dof_offset), link-sized lever arms only. */
+   U_k is carried up the dof tree by the force shift (local_dof_offset), link-sized lever arms only; pk_eliminate
+   leaves it as Ũ_k, its first shift made.  A simple
+   body's row is D_k and exact zeros (pk_eliminate), as rl_factor_ld leaves it. */
 static void local_factor_rows(const rl_model *m, const rl_data *d, const real *U, const real *Dinv, const real *D,
                               real *LD, real *diaginv) {
   for (int k = 0; k < m->nv; k++) {
     int a = m->dof_Madr[k];
     LD[a++] = D[k];
     diaginv[k] = Dinv[k];
+    if (m->dof_simplenum[k]) {
+      for (int i = m->dof_parentid[k]; i >= 0; i = m->dof_parentid[i]) LD[a++] = 0;
+      continue;
+    }
     real f[6];
-    memcpy(f, U + 6 * k, sizeof f);
+    memcpy(f, U + 6 * k, sizeof f); /* Ũ_k: already at its parent dof's point (pk_eliminate) */
     for (int j = k, i = m->dof_parentid[k]; i >= 0; j = i, i = m->dof_parentid[i]) {
-      const real *r = local_dof_offset(m, d, j);
+      const real *r = j == k ? NULL : local_dof_offset(m, d, j);
       if (r) local_shift_force(f, r);
       LD[a++] = rl_sp_dot(d->cdof_local + 6 * i, f) * Dinv[k];
     }
@@ -425,7 +503,8 @@ int rl_solve_m_local(const rl_model *m, rl_data *d, real *x, real h, const real 
     local_assemble(m, d, IA);
     local_eliminate(m, d, IA, U, Dinv, NULL, h, b);
   }
-  local_substitute(m, d, U, Dinv, P, x);
+  if (RL_LOCAL_FRAMES) pk_substitute(m, d, U, Dinv, P, x);
+  else local_substitute(m, d, U, Dinv, P, x);
   rl_arena_release(d, mark);
   return 0;
 }
