@@ -477,20 +477,23 @@ static int avbd_tendon_kind(const rl_model *m, int t) {
 }
 
 /* the scale of a row's scalar for ρ₀ and whether it is an angle: a joint's child-body mass (slide) or mean
-   inertia (hinge); a fixed tendon's smallest over its joints; a spatial tendon's lightest body on the path
-   (lengths) */
+   inertia (hinge); a fixed tendon L = Σ cᵢφᵢ the effective inertia along L, 1/Σ cᵢ²/mᵢ over its joints on
+   dynamic bodies (L = 2φ on a hinge of inertia I: I/4 — the smallest mᵢ alone made that row's ρ₀ 4× too stiff for
+   the hinge, and the softbox's volume tendon over 218 slides 218× too stiff); a spatial tendon's lightest body on
+   the path (lengths) */
 static real avbd_scalar_scale(const rl_avbd *am, const rl_model *m, int kind, int id, int *ang) {
   if (kind == RL_AVBD_SC_JOINT) {
     int s = am->slot[m->jnt_bodyid[id]];
     *ang = m->jnt_type[id] == RL_JNT_HINGE;
     return s < 0 ? (real)1e30 : (*ang ? avbd_mean_inertia(am, m, s) : am->mass[s]);
   }
-  real me = (real)1e30;
+  real me = (real)1e30, inv = 0;
   int adr = m->tendon_adr[id], a = 1;
   for (int w = adr; w < adr + m->tendon_num[id]; w++) {
     int ty = m->wrap_type[w], o = m->wrap_objid[w], ja;
     if (kind == RL_AVBD_SC_FIXED) {
-      me = rl_avbd_min(me, avbd_scalar_scale(am, m, RL_AVBD_SC_JOINT, o, &ja));
+      real mj = avbd_scalar_scale(am, m, RL_AVBD_SC_JOINT, o, &ja);
+      if (mj < (real)1e29) inv += m->wrap_prm[w] * m->wrap_prm[w] / mj;
       a &= ja;
     } else if (ty == RL_WRAP_SITE) {
       int s = am->slot[m->site_bodyid[o]];
@@ -498,11 +501,12 @@ static real avbd_scalar_scale(const rl_avbd *am, const rl_model *m, int kind, in
     }
   }
   *ang = kind == RL_AVBD_SC_FIXED && a;
-  return me;
+  return kind == RL_AVBD_SC_FIXED ? (inv > 0 ? 1 / inv : (real)1e30) : me;
 }
 
 /* The coordinate rows (rows top… of am->row): a lower and an upper row per limited acting tendon, one per tendon
-   with friction loss, one per joint or tendon equality, with ρ₀'s scale from their scalars (avbd_scalar_scale) */
+   with friction loss, one per joint or tendon equality, with ρ₀'s scale the effective inertia along C from their
+   scalars' (avbd_scalar_scale): 1/(1/m_a + c₁²/m_b) for C = S_a − c₀ − c₁S_b − … at the reference */
 static void avbd_crow_build(rl_avbd *am, const rl_model *m, int *top) {
   int n = 0;
   for (int t = 0; t < m->ntendon; t++) {
@@ -551,15 +555,18 @@ static void avbd_crow_build(rl_avbd *am, const rl_model *m, int *top) {
     rl_avbd_crow *r = am->crow + i;
     rl_avbd_row *w = am->row + (r->row = (*top)++);
     memset(w, 0, sizeof *w);
-    real me = (real)1e30;
+    real inv = 0;
     int ang = 1;
     for (int k = 0; k < 2; k++) {
       if (r->id[k] < 0) continue;
       int a;
-      me = rl_avbd_min(me, avbd_scalar_scale(am, m, r->kind[k], r->id[k], &a));
+      real mk = avbd_scalar_scale(am, m, r->kind[k], r->id[k], &a);
+      real dk = k == 0 ? 1 : m->eq_data[RL_NEQDATA * r->eq + 1]; /* ∂C/∂S_k at the reference */
+      if (mk < (real)1e29) inv += dk * dk / mk;
       ang &= a;
       r->joints |= r->kind[k] != RL_AVBD_SC_SPATIAL;
     }
+    real me = inv > 0 ? 1 / inv : (real)1e30;
     r->ang = ang;
     w->kind = r->type == RL_AVBD_CROW_EQ     ? (ang ? RL_AVBD_ROW_ANG : RL_AVBD_ROW_LIN)
               : r->type == RL_AVBD_CROW_FRIC ? RL_AVBD_ROW_DRY
