@@ -583,8 +583,22 @@ static int avbd_joint_slots(const rl_avbd *am, const rl_model *m, int j, int *l,
   return avbd_add_unique(l, n, am->slot[m->body_parentid[b]]);
 }
 
+/* 1 if a scalar of coordinate row r reads model joint j: the joint itself or a fixed tendon through it */
+static int avbd_crow_reads(const rl_model *m, const rl_avbd_crow *r, int j) {
+  for (int q = 0; q < 2; q++) {
+    int id = r->id[q];
+    if (id < 0) continue;
+    if (r->kind[q] == RL_AVBD_SC_JOINT && id == j) return 1;
+    if (r->kind[q] == RL_AVBD_SC_FIXED)
+      for (int w = m->tendon_adr[id]; w < m->tendon_adr[id] + m->tendon_num[id]; w++)
+        if (m->wrap_objid[w] == j) return 1;
+  }
+  return 0;
+}
+
 /* Each coordinate row's slots (crslot: its spatial tendons' path slots from avbd_tendon_lists, both bodies of
-   each joint it reads, directly or through a fixed tendon), and per slot the rows that depend on it */
+   each joint it reads, directly or through a fixed tendon), per slot the rows that depend on it, and per model
+   joint the rows that read it (cjlist) */
 static void avbd_crow_lists(rl_avbd *am, const rl_model *m) {
   int e = 0;
   for (int i = 0; i < am->ncrow; i++) {
@@ -618,6 +632,13 @@ static void avbd_crow_lists(rl_avbd *am, const rl_model *m) {
     }
   }
   am->cradr[am->nb] = q;
+  q = 0;
+  for (int j = 0; j < m->njnt; j++) {
+    am->cjadr[j] = q;
+    for (int i = 0; i < am->ncrow; i++)
+      if (avbd_crow_reads(m, am->crow + i, j)) am->cjlist[q++] = i;
+  }
+  am->cjadr[m->njnt] = q;
 }
 
 /* 2 if joint j and another dynamic joint than *first have been seen (*first: the first dynamic joint, −1 before), else
@@ -1188,6 +1209,8 @@ static size_t avbd_carve(rl_avbd *am, const rl_model *m, const avbd_sizes *z, ch
   am->crslot = avbd_take(base, &off, sizeof(int) * ((size_t)z->ncrl + 1));
   am->cradr = avbd_take(base, &off, sizeof(int) * (nbs + 1));
   am->crlist = avbd_take(base, &off, sizeof(int) * ((size_t)z->ncrl + 1));
+  am->cjadr = avbd_take(base, &off, sizeof(int) * ((size_t)m->njnt + 1));
+  am->cjlist = avbd_take(base, &off, sizeof(int) * ((size_t)z->ncrl + 1)); /* a row reads ≤ its slots/2 joints */
   am->mdof = avbd_take(base, &off, sizeof(rl_avbd_mdof) * ((size_t)z->nmdof + 1));
   am->jmdof = avbd_take(base, &off, sizeof(int) * ((size_t)z->nj + 1));
   am->smdof = avbd_take(base, &off, sizeof(int) * nbs);

@@ -322,15 +322,17 @@ RL_HDFN static real avbd_crow_force(const rl_avbd *am, const rl_model *m, const 
   return f;
 }
 
-/* Terms of the coordinate rows on joint jt's coordinate φ: G = Σ f·∂C/∂φ, *k = Σ k_r·(∂C/∂φ)²,
+/* Terms of the coordinate rows on joint jt's coordinate φ (the rows that read it, cjlist): G = Σ f·∂C/∂φ,
+   *k = Σ k_r·(∂C/∂φ)²,
    ∂C/∂φ = wgt_a·∂S_a/∂φ + wgt_b·∂S_b/∂φ (rows whose scalars are joints or fixed tendons; the curvature of a row
    an articulation block solves as a loop row is left to the block, avbd_crow_loop) */
 RL_HDFN real avbd_crow_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi,
                                    int kkt, real *k) {
   real G = 0;
   *k = 0;
-  for (int i = 0; i < am->ncrow; i++) {
-    const rl_avbd_crow *r = am->crow + i;
+  if (jt->jnt < 0) return 0;
+  for (int e = am->cjadr[jt->jnt]; e < am->cjadr[jt->jnt + 1]; e++) {
+    const rl_avbd_crow *r = am->crow + am->cjlist[e];
     if (!r->joints) continue;
     real da = avbd_scalar_dphi(m, r->kind[0], r->id[0], jt->jnt);
     real db = r->id[1] >= 0 ? avbd_scalar_dphi(m, r->kind[1], r->id[1], jt->jnt) : 0;

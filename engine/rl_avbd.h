@@ -413,6 +413,9 @@ typedef struct rl_avbd {
                          each joint coordinate in it (−1 once for static bodies) */
   int *cradr;         /* [nb+1] first entry of slot s in crlist */
   int *crlist;        /* the coordinate rows that depend on each slot (edges of the coloring) */
+  int *cjadr;         /* [njnt+1] first entry of model joint j in cjlist */
+  int *cjlist;        /* the coordinate rows whose scalars read each model joint (directly or through a fixed
+                         tendon), ascending (avbd_crow_coord_terms visits only these) */
   /* ball and free joints (avbd_mdof.c) */
   int nmdof;
   rl_avbd_mdof *mdof; /* [nmdof] */
