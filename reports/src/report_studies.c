@@ -272,6 +272,12 @@ static void body_iter(const void *ctx, FILE *f, const void *arg) {
   rp_sl_free(&scenes);
 }
 
+/* legend title of a fitted series: "SHORT MEASURE, fit slope S" (no slope where the fit failed) */
+static void study_fit_title(char *title, size_t n, const char *sh, const char *fm, double slope) {
+  if (isfinite(slope)) snprintf(title, n, "%s %s, fit slope %.3f", sh, fm, slope);
+  else snprintf(title, n, "%s %s", sh, fm);
+}
+
 /* refinement: families NAME_L<k> vs their dt, log–log, one panel per scene; per point and family the
    measured errors (colour: engine, marker: the family) and the least-squares power law through them
    (gsl_fit_linear on log10; its slope, the observed order, in the key) */
@@ -327,20 +333,6 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
   /* the key under each panel (two columns), so the panels keep the width; ticks at the step sizes, in ms */
   fprintf(f,
           "set logscale xy\nset format y \"1e%%L\"\nset key outside below center box opaque font \",10\" maxcols 2\n");
-  /* the bottom margin holds tick labels, the x label and the key (two columns where the titles fit): gnuplot's own
-     estimate leaves the key over the x label */
-  int per_panel = 1;
-  for (int c = 0; c < scenes.n; c++) {
-    int n_in = 0;
-    for (int i = 0; i < series.n; i++) {
-      char pt[512];
-      sscanf(series.s[i], "%511[^\t]", pt);
-      split_point(pt, sc, sizeof sc, rest, sizeof rest);
-      if (!strcmp(sc, scenes.s[c])) n_in++;
-    }
-    if (n_in > per_panel) per_panel = n_in;
-  }
-  fprintf(f, "set bmargin %d\n", 5 + (per_panel + 1) / 2);
   if (hmax > 0) fprintf(f, "set xrange [%g:%g]\n", hmin / 1.5, hmax * 1.5);
   /* three significant digits: eight halvings from 4 ms give labels like 0.0156 that still fit side by side */
   if (hs.n) {
@@ -361,6 +353,23 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
       split_point(pt, sc, sizeof sc, rest, sizeof rest);
       if (!strcmp(sc, scenes.s[c])) rp_sl_add(&panel, rest);
     }
+    /* the bottom margin holds the tick labels, the x label and the key, in two columns where the longest title
+       fits twice in the 660-pixel panel (≈ 6.5 px a character at font 10, 60 px of sample and gap), else one:
+       gnuplot's own estimate leaves an opaque key over the x label */
+    int n_in = 0;
+    size_t maxlen = 0;
+    for (int i = 0; i < series.n; i++) {
+      char pt[512], fm[128], sh[256], title[800];
+      sscanf(series.s[i], "%511[^\t]\t%127s", pt, fm);
+      split_point(pt, sc, sizeof sc, rest, sizeof rest);
+      if (strcmp(sc, scenes.s[c])) continue;
+      n_in++;
+      short_of(rest, &panel, sh, sizeof sh);
+      study_fit_title(title, sizeof title, sh, fm, sl[i]);
+      if (strlen(title) > maxlen) maxlen = strlen(title);
+    }
+    int kcols = 2 * (6.5 * (double)maxlen + 60) <= 640 ? 2 : 1;
+    fprintf(f, "set key maxcols %d\nset bmargin %d\n", kcols, 5 + (n_in + kcols - 1) / kcols);
     int j = 0;
     for (int i = 0; i < series.n; i++) {
       char pt[512], fm[128], sh[256];
@@ -370,8 +379,7 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
       const char *col = rp_series_color(pt);
       char title[800];
       short_of(rest, &panel, sh, sizeof sh);
-      if (isfinite(sl[i])) snprintf(title, sizeof title, "%s %s, fit slope %.3f", sh, fm, sl[i]);
-      else snprintf(title, sizeof title, "%s %s", sh, fm);
+      study_fit_title(title, sizeof title, sh, fm, sl[i]);
       int dup = rp_dup_rank(rest, (const char *const *)panel.s, panel.n);
       fprintf(f, "%s $s%d using 1:2 with points pt %d ps 1.4 lc rgb \"%s\" title \"%s\"", j ? ", \\\n    " : "plot", i,
               rp_measure_point_dup(fm, dup), col, title);
