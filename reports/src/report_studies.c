@@ -333,6 +333,34 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
   /* the key under each panel (two columns), so the panels keep the width; ticks at the step sizes, in ms */
   fprintf(f,
           "set logscale xy\nset format y \"1e%%L\"\nset key outside below center box opaque font \",10\" maxcols 2\n");
+  /* the bottom margin holds the tick labels, the x label and the key: two columns where the longest title fits
+     twice in the 660-pixel panel (≈ 6.5 px a character at font 10, 60 px of sample and gap), else one; the same
+     margin on every panel so their axes line up (gnuplot's own estimate left an opaque key over the x label) */
+  int nmax = 1;
+  size_t lmax = 0;
+  for (int c = 0; c < scenes.n; c++) {
+    strlist panel = {0};
+    int n_in = 0;
+    for (int i = 0; i < series.n; i++) {
+      char pt[512];
+      sscanf(series.s[i], "%511[^\t]", pt);
+      split_point(pt, sc, sizeof sc, rest, sizeof rest);
+      if (!strcmp(sc, scenes.s[c])) rp_sl_add(&panel, rest), n_in++;
+    }
+    for (int i = 0; i < series.n; i++) {
+      char pt[512], fm[128], sh[256], title[800];
+      sscanf(series.s[i], "%511[^\t]\t%127s", pt, fm);
+      split_point(pt, sc, sizeof sc, rest, sizeof rest);
+      if (strcmp(sc, scenes.s[c])) continue;
+      short_of(rest, &panel, sh, sizeof sh);
+      study_fit_title(title, sizeof title, sh, fm, sl[i]);
+      if (strlen(title) > lmax) lmax = strlen(title);
+    }
+    if (n_in > nmax) nmax = n_in;
+    rp_sl_free(&panel);
+  }
+  int kcols = 2 * (6.5 * (double)lmax + 60) <= 640 ? 2 : 1;
+  fprintf(f, "set key maxcols %d\nset bmargin %d\n", kcols, 5 + (nmax + kcols - 1) / kcols);
   if (hmax > 0) fprintf(f, "set xrange [%g:%g]\n", hmin / 1.5, hmax * 1.5);
   /* three significant digits: eight halvings from 4 ms give labels like 0.0156 that still fit side by side */
   if (hs.n) {
@@ -353,23 +381,6 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
       split_point(pt, sc, sizeof sc, rest, sizeof rest);
       if (!strcmp(sc, scenes.s[c])) rp_sl_add(&panel, rest);
     }
-    /* the bottom margin holds the tick labels, the x label and the key, in two columns where the longest title
-       fits twice in the 660-pixel panel (≈ 6.5 px a character at font 10, 60 px of sample and gap), else one:
-       gnuplot's own estimate leaves an opaque key over the x label */
-    int n_in = 0;
-    size_t maxlen = 0;
-    for (int i = 0; i < series.n; i++) {
-      char pt[512], fm[128], sh[256], title[800];
-      sscanf(series.s[i], "%511[^\t]\t%127s", pt, fm);
-      split_point(pt, sc, sizeof sc, rest, sizeof rest);
-      if (strcmp(sc, scenes.s[c])) continue;
-      n_in++;
-      short_of(rest, &panel, sh, sizeof sh);
-      study_fit_title(title, sizeof title, sh, fm, sl[i]);
-      if (strlen(title) > maxlen) maxlen = strlen(title);
-    }
-    int kcols = 2 * (6.5 * (double)maxlen + 60) <= 640 ? 2 : 1;
-    fprintf(f, "set key maxcols %d\nset bmargin %d\n", kcols, 5 + (n_in + kcols - 1) / kcols);
     int j = 0;
     for (int i = 0; i < series.n; i++) {
       char pt[512], fm[128], sh[256];
