@@ -272,10 +272,24 @@ static void body_iter(const void *ctx, FILE *f, const void *arg) {
   rp_sl_free(&scenes);
 }
 
-/* legend title of a fitted series: "SHORT MEASURE, fit slope S" (no slope where the fit failed) */
-static void study_fit_title(char *title, size_t n, const char *sh, const char *fm, double slope) {
-  if (isfinite(slope)) snprintf(title, n, "%s %s, fit slope %.3f", sh, fm, slope);
-  else snprintf(title, n, "%s %s", sh, fm);
+/* 1 if the panel has one point whose name is too long for the key (over 24 characters: it names the panel
+   instead, refine_panel_title) */
+static int refine_lone_long(const strlist *panel) { return panel->n == 1 && strlen(panel->s[0]) > 24; }
+
+/* legend title of a fitted series: "SHORT MEASURE, fit slope S" (no slope where the fit failed; no SHORT where
+   the panel's title names its one point) */
+static void study_fit_title(char *title, size_t n, const strlist *panel, const char *rest, const char *fm,
+                            double slope) {
+  char sh[256] = "";
+  if (!refine_lone_long(panel)) short_of(rest, panel, sh, sizeof sh);
+  int k = snprintf(title, n, "%s%s%s", sh, sh[0] ? " " : "", fm);
+  if (isfinite(slope) && k >= 0 && (size_t)k < n) snprintf(title + k, n - (size_t)k, ", fit slope %.3f", slope);
+}
+
+/* a refinement panel's title: its scene, and its one point where that name is too long for the key */
+static void refine_panel_title(FILE *f, const char *scene, const strlist *panel) {
+  if (refine_lone_long(panel)) fprintf(f, "set title \"%s: %s\"\n", scene, panel->s[0]);
+  else fprintf(f, "set title \"%s\"\n", scene);
 }
 
 /* refinement: families NAME_L<k> vs their dt, log–log, one panel per scene; per point and family the
@@ -348,12 +362,11 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
       if (!strcmp(sc, scenes.s[c])) rp_sl_add(&panel, rest), n_in++;
     }
     for (int i = 0; i < series.n; i++) {
-      char pt[512], fm[128], sh[256], title[800];
+      char pt[512], fm[128], title[800];
       sscanf(series.s[i], "%511[^\t]\t%127s", pt, fm);
       split_point(pt, sc, sizeof sc, rest, sizeof rest);
       if (strcmp(sc, scenes.s[c])) continue;
-      short_of(rest, &panel, sh, sizeof sh);
-      study_fit_title(title, sizeof title, sh, fm, sl[i]);
+      study_fit_title(title, sizeof title, &panel, rest, fm, sl[i]);
       if (strlen(title) > lmax) lmax = strlen(title);
     }
     if (n_in > nmax) nmax = n_in;
@@ -373,7 +386,6 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
   }
   rp_sl_free(&hs);
   for (int c = 0; c < scenes.n; c++) {
-    fprintf(f, "set title \"%s\"\n", scenes.s[c]);
     strlist panel = {0};
     for (int i = 0; i < series.n; i++) {
       char pt[512], fm[128];
@@ -381,16 +393,16 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
       split_point(pt, sc, sizeof sc, rest, sizeof rest);
       if (!strcmp(sc, scenes.s[c])) rp_sl_add(&panel, rest);
     }
+    refine_panel_title(f, scenes.s[c], &panel);
     int j = 0;
     for (int i = 0; i < series.n; i++) {
-      char pt[512], fm[128], sh[256];
+      char pt[512], fm[128];
       sscanf(series.s[i], "%511[^\t]\t%127s", pt, fm);
       split_point(pt, sc, sizeof sc, rest, sizeof rest);
       if (strcmp(sc, scenes.s[c])) continue;
       const char *col = rp_series_color(pt);
       char title[800];
-      short_of(rest, &panel, sh, sizeof sh);
-      study_fit_title(title, sizeof title, sh, fm, sl[i]);
+      study_fit_title(title, sizeof title, &panel, rest, fm, sl[i]);
       int dup = rp_dup_rank(rest, (const char *const *)panel.s, panel.n);
       fprintf(f, "%s $s%d using 1:2 with points pt %d ps 1.4 lc rgb \"%s\" title \"%s\"", j ? ", \\\n    " : "plot", i,
               rp_measure_point_dup(fm, dup), col, title);
