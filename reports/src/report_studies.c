@@ -272,6 +272,26 @@ static void body_iter(const void *ctx, FILE *f, const void *arg) {
   rp_sl_free(&scenes);
 }
 
+/* 1 if the panel has one point whose name is too long for the key (over 24 characters: it names the panel
+   instead, refine_panel_title) */
+static int refine_lone_long(const strlist *panel) { return panel->n == 1 && strlen(panel->s[0]) > 24; }
+
+/* legend title of a fitted series: "SHORT MEASURE, fit slope S" (no slope where the fit failed; no SHORT where
+   the panel's title names its one point) */
+static void study_fit_title(char *title, size_t n, const strlist *panel, const char *rest, const char *fm,
+                            double slope) {
+  char sh[256] = "";
+  if (!refine_lone_long(panel)) short_of(rest, panel, sh, sizeof sh);
+  int k = snprintf(title, n, "%s%s%s", sh, sh[0] ? " " : "", fm);
+  if (isfinite(slope) && k >= 0 && (size_t)k < n) snprintf(title + k, n - (size_t)k, ", fit slope %.3f", slope);
+}
+
+/* a refinement panel's title: its scene, and its one point where that name is too long for the key */
+static void refine_panel_title(FILE *f, const char *scene, const strlist *panel) {
+  if (refine_lone_long(panel)) fprintf(f, "set title \"%s: %s\"\n", scene, panel->s[0]);
+  else fprintf(f, "set title \"%s\"\n", scene);
+}
+
 /* refinement: families NAME_L<k> vs their dt, log–log, one panel per scene; per point and family the
    measured errors (colour: engine, marker: the family) and the least-squares power law through them
    (gsl_fit_linear on log10; its slope, the observed order, in the key) */
@@ -327,20 +347,33 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
   /* the key under each panel (two columns), so the panels keep the width; ticks at the step sizes, in ms */
   fprintf(f,
           "set logscale xy\nset format y \"1e%%L\"\nset key outside below center box opaque font \",10\" maxcols 2\n");
-  /* the bottom margin holds tick labels, the x label and the key (two columns where the titles fit): gnuplot's own
-     estimate leaves the key over the x label */
-  int per_panel = 1;
+  /* the bottom margin holds the tick labels, the x label and the key: two columns where the longest title fits
+     twice in the 660-pixel panel (≈ 6.5 px a character at font 10, 60 px of sample and gap), else one; the same
+     margin on every panel so their axes line up (gnuplot's own estimate left an opaque key over the x label) */
+  int nmax = 1;
+  size_t lmax = 0;
   for (int c = 0; c < scenes.n; c++) {
+    strlist panel = {0};
     int n_in = 0;
     for (int i = 0; i < series.n; i++) {
       char pt[512];
       sscanf(series.s[i], "%511[^\t]", pt);
       split_point(pt, sc, sizeof sc, rest, sizeof rest);
-      if (!strcmp(sc, scenes.s[c])) n_in++;
+      if (!strcmp(sc, scenes.s[c])) rp_sl_add(&panel, rest), n_in++;
     }
-    if (n_in > per_panel) per_panel = n_in;
+    for (int i = 0; i < series.n; i++) {
+      char pt[512], fm[128], title[800];
+      sscanf(series.s[i], "%511[^\t]\t%127s", pt, fm);
+      split_point(pt, sc, sizeof sc, rest, sizeof rest);
+      if (strcmp(sc, scenes.s[c])) continue;
+      study_fit_title(title, sizeof title, &panel, rest, fm, sl[i]);
+      if (strlen(title) > lmax) lmax = strlen(title);
+    }
+    if (n_in > nmax) nmax = n_in;
+    rp_sl_free(&panel);
   }
-  fprintf(f, "set bmargin %d\n", 5 + (per_panel + 1) / 2);
+  int kcols = 2 * (6.5 * (double)lmax + 60) <= 640 ? 2 : 1;
+  fprintf(f, "set key maxcols %d\nset bmargin %d\n", kcols, 5 + (nmax + kcols - 1) / kcols);
   if (hmax > 0) fprintf(f, "set xrange [%g:%g]\n", hmin / 1.5, hmax * 1.5);
   /* three significant digits: eight halvings from 4 ms give labels like 0.0156 that still fit side by side */
   if (hs.n) {
@@ -353,7 +386,6 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
   }
   rp_sl_free(&hs);
   for (int c = 0; c < scenes.n; c++) {
-    fprintf(f, "set title \"%s\"\n", scenes.s[c]);
     strlist panel = {0};
     for (int i = 0; i < series.n; i++) {
       char pt[512], fm[128];
@@ -361,17 +393,16 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
       split_point(pt, sc, sizeof sc, rest, sizeof rest);
       if (!strcmp(sc, scenes.s[c])) rp_sl_add(&panel, rest);
     }
+    refine_panel_title(f, scenes.s[c], &panel);
     int j = 0;
     for (int i = 0; i < series.n; i++) {
-      char pt[512], fm[128], sh[256];
+      char pt[512], fm[128];
       sscanf(series.s[i], "%511[^\t]\t%127s", pt, fm);
       split_point(pt, sc, sizeof sc, rest, sizeof rest);
       if (strcmp(sc, scenes.s[c])) continue;
       const char *col = rp_series_color(pt);
       char title[800];
-      short_of(rest, &panel, sh, sizeof sh);
-      if (isfinite(sl[i])) snprintf(title, sizeof title, "%s %s, fit slope %.3f", sh, fm, sl[i]);
-      else snprintf(title, sizeof title, "%s %s", sh, fm);
+      study_fit_title(title, sizeof title, &panel, rest, fm, sl[i]);
       int dup = rp_dup_rank(rest, (const char *const *)panel.s, panel.n);
       fprintf(f, "%s $s%d using 1:2 with points pt %d ps 1.4 lc rgb \"%s\" title \"%s\"", j ? ", \\\n    " : "plot", i,
               rp_measure_point_dup(fm, dup), col, title);
