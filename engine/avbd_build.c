@@ -583,22 +583,9 @@ static int avbd_joint_slots(const rl_avbd *am, const rl_model *m, int j, int *l,
   return avbd_add_unique(l, n, am->slot[m->body_parentid[b]]);
 }
 
-/* 1 if a scalar of coordinate row r reads model joint j: the joint itself or a fixed tendon through it */
-static int avbd_crow_reads(const rl_model *m, const rl_avbd_crow *r, int j) {
-  for (int q = 0; q < 2; q++) {
-    int id = r->id[q];
-    if (id < 0) continue;
-    if (r->kind[q] == RL_AVBD_SC_JOINT && id == j) return 1;
-    if (r->kind[q] == RL_AVBD_SC_FIXED)
-      for (int w = m->tendon_adr[id]; w < m->tendon_adr[id] + m->tendon_num[id]; w++)
-        if (m->wrap_objid[w] == j) return 1;
-  }
-  return 0;
-}
-
 /* Each coordinate row's slots (crslot: its spatial tendons' path slots from avbd_tendon_lists, both bodies of
    each joint it reads, directly or through a fixed tendon), per slot the rows that depend on it, and per model
-   joint the rows that read it (cjlist) */
+   joint the rows whose C moves with its coordinate (cjlist: ∂S/∂φ_j ≠ 0 for one of its scalars) */
 static void avbd_crow_lists(rl_avbd *am, const rl_model *m) {
   int e = 0;
   for (int i = 0; i < am->ncrow; i++) {
@@ -636,7 +623,9 @@ static void avbd_crow_lists(rl_avbd *am, const rl_model *m) {
   for (int j = 0; j < m->njnt; j++) {
     am->cjadr[j] = q;
     for (int i = 0; i < am->ncrow; i++)
-      if (avbd_crow_reads(m, am->crow + i, j)) am->cjlist[q++] = i;
+      if (avbd_scalar_dphi(m, am->crow[i].kind[0], am->crow[i].id[0], j) != 0 ||
+          (am->crow[i].id[1] >= 0 && avbd_scalar_dphi(m, am->crow[i].kind[1], am->crow[i].id[1], j) != 0))
+        am->cjlist[q++] = i;
   }
   am->cjadr[m->njnt] = q;
 }

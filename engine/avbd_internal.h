@@ -119,6 +119,7 @@ RL_HDFN static inline real avbd_grow(const rl_avbd_param *pr, real rho, real rho
 #define avbd_tendon_assemble         RL_NAME(avbd_tendon_assemble)
 #define avbd_joint_of                RL_NAME(avbd_joint_of)
 #define avbd_crow_coord_terms        RL_NAME(avbd_crow_coord_terms)
+#define avbd_scalar_dphi             RL_NAME(avbd_scalar_dphi)
 #define avbd_crow_begin              RL_NAME(avbd_crow_begin)
 #define avbd_crow_dual               RL_NAME(avbd_crow_dual)
 #define avbd_ball_quat               RL_NAME(avbd_ball_quat)
@@ -239,6 +240,8 @@ RL_HDFN void avbd_tree_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, r
 RL_HDFN real avbd_tendon_path(const rl_avbd *am, const rl_model *m, int t, int s, real J[6], real *rate);
 RL_HDFN real avbd_spat_length(const rl_avbd *am, const rl_model *m, int id, int s, real J[6], real *rate);
 RL_HDFN void avbd_tendon_begin(rl_avbd *am, const rl_model *m);
+/* avbd_tendon.c: ∂S/∂φ_j of a row's scalar (kind, id) along model joint j's coordinate (0: S does not read it) */
+RL_HDFN real avbd_scalar_dphi(const rl_model *m, int kind, int id, int j);
 RL_HDFN real avbd_crow_coord_terms(const rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, real phi,
                                    int kkt, real *k);
 RL_HDFN void avbd_crow_begin(rl_avbd *am, const rl_model *m, const rl_data *d);

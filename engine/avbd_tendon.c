@@ -246,7 +246,7 @@ RL_HDFN static real avbd_scalar(const rl_avbd *am, const rl_model *m, int kind, 
 
 /* ∂S/∂φ_j of a row's scalar along joint j's coordinate: 1 for the joint itself, the sum of its coefficients in a
    fixed tendon, 0 for a spatial tendon (which depends on body poses, not on coordinates) */
-RL_HDFN static real avbd_scalar_dphi(const rl_model *m, int kind, int id, int j) {
+RL_HDFN real avbd_scalar_dphi(const rl_model *m, int kind, int id, int j) {
   if (kind == RL_AVBD_SC_JOINT) return id == j ? 1 : 0;
   if (kind == RL_AVBD_SC_SPATIAL) return 0;
   real c = 0;
@@ -333,7 +333,6 @@ RL_HDFN real avbd_crow_coord_terms(const rl_avbd *am, const rl_model *m, const r
   if (jt->jnt < 0) return 0;
   for (int e = am->cjadr[jt->jnt]; e < am->cjadr[jt->jnt + 1]; e++) {
     const rl_avbd_crow *r = am->crow + am->cjlist[e];
-    if (!r->joints) continue;
     real da = avbd_scalar_dphi(m, r->kind[0], r->id[0], jt->jnt);
     real db = r->id[1] >= 0 ? avbd_scalar_dphi(m, r->kind[1], r->id[1], jt->jnt) : 0;
     if (da == 0 && db == 0) continue;

@@ -48,18 +48,17 @@ RL_HDFN static int avbd_tree_grow(rl_avbd *am, int *rep, int *rows) {
     rl_avbd_crow *cr = it->kind == RL_AVBD_LOOP_CROW ? am->crow + it->id : NULL;
     it->block = -1;
     if (cr && cr->loop < 0) continue;
-    int total = it->rows, first = -1;
+    int total = it->rows, first = -1, joins = 0;
     for (int e = am->lsadr[i]; e < am->lsadr[i + 1]; e++) { /* each distinct block once */
       int r = avbd_tree_find(rep, am->lslot[e]), seen = 0;
       for (int f = am->lsadr[i]; f < e; f++) seen |= avbd_tree_find(rep, am->lslot[f]) == r;
       if (!seen) total += rows[r];
       if (first < 0) first = r;
+      joins |= r != first;
     }
     /* single precision: an item that would join two blocks stays outside (MuJoCo's active_adhesion, a winch
        hinged to the world and a free sphere on one pulley tendon, joined: 157 of 250 steps unconverged at the
        budget, the sphere 3 cm low; outside: 0 of 250, 43 sweeps/step; robotiq_like 14.6 sweeps/step joined, 14.9 outside) */
-    int joins = 0;
-    for (int e = am->lsadr[i]; e < am->lsadr[i + 1]; e++) joins |= avbd_tree_find(rep, am->lslot[e]) != first;
     if (joins && !AVBD_COORD_LOOPS) continue;
     if (total > AVBD_LOOP_MAX) {
       if (cr && cr->joints) {

@@ -414,8 +414,8 @@ typedef struct rl_avbd {
   int *cradr;         /* [nb+1] first entry of slot s in crlist */
   int *crlist;        /* the coordinate rows that depend on each slot (edges of the coloring) */
   int *cjadr;         /* [njnt+1] first entry of model joint j in cjlist */
-  int *cjlist;        /* the coordinate rows whose scalars read each model joint (directly or through a fixed
-                         tendon), ascending (avbd_crow_coord_terms visits only these) */
+  int *cjlist;        /* the coordinate rows whose scalars move with each model joint's coordinate (the joint
+                         itself or a fixed tendon through it), ascending (avbd_crow_coord_terms visits only these) */
   /* ball and free joints (avbd_mdof.c) */
   int nmdof;
   rl_avbd_mdof *mdof; /* [nmdof] */

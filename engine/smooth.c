@@ -290,13 +290,13 @@ void rl_solve_ld(const rl_model *m, const real *LD, const real *diaginv, real *x
   const int *simple = m->dof_simplenum;
   for (int i = m->nv - 1; i >= 0; i--) {
     real xi = x[i];
-    if (xi == 0 || (simple && simple[i])) continue;
+    if (xi == 0 || simple[i]) continue;
     int a = m->dof_Madr[i] + 1;
     for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) x[j] -= LD[a++] * xi;
   }
   for (int i = 0; i < m->nv; i++) x[i] *= diaginv[i];
   for (int i = 0; i < m->nv; i++) {
-    if (simple && simple[i]) continue;
+    if (simple[i]) continue;
     int a = m->dof_Madr[i] + 1;
     real xi = x[i];
     for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) xi -= LD[a++] * x[j];

@@ -331,13 +331,13 @@ static void pk_assemble(const rl_model *m, const rl_data *d, real *IA) {
   }
 }
 
-/* out −= w·u·uᵀ */
-static void pk_sub_outer_to(real *restrict out, real w, const real *restrict u) {
+/* J = IA − w·u·uᵀ */
+static void pk_sub_outer(real *restrict J, const real *restrict I, real w, const real *restrict u) {
   real wu[6];
   for (int i = 0; i < 6; i++) wu[i] = w * u[i];
-#define SUBTO(e, i, j) out[e] -= wu[i] * u[j]
-  OUTER(SUBTO);
-#undef SUBTO
+#define SUB(e, i, j) J[e] = I[e] - wu[i] * u[j]
+  OUTER(SUB);
+#undef SUB
 }
 
 /* local_eliminate on the 21 numbers.  Where dof k's parent is on another body, U keeps Ũ_k = Xᵀ·U_k (U_k moved
@@ -366,9 +366,8 @@ static void pk_eliminate(const rl_model *m, const rl_data *d, real *IA, real *U,
     if (p < 0 || simple) continue;
     const real *r = local_dof_offset(m, d, k);
     if (r) {
-      real J[PK]; /* IA_k − w·u·uᵀ */
-      memcpy(J, I, sizeof J);
-      pk_sub_outer_to(J, Dinv[k], u);
+      real J[PK];
+      pk_sub_outer(J, I, Dinv[k], u);
       pk_shift_add(IA + PK * p, J, r);
       local_shift_force(u, r);
     } else {

@@ -272,6 +272,19 @@ static void body_iter(const void *ctx, FILE *f, const void *arg) {
   rp_sl_free(&scenes);
 }
 
+/* the points of scene's panel (the rest of each series' point id, "POINT\tMEASURE"), each once, into *panel;
+   returns the panel's series count */
+static int refine_panel(const strlist *series, const char *scene, strlist *panel) {
+  int n = 0;
+  for (int i = 0; i < series->n; i++) {
+    char pt[512], sc[256], rest[512];
+    sscanf(series->s[i], "%511[^\t]", pt);
+    split_point(pt, sc, sizeof sc, rest, sizeof rest);
+    if (!strcmp(sc, scene)) rp_sl_add(panel, rest), n++;
+  }
+  return n;
+}
+
 /* 1 if the panel has one point whose name is too long for the key (over 24 characters: it names the panel
    instead, refine_panel_title) */
 static int refine_lone_long(const strlist *panel) { return panel->n == 1 && strlen(panel->s[0]) > 24; }
@@ -354,13 +367,7 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
   size_t lmax = 0;
   for (int c = 0; c < scenes.n; c++) {
     strlist panel = {0};
-    int n_in = 0;
-    for (int i = 0; i < series.n; i++) {
-      char pt[512];
-      sscanf(series.s[i], "%511[^\t]", pt);
-      split_point(pt, sc, sizeof sc, rest, sizeof rest);
-      if (!strcmp(sc, scenes.s[c])) rp_sl_add(&panel, rest), n_in++;
-    }
+    int n_in = refine_panel(&series, scenes.s[c], &panel);
     for (int i = 0; i < series.n; i++) {
       char pt[512], fm[128], title[800];
       sscanf(series.s[i], "%511[^\t]\t%127s", pt, fm);
@@ -387,12 +394,7 @@ static void body_refine(const void *ctx, FILE *f, const void *arg) {
   rp_sl_free(&hs);
   for (int c = 0; c < scenes.n; c++) {
     strlist panel = {0};
-    for (int i = 0; i < series.n; i++) {
-      char pt[512], fm[128];
-      sscanf(series.s[i], "%511[^\t]\t%127s", pt, fm);
-      split_point(pt, sc, sizeof sc, rest, sizeof rest);
-      if (!strcmp(sc, scenes.s[c])) rp_sl_add(&panel, rest);
-    }
+    refine_panel(&series, scenes.s[c], &panel);
     refine_panel_title(f, scenes.s[c], &panel);
     int j = 0;
     for (int i = 0; i < series.n; i++) {
