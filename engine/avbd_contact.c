@@ -148,26 +148,29 @@ static int avbd_fixed_gap(const rl_model *m, const rl_data *d, const rl_contact 
 }
 
 /* The interval [t0, t1] of the line p + t·n inside the box of geom g (centre x, row-major rotation R, half
- * sizes s): per box axis e_i, |e_i·(p + t·n − x)| ≤ s_i.  Along an axis parallel to n (to 64 ε) only that face
- * pair bounds t: the line may pass a face's edge by rounding; elsewhere an interval empty by less than
- * 64 ε·max s_i still counts (a line through an edge or corner).  0 where the line misses the box. */
+ * sizes s): per box axis e_i, |e_i·(p + t·n − x)| ≤ s_i.  When n is within 0.8° of an axis e_k (|e_k·n| > 1 − 1e-4:
+ * a face contact of this box, or a face nearly parallel to the other box's), only that face pair bounds t: the
+ * face planes are exact there, and a contact point at the edge of the touching region may lie a rounding (or a
+ * small tilt) outside the box's side slabs.  Otherwise every slab bounds t, an interval empty by less than
+ * 1e-6·max s_i still counting (a line through an edge or a corner).  0 where the line misses the box. */
 static int avbd_box_line(const rl_data *d, const rl_model *m, int g, const real p[3], const real n[3], real *t0,
                          real *t1) {
   const real *x = d->geom_xpos + 3 * g, *R = d->geom_xmat + 9 * g, *s = m->geom_size + 3 * g;
-  real pl[3], nl[3], along = 0, tol = 64 * RL_EPS * rl_fmax(s[0], rl_fmax(s[1], s[2]));
+  real pl[3], nl[3], tol = (real)1e-6 * rl_fmax(s[0], rl_fmax(s[1], s[2]));
+  int k = 0;
   for (int i = 0; i < 3; i++) {
     pl[i] = nl[i] = 0;
-    for (int k = 0; k < 3; k++) {
-      pl[i] += R[3 * k + i] * (p[k] - x[k]);
-      nl[i] += R[3 * k + i] * n[k];
+    for (int j = 0; j < 3; j++) {
+      pl[i] += R[3 * j + i] * (p[j] - x[j]);
+      nl[i] += R[3 * j + i] * n[j];
     }
-    along = rl_fmax(along, rl_fabs(nl[i]));
+    if (rl_fabs(nl[i]) > rl_fabs(nl[k])) k = i;
   }
-  int face = along > 1 - 64 * RL_EPS;
+  int face = rl_fabs(nl[k]) > 1 - (real)1e-4;
   *t0 = -(real)1e30;
   *t1 = (real)1e30;
   for (int i = 0; i < 3; i++) {
-    if (face && rl_fabs(nl[i]) < (real)0.5) continue;
+    if (face && i != k) continue;
     if (rl_fabs(nl[i]) < 64 * RL_EPS) {
       if (rl_fabs(pl[i]) > s[i] + tol) return 0;
       continue;
