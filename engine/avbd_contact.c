@@ -147,6 +147,62 @@ static int avbd_fixed_gap(const rl_model *m, const rl_data *d, const rl_contact 
   return 0;
 }
 
+/* The interval [t0, t1] of the line p + t·n inside the box of geom g (centre x, row-major rotation R, half
+ * sizes s): per box axis e_i, |e_i·(p + t·n − x)| ≤ s_i.  When n is within 0.8° of an axis e_k (|e_k·n| > 1 − 1e-4:
+ * a face contact of this box, or a face nearly parallel to the other box's), only that face pair bounds t: the
+ * face planes are exact there, and a contact point at the edge of the touching region may lie a rounding (or a
+ * small tilt) outside the box's side slabs.  Otherwise every slab bounds t, an interval empty by less than
+ * 1e-6·max s_i still counting (a line through an edge or a corner).  0 where the line misses the box. */
+static int avbd_box_line(const rl_data *d, const rl_model *m, int g, const real p[3], const real n[3], real *t0,
+                         real *t1) {
+  const real *x = d->geom_xpos + 3 * g, *R = d->geom_xmat + 9 * g, *s = m->geom_size + 3 * g;
+  real pl[3], nl[3], tol = (real)1e-6 * rl_fmax(s[0], rl_fmax(s[1], s[2]));
+  int k = 0;
+  for (int i = 0; i < 3; i++) {
+    pl[i] = nl[i] = 0;
+    for (int j = 0; j < 3; j++) {
+      pl[i] += R[3 * j + i] * (p[j] - x[j]);
+      nl[i] += R[3 * j + i] * n[j];
+    }
+    if (rl_fabs(nl[i]) > rl_fabs(nl[k])) k = i;
+  }
+  int face = rl_fabs(nl[k]) > 1 - (real)1e-4;
+  *t0 = -(real)1e30;
+  *t1 = (real)1e30;
+  for (int i = 0; i < 3; i++) {
+    if (face && i != k) continue;
+    if (rl_fabs(nl[i]) < 64 * RL_EPS) {
+      if (rl_fabs(pl[i]) > s[i] + tol) return 0;
+      continue;
+    }
+    real a = (-s[i] - pl[i]) / nl[i], b = (s[i] - pl[i]) / nl[i];
+    *t0 = rl_fmax(*t0, rl_fmin(a, b));
+    *t1 = rl_fmin(*t1, rl_fmax(a, b));
+  }
+  return *t0 <= *t1 + tol;
+}
+
+/* The surface points of a box–box contact: on the line through its point p along its normal n (from geom1 to
+ * geom2), where the line leaves box 1 (p + t₁·n, t₁ the top of its interval) and enters box 2 (p + t₂·n, t₂ the
+ * bottom of its), so that C_n = t₂ − t₁.  MuJoCo 2.2.2's box–box collider, which rl_collision reproduces,
+ * reports half this overlap as dist when n is a face normal of either box (two aligned boxes 1e-3 m into each
+ * other: dist = −5e-4, the point midway); measured against these intervals on 11 900 contacts of random box
+ * pairs: every face contact at half, every edge–edge contact equal.  A hard contact taking dist as its gap
+ * removed half such an overlap per step (a box pushed by a moving paddle settled one step of the paddle's motion
+ * deep).  0 (the collider's pos ∓ dist/2 kept) when the line misses a box. */
+static int avbd_box_box_points(const rl_model *m, const rl_data *d, const rl_contact *c, real p1[3], real p2[3]) {
+  if (m->geom_type[c->geom1] != RL_GEOM_BOX || m->geom_type[c->geom2] != RL_GEOM_BOX) return 0;
+  real a0, a1, b0, b1;
+  if (!avbd_box_line(d, m, c->geom1, c->pos, c->frame, &a0, &a1) ||
+      !avbd_box_line(d, m, c->geom2, c->pos, c->frame, &b0, &b1))
+    return 0;
+  rl_v3_copy(p1, c->pos);
+  rl_v3_addscl(p1, c->frame, a1);
+  rl_v3_copy(p2, c->pos);
+  rl_v3_addscl(p2, c->frame, b0);
+  return 1;
+}
+
 void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d) {
   am->ncon = 0;
   for (int i = 0; i < d->ncon && am->ncon < am->maxcon; i++) {
@@ -162,10 +218,12 @@ void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d) {
     k->key[1] = c->geom2;
     k->key[2] = -1;
     real p1[3], p2[3];
-    rl_v3_copy(p1, c->pos);
-    rl_v3_addscl(p1, c->frame, -c->dist / 2);
-    rl_v3_copy(p2, c->pos);
-    rl_v3_addscl(p2, c->frame, c->dist / 2);
+    if (!avbd_box_box_points(m, d, c, p1, p2)) {
+      rl_v3_copy(p1, c->pos);
+      rl_v3_addscl(p1, c->frame, -c->dist / 2);
+      rl_v3_copy(p2, c->pos);
+      rl_v3_addscl(p2, c->frame, c->dist / 2);
+    }
     avbd_to_local(k->rA, avbd_pose_of(am, s1), p1);
     avbd_to_local(k->rB, avbd_pose_of(am, s2), p2);
     /* centres of curvature: A's surface point is c_A + rad_A·n, B's is c_B − rad_B·n */

@@ -435,6 +435,16 @@ static int sparse_pays(const rl_model *m, rl_data *d, double envwork) {
   return rl_sparse_analyse(m, d, &fl) == 0 && SPARSE_MARGIN * fl < envwork;
 }
 
+/* The work beyond which vtree_build gives up the re-hung tree: it pays only below half the dense work
+   (nv³/6, see choose_kind), and from SPARSE_MIN_NV dofs only below SPARSE_SCREEN per dof, where the sparse
+   factorization is weighed instead.  A pile's contacts close loops through every body, so its re-hanging
+   merges chains until the work passes the limit: with nv³/6 alone that walk took 8 % of the 1000-sphere
+   pile's step (callgrind, 3 steps); humanoid100's re-hung trees, the largest kept, stay below 120 per dof. */
+static double tree_limit(int nv) {
+  double dense = (double)nv * nv * nv / 6;
+  return nv >= SPARSE_MIN_NV && SPARSE_SCREEN * nv < dense ? SPARSE_SCREEN * nv : dense;
+}
+
 /* ------------------------------------------------------------- chains */
 
 /* ints a vtree takes from the arena */
@@ -603,8 +613,7 @@ static int choose_kind(const rl_model *m, rl_data *d, int *first, rl_aba *aba, v
   if (opt == RL_FACTOR_SPARSE && rl_sparse_analyse(m, d, NULL) == 0) return RL_FACTOR_SPARSE;
   int tree = opt == RL_FACTOR_AUTO || opt == RL_FACTOR_TREE;
   if (tree) {
-    /* a re-hung tree pays only below half the dense work (see below): beyond, vtree_build gives up */
-    t->limit = opt == RL_FACTOR_TREE ? HUGE_VAL : (double)m->nv * m->nv * m->nv / 6;
+    t->limit = opt == RL_FACTOR_TREE ? HUGE_VAL : tree_limit(m->nv);
     vtree_build(t, m, d);
     if (opt == RL_FACTOR_TREE || (!t->merged && t->work <= ABA_WORK * m->nv)) return RL_FACTOR_TREE;
     /* below the sparse size a re-hung tree within the limit is taken without the envelope's analysis */
