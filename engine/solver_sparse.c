@@ -361,10 +361,11 @@ int rl_sparse_add_block(rl_data *d, int r0, int n, const real *Hc) {
   return 0;
 }
 
-/* L·Lᵀ = A on the calling thread alone.  CHOLMOD 3's supernodal factorization clears the factor in an
-   OpenMP region of a fixed 4 threads (CHOLMOD_OMP_NUM_THREADS, compiled into the library); the clear is a
-   memset, and where fewer than 4 cores are free the team's start and spin-waits cost more than it (the
-   1000-sphere pile on 2 cores: ~8 ms per factorization).  With dynamic adjustment on, the OpenMP runtime
+/* L·Lᵀ = A on the calling thread alone.  CHOLMOD 3's supernodal factorization opens OpenMP regions of a fixed
+   4 threads (CHOLMOD_OMP_NUM_THREADS, compiled into the library) to clear and assemble each supernode (~6 600
+   regions per factorization on the 1000-sphere pile); the work in them is a memset and copies, and where fewer
+   than 4 cores are free the teams' start, wake-ups and spin-waits cost more than it (that pile on 2 cores:
+   ~8 ms per factorization).  With dynamic adjustment on, the OpenMP runtime
    may give a region fewer threads than its num_threads clause asks, at most the calling thread's
    nthreads-var: both are set to one thread for the call and restored after (they belong to this thread's
    data environment, so other threads are untouched; inside a parallel region the nested team is one
