@@ -156,16 +156,13 @@ static int avbd_fixed_gap(const rl_model *m, const rl_data *d, const rl_contact 
 static int avbd_box_line(const rl_data *d, const rl_model *m, int g, const real p[3], const real n[3], real *t0,
                          real *t1) {
   const real *x = d->geom_xpos + 3 * g, *R = d->geom_xmat + 9 * g, *s = m->geom_size + 3 * g;
-  real pl[3], nl[3], tol = (real)1e-6 * rl_fmax(s[0], rl_fmax(s[1], s[2]));
+  real t[3], pl[3], nl[3], tol = (real)1e-6 * rl_fmax(s[0], rl_fmax(s[1], s[2]));
+  rl_v3_sub(t, p, x);
+  rl_m3_tmulv(pl, R, t); /* p and n in the box's frame */
+  rl_m3_tmulv(nl, R, n);
   int k = 0;
-  for (int i = 0; i < 3; i++) {
-    pl[i] = nl[i] = 0;
-    for (int j = 0; j < 3; j++) {
-      pl[i] += R[3 * j + i] * (p[j] - x[j]);
-      nl[i] += R[3 * j + i] * n[j];
-    }
+  for (int i = 1; i < 3; i++)
     if (rl_fabs(nl[i]) > rl_fabs(nl[k])) k = i;
-  }
   int face = rl_fabs(nl[k]) > 1 - (real)1e-4;
   *t0 = -(real)1e30;
   *t1 = (real)1e30;
