@@ -1172,9 +1172,11 @@ static size_t avbd_carve(rl_avbd *am, const rl_model *m, const avbd_sizes *z, ch
   am->cmpver = avbd_take(base, &off, sizeof(unsigned long long) * 2 * ((size_t)z->ncmp + 1));
   am->tparent = avbd_take(base, &off, sizeof(int) * nbs);
   am->tjoint = avbd_take(base, &off, sizeof(int) * nbs);
+  am->tsj = avbd_take(base, &off, sizeof(int) * nbs);
   am->tadr = avbd_take(base, &off, sizeof(int) * (nbs + 1));
   am->tlist = avbd_take(base, &off, sizeof(int) * nbs);
-  am->twork = avbd_take(base, &off, R * AVBD_TW * nbs);
+  am->twork = avbd_take(base, &off, sizeof(double) * AVBD_TW * nbs);
+  am->tvec = avbd_take(base, &off, sizeof(double) * 6 * nbs);
   am->tmass = avbd_take(base, &off, R * nbs);
   am->tblock = avbd_take(base, &off, sizeof(int) * nbs);
   am->tloop = avbd_take(base, &off, R * ((size_t)z->nloop * (12 * nbs + (size_t)z->nloop + 2)));

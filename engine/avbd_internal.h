@@ -13,9 +13,29 @@
 #define AVBD_PAIR_RHO_CARRY ((real)2)    /* most ρ/ρ₀ a body–body contact carries to the next step */
 #define AVBD_SIDE_RATIO     ((real)100)  /* supported-side mass / lighter body above which ρ₀ uses the side */
 #define AVBD_TREE_CONTACT_MASS ((real)10) /* articulation blocks: contact ρ₀ mass ≤ this × the lighter body's */
-/* reals of rl_avbd.twork per slot (articulation blocks): block D 36, coupling to the parent 36, right side
-   6, step 6, the coordinate terms G, k of the slot's hinge to its parent 2 */
-#define AVBD_TW             86
+/* doubles of rl_avbd.twork per slot (articulation blocks; the articulation factor runs in double precision in
+   both builds: on a chain of light links under a heavy body, eliminating the heavy body leaves the light links'
+   free rotations as differences of the heavy body's terms, ~m_heavy/m_light·ε relative, which single
+   precision does not resolve): block D 36, coupling to the parent 36, right side
+   6, step 6, the coordinate terms G, k of the slot's hinge to its parent 2, then the two-sided rows of the
+   slot's joint (avbd_tree_rows, r ≤ 6 of them): the child side's Jacobians (then X = L⁻¹J_Bᵀ), the parent
+   side's (then B̃), the r × r matrix S (then its factor), f/ρ, 1/ρ, the reduced right side, r, the rows'
+   multipliers after the step and whether they hold */
+#define AVBD_TW_D  0
+#define AVBD_TW_Y  36
+#define AVBD_TW_G  72
+#define AVBD_TW_DZ 78
+#define AVBD_TW_GK 84
+#define AVBD_TW_X  86
+#define AVBD_TW_B  122
+#define AVBD_TW_S  158
+#define AVBD_TW_F  194
+#define AVBD_TW_IR 200
+#define AVBD_TW_E  206
+#define AVBD_TW_R  212
+#define AVBD_TW_NU 213 /* the rows' multipliers of the Newton step (avbd_tree_subst) */
+#define AVBD_TW_OK 219 /* 1 when they hold for the step taken (avbd_tree_block) */
+#define AVBD_TW    220
 /* 1 where coordinate rows and fixed tendons over several joints are loop rows of the articulation blocks
    (avbd_loop_items) and the equality and coordinate rows of the loop items get the tree joints' penalty ρ_tree·ρ₀
    (avbd_tree_stiffen).  The coordinate rows' curvature then leaves the diagonal blocks, and a tree hinge's free
@@ -206,7 +226,7 @@ RL_HDFN real avbd_wrench_length(const rl_avbd *am, int u, int s, real J[6], real
 RL_HDFN real avbd_wrench_force(const rl_avbd *am, const rl_model *m, const rl_data *d, int u, real l, real h, real *kL);
 
 /* avbd_sweep.c */
-RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, const real *tw,
+RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, const double *tw,
                            real H[36], real g[6]);
 
 /* avbd_compound.c */

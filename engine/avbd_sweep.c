@@ -60,10 +60,11 @@ RL_HDFN const rl_avbd_compound_val *avbd_compound_value(rl_avbd *am, const rl_av
 }
 
 /* Compound joint jt on the body of side `side`: its two-sided rows f = λ + ρ(C − α_j C⁰) (kkt: λ) with
- * the geometric stiffness of their forces at B's body origin, then each hinge/slide component's
+ * the geometric stiffness of their forces at B's body origin (rows = 0: the geometric stiffness alone, the
+ * rows being eliminated in constraint space by the articulation block), then each hinge/slide component's
  * joint-space terms (avbd_coord_terms) along its coordinate gradient. */
 RL_HDFN static void avbd_compound_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, int side,
-                                   real h, int kkt, real H[36], real g[6], real K[3]) {
+                                   real h, int kkt, int rows, real H[36], real g[6], real K[3]) {
   const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
   const rl_avbd_compound *c = am->cmp + jt->cmp;
   real J[6];
@@ -72,8 +73,10 @@ RL_HDFN static void avbd_compound_assemble(rl_avbd *am, const rl_model *m, const
     for (int r = 0; r < jt->neq; r++) {
       const rl_avbd_row *w = am->row + jt->row + r;
       real f = kkt ? w->lambda : w->lambda + w->rho * (v->C[r] - am->prm.alpha_joint * w->c0);
-      avbd_compound_jac(v, v->w[r], side, J);
-      rl_avbd_add_row(H, g, J, f, kkt ? 0 : w->rho);
+      if (rows) {
+        avbd_compound_jac(v, v->w[r], side, J);
+        rl_avbd_add_row(H, g, J, f, kkt ? 0 : w->rho);
+      }
       rl_v3_addscl(F, v->w[r], f);
     }
     if (!kkt) rl_avbd_geo_diag(K, F, side ? v->rB : v->rA);
@@ -142,11 +145,26 @@ RL_HDFN static void avbd_color(rl_avbd *am) {
 
 /* ------------------------------------------------------------------ local solve */
 
+/* The geometric stiffness alone of joint jt's n two-sided rows C on side `side` (rows the articulation block
+ * eliminates in constraint space): K += the terms of their forces f = λ + ρ(C − α_j C⁰) at the arms, as
+ * rl_avbd_joint_add_rows adds them. */
+RL_HDFN static void avbd_joint_geo_only(const rl_avbd *am, const rl_avbd_joint *jt, const real *C,
+                                        const rl_avbd_joint_arms *arms, int n, int side, real K[3]) {
+  real f[6];
+  for (int r = 0; r < n; r++) {
+    const rl_avbd_row *w = am->row + jt->row + r;
+    f[r] = w->lambda + w->rho * (C[r] - am->prm.alpha_joint * w->c0);
+  }
+  rl_avbd_joint_arms_geo(jt, arms, f, side, K);
+}
+
 /* Local system of body s: H = inertia + Σ ρ JJᵀ + diag geometric stiffness (lower triangle), g = ∇E + Σ J f.
  * kkt = 1: forces are the multipliers λ themselves (H unused).  tw (articulation blocks, kkt = 0): the
  * block's work array, whose slot of a tree hinge's child holds that hinge's coordinate terms G, k at the
- * current poses (avbd_tree_block), read instead of evaluated again; NULL: evaluated.  H, g filled. */
-RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, const real *tw,
+ * current poses (avbd_tree_block), read instead of evaluated again; NULL: evaluated.  With tw, the
+ * two-sided rows of the joints the block eliminates in constraint space (rl_avbd.tsj: the tree joints and
+ * the roots' joints to the world) are left out of H and g; their geometric stiffness stays.  H, g filled. */
+RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, const double *tw,
                            real H[36], real g[6]) {
   const rl_avbd_param *pr = &am->prm;
   const rl_avbd_pose *P = am->pose + s;
@@ -156,30 +174,39 @@ RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int
   for (int q = am->jadr[s]; q < am->jadr[s] + am->jnum[s]; q++) {
     const rl_avbd_joint *jt = am->joint + am->jlist[q];
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
-    int side = jt->b == s;
+    int side = jt->b == s, rows = !(tw && am->tsj[jt->b] == am->jlist[q]);
     if (am->jmdof[am->jlist[q]] >= 0) avbd_mdof_assemble(am, m, d, am->jmdof[am->jlist[q]], side, h, kkt, H, g);
     if (jt->kind == RL_AVBD_COMPOUND) {
-      avbd_compound_assemble(am, m, d, jt, side, h, kkt, H, g, K);
+      avbd_compound_assemble(am, m, d, jt, side, h, kkt, rows, H, g, K);
       continue;
     }
     if (rl_avbd_joint_val_ok(jt)) { /* rows and hinge coordinate from the cached values */
       const rl_avbd_joint_val *v = avbd_joint_val(am, am->jlist[q]);
-      if (avbd_joint_on(m, d, jt))
-        rl_avbd_joint_assemble_val(H, g, K, jt, am->row + jt->row, v, side, pr->alpha_joint, kkt);
+      if (avbd_joint_on(m, d, jt)) {
+        if (rows) rl_avbd_joint_assemble_val(H, g, K, jt, am->row + jt->row, v, side, pr->alpha_joint, kkt);
+        else avbd_joint_geo_only(am, jt, v->C, &v->arms, v->n, side, K);
+      }
       if (jt->kind == RL_AVBD_HINGE) {
         /* ∂φ/∂δθ_B = a = R_B axB, ∂φ/∂δθ_A = −a (rl_avbd_joint_coord) */
         real dphi[6] = {0, 0, 0, 0, 0, 0}, G, k;
         for (int i = 0; i < 3; i++) dphi[3 + i] = side ? v->arms.a[i] : -v->arms.a[i];
         if (tw && am->tjoint[jt->b] == am->jlist[q]) {
-          G = tw[AVBD_TW * jt->b + 84];
-          k = tw[AVBD_TW * jt->b + 85];
+          G = (real)tw[AVBD_TW * jt->b + AVBD_TW_GK];
+          k = (real)tw[AVBD_TW * jt->b + AVBD_TW_GK + 1];
         } else avbd_coord_terms(am, m, d, jt, rl_avbd_unwrap(v->phi_raw, jt->phi), h, kkt, &G, &k);
         rl_avbd_add_row_ang(H, g, dphi, G, kkt ? 0 : k);
       }
       continue;
     }
-    if (avbd_joint_on(m, d, jt))
-      rl_avbd_joint_assemble(H, g, K, jt, am->row + jt->row, A, B, side, pr->alpha_joint, kkt);
+    if (avbd_joint_on(m, d, jt)) {
+      if (rows) rl_avbd_joint_assemble(H, g, K, jt, am->row + jt->row, A, B, side, pr->alpha_joint, kkt);
+      else if (jt->kind != RL_AVBD_SLIDE) {
+        real C[6];
+        rl_avbd_joint_arms arms;
+        int n = rl_avbd_joint_side_rows(jt, A, B, side, C, NULL, &arms);
+        avbd_joint_geo_only(am, jt, C, &arms, n, side, K);
+      }
+    }
     if (jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) {
       real dA[6], dB[6], G, k;
       real phi = rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
@@ -471,17 +498,29 @@ RL_HDFN static void avbd_coord_dual(rl_avbd *am, const rl_model *m, const rl_dat
   }
 }
 
+/* The multipliers of the two-sided rows of joint jt from the articulation block's Newton step (avbd_tree_subst),
+ * where the block eliminated them in constraint space and they hold for the step taken; NULL otherwise.  λ ← λ + ρC̃
+ * with a stiff tree row's ρ turns the rounding of the poses into force noise ρ·ε|x| (single precision, ρ = 1e4·ρ₀:
+ * chain8's stationarity residual 2.4e2 N against a 0.9 N correction); the Newton multiplier has the fixed points of
+ * λ + ρC̃ (at δ = 0 both leave λ as it is exactly where C̃ = 0) without that noise. */
+RL_HDFN static const double *avbd_newton_multipliers(const rl_avbd *am, const rl_avbd_joint *jt) {
+  if (am->prm.block != RL_AVBD_BLOCK_ARTICULATION || jt->b < 0 || am->tsj[jt->b] != jt - am->joint) return NULL;
+  const double *w = am->twork + AVBD_TW * jt->b;
+  return w[AVBD_TW_OK] != 0 ? w + AVBD_TW_NU : NULL;
+}
+
 /* Dual update of compound joint jt: its two-sided rows as avbd_dual_update's, the coordinates found
  * accepted as the next guess, then each hinge/slide component's limit and dry rows. */
 RL_HDFN static void avbd_compound_dual(rl_avbd *am, const rl_model *m, const rl_data *d, rl_avbd_joint *jt, real res[2]) {
   const rl_avbd_param *pr = &am->prm;
   const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
   rl_avbd_compound *c = am->cmp + jt->cmp;
+  const double *nu = avbd_newton_multipliers(am, jt);
   if (avbd_joint_on(m, d, jt))
     for (int r = 0; r < jt->neq; r++) {
       rl_avbd_row *w = am->row + jt->row + r;
       w->c = v->C[r] - pr->alpha_joint * w->c0;
-      w->lambda += w->rho * w->c;
+      w->lambda = nu ? (real)nu[r] : w->lambda + w->rho * w->c;
       int ang = w->kind == RL_AVBD_ROW_ANG;
       res[ang] = rl_avbd_max(res[ang], rl_fabs(w->c));
       w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ang ? AVBD_ANG_SCALE : AVBD_LIN_SCALE);
@@ -520,10 +559,11 @@ RL_HDFN static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_da
         C = v->C;
         n = v->n;
       } else n = rl_avbd_joint_side_rows(jt, A, B, 0, Cs, NULL, &arms);
+      const double *nu = avbd_newton_multipliers(am, jt);
       for (int r = 0; r < n; r++) {
         rl_avbd_row *w = am->row + jt->row + r;
         w->c = C[r] - pr->alpha_joint * w->c0;
-        w->lambda += w->rho * w->c;
+        w->lambda = nu ? (real)nu[r] : w->lambda + w->rho * w->c;
         int ang = w->kind == RL_AVBD_ROW_ANG;
         res[ang] = rl_avbd_max(res[ang], rl_fabs(w->c));
         w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ang ? AVBD_ANG_SCALE : AVBD_LIN_SCALE);

@@ -23,6 +23,8 @@
  * diagonal blocks, each an augmented row seen from each body as in the sweep; the articulations are
  * visited one after the other (block Gauss–Seidel between them), each reading the others' current
  * poses.  The dual update after the iteration is unchanged. */
+#include <float.h>
+#include <math.h>
 #include <string.h>
 #include "avbd_internal.h"
 
@@ -124,35 +126,41 @@ RL_HDFN void avbd_tree_build(rl_avbd *am) {
     fill[k] = am->tadr[k];
   }
   for (int s = 0; s < nb; s++) am->tlist[fill[idx[s]]++] = s;
+  for (int s = 0; s < nb; s++) am->tsj[s] = am->tjoint[s];
+  for (int j = 0; j < am->njoint; j++) { /* a root's joint to the world (the first, where it has several) */
+    const rl_avbd_joint *jt = am->joint + j;
+    if (jt->eq < 0 && jt->a < 0 && jt->b >= 0 && jt->neq > 0 && am->tparent[jt->b] < 0 && am->tsj[jt->b] < 0)
+      am->tsj[jt->b] = j;
+  }
   for (int s = 0; s < nb; s++) am->tmass[s] = 0;
   for (int s = 0; s < nb; s++) am->tmass[avbd_tree_root(am, s)] += am->mass[s];
   for (int s = 0; s < nb; s++) am->tmass[s] = am->tmass[avbd_tree_root(am, s)];
 }
 
 /* Guarded Cholesky D = L Lᵀ of a symmetric 6×6 in place (reads and writes the lower triangle only), the
- * pivot guard of rl_avbd_chol_solve6: a pivot below 64ε·max diag + tiny is replaced by it.  The diagonal
- * keeps 1/L_jj (what the substitutions multiply by), the strict lower triangle L.  Returns the guarded
- * pivots. */
-RL_HDFN static int avbd_tree_chol(real L[36]) {
-  real dmax = 0;
+ * pivot guard of rl_avbd_chol_solve6 in double precision: a pivot below 64ε·max diag + tiny is replaced by
+ * it.  The diagonal keeps 1/L_jj (what the substitutions multiply by), the strict lower triangle L.  Returns
+ * the guarded pivots. */
+RL_HDFN static int avbd_tree_chol(double L[36]) {
+  double dmax = 0;
   int guarded = 0;
   RL_AVBD_UNROLL
-  for (int i = 0; i < 6; i++) dmax = rl_avbd_max(dmax, rl_fabs(L[7 * i]));
-  real floor_ = 64 * RL_EPS * dmax + RL_TINY;
+  for (int i = 0; i < 6; i++) dmax = fmax(dmax, fabs(L[7 * i]));
+  double floor_ = 64 * DBL_EPSILON * dmax + RL_TINY;
   RL_AVBD_UNROLL
   for (int j = 0; j < 6; j++) {
-    real s = L[7 * j];
+    double s = L[7 * j];
     RL_AVBD_UNROLL
     for (int k = 0; k < j; k++) s -= L[6 * j + k] * L[6 * j + k];
     if (!(s > floor_)) {
       s = floor_;
       guarded++;
     }
-    real il = 1 / rl_sqrt(s);
+    double il = 1 / sqrt(s);
     L[7 * j] = il;
     RL_AVBD_UNROLL
     for (int i = j + 1; i < 6; i++) {
-      real t = L[6 * i + j];
+      double t = L[6 * i + j];
       RL_AVBD_UNROLL
       for (int k = 0; k < j; k++) t -= L[6 * i + k] * L[6 * j + k];
       L[6 * i + j] = t * il;
@@ -161,22 +169,22 @@ RL_HDFN static int avbd_tree_chol(real L[36]) {
   return guarded;
 }
 
-/* y = L⁻¹ b in place (forward substitution with the factor of avbd_tree_chol) */
-RL_HDFN static void avbd_tree_fwd(const real L[36], real y[6]) {
+/* y = L⁻¹ b in place (forward substitution with the factor of avbd_tree_chol, size 6) */
+RL_HDFN static void avbd_tree_fwd(const double L[36], double y[6]) {
   RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++) {
-    real t = y[i];
+    double t = y[i];
     RL_AVBD_UNROLL
     for (int k = 0; k < i; k++) t -= L[6 * i + k] * y[k];
     y[i] = t * L[7 * i];
   }
 }
 
-/* x = L⁻ᵀ y in place (back substitution) */
-RL_HDFN static void avbd_tree_bwd(const real L[36], real x[6]) {
+/* x = L⁻ᵀ y in place (back substitution, size 6) */
+RL_HDFN static void avbd_tree_bwd(const double L[36], double x[6]) {
   RL_AVBD_UNROLL
   for (int i = 5; i >= 0; i--) {
-    real t = x[i];
+    double t = x[i];
     RL_AVBD_UNROLL
     for (int k = i + 1; k < 6; k++) t -= L[6 * k + i] * x[k];
     x[i] = t * L[7 * i];
@@ -185,14 +193,14 @@ RL_HDFN static void avbd_tree_bwd(const real L[36], real x[6]) {
 
 /* Y = L⁻¹ C in place for a 6×6 C (row-major), all six columns at once: row i of Y is
  * (C_i − Σ_{k<i} L_ik Y_k)/L_ii */
-RL_HDFN static void avbd_tree_fwd6(const real L[36], real Y[36]) {
+RL_HDFN static void avbd_tree_fwd6(const double L[36], double Y[36]) {
   RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++) {
-    real *yi = Y + 6 * i;
+    double *yi = Y + 6 * i;
     RL_AVBD_UNROLL
     for (int k = 0; k < i; k++) {
-      real l = L[6 * i + k];
-      const real *yk = Y + 6 * k;
+      double l = L[6 * i + k];
+      const double *yk = Y + 6 * k;
       RL_AVBD_UNROLL
       for (int b = 0; b < 6; b++) yi[b] -= l * yk[b];
     }
@@ -211,6 +219,13 @@ RL_HDFN static void avbd_outer_add(real C[36], const real u[6], const real v[6],
   }
 }
 
+/* avbd_outer_add into a block of the articulation factor (double precision) */
+RL_HDFN static void avbd_outer_add_t(double C[36], const real u[6], const real v[6], real w) {
+  if (w == 0) return;
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 6; j++) C[6 * i + j] += (double)w * u[i] * v[j];
+}
+
 /* the angular block only: C[3+i][3+j] += w·u_i v_j (rows whose Jacobians have no translation part) */
 RL_HDFN static void avbd_outer_add_ang(real C[36], const real u[3], const real v[3], real w) {
   if (w == 0) return;
@@ -221,50 +236,20 @@ RL_HDFN static void avbd_outer_add_ang(real C[36], const real u[3], const real v
   }
 }
 
-/* Coupling of a hinge, ball or connect joint from its cached values v (rl_avbd_joint_val at the current
- * poses), the same rows as rl_avbd_joint_val_jac without forming them.  Anchor row k: J_A = [e_k, a_k],
- * J_B = −[e_k, b_k] with a_k = u_A × e_k, b_k = u_B × e_k, so ρ_k J_B J_Aᵀ adds −ρ_k to C[k][k], −ρ_k a_kᵀ to
- * row k of the upper right block, −ρ_k b_k to column k of the lower left one and −ρ_k b_k a_kᵀ to the
- * angular block; axis row k (J_A = [0, c_k], J_B = −[0, c_k], c_k = t_k × a): −ρ c_k c_kᵀ; the hinge
- * coordinate (∂φ/∂δθ_A = −a, ∂φ/∂δθ_B = a) with curvature k_φ: −k_φ a aᵀ. */
-RL_HDFN static void avbd_tree_coupling_val(const rl_avbd_joint *jt, const rl_avbd_row *rows, const rl_avbd_joint_val *v,
-                                           int on, real kphi, real C[36]) {
-  if (on) {
-    const real *uA = v->arms.uA, *uB = v->arms.uB;
-    for (int k = 0; k < 3; k++) {
-      real rho = rows[k].rho, e[3] = {0, 0, 0}, ak[3], bk[3];
-      e[k] = 1;
-      rl_v3_cross(ak, uA, e);
-      rl_v3_cross(bk, uB, e);
-      C[7 * k] -= rho;
-      for (int i = 0; i < 3; i++) {
-        C[6 * k + 3 + i] -= rho * ak[i];
-        C[6 * (3 + i) + k] -= rho * bk[i];
-      }
-      avbd_outer_add_ang(C, bk, ak, -rho);
-    }
-    if (jt->kind == RL_AVBD_HINGE)
-      for (int k = 0; k < 2; k++) {
-        real c[3];
-        rl_v3_cross(c, v->arms.t[k], v->arms.a);
-        avbd_outer_add_ang(C, c, c, -rows[3 + k].rho);
-      }
-  }
-  if (jt->kind == RL_AVBD_HINGE) avbd_outer_add_ang(C, v->arms.a, v->arms.a, -kphi);
-}
-
-/* Coupling block of tree joint jt between child s = jt->b (side B) and parent p = jt->a (side A):
- *   H_sp = Σ_r ρ_r J_B,r J_A,rᵀ  over its two-sided rows (when the joint is on)
- *        + Σ_k k_k ∂φ_k/∂z_B (∂φ_k/∂z_A)ᵀ  over its coordinates (limits, dry friction, damping,
+/* Coupling block of tree joint jt between child s = jt->b (side B) and parent p = jt->a (side A), its
+ * two-sided rows being eliminated in constraint space (avbd_tree_factor):
+ *   H_sp = Σ_k k_k ∂φ_k/∂z_B (∂φ_k/∂z_A)ᵀ  over its coordinates (limits, dry friction, damping,
  *          stiffness, armature, servo curvature of avbd_coord_terms),
- * the same rows and weights that avbd_assemble puts on the two diagonal blocks, from the same cached
- * joint values (avbd_joint_value) where the joint has them; C starts at zero. */
+ * the same terms and weights that avbd_assemble puts on the two diagonal blocks; C starts at zero.  A
+ * hinge's coordinate (∂φ/∂δθ_A = −a, ∂φ/∂δθ_B = a, curvature k_φ put in the child's slot by
+ * avbd_tree_block) adds −k_φ a aᵀ to the angular block. */
 RL_HDFN static void avbd_tree_coupling_rows(rl_avbd *am, const rl_model *m, const rl_data *d, int j, real h,
                                             real C[36]) {
   const rl_avbd_joint *jt = am->joint + j;
-  int on = avbd_joint_on(m, d, jt);
-  if (rl_avbd_joint_val_ok(jt)) { /* a hinge's coordinate curvature: avbd_tree_block put it in the slot */
-    avbd_tree_coupling_val(jt, am->row + jt->row, avbd_joint_value(am, j), on, am->twork[AVBD_TW * jt->b + 85], C);
+  if (rl_avbd_joint_val_ok(jt)) {
+    if (jt->kind == RL_AVBD_HINGE)
+      avbd_outer_add_ang(C, avbd_joint_value(am, j)->arms.a, avbd_joint_value(am, j)->arms.a,
+                         -(real)am->twork[AVBD_TW * jt->b + AVBD_TW_GK + 1]);
     return;
   }
   const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
@@ -272,12 +257,6 @@ RL_HDFN static void avbd_tree_coupling_rows(rl_avbd *am, const rl_model *m, cons
     const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
     const rl_avbd_compound *c = am->cmp + jt->cmp;
     real JA[6], JB[6];
-    if (on)
-      for (int r = 0; r < jt->neq; r++) {
-        avbd_compound_jac(v, v->w[r], 0, JA);
-        avbd_compound_jac(v, v->w[r], 1, JB);
-        avbd_outer_add(C, JB, JA, am->row[jt->row + r].rho);
-      }
     for (int k = 0; k < c->n; k++) {
       const rl_avbd_joint *sj = c->sub + k;
       if (sj->kind == RL_AVBD_BALL) continue;
@@ -289,17 +268,56 @@ RL_HDFN static void avbd_tree_coupling_rows(rl_avbd *am, const rl_model *m, cons
     }
     return;
   }
-  if (on) {
-    real Cv[6], JA[6][6], JB[6][6];
-    int n = rl_avbd_joint_rows(jt, A, B, Cv, JA, JB);
-    for (int r = 0; r < n; r++) avbd_outer_add(C, JB[r], JA[r], am->row[jt->row + r].rho);
-  }
   if (jt->kind == RL_AVBD_SLIDE) {
     real dA[6], dB[6], G, k;
     real phi = rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
     avbd_coord_terms(am, m, d, jt, phi, h, 0, &G, &k);
     avbd_outer_add(C, dB, dA, k);
   }
+}
+
+/* The two-sided rows of slot s's constraint-space joint (rl_avbd.tsj) into its work slot w: the child side's
+ * Jacobians J_B,k at AVBD_TW_X, the parent side's J_A,k at AVBD_TW_B (6 reals per row), f_k/ρ_k with
+ * f_k = λ_k + ρ_k(C_k − α_j C⁰_k) (the row's force at the current poses, as avbd_assemble would add it) and
+ * 1/ρ_k; rows r … 5 zero (avbd_tree_factor pads them).  Returns the number of rows r (0: no such joint, or
+ * it is off). */
+RL_HDFN static int avbd_tree_rows(rl_avbd *am, const rl_model *m, const rl_data *d, int s, double *w) {
+  int j = am->tsj[s];
+  if (j < 0) return 0;
+  const rl_avbd_joint *jt = am->joint + j;
+  if (!avbd_joint_on(m, d, jt)) return 0;
+  double *JB = w + AVBD_TW_X, *JA = w + AVBD_TW_B;
+  real C[6], J0[6][6], J1[6][6];
+  const real *Cv = C;
+  int n;
+  if (jt->kind == RL_AVBD_COMPOUND) {
+    const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
+    n = jt->neq;
+    for (int r = 0; r < n; r++) {
+      avbd_compound_jac(v, v->w[r], 0, J0[r]);
+      avbd_compound_jac(v, v->w[r], 1, J1[r]);
+    }
+    Cv = v->C;
+  } else if (rl_avbd_joint_val_ok(jt)) {
+    const rl_avbd_joint_val *v = avbd_joint_value(am, j);
+    n = v->n;
+    rl_avbd_joint_val_jac(J0, jt, v, 0);
+    rl_avbd_joint_val_jac(J1, jt, v, 1);
+    Cv = v->C;
+  } else n = rl_avbd_joint_rows(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), C, J0, J1);
+  for (int r = 0; r < 6; r++) {
+    if (r < n) {
+      const rl_avbd_row *row = am->row + jt->row + r;
+      real f = row->lambda + row->rho * (Cv[r] - am->prm.alpha_joint * row->c0);
+      w[AVBD_TW_F + r] = (double)f / row->rho;
+      w[AVBD_TW_IR + r] = 1 / (double)row->rho;
+    } else w[AVBD_TW_F + r] = w[AVBD_TW_IR + r] = 0;
+    for (int c = 0; c < 6; c++) {
+      JA[6 * r + c] = r < n ? J0[r][c] : 0;
+      JB[6 * r + c] = r < n ? J1[r][c] : 0;
+    }
+  }
+  return n;
 }
 
 /* The coupling block of tree joint j: its rows and coordinates (avbd_tree_coupling_rows), and the terms on the dofs
@@ -310,34 +328,164 @@ RL_HDFN static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_
   if (am->jmdof[j] >= 0) avbd_mdof_coupling(am, m, d, am->jmdof[j], h, C);
 }
 
-/* v ← H'⁻¹ v for the factored articulation (list, n) of avbd_tree_block, v six reals per slot: the leaves-first
- * elimination y_s = L_s⁻¹ v_s, v_p −= Y_sᵀ y_s, then the back substitution x_s = L_s⁻ᵀ (y_s − Y_s x_p). */
-RL_HDFN static void avbd_tree_solve(const rl_avbd *am, const int *list, int n, real *v) {
-  const real *W = am->twork;
+/* Factor of the articulation (list, n) with the two-sided rows of each slot's joint in constraint space.
+ * Each slot s has its block D_s (inertia, the rows outside the tree, coordinate terms: no tree joint's
+ * rows), the coupling H_sp to its parent p (coordinate terms only) and the r rows of its joint
+ * (avbd_tree_rows), linearized as C + J_A δ_p + J_B δ_s with penalty ρ.  The block's matrix is
+ * H = D + Σ_joints ρ JᵀJ (+ couplings), and H x = v is solved as the equivalent saddle-point system
+ *   D x + Jᵀν = v,   J x − ν/ρ = f/ρ   (ν = ρ J x − f; f = 0 for H x = v itself)
+ * (Baraff 1996, "Linear-time dynamics using Lagrange multipliers", in its penalty-regularized form).  A
+ * stiff row (ρ ≫ m/h²) then never enters a pivot: eliminating a hinge's anchor rows from ρJᵀJ would leave
+ * the free rotation's pivot I/h² as a difference of ρ-sized terms, lost to rounding in single precision.
+ * Leaves first, with D_s = L Lᵀ (D_s already holding its children's eliminations):
+ *   X = L⁻¹J_Bᵀ,  S = diag(1/ρ) + XᵀX = L_S L_Sᵀ  (r × r, S ⪰ diag(1/ρ), positive definite),
+ *   Y = L⁻¹H_sp,  B = J_A − XᵀY,  B̃ = L_S⁻¹B,
+ *   D_p ← D_p − YᵀY + B̃ᵀB̃,
+ * which is the Schur complement of s and its rows in H, exactly.  avbd_tree_subst then runs the right
+ * side through.  Returns nothing; adds the guarded pivots to am->guard. */
+RL_HDFN static void avbd_tree_factor(rl_avbd *am, const int *list, int n) {
+  double *W = am->twork;
   for (int i = n - 1; i >= 0; i--) {
     int s = list[i], p = am->tparent[s];
-    const real *D = W + AVBD_TW * s, *Y = D + 36;
-    real *y = v + 6 * s;
-    avbd_tree_fwd(D, y);
+    double *w = W + AVBD_TW * s, *L = w + AVBD_TW_D, *X = w + AVBD_TW_X, *Bt = w + AVBD_TW_B, *S = w + AVBD_TW_S;
+    int r = (int)w[AVBD_TW_R];
+    am->guard[s] = avbd_tree_chol(L);
+    if (r > 0) {
+      /* the rows padded to six: a zero row k ≥ r gets S_kk = max diag of the others, so that S stays positive
+         definite, its pivot guard sees the same scale, and the row carries nothing (X_k = B̃_k = ẽ_k = 0) */
+      RL_AVBD_UNROLL
+      for (int k = 0; k < 6; k++) avbd_tree_fwd(L, X + 6 * k);
+      double smax = 0;
+      RL_AVBD_UNROLL
+      for (int a = 0; a < 6; a++) {
+        RL_AVBD_UNROLL
+        for (int b = 0; b <= a; b++) {
+          double t = a == b ? w[AVBD_TW_IR + a] : 0;
+          RL_AVBD_UNROLL
+          for (int c = 0; c < 6; c++) t += X[6 * a + c] * X[6 * b + c];
+          S[6 * a + b] = t;
+        }
+        smax = fmax(smax, S[7 * a]);
+      }
+      for (int k = r; k < 6; k++) S[7 * k] = smax;
+      am->guard[s] += avbd_tree_chol(S);
+    }
     if (p < 0) continue;
-    real *vp = v + 6 * p;
+    double *Y = w + AVBD_TW_Y, *Dp = W + AVBD_TW * p + AVBD_TW_D;
+    avbd_tree_fwd6(L, Y);
+    if (r > 0) {
+      RL_AVBD_UNROLL
+      for (int k = 0; k < 6; k++) /* B = J_A − XᵀY, row k */
+        RL_AVBD_UNROLL
+        for (int b = 0; b < 6; b++) {
+          double t = Bt[6 * k + b];
+          RL_AVBD_UNROLL
+          for (int a = 0; a < 6; a++) t -= X[6 * k + a] * Y[6 * a + b];
+          Bt[6 * k + b] = t;
+        }
+      avbd_tree_fwd6(S, Bt); /* B̃ = L_S⁻¹ B */
+    }
+    RL_AVBD_UNROLL
+    for (int a = 0; a < 6; a++) { /* D_p −= YᵀY − B̃ᵀB̃ (lower triangle) */
+      RL_AVBD_UNROLL
+      for (int b = 0; b <= a; b++) {
+        double u = 0;
+        RL_AVBD_UNROLL
+        for (int c = 0; c < 6; c++) u += Y[6 * c + a] * Y[6 * c + b];
+        if (r > 0) {
+          RL_AVBD_UNROLL
+          for (int k = 0; k < 6; k++) u -= Bt[6 * k + a] * Bt[6 * k + b];
+        }
+        Dp[6 * a + b] -= u;
+      }
+    }
+  }
+}
+
+/* x = H⁻¹(v + Σ J_Bᵀ f on the children, J_Aᵀ f on the parents) in place for the factored articulation (list,
+ * n) of avbd_tree_factor (with_f = 0: x = H⁻¹v), v six reals per slot at stride ld.  Leaves first:
+ *   y_s = L⁻¹v_s,  ẽ = L_S⁻¹(f/ρ − Xᵀy_s),  v_p ← v_p − Yᵀy_s + B̃ᵀẽ;
+ * then root first:
+ *   ν = L_S⁻ᵀ(B̃ x_p − ẽ)  (x_p = 0 for a joint to the world),  x_s = L⁻ᵀ(y_s − Y x_p − X ν).
+ * With forces (x = −δ, the step), −ν = λ + ρ(C̃ + J δ) is each row's multiplier at the linearized step
+ * (Newton's multiplier of the saddle-point system), kept at AVBD_TW_NU. */
+RL_HDFN static void avbd_tree_subst(rl_avbd *am, const int *list, int n, double *v, size_t ld, int with_f) {
+  double *W = am->twork;
+  for (int i = n - 1; i >= 0; i--) {
+    int s = list[i], p = am->tparent[s];
+    double *w = W + AVBD_TW * s, *e = w + AVBD_TW_E, *y = v + ld * (size_t)s;
+    const double *L = w + AVBD_TW_D, *X = w + AVBD_TW_X, *Bt = w + AVBD_TW_B, *Y = w + AVBD_TW_Y;
+    int r = (int)w[AVBD_TW_R];
+    avbd_tree_fwd(L, y);
+    if (r > 0) {
+      RL_AVBD_UNROLL
+      for (int k = 0; k < 6; k++) {
+        double t = with_f ? w[AVBD_TW_F + k] : 0;
+        RL_AVBD_UNROLL
+        for (int c = 0; c < 6; c++) t -= X[6 * k + c] * y[c];
+        e[k] = t;
+      }
+      avbd_tree_fwd(w + AVBD_TW_S, e);
+    }
+    if (p < 0) continue;
+    double *vp = v + ld * (size_t)p;
+    RL_AVBD_UNROLL
     for (int a = 0; a < 6; a++) {
-      real t = 0;
+      double t = 0;
+      RL_AVBD_UNROLL
       for (int c = 0; c < 6; c++) t += Y[6 * c + a] * y[c];
+      if (r > 0) {
+        RL_AVBD_UNROLL
+        for (int k = 0; k < 6; k++) t -= Bt[6 * k + a] * e[k];
+      }
       vp[a] -= t;
     }
   }
   for (int i = 0; i < n; i++) {
     int s = list[i], p = am->tparent[s];
-    const real *D = W + AVBD_TW * s, *Y = D + 36;
-    real *x = v + 6 * s;
-    if (p >= 0) {
-      const real *xp = v + 6 * p;
-      for (int a = 0; a < 6; a++)
-        for (int b = 0; b < 6; b++) x[a] -= Y[6 * a + b] * xp[b];
+    double *w = W + AVBD_TW * s;
+    const double *e = w + AVBD_TW_E, *L = w + AVBD_TW_D, *X = w + AVBD_TW_X, *Bt = w + AVBD_TW_B, *Y = w + AVBD_TW_Y;
+    const double *xp = p >= 0 ? v + ld * (size_t)p : NULL;
+    double *x = v + ld * (size_t)s;
+    if ((int)w[AVBD_TW_R] > 0) {
+      double nu[6];
+      RL_AVBD_UNROLL
+      for (int k = 0; k < 6; k++) {
+        double t = -e[k];
+        if (xp) {
+          RL_AVBD_UNROLL
+          for (int b = 0; b < 6; b++) t += Bt[6 * k + b] * xp[b];
+        }
+        nu[k] = t;
+      }
+      avbd_tree_bwd(w + AVBD_TW_S, nu);
+      if (with_f)
+        for (int k = 0; k < 6; k++) w[AVBD_TW_NU + k] = -nu[k];
+      RL_AVBD_UNROLL
+      for (int k = 0; k < 6; k++) {
+        RL_AVBD_UNROLL
+        for (int c = 0; c < 6; c++) x[c] -= X[6 * k + c] * nu[k];
+      }
     }
-    avbd_tree_bwd(D, x);
+    if (xp) {
+      RL_AVBD_UNROLL
+      for (int a = 0; a < 6; a++) {
+        RL_AVBD_UNROLL
+        for (int b = 0; b < 6; b++) x[a] -= Y[6 * a + b] * xp[b];
+      }
+    }
+    avbd_tree_bwd(L, x);
   }
+}
+
+/* v ← H'⁻¹ v for the factored articulation (list, n), v six reals per slot (avbd_tree_subst without forces, in
+ * double precision through rl_avbd.tvec) */
+RL_HDFN static void avbd_tree_solve(rl_avbd *am, const int *list, int n, real *v) {
+  for (int i = 0; i < n; i++)
+    for (int c = 0; c < 6; c++) am->tvec[6 * list[i] + c] = v[6 * list[i] + c];
+  avbd_tree_subst(am, list, n, am->tvec, 6, 0);
+  for (int i = 0; i < n; i++)
+    for (int c = 0; c < 6; c++) v[6 * list[i] + c] = (real)am->tvec[6 * list[i] + c];
 }
 
 /* Adds loop row r (weight w, its Jacobian J on slot s) to U: column r of U gets J at s, and D_s loses w J Jᵀ, so
@@ -347,7 +495,7 @@ RL_HDFN static void avbd_loop_put(rl_avbd *am, int r, int s, const real J[6], re
   size_t ld = 6 * ((size_t)am->nb + 1);
   real *u = am->tloop + ld * (size_t)r + 6 * (size_t)s;
   for (int c = 0; c < 6; c++) u[c] += J[c];
-  avbd_outer_add(am->twork + AVBD_TW * s, J, J, -w);
+  avbd_outer_add_t(am->twork + AVBD_TW * s, J, J, -w);
 }
 
 /* Column r of U, zero on the articulation's slots (six reals per slot) */
@@ -457,7 +605,7 @@ RL_HDFN static int avbd_tree_loop_step(rl_avbd *am, const int *list, int n, int 
     const real *ua = U + ld * (size_t)a;
     real ta = 0;
     for (int i = 0; i < n; i++)
-      for (int c = 0; c < 6; c++) ta += ua[6 * list[i] + c] * am->twork[AVBD_TW * list[i] + 78 + c];
+      for (int c = 0; c < 6; c++) ta += ua[6 * list[i] + c] * am->twork[AVBD_TW * list[i] + AVBD_TW_DZ + c];
     t[a] = ta;
     for (int b = 0; b <= a; b++) {
       const real *zb = Z + ld * (size_t)b;
@@ -492,90 +640,71 @@ RL_HDFN static int avbd_tree_loop_step(rl_avbd *am, const int *list, int n, int 
   for (int a = 0; a < r; a++) {
     const real *z = Z + ld * (size_t)a;
     for (int i = 0; i < n; i++)
-      for (int c = 0; c < 6; c++) am->twork[AVBD_TW * list[i] + 78 + c] -= z[6 * list[i] + c] * t[a];
+      for (int c = 0; c < 6; c++) am->twork[AVBD_TW * list[i] + AVBD_TW_DZ + c] -= (double)z[6 * list[i] + c] * t[a];
   }
   return 1;
 }
 
 /* One articulation k as one block: every body's diagonal block and gradient (avbd_assemble, lower
- * triangle), the couplings to the parents, the leaves-first elimination and the back substitution, then
- * every body moved by its clamped step.  With D_s = L_s L_sᵀ the elimination of child s from its parent p
- * needs only forward substitutions:
- *   Y_s = L_s⁻¹ H_sp,  y_s = L_s⁻¹ g̃_s,   D_p −= Y_sᵀ Y_s,  g̃_p −= Y_sᵀ y_s,
- * and the back substitution δ_s = −D_s⁻¹(g̃_s + H_sp δ_p) = −L_s⁻ᵀ(y_s + Y_s δ_p).  Y_s and y_s overwrite
- * H_sp and g̃_s. */
+ * triangle, without the rows of the joints eliminated in constraint space), the couplings to the parents
+ * and those joints' rows (avbd_tree_rows), the factor (avbd_tree_factor) and the substitution
+ * δ = −H⁻¹(g + Jᵀf) (avbd_tree_subst), the loop rows' correction, then every body moved by its clamped
+ * step. */
 RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_data *d, int k, real h) {
   const int *list = am->tlist + am->tadr[k];
   int n = am->tadr[k + 1] - am->tadr[k], items = 0;
   for (int i = 0; i < am->nlitem; i++) items |= am->litem[i].block == k;
   for (int i = 0; i < am->ncon && !items && n > 1; i++)
     items = am->con[i].a >= 0 && am->tblock[am->con[i].a] == k && am->tblock[am->con[i].b] == k;
-  if (n == 1 && !items) { /* a lone body: the block is its own */
+  if (n == 1 && !items && am->tsj[list[0]] < 0) { /* a lone free body: the block is its own */
     avbd_block_update(am, m, d, list[0], h);
     return;
   }
-  real *W = am->twork;
+  double *W = am->twork;
   for (int i = 0; i < n; i++) { /* each tree hinge's coordinate terms, once for its three readers */
     int s = list[i], j = am->tjoint[s];
-    real *Gk = W + AVBD_TW * s + 84;
-    Gk[0] = Gk[1] = 0;
+    real G = 0, kk = 0;
     if (j >= 0 && am->joint[j].kind == RL_AVBD_HINGE) {
       const rl_avbd_joint *jt = am->joint + j;
-      avbd_coord_terms(am, m, d, jt, rl_avbd_unwrap(avbd_joint_value(am, j)->phi_raw, jt->phi), h, 0, Gk, Gk + 1);
+      avbd_coord_terms(am, m, d, jt, rl_avbd_unwrap(avbd_joint_value(am, j)->phi_raw, jt->phi), h, 0, &G, &kk);
     }
+    W[AVBD_TW * s + AVBD_TW_GK] = G;
+    W[AVBD_TW * s + AVBD_TW_GK + 1] = kk;
   }
   for (int i = 0; i < n; i++) {
     int s = list[i];
-    real *D = W + AVBD_TW * s, *g = D + 72;
-    avbd_assemble(am, m, d, s, h, 0, W, D, g);
-    if (am->tparent[s] >= 0) avbd_tree_coupling(am, m, d, am->tjoint[s], h, D + 36);
+    double *w = W + AVBD_TW * s;
+    real H[36], g[6];
+    avbd_assemble(am, m, d, s, h, 0, W, H, g);
+    for (int a = 0; a < 36; a++) w[AVBD_TW_D + a] = H[a];
+    for (int a = 0; a < 6; a++) w[AVBD_TW_G + a] = g[a];
+    if (am->tparent[s] >= 0) {
+      avbd_tree_coupling(am, m, d, am->tjoint[s], h, H);
+      for (int a = 0; a < 36; a++) w[AVBD_TW_Y + a] = H[a];
+    }
+    w[AVBD_TW_R] = avbd_tree_rows(am, m, d, s, w);
   }
   int nl = items ? avbd_tree_loops(am, m, d, k, list, n, h) : 0;
-  /* leaves → root */
-  for (int i = n - 1; i >= 0; i--) {
-    int s = list[i], p = am->tparent[s];
-    real *D = W + AVBD_TW * s, *Y = D + 36, *y = D + 72;
-    am->guard[s] = avbd_tree_chol(D);
-    avbd_tree_fwd(D, y);
-    if (p < 0) continue;
-    real *Dp = W + AVBD_TW * p, *gp = Dp + 72;
-    avbd_tree_fwd6(D, Y);
-    RL_AVBD_UNROLL
-    for (int a = 0; a < 6; a++) { /* D_p −= Yᵀ Y (lower triangle),  g̃_p −= Yᵀ y */
-      real t = 0;
-      RL_AVBD_UNROLL
-      for (int c = 0; c < 6; c++) t += Y[6 * c + a] * y[c];
-      gp[a] -= t;
-      RL_AVBD_UNROLL
-      for (int b = 0; b <= a; b++) {
-        real u = 0;
-        RL_AVBD_UNROLL
-        for (int c = 0; c < 6; c++) u += Y[6 * c + a] * Y[6 * c + b];
-        Dp[6 * a + b] -= u;
-      }
-    }
-  }
-  /* root → leaves */
+  avbd_tree_factor(am, list, n);
+  avbd_tree_subst(am, list, n, W + AVBD_TW_G, AVBD_TW, 1);
   for (int i = 0; i < n; i++) {
-    int s = list[i], p = am->tparent[s];
-    real *D = W + AVBD_TW * s, *Y = D + 36, *y = D + 72, *dz = D + 78;
-    for (int a = 0; a < 6; a++) dz[a] = y[a];
-    if (p >= 0) {
-      const real *dp = W + AVBD_TW * p + 78;
-      RL_AVBD_UNROLL
-      for (int a = 0; a < 6; a++) {
-        RL_AVBD_UNROLL
-        for (int b = 0; b < 6; b++) dz[a] += Y[6 * a + b] * dp[b];
-      }
-    }
-    avbd_tree_bwd(D, dz);
-    for (int a = 0; a < 6; a++) dz[a] = -dz[a];
+    double *w = W + AVBD_TW * list[i];
+    for (int a = 0; a < 6; a++) w[AVBD_TW_DZ + a] = -w[AVBD_TW_G + a];
   }
   if (nl > 0 && !avbd_tree_loop_step(am, list, n, nl)) am->guard[list[0]]++;
+  /* the rows' Newton multipliers hold for the step taken unless loop rows corrected it or a body's step is
+     clamped (avbd_dual_update then takes λ + ρC̃ as for every other row) */
+  double ok = nl == 0;
+  for (int i = 0; i < n && ok; i++) {
+    const double *z = W + AVBD_TW * list[i] + AVBD_TW_DZ;
+    ok = z[0] * z[0] + z[1] * z[1] + z[2] * z[2] <= (double)am->prm.max_dx * am->prm.max_dx &&
+         z[3] * z[3] + z[4] * z[4] + z[5] * z[5] <= (double)am->prm.max_dtheta * am->prm.max_dtheta;
+  }
+  for (int i = 0; i < n; i++) W[AVBD_TW * list[i] + AVBD_TW_OK] = ok;
   for (int i = 0; i < n; i++) {
     int s = list[i];
     real dz[6];
-    memcpy(dz, W + AVBD_TW * s + 78, sizeof dz);
+    for (int a = 0; a < 6; a++) dz[a] = (real)W[AVBD_TW * s + AVBD_TW_DZ + a];
     rl_avbd_body_apply(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s, dz,
                        am->prm.max_dx, am->prm.max_dtheta, am->upd + 2 * s, am->upd + 2 * s + 1);
     am->ver[s]++; /* moved: its cached joint and contact values are stale */

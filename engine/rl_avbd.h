@@ -373,6 +373,8 @@ typedef struct rl_avbd {
      articulation, parents before children */
   int *tparent;  /* [nb] parent slot in the articulation, −1 for its root */
   int *tjoint;   /* [nb] joint to the parent, −1 for a root */
+  int *tsj;      /* [nb] the joint whose two-sided rows the articulation block eliminates in constraint space with
+                    the slot (avbd_tree_factor): its joint to the parent, or for a root its joint to the world; −1 */
   int ntree;     /* blocks: articulations, those joined by loop items one block (avbd_tree_build) */
   int *tadr;     /* [nb+1] first entry of block k in tlist */
   int *tlist;    /* [nb] slots by block, parents first */
@@ -383,8 +385,10 @@ typedef struct rl_avbd {
   int *lsadr;           /* [nlitem+1] first entry of item i in lslot */
   int *lslot;           /* the distinct slots each item reads (−1 for static bodies) */
   int *ftloop;          /* [ntendon] 1 if fixed tendon t's joint-space term is a loop item of its block */
-  real *twork;   /* [nb×AVBD_TW] per slot: block D (36), coupling to the parent (36), right side (6), step (6),
-                    coordinate terms of the tree hinge (2) */
+  double *twork; /* [nb×AVBD_TW] per slot, in double precision in both builds (articulation blocks, layout AVBD_TW_*): block D (36), coupling to the
+                    parent (36), right side (6), step (6), coordinate terms of the tree hinge (2), and the rows of
+                    the slot's joint in constraint space (avbd_tree_factor) */
+  double *tvec;  /* [6·(nb+1)] a right side of the articulation factor (avbd_tree_solve) */
   int nloop;     /* loop rows one articulation block couples exactly (at most AVBD_LOOP_MAX) */
   real *tloop;   /* [nloop×(12·nb + nloop + 1) + nloop] loop rows' Jacobians over the slots U, Z = H'⁻¹U, the
                     capacitance matrix and the weights (avbd_tree_loops) */
