@@ -60,8 +60,8 @@ RL_HDFN const rl_avbd_compound_val *avbd_compound_value(rl_avbd *am, const rl_av
 }
 
 /* Compound joint jt on the body of side `side`: its two-sided rows f = λ + ρ(C − α_j C⁰) (kkt: λ) with
- * the geometric stiffness of their forces at B's body origin (rows = 0: the geometric stiffness alone, the
- * rows being eliminated in constraint space by the articulation block), then each hinge/slide component's
+ * the geometric stiffness of their forces at B's body origin (rows = 0: the geometric stiffness of f = λ alone,
+ * the rows being constraints of the articulation block), then each hinge/slide component's
  * joint-space terms (avbd_coord_terms) along its coordinate gradient. */
 RL_HDFN static void avbd_compound_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, int side,
                                    real h, int kkt, int rows, real H[36], real g[6], real K[3]) {
@@ -72,7 +72,7 @@ RL_HDFN static void avbd_compound_assemble(rl_avbd *am, const rl_model *m, const
     real F[3] = {0, 0, 0};
     for (int r = 0; r < jt->neq; r++) {
       const rl_avbd_row *w = am->row + jt->row + r;
-      real f = kkt ? w->lambda : w->lambda + w->rho * (v->C[r] - am->prm.alpha_joint * w->c0);
+      real f = kkt || !rows ? w->lambda : w->lambda + w->rho * (v->C[r] - am->prm.alpha_joint * w->c0);
       if (rows) {
         avbd_compound_jac(v, v->w[r], side, J);
         rl_avbd_add_row(H, g, J, f, kkt ? 0 : w->rho);
@@ -145,16 +145,12 @@ RL_HDFN static void avbd_color(rl_avbd *am) {
 
 /* ------------------------------------------------------------------ local solve */
 
-/* The geometric stiffness alone of joint jt's n two-sided rows C on side `side` (rows the articulation block
- * eliminates in constraint space): K += the terms of their forces f = λ + ρ(C − α_j C⁰) at the arms, as
- * rl_avbd_joint_add_rows adds them. */
-RL_HDFN static void avbd_joint_geo_only(const rl_avbd *am, const rl_avbd_joint *jt, const real *C,
-                                        const rl_avbd_joint_arms *arms, int n, int side, real K[3]) {
+/* The geometric stiffness alone of joint jt's n two-sided rows on side `side`, rows the articulation block
+ * solves as constraints: K += the terms of their forces λ at the arms, as rl_avbd_joint_add_rows adds them. */
+RL_HDFN static void avbd_joint_geo_only(const rl_avbd *am, const rl_avbd_joint *jt, const rl_avbd_joint_arms *arms,
+                                        int n, int side, real K[3]) {
   real f[6];
-  for (int r = 0; r < n; r++) {
-    const rl_avbd_row *w = am->row + jt->row + r;
-    f[r] = w->lambda + w->rho * (C[r] - am->prm.alpha_joint * w->c0);
-  }
+  for (int r = 0; r < n; r++) f[r] = am->row[jt->row + r].lambda;
   rl_avbd_joint_arms_geo(jt, arms, f, side, K);
 }
 
@@ -162,8 +158,9 @@ RL_HDFN static void avbd_joint_geo_only(const rl_avbd *am, const rl_avbd_joint *
  * kkt = 1: forces are the multipliers λ themselves (H unused).  tw (articulation blocks, kkt = 0): the
  * block's work array, whose slot of a tree hinge's child holds that hinge's coordinate terms G, k at the
  * current poses (avbd_tree_block), read instead of evaluated again; NULL: evaluated.  With tw, the
- * two-sided rows of the joints the block eliminates in constraint space (rl_avbd.tsj: the tree joints and
- * the roots' joints to the world) are left out of H and g; their geometric stiffness stays.  H, g filled. */
+ * two-sided rows of the joints the block solves as constraints (rl_avbd.tsj: the tree joints and the roots'
+ * joints to the world) are left out of H and g; the geometric stiffness of their forces λ stays.  H, g
+ * filled. */
 RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, const double *tw,
                            real H[36], real g[6]) {
   const rl_avbd_param *pr = &am->prm;
@@ -184,7 +181,7 @@ RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int
       const rl_avbd_joint_val *v = avbd_joint_val(am, am->jlist[q]);
       if (avbd_joint_on(m, d, jt)) {
         if (rows) rl_avbd_joint_assemble_val(H, g, K, jt, am->row + jt->row, v, side, pr->alpha_joint, kkt);
-        else avbd_joint_geo_only(am, jt, v->C, &v->arms, v->n, side, K);
+        else avbd_joint_geo_only(am, jt, &v->arms, v->n, side, K);
       }
       if (jt->kind == RL_AVBD_HINGE) {
         /* ∂φ/∂δθ_B = a = R_B axB, ∂φ/∂δθ_A = −a (rl_avbd_joint_coord) */
@@ -204,7 +201,7 @@ RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int
         real C[6];
         rl_avbd_joint_arms arms;
         int n = rl_avbd_joint_side_rows(jt, A, B, side, C, NULL, &arms);
-        avbd_joint_geo_only(am, jt, C, &arms, n, side, K);
+        avbd_joint_geo_only(am, jt, &arms, n, side, K);
       }
     }
     if (jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) {
@@ -499,14 +496,13 @@ RL_HDFN static void avbd_coord_dual(rl_avbd *am, const rl_model *m, const rl_dat
 }
 
 /* The multipliers of the two-sided rows of joint jt from the articulation block's Newton step (avbd_tree_subst),
- * where the block eliminated them in constraint space and they hold for the step taken; NULL otherwise.  λ ← λ + ρC̃
- * with a stiff tree row's ρ turns the rounding of the poses into force noise ρ·ε|x| (single precision, ρ = 1e4·ρ₀:
- * chain8's stationarity residual 2.4e2 N against a 0.9 N correction); the Newton multiplier has the fixed points of
- * λ + ρC̃ (at δ = 0 both leave λ as it is exactly where C̃ = 0) without that noise. */
+ * where the block solves them as constraints; NULL otherwise.  They are the rows' forces of that step's KKT
+ * system; λ ← λ + ρC̃ has nothing to add after a step that solved C̃ + Jδ = 0 (with the stiff ρ of these rows it
+ * turned the rounding of the poses into force noise ρ·ε|x|: single precision, chain8's stationarity residual
+ * 2.4e2 N against a 0.9 N correction). */
 RL_HDFN static const double *avbd_newton_multipliers(const rl_avbd *am, const rl_avbd_joint *jt) {
   if (am->prm.block != RL_AVBD_BLOCK_ARTICULATION || jt->b < 0 || am->tsj[jt->b] != jt - am->joint) return NULL;
-  const double *w = am->twork + AVBD_TW * jt->b;
-  return w[AVBD_TW_OK] != 0 ? w + AVBD_TW_NU : NULL;
+  return am->twork + AVBD_TW * jt->b + AVBD_TW_NU;
 }
 
 /* Dual update of compound joint jt: its two-sided rows as avbd_dual_update's, the coordinates found
@@ -642,7 +638,9 @@ RL_HDFN static void avbd_compound_begin(rl_avbd *am, const rl_data *d, rl_avbd_j
  * start each step at ρ ≥ rho_tree·ρ₀ (≤ ρ_max) (joints to the world too; not those a coordinate row took out of
  * their articulation, avbd_tree_build), and the dual update λ ← λ + ρC̃ then leaves a residual of
  * the order 1/(1 + rho_tree) of the last one instead of a slow ascent.  Microduck at 1 ms (f64, 0.5 s,
- * iterations/step): rho_tree 1 (no stiffening) 131.9, 100: 19, 1e4: 18 (body mass contact ρ₀).  The
+ * iterations/step): rho_tree 1 (no stiffening) 131.9, 100: 19, 1e4: 18 (body mass contact ρ₀).  This is
+ * the penalty of the blocks with loop rows; a block without them solves its tree joints' rows as hard
+ * constraints with Lagrange multipliers (avbd_tree_rows), where ρ plays no part.  The
  * one-sided and bounded rows (limits, dry friction) keep their ρ: stiffened as well they took standing
  * microduck to 3.0 iterations/step, but a stiff limit flips active/inactive every iteration (quadruped12 at
  * the bench state: a period-3 cycle, every step exhausted) and a stiff dry-friction row that slides keeps

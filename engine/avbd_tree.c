@@ -3,26 +3,27 @@
  *
  * An articulation is a set of dynamic bodies joined by tree joints (the joint of a body to its parent:
  * hinge, slide, ball, weld, compound), rooted at a body whose parent is the world (joint or free joint).
- * The AVBD incremental potential of its bodies, with every row at its current multiplier and penalty,
+ * The AVBD incremental potential of its bodies, every row outside the tree at its current multiplier and
+ * penalty,
  *   E(z) = Σ_s ½‖z_s − z_s^p‖²_M + Σ_rows (λ C + ½ρ C²) + joint-space terms + contact rows,
- * has the Gauss–Newton system H δ = −g whose diagonal blocks H_ss, g_s are exactly those of the per-body
- * sweep (avbd_assemble: inertia, every row of s, geometric stiffness) and whose off-diagonal blocks join
- * a child s to its parent p only through their joint:
- *   H_sp = Σ_r w_r J_s,r J_p,rᵀ        (w_r: ρ of a two-sided row, the curvature k of a coordinate term),
- * J_s,r, J_p,r the row's Jacobians on the two sides.  On a tree this matrix has the sparsity of the tree,
- * and a block LDLᵀ that eliminates leaves first creates no fill (Baraff 1996, "Linear-time dynamics
- * using Lagrange multipliers"; the same ordering as Featherstone's articulated-body recursion):
- *   leaves → root:  D_s = H_ss − Σ_c H_cs ᵀ D_c⁻¹ H_cs,   g̃_s = g_s − Σ_c H_csᵀ D_c⁻¹ g̃_c   (c: children)
- *   root → leaves:  δ_s = −D_s⁻¹ (g̃_s + H_sp δ_p),
- * O(bodies) 6×6 operations.  Loop rows — the rows of an equality constraint between two bodies of one
- * articulation and the acting spatial paths (tendons, slider cranks, implicit wrench actuators) through two or more
- * of its bodies —
- * couple bodies the tree does not join; they are taken out of the tree factor and added back exactly by
- * Sherman–Morrison–Woodbury (avbd_tree_loop_step: one r × r capacitance solve, r ≤ AVBD_LOOP_MAX).  The
- * other rows outside the tree (contacts, joints to the world, loop rows beyond the capacity) stay in the
- * diagonal blocks, each an augmented row seen from each body as in the sweep; the articulations are
- * visited one after the other (block Gauss–Seidel between them), each reading the others' current
- * poses.  The dual update after the iteration is unchanged. */
+ * is minimized subject to the tree joints' two-sided rows C_j(z) = 0 (and a root's joint to the world): the
+ * block's step is the Newton step of the Lagrangian,
+ *   [H Jᵀ; J 0] [δ; −λ⁺] = [−g; −C̃],
+ * H the Gauss–Newton matrix of E plus the geometric stiffness of the joints' forces λ, whose diagonal blocks
+ * H_ss, g_s are those of the per-body sweep without the tree joints' rows (avbd_assemble) and whose
+ * off-diagonal blocks join a child s to its parent p only through the coordinate terms of their joint
+ * (limits, dry friction, damping, stiffness, armature, servos: H_sp = Σ_k k_k ∂φ_k/∂z_s (∂φ_k/∂z_p)ᵀ), and λ⁺
+ * the rows' new multipliers (the dual update takes them).  Ordered leaves first, each body followed by its
+ * joint to the parent, the system's LDLᵀ factor has no fill (Baraff 1996, "Linear-time dynamics using
+ * Lagrange multipliers"; the ordering of Featherstone's articulated-body recursion): O(bodies) 6×6
+ * operations (avbd_tree_factor, avbd_tree_subst), in double precision in both builds.  Loop rows — the rows
+ * of an equality constraint between two bodies of one articulation and the acting spatial paths (tendons,
+ * slider cranks, implicit wrench actuators) through two or more of its bodies — couple bodies the tree does
+ * not join; they are taken out of the tree factor and added back exactly by Sherman–Morrison–Woodbury
+ * (avbd_tree_loop_step: one r × r capacitance solve, r ≤ AVBD_LOOP_MAX).  The other rows outside the tree
+ * (contacts, loop rows beyond the capacity) stay in the diagonal blocks, each an augmented row seen from each
+ * body as in the sweep; the articulations are visited one after the other (block Gauss–Seidel between them),
+ * each reading the others' current poses. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -145,7 +146,7 @@ RL_HDFN static int avbd_tree_chol(double L[36]) {
   double dmax = 0;
   int guarded = 0;
   RL_AVBD_UNROLL
-  for (int i = 0; i < 6; i++) dmax = fmax(dmax, fabs(L[7 * i]));
+  for (int i = 0; i < 6; i++) dmax = L[7 * i] > dmax ? L[7 * i] : (-L[7 * i] > dmax ? -L[7 * i] : dmax);
   double floor_ = 64 * DBL_EPSILON * dmax + RL_TINY;
   RL_AVBD_UNROLL
   for (int j = 0; j < 6; j++) {
@@ -277,10 +278,9 @@ RL_HDFN static void avbd_tree_coupling_rows(rl_avbd *am, const rl_model *m, cons
 }
 
 /* The two-sided rows of slot s's constraint-space joint (rl_avbd.tsj) into its work slot w: the child side's
- * Jacobians J_B,k at AVBD_TW_X, the parent side's J_A,k at AVBD_TW_B (6 reals per row), f_k/ρ_k with
- * f_k = λ_k + ρ_k(C_k − α_j C⁰_k) (the row's force at the current poses, as avbd_assemble would add it) and
- * 1/ρ_k; rows r … 5 zero (avbd_tree_factor pads them).  Returns the number of rows r (0: no such joint, or
- * it is off). */
+ * Jacobians J_B,k at AVBD_TW_X, the parent side's J_A,k at AVBD_TW_B (6 reals per row) and the rows' values
+ * C̃_k = C_k − α_j C⁰_k at AVBD_TW_F; rows r … 5 zero (avbd_tree_factor pads them).  Returns the number of rows r
+ * (0: no such joint, or it is off). */
 RL_HDFN static int avbd_tree_rows(rl_avbd *am, const rl_model *m, const rl_data *d, int s, double *w) {
   int j = am->tsj[s];
   if (j < 0) return 0;
@@ -306,12 +306,7 @@ RL_HDFN static int avbd_tree_rows(rl_avbd *am, const rl_model *m, const rl_data 
     Cv = v->C;
   } else n = rl_avbd_joint_rows(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), C, J0, J1);
   for (int r = 0; r < 6; r++) {
-    if (r < n) {
-      const rl_avbd_row *row = am->row + jt->row + r;
-      real f = row->lambda + row->rho * (Cv[r] - am->prm.alpha_joint * row->c0);
-      w[AVBD_TW_F + r] = (double)f / row->rho;
-      w[AVBD_TW_IR + r] = 1 / (double)row->rho;
-    } else w[AVBD_TW_F + r] = w[AVBD_TW_IR + r] = 0;
+    w[AVBD_TW_F + r] = r < n ? Cv[r] - am->prm.alpha_joint * am->row[jt->row + r].c0 : 0;
     for (int c = 0; c < 6; c++) {
       JA[6 * r + c] = r < n ? J0[r][c] : 0;
       JB[6 * r + c] = r < n ? J1[r][c] : 0;
@@ -320,29 +315,59 @@ RL_HDFN static int avbd_tree_rows(rl_avbd *am, const rl_model *m, const rl_data 
   return n;
 }
 
-/* The coupling block of tree joint j: its rows and coordinates (avbd_tree_coupling_rows), and the terms on the dofs
- * of a ball it holds, Σ_ij K_ij pg[B][i] pg[A][j]ᵀ (avbd_mdof_coupling) */
-RL_HDFN static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_data *d, int j, real h, real C[36]) {
+/* The coupling block of tree joint j into slot w of its child: its coordinates (avbd_tree_coupling_rows) and the
+ * terms on the dofs of a ball it holds, Σ_ij K_ij pg[B][i] pg[A][j]ᵀ (avbd_mdof_coupling), dense at AVBD_TW_Y;
+ * a hinge's or slide's alone is of rank one, −k_φ (0, a)(0, a)ᵀ or k d_B d_Aᵀ, kept as w u vᵀ (AVBD_TW_RK = 1) for
+ * avbd_tree_factor. */
+RL_HDFN static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_data *d, int j, real h, double *w) {
+  const rl_avbd_joint *jt = am->joint + j;
+  w[AVBD_TW_RK] = 0;
+  if (am->jmdof[j] < 0 && (jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE)) {
+    double *u = w + AVBD_TW_U, *v = w + AVBD_TW_V;
+    if (jt->kind == RL_AVBD_HINGE && rl_avbd_joint_val_ok(jt)) {
+      const real *a = avbd_joint_value(am, j)->arms.a;
+      for (int i = 0; i < 3; i++) {
+        u[i] = v[i] = 0;
+        u[3 + i] = v[3 + i] = a[i];
+      }
+      w[AVBD_TW_W] = -w[AVBD_TW_GK + 1];
+      w[AVBD_TW_RK] = 1;
+      return;
+    }
+    if (jt->kind == RL_AVBD_SLIDE) {
+      real dA[6], dB[6], G, k;
+      real phi = rl_avbd_joint_coord(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), jt->phi, dA, dB);
+      avbd_coord_terms(am, m, d, jt, phi, h, 0, &G, &k);
+      for (int i = 0; i < 6; i++) {
+        u[i] = dB[i];
+        v[i] = dA[i];
+      }
+      w[AVBD_TW_W] = k;
+      w[AVBD_TW_RK] = 1;
+      return;
+    }
+  }
+  real C[36];
   for (int i = 0; i < 36; i++) C[i] = 0;
   avbd_tree_coupling_rows(am, m, d, j, h, C);
   if (am->jmdof[j] >= 0) avbd_mdof_coupling(am, m, d, am->jmdof[j], h, C);
+  for (int i = 0; i < 36; i++) w[AVBD_TW_Y + i] = C[i];
 }
 
-/* Factor of the articulation (list, n) with the two-sided rows of each slot's joint in constraint space.
- * Each slot s has its block D_s (inertia, the rows outside the tree, coordinate terms: no tree joint's
- * rows), the coupling H_sp to its parent p (coordinate terms only) and the r rows of its joint
- * (avbd_tree_rows), linearized as C + J_A δ_p + J_B δ_s with penalty ρ.  The block's matrix is
- * H = D + Σ_joints ρ JᵀJ (+ couplings), and H x = v is solved as the equivalent saddle-point system
- *   D x + Jᵀν = v,   J x − ν/ρ = f/ρ   (ν = ρ J x − f; f = 0 for H x = v itself)
- * (Baraff 1996, "Linear-time dynamics using Lagrange multipliers", in its penalty-regularized form).  A
- * stiff row (ρ ≫ m/h²) then never enters a pivot: eliminating a hinge's anchor rows from ρJᵀJ would leave
- * the free rotation's pivot I/h² as a difference of ρ-sized terms, lost to rounding in single precision.
- * Leaves first, with D_s = L Lᵀ (D_s already holding its children's eliminations):
- *   X = L⁻¹J_Bᵀ,  S = diag(1/ρ) + XᵀX = L_S L_Sᵀ  (r × r, S ⪰ diag(1/ρ), positive definite),
+/* Factor of the articulation (list, n) with the two-sided rows of each slot's joint as hard constraints.
+ * Each slot s has its block D_s (inertia, the rows outside the tree, coordinate terms, the geometric stiffness
+ * of its joints' forces λ: no tree joint's rows), the coupling H_sp to its parent p (coordinate terms only) and
+ * the r rows of its joint (avbd_tree_rows), linearized as C̃ + J_A δ_p + J_B δ_s.  The block's Newton step is
+ * that of the Lagrangian, [D Jᵀ; J 0] [x; ν] = [v; C̃] with x = −δ and the rows' new multipliers λ = −ν
+ * (Baraff 1996, "Linear-time dynamics using Lagrange multipliers": ordered leaves first, body then its joint
+ * to the parent, the factor has no fill).  The rows never enter a pivot as stiff penalty terms: eliminating a
+ * hinge's anchor rows from ρJᵀJ leaves the free rotation's pivot I/h² as a difference of ρ-sized terms, which
+ * single precision loses.  Leaves first, with D_s = L Lᵀ (D_s already holding its children's eliminations):
+ *   X = L⁻¹J_Bᵀ,  S = XᵀX = L_S L_Sᵀ  (r × r, positive definite: a tree joint's rows are independent),
  *   Y = L⁻¹H_sp,  B = J_A − XᵀY,  B̃ = L_S⁻¹B,
  *   D_p ← D_p − YᵀY + B̃ᵀB̃,
- * which is the Schur complement of s and its rows in H, exactly.  avbd_tree_subst then runs the right
- * side through.  Returns nothing; adds the guarded pivots to am->guard. */
+ * the Schur complement of s and its rows.  avbd_tree_subst then runs the right side through.  Adds the guarded
+ * pivots to am->guard. */
 RL_HDFN static void avbd_tree_factor(rl_avbd *am, const int *list, int n) {
   double *W = am->twork;
   for (int i = n - 1; i >= 0; i--) {
@@ -360,56 +385,84 @@ RL_HDFN static void avbd_tree_factor(rl_avbd *am, const int *list, int n) {
       for (int a = 0; a < 6; a++) {
         RL_AVBD_UNROLL
         for (int b = 0; b <= a; b++) {
-          double t = a == b ? w[AVBD_TW_IR + a] : 0;
+          double t = 0;
           RL_AVBD_UNROLL
           for (int c = 0; c < 6; c++) t += X[6 * a + c] * X[6 * b + c];
           S[6 * a + b] = t;
         }
-        smax = fmax(smax, S[7 * a]);
+        smax = S[7 * a] > smax ? S[7 * a] : smax;
       }
       for (int k = r; k < 6; k++) S[7 * k] = smax;
       am->guard[s] += avbd_tree_chol(S);
     }
     if (p < 0) continue;
     double *Y = w + AVBD_TW_Y, *Dp = W + AVBD_TW * p + AVBD_TW_D;
-    avbd_tree_fwd6(L, Y);
-    if (r > 0) {
+    if (w[AVBD_TW_RK] != 0) {
+      /* H_sp = c u vᵀ: Y = c (L⁻¹u) vᵀ, YᵀY = c²‖L⁻¹u‖² v vᵀ, XᵀY = c (X L⁻¹u) vᵀ */
+      double *y1 = w + AVBD_TW_U, *v = w + AVBD_TW_V, c = w[AVBD_TW_W], yy = 0;
+      avbd_tree_fwd(L, y1); /* u ← L⁻¹u, read again by avbd_tree_subst */
       RL_AVBD_UNROLL
-      for (int k = 0; k < 6; k++) /* B = J_A − XᵀY, row k */
+      for (int a = 0; a < 6; a++) yy += y1[a] * y1[a];
+      if (r > 0)
         RL_AVBD_UNROLL
-        for (int b = 0; b < 6; b++) {
-          double t = Bt[6 * k + b];
+        for (int k = 0; k < 6; k++) {
+          double t = 0;
           RL_AVBD_UNROLL
-          for (int a = 0; a < 6; a++) t -= X[6 * k + a] * Y[6 * a + b];
-          Bt[6 * k + b] = t;
+          for (int a = 0; a < 6; a++) t += X[6 * k + a] * y1[a];
+          t *= c;
+          RL_AVBD_UNROLL
+          for (int b = 0; b < 6; b++) Bt[6 * k + b] -= t * v[b];
         }
-      avbd_tree_fwd6(S, Bt); /* B̃ = L_S⁻¹ B */
+      yy *= c * c;
+      RL_AVBD_UNROLL
+      for (int a = 0; a < 6; a++)
+        RL_AVBD_UNROLL
+        for (int b = 0; b <= a; b++) Dp[6 * a + b] -= yy * v[a] * v[b];
+    } else {
+      avbd_tree_fwd6(L, Y);
+      if (r > 0)
+        RL_AVBD_UNROLL
+        for (int k = 0; k < 6; k++) /* B = J_A − XᵀY, row k */
+          RL_AVBD_UNROLL
+          for (int b = 0; b < 6; b++) {
+            double t = Bt[6 * k + b];
+            RL_AVBD_UNROLL
+            for (int a = 0; a < 6; a++) t -= X[6 * k + a] * Y[6 * a + b];
+            Bt[6 * k + b] = t;
+          }
+      RL_AVBD_UNROLL
+      for (int a = 0; a < 6; a++) /* D_p −= YᵀY (lower triangle) */
+        RL_AVBD_UNROLL
+        for (int b = 0; b <= a; b++) {
+          double u = 0;
+          RL_AVBD_UNROLL
+          for (int c = 0; c < 6; c++) u += Y[6 * c + a] * Y[6 * c + b];
+          Dp[6 * a + b] -= u;
+        }
     }
-    RL_AVBD_UNROLL
-    for (int a = 0; a < 6; a++) { /* D_p −= YᵀY − B̃ᵀB̃ (lower triangle) */
+    if (r > 0) {
+      avbd_tree_fwd6(S, Bt); /* B̃ = L_S⁻¹ B */
       RL_AVBD_UNROLL
-      for (int b = 0; b <= a; b++) {
-        double u = 0;
+      for (int a = 0; a < 6; a++) /* D_p += B̃ᵀB̃ (lower triangle) */
         RL_AVBD_UNROLL
-        for (int c = 0; c < 6; c++) u += Y[6 * c + a] * Y[6 * c + b];
-        if (r > 0) {
+        for (int b = 0; b <= a; b++) {
+          double u = 0;
           RL_AVBD_UNROLL
-          for (int k = 0; k < 6; k++) u -= Bt[6 * k + a] * Bt[6 * k + b];
+          for (int k = 0; k < 6; k++) u += Bt[6 * k + a] * Bt[6 * k + b];
+          Dp[6 * a + b] += u;
         }
-        Dp[6 * a + b] -= u;
-      }
     }
   }
 }
 
-/* x = H⁻¹(v + Σ J_Bᵀ f on the children, J_Aᵀ f on the parents) in place for the factored articulation (list,
- * n) of avbd_tree_factor (with_f = 0: x = H⁻¹v), v six reals per slot at stride ld.  Leaves first:
- *   y_s = L⁻¹v_s,  ẽ = L_S⁻¹(f/ρ − Xᵀy_s),  v_p ← v_p − Yᵀy_s + B̃ᵀẽ;
+/* x of [D Jᵀ; J 0] [x; ν] = [v; c] in place for the factored articulation (list, n) of avbd_tree_factor, v six
+ * reals per slot at stride ld, c the rows' C̃ (with_c) or 0.  Leaves first:
+ *   y_s = L⁻¹v_s,  ẽ = L_S⁻¹(c − Xᵀy_s),  v_p ← v_p − Yᵀy_s + B̃ᵀẽ;
  * then root first:
  *   ν = L_S⁻ᵀ(B̃ x_p − ẽ)  (x_p = 0 for a joint to the world),  x_s = L⁻ᵀ(y_s − Y x_p − X ν).
- * With forces (x = −δ, the step), −ν = λ + ρ(C̃ + J δ) is each row's multiplier at the linearized step
- * (Newton's multiplier of the saddle-point system), kept at AVBD_TW_NU. */
-RL_HDFN static void avbd_tree_subst(rl_avbd *am, const int *list, int n, double *v, size_t ld, int with_f) {
+ * For the step (v = g, c = C̃; δ = −x) −ν are the rows' multipliers, kept at AVBD_TW_NU (nu_out = 1), or added
+ * there (nu_out = 2: the multipliers' part of a further right side). */
+RL_HDFN static void avbd_tree_subst(rl_avbd *am, const int *list, int n, double *v, size_t ld, int with_c, int nu_out) {
   double *W = am->twork;
   for (int i = n - 1; i >= 0; i--) {
     int s = list[i], p = am->tparent[s];
@@ -420,7 +473,7 @@ RL_HDFN static void avbd_tree_subst(rl_avbd *am, const int *list, int n, double 
     if (r > 0) {
       RL_AVBD_UNROLL
       for (int k = 0; k < 6; k++) {
-        double t = with_f ? w[AVBD_TW_F + k] : 0;
+        double t = with_c ? w[AVBD_TW_F + k] : 0;
         RL_AVBD_UNROLL
         for (int c = 0; c < 6; c++) t -= X[6 * k + c] * y[c];
         e[k] = t;
@@ -428,12 +481,20 @@ RL_HDFN static void avbd_tree_subst(rl_avbd *am, const int *list, int n, double 
       avbd_tree_fwd(w + AVBD_TW_S, e);
     }
     if (p < 0) continue;
-    double *vp = v + ld * (size_t)p;
+    double *vp = v + ld * (size_t)p, ty = 0;
+    int rk = w[AVBD_TW_RK] != 0;
+    if (rk) { /* Yᵀy = c (L⁻¹u · y) v */
+      RL_AVBD_UNROLL
+      for (int c = 0; c < 6; c++) ty += w[AVBD_TW_U + c] * y[c];
+      ty *= w[AVBD_TW_W];
+    }
     RL_AVBD_UNROLL
     for (int a = 0; a < 6; a++) {
       double t = 0;
-      RL_AVBD_UNROLL
-      for (int c = 0; c < 6; c++) t += Y[6 * c + a] * y[c];
+      if (rk) t = ty * w[AVBD_TW_V + a];
+      else
+        RL_AVBD_UNROLL
+        for (int c = 0; c < 6; c++) t += Y[6 * c + a] * y[c];
       if (r > 0) {
         RL_AVBD_UNROLL
         for (int k = 0; k < 6; k++) t -= Bt[6 * k + a] * e[k];
@@ -459,15 +520,24 @@ RL_HDFN static void avbd_tree_subst(rl_avbd *am, const int *list, int n, double 
         nu[k] = t;
       }
       avbd_tree_bwd(w + AVBD_TW_S, nu);
-      if (with_f)
+      if (nu_out == 1)
         for (int k = 0; k < 6; k++) w[AVBD_TW_NU + k] = -nu[k];
+      else if (nu_out == 2)
+        for (int k = 0; k < 6; k++) w[AVBD_TW_NU + k] -= nu[k];
       RL_AVBD_UNROLL
       for (int k = 0; k < 6; k++) {
         RL_AVBD_UNROLL
         for (int c = 0; c < 6; c++) x[c] -= X[6 * k + c] * nu[k];
       }
     }
-    if (xp) {
+    if (xp && w[AVBD_TW_RK] != 0) { /* Y x_p = c (v · x_p) L⁻¹u */
+      double t = 0;
+      RL_AVBD_UNROLL
+      for (int b = 0; b < 6; b++) t += w[AVBD_TW_V + b] * xp[b];
+      t *= w[AVBD_TW_W];
+      RL_AVBD_UNROLL
+      for (int a = 0; a < 6; a++) x[a] -= t * w[AVBD_TW_U + a];
+    } else if (xp) {
       RL_AVBD_UNROLL
       for (int a = 0; a < 6; a++) {
         RL_AVBD_UNROLL
@@ -478,12 +548,12 @@ RL_HDFN static void avbd_tree_subst(rl_avbd *am, const int *list, int n, double 
   }
 }
 
-/* v ← H'⁻¹ v for the factored articulation (list, n), v six reals per slot (avbd_tree_subst without forces, in
- * double precision through rl_avbd.tvec) */
+/* v ← H'⁻¹ v for the factored articulation (list, n), v six reals per slot (avbd_tree_subst with c = 0: the
+ * block's matrix on the tree joints' constraint manifold; in double precision through rl_avbd.tvec) */
 RL_HDFN static void avbd_tree_solve(rl_avbd *am, const int *list, int n, real *v) {
   for (int i = 0; i < n; i++)
     for (int c = 0; c < 6; c++) am->tvec[6 * list[i] + c] = v[6 * list[i] + c];
-  avbd_tree_subst(am, list, n, am->tvec, 6, 0);
+  avbd_tree_subst(am, list, n, am->tvec, 6, 0, 0);
   for (int i = 0; i < n; i++)
     for (int c = 0; c < 6; c++) v[6 * list[i] + c] = (real)am->tvec[6 * list[i] + c];
 }
@@ -642,14 +712,22 @@ RL_HDFN static int avbd_tree_loop_step(rl_avbd *am, const int *list, int n, int 
     for (int i = 0; i < n; i++)
       for (int c = 0; c < 6; c++) am->twork[AVBD_TW * list[i] + AVBD_TW_DZ + c] -= (double)z[6 * list[i] + c] * t[a];
   }
+  /* the tree rows' multipliers of the corrected step: those of the right side U t added (the solve is linear) */
+  for (int i = 0; i < n; i++)
+    for (int c = 0; c < 6; c++) {
+      double x = 0;
+      for (int a = 0; a < r; a++) x += (double)U[ld * (size_t)a + 6 * (size_t)list[i] + c] * t[a];
+      am->tvec[6 * list[i] + c] = x;
+    }
+  avbd_tree_subst(am, list, n, am->tvec, 6, 0, 2);
   return 1;
 }
 
 /* One articulation k as one block: every body's diagonal block and gradient (avbd_assemble, lower
- * triangle, without the rows of the joints eliminated in constraint space), the couplings to the parents
- * and those joints' rows (avbd_tree_rows), the factor (avbd_tree_factor) and the substitution
- * δ = −H⁻¹(g + Jᵀf) (avbd_tree_subst), the loop rows' correction, then every body moved by its clamped
- * step. */
+ * triangle, without the rows of the joints solved as constraints), the couplings to the parents and those
+ * joints' rows (avbd_tree_rows), the factor (avbd_tree_factor) and the step with the rows' multipliers
+ * (avbd_tree_subst), the loop rows' correction (which corrects the multipliers too), then every body moved by
+ * its clamped step. */
 RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_data *d, int k, real h) {
   const int *list = am->tlist + am->tadr[k];
   int n = am->tadr[k + 1] - am->tadr[k], items = 0;
@@ -678,29 +756,17 @@ RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_dat
     avbd_assemble(am, m, d, s, h, 0, W, H, g);
     for (int a = 0; a < 36; a++) w[AVBD_TW_D + a] = H[a];
     for (int a = 0; a < 6; a++) w[AVBD_TW_G + a] = g[a];
-    if (am->tparent[s] >= 0) {
-      avbd_tree_coupling(am, m, d, am->tjoint[s], h, H);
-      for (int a = 0; a < 36; a++) w[AVBD_TW_Y + a] = H[a];
-    }
+    if (am->tparent[s] >= 0) avbd_tree_coupling(am, m, d, am->tjoint[s], h, w);
     w[AVBD_TW_R] = avbd_tree_rows(am, m, d, s, w);
   }
   int nl = items ? avbd_tree_loops(am, m, d, k, list, n, h) : 0;
   avbd_tree_factor(am, list, n);
-  avbd_tree_subst(am, list, n, W + AVBD_TW_G, AVBD_TW, 1);
+  avbd_tree_subst(am, list, n, W + AVBD_TW_G, AVBD_TW, 1, 1);
   for (int i = 0; i < n; i++) {
     double *w = W + AVBD_TW * list[i];
     for (int a = 0; a < 6; a++) w[AVBD_TW_DZ + a] = -w[AVBD_TW_G + a];
   }
   if (nl > 0 && !avbd_tree_loop_step(am, list, n, nl)) am->guard[list[0]]++;
-  /* the rows' Newton multipliers hold for the step taken unless loop rows corrected it or a body's step is
-     clamped (avbd_dual_update then takes λ + ρC̃ as for every other row) */
-  double ok = nl == 0;
-  for (int i = 0; i < n && ok; i++) {
-    const double *z = W + AVBD_TW * list[i] + AVBD_TW_DZ;
-    ok = z[0] * z[0] + z[1] * z[1] + z[2] * z[2] <= (double)am->prm.max_dx * am->prm.max_dx &&
-         z[3] * z[3] + z[4] * z[4] + z[5] * z[5] <= (double)am->prm.max_dtheta * am->prm.max_dtheta;
-  }
-  for (int i = 0; i < n; i++) W[AVBD_TW * list[i] + AVBD_TW_OK] = ok;
   for (int i = 0; i < n; i++) {
     int s = list[i];
     real dz[6];

@@ -54,7 +54,7 @@ enum { RL_AVBD_SERVO_PD = 0, RL_AVBD_SERVO_BAM = 1 };
 /* stopping test of a step (rl_avbd_param.stop; the distance test is the default, value 0) */
 enum { RL_AVBD_STOP_DISTANCE = 0, RL_AVBD_STOP_UPDATE = 1 };
 /* block of one iteration (rl_avbd_param.block) */
-enum { RL_AVBD_BLOCK_BODY = 0, RL_AVBD_BLOCK_ARTICULATION = 1 };
+enum { RL_AVBD_BLOCK_ARTICULATION = 0, RL_AVBD_BLOCK_BODY = 1 };
 
 /* BAM-style servo (Rhoban BAM, model "M1"; defaults: the published Feetech STS3215 fit).  With the
  * target q* = ctrl (clamped to ctrlrange), gear g, coordinate φ, its rate q̇ = g(φ − φⁿ)/h (implicit,
@@ -142,10 +142,11 @@ typedef struct rl_avbd_param {
                           update and the rows' residuals ≤ tol (tol scaled by (h/1 ms)² above 1 ms in f64,
                           avbd_step_tolerance), which can pass far from the exact step (a slow dual ascent
                           makes small updates: false stops on every robot scene of avbd_robots.ini) */
-  int block;           /* RL_AVBD_BLOCK_BODY (default): one iteration is a colored sweep of 6×6 body blocks;
-                          RL_AVBD_BLOCK_ARTICULATION: one iteration solves each articulation (bodies joined
-                          by tree joints) as one block, the Newton system of all its bodies factored along
-                          the tree (avbd_tree.c), the articulations one after the other */
+  int block;           /* RL_AVBD_BLOCK_ARTICULATION (default): one iteration solves each articulation (bodies
+                          joined by tree joints) as one block, the Newton system of all its bodies factored
+                          along the tree with the joints' rows in constraint space (avbd_tree.c), the
+                          articulations one after the other; RL_AVBD_BLOCK_BODY: one iteration is a colored
+                          sweep of 6×6 body blocks (the seed's method) */
 } rl_avbd_param;
 
 /* A body joined to its parent by several joints (MuJoCo composes them in order: a slide moves the body
