@@ -33,15 +33,6 @@
 #define AVBD_TW_W  225 /* w */
 #define AVBD_TW_RK 226 /* 1: the coupling is w u vᵀ (AVBD_TW_Y unused), 0: dense */
 #define AVBD_TW    227
-/* 1 where coordinate rows and fixed tendons over several joints are loop rows of the articulation blocks
-   (avbd_loop_items) and the equality and coordinate rows of the loop items get the tree joints' penalty ρ_tree·ρ₀
-   (avbd_tree_stiffen).  The coordinate rows' curvature then leaves the diagonal blocks, and a tree hinge's free
-   rotation there is I/h² beside anchor rows of ρ ≫ I/h² on the translations; the block's pivot floor
-   64ε·max diag (avbd_tree_chol) resolves that ratio in double precision, not in single (avbd_coord_rows.xml:
-   ρ/(I/h²) ≈ 6e6 > 1/(64ε) ≈ 1.3e5), where the bodies those rows read leave their articulations instead
-   (avbd_tree_build) and the loop rows keep their own ρ (cassie_like's connects at ρ_tree·ρ₀: 54 of 100 steps
-   unconverged in single precision, none without) */
-#define AVBD_COORD_LOOPS (RL_EPS < 1e-10)
 /* most loop rows (equality constraints and spatial paths between bodies of one articulation) an articulation
    block solves with their coupling exact (avbd_tree_loops); further ones are seen body by body */
 #define AVBD_LOOP_MAX       24

@@ -645,8 +645,8 @@ RL_HDFN static void avbd_compound_begin(rl_avbd *am, const rl_data *d, rl_avbd_j
  * microduck to 3.0 iterations/step, but a stiff limit flips active/inactive every iteration (quadruped12 at
  * the bench state: a period-3 cycle, every step exhausted) and a stiff dry-friction row that slides keeps
  * its full curvature (avbd_coord_terms) and crawls (microduck at the bench state: 500 sweeps).  The two-sided
- * rows of the loop items a block solves exactly (equality joints, equality coordinate rows) likewise, where
- * AVBD_COORD_LOOPS (robotiq_like, f64, 0.2 s: 40 sweeps/step with them, 495 and every step unconverged without). */
+ * rows of the loop items a block solves exactly (equality joints, equality coordinate rows) likewise
+ * (robotiq_like, f64, 0.2 s: 40 sweeps/step with them, 495 and every step unconverged without). */
 RL_HDFN static void avbd_tree_stiffen(rl_avbd *am) {
   const rl_avbd_param *pr = &am->prm;
   for (int j = 0; j < am->njoint; j++) {
@@ -657,7 +657,7 @@ RL_HDFN static void avbd_tree_stiffen(rl_avbd *am) {
       w->rho = rl_avbd_min(rl_avbd_max(w->rho, pr->rho_tree * w->rho0), pr->rho_max * w->rho0);
     }
   }
-  for (int i = 0; i < am->nlitem && AVBD_COORD_LOOPS; i++) { /* the loop rows solved exactly in their block */
+  for (int i = 0; i < am->nlitem; i++) { /* the loop rows solved exactly in their block */
     const rl_avbd_litem *it = am->litem + i;
     if (it->block < 0) continue;
     int r0 = -1, nr = 0;
@@ -898,15 +898,19 @@ RL_HDFN static void avbd_rounding_floor(const rl_avbd *am, real *tl, real *ta) {
  * 1e-13, then rounding), so the update reaches the rounding of the poses before the tail estimate has its
  * four contracting sweeps, and the rounding noise after that does not contract (ratios ≈ 1): the estimate
  * stays infinite and the step used its whole budget while its iterate was 1e-15 m from the dense KKT
- * solution.  An update within 4ε·max(max_i ‖x_i‖∞, 1 m) (m) and 4ε (rad) is a move the poses cannot
- * resolve: the iterate is at the fixed point of the iteration in this precision, and the distance is
- * taken as that update (below the claim's own floor, avbd_rounding_floor).  Body sweeps keep the plain
- * tail estimate: their slow dual ascent can make tiny updates far from the solution. */
+ * solution.  An update within 4ε·X (m), X = max(max_i ‖x_i‖∞, 1 m), and 4ε·max(1, X/ℓ) (rad) is a move the
+ * poses cannot resolve: the iterate is at the fixed point of the iteration in this precision, and the distance
+ * is taken as that update.  ℓ (rl_avbd.tlever, at least 1 cm) is the shortest lever of the block's joints: a
+ * joint's rows hold its anchors to the rounding of the positions, ε·X, which a rotation about a point ℓ away
+ * resolves as ε·X/ℓ rad (chain8, f64, step 131: updates 8e-16 m and 2.5e-15 rad for 500 sweeps at the fixed
+ * point, above 4ε = 8.9e-16 rad).  Body sweeps keep the plain tail estimate: their slow dual ascent can make
+ * tiny updates far from the solution. */
 RL_HDFN static void avbd_tail_at_rounding(const rl_avbd *am, real ux, real uth, real *dl, real *da) {
   real xm = 1;
   for (int s = 0; s < am->nb; s++)
     for (int i = 0; i < 3; i++) xm = rl_avbd_max(xm, rl_fabs(am->pose[s].x[i]));
-  if (ux <= 4 * RL_EPS * xm && uth <= 4 * RL_EPS) {
+  real arm = rl_avbd_max(am->tlever, (real)0.01);
+  if (ux <= 4 * RL_EPS * xm && uth <= 4 * RL_EPS * rl_avbd_max(1, xm / arm)) {
     *dl = ux;
     *da = uth;
   }

@@ -37,8 +37,7 @@ RL_HDFN static int avbd_tree_find(int *p, int s) {
 
 /* Grows the blocks from the articulations (scratch: rep the union–find parents, rows each set's loop rows):
  * each loop item in order joins the blocks of its slots when the joined block then holds at most
- * AVBD_LOOP_MAX loop rows (item->block = its representative slot), else it stays outside (−1); in single
- * precision an item joins no two blocks (it stays outside unless its slots already share one).  A coordinate
+ * AVBD_LOOP_MAX loop rows (item->block = its representative slot), else it stays outside (−1).  A coordinate
  * row refused so is marked crow->loop = −1 and returns 1 (its bodies then leave their articulations). */
 RL_HDFN static int avbd_tree_grow(rl_avbd *am, int *rep, int *rows) {
   int cut = 0;
@@ -51,18 +50,13 @@ RL_HDFN static int avbd_tree_grow(rl_avbd *am, int *rep, int *rows) {
     rl_avbd_crow *cr = it->kind == RL_AVBD_LOOP_CROW ? am->crow + it->id : NULL;
     it->block = -1;
     if (cr && cr->loop < 0) continue;
-    int total = it->rows, first = -1, joins = 0;
+    int total = it->rows, first = -1;
     for (int e = am->lsadr[i]; e < am->lsadr[i + 1]; e++) { /* each distinct block once */
       int r = avbd_tree_find(rep, am->lslot[e]), seen = 0;
       for (int f = am->lsadr[i]; f < e; f++) seen |= avbd_tree_find(rep, am->lslot[f]) == r;
       if (!seen) total += rows[r];
       if (first < 0) first = r;
-      joins |= r != first;
     }
-    /* single precision: an item that would join two blocks stays outside (MuJoCo's active_adhesion, a winch
-       hinged to the world and a free sphere on one pulley tendon, joined: 157 of 250 steps unconverged at the
-       budget, the sphere 3 cm low; outside: 0 of 250, 43 sweeps/step; robotiq_like 14.6 sweeps/step joined, 14.9 outside) */
-    if (joins && !AVBD_COORD_LOOPS) continue;
     if (total > AVBD_LOOP_MAX) {
       if (cr && cr->joints) {
         cr->loop = -1;
@@ -85,7 +79,7 @@ RL_HDFN static int avbd_tree_grow(rl_avbd *am, int *rep, int *rows) {
 RL_HDFN void avbd_tree_build(rl_avbd *am) {
   int nb = am->nb;
   int *root = (int *)am->twork, *idx = root + nb, *fill = idx + nb, *rows = fill + nb; /* scratch */
-  for (int i = 0; i < am->ncrow; i++) am->crow[i].loop = !AVBD_COORD_LOOPS && am->crow[i].joints ? -1 : 0;
+  for (int i = 0; i < am->ncrow; i++) am->crow[i].loop = 0;
   for (;;) {
     for (int s = 0; s < nb; s++) am->tparent[s] = am->tjoint[s] = -1;
     for (int j = 0; j < am->njoint; j++) {
@@ -132,6 +126,14 @@ RL_HDFN void avbd_tree_build(rl_avbd *am) {
     const rl_avbd_joint *jt = am->joint + j;
     if (jt->eq < 0 && jt->a < 0 && jt->b >= 0 && jt->neq > 0 && am->tparent[jt->b] < 0 && am->tsj[jt->b] < 0)
       am->tsj[jt->b] = j;
+  }
+  am->tlever = (real)1e30;
+  for (int s = 0; s < nb; s++) {
+    const rl_avbd_joint *jt = am->tsj[s] >= 0 ? am->joint + am->tsj[s] : NULL;
+    if (!jt || jt->kind == RL_AVBD_COMPOUND) continue;
+    real la = jt->a >= 0 ? rl_v3_norm(jt->rA) : 0, lb = rl_v3_norm(jt->rB);
+    if (la > 0) am->tlever = rl_avbd_min(am->tlever, la);
+    if (lb > 0) am->tlever = rl_avbd_min(am->tlever, lb);
   }
   for (int s = 0; s < nb; s++) am->tmass[s] = 0;
   for (int s = 0; s < nb; s++) am->tmass[avbd_tree_root(am, s)] += am->mass[s];

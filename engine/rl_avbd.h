@@ -253,8 +253,7 @@ typedef struct rl_avbd_crow {
   int spatial;        /* 1 if a scalar is a spatial tendon (the row enters body terms, avbd_crow_assemble) */
   int loop;           /* articulation blocks: 1 if solved as a loop row of its block (its curvature goes through
                          the block's Woodbury step, not the coordinate terms), −1 if it could not be (its block
-                         full, or single precision: AVBD_COORD_LOOPS; the bodies it reads then leave their
-                         articulations, avbd_tree_build), 0 otherwise */
+                         full; the bodies it reads then leave their articulations, avbd_tree_build), 0 otherwise */
 } rl_avbd_crow;
 
 /* A joint whose dofs turn one body as a whole (MuJoCo 2.2.2's dof layout): a ball joint, 3 rotational dofs (the
@@ -380,6 +379,7 @@ typedef struct rl_avbd {
   int *tadr;     /* [nb+1] first entry of block k in tlist */
   int *tlist;    /* [nb] slots by block, parents first */
   real *tmass;   /* [nb] mass of each slot's articulation (kg) */
+  real tlever;   /* the shortest lever of a block's constraint joint: its nonzero anchor arms (m, avbd_tree_build) */
   int *tblock;   /* [nb] block of each slot (index into tadr) */
   int nlitem;    /* loop items (candidates, in the order the blocks are grown) */
   rl_avbd_litem *litem; /* [nlitem] */
