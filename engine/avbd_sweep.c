@@ -633,30 +633,19 @@ RL_HDFN static void avbd_compound_begin(rl_avbd *am, const rl_data *d, rl_avbd_j
   }
 }
 
-/* Articulation blocks solve the tree joints' rows exactly within the block, so their penalty need not
- * stay near the scale m/h² at which a body-by-body sweep converges: the two-sided rows of every tree joint
- * start each step at ρ ≥ rho_tree·ρ₀ (≤ ρ_max) (joints to the world too; not those a coordinate row took out of
- * their articulation, avbd_tree_build), and the dual update λ ← λ + ρC̃ then leaves a residual of
- * the order 1/(1 + rho_tree) of the last one instead of a slow ascent.  Microduck at 1 ms (f64, 0.5 s,
- * iterations/step): rho_tree 1 (no stiffening) 131.9, 100: 19, 1e4: 18 (body mass contact ρ₀).  This is
- * the penalty of the blocks with loop rows; a block without them solves its tree joints' rows as hard
- * constraints with Lagrange multipliers (avbd_tree_rows), where ρ plays no part.  The
- * one-sided and bounded rows (limits, dry friction) keep their ρ: stiffened as well they took standing
- * microduck to 3.0 iterations/step, but a stiff limit flips active/inactive every iteration (quadruped12 at
- * the bench state: a period-3 cycle, every step exhausted) and a stiff dry-friction row that slides keeps
- * its full curvature (avbd_coord_terms) and crawls (microduck at the bench state: 500 sweeps).  The two-sided
- * rows of the loop items a block solves exactly (equality joints, equality coordinate rows) likewise
- * (robotiq_like, f64, 0.2 s: 40 sweeps/step with them, 495 and every step unconverged without). */
+/* Articulation blocks solve the loop rows of their loop items (equality joints, equality coordinate rows)
+ * exactly within the block (avbd_tree_loop_step), so their penalty need not stay near the scale m/h² at which a
+ * body-by-body sweep converges: they start each step at ρ ≥ rho_tree·ρ₀ (≤ ρ_max), and the dual update
+ * λ ← λ + ρC̃ then leaves a residual of the order 1/(1 + rho_tree) of the last one instead of a slow ascent
+ * (robotiq_like, f64, 0.2 s: 40 sweeps/step with them, 495 and every step unconverged without).  The tree
+ * joints' rows are constraints of the block (avbd_tree_factor) and their penalty plays no part; when they
+ * were stiffened penalty rows, microduck at 1 ms (f64, 0.5 s) took 131.9 iterations/step at rho_tree 1, 19 at
+ * 100, 18 at 1e4.  The one-sided and bounded rows (limits, dry friction) keep their ρ: stiffened as well they
+ * took standing microduck to 3.0 iterations/step, but a stiff limit flips active/inactive every iteration
+ * (quadruped12 at the bench state: a period-3 cycle, every step exhausted) and a stiff dry-friction row that
+ * slides keeps its full curvature (avbd_coord_terms) and crawls (microduck at the bench state: 500 sweeps). */
 RL_HDFN static void avbd_tree_stiffen(rl_avbd *am) {
   const rl_avbd_param *pr = &am->prm;
-  for (int j = 0; j < am->njoint; j++) {
-    const rl_avbd_joint *jt = am->joint + j;
-    if (jt->eq >= 0 || (jt->a >= 0 && am->tjoint[jt->b] != j)) continue; /* not in the block solve */
-    for (int r = 0; r < jt->neq; r++) {
-      rl_avbd_row *w = am->row + jt->row + r;
-      w->rho = rl_avbd_min(rl_avbd_max(w->rho, pr->rho_tree * w->rho0), pr->rho_max * w->rho0);
-    }
-  }
   for (int i = 0; i < am->nlitem; i++) { /* the loop rows solved exactly in their block */
     const rl_avbd_litem *it = am->litem + i;
     if (it->block < 0) continue;

@@ -118,8 +118,9 @@ typedef struct rl_avbd_param {
   real beta;           /* penalty growth ρ ← min(ρ + β·ρ₀·|C̃|/ℓ, ρ_max), ℓ = 1 mm or 1 mrad */
   real rho_init;       /* ρ₀ = rho_init · m_eff/h² (m_eff: the lighter body's mass or inertia) */
   real rho_max;        /* ρ_max = rho_max · ρ₀ */
-  real rho_tree;       /* RL_AVBD_BLOCK_ARTICULATION: the two-sided rows of tree joints start each step at
-                          ρ ≥ rho_tree · ρ₀ (avbd_tree_stiffen; default 1e4) */
+  real rho_tree;       /* RL_AVBD_BLOCK_ARTICULATION: the loop rows a block solves exactly (equality joints,
+                          equality coordinate rows) start each step at ρ ≥ rho_tree · ρ₀ (avbd_tree_stiffen;
+                          default 1e4) */
   real tol_lin;        /* convergence: residual of length rows (m) and translation updates, at h ≤ 1 ms;
                           f64: × (h/1 ms)² above (the same acceleration error tol/(1 ms)²) */
   real tol_ang;        /* convergence: residual of angle rows (rad) and rotation updates, likewise */
