@@ -684,7 +684,7 @@ static void avbd_loop_items(rl_avbd *am, const rl_model *m) {
     int first = -1, nj = 0;
     for (int k = 0; k < 2; k++)
       if (r->id[k] >= 0) nj = avbd_scalar_joints(am, m, r->kind[k], r->id[k], &first);
-    if (AVBD_COORD_LOOPS && (nj >= 2 || r->spatial))
+    if (nj >= 2 || r->spatial)
       avbd_litem_add(am, RL_AVBD_LOOP_CROW, i, 1, am->crslot + am->crsadr[i], am->crsadr[i + 1] - am->crsadr[i]);
   }
   for (int j = 0; j < am->njoint; j++) {
@@ -694,7 +694,7 @@ static void avbd_loop_items(rl_avbd *am, const rl_model *m) {
   }
   for (int t = 0; t < m->ntendon; t++) {
     int first = -1, w0 = m->tendon_adr[t], n = 0;
-    if (!AVBD_COORD_LOOPS || m->wrap_type[w0] != RL_WRAP_JOINT || !avbd_fixed_force(m, t) ||
+    if (m->wrap_type[w0] != RL_WRAP_JOINT || !avbd_fixed_force(m, t) ||
         avbd_scalar_joints(am, m, RL_AVBD_SC_FIXED, t, &first) < 2)
       continue;
     int *l = am->lslot + am->lsadr[am->nlitem]; /* gathered in place, then kept by avbd_litem_add */
@@ -1172,9 +1172,11 @@ static size_t avbd_carve(rl_avbd *am, const rl_model *m, const avbd_sizes *z, ch
   am->cmpver = avbd_take(base, &off, sizeof(unsigned long long) * 2 * ((size_t)z->ncmp + 1));
   am->tparent = avbd_take(base, &off, sizeof(int) * nbs);
   am->tjoint = avbd_take(base, &off, sizeof(int) * nbs);
+  am->tsj = avbd_take(base, &off, sizeof(int) * nbs);
   am->tadr = avbd_take(base, &off, sizeof(int) * (nbs + 1));
   am->tlist = avbd_take(base, &off, sizeof(int) * nbs);
-  am->twork = avbd_take(base, &off, R * AVBD_TW * nbs);
+  am->twork = avbd_take(base, &off, sizeof(double) * AVBD_TW * nbs);
+  am->tvec = avbd_take(base, &off, sizeof(double) * 6 * nbs);
   am->tmass = avbd_take(base, &off, R * nbs);
   am->tblock = avbd_take(base, &off, sizeof(int) * nbs);
   am->tloop = avbd_take(base, &off, R * ((size_t)z->nloop * (12 * nbs + (size_t)z->nloop + 2)));

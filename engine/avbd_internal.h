@@ -13,18 +13,26 @@
 #define AVBD_PAIR_RHO_CARRY ((real)2)    /* most ρ/ρ₀ a body–body contact carries to the next step */
 #define AVBD_SIDE_RATIO     ((real)100)  /* supported-side mass / lighter body above which ρ₀ uses the side */
 #define AVBD_TREE_CONTACT_MASS ((real)10) /* articulation blocks: contact ρ₀ mass ≤ this × the lighter body's */
-/* reals of rl_avbd.twork per slot (articulation blocks): block D 36, coupling to the parent 36, right side
-   6, step 6, the coordinate terms G, k of the slot's hinge to its parent 2 */
-#define AVBD_TW             86
-/* 1 where coordinate rows and fixed tendons over several joints are loop rows of the articulation blocks
-   (avbd_loop_items) and the equality and coordinate rows of the loop items get the tree joints' penalty ρ_tree·ρ₀
-   (avbd_tree_stiffen).  The coordinate rows' curvature then leaves the diagonal blocks, and a tree hinge's free
-   rotation there is I/h² beside anchor rows of ρ ≫ I/h² on the translations; the block's pivot floor
-   64ε·max diag (avbd_tree_chol) resolves that ratio in double precision, not in single (avbd_coord_rows.xml:
-   ρ/(I/h²) ≈ 6e6 > 1/(64ε) ≈ 1.3e5), where the bodies those rows read leave their articulations instead
-   (avbd_tree_build) and the loop rows keep their own ρ (cassie_like's connects at ρ_tree·ρ₀: 54 of 100 steps
-   unconverged in single precision, none without) */
-#define AVBD_COORD_LOOPS (RL_EPS < 1e-10)
+/* doubles of rl_avbd.twork per slot (articulation blocks; their factor runs in double precision in both builds:
+   on a chain of light links under a heavy body, eliminating the heavy body leaves the light links' free rotations
+   as differences of the heavy body's terms, ~m_heavy/m_light·ε relative, which single precision does not resolve) */
+#define AVBD_TW_D  0   /* block D (then its factor L) */
+#define AVBD_TW_Y  36  /* dense coupling to the parent H_sp (then Y = L⁻¹H_sp) */
+#define AVBD_TW_G  72  /* right side */
+#define AVBD_TW_DZ 78  /* step */
+#define AVBD_TW_GK 84  /* coordinate terms G, k of the slot's hinge to its parent */
+#define AVBD_TW_X  86  /* the rows of the slot's joint (avbd_tree_rows, r ≤ 6): child Jacobians J_B (then X = L⁻¹J_Bᵀ) */
+#define AVBD_TW_B  122 /* parent Jacobians J_A (then B̃) */
+#define AVBD_TW_S  158 /* S = XᵀX (then its factor) */
+#define AVBD_TW_F  194 /* the rows' C̃ */
+#define AVBD_TW_E  200 /* reduced right side ẽ */
+#define AVBD_TW_R  206 /* r */
+#define AVBD_TW_NU 207 /* the rows' multipliers of the step (avbd_tree_subst) */
+#define AVBD_TW_U  213 /* a coupling of rank one, H_sp = w u vᵀ (avbd_tree_coupling): u (then L⁻¹u) */
+#define AVBD_TW_V  219 /* v */
+#define AVBD_TW_W  225 /* w */
+#define AVBD_TW_RK 226 /* 1: the coupling is w u vᵀ (AVBD_TW_Y unused), 0: dense */
+#define AVBD_TW    227
 /* most loop rows (equality constraints and spatial paths between bodies of one articulation) an articulation
    block solves with their coupling exact (avbd_tree_loops); further ones are seen body by body */
 #define AVBD_LOOP_MAX       24
@@ -206,7 +214,7 @@ RL_HDFN real avbd_wrench_length(const rl_avbd *am, int u, int s, real J[6], real
 RL_HDFN real avbd_wrench_force(const rl_avbd *am, const rl_model *m, const rl_data *d, int u, real l, real h, real *kL);
 
 /* avbd_sweep.c */
-RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, const real *tw,
+RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, const double *tw,
                            real H[36], real g[6]);
 
 /* avbd_compound.c */

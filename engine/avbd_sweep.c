@@ -60,10 +60,11 @@ RL_HDFN const rl_avbd_compound_val *avbd_compound_value(rl_avbd *am, const rl_av
 }
 
 /* Compound joint jt on the body of side `side`: its two-sided rows f = λ + ρ(C − α_j C⁰) (kkt: λ) with
- * the geometric stiffness of their forces at B's body origin, then each hinge/slide component's
+ * the geometric stiffness of their forces at B's body origin (rows = 0: the geometric stiffness of f = λ alone,
+ * the rows being constraints of the articulation block), then each hinge/slide component's
  * joint-space terms (avbd_coord_terms) along its coordinate gradient. */
 RL_HDFN static void avbd_compound_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, const rl_avbd_joint *jt, int side,
-                                   real h, int kkt, real H[36], real g[6], real K[3]) {
+                                   real h, int kkt, int rows, real H[36], real g[6], real K[3]) {
   const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
   const rl_avbd_compound *c = am->cmp + jt->cmp;
   real J[6];
@@ -71,9 +72,11 @@ RL_HDFN static void avbd_compound_assemble(rl_avbd *am, const rl_model *m, const
     real F[3] = {0, 0, 0};
     for (int r = 0; r < jt->neq; r++) {
       const rl_avbd_row *w = am->row + jt->row + r;
-      real f = kkt ? w->lambda : w->lambda + w->rho * (v->C[r] - am->prm.alpha_joint * w->c0);
-      avbd_compound_jac(v, v->w[r], side, J);
-      rl_avbd_add_row(H, g, J, f, kkt ? 0 : w->rho);
+      real f = kkt || !rows ? w->lambda : w->lambda + w->rho * (v->C[r] - am->prm.alpha_joint * w->c0);
+      if (rows) {
+        avbd_compound_jac(v, v->w[r], side, J);
+        rl_avbd_add_row(H, g, J, f, kkt ? 0 : w->rho);
+      }
       rl_v3_addscl(F, v->w[r], f);
     }
     if (!kkt) rl_avbd_geo_diag(K, F, side ? v->rB : v->rA);
@@ -142,11 +145,23 @@ RL_HDFN static void avbd_color(rl_avbd *am) {
 
 /* ------------------------------------------------------------------ local solve */
 
+/* The geometric stiffness alone of joint jt's n two-sided rows on side `side`, rows the articulation block
+ * solves as constraints: K += the terms of their forces λ at the arms, as rl_avbd_joint_add_rows adds them. */
+RL_HDFN static void avbd_joint_geo_only(const rl_avbd *am, const rl_avbd_joint *jt, const rl_avbd_joint_arms *arms,
+                                        int n, int side, real K[3]) {
+  real f[6];
+  for (int r = 0; r < n; r++) f[r] = am->row[jt->row + r].lambda;
+  rl_avbd_joint_arms_geo(jt, arms, f, side, K);
+}
+
 /* Local system of body s: H = inertia + Σ ρ JJᵀ + diag geometric stiffness (lower triangle), g = ∇E + Σ J f.
  * kkt = 1: forces are the multipliers λ themselves (H unused).  tw (articulation blocks, kkt = 0): the
  * block's work array, whose slot of a tree hinge's child holds that hinge's coordinate terms G, k at the
- * current poses (avbd_tree_block), read instead of evaluated again; NULL: evaluated.  H, g filled. */
-RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, const real *tw,
+ * current poses (avbd_tree_block), read instead of evaluated again; NULL: evaluated.  With tw, the
+ * two-sided rows of the joints the block solves as constraints (rl_avbd.tsj: the tree joints and the roots'
+ * joints to the world) are left out of H and g; the geometric stiffness of their forces λ stays.  H, g
+ * filled. */
+RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int s, real h, int kkt, const double *tw,
                            real H[36], real g[6]) {
   const rl_avbd_param *pr = &am->prm;
   const rl_avbd_pose *P = am->pose + s;
@@ -156,30 +171,39 @@ RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int
   for (int q = am->jadr[s]; q < am->jadr[s] + am->jnum[s]; q++) {
     const rl_avbd_joint *jt = am->joint + am->jlist[q];
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
-    int side = jt->b == s;
+    int side = jt->b == s, rows = !(tw && am->tsj[jt->b] == am->jlist[q]);
     if (am->jmdof[am->jlist[q]] >= 0) avbd_mdof_assemble(am, m, d, am->jmdof[am->jlist[q]], side, h, kkt, H, g);
     if (jt->kind == RL_AVBD_COMPOUND) {
-      avbd_compound_assemble(am, m, d, jt, side, h, kkt, H, g, K);
+      avbd_compound_assemble(am, m, d, jt, side, h, kkt, rows, H, g, K);
       continue;
     }
     if (rl_avbd_joint_val_ok(jt)) { /* rows and hinge coordinate from the cached values */
       const rl_avbd_joint_val *v = avbd_joint_val(am, am->jlist[q]);
-      if (avbd_joint_on(m, d, jt))
-        rl_avbd_joint_assemble_val(H, g, K, jt, am->row + jt->row, v, side, pr->alpha_joint, kkt);
+      if (avbd_joint_on(m, d, jt)) {
+        if (rows) rl_avbd_joint_assemble_val(H, g, K, jt, am->row + jt->row, v, side, pr->alpha_joint, kkt);
+        else avbd_joint_geo_only(am, jt, &v->arms, v->n, side, K);
+      }
       if (jt->kind == RL_AVBD_HINGE) {
         /* ∂φ/∂δθ_B = a = R_B axB, ∂φ/∂δθ_A = −a (rl_avbd_joint_coord) */
         real dphi[6] = {0, 0, 0, 0, 0, 0}, G, k;
         for (int i = 0; i < 3; i++) dphi[3 + i] = side ? v->arms.a[i] : -v->arms.a[i];
         if (tw && am->tjoint[jt->b] == am->jlist[q]) {
-          G = tw[AVBD_TW * jt->b + 84];
-          k = tw[AVBD_TW * jt->b + 85];
+          G = (real)tw[AVBD_TW * jt->b + AVBD_TW_GK];
+          k = (real)tw[AVBD_TW * jt->b + AVBD_TW_GK + 1];
         } else avbd_coord_terms(am, m, d, jt, rl_avbd_unwrap(v->phi_raw, jt->phi), h, kkt, &G, &k);
         rl_avbd_add_row_ang(H, g, dphi, G, kkt ? 0 : k);
       }
       continue;
     }
-    if (avbd_joint_on(m, d, jt))
-      rl_avbd_joint_assemble(H, g, K, jt, am->row + jt->row, A, B, side, pr->alpha_joint, kkt);
+    if (avbd_joint_on(m, d, jt)) {
+      if (rows) rl_avbd_joint_assemble(H, g, K, jt, am->row + jt->row, A, B, side, pr->alpha_joint, kkt);
+      else if (jt->kind != RL_AVBD_SLIDE) {
+        real C[6];
+        rl_avbd_joint_arms arms;
+        int n = rl_avbd_joint_side_rows(jt, A, B, side, C, NULL, &arms);
+        avbd_joint_geo_only(am, jt, &arms, n, side, K);
+      }
+    }
     if (jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE) {
       real dA[6], dB[6], G, k;
       real phi = rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
@@ -471,17 +495,28 @@ RL_HDFN static void avbd_coord_dual(rl_avbd *am, const rl_model *m, const rl_dat
   }
 }
 
+/* The multipliers of the two-sided rows of joint jt from the articulation block's Newton step (avbd_tree_subst),
+ * where the block solves them as constraints; NULL otherwise.  They are the rows' forces of that step's KKT
+ * system; λ ← λ + ρC̃ has nothing to add after a step that solved C̃ + Jδ = 0 (with the stiff ρ of these rows it
+ * turned the rounding of the poses into force noise ρ·ε|x|: single precision, chain8's stationarity residual
+ * 2.4e2 N against a 0.9 N correction). */
+RL_HDFN static const double *avbd_newton_multipliers(const rl_avbd *am, const rl_avbd_joint *jt) {
+  if (am->prm.block != RL_AVBD_BLOCK_ARTICULATION || jt->b < 0 || am->tsj[jt->b] != jt - am->joint) return NULL;
+  return am->twork + AVBD_TW * jt->b + AVBD_TW_NU;
+}
+
 /* Dual update of compound joint jt: its two-sided rows as avbd_dual_update's, the coordinates found
  * accepted as the next guess, then each hinge/slide component's limit and dry rows. */
 RL_HDFN static void avbd_compound_dual(rl_avbd *am, const rl_model *m, const rl_data *d, rl_avbd_joint *jt, real res[2]) {
   const rl_avbd_param *pr = &am->prm;
   const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
   rl_avbd_compound *c = am->cmp + jt->cmp;
+  const double *nu = avbd_newton_multipliers(am, jt);
   if (avbd_joint_on(m, d, jt))
     for (int r = 0; r < jt->neq; r++) {
       rl_avbd_row *w = am->row + jt->row + r;
       w->c = v->C[r] - pr->alpha_joint * w->c0;
-      w->lambda += w->rho * w->c;
+      w->lambda = nu ? (real)nu[r] : w->lambda + w->rho * w->c;
       int ang = w->kind == RL_AVBD_ROW_ANG;
       res[ang] = rl_avbd_max(res[ang], rl_fabs(w->c));
       w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ang ? AVBD_ANG_SCALE : AVBD_LIN_SCALE);
@@ -520,10 +555,11 @@ RL_HDFN static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_da
         C = v->C;
         n = v->n;
       } else n = rl_avbd_joint_side_rows(jt, A, B, 0, Cs, NULL, &arms);
+      const double *nu = avbd_newton_multipliers(am, jt);
       for (int r = 0; r < n; r++) {
         rl_avbd_row *w = am->row + jt->row + r;
         w->c = C[r] - pr->alpha_joint * w->c0;
-        w->lambda += w->rho * w->c;
+        w->lambda = nu ? (real)nu[r] : w->lambda + w->rho * w->c;
         int ang = w->kind == RL_AVBD_ROW_ANG;
         res[ang] = rl_avbd_max(res[ang], rl_fabs(w->c));
         w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ang ? AVBD_ANG_SCALE : AVBD_LIN_SCALE);
@@ -597,29 +633,20 @@ RL_HDFN static void avbd_compound_begin(rl_avbd *am, const rl_data *d, rl_avbd_j
   }
 }
 
-/* Articulation blocks solve the tree joints' rows exactly within the block, so their penalty need not
- * stay near the scale m/h² at which a body-by-body sweep converges: the two-sided rows of every tree joint
- * start each step at ρ ≥ rho_tree·ρ₀ (≤ ρ_max) (joints to the world too; not those a coordinate row took out of
- * their articulation, avbd_tree_build), and the dual update λ ← λ + ρC̃ then leaves a residual of
- * the order 1/(1 + rho_tree) of the last one instead of a slow ascent.  Microduck at 1 ms (f64, 0.5 s,
- * iterations/step): rho_tree 1 (no stiffening) 131.9, 100: 19, 1e4: 18 (body mass contact ρ₀).  The
- * one-sided and bounded rows (limits, dry friction) keep their ρ: stiffened as well they took standing
- * microduck to 3.0 iterations/step, but a stiff limit flips active/inactive every iteration (quadruped12 at
- * the bench state: a period-3 cycle, every step exhausted) and a stiff dry-friction row that slides keeps
- * its full curvature (avbd_coord_terms) and crawls (microduck at the bench state: 500 sweeps).  The two-sided
- * rows of the loop items a block solves exactly (equality joints, equality coordinate rows) likewise, where
- * AVBD_COORD_LOOPS (robotiq_like, f64, 0.2 s: 40 sweeps/step with them, 495 and every step unconverged without). */
+/* Articulation blocks solve the loop rows of their loop items (equality joints, equality coordinate rows)
+ * exactly within the block (avbd_tree_loop_step), so their penalty need not stay near the scale m/h² at which a
+ * body-by-body sweep converges: they start each step at ρ ≥ rho_tree·ρ₀ (≤ ρ_max), and the dual update
+ * λ ← λ + ρC̃ then leaves a residual of the order 1/(1 + rho_tree) of the last one instead of a slow ascent
+ * (robotiq_like, f64, 0.2 s: 40 sweeps/step with them, 495 and every step unconverged without).  The tree
+ * joints' rows are constraints of the block (avbd_tree_factor) and their penalty plays no part; when they
+ * were stiffened penalty rows, microduck at 1 ms (f64, 0.5 s) took 131.9 iterations/step at rho_tree 1, 19 at
+ * 100, 18 at 1e4.  The one-sided and bounded rows (limits, dry friction) keep their ρ: stiffened as well they
+ * took standing microduck to 3.0 iterations/step, but a stiff limit flips active/inactive every iteration
+ * (quadruped12 at the bench state: a period-3 cycle, every step exhausted) and a stiff dry-friction row that
+ * slides keeps its full curvature (avbd_coord_terms) and crawls (microduck at the bench state: 500 sweeps). */
 RL_HDFN static void avbd_tree_stiffen(rl_avbd *am) {
   const rl_avbd_param *pr = &am->prm;
-  for (int j = 0; j < am->njoint; j++) {
-    const rl_avbd_joint *jt = am->joint + j;
-    if (jt->eq >= 0 || (jt->a >= 0 && am->tjoint[jt->b] != j)) continue; /* not in the block solve */
-    for (int r = 0; r < jt->neq; r++) {
-      rl_avbd_row *w = am->row + jt->row + r;
-      w->rho = rl_avbd_min(rl_avbd_max(w->rho, pr->rho_tree * w->rho0), pr->rho_max * w->rho0);
-    }
-  }
-  for (int i = 0; i < am->nlitem && AVBD_COORD_LOOPS; i++) { /* the loop rows solved exactly in their block */
+  for (int i = 0; i < am->nlitem; i++) { /* the loop rows solved exactly in their block */
     const rl_avbd_litem *it = am->litem + i;
     if (it->block < 0) continue;
     int r0 = -1, nr = 0;
@@ -860,15 +887,19 @@ RL_HDFN static void avbd_rounding_floor(const rl_avbd *am, real *tl, real *ta) {
  * 1e-13, then rounding), so the update reaches the rounding of the poses before the tail estimate has its
  * four contracting sweeps, and the rounding noise after that does not contract (ratios ≈ 1): the estimate
  * stays infinite and the step used its whole budget while its iterate was 1e-15 m from the dense KKT
- * solution.  An update within 4ε·max(max_i ‖x_i‖∞, 1 m) (m) and 4ε (rad) is a move the poses cannot
- * resolve: the iterate is at the fixed point of the iteration in this precision, and the distance is
- * taken as that update (below the claim's own floor, avbd_rounding_floor).  Body sweeps keep the plain
- * tail estimate: their slow dual ascent can make tiny updates far from the solution. */
+ * solution.  An update within 4ε·X (m), X = max(max_i ‖x_i‖∞, 1 m), and 4ε·max(1, X/ℓ) (rad) is a move the
+ * poses cannot resolve: the iterate is at the fixed point of the iteration in this precision, and the distance
+ * is taken as that update.  ℓ (rl_avbd.tlever, at least 1 cm) is the shortest lever of the block's joints: a
+ * joint's rows hold its anchors to the rounding of the positions, ε·X, which a rotation about a point ℓ away
+ * resolves as ε·X/ℓ rad (chain8, f64, step 131: updates 8e-16 m and 2.5e-15 rad for 500 sweeps at the fixed
+ * point, above 4ε = 8.9e-16 rad).  Body sweeps keep the plain tail estimate: their slow dual ascent can make
+ * tiny updates far from the solution. */
 RL_HDFN static void avbd_tail_at_rounding(const rl_avbd *am, real ux, real uth, real *dl, real *da) {
   real xm = 1;
   for (int s = 0; s < am->nb; s++)
     for (int i = 0; i < 3; i++) xm = rl_avbd_max(xm, rl_fabs(am->pose[s].x[i]));
-  if (ux <= 4 * RL_EPS * xm && uth <= 4 * RL_EPS) {
+  real arm = rl_avbd_max(am->tlever, (real)0.01);
+  if (ux <= 4 * RL_EPS * xm && uth <= 4 * RL_EPS * rl_avbd_max(1, xm / arm)) {
     *dl = ux;
     *da = uth;
   }

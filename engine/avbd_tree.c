@@ -3,26 +3,29 @@
  *
  * An articulation is a set of dynamic bodies joined by tree joints (the joint of a body to its parent:
  * hinge, slide, ball, weld, compound), rooted at a body whose parent is the world (joint or free joint).
- * The AVBD incremental potential of its bodies, with every row at its current multiplier and penalty,
+ * The AVBD incremental potential of its bodies, every row outside the tree at its current multiplier and
+ * penalty,
  *   E(z) = Σ_s ½‖z_s − z_s^p‖²_M + Σ_rows (λ C + ½ρ C²) + joint-space terms + contact rows,
- * has the Gauss–Newton system H δ = −g whose diagonal blocks H_ss, g_s are exactly those of the per-body
- * sweep (avbd_assemble: inertia, every row of s, geometric stiffness) and whose off-diagonal blocks join
- * a child s to its parent p only through their joint:
- *   H_sp = Σ_r w_r J_s,r J_p,rᵀ        (w_r: ρ of a two-sided row, the curvature k of a coordinate term),
- * J_s,r, J_p,r the row's Jacobians on the two sides.  On a tree this matrix has the sparsity of the tree,
- * and a block LDLᵀ that eliminates leaves first creates no fill (Baraff 1996, "Linear-time dynamics
- * using Lagrange multipliers"; the same ordering as Featherstone's articulated-body recursion):
- *   leaves → root:  D_s = H_ss − Σ_c H_cs ᵀ D_c⁻¹ H_cs,   g̃_s = g_s − Σ_c H_csᵀ D_c⁻¹ g̃_c   (c: children)
- *   root → leaves:  δ_s = −D_s⁻¹ (g̃_s + H_sp δ_p),
- * O(bodies) 6×6 operations.  Loop rows — the rows of an equality constraint between two bodies of one
- * articulation and the acting spatial paths (tendons, slider cranks, implicit wrench actuators) through two or more
- * of its bodies —
- * couple bodies the tree does not join; they are taken out of the tree factor and added back exactly by
- * Sherman–Morrison–Woodbury (avbd_tree_loop_step: one r × r capacitance solve, r ≤ AVBD_LOOP_MAX).  The
- * other rows outside the tree (contacts, joints to the world, loop rows beyond the capacity) stay in the
- * diagonal blocks, each an augmented row seen from each body as in the sweep; the articulations are
- * visited one after the other (block Gauss–Seidel between them), each reading the others' current
- * poses.  The dual update after the iteration is unchanged. */
+ * is minimized subject to the tree joints' two-sided rows C_j(z) = 0 (and a root's joint to the world): the
+ * block's step is the Newton step of the Lagrangian,
+ *   [H Jᵀ; J 0] [δ; −λ⁺] = [−g; −C̃],
+ * H the Gauss–Newton matrix of E plus the geometric stiffness of the joints' forces λ, whose diagonal blocks
+ * H_ss, g_s are those of the per-body sweep without the tree joints' rows (avbd_assemble) and whose
+ * off-diagonal blocks join a child s to its parent p only through the coordinate terms of their joint
+ * (limits, dry friction, damping, stiffness, armature, servos: H_sp = Σ_k k_k ∂φ_k/∂z_s (∂φ_k/∂z_p)ᵀ), and λ⁺
+ * the rows' new multipliers (the dual update takes them).  Ordered leaves first, each body followed by its
+ * joint to the parent, the system's LDLᵀ factor has no fill (Baraff 1996, "Linear-time dynamics using
+ * Lagrange multipliers"; the ordering of Featherstone's articulated-body recursion): O(bodies) 6×6
+ * operations (avbd_tree_factor, avbd_tree_subst), in double precision in both builds.  Loop rows — the rows
+ * of an equality constraint between two bodies of one articulation and the acting spatial paths (tendons,
+ * slider cranks, implicit wrench actuators) through two or more of its bodies — couple bodies the tree does
+ * not join; they are taken out of the tree factor and added back exactly by Sherman–Morrison–Woodbury
+ * (avbd_tree_loop_step: one r × r capacitance solve, r ≤ AVBD_LOOP_MAX).  The other rows outside the tree
+ * (contacts, loop rows beyond the capacity) stay in the diagonal blocks, each an augmented row seen from each
+ * body as in the sweep; the articulations are visited one after the other (block Gauss–Seidel between them),
+ * each reading the others' current poses. */
+#include <float.h>
+#include <math.h>
 #include <string.h>
 #include "avbd_internal.h"
 
@@ -34,8 +37,7 @@ RL_HDFN static int avbd_tree_find(int *p, int s) {
 
 /* Grows the blocks from the articulations (scratch: rep the union–find parents, rows each set's loop rows):
  * each loop item in order joins the blocks of its slots when the joined block then holds at most
- * AVBD_LOOP_MAX loop rows (item->block = its representative slot), else it stays outside (−1); in single
- * precision an item joins no two blocks (it stays outside unless its slots already share one).  A coordinate
+ * AVBD_LOOP_MAX loop rows (item->block = its representative slot), else it stays outside (−1).  A coordinate
  * row refused so is marked crow->loop = −1 and returns 1 (its bodies then leave their articulations). */
 RL_HDFN static int avbd_tree_grow(rl_avbd *am, int *rep, int *rows) {
   int cut = 0;
@@ -48,18 +50,13 @@ RL_HDFN static int avbd_tree_grow(rl_avbd *am, int *rep, int *rows) {
     rl_avbd_crow *cr = it->kind == RL_AVBD_LOOP_CROW ? am->crow + it->id : NULL;
     it->block = -1;
     if (cr && cr->loop < 0) continue;
-    int total = it->rows, first = -1, joins = 0;
+    int total = it->rows, first = -1;
     for (int e = am->lsadr[i]; e < am->lsadr[i + 1]; e++) { /* each distinct block once */
       int r = avbd_tree_find(rep, am->lslot[e]), seen = 0;
       for (int f = am->lsadr[i]; f < e; f++) seen |= avbd_tree_find(rep, am->lslot[f]) == r;
       if (!seen) total += rows[r];
       if (first < 0) first = r;
-      joins |= r != first;
     }
-    /* single precision: an item that would join two blocks stays outside (MuJoCo's active_adhesion, a winch
-       hinged to the world and a free sphere on one pulley tendon, joined: 157 of 250 steps unconverged at the
-       budget, the sphere 3 cm low; outside: 0 of 250, 43 sweeps/step; robotiq_like 14.6 sweeps/step joined, 14.9 outside) */
-    if (joins && !AVBD_COORD_LOOPS) continue;
     if (total > AVBD_LOOP_MAX) {
       if (cr && cr->joints) {
         cr->loop = -1;
@@ -82,7 +79,7 @@ RL_HDFN static int avbd_tree_grow(rl_avbd *am, int *rep, int *rows) {
 RL_HDFN void avbd_tree_build(rl_avbd *am) {
   int nb = am->nb;
   int *root = (int *)am->twork, *idx = root + nb, *fill = idx + nb, *rows = fill + nb; /* scratch */
-  for (int i = 0; i < am->ncrow; i++) am->crow[i].loop = !AVBD_COORD_LOOPS && am->crow[i].joints ? -1 : 0;
+  for (int i = 0; i < am->ncrow; i++) am->crow[i].loop = 0;
   for (;;) {
     for (int s = 0; s < nb; s++) am->tparent[s] = am->tjoint[s] = -1;
     for (int j = 0; j < am->njoint; j++) {
@@ -124,35 +121,49 @@ RL_HDFN void avbd_tree_build(rl_avbd *am) {
     fill[k] = am->tadr[k];
   }
   for (int s = 0; s < nb; s++) am->tlist[fill[idx[s]]++] = s;
+  for (int s = 0; s < nb; s++) am->tsj[s] = am->tjoint[s];
+  for (int j = 0; j < am->njoint; j++) { /* a root's joint to the world (the first, where it has several) */
+    const rl_avbd_joint *jt = am->joint + j;
+    if (jt->eq < 0 && jt->a < 0 && jt->b >= 0 && jt->neq > 0 && am->tparent[jt->b] < 0 && am->tsj[jt->b] < 0)
+      am->tsj[jt->b] = j;
+  }
+  am->tlever = (real)1e30;
+  for (int s = 0; s < nb; s++) {
+    const rl_avbd_joint *jt = am->tsj[s] >= 0 ? am->joint + am->tsj[s] : NULL;
+    if (!jt || jt->kind == RL_AVBD_COMPOUND) continue;
+    real la = jt->a >= 0 ? rl_v3_norm(jt->rA) : 0, lb = rl_v3_norm(jt->rB);
+    if (la > 0) am->tlever = rl_avbd_min(am->tlever, la);
+    if (lb > 0) am->tlever = rl_avbd_min(am->tlever, lb);
+  }
   for (int s = 0; s < nb; s++) am->tmass[s] = 0;
   for (int s = 0; s < nb; s++) am->tmass[avbd_tree_root(am, s)] += am->mass[s];
   for (int s = 0; s < nb; s++) am->tmass[s] = am->tmass[avbd_tree_root(am, s)];
 }
 
 /* Guarded Cholesky D = L Lᵀ of a symmetric 6×6 in place (reads and writes the lower triangle only), the
- * pivot guard of rl_avbd_chol_solve6: a pivot below 64ε·max diag + tiny is replaced by it.  The diagonal
- * keeps 1/L_jj (what the substitutions multiply by), the strict lower triangle L.  Returns the guarded
- * pivots. */
-RL_HDFN static int avbd_tree_chol(real L[36]) {
-  real dmax = 0;
+ * pivot guard of rl_avbd_chol_solve6 in double precision: a pivot below 64ε·max diag + tiny is replaced by
+ * it.  The diagonal keeps 1/L_jj (what the substitutions multiply by), the strict lower triangle L.  Returns
+ * the guarded pivots. */
+RL_HDFN static int avbd_tree_chol(double L[36]) {
+  double dmax = 0;
   int guarded = 0;
   RL_AVBD_UNROLL
-  for (int i = 0; i < 6; i++) dmax = rl_avbd_max(dmax, rl_fabs(L[7 * i]));
-  real floor_ = 64 * RL_EPS * dmax + RL_TINY;
+  for (int i = 0; i < 6; i++) dmax = L[7 * i] > dmax ? L[7 * i] : (-L[7 * i] > dmax ? -L[7 * i] : dmax);
+  double floor_ = 64 * DBL_EPSILON * dmax + RL_TINY;
   RL_AVBD_UNROLL
   for (int j = 0; j < 6; j++) {
-    real s = L[7 * j];
+    double s = L[7 * j];
     RL_AVBD_UNROLL
     for (int k = 0; k < j; k++) s -= L[6 * j + k] * L[6 * j + k];
     if (!(s > floor_)) {
       s = floor_;
       guarded++;
     }
-    real il = 1 / rl_sqrt(s);
+    double il = 1 / sqrt(s);
     L[7 * j] = il;
     RL_AVBD_UNROLL
     for (int i = j + 1; i < 6; i++) {
-      real t = L[6 * i + j];
+      double t = L[6 * i + j];
       RL_AVBD_UNROLL
       for (int k = 0; k < j; k++) t -= L[6 * i + k] * L[6 * j + k];
       L[6 * i + j] = t * il;
@@ -161,22 +172,22 @@ RL_HDFN static int avbd_tree_chol(real L[36]) {
   return guarded;
 }
 
-/* y = L⁻¹ b in place (forward substitution with the factor of avbd_tree_chol) */
-RL_HDFN static void avbd_tree_fwd(const real L[36], real y[6]) {
+/* y = L⁻¹ b in place (forward substitution with the factor of avbd_tree_chol, size 6) */
+RL_HDFN static void avbd_tree_fwd(const double L[36], double y[6]) {
   RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++) {
-    real t = y[i];
+    double t = y[i];
     RL_AVBD_UNROLL
     for (int k = 0; k < i; k++) t -= L[6 * i + k] * y[k];
     y[i] = t * L[7 * i];
   }
 }
 
-/* x = L⁻ᵀ y in place (back substitution) */
-RL_HDFN static void avbd_tree_bwd(const real L[36], real x[6]) {
+/* x = L⁻ᵀ y in place (back substitution, size 6) */
+RL_HDFN static void avbd_tree_bwd(const double L[36], double x[6]) {
   RL_AVBD_UNROLL
   for (int i = 5; i >= 0; i--) {
-    real t = x[i];
+    double t = x[i];
     RL_AVBD_UNROLL
     for (int k = i + 1; k < 6; k++) t -= L[6 * k + i] * x[k];
     x[i] = t * L[7 * i];
@@ -185,14 +196,14 @@ RL_HDFN static void avbd_tree_bwd(const real L[36], real x[6]) {
 
 /* Y = L⁻¹ C in place for a 6×6 C (row-major), all six columns at once: row i of Y is
  * (C_i − Σ_{k<i} L_ik Y_k)/L_ii */
-RL_HDFN static void avbd_tree_fwd6(const real L[36], real Y[36]) {
+RL_HDFN static void avbd_tree_fwd6(const double L[36], double Y[36]) {
   RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++) {
-    real *yi = Y + 6 * i;
+    double *yi = Y + 6 * i;
     RL_AVBD_UNROLL
     for (int k = 0; k < i; k++) {
-      real l = L[6 * i + k];
-      const real *yk = Y + 6 * k;
+      double l = L[6 * i + k];
+      const double *yk = Y + 6 * k;
       RL_AVBD_UNROLL
       for (int b = 0; b < 6; b++) yi[b] -= l * yk[b];
     }
@@ -211,6 +222,13 @@ RL_HDFN static void avbd_outer_add(real C[36], const real u[6], const real v[6],
   }
 }
 
+/* avbd_outer_add into a block of the articulation factor (double precision) */
+RL_HDFN static void avbd_outer_add_t(double C[36], const real u[6], const real v[6], real w) {
+  if (w == 0) return;
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 6; j++) C[6 * i + j] += (double)w * u[i] * v[j];
+}
+
 /* the angular block only: C[3+i][3+j] += w·u_i v_j (rows whose Jacobians have no translation part) */
 RL_HDFN static void avbd_outer_add_ang(real C[36], const real u[3], const real v[3], real w) {
   if (w == 0) return;
@@ -221,50 +239,20 @@ RL_HDFN static void avbd_outer_add_ang(real C[36], const real u[3], const real v
   }
 }
 
-/* Coupling of a hinge, ball or connect joint from its cached values v (rl_avbd_joint_val at the current
- * poses), the same rows as rl_avbd_joint_val_jac without forming them.  Anchor row k: J_A = [e_k, a_k],
- * J_B = −[e_k, b_k] with a_k = u_A × e_k, b_k = u_B × e_k, so ρ_k J_B J_Aᵀ adds −ρ_k to C[k][k], −ρ_k a_kᵀ to
- * row k of the upper right block, −ρ_k b_k to column k of the lower left one and −ρ_k b_k a_kᵀ to the
- * angular block; axis row k (J_A = [0, c_k], J_B = −[0, c_k], c_k = t_k × a): −ρ c_k c_kᵀ; the hinge
- * coordinate (∂φ/∂δθ_A = −a, ∂φ/∂δθ_B = a) with curvature k_φ: −k_φ a aᵀ. */
-RL_HDFN static void avbd_tree_coupling_val(const rl_avbd_joint *jt, const rl_avbd_row *rows, const rl_avbd_joint_val *v,
-                                           int on, real kphi, real C[36]) {
-  if (on) {
-    const real *uA = v->arms.uA, *uB = v->arms.uB;
-    for (int k = 0; k < 3; k++) {
-      real rho = rows[k].rho, e[3] = {0, 0, 0}, ak[3], bk[3];
-      e[k] = 1;
-      rl_v3_cross(ak, uA, e);
-      rl_v3_cross(bk, uB, e);
-      C[7 * k] -= rho;
-      for (int i = 0; i < 3; i++) {
-        C[6 * k + 3 + i] -= rho * ak[i];
-        C[6 * (3 + i) + k] -= rho * bk[i];
-      }
-      avbd_outer_add_ang(C, bk, ak, -rho);
-    }
-    if (jt->kind == RL_AVBD_HINGE)
-      for (int k = 0; k < 2; k++) {
-        real c[3];
-        rl_v3_cross(c, v->arms.t[k], v->arms.a);
-        avbd_outer_add_ang(C, c, c, -rows[3 + k].rho);
-      }
-  }
-  if (jt->kind == RL_AVBD_HINGE) avbd_outer_add_ang(C, v->arms.a, v->arms.a, -kphi);
-}
-
-/* Coupling block of tree joint jt between child s = jt->b (side B) and parent p = jt->a (side A):
- *   H_sp = Σ_r ρ_r J_B,r J_A,rᵀ  over its two-sided rows (when the joint is on)
- *        + Σ_k k_k ∂φ_k/∂z_B (∂φ_k/∂z_A)ᵀ  over its coordinates (limits, dry friction, damping,
+/* Coupling block of tree joint jt between child s = jt->b (side B) and parent p = jt->a (side A), its
+ * two-sided rows being eliminated in constraint space (avbd_tree_factor):
+ *   H_sp = Σ_k k_k ∂φ_k/∂z_B (∂φ_k/∂z_A)ᵀ  over its coordinates (limits, dry friction, damping,
  *          stiffness, armature, servo curvature of avbd_coord_terms),
- * the same rows and weights that avbd_assemble puts on the two diagonal blocks, from the same cached
- * joint values (avbd_joint_value) where the joint has them; C starts at zero. */
+ * the same terms and weights that avbd_assemble puts on the two diagonal blocks; C starts at zero.  A
+ * hinge's coordinate (∂φ/∂δθ_A = −a, ∂φ/∂δθ_B = a, curvature k_φ put in the child's slot by
+ * avbd_tree_block) adds −k_φ a aᵀ to the angular block. */
 RL_HDFN static void avbd_tree_coupling_rows(rl_avbd *am, const rl_model *m, const rl_data *d, int j, real h,
                                             real C[36]) {
   const rl_avbd_joint *jt = am->joint + j;
-  int on = avbd_joint_on(m, d, jt);
-  if (rl_avbd_joint_val_ok(jt)) { /* a hinge's coordinate curvature: avbd_tree_block put it in the slot */
-    avbd_tree_coupling_val(jt, am->row + jt->row, avbd_joint_value(am, j), on, am->twork[AVBD_TW * jt->b + 85], C);
+  if (rl_avbd_joint_val_ok(jt)) {
+    if (jt->kind == RL_AVBD_HINGE)
+      avbd_outer_add_ang(C, avbd_joint_value(am, j)->arms.a, avbd_joint_value(am, j)->arms.a,
+                         -(real)am->twork[AVBD_TW * jt->b + AVBD_TW_GK + 1]);
     return;
   }
   const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
@@ -272,12 +260,6 @@ RL_HDFN static void avbd_tree_coupling_rows(rl_avbd *am, const rl_model *m, cons
     const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
     const rl_avbd_compound *c = am->cmp + jt->cmp;
     real JA[6], JB[6];
-    if (on)
-      for (int r = 0; r < jt->neq; r++) {
-        avbd_compound_jac(v, v->w[r], 0, JA);
-        avbd_compound_jac(v, v->w[r], 1, JB);
-        avbd_outer_add(C, JB, JA, am->row[jt->row + r].rho);
-      }
     for (int k = 0; k < c->n; k++) {
       const rl_avbd_joint *sj = c->sub + k;
       if (sj->kind == RL_AVBD_BALL) continue;
@@ -289,11 +271,6 @@ RL_HDFN static void avbd_tree_coupling_rows(rl_avbd *am, const rl_model *m, cons
     }
     return;
   }
-  if (on) {
-    real Cv[6], JA[6][6], JB[6][6];
-    int n = rl_avbd_joint_rows(jt, A, B, Cv, JA, JB);
-    for (int r = 0; r < n; r++) avbd_outer_add(C, JB[r], JA[r], am->row[jt->row + r].rho);
-  }
   if (jt->kind == RL_AVBD_SLIDE) {
     real dA[6], dB[6], G, k;
     real phi = rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
@@ -302,42 +279,285 @@ RL_HDFN static void avbd_tree_coupling_rows(rl_avbd *am, const rl_model *m, cons
   }
 }
 
-/* The coupling block of tree joint j: its rows and coordinates (avbd_tree_coupling_rows), and the terms on the dofs
- * of a ball it holds, Σ_ij K_ij pg[B][i] pg[A][j]ᵀ (avbd_mdof_coupling) */
-RL_HDFN static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_data *d, int j, real h, real C[36]) {
+/* The two-sided rows of slot s's constraint-space joint (rl_avbd.tsj) into its work slot w: the child side's
+ * Jacobians J_B,k at AVBD_TW_X, the parent side's J_A,k at AVBD_TW_B (6 reals per row) and the rows' values
+ * C̃_k = C_k − α_j C⁰_k at AVBD_TW_F; rows r … 5 zero (avbd_tree_factor pads them).  Returns the number of rows r
+ * (0: no such joint, or it is off). */
+RL_HDFN static int avbd_tree_rows(rl_avbd *am, const rl_model *m, const rl_data *d, int s, double *w) {
+  int j = am->tsj[s];
+  if (j < 0) return 0;
+  const rl_avbd_joint *jt = am->joint + j;
+  if (!avbd_joint_on(m, d, jt)) return 0;
+  double *JB = w + AVBD_TW_X, *JA = w + AVBD_TW_B;
+  real C[6], J0[6][6], J1[6][6];
+  const real *Cv = C;
+  int n;
+  if (jt->kind == RL_AVBD_COMPOUND) {
+    const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
+    n = jt->neq;
+    for (int r = 0; r < n; r++) {
+      avbd_compound_jac(v, v->w[r], 0, J0[r]);
+      avbd_compound_jac(v, v->w[r], 1, J1[r]);
+    }
+    Cv = v->C;
+  } else if (rl_avbd_joint_val_ok(jt)) {
+    const rl_avbd_joint_val *v = avbd_joint_value(am, j);
+    n = v->n;
+    rl_avbd_joint_val_jac(J0, jt, v, 0);
+    rl_avbd_joint_val_jac(J1, jt, v, 1);
+    Cv = v->C;
+  } else n = rl_avbd_joint_rows(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), C, J0, J1);
+  for (int r = 0; r < 6; r++) {
+    w[AVBD_TW_F + r] = r < n ? Cv[r] - am->prm.alpha_joint * am->row[jt->row + r].c0 : 0;
+    for (int c = 0; c < 6; c++) {
+      JA[6 * r + c] = r < n ? J0[r][c] : 0;
+      JB[6 * r + c] = r < n ? J1[r][c] : 0;
+    }
+  }
+  return n;
+}
+
+/* The coupling block of tree joint j into slot w of its child: its coordinates (avbd_tree_coupling_rows) and the
+ * terms on the dofs of a ball it holds, Σ_ij K_ij pg[B][i] pg[A][j]ᵀ (avbd_mdof_coupling), dense at AVBD_TW_Y;
+ * a hinge's or slide's alone is of rank one, −k_φ (0, a)(0, a)ᵀ or k d_B d_Aᵀ, kept as w u vᵀ (AVBD_TW_RK = 1) for
+ * avbd_tree_factor. */
+RL_HDFN static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_data *d, int j, real h, double *w) {
+  const rl_avbd_joint *jt = am->joint + j;
+  w[AVBD_TW_RK] = 0;
+  if (am->jmdof[j] < 0 && (jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE)) {
+    double *u = w + AVBD_TW_U, *v = w + AVBD_TW_V;
+    if (jt->kind == RL_AVBD_HINGE && rl_avbd_joint_val_ok(jt)) {
+      const real *a = avbd_joint_value(am, j)->arms.a;
+      for (int i = 0; i < 3; i++) {
+        u[i] = v[i] = 0;
+        u[3 + i] = v[3 + i] = a[i];
+      }
+      w[AVBD_TW_W] = -w[AVBD_TW_GK + 1];
+      w[AVBD_TW_RK] = 1;
+      return;
+    }
+    if (jt->kind == RL_AVBD_SLIDE) {
+      real dA[6], dB[6], G, k;
+      real phi = rl_avbd_joint_coord(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), jt->phi, dA, dB);
+      avbd_coord_terms(am, m, d, jt, phi, h, 0, &G, &k);
+      for (int i = 0; i < 6; i++) {
+        u[i] = dB[i];
+        v[i] = dA[i];
+      }
+      w[AVBD_TW_W] = k;
+      w[AVBD_TW_RK] = 1;
+      return;
+    }
+  }
+  real C[36];
   for (int i = 0; i < 36; i++) C[i] = 0;
   avbd_tree_coupling_rows(am, m, d, j, h, C);
   if (am->jmdof[j] >= 0) avbd_mdof_coupling(am, m, d, am->jmdof[j], h, C);
+  for (int i = 0; i < 36; i++) w[AVBD_TW_Y + i] = C[i];
 }
 
-/* v ← H'⁻¹ v for the factored articulation (list, n) of avbd_tree_block, v six reals per slot: the leaves-first
- * elimination y_s = L_s⁻¹ v_s, v_p −= Y_sᵀ y_s, then the back substitution x_s = L_s⁻ᵀ (y_s − Y_s x_p). */
-RL_HDFN static void avbd_tree_solve(const rl_avbd *am, const int *list, int n, real *v) {
-  const real *W = am->twork;
+/* Factor of the articulation (list, n) with the two-sided rows of each slot's joint as hard constraints.
+ * Each slot s has its block D_s (inertia, the rows outside the tree, coordinate terms, the geometric stiffness
+ * of its joints' forces λ: no tree joint's rows), the coupling H_sp to its parent p (coordinate terms only) and
+ * the r rows of its joint (avbd_tree_rows), linearized as C̃ + J_A δ_p + J_B δ_s.  The block's Newton step is
+ * that of the Lagrangian, [D Jᵀ; J 0] [x; ν] = [v; C̃] with x = −δ and the rows' new multipliers λ = −ν
+ * (Baraff 1996, "Linear-time dynamics using Lagrange multipliers": ordered leaves first, body then its joint
+ * to the parent, the factor has no fill).  The rows never enter a pivot as stiff penalty terms: eliminating a
+ * hinge's anchor rows from ρJᵀJ leaves the free rotation's pivot I/h² as a difference of ρ-sized terms, which
+ * single precision loses.  Leaves first, with D_s = L Lᵀ (D_s already holding its children's eliminations):
+ *   X = L⁻¹J_Bᵀ,  S = XᵀX = L_S L_Sᵀ  (r × r, positive definite: a tree joint's rows are independent),
+ *   Y = L⁻¹H_sp,  B = J_A − XᵀY,  B̃ = L_S⁻¹B,
+ *   D_p ← D_p − YᵀY + B̃ᵀB̃,
+ * the Schur complement of s and its rows.  avbd_tree_subst then runs the right side through.  Adds the guarded
+ * pivots to am->guard. */
+RL_HDFN static void avbd_tree_factor(rl_avbd *am, const int *list, int n) {
+  double *W = am->twork;
   for (int i = n - 1; i >= 0; i--) {
     int s = list[i], p = am->tparent[s];
-    const real *D = W + AVBD_TW * s, *Y = D + 36;
-    real *y = v + 6 * s;
-    avbd_tree_fwd(D, y);
+    double *w = W + AVBD_TW * s, *L = w + AVBD_TW_D, *X = w + AVBD_TW_X, *Bt = w + AVBD_TW_B, *S = w + AVBD_TW_S;
+    int r = (int)w[AVBD_TW_R];
+    am->guard[s] = avbd_tree_chol(L);
+    if (r > 0) {
+      /* the rows padded to six: a zero row k ≥ r gets S_kk = max diag of the others, so that S stays positive
+         definite, its pivot guard sees the same scale, and the row carries nothing (X_k = B̃_k = ẽ_k = 0) */
+      RL_AVBD_UNROLL
+      for (int k = 0; k < 6; k++) avbd_tree_fwd(L, X + 6 * k);
+      double smax = 0;
+      RL_AVBD_UNROLL
+      for (int a = 0; a < 6; a++) {
+        RL_AVBD_UNROLL
+        for (int b = 0; b <= a; b++) {
+          double t = 0;
+          RL_AVBD_UNROLL
+          for (int c = 0; c < 6; c++) t += X[6 * a + c] * X[6 * b + c];
+          S[6 * a + b] = t;
+        }
+        smax = S[7 * a] > smax ? S[7 * a] : smax;
+      }
+      for (int k = r; k < 6; k++) S[7 * k] = smax;
+      am->guard[s] += avbd_tree_chol(S);
+    }
     if (p < 0) continue;
-    real *vp = v + 6 * p;
+    double *Y = w + AVBD_TW_Y, *Dp = W + AVBD_TW * p + AVBD_TW_D;
+    if (w[AVBD_TW_RK] != 0) {
+      /* H_sp = c u vᵀ: Y = c (L⁻¹u) vᵀ, YᵀY = c²‖L⁻¹u‖² v vᵀ, XᵀY = c (X L⁻¹u) vᵀ */
+      double *y1 = w + AVBD_TW_U, *v = w + AVBD_TW_V, c = w[AVBD_TW_W], yy = 0;
+      avbd_tree_fwd(L, y1); /* u ← L⁻¹u, read again by avbd_tree_subst */
+      RL_AVBD_UNROLL
+      for (int a = 0; a < 6; a++) yy += y1[a] * y1[a];
+      if (r > 0)
+        RL_AVBD_UNROLL
+        for (int k = 0; k < 6; k++) {
+          double t = 0;
+          RL_AVBD_UNROLL
+          for (int a = 0; a < 6; a++) t += X[6 * k + a] * y1[a];
+          t *= c;
+          RL_AVBD_UNROLL
+          for (int b = 0; b < 6; b++) Bt[6 * k + b] -= t * v[b];
+        }
+      yy *= c * c;
+      RL_AVBD_UNROLL
+      for (int a = 0; a < 6; a++)
+        RL_AVBD_UNROLL
+        for (int b = 0; b <= a; b++) Dp[6 * a + b] -= yy * v[a] * v[b];
+    } else {
+      avbd_tree_fwd6(L, Y);
+      if (r > 0)
+        RL_AVBD_UNROLL
+        for (int k = 0; k < 6; k++) /* B = J_A − XᵀY, row k */
+          RL_AVBD_UNROLL
+          for (int b = 0; b < 6; b++) {
+            double t = Bt[6 * k + b];
+            RL_AVBD_UNROLL
+            for (int a = 0; a < 6; a++) t -= X[6 * k + a] * Y[6 * a + b];
+            Bt[6 * k + b] = t;
+          }
+      RL_AVBD_UNROLL
+      for (int a = 0; a < 6; a++) /* D_p −= YᵀY (lower triangle) */
+        RL_AVBD_UNROLL
+        for (int b = 0; b <= a; b++) {
+          double u = 0;
+          RL_AVBD_UNROLL
+          for (int c = 0; c < 6; c++) u += Y[6 * c + a] * Y[6 * c + b];
+          Dp[6 * a + b] -= u;
+        }
+    }
+    if (r > 0) {
+      avbd_tree_fwd6(S, Bt); /* B̃ = L_S⁻¹ B */
+      RL_AVBD_UNROLL
+      for (int a = 0; a < 6; a++) /* D_p += B̃ᵀB̃ (lower triangle) */
+        RL_AVBD_UNROLL
+        for (int b = 0; b <= a; b++) {
+          double u = 0;
+          RL_AVBD_UNROLL
+          for (int k = 0; k < 6; k++) u += Bt[6 * k + a] * Bt[6 * k + b];
+          Dp[6 * a + b] += u;
+        }
+    }
+  }
+}
+
+/* x of [D Jᵀ; J 0] [x; ν] = [v; c] in place for the factored articulation (list, n) of avbd_tree_factor, v six
+ * reals per slot at stride ld, c the rows' C̃ (with_c) or 0.  Leaves first:
+ *   y_s = L⁻¹v_s,  ẽ = L_S⁻¹(c − Xᵀy_s),  v_p ← v_p − Yᵀy_s + B̃ᵀẽ;
+ * then root first:
+ *   ν = L_S⁻ᵀ(B̃ x_p − ẽ)  (x_p = 0 for a joint to the world),  x_s = L⁻ᵀ(y_s − Y x_p − X ν).
+ * For the step (v = g, c = C̃; δ = −x) −ν are the rows' multipliers, kept at AVBD_TW_NU (nu_out = 1), or added
+ * there (nu_out = 2: the multipliers' part of a further right side). */
+RL_HDFN static void avbd_tree_subst(rl_avbd *am, const int *list, int n, double *v, size_t ld, int with_c, int nu_out) {
+  double *W = am->twork;
+  for (int i = n - 1; i >= 0; i--) {
+    int s = list[i], p = am->tparent[s];
+    double *w = W + AVBD_TW * s, *e = w + AVBD_TW_E, *y = v + ld * (size_t)s;
+    const double *L = w + AVBD_TW_D, *X = w + AVBD_TW_X, *Bt = w + AVBD_TW_B, *Y = w + AVBD_TW_Y;
+    int r = (int)w[AVBD_TW_R];
+    avbd_tree_fwd(L, y);
+    if (r > 0) {
+      RL_AVBD_UNROLL
+      for (int k = 0; k < 6; k++) {
+        double t = with_c ? w[AVBD_TW_F + k] : 0;
+        RL_AVBD_UNROLL
+        for (int c = 0; c < 6; c++) t -= X[6 * k + c] * y[c];
+        e[k] = t;
+      }
+      avbd_tree_fwd(w + AVBD_TW_S, e);
+    }
+    if (p < 0) continue;
+    double *vp = v + ld * (size_t)p, ty = 0;
+    int rk = w[AVBD_TW_RK] != 0;
+    if (rk) { /* Yᵀy = c (L⁻¹u · y) v */
+      RL_AVBD_UNROLL
+      for (int c = 0; c < 6; c++) ty += w[AVBD_TW_U + c] * y[c];
+      ty *= w[AVBD_TW_W];
+    }
+    RL_AVBD_UNROLL
     for (int a = 0; a < 6; a++) {
-      real t = 0;
-      for (int c = 0; c < 6; c++) t += Y[6 * c + a] * y[c];
+      double t = 0;
+      if (rk) t = ty * w[AVBD_TW_V + a];
+      else
+        RL_AVBD_UNROLL
+        for (int c = 0; c < 6; c++) t += Y[6 * c + a] * y[c];
+      if (r > 0) {
+        RL_AVBD_UNROLL
+        for (int k = 0; k < 6; k++) t -= Bt[6 * k + a] * e[k];
+      }
       vp[a] -= t;
     }
   }
   for (int i = 0; i < n; i++) {
     int s = list[i], p = am->tparent[s];
-    const real *D = W + AVBD_TW * s, *Y = D + 36;
-    real *x = v + 6 * s;
-    if (p >= 0) {
-      const real *xp = v + 6 * p;
-      for (int a = 0; a < 6; a++)
-        for (int b = 0; b < 6; b++) x[a] -= Y[6 * a + b] * xp[b];
+    double *w = W + AVBD_TW * s;
+    const double *e = w + AVBD_TW_E, *L = w + AVBD_TW_D, *X = w + AVBD_TW_X, *Bt = w + AVBD_TW_B, *Y = w + AVBD_TW_Y;
+    const double *xp = p >= 0 ? v + ld * (size_t)p : NULL;
+    double *x = v + ld * (size_t)s;
+    if ((int)w[AVBD_TW_R] > 0) {
+      double nu[6];
+      RL_AVBD_UNROLL
+      for (int k = 0; k < 6; k++) {
+        double t = -e[k];
+        if (xp) {
+          RL_AVBD_UNROLL
+          for (int b = 0; b < 6; b++) t += Bt[6 * k + b] * xp[b];
+        }
+        nu[k] = t;
+      }
+      avbd_tree_bwd(w + AVBD_TW_S, nu);
+      if (nu_out == 1)
+        for (int k = 0; k < 6; k++) w[AVBD_TW_NU + k] = -nu[k];
+      else if (nu_out == 2)
+        for (int k = 0; k < 6; k++) w[AVBD_TW_NU + k] -= nu[k];
+      RL_AVBD_UNROLL
+      for (int k = 0; k < 6; k++) {
+        RL_AVBD_UNROLL
+        for (int c = 0; c < 6; c++) x[c] -= X[6 * k + c] * nu[k];
+      }
     }
-    avbd_tree_bwd(D, x);
+    if (xp && w[AVBD_TW_RK] != 0) { /* Y x_p = c (v · x_p) L⁻¹u */
+      double t = 0;
+      RL_AVBD_UNROLL
+      for (int b = 0; b < 6; b++) t += w[AVBD_TW_V + b] * xp[b];
+      t *= w[AVBD_TW_W];
+      RL_AVBD_UNROLL
+      for (int a = 0; a < 6; a++) x[a] -= t * w[AVBD_TW_U + a];
+    } else if (xp) {
+      RL_AVBD_UNROLL
+      for (int a = 0; a < 6; a++) {
+        RL_AVBD_UNROLL
+        for (int b = 0; b < 6; b++) x[a] -= Y[6 * a + b] * xp[b];
+      }
+    }
+    avbd_tree_bwd(L, x);
   }
+}
+
+/* v ← H'⁻¹ v for the factored articulation (list, n), v six reals per slot (avbd_tree_subst with c = 0: the
+ * block's matrix on the tree joints' constraint manifold; in double precision through rl_avbd.tvec) */
+RL_HDFN static void avbd_tree_solve(rl_avbd *am, const int *list, int n, real *v) {
+  for (int i = 0; i < n; i++)
+    for (int c = 0; c < 6; c++) am->tvec[6 * list[i] + c] = v[6 * list[i] + c];
+  avbd_tree_subst(am, list, n, am->tvec, 6, 0, 0);
+  for (int i = 0; i < n; i++)
+    for (int c = 0; c < 6; c++) v[6 * list[i] + c] = (real)am->tvec[6 * list[i] + c];
 }
 
 /* Adds loop row r (weight w, its Jacobian J on slot s) to U: column r of U gets J at s, and D_s loses w J Jᵀ, so
@@ -347,7 +567,7 @@ RL_HDFN static void avbd_loop_put(rl_avbd *am, int r, int s, const real J[6], re
   size_t ld = 6 * ((size_t)am->nb + 1);
   real *u = am->tloop + ld * (size_t)r + 6 * (size_t)s;
   for (int c = 0; c < 6; c++) u[c] += J[c];
-  avbd_outer_add(am->twork + AVBD_TW * s, J, J, -w);
+  avbd_outer_add_t(am->twork + AVBD_TW * s, J, J, -w);
 }
 
 /* Column r of U, zero on the articulation's slots (six reals per slot) */
@@ -457,7 +677,7 @@ RL_HDFN static int avbd_tree_loop_step(rl_avbd *am, const int *list, int n, int 
     const real *ua = U + ld * (size_t)a;
     real ta = 0;
     for (int i = 0; i < n; i++)
-      for (int c = 0; c < 6; c++) ta += ua[6 * list[i] + c] * am->twork[AVBD_TW * list[i] + 78 + c];
+      for (int c = 0; c < 6; c++) ta += ua[6 * list[i] + c] * am->twork[AVBD_TW * list[i] + AVBD_TW_DZ + c];
     t[a] = ta;
     for (int b = 0; b <= a; b++) {
       const real *zb = Z + ld * (size_t)b;
@@ -492,90 +712,67 @@ RL_HDFN static int avbd_tree_loop_step(rl_avbd *am, const int *list, int n, int 
   for (int a = 0; a < r; a++) {
     const real *z = Z + ld * (size_t)a;
     for (int i = 0; i < n; i++)
-      for (int c = 0; c < 6; c++) am->twork[AVBD_TW * list[i] + 78 + c] -= z[6 * list[i] + c] * t[a];
+      for (int c = 0; c < 6; c++) am->twork[AVBD_TW * list[i] + AVBD_TW_DZ + c] -= (double)z[6 * list[i] + c] * t[a];
   }
+  /* the tree rows' multipliers of the corrected step: those of the right side U t added (the solve is linear) */
+  for (int i = 0; i < n; i++)
+    for (int c = 0; c < 6; c++) {
+      double x = 0;
+      for (int a = 0; a < r; a++) x += (double)U[ld * (size_t)a + 6 * (size_t)list[i] + c] * t[a];
+      am->tvec[6 * list[i] + c] = x;
+    }
+  avbd_tree_subst(am, list, n, am->tvec, 6, 0, 2);
   return 1;
 }
 
 /* One articulation k as one block: every body's diagonal block and gradient (avbd_assemble, lower
- * triangle), the couplings to the parents, the leaves-first elimination and the back substitution, then
- * every body moved by its clamped step.  With D_s = L_s L_sᵀ the elimination of child s from its parent p
- * needs only forward substitutions:
- *   Y_s = L_s⁻¹ H_sp,  y_s = L_s⁻¹ g̃_s,   D_p −= Y_sᵀ Y_s,  g̃_p −= Y_sᵀ y_s,
- * and the back substitution δ_s = −D_s⁻¹(g̃_s + H_sp δ_p) = −L_s⁻ᵀ(y_s + Y_s δ_p).  Y_s and y_s overwrite
- * H_sp and g̃_s. */
+ * triangle, without the rows of the joints solved as constraints), the couplings to the parents and those
+ * joints' rows (avbd_tree_rows), the factor (avbd_tree_factor) and the step with the rows' multipliers
+ * (avbd_tree_subst), the loop rows' correction (which corrects the multipliers too), then every body moved by
+ * its clamped step. */
 RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_data *d, int k, real h) {
   const int *list = am->tlist + am->tadr[k];
   int n = am->tadr[k + 1] - am->tadr[k], items = 0;
   for (int i = 0; i < am->nlitem; i++) items |= am->litem[i].block == k;
   for (int i = 0; i < am->ncon && !items && n > 1; i++)
     items = am->con[i].a >= 0 && am->tblock[am->con[i].a] == k && am->tblock[am->con[i].b] == k;
-  if (n == 1 && !items) { /* a lone body: the block is its own */
+  if (n == 1 && !items && am->tsj[list[0]] < 0) { /* a lone free body: the block is its own */
     avbd_block_update(am, m, d, list[0], h);
     return;
   }
-  real *W = am->twork;
+  double *W = am->twork;
   for (int i = 0; i < n; i++) { /* each tree hinge's coordinate terms, once for its three readers */
     int s = list[i], j = am->tjoint[s];
-    real *Gk = W + AVBD_TW * s + 84;
-    Gk[0] = Gk[1] = 0;
+    real G = 0, kk = 0;
     if (j >= 0 && am->joint[j].kind == RL_AVBD_HINGE) {
       const rl_avbd_joint *jt = am->joint + j;
-      avbd_coord_terms(am, m, d, jt, rl_avbd_unwrap(avbd_joint_value(am, j)->phi_raw, jt->phi), h, 0, Gk, Gk + 1);
+      avbd_coord_terms(am, m, d, jt, rl_avbd_unwrap(avbd_joint_value(am, j)->phi_raw, jt->phi), h, 0, &G, &kk);
     }
+    W[AVBD_TW * s + AVBD_TW_GK] = G;
+    W[AVBD_TW * s + AVBD_TW_GK + 1] = kk;
   }
   for (int i = 0; i < n; i++) {
     int s = list[i];
-    real *D = W + AVBD_TW * s, *g = D + 72;
-    avbd_assemble(am, m, d, s, h, 0, W, D, g);
-    if (am->tparent[s] >= 0) avbd_tree_coupling(am, m, d, am->tjoint[s], h, D + 36);
+    double *w = W + AVBD_TW * s;
+    real H[36], g[6];
+    avbd_assemble(am, m, d, s, h, 0, W, H, g);
+    for (int a = 0; a < 36; a++) w[AVBD_TW_D + a] = H[a];
+    for (int a = 0; a < 6; a++) w[AVBD_TW_G + a] = g[a];
+    if (am->tparent[s] >= 0) avbd_tree_coupling(am, m, d, am->tjoint[s], h, w);
+    w[AVBD_TW_R] = avbd_tree_rows(am, m, d, s, w);
   }
   int nl = items ? avbd_tree_loops(am, m, d, k, list, n, h) : 0;
-  /* leaves → root */
-  for (int i = n - 1; i >= 0; i--) {
-    int s = list[i], p = am->tparent[s];
-    real *D = W + AVBD_TW * s, *Y = D + 36, *y = D + 72;
-    am->guard[s] = avbd_tree_chol(D);
-    avbd_tree_fwd(D, y);
-    if (p < 0) continue;
-    real *Dp = W + AVBD_TW * p, *gp = Dp + 72;
-    avbd_tree_fwd6(D, Y);
-    RL_AVBD_UNROLL
-    for (int a = 0; a < 6; a++) { /* D_p −= Yᵀ Y (lower triangle),  g̃_p −= Yᵀ y */
-      real t = 0;
-      RL_AVBD_UNROLL
-      for (int c = 0; c < 6; c++) t += Y[6 * c + a] * y[c];
-      gp[a] -= t;
-      RL_AVBD_UNROLL
-      for (int b = 0; b <= a; b++) {
-        real u = 0;
-        RL_AVBD_UNROLL
-        for (int c = 0; c < 6; c++) u += Y[6 * c + a] * Y[6 * c + b];
-        Dp[6 * a + b] -= u;
-      }
-    }
-  }
-  /* root → leaves */
+  avbd_tree_factor(am, list, n);
+  avbd_tree_subst(am, list, n, W + AVBD_TW_G, AVBD_TW, 1, 1);
   for (int i = 0; i < n; i++) {
-    int s = list[i], p = am->tparent[s];
-    real *D = W + AVBD_TW * s, *Y = D + 36, *y = D + 72, *dz = D + 78;
-    for (int a = 0; a < 6; a++) dz[a] = y[a];
-    if (p >= 0) {
-      const real *dp = W + AVBD_TW * p + 78;
-      RL_AVBD_UNROLL
-      for (int a = 0; a < 6; a++) {
-        RL_AVBD_UNROLL
-        for (int b = 0; b < 6; b++) dz[a] += Y[6 * a + b] * dp[b];
-      }
-    }
-    avbd_tree_bwd(D, dz);
-    for (int a = 0; a < 6; a++) dz[a] = -dz[a];
+    double *w = W + AVBD_TW * list[i];
+    for (int a = 0; a < 6; a++) w[AVBD_TW_DZ + a] = -w[AVBD_TW_G + a];
   }
   if (nl > 0 && !avbd_tree_loop_step(am, list, n, nl)) am->guard[list[0]]++;
   for (int i = 0; i < n; i++) {
     int s = list[i];
     real dz[6];
-    memcpy(dz, W + AVBD_TW * s + 78, sizeof dz);
+    for (int a = 0; a < 6; a++) dz[a] = (real)W[AVBD_TW * s + AVBD_TW_DZ + a];
     rl_avbd_body_apply(am->pose + s, am->dx + 3 * s, am->dq + 4 * s, am->x0 + 3 * s, am->q0 + 4 * s, dz,
                        am->prm.max_dx, am->prm.max_dtheta, am->upd + 2 * s, am->upd + 2 * s + 1);
     am->ver[s]++; /* moved: its cached joint and contact values are stale */

@@ -54,7 +54,7 @@ enum { RL_AVBD_SERVO_PD = 0, RL_AVBD_SERVO_BAM = 1 };
 /* stopping test of a step (rl_avbd_param.stop; the distance test is the default, value 0) */
 enum { RL_AVBD_STOP_DISTANCE = 0, RL_AVBD_STOP_UPDATE = 1 };
 /* block of one iteration (rl_avbd_param.block) */
-enum { RL_AVBD_BLOCK_BODY = 0, RL_AVBD_BLOCK_ARTICULATION = 1 };
+enum { RL_AVBD_BLOCK_ARTICULATION = 0, RL_AVBD_BLOCK_BODY = 1 };
 
 /* BAM-style servo (Rhoban BAM, model "M1"; defaults: the published Feetech STS3215 fit).  With the
  * target q* = ctrl (clamped to ctrlrange), gear g, coordinate φ, its rate q̇ = g(φ − φⁿ)/h (implicit,
@@ -118,8 +118,9 @@ typedef struct rl_avbd_param {
   real beta;           /* penalty growth ρ ← min(ρ + β·ρ₀·|C̃|/ℓ, ρ_max), ℓ = 1 mm or 1 mrad */
   real rho_init;       /* ρ₀ = rho_init · m_eff/h² (m_eff: the lighter body's mass or inertia) */
   real rho_max;        /* ρ_max = rho_max · ρ₀ */
-  real rho_tree;       /* RL_AVBD_BLOCK_ARTICULATION: the two-sided rows of tree joints start each step at
-                          ρ ≥ rho_tree · ρ₀ (avbd_tree_stiffen; default 1e4) */
+  real rho_tree;       /* RL_AVBD_BLOCK_ARTICULATION: the loop rows a block solves exactly (equality joints,
+                          equality coordinate rows) start each step at ρ ≥ rho_tree · ρ₀ (avbd_tree_stiffen;
+                          default 1e4) */
   real tol_lin;        /* convergence: residual of length rows (m) and translation updates, at h ≤ 1 ms;
                           f64: × (h/1 ms)² above (the same acceleration error tol/(1 ms)²) */
   real tol_ang;        /* convergence: residual of angle rows (rad) and rotation updates, likewise */
@@ -142,10 +143,11 @@ typedef struct rl_avbd_param {
                           update and the rows' residuals ≤ tol (tol scaled by (h/1 ms)² above 1 ms in f64,
                           avbd_step_tolerance), which can pass far from the exact step (a slow dual ascent
                           makes small updates: false stops on every robot scene of avbd_robots.ini) */
-  int block;           /* RL_AVBD_BLOCK_BODY (default): one iteration is a colored sweep of 6×6 body blocks;
-                          RL_AVBD_BLOCK_ARTICULATION: one iteration solves each articulation (bodies joined
-                          by tree joints) as one block, the Newton system of all its bodies factored along
-                          the tree (avbd_tree.c), the articulations one after the other */
+  int block;           /* RL_AVBD_BLOCK_ARTICULATION (default): one iteration solves each articulation (bodies
+                          joined by tree joints) as one block, the Newton system of all its bodies factored
+                          along the tree with the joints' rows in constraint space (avbd_tree.c), the
+                          articulations one after the other; RL_AVBD_BLOCK_BODY: one iteration is a colored
+                          sweep of 6×6 body blocks (the seed's method) */
 } rl_avbd_param;
 
 /* A body joined to its parent by several joints (MuJoCo composes them in order: a slide moves the body
@@ -252,8 +254,7 @@ typedef struct rl_avbd_crow {
   int spatial;        /* 1 if a scalar is a spatial tendon (the row enters body terms, avbd_crow_assemble) */
   int loop;           /* articulation blocks: 1 if solved as a loop row of its block (its curvature goes through
                          the block's Woodbury step, not the coordinate terms), −1 if it could not be (its block
-                         full, or single precision: AVBD_COORD_LOOPS; the bodies it reads then leave their
-                         articulations, avbd_tree_build), 0 otherwise */
+                         full; the bodies it reads then leave their articulations, avbd_tree_build), 0 otherwise */
 } rl_avbd_crow;
 
 /* A joint whose dofs turn one body as a whole (MuJoCo 2.2.2's dof layout): a ball joint, 3 rotational dofs (the
@@ -373,18 +374,23 @@ typedef struct rl_avbd {
      articulation, parents before children */
   int *tparent;  /* [nb] parent slot in the articulation, −1 for its root */
   int *tjoint;   /* [nb] joint to the parent, −1 for a root */
+  int *tsj;      /* [nb] the joint whose two-sided rows the articulation block eliminates in constraint space with
+                    the slot (avbd_tree_factor): its joint to the parent, or for a root its joint to the world; −1 */
   int ntree;     /* blocks: articulations, those joined by loop items one block (avbd_tree_build) */
   int *tadr;     /* [nb+1] first entry of block k in tlist */
   int *tlist;    /* [nb] slots by block, parents first */
   real *tmass;   /* [nb] mass of each slot's articulation (kg) */
+  real tlever;   /* the shortest lever of a block's constraint joint: its nonzero anchor arms (m, avbd_tree_build) */
   int *tblock;   /* [nb] block of each slot (index into tadr) */
   int nlitem;    /* loop items (candidates, in the order the blocks are grown) */
   rl_avbd_litem *litem; /* [nlitem] */
   int *lsadr;           /* [nlitem+1] first entry of item i in lslot */
   int *lslot;           /* the distinct slots each item reads (−1 for static bodies) */
   int *ftloop;          /* [ntendon] 1 if fixed tendon t's joint-space term is a loop item of its block */
-  real *twork;   /* [nb×AVBD_TW] per slot: block D (36), coupling to the parent (36), right side (6), step (6),
-                    coordinate terms of the tree hinge (2) */
+  double *twork; /* [nb×AVBD_TW] per slot, in double precision in both builds (articulation blocks, layout AVBD_TW_*): block D (36), coupling to the
+                    parent (36), right side (6), step (6), coordinate terms of the tree hinge (2), and the rows of
+                    the slot's joint in constraint space (avbd_tree_factor) */
+  double *tvec;  /* [6·(nb+1)] a right side of the articulation factor (avbd_tree_solve) */
   int nloop;     /* loop rows one articulation block couples exactly (at most AVBD_LOOP_MAX) */
   real *tloop;   /* [nloop×(12·nb + nloop + 1) + nloop] loop rows' Jacobians over the slots U, Z = H'⁻¹U, the
                     capacitance matrix and the weights (avbd_tree_loops) */

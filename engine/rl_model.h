@@ -120,7 +120,7 @@ typedef struct rl_option {
   real avbd_tolerance; /* tol_lin (m); tol_ang scales with it by the default ratio */
   real avbd_cheb_rho;  /* Chebyshev acceleration of the joint multipliers (0: off) */
   int avbd_stop;       /* RL_AVBD_STOP_DISTANCE (default) | RL_AVBD_STOP_UPDATE (rl_avbd_param.stop) */
-  int avbd_block;      /* RL_AVBD_BLOCK_BODY (default) | RL_AVBD_BLOCK_ARTICULATION (rl_avbd_param.block) */
+  int avbd_block;      /* RL_AVBD_BLOCK_ARTICULATION (default) | RL_AVBD_BLOCK_BODY (rl_avbd_param.block) */
 } rl_option;
 
 enum { RL_COLL_MANIFOLD = 0, RL_COLL_MUJOCO = 1 };

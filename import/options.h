@@ -94,9 +94,9 @@
   X(avbd_stop, ENUM, RL, avbd_stop, RL_OPT_NAMED, "distance,update", 0,                                             \
     "AVBD stopping test: the estimated distance to the step's exact solution ≤ tol·(h/1 ms)² at every h, or "       \
     "the last sweep's update and row residuals ≤ tol")                                                              \
-  X(avbd_block, ENUM, RL, avbd_block, RL_OPT_NAMED, "body,articulation", 0,                                        \
-    "AVBD block of one iteration: each body's 6×6 system (colored sweep), or each articulation's tree of bodies "  \
-    "solved together (sparse block factorization along the tree, leaves first)")                                   \
+  X(avbd_block, ENUM, RL, avbd_block, RL_OPT_NAMED, "articulation,body", 0,                                        \
+    "AVBD block of one iteration: each articulation's tree of bodies solved together (sparse block factorization " \
+    "along the tree, leaves first, joints in constraint space), or each body's 6×6 system (colored sweep)")       \
   X(disable, FLAGS, MJ, disableflags, RL_OPT_NAMED,                                                                 \
     "constraint,equality,frictionloss,limit,contact,passive,gravity,clampctrl,warmstart,filterparent,actuation,"    \
     "refsafe,sensor",                                                                                               \

@@ -652,8 +652,13 @@ Test(avbd, wrench_transmissions_match_smooth_engine) {
     printf("avbd wrench transmissions (%s) %s after 60 steps: %d actuators, length %.2e, velocity %.2e, moment %.2e, "
            "force %.2e (relative, max; Σ|V| %.3f; %d contacts)\n",
            RL_PREC_NAME, strrchr(cases[c].model, '/') + 1, n, e[0], e[1], e[2], e[3], vel, ncon);
+    double qv = 0;
+    for (int i = 0; i < p.m->nv; i++) qv += fabs((double)d->qvel[i]);
     cr_expect_gt(n, 0);
-    cr_expect_gt(vel, 0.01, "the transmissions should be moving");
+    /* the adhesion gripper's pad may hold the box (f32, articulation blocks: both at 0.067 m/s, the adhesion
+       actuators' contact-normal rates 0): there the bodies must move */
+    if (c == 4) cr_expect_gt(qv, 0.01, "the gripper should be moving");
+    else cr_expect_gt(vel, 0.01, "the transmissions should be moving");
     for (int i = 0; i < 4; i++) cr_expect_leq(e[i], TOL(1e-14, 1e-5), "%s: error %d %.2e", cases[c].model, i, e[i]);
     rl_data_free(d);
     rl_avbd_free(am);
@@ -808,7 +813,8 @@ static ball_limit_run ball_limit(double tau, int block) {
    azimuth. */
 Test(avbd, ball_cone_limit_and_friction_as_hinge) {
   for (int block = 0; block < 2; block++) {
-    ball_limit_run h = ball_limit(0.04, block), s = ball_limit(2, block);
+    int bm = block ? RL_AVBD_BLOCK_ARTICULATION : RL_AVBD_BLOCK_BODY;
+    ball_limit_run h = ball_limit(0.04, bm), s = ball_limit(2, bm);
     printf(
         "avbd ball cone limit and friction (%s, %s blocks), 1 s at 1 ms: torque 0.04 < friction 0.05: ball %.2e rad, "
         "hinge %.2e rad; torque 2: ball max %.9f rad, hinge max %.9f rad (limit 0.6), |ball − hinge| %.2e rad, "
@@ -1103,7 +1109,9 @@ Test(avbd, tendon_friction_loss_acts_as_joint_friction) {
            RL_PREC_NAME, F[c], mt, 2 * F[c], mj, e, rt);
     if (c == 0) cr_expect_leq(mt, TOL(5e-5, 1e-2), "F = 0.75 should hold the pendulum");
     else cr_expect_geq(mt, 0.1, "F = 0.5 should let it slip");
-    cr_expect_leq(e, TOL(1e-5, 1e-3), "tendon and joint friction should give one motion");
+    /* f32: a step may stop with the stick still slipping at the angle tolerance 5e-6 rad (articulation blocks:
+       the joint version creeps 4.9e-6 rad per step, the tendon version 2.4e-6), up to 1000·5e-6 over 1 s */
+    cr_expect_leq(e, TOL(1e-5, 5e-3), "tendon and joint friction should give one motion");
   }
   free(qt);
   free(qj);
@@ -1230,9 +1238,11 @@ Test(avbd, microduck_stands_10s, .timeout = 600) {
 /* Contact projection onto joints: the microduck standing still on its PD servos (ctrl = 0, 1 s at 1 ms) is in
    static balance, so on every hinge the reported loads carry the gravity load of the subtree:
    servo + limit + friction + contact + axial = qfrc_bias (rl_rne at the AVBD pose, independent of
-   the AVBD rows).  The residual left is the inertial/damping load of the remaining motion: f64
-   4.6e-5 N m (0.13 % of max |rne|); f32 7.2e-4 N m (2 %, on the neck/head, which carry no contact,
-   qvel 9e-5 rad/s); without the contact term it is 4.2e-2 N m. */
+   the AVBD rows).  The residual left is the inertial/damping load of the remaining motion and the multipliers'
+   distance to convergence: f64 9.2e-6 N m (0.03 % of max |rne|; body blocks 4.6e-5); f32 2.7e-3 N m (7.8 %, on
+   head_pitch, which carries no contact: its dry-friction multiplier where the step stops at the f32 angle tolerance
+   5e-6 rad, 3 sweeps/step; body blocks 7.2e-4 N m at 10.7 sweeps/step); without the contact term it is
+   4.2e-2 N m. */
 Test(avbd, microduck_joint_loads_balance_gravity, .timeout = 300) {
   rl_pair p;
   rl_data *d;
@@ -1266,7 +1276,7 @@ Test(avbd, microduck_joint_loads_balance_gravity, .timeout = 300) {
       RL_PREC_NAME, nh, rmax, rnoc, gmax, cmax, vmax, am->stat.ncon);
   cr_expect_gt(nh, 0);
   cr_expect_gt(cmax, 0.1 * gmax, "contacts carry no joint load");
-  cr_expect_leq(rmax, TOL(1e-2, 3e-2) * gmax);
+  cr_expect_leq(rmax, TOL(1e-2, 1e-1) * gmax);
   rl_data_free(d);
   rl_avbd_free(am);
   rl_pair_free(&p);
@@ -1564,6 +1574,7 @@ static void block_modes_agree(const char *model, const char *name, int warm) {
     rl_data *d;
     rl_avbd_param prm = avbd_load(&p, model, 0);
     prm.stop = RL_AVBD_STOP_DISTANCE;
+    prm.block = RL_AVBD_BLOCK_BODY; /* the warm steps in body blocks for both modes: one state */
     rl_avbd *am = avbd_start(&p, &prm, &d);
     for (int k = 0; k < warm; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
     am->prm.block = mode ? RL_AVBD_BLOCK_ARTICULATION : RL_AVBD_BLOCK_BODY;
@@ -2101,6 +2112,7 @@ Test(avbd, kkt_residuals_split_by_unit) {
   rl_avbd_param prm = avbd_load(&p, SCENE("chain8.xml"), 0);
   prm.iterations = 3;
   prm.tol_lin = prm.tol_ang = 0;
+  prm.block = RL_AVBD_BLOCK_BODY; /* far from converged after 3 sweeps (articulation blocks: at the rounding) */
   rl_avbd *am = avbd_start(&p, &prm, &d);
   cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
   const rl_avbd_stat *st = &am->stat;
@@ -2125,6 +2137,7 @@ static void run_threads(const char *model, int data_contacts, int threads, long 
   rl_avbd_param prm = avbd_load(&p, model, 0);
   prm.contacts = data_contacts ? RL_AVBD_CONTACTS_DATA : RL_AVBD_CONTACTS_GROUND;
   prm.threads = threads;
+  prm.block = RL_AVBD_BLOCK_BODY; /* the threads split the colored body sweep */
   rl_avbd *am = avbd_start(&p, &prm, &d);
   *iters = 0;
   for (long k = 0; k < n; k++) {
@@ -2178,7 +2191,11 @@ Test(avbd, openmp_sweep_bit_identical_at_any_thread_count, .timeout = 300) {
 
 /* ------------------------------------------- Chebyshev acceleration of the multipliers (cheb_rho) */
 
-static void set_cheb_rho(rl_avbd_param *prm, real rho) { prm->cheb_rho = rho; }
+/* the multipliers' extrapolation acts on body sweeps (rl_avbd_param.cheb_rho) */
+static void set_cheb_rho(rl_avbd_param *prm, real rho) {
+  prm->cheb_rho = rho;
+  prm->block = RL_AVBD_BLOCK_BODY;
+}
 
 /* microduck standing on its servos (ctrl = 0) for 10 s at 1 ms with cheb_rho = rho: max anchor error,
    budget-exhausted steps, mean sweeps per step, final trunk height */
@@ -2209,6 +2226,7 @@ static void cheb_chain8(real rho, int warm, int *k1e6, int *sweeps, int *converg
   rl_pair p;
   rl_data *d;
   rl_avbd *am = avbd_open(&p, SCENE("chain8.xml"), 0, &d);
+  am->prm.block = RL_AVBD_BLOCK_BODY;
   for (int k = 0; k < warm; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
   rl_avbd_to_generalized(am, p.m, d);
   real q0[64], v0[64];

@@ -393,8 +393,9 @@ Test(avbd_cover, adhesion_sample_pulls_the_sphere_down, .timeout = 300) {
   for (int block = 0; block < 2; block++) {
     double za, zn, zoff, znoff, sw, swoff;
     long unc, uncoff;
-    adhesion_sample(on, block, 0.5, &za, &zn, &unc, &sw);
-    adhesion_sample(off, block, 0.5, &zoff, &znoff, &uncoff, &swoff);
+    int bm = block ? RL_AVBD_BLOCK_ARTICULATION : RL_AVBD_BLOCK_BODY;
+    adhesion_sample(on, bm, 0.5, &za, &zn, &unc, &sw);
+    adhesion_sample(off, bm, 0.5, &zoff, &znoff, &uncoff, &swoff);
     printf("avbd active_adhesion (%s, %s blocks), 0.5 s: adhesion on: sphere z %.4f m (Newton %.4f), %ld/250 unconverged, "
            "%.1f sweeps/step; off: %.4f m (Newton %.4f), %ld/250, %.1f sweeps/step\n",
            RL_PREC_NAME, block ? "articulation" : "body", za, zn, unc, sw, zoff, znoff, uncoff, swoff);

@@ -388,14 +388,21 @@ Test(harness, kind_convergence_avbd_distance_to_the_dense_reference_and_gates) {
     double d1 = metric_of(p, pts[i], "avbd_dist_m_it1"), dn = metric_of(p, pts[i], "avbd_final_dist_m"),
            r1 = metric_of(p, pts[i], "avbd_dist_rad_it1"), rn = metric_of(p, pts[i], "avbd_final_dist_rad"),
            it = metric_of(p, pts[i], "avbd_iters_to_1e-6_dist");
-    cr_expect(d1 > 1e-7 && dn < 1e-7 && dn < 1e-2 * d1, "%s: distance %g m after 1 sweep, %g m after 200", pts[i], d1,
-              dn);
-    cr_expect(r1 > 1e-7 && rn < 1e-7, "%s: %g rad after 1 sweep, %g rad after 200", pts[i], r1, rn);
-    cr_expect(it >= 1 && it <= 200, "%s: 1e-6 reached at sweep %g", pts[i], it);
-    cr_expect(metric_of(p, pts[i], "avbd_stat_force_it200") < metric_of(p, pts[i], "avbd_stat_force_it1"), "%s",
-              pts[i]);
-    /* articulation blocks with the distance test: no state's step flagged converged farther than it claims */
-    if (i >= 2) cr_expect_eq(metric_of(p, pts[i], "avbd_false_stop_frac"), 0, "%s", pts[i]);
+    if (i < 2) { /* body sweeps: a first sweep far from the solution, 200 close */
+      cr_expect(d1 > 1e-7 && dn < 1e-7 && dn < 1e-2 * d1, "%s: distance %g m after 1 sweep, %g m after 200", pts[i],
+                d1, dn);
+      cr_expect(r1 > 1e-7 && rn < 1e-7, "%s: %g rad after 1 sweep, %g rad after 200", pts[i], r1, rn);
+      cr_expect(it >= 1 && it <= 200, "%s: 1e-6 reached at sweep %g", pts[i], it);
+      cr_expect(metric_of(p, pts[i], "avbd_stat_force_it200") < metric_of(p, pts[i], "avbd_stat_force_it1"), "%s",
+                pts[i]);
+    } else { /* articulation blocks: one Newton step of the tree's KKT system (measured 2.8e-10 m, 2.5e-9 rad on
+                chain8), then round-off */
+      cr_expect(d1 < 1e-6 && dn < 1e-12, "%s: distance %g m after 1 sweep, %g m after 200", pts[i], d1, dn);
+      cr_expect(r1 < 1e-6 && rn < 1e-12, "%s: %g rad after 1 sweep, %g rad after 200", pts[i], r1, rn);
+      cr_expect(it >= 1 && it <= 2, "%s: 1e-6 reached at sweep %g", pts[i], it);
+      /* with the distance test: no state's step flagged converged farther than it claims */
+      cr_expect_eq(metric_of(p, pts[i], "avbd_false_stop_frac"), 0, "%s", pts[i]);
+    }
   }
   /* a coarser step (dt 4 ms) converges slower: the gate names it */
   run_and_check("convergence_avbd", "ca2", "--opt timestep=0.004", 1, NULL, 0);
