@@ -229,53 +229,25 @@ RL_HDFN static void avbd_outer_add_t(double C[36], const real u[6], const real v
     for (int j = 0; j < 6; j++) C[6 * i + j] += (double)w * u[i] * v[j];
 }
 
-/* the angular block only: C[3+i][3+j] += w·u_i v_j (rows whose Jacobians have no translation part) */
-RL_HDFN static void avbd_outer_add_ang(real C[36], const real u[3], const real v[3], real w) {
-  if (w == 0) return;
-  RL_AVBD_UNROLL
-  for (int i = 0; i < 3; i++) {
-    RL_AVBD_UNROLL
-    for (int j = 0; j < 3; j++) C[6 * (3 + i) + 3 + j] += w * u[i] * v[j];
-  }
-}
-
-/* Coupling block of tree joint jt between child s = jt->b (side B) and parent p = jt->a (side A), its
- * two-sided rows being eliminated in constraint space (avbd_tree_factor):
- *   H_sp = Σ_k k_k ∂φ_k/∂z_B (∂φ_k/∂z_A)ᵀ  over its coordinates (limits, dry friction, damping,
- *          stiffness, armature, servo curvature of avbd_coord_terms),
- * the same terms and weights that avbd_assemble puts on the two diagonal blocks; C starts at zero.  A
- * hinge's coordinate (∂φ/∂δθ_A = −a, ∂φ/∂δθ_B = a, curvature k_φ put in the child's slot by
- * avbd_tree_block) adds −k_φ a aᵀ to the angular block. */
-RL_HDFN static void avbd_tree_coupling_rows(rl_avbd *am, const rl_model *m, const rl_data *d, int j, real h,
-                                            real C[36]) {
+/* The coordinate terms of tree joint j's components when it is a compound joint (nothing for a ball, connect
+ * or weld): H_sp += Σ_k k_k ∂φ_k/∂z_B (∂φ_k/∂z_A)ᵀ over its hinge and slide components (limits, dry friction,
+ * damping, stiffness, armature, servo curvature of avbd_coord_terms), child s = jt->b (side B), parent
+ * p = jt->a (side A); the same terms and weights avbd_assemble puts on the two diagonal blocks. */
+RL_HDFN static void avbd_tree_coupling_compound(rl_avbd *am, const rl_model *m, const rl_data *d, int j, real h,
+                                                real C[36]) {
   const rl_avbd_joint *jt = am->joint + j;
-  if (rl_avbd_joint_val_ok(jt)) {
-    if (jt->kind == RL_AVBD_HINGE)
-      avbd_outer_add_ang(C, avbd_joint_value(am, j)->arms.a, avbd_joint_value(am, j)->arms.a,
-                         -(real)am->twork[AVBD_TW * jt->b + AVBD_TW_GK + 1]);
-    return;
-  }
-  const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
-  if (jt->kind == RL_AVBD_COMPOUND) {
-    const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
-    const rl_avbd_compound *c = am->cmp + jt->cmp;
-    real JA[6], JB[6];
-    for (int k = 0; k < c->n; k++) {
-      const rl_avbd_joint *sj = c->sub + k;
-      if (sj->kind == RL_AVBD_BALL) continue;
-      real G, kk;
-      avbd_coord_terms(am, m, d, sj, v->q[k][0], h, 0, &G, &kk);
-      avbd_compound_jac(v, v->pg[c->dof[k]], 0, JA);
-      avbd_compound_jac(v, v->pg[c->dof[k]], 1, JB);
-      avbd_outer_add(C, JB, JA, kk);
-    }
-    return;
-  }
-  if (jt->kind == RL_AVBD_SLIDE) {
-    real dA[6], dB[6], G, k;
-    real phi = rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
-    avbd_coord_terms(am, m, d, jt, phi, h, 0, &G, &k);
-    avbd_outer_add(C, dB, dA, k);
+  if (jt->kind != RL_AVBD_COMPOUND) return;
+  const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
+  const rl_avbd_compound *c = am->cmp + jt->cmp;
+  real JA[6], JB[6];
+  for (int k = 0; k < c->n; k++) {
+    const rl_avbd_joint *sj = c->sub + k;
+    if (sj->kind == RL_AVBD_BALL) continue;
+    real G, kk;
+    avbd_coord_terms(am, m, d, sj, v->q[k][0], h, 0, &G, &kk);
+    avbd_compound_jac(v, v->pg[c->dof[k]], 0, JA);
+    avbd_compound_jac(v, v->pg[c->dof[k]], 1, JB);
+    avbd_outer_add(C, JB, JA, kk);
   }
 }
 
@@ -317,43 +289,37 @@ RL_HDFN static int avbd_tree_rows(rl_avbd *am, const rl_model *m, const rl_data 
   return n;
 }
 
-/* The coupling block of tree joint j into slot w of its child: its coordinates (avbd_tree_coupling_rows) and the
+/* The coupling block of tree joint j into slot w of its child: its coordinates (avbd_tree_coupling_compound) and the
  * terms on the dofs of a ball it holds, Σ_ij K_ij pg[B][i] pg[A][j]ᵀ (avbd_mdof_coupling), dense at AVBD_TW_Y;
  * a hinge's or slide's alone is of rank one, −k_φ (0, a)(0, a)ᵀ or k d_B d_Aᵀ, kept as w u vᵀ (AVBD_TW_RK = 1) for
  * avbd_tree_factor. */
 RL_HDFN static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_data *d, int j, real h, double *w) {
   const rl_avbd_joint *jt = am->joint + j;
-  w[AVBD_TW_RK] = 0;
-  if (am->jmdof[j] < 0 && (jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE)) {
-    double *u = w + AVBD_TW_U, *v = w + AVBD_TW_V;
-    if (jt->kind == RL_AVBD_HINGE && rl_avbd_joint_val_ok(jt)) {
-      const real *a = avbd_joint_value(am, j)->arms.a;
-      for (int i = 0; i < 3; i++) {
-        u[i] = v[i] = 0;
-        u[3 + i] = v[3 + i] = a[i];
-      }
-      w[AVBD_TW_W] = -w[AVBD_TW_GK + 1];
-      w[AVBD_TW_RK] = 1;
-      return;
+  double *u = w + AVBD_TW_U, *v = w + AVBD_TW_V;
+  w[AVBD_TW_RK] = jt->kind == RL_AVBD_HINGE || jt->kind == RL_AVBD_SLIDE; /* neither holds a ball's dofs */
+  if (jt->kind == RL_AVBD_HINGE) {
+    const real *a = avbd_joint_value(am, j)->arms.a;
+    for (int i = 0; i < 3; i++) {
+      u[i] = v[i] = 0;
+      u[3 + i] = v[3 + i] = a[i];
     }
-    if (jt->kind == RL_AVBD_SLIDE) {
-      real dA[6], dB[6], G, k;
-      real phi = rl_avbd_joint_coord(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), jt->phi, dA, dB);
-      avbd_coord_terms(am, m, d, jt, phi, h, 0, &G, &k);
-      for (int i = 0; i < 6; i++) {
-        u[i] = dB[i];
-        v[i] = dA[i];
-      }
-      w[AVBD_TW_W] = k;
-      w[AVBD_TW_RK] = 1;
-      return;
+    w[AVBD_TW_W] = -w[AVBD_TW_GK + 1];
+  } else if (jt->kind == RL_AVBD_SLIDE) {
+    real dA[6], dB[6], G, k;
+    real phi = rl_avbd_joint_coord(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), jt->phi, dA, dB);
+    avbd_coord_terms(am, m, d, jt, phi, h, 0, &G, &k);
+    for (int i = 0; i < 6; i++) {
+      u[i] = dB[i];
+      v[i] = dA[i];
     }
+    w[AVBD_TW_W] = k;
+  } else {
+    real C[36];
+    for (int i = 0; i < 36; i++) C[i] = 0;
+    avbd_tree_coupling_compound(am, m, d, j, h, C);
+    if (am->jmdof[j] >= 0) avbd_mdof_coupling(am, m, d, am->jmdof[j], h, C);
+    for (int i = 0; i < 36; i++) w[AVBD_TW_Y + i] = C[i];
   }
-  real C[36];
-  for (int i = 0; i < 36; i++) C[i] = 0;
-  avbd_tree_coupling_rows(am, m, d, j, h, C);
-  if (am->jmdof[j] >= 0) avbd_mdof_coupling(am, m, d, am->jmdof[j], h, C);
-  for (int i = 0; i < 36; i++) w[AVBD_TW_Y + i] = C[i];
 }
 
 /* Factor of the articulation (list, n) with the two-sided rows of each slot's joint as hard constraints.
@@ -709,12 +675,9 @@ RL_HDFN static int avbd_tree_loop_step(rl_avbd *am, const int *list, int n, int 
     for (int k = i + 1; k < r; k++) t[i] -= S[(size_t)r * k + i] * t[k];
     t[i] /= S[(size_t)r * i + i];
   }
-  for (int a = 0; a < r; a++) {
-    const real *z = Z + ld * (size_t)a;
-    for (int i = 0; i < n; i++)
-      for (int c = 0; c < 6; c++) am->twork[AVBD_TW * list[i] + AVBD_TW_DZ + c] -= (double)z[6 * list[i] + c] * t[a];
-  }
-  /* the tree rows' multipliers of the corrected step: those of the right side U t added (the solve is linear) */
+  /* Z t = H'⁻¹(U t) by one more substitution (in double precision, where Z is stored in the build's), which also
+     gives the tree rows' multipliers of the corrected step: those of the right side U t added (the solve is
+     linear) */
   for (int i = 0; i < n; i++)
     for (int c = 0; c < 6; c++) {
       double x = 0;
@@ -722,6 +685,8 @@ RL_HDFN static int avbd_tree_loop_step(rl_avbd *am, const int *list, int n, int 
       am->tvec[6 * list[i] + c] = x;
     }
   avbd_tree_subst(am, list, n, am->tvec, 6, 0, 2);
+  for (int i = 0; i < n; i++)
+    for (int c = 0; c < 6; c++) am->twork[AVBD_TW * list[i] + AVBD_TW_DZ + c] -= am->tvec[6 * list[i] + c];
   return 1;
 }
 
