@@ -520,7 +520,7 @@ static void avbd_crow_build(rl_avbd *am, const rl_model *m, int *top) {
       r->id[0] = t;
       r->id[1] = -1;
       r->ref[0] = m->tendon_length0[t];
-      r->bound = m->tendon_range[2 * t + side];
+      r->bound = m->tendon_range[2 * t + side] + (side ? -m->tendon_margin[t] : m->tendon_margin[t]); /* the row's zero the margin inside the range, as MuJoCo's */
     }
   }
   for (int t = 0; t < m->ntendon; t++) {

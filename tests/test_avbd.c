@@ -1052,6 +1052,30 @@ Test(avbd, joint_limit_hit_at_speed) {
   rl_pair_free(&p);
 }
 
+/* avbd_limit_margin (see the model): a slide, a hinge, a ball cone and a fixed tendon each rest on the upper end of
+   their range with a limit margin; MuJoCo's limit row has its zero the margin inside the range, so after 3 s the
+   hard limits hold at 0.45 m, 0.4 rad, a 0.5 rad tilt and 0.25 m.  Without the margin AVBD held them at the range
+   (0.5, 0.5, 0.6, 0.3).  f32: a limit row at rest keeps the steady gap tol/(1 − α) of the stabilization (measured
+   1.1e-5 m, 1.9e-4 rad, with and without the margin). */
+Test(avbd, limits_hold_their_margin_inside_the_range) {
+  rl_pair p;
+  rl_data *d;
+  rl_avbd *am = avbd_open(&p, MODEL("avbd_limit_margin.xml"), 0, &d);
+  for (int k = 0; k < 1500; k++) cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
+  const real *q = d->qpos;
+  double tilt = 2 * atan2(sqrt(q[3] * q[3] + q[4] * q[4] + q[5] * q[5]), q[2]);
+  printf("avbd limits with margin (%s): slide %.9f m (0.45), hinge %.9f rad (0.4), ball tilt %.9f rad (0.5), tendon "
+         "%.9f m (0.25)\n",
+         RL_PREC_NAME, (double)q[0], (double)q[1], tilt, (double)q[6]);
+  cr_expect_leq(fabs(q[0] - 0.45), TOL(1e-6, 1e-4), "slide %.9f", (double)q[0]);
+  cr_expect_leq(fabs(q[1] - 0.4), TOL(1e-6, 5e-4), "hinge %.9f", (double)q[1]);
+  cr_expect_leq(fabs(tilt - 0.5), TOL(1e-6, 5e-4), "ball tilt %.9f", tilt);
+  cr_expect_leq(fabs(q[6] - 0.25), TOL(1e-6, 1e-4), "tendon %.9f", (double)q[6]);
+  rl_data_free(d);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+}
+
 /* pendulum released 60° from hanging, gravity torque 1.2744 N m: frictionloss 1.5 holds it (drift over
    1 s below tolerance), frictionloss 1.0 lets it slip */
 static double dry_run_q(const char *model, real frictionloss, double *resid, double *q) {
