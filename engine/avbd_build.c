@@ -160,7 +160,7 @@ RL_HDFN int avbd_nfeature(const rl_model *m, int g) {
 
 /* contype/conaffinity filter of MuJoCo: (ct1 & ca2) || (ct2 & ca1) */
 RL_HDFN int avbd_pair_filter(const rl_model *m, int g1, int g2) {
-  return (m->geom_contype[g1] & m->geom_conaffinity[g2]) || (m->geom_contype[g2] & m->geom_conaffinity[g1]);
+  return rl_pair_bitmask(m, g1, g2) && !rl_pair_excluded(m, m->geom_bodyid[g1], m->geom_bodyid[g2]);
 }
 
 RL_HDFN static int avbd_is_static(const rl_model *m, int b) { return b == 0 || m->body_weldid[b] == 0; }
@@ -520,7 +520,7 @@ static void avbd_crow_build(rl_avbd *am, const rl_model *m, int *top) {
       r->id[0] = t;
       r->id[1] = -1;
       r->ref[0] = m->tendon_length0[t];
-      r->bound = m->tendon_range[2 * t + side];
+      r->bound = m->tendon_range[2 * t + side] + (side ? -m->tendon_margin[t] : m->tendon_margin[t]); /* the row's zero the margin inside the range, as MuJoCo's */
     }
   }
   for (int t = 0; t < m->ntendon; t++) {

@@ -47,9 +47,21 @@ RL_HDFN static void avbd_feature(const rl_model *m, int g, int f, real c[3], rea
   }
 }
 
+/* A contact's friction as the rows take it, from its condim: 1 frictionless, 3 sliding (mu), 4 adds the
+ * torsional coefficient, 6 the rolling one. */
+RL_HDFN static void avbd_contact_friction(rl_avbd_contact *k, int dim, real slide, real spin, real roll) {
+  k->dim = dim;
+  k->mu = dim == 1 ? 0 : slide;
+  k->mu_spin = dim >= 4 ? spin : 0;
+  k->mu_roll = dim >= 6 ? roll : 0;
+}
+
 /* Ground contacts at distributed support points : feature centre c (radius r) of a geom on a
- * dynamic body against a static plane (point o, normal n): dist = n·(c − o) − r; a contact when
- * dist < margin + 2h‖v_c‖.  Body point p_B = c − r·n, ground point p_A = p_B − dist·n. */
+ * dynamic body against a static plane (point o, normal n): dist = n·(c − o) − r.  The pair's condim, friction
+ * and includemargin ι = margin − gap are MuJoCo's (rl_pair_condim_friction; the larger margin and gap of the
+ * two geoms), and the row's zero is where MuJoCo's contact row has its zero, dist = ι: a contact when
+ * dist − ι < margin_avbd + 2h‖v_c‖.  Body point p_B = c − r·n, ground point p_A = p_B − (dist − ι)·n, so that
+ * C_n = dist − ι. */
 RL_HDFN void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
   am->ncon = 0;
   if (m->opt.disableflags & (RL_DSBL_CONTACT | RL_DSBL_CONSTRAINT)) return;
@@ -65,7 +77,9 @@ RL_HDFN void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
       int s = am->slot[m->geom_bodyid[g]];
       int nf = avbd_nfeature(m, g);
       if (s < 0 || nf == 0 || !avbd_pair_filter(m, p, g)) continue;
-      real xg[3], Rg[9];
+      real xg[3], Rg[9], fr[3];
+      int dim = rl_pair_condim_friction(m, p, g, fr);
+      real iota = rl_avbd_max(m->geom_margin[p], m->geom_margin[g]) - rl_avbd_max(m->geom_gap[p], m->geom_gap[g]);
       avbd_geom_pose(am, m, g, xg, Rg);
       const rl_avbd_pose *P = am->pose + s;
       const real *v = am->vel + 6 * s;
@@ -80,7 +94,7 @@ RL_HDFN void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
         rl_v3_sub(lever, c, P->x);
         rl_v3_cross(vc, v + 3, lever);
         rl_v3_add(vc, vc, v);
-        if (!(dist < am->prm.contact_margin + 2 * h * rl_v3_norm(vc))) continue;
+        if (!(dist - iota < am->prm.contact_margin + 2 * h * rl_v3_norm(vc))) continue;
         rl_avbd_contact *k = am->con + am->ncon++;
         memset(k, 0, sizeof *k);
         k->a = -1;
@@ -92,7 +106,7 @@ RL_HDFN void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
         rl_v3_copy(pB, c);
         rl_v3_addscl(pB, n, -r);
         rl_v3_copy(pA, pB);
-        rl_v3_addscl(pA, n, -dist);
+        rl_v3_addscl(pA, n, iota - dist);
         rl_v3_copy(k->rA, pA);
         avbd_to_local(k->rB, P, pB);
         rl_v3_copy(k->cA, pA);
@@ -100,8 +114,7 @@ RL_HDFN void avbd_ground_contacts(rl_avbd *am, const rl_model *m, real h) {
         k->rad[1] = r;
         rl_v3_copy(k->frame, n);
         avbd_perp(k->frame + 3, k->frame + 6, n);
-        k->mu = rl_avbd_max(m->geom_friction[3 * p], m->geom_friction[3 * g]);
-        k->dim = 3;
+        avbd_contact_friction(k, dim, fr[0], fr[1], fr[2]);
       }
     }
   }
@@ -234,11 +247,7 @@ void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d) {
     avbd_to_local(k->cA, avbd_pose_of(am, s1), p1);
     avbd_to_local(k->cB, avbd_pose_of(am, s2), p2);
     memcpy(k->frame, c->frame, sizeof k->frame);
-    k->mu = c->mu > 0 ? c->mu : c->friction[0];
-    if (c->dim == 1) k->mu = 0;
-    k->dim = c->dim;
-    k->mu_spin = c->dim >= 4 ? c->friction[2] : 0;
-    k->mu_roll = c->dim >= 6 ? c->friction[3] : 0;
+    avbd_contact_friction(k, c->dim, c->mu > 0 ? c->mu : c->friction[0], c->friction[2], c->friction[3]);
     k->fixed_gap = avbd_fixed_gap(m, d, c);
   }
 }

@@ -153,6 +153,12 @@ RL_HDFN static inline real avbd_grow(const rl_avbd_param *pr, real rho, real rho
 #define avbd_fixed_length            RL_NAME(avbd_fixed_length)
 #define avbd_coord_jac               RL_NAME(avbd_coord_jac)
 
+/* Limit row `side` (0 lower, 1 upper) of joint j at coordinate φ, as MuJoCo's limit row: its zero lies the
+   joint's margin inside the range, C = φ − (lo + margin) or (hi − margin) − φ (ranges from d->jnt_range). */
+RL_HDFN static inline real avbd_limit_c(const rl_model *m, const rl_data *d, int j, int side, real phi) {
+  return side ? d->jnt_range[2 * j + 1] - m->jnt_margin[j] - phi : phi - d->jnt_range[2 * j] - m->jnt_margin[j];
+}
+
 /* avbd_build.c */
 RL_HDFN void avbd_perp(real t1[3], real t2[3], const real n[3]);
 RL_HDFN int avbd_nfeature(const rl_model *m, int g);

@@ -219,7 +219,7 @@ RL_HDFN void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_dat
   if (m->jnt_limited[jt->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT))) {
     for (int side = 0; side < 2; side++) {
       const rl_avbd_row *r = am->row + (side ? jt->hi_row : jt->lo_row);
-      real C = side ? d->jnt_range[2 * jt->jnt + 1] - phi : phi - d->jnt_range[2 * jt->jnt];
+      real C = avbd_limit_c(m, d, jt->jnt, side, phi);
       real Ct = C - pr->alpha * rl_avbd_min(r->c0, 0);
       real f = kkt ? r->lambda : rl_avbd_proj_neg(r->lambda + r->rho * Ct);
       *G += side ? -f : f;

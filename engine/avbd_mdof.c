@@ -107,9 +107,10 @@ RL_HDFN static int avbd_mdof_dry_on(const rl_model *m, const rl_avbd_mdof *f, in
          !(m->opt.disableflags & (RL_DSBL_FRICTIONLOSS | RL_DSBL_CONSTRAINT));
 }
 
-/* the cone limit's C = r − ‖θ‖ at the joint quaternion q, u = θ/‖θ‖ ((1, 0, 0) at θ = 0, as MuJoCo's
-   mju_normalize3) */
-RL_HDFN static real avbd_mdof_cone(const rl_data *d, const rl_avbd_mdof *f, const real q[4], real u[3]) {
+/* the cone limit's C = r − margin − ‖θ‖ at the joint quaternion q (its zero the joint's margin inside the cone,
+   as MuJoCo's limit row), u = θ/‖θ‖ ((1, 0, 0) at θ = 0, as MuJoCo's mju_normalize3) */
+RL_HDFN static real avbd_mdof_cone(const rl_model *m, const rl_data *d, const rl_avbd_mdof *f, const real q[4],
+                                   real u[3]) {
   const real *range = d->jnt_range + 2 * f->jnt;
   rl_so3_log_quat(u, q);
   real ang = rl_v3_norm(u);
@@ -117,7 +118,7 @@ RL_HDFN static real avbd_mdof_cone(const rl_data *d, const rl_avbd_mdof *f, cons
     u[0] = 1;
     u[1] = u[2] = 0;
   } else rl_v3_scale(u, u, 1 / ang);
-  return rl_avbd_max(range[0], range[1]) - ang;
+  return rl_avbd_max(range[0], range[1]) - m->jnt_margin[f->jnt] - ang;
 }
 
 /* The terms of record k at the current poses (the table at the top) in two parts: those on the dof displacement Δ
@@ -170,7 +171,7 @@ RL_HDFN static int avbd_mdof_terms(rl_avbd *am, const rl_model *m, const rl_data
   }
   if (lim) {
     const rl_avbd_row *r = am->row + f->lim_row;
-    real u[3], C = avbd_mdof_cone(d, f, q, u);
+    real u[3], C = avbd_mdof_cone(m, d, f, q, u);
     real fl = kkt ? r->lambda : rl_avbd_proj_neg(r->lambda + r->rho * (C - am->prm.alpha * rl_avbd_min(r->c0, 0)));
     for (int i = 0; i < 3; i++) Gv[i] -= fl * f->un[i];
     if (fl < 0 || r->lambda < 0)
@@ -262,7 +263,7 @@ RL_HDFN void avbd_mdof_begin(rl_avbd *am, const rl_model *m, const rl_data *d, r
     if (avbd_mdof_limit_on(m, f)) {
       real q[4];
       avbd_mdof_quat(am, f, q);
-      am->row[f->lim_row].c0 = avbd_mdof_cone(d, f, q, f->un);
+      am->row[f->lim_row].c0 = avbd_mdof_cone(m, d, f, q, f->un);
     }
   }
 }
@@ -302,7 +303,7 @@ RL_HDFN void avbd_mdof_dual(rl_avbd *am, const rl_model *m, const rl_data *d, re
     }
     real q[4], u[3];
     avbd_mdof_quat(am, f, q);
-    w->c = avbd_mdof_cone(d, f, q, u) - pr->alpha * rl_avbd_min(w->c0, 0);
+    w->c = avbd_mdof_cone(m, d, f, q, u) - pr->alpha * rl_avbd_min(w->c0, 0);
     real nl = rl_avbd_proj_neg(w->lambda + w->rho * w->c);
     res[1] = rl_avbd_max(res[1], rl_fabs(w->lambda - nl) / w->rho);
     w->lambda = nl;

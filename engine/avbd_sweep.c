@@ -474,7 +474,7 @@ RL_HDFN static void avbd_coord_dual(rl_avbd *am, const rl_model *m, const rl_dat
   if (m->jnt_limited[jt->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT))) {
     for (int side = 0; side < 2; side++) {
       rl_avbd_row *w = am->row + (side ? jt->hi_row : jt->lo_row);
-      real C = side ? d->jnt_range[2 * jt->jnt + 1] - jt->phi : jt->phi - d->jnt_range[2 * jt->jnt];
+      real C = avbd_limit_c(m, d, jt->jnt, side, jt->phi);
       w->c = C - pr->alpha * rl_avbd_min(w->c0, 0);
       real nl = rl_avbd_proj_neg(w->lambda + w->rho * w->c);
       res[ang] = rl_avbd_max(res[ang], rl_fabs(w->lambda - nl) / w->rho);
@@ -610,7 +610,7 @@ RL_HDFN static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_da
 /* ------------------------------------------------------------------------ step */
 
 /* Step start of compound joint jt: C⁰ of its rows, each component's φⁿ, φ̇ⁿ and its limit rows' C⁰ */
-RL_HDFN static void avbd_compound_begin(rl_avbd *am, const rl_data *d, rl_avbd_joint *jt, real h) {
+RL_HDFN static void avbd_compound_begin(rl_avbd *am, const rl_model *m, const rl_data *d, rl_avbd_joint *jt, real h) {
   rl_avbd_compound *c = am->cmp + jt->cmp;
   rl_avbd_compound_val v;
   avbd_compound_eval(c, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), &v);
@@ -628,8 +628,8 @@ RL_HDFN static void avbd_compound_begin(rl_avbd *am, const rl_data *d, rl_avbd_j
     if (am->steps > am->step0) rate = (v.q[k][0] - sj->phi_n) / h;
     sj->phi = sj->phi_n = v.q[k][0];
     sj->dphi_n = rate;
-    am->row[sj->lo_row].c0 = sj->phi_n - d->jnt_range[2 * sj->jnt];
-    am->row[sj->hi_row].c0 = d->jnt_range[2 * sj->jnt + 1] - sj->phi_n;
+    am->row[sj->lo_row].c0 = avbd_limit_c(m, d, sj->jnt, 0, sj->phi_n);
+    am->row[sj->hi_row].c0 = avbd_limit_c(m, d, sj->jnt, 1, sj->phi_n);
   }
 }
 
@@ -688,7 +688,7 @@ RL_HDFN static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d,
     rl_avbd_joint *jt = am->joint + j;
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
     if (jt->kind == RL_AVBD_COMPOUND) {
-      avbd_compound_begin(am, d, jt, h);
+      avbd_compound_begin(am, m, d, jt, h);
       continue;
     }
     real C[6], JA[6][6], JB[6][6];
@@ -698,8 +698,8 @@ RL_HDFN static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d,
     real dA[6], dB[6];
     jt->phi = jt->phi_n = rl_avbd_joint_coord(jt, A, B, jt->phi, dA, dB);
     jt->dphi_n = avbd_coord_rate(am, jt);
-    am->row[jt->lo_row].c0 = jt->phi_n - d->jnt_range[2 * jt->jnt];
-    am->row[jt->hi_row].c0 = d->jnt_range[2 * jt->jnt + 1] - jt->phi_n;
+    am->row[jt->lo_row].c0 = avbd_limit_c(m, d, jt->jnt, 0, jt->phi_n);
+    am->row[jt->hi_row].c0 = avbd_limit_c(m, d, jt->jnt, 1, jt->phi_n);
   }
   /* an equality to a mocap-driven body: its gap at the step start is the prescribed motion since the last
      step (the body it holds is not carried along, rl_avbd_mocap_frames), corrected in full: C⁰ = 0 */

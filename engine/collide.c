@@ -50,7 +50,7 @@ void rl_geom_view(const rl_model *m, const rl_data *d, int g, rl_geomview *v) {
    disabled); and the <exclude> list, whose signatures MuJoCo's compiler stores with body ids counted from 1:
    ((min body + 1) << 16) + (max body + 1). */
 int rl_geom_pair_allowed(const rl_model *m, int g1, int g2) {
-  if (!((m->geom_contype[g1] & m->geom_conaffinity[g2]) || (m->geom_contype[g2] & m->geom_conaffinity[g1]))) return 0;
+  if (!rl_pair_bitmask(m, g1, g2)) return 0;
   int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
   int w1 = m->body_weldid[b1], w2 = m->body_weldid[b2];
   if (w1 == w2) return 0;
@@ -58,12 +58,7 @@ int rl_geom_pair_allowed(const rl_model *m, int g1, int g2) {
     int p1 = m->body_weldid[m->body_parentid[w1]], p2 = m->body_weldid[m->body_parentid[w2]];
     if (p1 == w2 || p2 == w1) return 0;
   }
-  if (m->nexclude) {
-    int sig = (((b1 < b2 ? b1 : b2) + 1) << 16) + (b1 < b2 ? b2 : b1) + 1;
-    for (int e = 0; e < m->nexclude; e++)
-      if (m->exclude_signature[e] == sig) return 0;
-  }
-  return 1;
+  return !rl_pair_excluded(m, b1, b2);
 }
 
 /* solmix weight of geom 1: mix = s₁/(s₁+s₂); 0.5 when both are below the floor, 0 or 1 when one is */
@@ -93,20 +88,14 @@ void rl_contact_override(const rl_model *m, rl_contact *con) {
    friction[5] = (slide, slide, spin, roll, roll).  Needs con->dist: a contact in the gap
    (dist ≥ margin − gap) is kept with exclude = 1 and makes no constraint rows. */
 void rl_contact_params(const rl_model *m, int g1, int g2, rl_contact *con) {
-  const real *f;
-  real fr[3];
+  real f[3];
+  con->dim = rl_pair_condim_friction(m, g1, g2, f);
   int p1 = m->geom_priority[g1], p2 = m->geom_priority[g2];
   if (p1 != p2) {
     int g = p1 > p2 ? g1 : g2;
-    con->dim = m->geom_condim[g];
-    f = m->geom_friction + 3 * g;
     for (int k = 0; k < RL_NREF; k++) con->solref[k] = m->geom_solref[RL_NREF * g + k];
     for (int k = 0; k < RL_NIMP; k++) con->solimp[k] = m->geom_solimp[RL_NIMP * g + k];
   } else {
-    int c1 = m->geom_condim[g1], c2 = m->geom_condim[g2];
-    con->dim = c1 > c2 ? c1 : c2;
-    for (int k = 0; k < 3; k++) fr[k] = rl_fmax(m->geom_friction[3 * g1 + k], m->geom_friction[3 * g2 + k]);
-    f = fr;
     real mix = solmix_weight(m->geom_solmix[g1], m->geom_solmix[g2]);
     const real *r1 = m->geom_solref + RL_NREF * g1, *r2 = m->geom_solref + RL_NREF * g2;
     for (int k = 0; k < RL_NREF; k++)

@@ -32,7 +32,9 @@
  * dist = includemargin (margin − gap), as MuJoCo's contact row.  RL_AVBD_CONTACTS_GROUND (the default otherwise) builds ground contacts from the
  * AVBD poses at the step start: distributed support points (box corners, sphere centres, capsule end
  * caps) of every geom on a dynamic body against every plane on a static body that passes the
- * contype/conaffinity filter, within a detection margin; it cannot see a dynamic–dynamic pair.
+ * contype/conaffinity filter and is not an <exclude> pair, within a detection margin; each pair takes MuJoCo's
+ * condim and friction (priority, else the larger) and its normal row the zero dist = margin − gap of the two
+ * geoms, as rl_collision's contacts; it cannot see a dynamic–dynamic pair.
  * RL_AVBD_CONTACTS_NONE: no contacts.
  *
  * Mocap bodies: static bodies placed anew at each step start from d->mocap_pos/mocap_quat

@@ -49,6 +49,34 @@ void rl_make_frame(real frame[9]);
    <exclude>): 1 if geoms g1, g2 may collide. */
 int rl_geom_pair_allowed(const rl_model *m, int g1, int g2);
 
+/* MuJoCo 2.2.2's bitmask filter: (contype₁ & conaffinity₂) | (contype₂ & conaffinity₁) ≠ 0. */
+RL_HD int rl_pair_bitmask(const rl_model *m, int g1, int g2) {
+  return (m->geom_contype[g1] & m->geom_conaffinity[g2]) || (m->geom_contype[g2] & m->geom_conaffinity[g1]);
+}
+
+/* 1 if bodies b1, b2 are an <exclude> pair; MuJoCo's compiler stores the signatures with body ids counted
+   from 1: ((min body + 1) << 16) + (max body + 1). */
+RL_HD int rl_pair_excluded(const rl_model *m, int b1, int b2) {
+  int sig = (((b1 < b2 ? b1 : b2) + 1) << 16) + (b1 < b2 ? b2 : b1) + 1;
+  for (int e = 0; e < m->nexclude; e++)
+    if (m->exclude_signature[e] == sig) return 1;
+  return 0;
+}
+
+/* condim and friction (slide, spin, roll) of a geom pair as MuJoCo 2.2.2's mj_setContact: a higher-priority
+   geom imposes its own; equal priorities take condim = max and friction per component max.  Returns condim. */
+RL_HD int rl_pair_condim_friction(const rl_model *m, int g1, int g2, real f[3]) {
+  int p1 = m->geom_priority[g1], p2 = m->geom_priority[g2];
+  if (p1 != p2) {
+    int g = p1 > p2 ? g1 : g2;
+    for (int k = 0; k < 3; k++) f[k] = m->geom_friction[3 * g + k];
+    return m->geom_condim[g];
+  }
+  for (int k = 0; k < 3; k++) f[k] = rl_fmax(m->geom_friction[3 * g1 + k], m->geom_friction[3 * g2 + k]);
+  int c1 = m->geom_condim[g1], c2 = m->geom_condim[g2];
+  return c1 > c2 ? c1 : c2;
+}
+
 /* Eigenvectors of a symmetric 3×3 matrix, A = V·diag(λ)·Vᵀ with λ decreasing, in the order and signs of MuJoCo's
    mju_eig3 (Jacobi rotations accumulated in a quaternion; V is a rotation).  Used to rebuild MuJoCo 2.2.2's
    broad-phase frame under the override flag. */

@@ -612,11 +612,18 @@ static double row_eval(const prob *pb, const drow *rw, double *jr) {
   return C[rw->r];
 }
 
-/* row value minus its target; limit rows are written on φ with C = φ − lo, hi − φ: row_eval returns ±φ */
+/* the bound of joint j's limit row on side hi (0 lower, 1 upper): the joint's margin inside the range, where
+   MuJoCo's limit row has its zero */
+static double limit_bound(const rl_model *m, const rl_data *d, int j, int hi) {
+  return hi ? (double)d->jnt_range[2 * j + 1] - (double)m->jnt_margin[j] : (double)d->jnt_range[2 * j] + (double)m->jnt_margin[j];
+}
+
+/* row value minus its target; limit rows are written on φ with C = φ − lo, hi − φ (lo, hi: limit_bound):
+   row_eval returns ±φ */
 static double row_residual(const prob *pb, const drow *rw, double *jr, const rl_data *d) {
   double v = row_eval(pb, rw, jr);
-  if (rw->kind == R_LIMLO) v -= (double)d->jnt_range[2 * pb->co[rw->i].jt->jnt];
-  if (rw->kind == R_LIMHI) v += (double)d->jnt_range[2 * pb->co[rw->i].jt->jnt + 1];
+  if (rw->kind == R_LIMLO) v -= limit_bound(pb->m, d, pb->co[rw->i].jt->jnt, 0);
+  if (rw->kind == R_LIMHI) v += limit_bound(pb->m, d, pb->co[rw->i].jt->jnt, 1);
   return v - rw->target;
 }
 
@@ -933,7 +940,7 @@ static int take_active_set(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const 
       if (o->lo || o->hi) {
         /* an active limit fixes φ at its target; the dry row then slips at its budget in the direction of
            that motion, τ_f·sign(φ_limit − φⁿ) (sticking would be a second, conflicting equality on φ) */
-        double lim = o->lo ? (double)d->jnt_range[2 * jt->jnt] : (double)d->jnt_range[2 * jt->jnt + 1];
+        double lim = limit_bound(m, d, jt->jnt, !o->lo);
         double c0 = o->lo ? o->phin - lim : lim - o->phin;
         double target = o->lo ? lim + pb->alpha * fmin(c0, 0) : lim - pb->alpha * fmin(c0, 0);
         o->fdry = target > o->phin ? tf : target < o->phin ? -tf : 0;
