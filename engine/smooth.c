@@ -425,10 +425,25 @@ void rl_com_vel(const rl_model *m, rl_data *d) {
   for (int b = 1; b < m->nbody; b++) body_velocity(m, d, b, d->cvel + 6 * b, d->cdof_dot, NULL);
 }
 
+/* body_velocity's acc for a body whose joints are all hinges and slides: Σ_j cdof_dot_j·q̇_j in joint order, with
+   cdof_dot as rl_com_vel stored it (the same cvel ×ₘ cdof, so the same numbers) instead of the velocity recursion
+   again; −1 (acc untouched) for a body with a ball or free joint, whose acc body_velocity forms per joint */
+static int body_bias_acc(const rl_model *m, const rl_data *d, int b, real acc[6]) {
+  int j0 = m->body_jntadr[b], j1 = j0 + m->body_jntnum[b];
+  for (int j = j0; j < j1; j++)
+    if (m->jnt_type[j] == RL_JNT_FREE || m->jnt_type[j] == RL_JNT_BALL) return -1;
+  memset(acc, 0, sizeof(real) * 6);
+  for (int j = j0; j < j1; j++) {
+    int da = m->jnt_dofadr[j];
+    for (int k = 0; k < 6; k++) acc[k] += d->cdof_dot[6 * da + k] * d->qvel[da];
+  }
+  return 0;
+}
+
 /* Recursive Newton–Euler with q̈ = 0 in MuJoCo's com frame (gravity as a base acceleration −g):
    a_b = a_parent + Σ cdof_dot·q̇ (evaluated per joint as Σ_j cvel_{<j} ×ₘ S_j·q̇_j, see body_velocity);
    f_b = I_b·a_b + v_b ×* (I_b·v_b);  f_parent += f_child;  qfrc_bias_i = cdof_iᵀ·f_{body(i)}.
-   Needs cvel (rl_com_vel). */
+   Needs cvel and cdof_dot (rl_com_vel). */
 void rl_rne_com(const rl_model *m, rl_data *d) {
   size_t mark = rl_arena_mark(d);
   real *cacc = rl_arena_take(d, 6 * (size_t)m->nbody);
@@ -439,7 +454,7 @@ void rl_rne_com(const rl_model *m, rl_data *d) {
   memset(cfrc, 0, sizeof(real) * 6);
   for (int b = 1; b < m->nbody; b++) {
     real tmp[6], cvel[6];
-    body_velocity(m, d, b, cvel, NULL, tmp);
+    if (body_bias_acc(m, d, b, tmp)) body_velocity(m, d, b, cvel, NULL, tmp);
     for (int k = 0; k < 6; k++) cacc[6 * b + k] = cacc[6 * m->body_parentid[b] + k] + tmp[k];
     rl_sp_inert_mul(cfrc + 6 * b, d->cinert + 10 * b, cacc + 6 * b);
     rl_sp_inert_cross(tmp, d->cinert + 10 * b, d->cvel + 6 * b);
