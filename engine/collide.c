@@ -120,9 +120,9 @@ void rl_contact_params(const rl_model *m, int g1, int g2, rl_contact *con) {
 /* ---------------------------------------------------------------- broad phase */
 
 size_t rl_collision_arena(const rl_model *m) {
-  /* per geom: 3 centre + 3 half-extent reals, a sort entry (a real and an int: ≤ 2 reals), a bad-pose byte; per
-     body: MuJoCo's body box (6 reals) and its pairs-with-all flag, used under the override flag (reserved always,
-     since the flag can be set after the data is made) */
-  size_t per = 6 + 2 + 1;
+  /* per geom: 3 centre + 3 half-extent reals, a sort entry and its merge buffer (a real and an int: ≤ 2 reals
+     each), a bad-pose byte; per body: MuJoCo's body box (6 reals) and its pairs-with-all flag, used under the
+     override flag (reserved always, since the flag can be set after the data is made) */
+  size_t per = 6 + 2 + 2 + 1;
   return per * (size_t)m->ngeom + 7 * (size_t)m->nbody + 64;
 }

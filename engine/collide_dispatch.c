@@ -1,6 +1,6 @@
 /* collide_dispatch.c — the narrow-phase table and the broad phase of rl_collision (see collide.c
  * for the design notes). */
-#include <stdlib.h>
+#include <string.h>
 #include "rl_engine.h"
 #include "rl_math.h"
 #include "rl_narrow.h"
@@ -91,11 +91,40 @@ typedef struct sap_entry {
   int g;
 } sap_entry;
 
-static int sap_compare(const void *a, const void *b) {
-  const sap_entry *x = a, *y = b;
-  if (x->lo < y->lo) return -1;
-  if (x->lo > y->lo) return 1;
-  return (x->g > y->g) - (x->g < y->g);
+/* x before y on the sweep axis: by interval start, then by geom id — a strict total order, so the sorted list
+   is the same whatever algorithm sorts it */
+static int sap_before(const sap_entry *x, const sap_entry *y) {
+  return x->lo < y->lo || (x->lo == y->lo && x->g < y->g);
+}
+
+#define SAP_RUN 16
+
+/* list[0 … n−1] sorted by sap_before: runs of SAP_RUN entries by insertion, then merges of neighbouring runs of
+   width w = SAP_RUN, 2·SAP_RUN, … back and forth between list and tmp (n entries), the earlier run first on ties
+   (stable; ties cannot occur, the geom ids differ) */
+static void sap_sort(sap_entry *list, sap_entry *tmp, int n) {
+  for (int a = 0; a < n; a += SAP_RUN) {
+    int b = a + SAP_RUN < n ? a + SAP_RUN : n;
+    for (int i = a + 1; i < b; i++) {
+      sap_entry e = list[i];
+      int j = i;
+      for (; j > a && sap_before(&e, &list[j - 1]); j--) list[j] = list[j - 1];
+      list[j] = e;
+    }
+  }
+  sap_entry *src = list, *dst = tmp;
+  for (int w = SAP_RUN; w < n; w *= 2) {
+    for (int a = 0; a < n; a += 2 * w) {
+      int mid = a + w < n ? a + w : n, end = a + 2 * w < n ? a + 2 * w : n, i = a, j = mid, k = a;
+      while (i < mid && j < end) dst[k++] = sap_before(&src[j], &src[i]) ? src[j++] : src[i++];
+      while (i < mid) dst[k++] = src[i++];
+      while (j < end) dst[k++] = src[j++];
+    }
+    sap_entry *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != list) memcpy(list, src, sizeof *list * (size_t)n);
 }
 
 /* the contact list: append, or when full keep the deepest (replace the shallowest if shallower) */
@@ -366,7 +395,8 @@ void rl_collision(const rl_model *m, rl_data *d) {
   size_t mark = rl_arena_mark(d);
   int ng = m->ngeom;
   real *box = rl_arena_take(d, 6 * (size_t)ng);
-  sap_entry *list = (sap_entry *)rl_arena_take(d, (size_t)ng * ((sizeof(sap_entry) + sizeof(real) - 1) / sizeof(real)));
+  size_t sap_reals = (size_t)ng * ((sizeof(sap_entry) + sizeof(real) - 1) / sizeof(real));
+  sap_entry *list = (sap_entry *)rl_arena_take(d, sap_reals), *sorttmp = (sap_entry *)rl_arena_take(d, sap_reals);
   unsigned char *bad = (unsigned char *)rl_arena_take(d, (size_t)ng / sizeof(real) + 1);
   real *mjbox = NULL;
   unsigned char *mjall = NULL;
@@ -375,7 +405,7 @@ void rl_collision(const rl_model *m, rl_data *d) {
     mjall = (unsigned char *)rl_arena_take(d, (size_t)m->nbody / sizeof(real) + 1);
     if (mjbox && mjall) mj22_body_boxes(m, d, mjbox, mjall);
   }
-  if (!box || !list || !bad || ((m->opt.enableflags & RL_ENBL_OVERRIDE) && (!mjbox || !mjall))) {
+  if (!box || !list || !sorttmp || !bad || ((m->opt.enableflags & RL_ENBL_OVERRIDE) && (!mjbox || !mjall))) {
     rl_arena_release(d, mark);
     return;
   }
@@ -418,7 +448,7 @@ void rl_collision(const rl_model *m, rl_data *d) {
       list[n].g = g;
       n++;
     }
-  qsort(list, (size_t)n, sizeof *list, sap_compare);
+  sap_sort(list, sorttmp, n);
   /* sweep: every later interval that starts before this one ends overlaps on the axis (no geom pairs at all
      when only the explicit pairs collide) */
   if (m->opt.pair_source == RL_PAIRS_PREDEFINED) n = 0;

@@ -595,6 +595,10 @@ static real block_pos(const rl_model *m, const rl_data *d, int i, int *dim) {
   return p[0];
 }
 
+/* x^p for the impedance's power p ≥ 1: the products x·x for the default p = 2 and x for p = 1 (exact, or
+   correctly rounded, where pow may round the last bit the other way: about 1 square in 1000), pow otherwise */
+static real imp_pow(real x, real p) { return p == 2 ? x * x : p == 1 ? x : rl_pow(x, p); }
+
 /* Impedance d(x), x = |pos − margin| / width, of the power sigmoid (p = power, m = midpoint):
      y(x) = x^p / m^(p−1)                 for x ≤ m,
      y(x) = 1 − (1−x)^p / (1−m)^(p−1)      for x > m   (y = x when p = 1),
@@ -621,13 +625,13 @@ void rl_solimp_impedance(const real solimp[5], real pos, real margin, real *imp,
     y = x;
     yP = 1;
   } else if (x <= mid) {
-    real a = 1 / rl_pow(mid, p - 1);
-    y = a * rl_pow(x, p);
-    yP = p * a * rl_pow(x, p - 1);
+    real a = 1 / imp_pow(mid, p - 1);
+    y = a * imp_pow(x, p);
+    yP = p * a * imp_pow(x, p - 1);
   } else {
-    real b = 1 / rl_pow(1 - mid, p - 1);
-    y = 1 - b * rl_pow(1 - x, p);
-    yP = p * b * rl_pow(1 - x, p - 1);
+    real b = 1 / imp_pow(1 - mid, p - 1);
+    y = 1 - b * imp_pow(1 - x, p);
+    yP = p * b * imp_pow(1 - x, p - 1);
   }
   *imp = solimp[0] + y * (solimp[1] - solimp[0]);
   *impP = yP * sgn * (solimp[1] - solimp[0]) / solimp[2];

@@ -76,9 +76,18 @@ static void derive_geom_hext(rl_model *m) {
   }
 }
 
+/* M_colind: row i of qM (from dof_Madr[i]) holds the columns i, parent(i), parent(parent(i)), … */
+static void derive_m_colind(rl_model *m) {
+  for (int i = 0; i < m->nv; i++) {
+    int a = m->dof_Madr[i];
+    for (int j = i; j >= 0; j = m->dof_parentid[j]) m->M_colind[a++] = j;
+  }
+}
+
 void rl_model_derive(rl_model *m) {
   derive_geom_collide(m);
   derive_geom_hext(m);
+  derive_m_colind(m);
 }
 
 const char *rl_model_name(const rl_model *m, int adr) {

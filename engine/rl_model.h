@@ -152,7 +152,9 @@ enum {
    contype/conaffinity filter with some geom of the model, 0 if it can never collide (a visual geom: the
    collision stage skips it entirely); geom_hext[3g..3g+2] = for a mesh geom, the half-extents about the
    geom origin of its hull's box in the geom frame, max_i |v_i,c| per axis c (0 for other types, whose
-   extents follow from geom_size).
+   extents follow from geom_size); M_colind[a] = the column (dof) of qM's entry a, so that row i's entries
+   dof_Madr[i] … are the columns i, then its dof ancestors parent first (the loops over a row read them there
+   instead of walking dof_parentid).
    dof_simplenum[i] (MuJoCo's): the number of consecutive dofs from i on that belong to simple bodies — a body
    whose M block is diagonal and constant (a free or slide-jointed body with its inertial frame at the joint, as
    MuJoCo's compiler decides): their rows of qM are dof_M0 on the diagonal and exact zeros elsewhere, as MuJoCo's.
@@ -215,6 +217,7 @@ enum {
   X(real, dof_invweight0, nv, 1)          \
   X(real, dof_M0, nv, 1)                  \
   X(int, dof_simplenum, nv, 1)            \
+  X(int, M_colind, nM, 1)                 \
   X(int, geom_type, ngeom, 1)             \
   X(int, geom_contype, ngeom, 1)          \
   X(int, geom_conaffinity, ngeom, 1)      \

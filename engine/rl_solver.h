@@ -143,6 +143,7 @@ typedef struct rl_tfactor {
   int n;
   const int *parent; /* n: the tree (dof_parentid, or the tree with re-hung subtrees) */
   const int *adr;    /* n + 1: row starts, adr[n] = stored entries */
+  const int *col;    /* adr[n]: each entry's column (row k: k, then its ancestors parent first) */
   const int *order;  /* n: the elimination order, every dof after all its descendants */
   real *L;           /* adr[n] entries */
   real *inv;         /* n: 1/L(k,k) */

@@ -245,10 +245,16 @@ void rl_crb(const rl_model *m, rl_data *d) {
     }
     real f[6];
     rl_sp_inert_mul(f, d->crb + 10 * m->dof_bodyid[i], d->cdof + 6 * i);
-    int adr = m->dof_Madr[i];
-    for (int j = i; j >= 0; j = m->dof_parentid[j]) d->qM[adr++] = rl_sp_dot(d->cdof + 6 * j, f);
+    for (int a = m->dof_Madr[i], end = a + m_rowlen(m, i); a < end; a++)
+      d->qM[a] = rl_sp_dot(d->cdof + 6 * m->M_colind[a], f);
     d->qM[m->dof_Madr[i]] += m->dof_armature[i];
   }
+}
+
+/* row i −= t·(row k's tail from entry aki): the ancestor i's row and the tail of row k (the same columns: i and
+   its ancestors) are disjoint stretches of LD */
+static void row_sub_scaled(real *restrict rowi, const real *restrict tail, real t, int n) {
+  for (int s = 0; s < n; s++) rowi[s] -= t * tail[s];
 }
 
 /* In-place sparse factorization M = Lᵀ·D·L (L unit lower, nonzeros only at dof ancestors),
@@ -256,15 +262,15 @@ void rl_crb(const rl_model *m, rl_data *d) {
    L(k,i) = M(k,i)/M(k,k);  M(i,j) −= L(k,i)·M(k,j) for j ∈ {i} ∪ ancestors(i).
    A simple body's dof has only zeros beside its diagonal (rl_crb): L(k,·) = 0, nothing to eliminate. */
 void rl_factor_ld(const rl_model *m, real *LD, real *diaginv) {
+  const int *col = m->M_colind;
   for (int k = m->nv - 1; k >= 0; k--) {
     int akk = m->dof_Madr[k];
     if (LD[akk] < RL_TINY) LD[akk] = RL_TINY;
     if (m->dof_simplenum[k]) continue;
-    int aki = akk + 1, n = m_rowlen(m, k) - 1; /* row i's length: one less at each ancestor up */
-    for (int i = m->dof_parentid[k]; i >= 0; i = m->dof_parentid[i], aki++, n--) {
+    /* the ancestor i at entry aki has a row of end − aki entries (one less at each ancestor up) */
+    for (int aki = akk + 1, end = akk + m_rowlen(m, k); aki < end; aki++) {
       real t = LD[aki] / LD[akk];
-      int aij = m->dof_Madr[i];
-      for (int s = 0; s < n; s++) LD[aij + s] -= t * LD[aki + s];
+      row_sub_scaled(LD + m->dof_Madr[col[aki]], LD + aki, t, end - aki);
       LD[aki] = t;
     }
   }
@@ -287,19 +293,17 @@ void rl_factor_m_step(const rl_model *m, rl_data *d) {
    factor are zero beside the diagonal (rl_factor_ld; in f32 rl_factor_m_local, which pivots them on dof_M0) and
    are skipped. */
 void rl_solve_ld(const rl_model *m, const real *LD, const real *diaginv, real *x) {
-  const int *simple = m->dof_simplenum;
+  const int *simple = m->dof_simplenum, *col = m->M_colind;
   for (int i = m->nv - 1; i >= 0; i--) {
     real xi = x[i];
     if (xi == 0 || simple[i]) continue;
-    int a = m->dof_Madr[i] + 1;
-    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) x[j] -= LD[a++] * xi;
+    for (int a = m->dof_Madr[i] + 1, end = m->dof_Madr[i] + m_rowlen(m, i); a < end; a++) x[col[a]] -= LD[a] * xi;
   }
   for (int i = 0; i < m->nv; i++) x[i] *= diaginv[i];
   for (int i = 0; i < m->nv; i++) {
     if (simple[i]) continue;
-    int a = m->dof_Madr[i] + 1;
     real xi = x[i];
-    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) xi -= LD[a++] * x[j];
+    for (int a = m->dof_Madr[i] + 1, end = m->dof_Madr[i] + m_rowlen(m, i); a < end; a++) xi -= LD[a] * x[col[a]];
     x[i] = xi;
   }
 }
@@ -316,14 +320,16 @@ void rl_solve_m(const rl_model *m, const rl_data *d, real *x, const real *b, int
    register: its descendants (higher indices) add to r[i] only after row i is done, so the order of the
    additions is r_i = M_ii·v_i + Σ_ancestors j M_ij·v_j + Σ_descendants k M_ki·v_k in increasing k. */
 void rl_mul_m(const rl_model *m, const rl_data *d, real *r, const real *v) {
-  for (int i = 0; i < m->nv; i++) r[i] = d->qM[m->dof_Madr[i]] * v[i];
+  const real *M = d->qM;
+  const int *col = m->M_colind;
+  for (int i = 0; i < m->nv; i++) r[i] = M[m->dof_Madr[i]] * v[i];
   for (int i = 0; i < m->nv; i++) {
     if (m->dof_simplenum[i]) continue; /* a simple body's dof: diagonal only (rl_crb) */
-    int a = m->dof_Madr[i] + 1;
     real ri = r[i], vi = v[i];
-    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j], a++) {
-      ri += d->qM[a] * v[j];
-      r[j] += d->qM[a] * vi;
+    for (int a = m->dof_Madr[i] + 1, end = m->dof_Madr[i] + m_rowlen(m, i); a < end; a++) {
+      int j = col[a];
+      ri += M[a] * v[j];
+      r[j] += M[a] * vi;
     }
     r[i] = ri;
   }
@@ -419,10 +425,25 @@ void rl_com_vel(const rl_model *m, rl_data *d) {
   for (int b = 1; b < m->nbody; b++) body_velocity(m, d, b, d->cvel + 6 * b, d->cdof_dot, NULL);
 }
 
+/* body_velocity's acc for a body whose joints are all hinges and slides: Σ_j cdof_dot_j·q̇_j in joint order, with
+   cdof_dot as rl_com_vel stored it (the same cvel ×ₘ cdof, so the same numbers) instead of the velocity recursion
+   again; −1 (acc untouched) for a body with a ball or free joint, whose acc body_velocity forms per joint */
+static int body_bias_acc(const rl_model *m, const rl_data *d, int b, real acc[6]) {
+  int j0 = m->body_jntadr[b], j1 = j0 + m->body_jntnum[b];
+  for (int j = j0; j < j1; j++)
+    if (m->jnt_type[j] == RL_JNT_FREE || m->jnt_type[j] == RL_JNT_BALL) return -1;
+  memset(acc, 0, sizeof(real) * 6);
+  for (int j = j0; j < j1; j++) {
+    int da = m->jnt_dofadr[j];
+    for (int k = 0; k < 6; k++) acc[k] += d->cdof_dot[6 * da + k] * d->qvel[da];
+  }
+  return 0;
+}
+
 /* Recursive Newton–Euler with q̈ = 0 in MuJoCo's com frame (gravity as a base acceleration −g):
    a_b = a_parent + Σ cdof_dot·q̇ (evaluated per joint as Σ_j cvel_{<j} ×ₘ S_j·q̇_j, see body_velocity);
    f_b = I_b·a_b + v_b ×* (I_b·v_b);  f_parent += f_child;  qfrc_bias_i = cdof_iᵀ·f_{body(i)}.
-   Needs cvel (rl_com_vel). */
+   Needs cvel and cdof_dot (rl_com_vel). */
 void rl_rne_com(const rl_model *m, rl_data *d) {
   size_t mark = rl_arena_mark(d);
   real *cacc = rl_arena_take(d, 6 * (size_t)m->nbody);
@@ -433,7 +454,7 @@ void rl_rne_com(const rl_model *m, rl_data *d) {
   memset(cfrc, 0, sizeof(real) * 6);
   for (int b = 1; b < m->nbody; b++) {
     real tmp[6], cvel[6];
-    body_velocity(m, d, b, cvel, NULL, tmp);
+    if (body_bias_acc(m, d, b, tmp)) body_velocity(m, d, b, cvel, NULL, tmp);
     for (int k = 0; k < 6; k++) cacc[6 * b + k] = cacc[6 * m->body_parentid[b] + k] + tmp[k];
     rl_sp_inert_mul(cfrc + 6 * b, d->cinert + 10 * b, cacc + 6 * b);
     rl_sp_inert_cross(tmp, d->cinert + 10 * b, d->cvel + 6 * b);

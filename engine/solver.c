@@ -74,7 +74,8 @@ size_t rl_solver_arena(const rl_model *m) {
   size_t coupled = rl_solver_resolution(m) == RL_RES_SIGNORINI
                        ? RL_COUPLED_MAX * (nv + RL_COUPLED_MAX + 2) + 5 * ne + 2 * nv + 64
                        : 0;
-  return nv * (nv + 1) + 42 * nv + 24 * ne + 1024 + rl_aba_arena(m) + rec_arena(m) + pgs + coupled;
+  size_t treecol = (nv * (nv + 1) / 2 * sizeof(int) + sizeof(real) - 1) / sizeof(real); /* a re-hung tree's columns */
+  return nv * (nv + 1) + treecol + 42 * nv + 24 * ne + 1024 + rl_aba_arena(m) + rec_arena(m) + pgs + coupled;
 }
 
 /* ------------------------------------------------------------- row products */
@@ -1642,6 +1643,15 @@ static int ctx_take_tree(solver_ctx *c) {
   const vtree *vt = &c->vt;
   size_t sz = (size_t)vt->adr[m->nv];
   rl_tfactor t = {.n = m->nv, .parent = vt->parent, .adr = vt->adr, .order = vt->order, .L = NULL, .inv = NULL};
+  if (vt->merged) { /* the re-hung tree's columns (else qM's layout: M_colind) */
+    int *col = (int *)(void *)take(c->d, (sz * sizeof(int) + sizeof(real) - 1) / sizeof(real));
+    if (!col) return -1;
+    for (int i = 0; i < m->nv; i++)
+      for (int j = i, a = vt->adr[i]; j >= 0; j = vt->parent[j]) col[a++] = j;
+    t.col = col;
+  } else {
+    t.col = m->M_colind;
+  }
   c->T = c->Tc = t;
   c->T.L = take(c->d, sz);
   c->Tc.L = take(c->d, sz);

@@ -134,6 +134,12 @@ int rl_hfactor_update(rl_hfactor *f, real *v, int plus) {
 /* entries of row k: k and its ancestors */
 static int trow_len(const rl_tfactor *f, int k) { return f->adr[k + 1] - f->adr[k]; }
 
+/* row i −= l·(row k's tail): the ancestor i's row and the tail of row k holding the same columns (i and its
+   ancestors) are disjoint stretches of L */
+static void trow_sub_scaled(real *restrict rowi, const real *restrict tail, real l, int n) {
+  for (int s = 0; s < n; s++) rowi[s] -= l * tail[s];
+}
+
 /* From the leaves (in order): L(k,k) = sqrt(max(mindiag, H(k,k))), L(k,i) = H(k,i)·(1/L(k,k)) for the ancestors
    i of k, then the Schur complement H(i,j) −= L(k,i)·L(k,j) for every ancestor pair j of i (j = i included);
    inv(k) = 1/L(k,k) for the solves. */
@@ -152,13 +158,7 @@ int rl_tfactor_factor(rl_tfactor *f, real mindiag) {
     L[a] = lkk;
     f->inv[k] = inv;
     for (int t = 1; t < len; t++) L[a + t] *= inv;
-    int t = 1;
-    for (int i = f->parent[k]; i >= 0; i = f->parent[i], t++) {
-      real *Hi = L + f->adr[i];
-      const real *Lk = L + a + t;
-      real lki = Lk[0];
-      for (int s2 = 0; s2 < len - t; s2++) Hi[s2] -= lki * Lk[s2];
-    }
+    for (int t = 1; t < len; t++) trow_sub_scaled(L + f->adr[f->col[a + t]], L + a + t, L[a + t], len - t);
   }
   return rank;
 }
@@ -167,20 +167,17 @@ int rl_tfactor_factor(rl_tfactor *f, real mindiag) {
    the root (x_k = (y_k − Σ_i L(k,i)·x_i)·inv(k)); inv(k) = 1/L(k,k) */
 void rl_tfactor_solve(const rl_tfactor *f, real *x) {
   const real *L = f->L;
+  const int *col = f->col;
   for (int o = 0; o < f->n; o++) {
     int k = f->order[o];
-    const real *Lk = L + f->adr[k];
     real xk = x[k] *= f->inv[k];
     if (xk == 0) continue;
-    int t = 1;
-    for (int i = f->parent[k]; i >= 0; i = f->parent[i], t++) x[i] -= Lk[t] * xk;
+    for (int a = f->adr[k] + 1, end = f->adr[k + 1]; a < end; a++) x[col[a]] -= L[a] * xk;
   }
   for (int o = f->n - 1; o >= 0; o--) {
     int k = f->order[o];
-    const real *Lk = L + f->adr[k];
     real s = x[k];
-    int t = 1;
-    for (int i = f->parent[k]; i >= 0; i = f->parent[i], t++) s -= Lk[t] * x[i];
+    for (int a = f->adr[k] + 1, end = f->adr[k + 1]; a < end; a++) s -= L[a] * x[col[a]];
     x[k] = s * f->inv[k];
   }
 }
@@ -204,8 +201,8 @@ int rl_tfactor_update(rl_tfactor *f, real *v, int last, int plus) {
     Lk[0] = r;
     f->inv[k] = 1 / r;
     v[k] = 0;
-    int t = 1;
-    for (int i = f->parent[k]; i >= 0; i = f->parent[i], t++) rotate_entry(Lk + t, v + i, c, cinv, s, plus);
+    const int *col = f->col + f->adr[k];
+    for (int t = 1, len = trow_len(f, k); t < len; t++) rotate_entry(Lk + t, v + col[t], c, cinv, s, plus);
   }
   return rank;
 }

@@ -447,7 +447,10 @@ static void tfactor_case(const int *parent, int last, const int *chainv) {
       A[a] = i == j ? 10 : (real)((seed >> 16) % 1000) / 1000 - (real)0.5;
     }
   real inv[N], inv2[N];
-  rl_tfactor f = {.n = N, .parent = parent, .adr = adr, .order = order, .L = L, .inv = inv}, g = f;
+  int *col = calloc((size_t)nM, sizeof(int));
+  for (int i = 0; i < N; i++)
+    for (int j = i, a = adr[i]; j >= 0; j = parent[j]) col[a++] = j;
+  rl_tfactor f = {.n = N, .parent = parent, .adr = adr, .col = col, .order = order, .L = L, .inv = inv}, g = f;
   g.L = L2;
   g.inv = inv2;
   memcpy(L, A, (size_t)nM * sizeof(real));
@@ -481,6 +484,7 @@ static void tfactor_case(const int *parent, int last, const int *chainv) {
   free(A);
   free(L);
   free(L2);
+  free(col);
 }
 
 Test(solver, tfactor_update_downdate) {
