@@ -81,6 +81,24 @@ RL_HDFN static inline real avbd_grow(const rl_avbd_param *pr, real rho, real rho
   return rl_avbd_min(rho + pr->beta * rho0 * rl_fabs(c) / ell, pr->rho_max * rho0);
 }
 
+/* Dual update of a one-sided row (a limit) at its new value c̃: λ ← min(λ + ρc̃, 0), ρ grown while the row
+ * holds (length scale ell); returns the residual |λ − min(λ + ρc̃, 0)|/ρ.  A row the primal step left off — λ = 0
+ * and c̃ ≥ 0 where the step linearized (the row's last value): no force and no curvature in that step — and
+ * found violated keeps λ = 0 one more iteration: the violation is the overshoot of a step that did not see the
+ * row, and λ = ρc̃ would be ρ/S times the force that holds it (S the system's stiffness along the row); the next
+ * primal step takes the row with its curvature ρ, and the dual update after it the force.  Without this a limit
+ * reached with ρ ≫ S cycles: off and overshot by v, λ = −ρv, back inside by ≈ v, λ ≈ −2Sv, off again
+ * (MuJoCo's humanoid at 5 ms, shoulder limits at −90°: 78 of 401 steps at the budget in 2 s, 27 with the rule). */
+RL_HDFN static inline real avbd_one_sided_dual(const rl_avbd_param *pr, rl_avbd_row *w, real c, real ell) {
+  int left_off = w->lambda == 0 && !(w->c < 0);
+  w->c = c;
+  real nl = rl_avbd_proj_neg(w->lambda + w->rho * c);
+  real r = rl_fabs(w->lambda - nl) / w->rho;
+  w->lambda = left_off ? 0 : nl;
+  if (w->lambda < 0) w->rho = avbd_grow(pr, w->rho, w->rho0, c, ell);
+  return r;
+}
+
 #define avbd_perp                    RL_NAME(avbd_perp)
 #define avbd_nfeature                RL_NAME(avbd_nfeature)
 #define avbd_pair_filter             RL_NAME(avbd_pair_filter)

@@ -303,10 +303,7 @@ RL_HDFN void avbd_mdof_dual(rl_avbd *am, const rl_model *m, const rl_data *d, re
     }
     real q[4], u[3];
     avbd_mdof_quat(am, f, q);
-    w->c = avbd_mdof_cone(m, d, f, q, u) - pr->alpha * rl_avbd_min(w->c0, 0);
-    real nl = rl_avbd_proj_neg(w->lambda + w->rho * w->c);
-    res[1] = rl_avbd_max(res[1], rl_fabs(w->lambda - nl) / w->rho);
-    w->lambda = nl;
-    if (nl < 0) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, AVBD_ANG_SCALE);
+    real c = avbd_mdof_cone(m, d, f, q, u) - pr->alpha * rl_avbd_min(w->c0, 0);
+    res[1] = rl_avbd_max(res[1], avbd_one_sided_dual(pr, w, c, AVBD_ANG_SCALE));
   }
 }

@@ -475,11 +475,7 @@ RL_HDFN static void avbd_coord_dual(rl_avbd *am, const rl_model *m, const rl_dat
     for (int side = 0; side < 2; side++) {
       rl_avbd_row *w = am->row + (side ? jt->hi_row : jt->lo_row);
       real C = avbd_limit_c(m, d, jt->jnt, side, jt->phi);
-      w->c = C - pr->alpha * rl_avbd_min(w->c0, 0);
-      real nl = rl_avbd_proj_neg(w->lambda + w->rho * w->c);
-      res[ang] = rl_avbd_max(res[ang], rl_fabs(w->lambda - nl) / w->rho);
-      w->lambda = nl;
-      if (nl < 0) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
+      res[ang] = rl_avbd_max(res[ang], avbd_one_sided_dual(pr, w, C - pr->alpha * rl_avbd_min(w->c0, 0), ell));
     }
   }
   real tf = avbd_dry_budget(am, m, jt);

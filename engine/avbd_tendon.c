@@ -493,11 +493,7 @@ RL_HDFN void avbd_crow_dual(rl_avbd *am, const rl_model *m, const rl_data *d, re
       w->lambda = nl;
       if (rl_fabs(t) < r->bound) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
     } else {
-      w->c = C - pr->alpha * rl_avbd_min(w->c0, 0);
-      real nl = rl_avbd_proj_neg(w->lambda + w->rho * w->c);
-      res[ang] = rl_avbd_max(res[ang], rl_fabs(w->lambda - nl) / w->rho);
-      w->lambda = nl;
-      if (nl < 0) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
+      res[ang] = rl_avbd_max(res[ang], avbd_one_sided_dual(pr, w, C - pr->alpha * rl_avbd_min(w->c0, 0), ell));
     }
   }
 }
