@@ -729,7 +729,8 @@ RL_HD void rl_avbd_contact_fw(const rl_avbd_contact *c, const rl_avbd_contact_va
   } else {
     f[1] = c->lambda[1] + c->rho[1] * (C[1] - alpha * c->c0[1]);
     f[2] = c->lambda[2] + c->rho[2] * (C[2] - alpha * c->c0[2]);
-    real rad = c->mu * -f[0], tn = mm ? rl_sqrt(f[1] * f[1] + f[2] * f[2]) : 0;
+    /* the disc's radius: μ(−f_n) at the trial, or (articulation blocks, mm) μ(−λ_n) once λ_n < 0 (below) */
+    real rad = c->mu * -(mm && c->lambda[0] < 0 ? c->lambda[0] : f[0]), tn = mm ? rl_sqrt(f[1] * f[1] + f[2] * f[2]) : 0;
     rl_avbd_proj_disc(f + 1, rad);
     if (tn > rad) sc = rad / tn;
   }
@@ -770,7 +771,14 @@ RL_HD void rl_avbd_contact_jac(const rl_avbd_contact *c, const rl_avbd_contact_v
  * outside the disc of radius r = μ(−f_n)) weighs its tangent rows by w = ρ_t·r/‖t‖: the tangent energy is a
  * Huber function of d = C̃_t + λ_t/ρ_t (‖t‖ = ρ_t‖d‖), its force r·d/‖d‖ is w·d, and ½w‖d‖² + const touches
  * it there and lies above it (iteratively reweighted least squares, r fixed within the step); the full ρ_t
- * makes the step of a sliding foot ‖t‖/r times too short and the iterate crawls. */
+ * makes the step of a sliding foot ‖t‖/r times too short and the iterate crawls.  With mm the disc's radius is
+ * μ(−λ_n), the normal multiplier of the last dual update, once it is negative (a contact that has carried a
+ * load), not μ(−f_n) of the trial point: with the trial's f_n the friction bound moves with the step's normal
+ * force, a coupling the Newton step does not see (the normal and tangent rows weigh independently), and a sliding
+ * contact with μ ≈ 1 went round a cycle — the normal force oscillating by ~30 % per iteration, the tangents
+ * following it on the disc — to the budget (Gymnasium's humanoid lying on the floor: 28 of 334 steps in 1 s).
+ * Lagged, the step minimizes a convex energy (Coulomb friction with a fixed bound, as Tresca's), the dual update
+ * moves the bound, and at convergence λ_n = f_n, so the fixed point is the same. */
 RL_HD void rl_avbd_contact_assemble_val(real H[36], real g[6], real K[3], const rl_avbd_contact *c,
                                         const rl_avbd_contact_val *v, const real *dqA, const real *dqB, int side,
                                         real alpha, int kkt, int mm) {

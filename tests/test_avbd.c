@@ -2070,8 +2070,12 @@ Test(avbd, ground_contacts_take_mujocos_pair_parameters) {
            "%d of %d steps unconverged\n",
            RL_PREC_NAME, data ? "rl_collision" : "own ground", hgt[1], s[1], s[2], exact_slide, s[3], exact_prio, hgt[4],
            unconverged, n);
-    cr_expect_leq(fabs(hgt[1] - 0.106), TOL(1e-6, 1e-5), "stick cube height %.9f", hgt[1]);
-    cr_expect_leq(fabs(s[1]), TOL(1e-6, 1e-5), "stick cube moved %g m", s[1]);
+    /* the sticking cube within the stop's claim, 1e-8 m per step (f64) over the n steps: with rl_collision's
+       corner points it wanders by 2.1e-6 m at 0.5 s, 6.1e-6 at 2 s, 1.8e-6 at 5 s (articulation blocks' friction
+       disc from the last normal multiplier; 5e-10 m with the trial's normal force), 5e-9 m with the own ground
+       points; a sliding cube moves 0.09 m or more */
+    cr_expect_leq(fabs(hgt[1] - 0.106), TOL(1e-5, 1e-5), "stick cube height %.9f", hgt[1]);
+    cr_expect_leq(fabs(s[1]), TOL(1e-5, 1e-5), "stick cube moved %g m", s[1]);
     cr_expect_leq(fabs(s[2] / exact_slide - 1), 0.01, "frictionless cube slid %g m, exact %g", s[2], exact_slide);
     cr_expect_leq(fabs(s[3] / exact_prio - 1), 0.01, "priority cube slid %g m, exact %g", s[3], exact_prio);
     cr_expect_lt(hgt[4], 0, "the excluded cube stays above the plane (height %g m)", hgt[4]);

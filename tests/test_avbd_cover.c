@@ -236,9 +236,12 @@ Test(avbd_cover, mocap_paddle_pushes_a_box) {
        overlap) */
     cr_expect_leq(unconverged, 0);
     cr_expect_gt((double)da->qpos[0], 0.1, "the paddle did not push the box");
-    /* hard contact: measured f64 3.3e-7 m body blocks, 1.7e-7 m articulation (2.0e-4 = one step of the paddle's
-       motion before the box–box contacts carried the whole overlap), f32 1.3e-5 / 3.0e-6 m */
-    cr_expect_lt(gap_a, TOL(2e-6, 5e-5));
+    /* hard contact: measured f64 3.3e-7 m body blocks, 1.3e-5 m articulation (2.0e-4 = one step of the paddle's
+       motion before the box–box contacts carried the whole overlap), f32 1.3e-5 m.  1.3e-5 m is the exact step's:
+       the update stop at 1e-4 of its tolerance with 20 000 sweeps gives 1.30e-5 m in both block modes; the
+       1.7e-7 m articulation blocks measured before their friction disc took the last normal multiplier was an
+       early stop of the update test */
+    cr_expect_lt(gap_a, TOL(2e-5, 5e-5));
     /* the difference is Newton's own soft penetration (measured 3.7e-3 m) within 1 mm */
     cr_expect_lt(fabs(dx - gap_n), 1e-3);
     rl_data_free(da);
