@@ -415,7 +415,8 @@ Test(avbd_cover, adhesion_sample_pulls_the_sphere_down, .timeout = 300) {
    With λ = ρc̃ there instead, ρ ≫ the system's stiffness S along the row sent the shoulders round a 3-cycle (off and
    past the limit by v = 2.3e-4 rad, λ = −ρv = −92 N m, back inside by ≈ v, λ ≈ −2Sv, off again) to the budget:
    78 of 401 steps unconverged in f64 at 120 sweeps/step, 38 in f32; with the rule 27 / 23 (the rest: sliding
-   hand contacts with a small normal force, not limits). */
+   hand contacts with a small normal force, not limits), and with the friction disc from the last normal multiplier
+   too 0 / 0 (24 / 5.4 sweeps/step). */
 Test(avbd_cover, humanoid_limits_reached_with_a_large_penalty_do_not_cycle, .timeout = 300) {
   rl_pair p;
   load(&p, "/usr/share/mujoco/model/humanoid/humanoid.xml", NULL);
@@ -430,7 +431,7 @@ Test(avbd_cover, humanoid_limits_reached_with_a_large_penalty_do_not_cycle, .tim
   }
   printf("avbd humanoid (%s), 2 s: %ld of %ld steps unconverged, %.1f sweeps/step\n", RL_PREC_NAME, unconverged, n,
          (double)it / (double)n);
-  cr_expect_leq(unconverged, TOL(30, 26), "%ld of %ld steps unconverged", unconverged, n);
+  cr_expect_leq(unconverged, TOL(3, 3), "%ld of %ld steps unconverged", unconverged, n);
   rl_data_free(d);
   rl_avbd_free(am);
   rl_pair_free(&p);
