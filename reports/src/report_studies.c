@@ -896,7 +896,7 @@ int rs_plots(const rs_studies *S, const char *pdir, strlist *made) {
     else if (!strcmp(s->kind, "speed")) {
       strlist one = {0};
       rp_sl_add(&one, "time_ratio");
-      bar_arg ba = {s, base, &one, 1, "time per step, rigidlab / MuJoCo, below 1: rigidlab faster"};
+      bar_arg ba = {s, base, &one, 1, "time per step, rigidlab / MuJoCo, below 1: rigidlab faster", 0};
       st = rp_plot(NULL, pdir, base, body_bars, &ba, made);
       rp_sl_free(&one);
     } else {
@@ -908,7 +908,7 @@ int rs_plots(const rs_studies *S, const char *pdir, strlist *made) {
       strlist errs = {0};
       for (int m = 0; m < scalars.n; m++)
         if (error_metric(scalars.s[m])) rp_sl_add(&errs, scalars.s[m]); /* the other values are in the table */
-      bar_arg ba = {s, base, &errs, 0, "errors, residuals and drifts, one panel per metric"};
+      bar_arg ba = {s, base, &errs, 0, "errors, residuals and drifts, one panel per metric", 0};
       if (!st && errs.n) st = rp_plot(NULL, pdir, base, body_bars, &ba, made);
       rp_sl_free(&errs);
     }
