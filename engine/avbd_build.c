@@ -158,7 +158,8 @@ RL_HDFN int avbd_nfeature(const rl_model *m, int g) {
   }
 }
 
-/* contype/conaffinity filter of MuJoCo: (ct1 & ca2) || (ct2 & ca1) */
+/* MuJoCo's pair filters that apply to a geom against a static or dynamic body's geom: contype/conaffinity,
+   (ct1 & ca2) || (ct2 & ca1), and the <exclude> list */
 RL_HDFN int avbd_pair_filter(const rl_model *m, int g1, int g2) {
   return rl_pair_bitmask(m, g1, g2) && !rl_pair_excluded(m, m->geom_bodyid[g1], m->geom_bodyid[g2]);
 }
@@ -520,7 +521,8 @@ static void avbd_crow_build(rl_avbd *am, const rl_model *m, int *top) {
       r->id[0] = t;
       r->id[1] = -1;
       r->ref[0] = m->tendon_length0[t];
-      r->bound = m->tendon_range[2 * t + side] + (side ? -m->tendon_margin[t] : m->tendon_margin[t]); /* the row's zero the margin inside the range, as MuJoCo's */
+      /* the row's zero the tendon's margin inside the range, as MuJoCo's limit row */
+      r->bound = m->tendon_range[2 * t + side] + (side ? -m->tendon_margin[t] : m->tendon_margin[t]);
     }
   }
   for (int t = 0; t < m->ntendon; t++) {

@@ -730,7 +730,8 @@ RL_HD void rl_avbd_contact_fw(const rl_avbd_contact *c, const rl_avbd_contact_va
     f[1] = c->lambda[1] + c->rho[1] * (C[1] - alpha * c->c0[1]);
     f[2] = c->lambda[2] + c->rho[2] * (C[2] - alpha * c->c0[2]);
     /* the disc's radius: μ(−f_n) at the trial, or (articulation blocks, mm) μ(−λ_n) once λ_n < 0 (below) */
-    real rad = c->mu * -(mm && c->lambda[0] < 0 ? c->lambda[0] : f[0]), tn = mm ? rl_sqrt(f[1] * f[1] + f[2] * f[2]) : 0;
+    real fn = mm && c->lambda[0] < 0 ? c->lambda[0] : f[0];
+    real rad = c->mu * -fn, tn = mm ? rl_sqrt(f[1] * f[1] + f[2] * f[2]) : 0;
     rl_avbd_proj_disc(f + 1, rad);
     if (tn > rad) sc = rad / tn;
   }
