@@ -68,6 +68,7 @@ static void avbd_model_param(rl_avbd_param *p, const rl_option *o) {
   if (o->avbd_cheb_rho > 0) p->cheb_rho = o->avbd_cheb_rho;
   if (o->avbd_stop > 0) p->stop = o->avbd_stop;
   if (o->avbd_block > 0) p->block = o->avbd_block;
+  if (o->avbd_rest_overlaps > 0) p->rest_overlaps = o->avbd_rest_overlaps;
 }
 
 /* mocap id of the mocap body that static body b is fixed to (b itself or an ancestor: a body without dofs
@@ -1222,6 +1223,33 @@ static size_t avbd_carve(rl_avbd *am, const rl_model *m, const avbd_sizes *z, ch
   return off;
 }
 
+/* The geom pairs of one articulation (dynamic bodies with the same root body) that overlap at qpos0 (d: its
+   kinematics), from rl_collision's contacts with dist < 0: rl_avbd.rest, the lower geom id first, each once; beyond
+   RL_AVBD_MAXREST counted in nrest_kept.  Such an overlap between neighbouring links (a hip link inside the pelvis, a
+   knee's two capsules) is a modelling one: the joints between the two bodies move the gap little or not at all,
+   and a hard contact asked to open it needs forces without bound (MuJoCo keeps it as a soft contact at a constant
+   penetration). */
+static void avbd_rest_overlaps(rl_avbd *am, const rl_model *m, rl_data *d) {
+  rl_collision(m, d);
+  for (int i = 0; i < d->ncon; i++) {
+    const rl_contact *c = d->contact + i;
+    int b1 = m->geom_bodyid[c->geom1], b2 = m->geom_bodyid[c->geom2];
+    if (c->exclude || !(c->dist < 0) || avbd_is_static(m, b1) || avbd_is_static(m, b2) ||
+        m->body_rootid[b1] != m->body_rootid[b2])
+      continue;
+    int g1 = c->geom1 < c->geom2 ? c->geom1 : c->geom2, g2 = c->geom1 < c->geom2 ? c->geom2 : c->geom1, seen = 0;
+    for (int k = 0; k < am->nrest && !seen; k++) seen = am->rest[k][0] == g1 && am->rest[k][1] == g2;
+    if (seen) continue;
+    if (am->nrest == RL_AVBD_MAXREST) {
+      am->nrest_kept++;
+      continue;
+    }
+    am->rest[am->nrest][0] = g1;
+    am->rest[am->nrest][1] = g2;
+    am->nrest++;
+  }
+}
+
 rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, int errlen) {
   int nj, nr;
   if (!avbd_check(m, &nj, &nr, err, errlen)) return NULL;
@@ -1285,6 +1313,8 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
     return NULL;
   }
   rl_kinematics(m, d);
+  if (am->prm.contacts == RL_AVBD_CONTACTS_DATA && am->prm.rest_overlaps == RL_AVBD_REST_OVERLAPS_DROP)
+    avbd_rest_overlaps(am, m, d);
 
   /* geoms: relative to the COM frame (dynamic) or world pose (static) */
   for (int g = 0; g < m->ngeom; g++) {

@@ -213,11 +213,19 @@ static int avbd_box_box_points(const rl_model *m, const rl_data *d, const rl_con
   return 1;
 }
 
+/* 1 if geoms g1, g2 are a pair of one articulation that overlapped at qpos0 (rl_avbd.rest) */
+static int avbd_rest_pair(const rl_avbd *am, int g1, int g2) {
+  int a = g1 < g2 ? g1 : g2, b = g1 < g2 ? g2 : g1;
+  for (int k = 0; k < am->nrest; k++)
+    if (am->rest[k][0] == a && am->rest[k][1] == b) return 1;
+  return 0;
+}
+
 void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d) {
   am->ncon = 0;
   for (int i = 0; i < d->ncon && am->ncon < am->maxcon; i++) {
     const rl_contact *c = d->contact + i;
-    if (c->exclude) continue;
+    if (c->exclude || (am->nrest > 0 && avbd_rest_pair(am, c->geom1, c->geom2))) continue;
     int s1 = am->slot[m->geom_bodyid[c->geom1]], s2 = am->slot[m->geom_bodyid[c->geom2]];
     if (s1 < 0 && s2 < 0) continue;
     rl_avbd_contact *k = am->con + am->ncon++;

@@ -57,6 +57,10 @@ enum { RL_AVBD_SERVO_PD = 0, RL_AVBD_SERVO_BAM = 1 };
 enum { RL_AVBD_STOP_DISTANCE = 0, RL_AVBD_STOP_UPDATE = 1 };
 /* block of one iteration (rl_avbd_param.block) */
 enum { RL_AVBD_BLOCK_ARTICULATION = 0, RL_AVBD_BLOCK_BODY = 1 };
+/* geom pairs of one articulation that overlap at qpos0 (rl_avbd_param.rest_overlaps) */
+enum { RL_AVBD_REST_OVERLAPS_DROP = 0, RL_AVBD_REST_OVERLAPS_KEEP = 1 };
+/* most such pairs left out (rl_avbd.rest) */
+#define RL_AVBD_MAXREST 64
 
 /* BAM-style servo (Rhoban BAM, model "M1"; defaults: the published Feetech STS3215 fit).  With the
  * target q* = ctrl (clamped to ctrlrange), gear g, coordinate φ, its rate q̇ = g(φ − φⁿ)/h (implicit,
@@ -150,6 +154,10 @@ typedef struct rl_avbd_param {
                           along the tree with the joints' rows in constraint space (avbd_tree.c), the
                           articulations one after the other; RL_AVBD_BLOCK_BODY: one iteration is a colored
                           sweep of 6×6 body blocks (the seed's method) */
+  int rest_overlaps;   /* RL_AVBD_REST_OVERLAPS_DROP (default): rl_collision's contacts between two geoms of one
+                          articulation (bodies with the same root) that overlap at qpos0 are left out (rl_avbd.rest:
+                          a modelling overlap of neighbouring links, which the joints usually hold at a gap no hard
+                          contact can open); RL_AVBD_REST_OVERLAPS_KEEP: every contact, as MuJoCo */
 } rl_avbd_param;
 
 /* A body joined to its parent by several joints (MuJoCo composes them in order: a slide moves the body
@@ -314,6 +322,9 @@ typedef struct rl_avbd_litem {
 /* The AVBD model and state (one allocation, sized at build). */
 typedef struct rl_avbd {
   rl_avbd_param prm;
+  int nrest;                     /* geom pairs of one articulation overlapping at qpos0, left out (rest_overlaps) */
+  int nrest_kept;                /* such pairs beyond RL_AVBD_MAXREST, kept */
+  int rest[RL_AVBD_MAXREST][2];  /* their geoms, the lower id first */
   int nb;               /* dynamic bodies (slots 0..nb) */
   int *body;            /* slot → model body id */
   int *slot;            /* model body id → slot, −1 static */

@@ -97,6 +97,9 @@
   X(avbd_block, ENUM, RL, avbd_block, RL_OPT_NAMED, "articulation,body", 0,                                        \
     "AVBD block of one iteration: each articulation's tree of bodies solved together (sparse block factorization " \
     "along the tree, leaves first, joints in constraint space), or each body's 6×6 system (colored sweep)")       \
+  X(avbd_rest_overlaps, ENUM, RL, avbd_rest_overlaps, RL_OPT_NAMED, "drop,keep", 0,                               \
+    "AVBD contacts between two geoms of one articulation that overlap at qpos0: left out (a modelling overlap "   \
+    "the joints hold; the count is in bench's AVBD line) or kept as MuJoCo keeps them")                           \
   X(disable, FLAGS, MJ, disableflags, RL_OPT_NAMED,                                                                 \
     "constraint,equality,frictionloss,limit,contact,passive,gravity,clampctrl,warmstart,filterparent,actuation,"    \
     "refsafe,sensor",                                                                                               \

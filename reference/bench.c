@@ -624,10 +624,10 @@ int rl_cmd_bench(const rl_bench_args *a) {
          and the per-step work included, so an upper bound on the cost of one body update) */
       double sweeps = c.am->steps ? (double)c.am->sweeps / (double)c.am->steps : 0;
       printf("  (avbd: %s contacts, %d bodies, %.1f sweeps/step (last %d), %.0f ns per body-sweep, %d contacts, "
-             "%ld of %ld steps budget-exhausted)\n",
+             "%ld of %ld steps budget-exhausted, %d geom pairs overlapping at qpos0 left out)\n",
              c.am->prm.contacts == RL_AVBD_CONTACTS_DATA ? "rl_collision" : "own ground", c.am->nb, sweeps,
              c.am->stat.iterations, sweeps > 0 ? tr[reps / 2] / sweeps / c.am->nb : 0, c.am->stat.ncon, c.am->exhausted,
-             c.am->steps);
+             c.am->steps, c.am->nrest);
     }
     bench_engine_end(&c, solver0, mjsolver0);
   }
