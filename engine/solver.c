@@ -1091,6 +1091,9 @@ static void ls_prepare(solver_ctx *c) {
    the change itself is exact to rounding of its own size.  Zone rules and coefficients: ls_prepare, ls_eval. */
 static real quad_at(const real *q, real t) { return q[0] + t * (q[1] + t * q[2]); }
 
+/* a quadratic piece's change from 0 to α when both ends lie on it: α·(q₁ + α·q₂) */
+static real same_piece(const real *q, real alpha) { return alpha * (q[1] + alpha * q[2]); }
+
 /* friction-loss row: 0 quadratic (|x| < R·f), 1 linear below, 2 linear above; *v its cost at x */
 static int friction_piece(const rl_data *d, int i, const real *q, real x, real t, real *v) {
   real f = d->efc_frictionloss[i], Rf = d->efc_R[i] * f;
@@ -1140,22 +1143,22 @@ static real ls_change(const solver_ctx *c, real alpha) {
   for (int i = 0; i < c->nefc; i++) {
     const real *q = c->quad + 3 * i;
     real start = c->Jaref[i], dir = c->Jv[i], x = start + alpha * dir, v0, v1;
-    real same = alpha * (q[1] + alpha * q[2]); /* a quadratic piece at both ends */
     if (i < ne) {
-      ch += same;
+      ch += same_piece(q, alpha);
     } else if (i < ne + nf) {
       int z0 = friction_piece(d, i, q, start, 0, &v0), z1 = friction_piece(d, i, q, x, alpha, &v1);
       real f = d->efc_frictionloss[i];
-      ch += z0 != z1 ? v1 - v0 : z0 == 0 ? same : z0 == 1 ? -f * dir * alpha : f * dir * alpha;
+      ch += z0 != z1 ? v1 - v0 : z0 == 0 ? same_piece(q, alpha) : z0 == 1 ? -f * dir * alpha : f * dir * alpha;
     } else if (d->efc_type[i] != RL_CNSTR_CONTACT_ELLIPTIC) {
-      int a0 = start < 0, a1 = x < 0;
-      ch += a0 && a1 ? same : a1 ? quad_at(q, alpha) : a0 ? -q[0] : 0;
+      /* a row off at both ends adds nothing */
+      if (start < 0) ch += x < 0 ? same_piece(q, alpha) : -q[0];
+      else if (x < 0) ch += quad_at(q, alpha);
     } else {
       const rl_contact *con = d->contact + d->efc_id[i];
       real T0, T1, dT;
       if (c->signorini) {
         int a0 = start < 0, a1 = x < 0;
-        ch += a0 && a1 ? same : a1 ? quad_at(q, alpha) : a0 ? -q[0] : 0;
+        ch += a0 && a1 ? same_piece(q, alpha) : a1 ? quad_at(q, alpha) : a0 ? -q[0] : 0;
         const real *t = q + 3;
         int z0 = disc_piece(t, 0, &v0, &T0), z1 = disc_piece(t, alpha, &v1, &T1);
         dT = alpha * (2 * t[1] + alpha * t[2]); /* T_α² − T₀² */
@@ -1164,7 +1167,7 @@ static real ls_change(const solver_ctx *c, real alpha) {
         real mu = con->mu;
         int z0 = cone_piece(q, mu, 0, &v0, &T0), z1 = cone_piece(q, mu, alpha, &v1, &T1);
         if (z0 != z1) ch += v1 - v0;
-        else if (z0 == 1) ch += same;
+        else if (z0 == 1) ch += same_piece(q, alpha);
         else if (z0 == 2) {
           dT = alpha * (2 * q[6] + alpha * q[7]) / (T1 + T0);
           real N0 = q[3], N1 = q[3] + alpha * q[4];
