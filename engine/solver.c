@@ -1094,6 +1094,13 @@ static real quad_at(const real *q, real t) { return q[0] + t * (q[1] + t * q[2])
 /* a quadratic piece's change from 0 to α when both ends lie on it: α·(q₁ + α·q₂) */
 static real same_piece(const real *q, real alpha) { return alpha * (q[1] + alpha * q[2]); }
 
+/* the change of a one-sided row (quadratic while x < 0, zero otherwise) from start to x = start + α·dir;
+   0 for a row off at both ends (the caller then adds nothing) */
+static real one_sided_change(const real *q, real start, real x, real alpha) {
+  if (start < 0) return x < 0 ? same_piece(q, alpha) : -q[0];
+  return x < 0 ? quad_at(q, alpha) : 0;
+}
+
 /* friction-loss row: 0 quadratic (|x| < R·f), 1 linear below, 2 linear above; *v its cost at x */
 static int friction_piece(const rl_data *d, int i, const real *q, real x, real t, real *v) {
   real f = d->efc_frictionloss[i], Rf = d->efc_R[i] * f;
@@ -1150,15 +1157,12 @@ static real ls_change(const solver_ctx *c, real alpha) {
       real f = d->efc_frictionloss[i];
       ch += z0 != z1 ? v1 - v0 : z0 == 0 ? same_piece(q, alpha) : z0 == 1 ? -f * dir * alpha : f * dir * alpha;
     } else if (d->efc_type[i] != RL_CNSTR_CONTACT_ELLIPTIC) {
-      /* a row off at both ends adds nothing */
-      if (start < 0) ch += x < 0 ? same_piece(q, alpha) : -q[0];
-      else if (x < 0) ch += quad_at(q, alpha);
+      if (start < 0 || x < 0) ch += one_sided_change(q, start, x, alpha); /* nothing for a row off at both ends */
     } else {
       const rl_contact *con = d->contact + d->efc_id[i];
       real T0, T1, dT;
       if (c->signorini) {
-        int a0 = start < 0, a1 = x < 0;
-        ch += a0 && a1 ? same_piece(q, alpha) : a1 ? quad_at(q, alpha) : a0 ? -q[0] : 0;
+        if (start < 0 || x < 0) ch += one_sided_change(q, start, x, alpha);
         const real *t = q + 3;
         int z0 = disc_piece(t, 0, &v0, &T0), z1 = disc_piece(t, alpha, &v1, &T1);
         dT = alpha * (2 * t[1] + alpha * t[2]); /* T_α² − T₀² */
