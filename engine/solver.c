@@ -372,11 +372,7 @@ static void envelope(const rl_model *m, const rl_data *d, int *first, int dense)
     memset(first, 0, sizeof(int) * (size_t)nv);
     return;
   }
-  for (int i = 0; i < nv; i++) {
-    int j = i;
-    while (m->dof_parentid[j] >= 0) j = m->dof_parentid[j];
-    first[i] = j;
-  }
+  for (int i = 0; i < nv; i++) first[i] = m->dof_parentid[i] < 0 ? i : first[m->dof_parentid[i]]; /* parents first */
   for (int r = 0; r < d->nefc; r++) {
     int nnz = d->efc_J_rownnz[r];
     const int *c = d->efc_J_colind + d->efc_J_rowadr[r];
@@ -617,8 +613,11 @@ static int choose_kind(const rl_model *m, rl_data *d, int *first, rl_aba *aba, v
     t->limit = opt == RL_FACTOR_TREE ? HUGE_VAL : tree_limit(m->nv);
     vtree_build(t, m, d);
     if (opt == RL_FACTOR_TREE || (!t->merged && t->work <= ABA_WORK * m->nv)) return RL_FACTOR_TREE;
-    /* below the sparse size a re-hung tree within the limit is taken without the envelope's analysis */
-    if (t->merged && t->work <= t->limit && m->nv < SPARSE_MIN_NV) return RL_FACTOR_TREE;
+    /* below the sparse size a re-hung tree within the limit is taken without the envelope's analysis, and at any
+       size one within ABA_WORK per dof (the bound that takes the dof tree itself: sparse is then never weighed, its
+       screen being SPARSE_SCREEN per dof; humanoid100's re-hung trees, 15–23 k for 627 dofs, skip the envelope) */
+    if (t->merged && t->work <= t->limit && (m->nv < SPARSE_MIN_NV || t->work <= ABA_WORK * m->nv))
+      return RL_FACTOR_TREE;
   }
   envelope(m, d, first, 0);
   /* a row that couples two chains (re-hung subtrees) is not tree-expressible for ABA either */
