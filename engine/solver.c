@@ -328,7 +328,7 @@ typedef struct solver_ctx {
   int nactive, ncone, nupdate;
   /* line search diagnostics */
   int LSiter, LSresult;
-  real LSslope;
+  real LSslope, LScost; /* LScost: the returned point's cost as ls_eval gives it (f32: its change from α = 0) */
   /* Newton factorization: H and H with cone blocks (dense, skyline), or the articulated-body solve */
   int *first, kind, aba_cone; /* aba_cone: the last ABA (or sparse) factorization included cone blocks */
   int *adrH, *adrC;           /* the envelope factors' index arrays (taken before the choice) */
@@ -372,11 +372,7 @@ static void envelope(const rl_model *m, const rl_data *d, int *first, int dense)
     memset(first, 0, sizeof(int) * (size_t)nv);
     return;
   }
-  for (int i = 0; i < nv; i++) {
-    int j = i;
-    while (m->dof_parentid[j] >= 0) j = m->dof_parentid[j];
-    first[i] = j;
-  }
+  for (int i = 0; i < nv; i++) first[i] = m->dof_parentid[i] < 0 ? i : first[m->dof_parentid[i]]; /* parents first */
   for (int r = 0; r < d->nefc; r++) {
     int nnz = d->efc_J_rownnz[r];
     const int *c = d->efc_J_colind + d->efc_J_rowadr[r];
@@ -617,8 +613,11 @@ static int choose_kind(const rl_model *m, rl_data *d, int *first, rl_aba *aba, v
     t->limit = opt == RL_FACTOR_TREE ? HUGE_VAL : tree_limit(m->nv);
     vtree_build(t, m, d);
     if (opt == RL_FACTOR_TREE || (!t->merged && t->work <= ABA_WORK * m->nv)) return RL_FACTOR_TREE;
-    /* below the sparse size a re-hung tree within the limit is taken without the envelope's analysis */
-    if (t->merged && t->work <= t->limit && m->nv < SPARSE_MIN_NV) return RL_FACTOR_TREE;
+    /* below the sparse size a re-hung tree within the limit is taken without the envelope's analysis, and at any
+       size one within ABA_WORK per dof (the bound that takes the dof tree itself: sparse is then never weighed, its
+       screen being SPARSE_SCREEN per dof; humanoid100's re-hung trees, 15–23 k for 627 dofs, skip the envelope) */
+    if (t->merged && t->work <= t->limit && (m->nv < SPARSE_MIN_NV || t->work <= ABA_WORK * m->nv))
+      return RL_FACTOR_TREE;
   }
   envelope(m, d, first, 0);
   /* a row that couples two chains (re-hung subtrees) is not tree-expressible for ABA either */
@@ -1143,42 +1142,60 @@ static int disc_piece(const real *t, real alpha, real *v, real *T) {
   return 2;
 }
 
+/* a friction-loss row's change from start to x = start + α·dir: within one linear side ±f·Jv·α, on the quadratic
+   piece α(q₁ + αq₂), across pieces its value at α minus its value at 0 */
+static real friction_change(const rl_data *d, int i, const real *q, real start, real dir, real x, real alpha) {
+  real v0, v1, f = d->efc_frictionloss[i];
+  int z0 = friction_piece(d, i, q, start, 0, &v0), z1 = friction_piece(d, i, q, x, alpha, &v1);
+  return z0 != z1 ? v1 - v0 : z0 == 0 ? same_piece(q, alpha) : z0 == 1 ? -f * dir * alpha : f * dir * alpha;
+}
+
+/* ch plus an elliptic contact's change from 0 to α (its block of dim rows starting at row i), added term by term:
+   signorini: the normal row's one-sided change, then the friction disc's ½k(T_α² − T₀²) (quadratic zone) or
+   b(T_α − T₀) = b(T_α² − T₀²)/(T_α + T₀) (linear zone);
+   cone: the bottom zone's quadratic change, or the middle zone's ½Dm·Δ·S with Δ = α·V₀ − μ(T_α − T₀),
+   S = (N_α − μT_α) + (N₀ − μT₀) */
+static real add_elliptic_change(const solver_ctx *c, int i, real alpha, real ch) {
+  const rl_data *d = c->d;
+  const real *q = c->quad + 3 * i;
+  real start = c->Jaref[i], x = start + alpha * c->Jv[i], v0, v1, T0, T1, dT;
+  if (c->signorini) {
+    if (start < 0 || x < 0) ch += one_sided_change(q, start, x, alpha);
+    const real *t = q + 3;
+    int z0 = disc_piece(t, 0, &v0, &T0), z1 = disc_piece(t, alpha, &v1, &T1);
+    dT = alpha * (2 * t[1] + alpha * t[2]); /* T_α² − T₀² */
+    return ch + (z0 != z1 ? v1 - v0 : z0 == 1 ? (real)0.5 * t[3] * dT : z0 == 2 ? t[4] * dT / (T1 + T0) : 0);
+  }
+  real mu = d->contact[d->efc_id[i]].mu;
+  int z0 = cone_piece(q, mu, 0, &v0, &T0), z1 = cone_piece(q, mu, alpha, &v1, &T1);
+  if (z0 != z1) return ch + (v1 - v0);
+  if (z0 == 1) return ch + same_piece(q, alpha);
+  if (z0 != 2) return ch;
+  dT = alpha * (2 * q[6] + alpha * q[7]) / (T1 + T0);
+  real N0 = q[3], N1 = q[3] + alpha * q[4];
+  return ch + (real)0.5 * q[8] * (alpha * q[4] - mu * dT) * ((N1 - mu * T1) + (N0 - mu * T0));
+}
+
+/* the Gauss term's change α(q₁ + α·q₂) */
+static real gauss_change(const solver_ctx *c, real alpha) { return alpha * (c->quadGauss[1] + alpha * c->quadGauss[2]); }
+
+/* φ(α) − φ(0) summed in row order (ls_eval sums the same terms in the same order while it evaluates the line) */
 static real ls_change(const solver_ctx *c, real alpha) {
   const rl_data *d = c->d;
   int ne = d->ne, nf = d->nf;
-  real ch = alpha * (c->quadGauss[1] + alpha * c->quadGauss[2]);
+  real ch = gauss_change(c, alpha);
   for (int i = 0; i < c->nefc; i++) {
     const real *q = c->quad + 3 * i;
-    real start = c->Jaref[i], dir = c->Jv[i], x = start + alpha * dir, v0, v1;
+    real start = c->Jaref[i], dir = c->Jv[i], x = start + alpha * dir;
     if (i < ne) {
       ch += same_piece(q, alpha);
     } else if (i < ne + nf) {
-      int z0 = friction_piece(d, i, q, start, 0, &v0), z1 = friction_piece(d, i, q, x, alpha, &v1);
-      real f = d->efc_frictionloss[i];
-      ch += z0 != z1 ? v1 - v0 : z0 == 0 ? same_piece(q, alpha) : z0 == 1 ? -f * dir * alpha : f * dir * alpha;
+      ch += friction_change(d, i, q, start, dir, x, alpha);
     } else if (d->efc_type[i] != RL_CNSTR_CONTACT_ELLIPTIC) {
       if (start < 0 || x < 0) ch += one_sided_change(q, start, x, alpha); /* nothing for a row off at both ends */
     } else {
-      const rl_contact *con = d->contact + d->efc_id[i];
-      real T0, T1, dT;
-      if (c->signorini) {
-        if (start < 0 || x < 0) ch += one_sided_change(q, start, x, alpha);
-        const real *t = q + 3;
-        int z0 = disc_piece(t, 0, &v0, &T0), z1 = disc_piece(t, alpha, &v1, &T1);
-        dT = alpha * (2 * t[1] + alpha * t[2]); /* T_α² − T₀² */
-        ch += z0 != z1 ? v1 - v0 : z0 == 1 ? (real)0.5 * t[3] * dT : z0 == 2 ? t[4] * dT / (T1 + T0) : 0;
-      } else {
-        real mu = con->mu;
-        int z0 = cone_piece(q, mu, 0, &v0, &T0), z1 = cone_piece(q, mu, alpha, &v1, &T1);
-        if (z0 != z1) ch += v1 - v0;
-        else if (z0 == 1) ch += same_piece(q, alpha);
-        else if (z0 == 2) {
-          dT = alpha * (2 * q[6] + alpha * q[7]) / (T1 + T0);
-          real N0 = q[3], N1 = q[3] + alpha * q[4];
-          ch += (real)0.5 * q[8] * (alpha * q[4] - mu * dT) * ((N1 - mu * T1) + (N0 - mu * T0));
-        }
-      }
-      i += con->dim - 1;
+      ch = add_elliptic_change(c, i, alpha, ch);
+      i += d->contact[d->efc_id[i]].dim - 1;
     }
   }
   return ch;
@@ -1194,18 +1211,23 @@ static void add3(real *a, const real *b) {
   a[2] += b[2];
 }
 
-/* cost(a + α·v) and its first two derivatives in α (CGeval) */
+/* cost(a + α·v) and its first two derivatives in α (CGeval).  With RL_LINE_COST_CHANGE the point's cost is the
+   change φ(α) − φ(0) instead (ls_change's terms, summed here in the same order in the same pass) */
 static void ls_eval(solver_ctx *c, ls_point *p) {
   rl_data *d = c->d;
   int ne = d->ne, nf = d->nf;
-  real cost = 0, alpha = p->alpha, der[2] = {0, 0}, qt[3];
+  real cost = 0, alpha = p->alpha, der[2] = {0, 0}, qt[3], ch = RL_LINE_COST_CHANGE ? gauss_change(c, alpha) : 0;
   qt[0] = c->quadGauss[0];
   qt[1] = c->quadGauss[1];
   qt[2] = c->quadGauss[2];
-  for (int i = 0; i < ne; i++) add3(qt, c->quad + 3 * i);
+  for (int i = 0; i < ne; i++) {
+    add3(qt, c->quad + 3 * i);
+    if (RL_LINE_COST_CHANGE) ch += same_piece(c->quad + 3 * i, alpha);
+  }
   for (int i = ne; i < ne + nf; i++) {
     real start = c->Jaref[i], dir = c->Jv[i], x = start + alpha * dir;
     real f = d->efc_frictionloss[i], Rf = d->efc_R[i] * f;
+    if (RL_LINE_COST_CHANGE) ch += friction_change(d, i, c->quad + 3 * i, start, dir, x, alpha);
     if (-Rf < x && x < Rf) {
       add3(qt, c->quad + 3 * i);
     } else if (x <= -Rf) {
@@ -1218,12 +1240,15 @@ static void ls_eval(solver_ctx *c, ls_point *p) {
   }
   for (int i = ne + nf; i < c->nefc; i++) {
     if (d->efc_type[i] != RL_CNSTR_CONTACT_ELLIPTIC) {
-      if (c->Jaref[i] + alpha * c->Jv[i] < 0) add3(qt, c->quad + 3 * i);
+      real start = c->Jaref[i], x = start + alpha * c->Jv[i];
+      if (x < 0) add3(qt, c->quad + 3 * i);
+      if (RL_LINE_COST_CHANGE && (start < 0 || x < 0)) ch += one_sided_change(c->quad + 3 * i, start, x, alpha);
       continue;
     }
     const rl_contact *con = d->contact + d->efc_id[i];
     const real *q = c->quad + 3 * i;
     int dim = con->dim;
+    if (RL_LINE_COST_CHANGE) ch = add_elliptic_change(c, i, alpha, ch);
     if (c->signorini) {
       if (c->Jaref[i] + alpha * c->Jv[i] < 0) add3(qt, q);
       const real *t = q + 3;
@@ -1268,7 +1293,7 @@ static void ls_eval(solver_ctx *c, ls_point *p) {
   der[0] += 2 * alpha * qt[2] + qt[1];
   der[1] += 2 * qt[2];
   if (der[1] <= 0) der[1] = MINVAL; /* not convex: SHOULD NOT OCCUR */
-  p->cost = RL_LINE_COST_CHANGE ? ls_change(c, alpha) : cost; /* compared only with other points of this line */
+  p->cost = RL_LINE_COST_CHANGE ? ch : cost; /* compared only with other points of this line */
   p->deriv[0] = der[0];
   p->deriv[1] = der[1];
   c->LSiter++;
@@ -1296,6 +1321,13 @@ static int ls_bracket(solver_ctx *c, ls_point *p, const ls_point cand[3], ls_poi
 /* Exact line search (CGsearch): Newton steps on the 1-D cost until |φ'| < gtol =
    tolerance·ls_tolerance·‖v‖·meaninertia·max(1,nv); one-sided Newton until the sign of φ' flips, then
    a bracketed search with Newton candidates and the midpoint.  Returns α (0: no improvement). */
+/* the line search's answer p: its slope |φ'(α)|/(‖v‖·scale) and its cost kept for the caller; returns α */
+static real ls_take(solver_ctx *c, const ls_point *p, real slopescl) {
+  c->LSslope = rl_fabs(p->deriv[0]) * slopescl;
+  c->LScost = p->cost;
+  return p->alpha;
+}
+
 static real ls_search(solver_ctx *c) {
   const rl_model *m = c->m;
   rl_data *d = c->d;
@@ -1305,6 +1337,7 @@ static real ls_search(solver_ctx *c) {
   c->LSresult = 0;
   c->LSslope = 1;
   real snorm = rl_sqrt(dot(c->search, c->search, c->nv));
+  c->LScost = 0;
   if (snorm < MINVAL) {
     c->LSresult = 1;
     return 0;
@@ -1321,8 +1354,7 @@ static real ls_search(solver_ctx *c) {
   if (p0.cost < p1.cost) p1 = p0;
   if (rl_fabs(p1.deriv[0]) < gtol) {
     c->LSresult = p1.alpha == 0 ? 2 : 0;
-    c->LSslope = rl_fabs(p1.deriv[0]) * slopescl;
-    return p1.alpha;
+    return ls_take(c, &p1, slopescl);
   }
   int dir = p1.deriv[0] < 0 ? 1 : -1, p2update = 0;
   while (p1.deriv[0] * dir <= -gtol && c->LSiter < maxiter) {
@@ -1331,19 +1363,16 @@ static real ls_search(solver_ctx *c) {
     p1.alpha -= p1.deriv[0] / p1.deriv[1];
     ls_eval(c, &p1);
     if (rl_fabs(p1.deriv[0]) < gtol) {
-      c->LSslope = rl_fabs(p1.deriv[0]) * slopescl;
-      return p1.alpha;
+      return ls_take(c, &p1, slopescl);
     }
   }
   if (c->LSiter >= maxiter) {
     c->LSresult = 3;
-    c->LSslope = rl_fabs(p1.deriv[0]) * slopescl;
-    return p1.alpha;
+    return ls_take(c, &p1, slopescl);
   }
   if (!p2update) {
     c->LSresult = 6;
-    c->LSslope = rl_fabs(p1.deriv[0]) * slopescl;
-    return p1.alpha;
+    return ls_take(c, &p1, slopescl);
   }
   p2next = p1;
   p1next.alpha = p1.alpha - p1.deriv[0] / p1.deriv[1];
@@ -1360,26 +1389,22 @@ static real ls_search(solver_ctx *c) {
         bi = i;
       }
     if (bi >= 0) {
-      c->LSslope = rl_fabs(cand[bi].deriv[0]) * slopescl;
-      return cand[bi].alpha;
+      return ls_take(c, &cand[bi], slopescl);
     }
     int b1 = ls_bracket(c, &p1, cand, &p1next);
     int b2 = ls_bracket(c, &p2, cand, &p2next);
     if (!b1 && !b2) {
       c->LSresult = pmid.cost < p0.cost ? 0 : 7;
-      c->LSslope = rl_fabs(pmid.deriv[0]) * slopescl;
-      return pmid.alpha;
+      return ls_take(c, &pmid, slopescl);
     }
   }
   if (p1.cost <= p2.cost && p1.cost < p0.cost) {
     c->LSresult = 4;
-    c->LSslope = rl_fabs(p1.deriv[0]) * slopescl;
-    return p1.alpha;
+    return ls_take(c, &p1, slopescl);
   }
   if (p2.cost <= p1.cost && p2.cost < p0.cost) {
     c->LSresult = 4;
-    c->LSslope = rl_fabs(p2.deriv[0]) * slopescl;
-    return p2.alpha;
+    return ls_take(c, &p2, slopescl);
   }
   c->LSresult = 5;
   return 0;
@@ -1742,6 +1767,18 @@ static real gradient_rounding(const solver_ctx *c) { return RL_EPS * c->gterms /
 
 /* Newton (newton = 1) or CG (0): mj_solCGNewton with rigidlab's signorini latch; rec: the recursive
    path (returns −1, d untouched, when its workspace or rows refuse it) */
+/* 1 when the step α·v moves no component of q̈ by more than one unit of rounding of ‖q̈‖∞:
+   max_i |α·v_i| ≤ ε·max_i |q̈_i| (a NaN component is passed over, as fmax does) */
+static int rounding_only_step(int nv, real alpha, const real *v, const real *qacc) {
+  real stepmax = 0, accmax = 0;
+  for (int i = 0; i < nv; i++) {
+    real s = rl_fabs(alpha * v[i]), a = rl_fabs(qacc[i]);
+    if (s > stepmax) stepmax = s;
+    if (a > accmax) accmax = a;
+  }
+  return stepmax <= RL_EPS * accmax;
+}
+
 static int solve_primal(const rl_model *m, rl_data *d, int newton, const rl_solver_observer *obs, int rec) {
   size_t mark = rl_arena_mark(d);
   solver_ctx c;
@@ -1790,12 +1827,8 @@ static int solve_primal(const rl_model *m, rl_data *d, int newton, const rl_solv
        at the optimum when the active set holds, and reading the exact change it chased the noise of its gradient
        for up to 8 iterations beyond MuJoCo's (light_arm.xml, fourbar.xml) */
     int line = RL_LINE_COST_CHANGE && !newton;
-    real change = line ? ls_change(&c, alpha) : 0, stepmax = 0, accmax = 0;
-    for (int i = 0; i < nv; i++) {
-      stepmax = rl_fmax(stepmax, rl_fabs(alpha * c.search[i]));
-      accmax = rl_fmax(accmax, rl_fabs(d->qacc[i]));
-    }
-    int rounding_step = line && stepmax <= RL_EPS * accmax;
+    real change = !line ? 0 : coupled ? ls_change(&c, alpha) : c.LScost;
+    int rounding_step = line && rounding_only_step(nv, alpha, c.search, d->qacc);
     for (int i = 0; i < nv; i++) d->qacc[i] += alpha * c.search[i];
     for (int i = 0; i < nv; i++) c.Ma[i] += alpha * c.Mv[i];
     for (int i = 0; i < nefc; i++) c.Jaref[i] += alpha * c.Jv[i];
