@@ -1391,7 +1391,10 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
       jt->stiffness = m->jnt_stiffness[j];
       jt->spring = m->qpos_spring[m->jnt_qposadr[j]];
       for (int u = 0; u < m->nu; u++)
-        if (jt->act < 0 && avbd_joint_trn(m, u, j)) jt->act = u;
+        if (avbd_joint_trn(m, u, j)) {
+          if (jt->act < 0) jt->act = u;
+          jt->act_end = u + 1;
+        }
       avbd_joint_geometry(m, d, am, jt, d->xanchor + 3 * j, d->xaxis + 3 * j);
       jt->phi = jt->qpos0;
     }

@@ -495,7 +495,10 @@ RL_HDFN void avbd_compound_init(rl_avbd *am, const rl_model *m, const rl_data *d
     s->stiffness = m->jnt_stiffness[j];
     s->spring = m->qpos_spring[m->jnt_qposadr[j]];
     for (int u = 0; u < m->nu; u++)
-      if (s->act < 0 && avbd_joint_trn(m, u, j)) s->act = u;
+      if (avbd_joint_trn(m, u, j)) {
+        if (s->act < 0) s->act = u;
+        s->act_end = u + 1;
+      }
     s->phi = s->phi_n = c->q[k][0];
     s->lo_row = r;
     s->hi_row = r + 1;

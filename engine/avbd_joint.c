@@ -100,7 +100,7 @@ RL_HDFN real avbd_servo(const rl_avbd *am, const rl_model *m, const rl_data *d, 
   *k = 0;
   if (jt->act < 0 || (dis & RL_DSBL_ACTUATION)) return 0;
   real tau = 0;
-  for (int u = jt->act; u < m->nu; u++) {
+  for (int u = jt->act; u < jt->act_end; u++) {
     if (!avbd_joint_trn(m, u, jt->jnt)) continue;
     real ku, w = avbd_actuator_input(am, m, d, u);
     if (u == jt->act && avbd_bam_on(am, m, jt)) tau += avbd_servo_bam(&am->prm.bam, m, jt, u, w, phi, h, &ku);

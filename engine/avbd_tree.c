@@ -140,16 +140,19 @@ RL_HDFN void avbd_tree_build(rl_avbd *am) {
   for (int s = 0; s < nb; s++) am->tmass[s] = am->tmass[avbd_tree_root(am, s)];
 }
 
-/* Guarded Cholesky D = L Lᵀ of a symmetric 6×6 in place (reads and writes the lower triangle only), the
- * pivot guard of rl_avbd_chol_solve6 in double precision: a pivot below 64ε·max diag + tiny is replaced by
- * it.  The diagonal keeps 1/L_jj (what the substitutions multiply by), the strict lower triangle L.  Returns
- * the guarded pivots. */
+/* The pivot floor of the guarded Cholesky factors (that of rl_avbd_chol_solve6, in double precision):
+ *   floor = 64ε·dmax + tiny,  dmax the largest |diagonal entry| */
+RL_HDFN static double avbd_tree_pivot_floor(double dmax) { return 64 * DBL_EPSILON * dmax + RL_TINY; }
+
+/* Guarded Cholesky D = L Lᵀ of a symmetric 6×6 in place (reads and writes the lower triangle only): a pivot
+ * below avbd_tree_pivot_floor is replaced by it.  The diagonal keeps 1/L_jj (what the substitutions
+ * multiply by), the strict lower triangle L.  Returns the guarded pivots. */
 RL_HDFN static int avbd_tree_chol(double L[36]) {
   double dmax = 0;
   int guarded = 0;
   RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++) dmax = L[7 * i] > dmax ? L[7 * i] : (-L[7 * i] > dmax ? -L[7 * i] : dmax);
-  double floor_ = 64 * DBL_EPSILON * dmax + RL_TINY;
+  double floor_ = avbd_tree_pivot_floor(dmax);
   RL_AVBD_UNROLL
   for (int j = 0; j < 6; j++) {
     double s = L[7 * j];
@@ -172,7 +175,8 @@ RL_HDFN static int avbd_tree_chol(double L[36]) {
   return guarded;
 }
 
-/* y = L⁻¹ b in place (forward substitution with the factor of avbd_tree_chol, size 6) */
+/* y = L⁻¹ b in place (forward substitution with the factor of avbd_tree_chol, size 6):
+ *   y_i = (b_i − Σ_{k<i} L_ik y_k) / L_ii */
 RL_HDFN static void avbd_tree_fwd(const double L[36], double y[6]) {
   RL_AVBD_UNROLL
   for (int i = 0; i < 6; i++) {
@@ -183,7 +187,8 @@ RL_HDFN static void avbd_tree_fwd(const double L[36], double y[6]) {
   }
 }
 
-/* x = L⁻ᵀ y in place (back substitution, size 6) */
+/* x = L⁻ᵀ y in place (back substitution, size 6):
+ *   x_i = (y_i − Σ_{k>i} L_ki x_k) / L_ii */
 RL_HDFN static void avbd_tree_bwd(const double L[36], double x[6]) {
   RL_AVBD_UNROLL
   for (int i = 5; i >= 0; i--) {
@@ -194,11 +199,11 @@ RL_HDFN static void avbd_tree_bwd(const double L[36], double x[6]) {
   }
 }
 
-/* Y = L⁻¹ C in place for a 6×6 C (row-major), all six columns at once: row i of Y is
- * (C_i − Σ_{k<i} L_ik Y_k)/L_ii */
-RL_HDFN static void avbd_tree_fwd6(const double L[36], double Y[36]) {
+/* Y = L⁻¹ C in place for the first n rows of a 6-column C (row-major), all six columns at once: row i of Y is
+ *   Y_i = (C_i − Σ_{k<i} L_ik Y_k) / L_ii */
+RL_HDFN static void avbd_tree_fwd_rows(const double L[36], double Y[36], int n) {
   RL_AVBD_UNROLL
-  for (int i = 0; i < 6; i++) {
+  for (int i = 0; i < n; i++) {
     double *yi = Y + 6 * i;
     RL_AVBD_UNROLL
     for (int k = 0; k < i; k++) {
@@ -211,6 +216,51 @@ RL_HDFN static void avbd_tree_fwd6(const double L[36], double Y[36]) {
     for (int b = 0; b < 6; b++) yi[b] *= L[7 * i];
   }
 }
+
+/* The Gram matrix of the first n rows of X (row-major, 6 columns), lower triangle:
+ *   S_ab = Σ_c X_ac X_bc  (b ≤ a < n);
+ * returns max_a S_aa */
+RL_HDFN static double avbd_tree_gram(const double X[36], double S[36], int n) {
+  double smax = 0;
+  RL_AVBD_UNROLL
+  for (int a = 0; a < n; a++) {
+    RL_AVBD_UNROLL
+    for (int b = 0; b <= a; b++) {
+      double t = 0;
+      RL_AVBD_UNROLL
+      for (int c = 0; c < 6; c++) t += X[6 * a + c] * X[6 * b + c];
+      S[6 * a + b] = t;
+    }
+    smax = S[7 * a] > smax ? S[7 * a] : smax;
+  }
+  return smax;
+}
+
+/* The rows r … 5 of a symmetric 6×6 S (lower triangle) padded: S_kk = d, S_kb = 0 (b < k) */
+RL_HDFN static void avbd_tree_pad(double S[36], int r, double d) {
+  for (int k = r; k < 6; k++) {
+    for (int b = 0; b < k; b++) S[6 * k + b] = 0;
+    S[7 * k] = d;
+  }
+}
+
+/* D ± BᵀB over the first n rows of B (row-major, 6 columns), lower triangle of D (sub: minus):
+ *   D_ab ± Σ_{k<n} B_ka B_kb  (b ≤ a) */
+RL_HDFN static void avbd_tree_gram_t_add(double D[36], const double B[36], int n, int sub) {
+  RL_AVBD_UNROLL
+  for (int a = 0; a < 6; a++)
+    RL_AVBD_UNROLL
+    for (int b = 0; b <= a; b++) {
+      double u = 0;
+      RL_AVBD_UNROLL
+      for (int k = 0; k < n; k++) u += B[6 * k + a] * B[6 * k + b];
+      D[6 * a + b] = sub ? D[6 * a + b] - u : D[6 * a + b] + u;
+    }
+}
+
+/* The first entry of a 6-vector that may be nonzero, 3 when its linear part (0, 1, 2) is zero (a hinge's
+ * rank-one coupling (0, a): the terms of its zero entries are exact zeros and are skipped) */
+RL_HDFN static int avbd_tree_first_nz(const double v[6]) { return v[0] == 0 && v[1] == 0 && v[2] == 0 ? 3 : 0; }
 
 /* C += w·u vᵀ (6×6, row-major: C[6i + j] += w u_i v_j) */
 RL_HDFN static void avbd_outer_add(real C[36], const real u[6], const real v[6], real w) {
@@ -345,22 +395,13 @@ RL_HDFN static void avbd_tree_factor(rl_avbd *am, const int *list, int n) {
     am->guard[s] = avbd_tree_chol(L);
     if (r > 0) {
       /* the rows padded to six: a zero row k ≥ r gets S_kk = max diag of the others, so that S stays positive
-         definite, its pivot guard sees the same scale, and the row carries nothing (X_k = B̃_k = ẽ_k = 0) */
+         definite, its pivot guard sees the same scale, and the row carries nothing (X_k = B̃_k = ẽ_k = 0).  The
+         products of the zero rows are exact zeros: only the r rows' X and S are computed, the loops whose
+         inner sums run over the rows (the factor of S, B̃ᵀB̃, the substitutions) stay six long */
       RL_AVBD_UNROLL
-      for (int k = 0; k < 6; k++) avbd_tree_fwd(L, X + 6 * k);
-      double smax = 0;
-      RL_AVBD_UNROLL
-      for (int a = 0; a < 6; a++) {
-        RL_AVBD_UNROLL
-        for (int b = 0; b <= a; b++) {
-          double t = 0;
-          RL_AVBD_UNROLL
-          for (int c = 0; c < 6; c++) t += X[6 * a + c] * X[6 * b + c];
-          S[6 * a + b] = t;
-        }
-        smax = S[7 * a] > smax ? S[7 * a] : smax;
-      }
-      for (int k = r; k < 6; k++) S[7 * k] = smax;
+      for (int k = 0; k < r; k++) avbd_tree_fwd(L, X + 6 * k);
+      double smax = avbd_tree_gram(X, S, r);
+      avbd_tree_pad(S, r, smax);
       am->guard[s] += avbd_tree_chol(S);
     }
     if (p < 0) continue;
@@ -368,57 +409,40 @@ RL_HDFN static void avbd_tree_factor(rl_avbd *am, const int *list, int n) {
     if (w[AVBD_TW_RK] != 0) {
       /* H_sp = c u vᵀ: Y = c (L⁻¹u) vᵀ, YᵀY = c²‖L⁻¹u‖² v vᵀ, XᵀY = c (X L⁻¹u) vᵀ */
       double *y1 = w + AVBD_TW_U, *v = w + AVBD_TW_V, c = w[AVBD_TW_W], yy = 0;
+      int v0 = avbd_tree_first_nz(v);
       avbd_tree_fwd(L, y1); /* u ← L⁻¹u, read again by avbd_tree_subst */
       RL_AVBD_UNROLL
       for (int a = 0; a < 6; a++) yy += y1[a] * y1[a];
-      if (r > 0)
+      RL_AVBD_UNROLL
+      for (int k = 0; k < r; k++) {
+        double t = 0;
         RL_AVBD_UNROLL
-        for (int k = 0; k < 6; k++) {
-          double t = 0;
-          RL_AVBD_UNROLL
-          for (int a = 0; a < 6; a++) t += X[6 * k + a] * y1[a];
-          t *= c;
-          RL_AVBD_UNROLL
-          for (int b = 0; b < 6; b++) Bt[6 * k + b] -= t * v[b];
-        }
+        for (int a = 0; a < 6; a++) t += X[6 * k + a] * y1[a];
+        t *= c;
+        RL_AVBD_UNROLL
+        for (int b = v0; b < 6; b++) Bt[6 * k + b] -= t * v[b];
+      }
       yy *= c * c;
       RL_AVBD_UNROLL
-      for (int a = 0; a < 6; a++)
+      for (int a = v0; a < 6; a++)
         RL_AVBD_UNROLL
-        for (int b = 0; b <= a; b++) Dp[6 * a + b] -= yy * v[a] * v[b];
+        for (int b = v0; b <= a; b++) Dp[6 * a + b] -= yy * v[a] * v[b];
     } else {
-      avbd_tree_fwd6(L, Y);
-      if (r > 0)
-        RL_AVBD_UNROLL
-        for (int k = 0; k < 6; k++) /* B = J_A − XᵀY, row k */
-          RL_AVBD_UNROLL
-          for (int b = 0; b < 6; b++) {
-            double t = Bt[6 * k + b];
-            RL_AVBD_UNROLL
-            for (int a = 0; a < 6; a++) t -= X[6 * k + a] * Y[6 * a + b];
-            Bt[6 * k + b] = t;
-          }
+      avbd_tree_fwd_rows(L, Y, 6);
       RL_AVBD_UNROLL
-      for (int a = 0; a < 6; a++) /* D_p −= YᵀY (lower triangle) */
+      for (int k = 0; k < r; k++) /* B = J_A − XᵀY, row k */
         RL_AVBD_UNROLL
-        for (int b = 0; b <= a; b++) {
-          double u = 0;
+        for (int b = 0; b < 6; b++) {
+          double t = Bt[6 * k + b];
           RL_AVBD_UNROLL
-          for (int c = 0; c < 6; c++) u += Y[6 * c + a] * Y[6 * c + b];
-          Dp[6 * a + b] -= u;
+          for (int a = 0; a < 6; a++) t -= X[6 * k + a] * Y[6 * a + b];
+          Bt[6 * k + b] = t;
         }
+      avbd_tree_gram_t_add(Dp, Y, 6, 1); /* D_p −= YᵀY */
     }
     if (r > 0) {
-      avbd_tree_fwd6(S, Bt); /* B̃ = L_S⁻¹ B */
-      RL_AVBD_UNROLL
-      for (int a = 0; a < 6; a++) /* D_p += B̃ᵀB̃ (lower triangle) */
-        RL_AVBD_UNROLL
-        for (int b = 0; b <= a; b++) {
-          double u = 0;
-          RL_AVBD_UNROLL
-          for (int k = 0; k < 6; k++) u += Bt[6 * k + a] * Bt[6 * k + b];
-          Dp[6 * a + b] += u;
-        }
+      avbd_tree_fwd_rows(S, Bt, r);       /* B̃ = L_S⁻¹ B */
+      avbd_tree_gram_t_add(Dp, Bt, 6, 0); /* D_p += B̃ᵀB̃ (rows r … 5 zero) */
     }
   }
 }
@@ -440,12 +464,13 @@ RL_HDFN static void avbd_tree_subst(rl_avbd *am, const int *list, int n, double 
     avbd_tree_fwd(L, y);
     if (r > 0) {
       RL_AVBD_UNROLL
-      for (int k = 0; k < 6; k++) {
+      for (int k = 0; k < r; k++) {
         double t = with_c ? w[AVBD_TW_F + k] : 0;
         RL_AVBD_UNROLL
         for (int c = 0; c < 6; c++) t -= X[6 * k + c] * y[c];
         e[k] = t;
       }
+      for (int k = r; k < 6; k++) e[k] = 0; /* a padded row's ẽ */
       avbd_tree_fwd(w + AVBD_TW_S, e);
     }
     if (p < 0) continue;
@@ -476,10 +501,11 @@ RL_HDFN static void avbd_tree_subst(rl_avbd *am, const int *list, int n, double 
     const double *e = w + AVBD_TW_E, *L = w + AVBD_TW_D, *X = w + AVBD_TW_X, *Bt = w + AVBD_TW_B, *Y = w + AVBD_TW_Y;
     const double *xp = p >= 0 ? v + ld * (size_t)p : NULL;
     double *x = v + ld * (size_t)s;
-    if ((int)w[AVBD_TW_R] > 0) {
+    int r = (int)w[AVBD_TW_R];
+    if (r > 0) {
       double nu[6];
       RL_AVBD_UNROLL
-      for (int k = 0; k < 6; k++) {
+      for (int k = 0; k < r; k++) {
         double t = -e[k];
         if (xp) {
           RL_AVBD_UNROLL
@@ -487,13 +513,14 @@ RL_HDFN static void avbd_tree_subst(rl_avbd *am, const int *list, int n, double 
         }
         nu[k] = t;
       }
+      for (int k = r; k < 6; k++) nu[k] = 0; /* a padded row's ν */
       avbd_tree_bwd(w + AVBD_TW_S, nu);
       if (nu_out == 1)
-        for (int k = 0; k < 6; k++) w[AVBD_TW_NU + k] = -nu[k];
+        for (int k = 0; k < 6; k++) w[AVBD_TW_NU + k] = k < r ? -nu[k] : 0;
       else if (nu_out == 2)
-        for (int k = 0; k < 6; k++) w[AVBD_TW_NU + k] -= nu[k];
+        for (int k = 0; k < r; k++) w[AVBD_TW_NU + k] -= nu[k];
       RL_AVBD_UNROLL
-      for (int k = 0; k < 6; k++) {
+      for (int k = 0; k < r; k++) {
         RL_AVBD_UNROLL
         for (int c = 0; c < 6; c++) x[c] -= X[6 * k + c] * nu[k];
       }
@@ -721,7 +748,10 @@ RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_dat
     double *w = W + AVBD_TW * s;
     real H[36], g[6];
     avbd_assemble(am, m, d, s, h, 0, W, H, g);
-    for (int a = 0; a < 36; a++) w[AVBD_TW_D + a] = H[a];
+    RL_AVBD_UNROLL
+    for (int a = 0; a < 6; a++) /* the lower triangle: the factor reads no other part of D */
+      RL_AVBD_UNROLL
+      for (int b = 0; b <= a; b++) w[AVBD_TW_D + 6 * a + b] = H[6 * a + b];
     for (int a = 0; a < 6; a++) w[AVBD_TW_G + a] = g[a];
     if (am->tparent[s] >= 0) avbd_tree_coupling(am, m, d, am->tjoint[s], h, w);
     w[AVBD_TW_R] = avbd_tree_rows(am, m, d, s, w);

@@ -67,6 +67,7 @@ typedef struct rl_avbd_joint {
   int neq;                     /* two-sided rows */
   int lo_row, hi_row, dry_row; /* row index of limit lo/hi and dry friction, −1 if absent */
   int act;                     /* first actuator with this joint as transmission, −1 if none */
+  int act_end;                 /* one past the last such actuator (the servo sums over act … act_end − 1) */
   int cmp;                     /* RL_AVBD_COMPOUND: index into rl_avbd.cmp, else −1 */
   real rA[3], rB[3];           /* anchors in the COM frames of A (world point if a = −1) and B */
   real axA[3], axB[3];         /* joint axis in A's and B's COM frames */
