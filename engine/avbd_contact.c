@@ -127,35 +127,39 @@ RL_HDFN static real avbd_geom_radius(const rl_model *m, int g) {
   return (t == RL_GEOM_SPHERE || t == RL_GEOM_CAPSULE) ? m->geom_size[3 * g] : 0;
 }
 
-/* 1 if contact c (world point p, normal n) joins body b to the body it hangs from (b's parent welded to the other
-   body's weld body; MuJoCo's parent filter spares a parent welded to the world) and none of b's joints moves p
-   along n to first order: hinge |n·(a × (p − x_a))|, slide |n·a|, ball ‖(p − x_a) × n‖ all within rounding,
-   64ε·(1 + ‖p − x_a‖); a free joint always moves it.  Such an overlap is fixed by the joints, and pushing it out is
-   infeasible. */
+/* 1 if joint j moves the world point p along n to first order: hinge |n·(a × (p − x_a))|, slide |n·a|, ball
+   ‖(p − x_a) × n‖ above rounding, 64ε·(1 + ‖p − x_a‖); a free joint always */
+static int avbd_joint_moves_along(const rl_model *m, const rl_data *d, int j, const real p[3], const real n[3]) {
+  const real *ax = d->xaxis + 3 * j;
+  real r[3], t[3];
+  rl_v3_sub(r, p, d->xanchor + 3 * j);
+  real tol = 64 * RL_EPS * (1 + rl_v3_norm(r));
+  switch (m->jnt_type[j]) {
+  case RL_JNT_FREE: return 1;
+  case RL_JNT_SLIDE: return rl_fabs(rl_v3_dot(n, ax)) > tol;
+  case RL_JNT_BALL:
+    rl_v3_cross(t, r, n);
+    return rl_v3_norm(t) > tol;
+  default:
+    rl_v3_cross(t, ax, r);
+    return rl_fabs(rl_v3_dot(n, t)) > tol;
+  }
+}
+
+/* 1 if contact c (world point p, normal n) joins a body b to a body it hangs from through joints (b's chain of
+   parents reaches the other body's weld body; MuJoCo's parent filter spares only a direct parent, and one welded
+   to the world) and no joint on that chain moves p along n to first order (avbd_joint_moves_along): the relative
+   velocity of the two sides at p is the sum of those joints' contributions, each along n zero.  Such an overlap is
+   fixed by the joints, and pushing it out is infeasible. */
 static int avbd_fixed_gap(const rl_model *m, const rl_data *d, const rl_contact *c) {
   for (int side = 0; side < 2; side++) {
     int b = m->geom_bodyid[side ? c->geom2 : c->geom1], o = m->geom_bodyid[side ? c->geom1 : c->geom2];
-    if (b <= 0 || m->body_jntnum[b] == 0 || m->body_weldid[m->body_parentid[b]] != m->body_weldid[o]) continue;
-    int moves = 0;
-    for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; j++) {
-      const real *ax = d->xaxis + 3 * j, *n = c->frame;
-      real r[3], t[3];
-      rl_v3_sub(r, c->pos, d->xanchor + 3 * j);
-      real tol = 64 * RL_EPS * (1 + rl_v3_norm(r));
-      switch (m->jnt_type[j]) {
-      case RL_JNT_FREE: moves = 1; break;
-      case RL_JNT_SLIDE: moves |= rl_fabs(rl_v3_dot(n, ax)) > tol; break;
-      case RL_JNT_BALL:
-        rl_v3_cross(t, r, n);
-        moves |= rl_v3_norm(t) > tol;
-        break;
-      default:
-        rl_v3_cross(t, ax, r);
-        moves |= rl_fabs(rl_v3_dot(n, t)) > tol;
-        break;
-      }
-    }
-    if (!moves) return 1;
+    int wo = m->body_weldid[o], moves = 0, x = b, njoint = 0;
+    if (b <= 0 || m->body_weldid[b] == wo) continue;
+    for (; x > 0 && m->body_weldid[x] != wo && !moves; x = m->body_parentid[x])
+      for (int j = m->body_jntadr[x]; j < m->body_jntadr[x] + m->body_jntnum[x] && !moves; j++, njoint++)
+        moves = avbd_joint_moves_along(m, d, j, c->pos, c->frame);
+    if (!moves && njoint > 0 && m->body_weldid[x] == wo) return 1;
   }
   return 0;
 }
@@ -226,6 +230,7 @@ void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d) {
   for (int i = 0; i < d->ncon && am->ncon < am->maxcon; i++) {
     const rl_contact *c = d->contact + i;
     if (c->exclude || (am->nrest > 0 && avbd_rest_pair(am, c->geom1, c->geom2))) continue;
+    if (avbd_fixed_gap(m, d, c)) continue; /* no joint changes its gap: its normal force does no work */
     int s1 = am->slot[m->geom_bodyid[c->geom1]], s2 = am->slot[m->geom_bodyid[c->geom2]];
     if (s1 < 0 && s2 < 0) continue;
     rl_avbd_contact *k = am->con + am->ncon++;
@@ -256,7 +261,6 @@ void rl_avbd_load_contacts(rl_avbd *am, const rl_model *m, const rl_data *d) {
     avbd_to_local(k->cB, avbd_pose_of(am, s2), p2);
     memcpy(k->frame, c->frame, sizeof k->frame);
     avbd_contact_friction(k, c->dim, c->mu > 0 ? c->mu : c->friction[0], c->friction[2], c->friction[3]);
-    k->fixed_gap = avbd_fixed_gap(m, d, c);
   }
 }
 
@@ -377,10 +381,6 @@ RL_HDFN void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
     avbd_contact_c(am, k, k->c0);
     int j = avbd_contact_mocap(m, k);
     if (j >= 0 && am->mocap_moved[j] == am->steps) avbd_contact_c0_moved(am, j, k);
-    /* a gap no motion can change (avbd_fixed_gap): the step may leave the whole start penetration
-       (C̃ = C − min(C⁰, 0)); asked to remove a part, the contact and the joint rows conflict and the multipliers
-       grow without bound (a 0.107 m overlap of a fixed arm base with its first link, coaxial capsules) */
-    if (k->c0[0] < 0 && k->fixed_gap) k->c0[0] /= pr->alpha;
     k->touched = k->c0[0] <= 0;
   }
 }

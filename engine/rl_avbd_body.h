@@ -102,8 +102,6 @@ typedef struct rl_avbd_contact {
   real c0[3], c[3]; /* C at the step start and C̃ after the last dual update */
   int stick;        /* tangent multiplier inside the disc after the last dual update */
   int touched;      /* the normal row was closed (C̃_n ≤ 0) at the step start or after a dual update of this step */
-  int fixed_gap;    /* its gap cannot change to first order: a body against the body it hangs from by joints that
-                       do not move the contact point along n (avbd_fixed_gap) */
   /* torsional (about n) and rolling (about t1, t2) rows, condim 4 / 6: the relative rotation
      since the step start w = Log(Δq_B) − Log(Δq_A), C_r = frame_r·w, force bounded by the patch-radius
      coefficients: |λ_spin| ≤ μ_spin(−λ_n), ‖λ_roll‖ ≤ μ_roll(−λ_n) */

@@ -836,9 +836,9 @@ Test(avbd, ball_cone_limit_and_friction_as_hinge) {
 }
 
 /* A fixed overlap (tests/public/panda_like.xml from qpos0: the base capsule and the first link's overlap by 0.107 m
-   along the first hinge's axis, which no joint motion changes; MuJoCo keeps the overlap): AVBD holds it
-   (avbd_fixed_gap) instead of pushing it out against the hinge, which diverged (qpos 1e6 after 2 s, every step
-   unconverged).  0.3 s with articulation blocks: the arm stays near qpos0, the joints closed, the overlap held. */
+   along the first hinge's axis, which no joint motion changes; MuJoCo keeps the overlap): AVBD leaves the contact out
+   (avbd_fixed_gap: its normal force does no work) instead of pushing it out against the hinge, which diverged (qpos
+   1e6 after 2 s, every step unconverged).  0.3 s with articulation blocks: the arm stays near qpos0, the joints closed, the overlap held. */
 Test(avbd, fixed_overlap_held_not_pushed_out) {
   real q[32];
   double an, it;
