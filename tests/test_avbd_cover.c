@@ -417,24 +417,33 @@ Test(avbd_cover, adhesion_sample_pulls_the_sphere_down, .timeout = 300) {
    78 of 401 steps unconverged in f64 at 120 sweeps/step, 38 in f32; with the rule 27 / 23 (the rest: sliding
    hand contacts with a small normal force, not limits), and with the friction disc from the last normal multiplier
    too 0 / 0 (24 / 5.4 sweeps/step). */
-Test(avbd_cover, humanoid_limits_reached_with_a_large_penalty_do_not_cycle, .timeout = 300) {
+/* T seconds of AVBD (default parameters) on MODEL from qpos0: *unconverged steps of *n, returns the mean sweeps/step */
+static double avbd_run_counts(const char *model, double T, long *unconverged, long *n) {
   rl_pair p;
-  load(&p, "/usr/share/mujoco/model/humanoid/humanoid.xml", NULL);
+  load(&p, model, NULL);
   rl_avbd *am = build(p.m);
   rl_data *d = rl_data_alloc(p.m);
   rl_avbd_from_generalized(am, p.m, d);
-  long unconverged = 0, it = 0, n = lround(2.0 / (double)p.m->opt.timestep);
-  for (long k = 0; k < n; k++) {
+  long it = 0;
+  *unconverged = 0;
+  *n = lround(T / (double)p.m->opt.timestep);
+  for (long k = 0; k < *n; k++) {
     cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
-    unconverged += !am->stat.converged;
+    *unconverged += !am->stat.converged;
     it += am->stat.iterations;
   }
-  printf("avbd humanoid (%s), 2 s: %ld of %ld steps unconverged, %.1f sweeps/step\n", RL_PREC_NAME, unconverged, n,
-         (double)it / (double)n);
-  cr_expect_leq(unconverged, TOL(3, 3), "%ld of %ld steps unconverged", unconverged, n);
   rl_data_free(d);
   rl_avbd_free(am);
   rl_pair_free(&p);
+  return (double)it / (double)*n;
+}
+
+Test(avbd_cover, humanoid_limits_reached_with_a_large_penalty_do_not_cycle, .timeout = 300) {
+  long unconverged, n;
+  double sweeps = avbd_run_counts("/usr/share/mujoco/model/humanoid/humanoid.xml", 2.0, &unconverged, &n);
+  printf("avbd humanoid (%s), 2 s: %ld of %ld steps unconverged, %.1f sweeps/step\n", RL_PREC_NAME, unconverged, n,
+         sweeps);
+  cr_expect_leq(unconverged, TOL(3, 3), "%ld of %ld steps unconverged", unconverged, n);
 }
 
 /* ------------------------------------------------------------------ modelling overlaps at qpos0 */
@@ -541,22 +550,10 @@ Test(avbd_cover, rest_overlaps_of_one_articulation_left_out, .timeout = 300) {
    leg turned, its force grew by ρC̃ per sweep without end: 44 of 150 steps (0.3 s) at the budget, f64, 169 sweeps/step
    (1 s: 306 of 501).  Now 0 and 9.0 sweeps/step (f32 3.9 both). */
 Test(avbd_cover, contacts_whose_gap_no_joint_changes_are_left_out, .timeout = 300) {
-  rl_pair p;
-  load(&p, SRCDIR "/experiments/scenes/biped_visual.xml", NULL);
-  rl_avbd *am = build(p.m);
-  rl_data *d = rl_data_alloc(p.m);
-  rl_avbd_from_generalized(am, p.m, d);
-  long unconverged = 0, it = 0, n = lround(0.3 / (double)p.m->opt.timestep);
-  for (long k = 0; k < n; k++) {
-    cr_assert_eq(rl_avbd_step(am, p.m, d), RL_OK);
-    unconverged += !am->stat.converged;
-    it += am->stat.iterations;
-  }
+  long unconverged, n;
+  double sweeps = avbd_run_counts(SRCDIR "/experiments/scenes/biped_visual.xml", 0.3, &unconverged, &n);
   printf("avbd biped_visual (%s), 0.3 s: %ld of %ld steps unconverged, %.1f sweeps/step\n", RL_PREC_NAME, unconverged,
-         n, (double)it / (double)n);
+         n, sweeps);
   cr_expect_eq(unconverged, 0, "%ld of %ld steps unconverged", unconverged, n);
-  cr_expect_leq((double)it / (double)n, TOL(20, 10));
-  rl_data_free(d);
-  rl_avbd_free(am);
-  rl_pair_free(&p);
+  cr_expect_leq(sweeps, TOL(20, 10));
 }
