@@ -1179,28 +1179,6 @@ static real add_elliptic_change(const solver_ctx *c, int i, real alpha, real ch)
 /* the Gauss term's change α(q₁ + α·q₂) */
 static real gauss_change(const solver_ctx *c, real alpha) { return alpha * (c->quadGauss[1] + alpha * c->quadGauss[2]); }
 
-/* φ(α) − φ(0) summed in row order (ls_eval sums the same terms in the same order while it evaluates the line) */
-static real ls_change(const solver_ctx *c, real alpha) {
-  const rl_data *d = c->d;
-  int ne = d->ne, nf = d->nf;
-  real ch = gauss_change(c, alpha);
-  for (int i = 0; i < c->nefc; i++) {
-    const real *q = c->quad + 3 * i;
-    real start = c->Jaref[i], dir = c->Jv[i], x = start + alpha * dir;
-    if (i < ne) {
-      ch += same_piece(q, alpha);
-    } else if (i < ne + nf) {
-      ch += friction_change(d, i, q, start, dir, x, alpha);
-    } else if (d->efc_type[i] != RL_CNSTR_CONTACT_ELLIPTIC) {
-      if (start < 0 || x < 0) ch += one_sided_change(q, start, x, alpha); /* nothing for a row off at both ends */
-    } else {
-      ch = add_elliptic_change(c, i, alpha, ch);
-      i += d->contact[d->efc_id[i]].dim - 1;
-    }
-  }
-  return ch;
-}
-
 typedef struct ls_point {
   real alpha, cost, deriv[2];
 } ls_point;
@@ -1212,9 +1190,10 @@ static void add3(real *a, const real *b) {
 }
 
 /* cost(a + α·v) and its first two derivatives in α (CGeval).  With RL_LINE_COST_CHANGE the point's cost is the
-   change φ(α) − φ(0) instead (ls_change's terms, summed here in the same order in the same pass) */
-static void ls_eval(solver_ctx *c, ls_point *p) {
-  rl_data *d = c->d;
+   change φ(α) − φ(0) instead, summed term by term in row order in the same pass (same_piece, friction_change,
+   one_sided_change, add_elliptic_change; the Gauss term first) */
+static void ls_point_eval(const solver_ctx *c, ls_point *p) {
+  const rl_data *d = c->d;
   int ne = d->ne, nf = d->nf;
   real cost = 0, alpha = p->alpha, der[2] = {0, 0}, qt[3], ch = RL_LINE_COST_CHANGE ? gauss_change(c, alpha) : 0;
   qt[0] = c->quadGauss[0];
@@ -1296,7 +1275,19 @@ static void ls_eval(solver_ctx *c, ls_point *p) {
   p->cost = RL_LINE_COST_CHANGE ? ch : cost; /* compared only with other points of this line */
   p->deriv[0] = der[0];
   p->deriv[1] = der[1];
+}
+
+/* a line-search evaluation (ls_point_eval), counted */
+static void ls_eval(solver_ctx *c, ls_point *p) {
+  ls_point_eval(c, p);
   c->LSiter++;
+}
+
+/* φ(α) − φ(0) along the current line (read only with RL_LINE_COST_CHANGE, where ls_point_eval's cost is it) */
+static real ls_change(const solver_ctx *c, real alpha) {
+  ls_point p = {.alpha = alpha};
+  ls_point_eval(c, &p);
+  return p.cost;
 }
 
 /* move a bracket end to the best candidate with the same derivative sign (updateBracket) */
@@ -1318,9 +1309,6 @@ static int ls_bracket(solver_ctx *c, ls_point *p, const ls_point cand[3], ls_poi
   return flag;
 }
 
-/* Exact line search (CGsearch): Newton steps on the 1-D cost until |φ'| < gtol =
-   tolerance·ls_tolerance·‖v‖·meaninertia·max(1,nv); one-sided Newton until the sign of φ' flips, then
-   a bracketed search with Newton candidates and the midpoint.  Returns α (0: no improvement). */
 /* the line search's answer p: its slope |φ'(α)|/(‖v‖·scale) and its cost kept for the caller; returns α */
 static real ls_take(solver_ctx *c, const ls_point *p, real slopescl) {
   c->LSslope = rl_fabs(p->deriv[0]) * slopescl;
@@ -1328,6 +1316,9 @@ static real ls_take(solver_ctx *c, const ls_point *p, real slopescl) {
   return p->alpha;
 }
 
+/* Exact line search (CGsearch): Newton steps on the 1-D cost until |φ'| < gtol =
+   tolerance·ls_tolerance·‖v‖·meaninertia·max(1,nv); one-sided Newton until the sign of φ' flips, then
+   a bracketed search with Newton candidates and the midpoint.  Returns α (0: no improvement). */
 static real ls_search(solver_ctx *c) {
   const rl_model *m = c->m;
   rl_data *d = c->d;
@@ -1765,8 +1756,6 @@ static real gradient_rounding(const solver_ctx *c) { return RL_EPS * c->gterms /
    nothing (2.38 iterations per step over 400 steps, 1.52 in double); in double the bound is ~1e-15 of the forces. */
 #define RL_GRAD_ULPS 8
 
-/* Newton (newton = 1) or CG (0): mj_solCGNewton with rigidlab's signorini latch; rec: the recursive
-   path (returns −1, d untouched, when its workspace or rows refuse it) */
 /* 1 when the step α·v moves no component of q̈ by more than one unit of rounding of ‖q̈‖∞:
    max_i |α·v_i| ≤ ε·max_i |q̈_i| (a NaN component is passed over, as fmax does) */
 static int rounding_only_step(int nv, real alpha, const real *v, const real *qacc) {
@@ -1779,6 +1768,8 @@ static int rounding_only_step(int nv, real alpha, const real *v, const real *qac
   return stepmax <= RL_EPS * accmax;
 }
 
+/* Newton (newton = 1) or CG (0): mj_solCGNewton with rigidlab's signorini latch; rec: the recursive
+   path (returns −1, d untouched, when its workspace or rows refuse it) */
 static int solve_primal(const rl_model *m, rl_data *d, int newton, const rl_solver_observer *obs, int rec) {
   size_t mark = rl_arena_mark(d);
   solver_ctx c;
