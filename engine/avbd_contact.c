@@ -381,6 +381,7 @@ RL_HDFN void avbd_contact_warmstart(rl_avbd *am, const rl_model *m, real h) {
     avbd_contact_c(am, k, k->c0);
     int j = avbd_contact_mocap(m, k);
     if (j >= 0 && am->mocap_moved[j] == am->steps) avbd_contact_c0_moved(am, j, k);
+    k->target_n = rl_avbd_one_sided_target(k->c0[0], pr->alpha, pr->slop);
     k->touched = k->c0[0] <= 0;
   }
 }

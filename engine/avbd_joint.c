@@ -220,7 +220,7 @@ RL_HDFN void avbd_coord_terms(const rl_avbd *am, const rl_model *m, const rl_dat
     for (int side = 0; side < 2; side++) {
       const rl_avbd_row *r = am->row + (side ? jt->hi_row : jt->lo_row);
       real C = avbd_limit_c(m, d, jt->jnt, side, phi);
-      real Ct = C - pr->alpha * rl_avbd_min(r->c0, 0);
+      real Ct = C - rl_avbd_one_sided_target(r->c0, pr->alpha, pr->slop);
       real f = kkt ? r->lambda : rl_avbd_proj_neg(r->lambda + r->rho * Ct);
       *G += side ? -f : f;
       if (f < 0 || r->lambda < 0) *k += r->rho;

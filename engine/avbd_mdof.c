@@ -172,7 +172,8 @@ RL_HDFN static int avbd_mdof_terms(rl_avbd *am, const rl_model *m, const rl_data
   if (lim) {
     const rl_avbd_row *r = am->row + f->lim_row;
     real u[3], C = avbd_mdof_cone(m, d, f, q, u);
-    real fl = kkt ? r->lambda : rl_avbd_proj_neg(r->lambda + r->rho * (C - am->prm.alpha * rl_avbd_min(r->c0, 0)));
+    real Ct = C - rl_avbd_one_sided_target(r->c0, am->prm.alpha, am->prm.slop);
+    real fl = kkt ? r->lambda : rl_avbd_proj_neg(r->lambda + r->rho * Ct);
     for (int i = 0; i < 3; i++) Gv[i] -= fl * f->un[i];
     if (fl < 0 || r->lambda < 0)
       for (int i = 0; i < 3; i++)
@@ -303,7 +304,7 @@ RL_HDFN void avbd_mdof_dual(rl_avbd *am, const rl_model *m, const rl_data *d, re
     }
     real q[4], u[3];
     avbd_mdof_quat(am, f, q);
-    real c = avbd_mdof_cone(m, d, f, q, u) - pr->alpha * rl_avbd_min(w->c0, 0);
+    real c = avbd_mdof_cone(m, d, f, q, u) - rl_avbd_one_sided_target(w->c0, pr->alpha, pr->slop);
     res[1] = rl_avbd_max(res[1], avbd_one_sided_dual(pr, w, c, AVBD_ANG_SCALE));
   }
 }

@@ -309,7 +309,7 @@ RL_HDFN static void avbd_coarse_contacts(const rl_avbd *am, int s, int c, real H
     avbd_contact_points(am, k, pA, uA, pB, uB);
     rl_v3_sub(dd, pB, pA);
     for (int r = 0; r < 3; r++) C[r] = rl_v3_dot(k->frame + 3 * r, dd);
-    f[0] = rl_avbd_proj_neg(k->lambda[0] + k->rho[0] * (C[0] - pr->alpha * rl_avbd_min(k->c0[0], 0)));
+    f[0] = rl_avbd_proj_neg(k->lambda[0] + k->rho[0] * (C[0] - k->target_n));
     f[1] = k->lambda[1] + k->rho[1] * (C[1] - pr->alpha * k->c0[1]);
     f[2] = k->lambda[2] + k->rho[2] * (C[2] - pr->alpha * k->c0[2]);
     rl_avbd_proj_disc(f + 1, k->mu * -f[0]);
@@ -475,7 +475,8 @@ RL_HDFN static void avbd_coord_dual(rl_avbd *am, const rl_model *m, const rl_dat
     for (int side = 0; side < 2; side++) {
       rl_avbd_row *w = am->row + (side ? jt->hi_row : jt->lo_row);
       real C = avbd_limit_c(m, d, jt->jnt, side, jt->phi);
-      res[ang] = rl_avbd_max(res[ang], avbd_one_sided_dual(pr, w, C - pr->alpha * rl_avbd_min(w->c0, 0), ell));
+      real Ct = C - rl_avbd_one_sided_target(w->c0, pr->alpha, pr->slop);
+      res[ang] = rl_avbd_max(res[ang], avbd_one_sided_dual(pr, w, Ct, ell));
     }
   }
   real tf = avbd_dry_budget(am, m, jt);
@@ -571,7 +572,7 @@ RL_HDFN static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_da
   for (int i = 0; i < am->ncon; i++) {
     rl_avbd_contact *c = am->con + i;
     const real *C = avbd_contact_val(am, i)->C;
-    c->c[0] = C[0] - pr->alpha * rl_avbd_min(c->c0[0], 0);
+    c->c[0] = C[0] - c->target_n;
     if (c->c[0] <= 0) c->touched = 1;
     real nl = rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * c->c[0]);
     res[0] = rl_avbd_max(res[0], rl_fabs(c->lambda[0] - nl) / c->rho[0]);

@@ -317,7 +317,8 @@ RL_HDFN static real avbd_crow_force(const rl_avbd *am, const rl_model *m, const 
     *k = am->prm.block == RL_AVBD_BLOCK_ARTICULATION && rl_fabs(t) > r->bound ? w->rho * r->bound / rl_fabs(t) : w->rho;
     return kkt ? w->lambda : rl_avbd_clip(t, r->bound);
   }
-  real f = kkt ? w->lambda : rl_avbd_proj_neg(w->lambda + w->rho * (C - am->prm.alpha * rl_avbd_min(w->c0, 0)));
+  real Ct = C - rl_avbd_one_sided_target(w->c0, am->prm.alpha, am->prm.slop);
+  real f = kkt ? w->lambda : rl_avbd_proj_neg(w->lambda + w->rho * Ct);
   if (f < 0 || w->lambda < 0) *k = w->rho;
   return f;
 }
@@ -493,7 +494,8 @@ RL_HDFN void avbd_crow_dual(rl_avbd *am, const rl_model *m, const rl_data *d, re
       w->lambda = nl;
       if (rl_fabs(t) < r->bound) w->rho = avbd_grow(pr, w->rho, w->rho0, w->c, ell);
     } else {
-      res[ang] = rl_avbd_max(res[ang], avbd_one_sided_dual(pr, w, C - pr->alpha * rl_avbd_min(w->c0, 0), ell));
+      real Ct = C - rl_avbd_one_sided_target(w->c0, pr->alpha, pr->slop);
+      res[ang] = rl_avbd_max(res[ang], avbd_one_sided_dual(pr, w, Ct, ell));
     }
   }
 }

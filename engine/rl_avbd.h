@@ -113,8 +113,11 @@ typedef struct rl_avbd_param {
   int threads;         /* > 1: the bodies of one color are updated by that many OpenMP threads (when the
                           engine is built with OpenMP; results are bit-identical at any count, see
                           avbd_sweep); ≤ 1: serial (default) */
-  real alpha;          /* stabilization C̃ = C − α·C⁰ (contacts, limits) */
+  real alpha;          /* stabilization: contacts and limits push out 1 − α of their penetration beyond the slop
+                          per step, contact tangents C̃ = C − α·C⁰ */
   real alpha_joint;    /* the same for the two-sided joint/equality rows (steady gap ≈ tol/(1 − α)) */
+  real slop;           /* penetration (m, or rad for an angle) a contact or limit row keeps; 1 − α of the part beyond
+                          it is pushed out per step (rl_avbd_one_sided_target) */
   real gamma;          /* warm start λ ·= αγ, ρ ·= γ */
   int adaptive_start;  /* 1: a jointless body in contact starts its sweeps at x + hv + h²(ã + f/m), ã the
                           last step's acceleration (clamped to ‖g‖), instead of the prediction */

@@ -100,6 +100,7 @@ typedef struct rl_avbd_contact {
   real mu;
   real lambda[3], rho[3], rho0;
   real c0[3], c[3]; /* C at the step start and C̃ after the last dual update */
+  real target_n;    /* the normal row's target T (C̃_n = C_n − T, rl_avbd_one_sided_target), set at the step start */
   int stick;        /* tangent multiplier inside the disc after the last dual update */
   int touched;      /* the normal row was closed (C̃_n ≤ 0) at the step start or after a dual update of this step */
   /* torsional (about n) and rolling (about t1, t2) rows, condim 4 / 6: the relative rotation
@@ -712,15 +713,31 @@ RL_HD void rl_avbd_contact_val_eval(rl_avbd_contact_val *v, const rl_avbd_contac
   rl_avbd_contact_c_at(c, pA, pB, cA, cB, v->C);
 }
 
+/* The target T of a one-sided row (a contact's normal row, a joint, tendon or cone limit) from its value C⁰ at
+ * the step start: C̃ = C − T ≥ 0 with
+ *   T = min(C⁰, 0) + (1 − α)·max(−C⁰ − s, 0),
+ * i.e. a gap is not required to close (T = 0), a penetration up to the slop s (m, or rad for an angle) is kept
+ * as it is (T = C⁰: the row asks only that it grow no deeper), and 1 − α of the penetration beyond s is
+ * pushed out per step.  Without the slop every loaded row is asked to move: around a closed loop of such rows
+ * (a box resting on two boxes that rest on the floor; a humanoid lying on the floor with a knee at its limit)
+ * the push-outs of independent penetrations are met only by opening some rows by ~1e-9 and loading others, and
+ * the dual ascent moves load around the loop at ρ·C̃ per sweep for hundreds of sweeps each step; with T = C⁰
+ * the step-start poses meet every such row and nothing needs to move (Box2D's linear slop: E. Catto, "Iterative
+ * Dynamics with Temporal Coherence", GDC 2005). */
+RL_HD real rl_avbd_one_sided_target(real c0, real alpha, real slop) {
+  return rl_avbd_min(c0, (real)0) + ((real)1 - alpha) * rl_avbd_max(-c0 - slop, (real)0);
+}
+
 /* Forces f and weights wt of contact c's normal and two tangent rows at v (rl_avbd_contact_assemble_val, which
- * says what they are): f_n = min(λ_n + ρ_n C̃_n, 0), f_t = λ_t + ρ_t(C_t − α C⁰_t) projected on the disc μ(−f_n);
+ * says what they are): f_n = min(λ_n + ρ_n C̃_n, 0) with C̃_n = C_n − T (T: rl_avbd_one_sided_target),
+ * f_t = λ_t + ρ_t(C_t − α C⁰_t) projected on the disc μ(−f_n);
  * wt = ρ while the normal is active (mm: or touched, for the normal), the tangents' scaled by r/‖t‖ once sliding
  * (mm) and 0 without friction; kkt = 1: f = λ, wt = 0. */
 RL_HD void rl_avbd_contact_fw(const rl_avbd_contact *c, const rl_avbd_contact_val *v, real alpha, int kkt, int mm,
                               real f[3], real wt[3]) {
   real sc = 1;
   const real *C = v->C;
-  real Cn = C[0] - alpha * rl_avbd_min(c->c0[0], (real)0);
+  real Cn = C[0] - c->target_n;
   f[0] = kkt ? c->lambda[0] : rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * Cn);
   if (kkt) {
     f[1] = c->lambda[1];
@@ -756,9 +773,9 @@ RL_HD void rl_avbd_contact_jac(const rl_avbd_contact *c, const rl_avbd_contact_v
 }
 
 /* Contact c's rows (lever arms and C from v, rl_avbd_contact_val_eval at the current poses) on the body
- * of side `side` (1: B) into H (lower triangle), g and the geometric-stiffness diagonal K:  normal f_n = min(λ_n + ρ_n C̃_n, 0), C̃_n = C_n − α·min(C⁰_n, 0), lever to the
- * centre of curvature;  tangents f_t = λ_t + ρ_t(C_t − α C⁰_t) projected on the disc μ(−f_n), lever to
- * the material point;  J = ±[w, u × w];  weight ρ while the normal is active (tangents: and μ > 0);
+ * of side `side` (1: B) into H (lower triangle), g and the geometric-stiffness diagonal K:  normal
+ * f_n = min(λ_n + ρ_n C̃_n, 0), C̃_n = C_n − T (rl_avbd_one_sided_target), lever to the centre of curvature;
+ * tangents f_t = λ_t + ρ_t(C_t − α C⁰_t) projected on the disc μ(−f_n), lever to the material point;  J = ±[w, u × w];  weight ρ while the normal is active (tangents: and μ > 0);
  * then the spin/roll rows (dqA, dqB: Δq of the bodies, NULL for the world).  kkt = 1: the multipliers
  * themselves, no weights, no K.
  * mm = 1 (articulation blocks): weights that majorize the rows' energies, so that one Newton step of the

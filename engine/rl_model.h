@@ -122,6 +122,7 @@ typedef struct rl_option {
   int avbd_stop;       /* RL_AVBD_STOP_DISTANCE (default) | RL_AVBD_STOP_UPDATE (rl_avbd_param.stop) */
   int avbd_block;      /* RL_AVBD_BLOCK_ARTICULATION (default) | RL_AVBD_BLOCK_BODY (rl_avbd_param.block) */
   int avbd_rest_overlaps; /* RL_AVBD_REST_OVERLAPS_DROP (default) | _KEEP (rl_avbd_param.rest_overlaps) */
+  real avbd_slop;      /* rl_avbd_param.slop (m or rad); 0: the default */
 } rl_option;
 
 enum { RL_COLL_MANIFOLD = 0, RL_COLL_MUJOCO = 1 };

@@ -100,6 +100,9 @@
   X(avbd_rest_overlaps, ENUM, RL, avbd_rest_overlaps, RL_OPT_NAMED, "drop,keep", 0,                               \
     "AVBD contacts between two geoms of one articulation that overlap at qpos0: left out (a modelling overlap "   \
     "the joints hold; the count is in bench's AVBD line) or kept as MuJoCo keeps them")                           \
+  X(avbd_slop, REAL, RL, avbd_slop, RL_OPT_GE(0), NULL, 0,                                                         \
+    "AVBD slop: the penetration (m, or rad for an angle limit) a contact or limit keeps; 1 − α of the part "      \
+    "beyond it is pushed out per step; unset or 0: the default (1e-7 in double, 1e-6 in float)")                   \
   X(disable, FLAGS, MJ, disableflags, RL_OPT_NAMED,                                                                 \
     "constraint,equality,frictionloss,limit,contact,passive,gravity,clampctrl,warmstart,filterparent,actuation,"    \
     "refsafe,sensor",                                                                                               \

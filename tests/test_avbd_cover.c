@@ -336,13 +336,14 @@ Test(avbd_cover, explicit_pairs_with_their_parameters) {
   }
   double zb = (double)da->qpos[2], zn = (double)dn->qpos[2], rest = 0.05 + 0.005 - 0.002;
   printf("contact_pair 1 s at %.0e s: unconverged %ld/%ld, %d contacts (box-floor %d, ball-floor %d, arm-box %d); "
-         "box z %.6f (rest at margin - gap %.6f; newton %.6f)\n",
+         "box z %.9f (rest at margin - gap %.6f; newton %.6f)\n",
          h, unconverged, n, am->ncon, seen[0], seen[1], seen[2], zb, rest, zn);
   cr_expect(seen[0] && seen[1], "a pair's contact is missing");
   /* the box's landing (steps 21–22 at 2 ms) is the one impact that exhausts the sweep budget, measured 2 */
   cr_expect_leq(unconverged, 2);
-  /* hard contact at the zero vs MuJoCo's soft sag below it: measured 1.5e-5 m */
-  cr_expect_lt(fabs(zb - rest), TOL(1e-7, 1e-5));
+  /* hard contact at the zero within the slop (a penetration up to 1e-7 m (f64) / 1e-6 m (f32) is kept, not pushed
+     out) vs MuJoCo's soft sag below it: measured 1.5e-5 m */
+  cr_expect_lt(fabs(zb - rest), TOL(2e-7, 1e-5));
   cr_expect_lt(fabs(zb - zn), 5e-5);
   rl_data_free(da);
   rl_data_free(dn);

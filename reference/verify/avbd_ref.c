@@ -122,7 +122,7 @@ typedef struct drow {
 typedef struct prob {
   const rl_avbd *am;
   const rl_model *m;
-  double h, alpha, alpha_joint;
+  double h, alpha, alpha_joint, slop;
   int nb, nz, nq;       /* bodies, unknowns (6 nb + nq), compound coordinate columns */
   dpose *P, *P0;        /* iterate, step start */
   double *I0;           /* [nb×9] */
@@ -612,6 +612,13 @@ static double row_eval(const prob *pb, const drow *rw, double *jr) {
   return C[rw->r];
 }
 
+/* The target of a one-sided row (joint limit, contact normal) from its value c0 at the step start: no closing of a
+   gap (0), a penetration within the slop s kept (c0), 1 − α of the penetration beyond s pushed out:
+   min(c0, 0) + (1 − α)·max(−c0 − s, 0) */
+static double one_sided_target(const prob *pb, double c0) {
+  return fmin(c0, 0) + (1 - pb->alpha) * fmax(-c0 - pb->slop, 0);
+}
+
 /* the bound of joint j's limit row on side hi (0 lower, 1 upper): the joint's margin inside the range, where
    MuJoCo's limit row has its zero */
 static double limit_bound(const rl_model *m, const rl_data *d, int j, int hi) {
@@ -782,6 +789,7 @@ int rl_avbd_ref_begin(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, co
   pb->h = (double)m->opt.timestep;
   pb->alpha = (double)am->prm.alpha;
   pb->alpha_joint = (double)am->prm.alpha_joint;
+  pb->slop = (double)am->prm.slop;
   pb->nb = nb;
   pb->hist = am->steps > am->step0;
   ref->nb = nb;
@@ -942,7 +950,7 @@ static int take_active_set(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const 
            that motion, τ_f·sign(φ_limit − φⁿ) (sticking would be a second, conflicting equality on φ) */
         double lim = limit_bound(m, d, jt->jnt, !o->lo);
         double c0 = o->lo ? o->phin - lim : lim - o->phin;
-        double target = o->lo ? lim + pb->alpha * fmin(c0, 0) : lim - pb->alpha * fmin(c0, 0);
+        double target = o->lo ? lim + one_sided_target(pb, c0) : lim - one_sided_target(pb, c0);
         o->fdry = target > o->phin ? tf : target < o->phin ? -tf : 0;
         ref->slipping++;
       } else if (fabs(lam) < tf * (1 - 1e-9)) {
@@ -1003,7 +1011,7 @@ int rl_avbd_ref_finish(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, c
     st = -1;
     goto done;
   }
-  /* the rows' targets from their values C⁰ at the step start: α_joint C⁰ (two-sided), α min(C⁰, 0) (limits,
+  /* the rows' targets from their values C⁰ at the step start: α_joint C⁰ (two-sided), one_sided_target (limits,
      contact normals), α C⁰ (contact tangents), 0 (a sticking dry-friction row: φ = φⁿ) */
   memcpy(pb->P, pb->P0, sizeof(dpose) * (size_t)nb);
   int ncq = am->ncmp ? pb->cqa[am->ncmp - 1] + am->cmp[am->ncmp - 1].n : 0;
@@ -1016,7 +1024,7 @@ int rl_avbd_ref_finish(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, c
     case R_CMP: rw->target = pb->alpha_joint * c0; break;
     case R_LIMLO:
     case R_LIMHI:
-    case R_CN: rw->target = pb->alpha * fmin(c0, 0); break;
+    case R_CN: rw->target = one_sided_target(pb, c0); break;
     case R_CT: rw->target = pb->alpha * c0; break;
     default: rw->target = 0;
     }
