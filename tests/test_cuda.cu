@@ -187,6 +187,7 @@ static void make_case(block_in *in) {
     c->rho[r] = uni(1e3, 1e6);
     c->c0[r] = uni(-1e-4, 1e-4);
   }
+  c->target_n = rl_avbd_one_sided_target(c->c0[0], (real)0.95, (real)1e-7);
   c->dim = 6;
   c->mu_spin = uni(1e-3, 1e-2);
   c->mu_roll = uni(1e-4, 1e-3);
