@@ -307,10 +307,10 @@ RL_HDFN static int avbd_contact_mocap(const rl_model *m, const rl_avbd_contact *
 }
 
 /* C⁰ of a contact whose static side moved with mocap body j for this step: the penetration the step may leave
- * in part (C̃ = C − α min(C⁰, 0)) is the one before the move, not the prescribed motion.  With the surface
- * point p_S of the static side (its world point at the new pose T₁) displaced by δ = p_S − T₀T₁⁻¹p_S since the
- * old pose T₀, the normal row before the move read C_n + n·δ (static side A) or C_n − n·δ (side B); the
- * tangent rows keep C⁰ = 0 (the static side holds still within the step). */
+ * in part (C̃ = C − T(C⁰), rl_avbd_one_sided_target) is the one before the move, not the prescribed motion.
+ * With the surface point p_S of the static side (its world point at the new pose T₁) displaced by
+ * δ = p_S − T₀T₁⁻¹p_S since the old pose T₀, the normal row before the move read C_n + n·δ (static side A) or
+ * C_n − n·δ (side B); the tangent rows keep C⁰ = 0 (the static side holds still within the step). */
 RL_HDFN static void avbd_contact_c0_moved(const rl_avbd *am, int j, rl_avbd_contact *k) {
   const real *x1 = am->mocap_last + 7 * j, *x0 = am->mocap_prev + 7 * j;
   real q1[4], q0[4], R1[9], R0[9], t[3], u[3], p0[3], pA[3], uA[3], pB[3], uB[3];

@@ -190,7 +190,7 @@ RL_HDFN static real avbd_tendon_terms(const rl_avbd *am, const rl_model *m, cons
 }
 
 /* Joint-space terms on the coordinate φ of joint jt (motors, damping, armature, limits, dry friction): energy gradient G = ∂E/∂φ, curvature k.
- *   limit lo   C = φ − lo ≥ 0:  f = min(λ + ρ C̃, 0),  C̃ = C − α·min(C⁰, 0);  G += f
+ *   limit lo   C = φ − lo ≥ 0:  f = min(λ + ρ C̃, 0),  C̃ = C − T(C⁰) (rl_avbd_one_sided_target);  G += f
  *   limit hi   C = hi − φ ≥ 0:  same, G −= f
  *   dry        Δφ = φ − φⁿ:     f = clip(λ + ρΔφ, ±τ_f);  G += f  (k = ρ inside the budget)
  *   damping    G += b(φ − φⁿ)/h            k += b/h

@@ -14,8 +14,9 @@
  *              reference), free translation G_i += k (o_i − o_s,i);  K += k·I
  *   friction   C_i = Δ_i:  t = λ_i + ρ_i Δ_i,  G_i += clip(t, ±F_i),  K_ii += ρ_i (articulation blocks: the secant
  *              ρ_i F_i/|t| once |t| > F_i, as a hinge's dry friction)
- *   cone limit C = r − ‖θ‖ ≥ 0 (θ = Log q, r = max(range)):  f = min(λ + ρ(C − α·min(C⁰, 0)), 0),  G += −f·uⁿ with
- *              uⁿ = θⁿ/‖θⁿ‖ at the step start (MuJoCo's row −u on the dofs),  K += ρ uⁿuⁿᵀ while f < 0 or λ < 0
+ *   cone limit C = r − ‖θ‖ ≥ 0 (θ = Log q, r = max(range)):  f = min(λ + ρ(C − T(C⁰)), 0),  G += −f·uⁿ with
+ *              uⁿ = θⁿ/‖θⁿ‖ at the step start (MuJoCo's row −u on the dofs),  K += ρ uⁿuⁿᵀ while f < 0 or λ < 0,
+ *              T the one-sided target (rl_avbd_one_sided_target)
  * and act on body `side` as the wrench Σ_i G_i pg[side][i] with curvature Σ_ij K_ij pg[side][i] pg[side][j]ᵀ (the
  * spring through the gradients at the current poses; kkt: the bounded rows contribute their λ, for the stationarity
  * residual). */

@@ -299,7 +299,7 @@ RL_HDFN static int avbd_crow_on(const rl_model *m, const rl_data *d, const rl_av
 
 /* The row's force along C at the iterate and its curvature *k:
  *   equality  f = λ + ρ(C − α_j C⁰),            k = ρ
- *   limit     f = min(λ + ρ(C − α·min(C⁰, 0)), 0),  k = ρ while f < 0 or λ < 0, else 0
+ *   limit     f = min(λ + ρ(C − T(C⁰)), 0),  k = ρ while f < 0 or λ < 0, else 0 (T: rl_avbd_one_sided_target)
  *   friction loss  t = λ + ρ(C − C⁰),  f = clip(t, ±F),  k = ρ (articulation blocks: the secant ρF/|t| once
  *             |t| > F, as a joint's dry friction; F the tendon's frictionloss)
  * (kkt: f = λ, for the stationarity residual); 0 when the row is off. */
