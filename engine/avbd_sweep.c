@@ -659,7 +659,10 @@ RL_HDFN static void avbd_tree_stiffen(rl_avbd *am) {
 
 /* Step start: save x⁰, q⁰, frozen world inertia I₀ = R diag(I) Rᵀ, joint coordinates φⁿ
  * and rates φ̇ⁿ; multipliers decay λ ·= αγ, ρ ← clamp(γρ, ρ₀, ρ_max) with ρ₀ = rho_init·meff/h²;
- * C⁰ of every row. */
+ * C⁰ of every row.  A dry-friction row keeps its λ: its row Δφ = φ − φⁿ starts each step at zero, with no
+ * start error for the α of the decay to scale, and its λ is the torque that holds a sticking joint, the same
+ * from one step to the next; decayed, the dual ascent rebuilt 6 % of it every step (microduck standing at
+ * 2 ms, double: 29.8 → 11.3 sweeps/step). */
 RL_HDFN static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d, real h) {
   const rl_avbd_param *pr = &am->prm;
   for (int s = 0; s < am->nb; s++) {
@@ -676,7 +679,7 @@ RL_HDFN static void avbd_begin(rl_avbd *am, const rl_model *m, const rl_data *d,
   for (int r = 0; r < am->nrow; r++) {
     rl_avbd_row *w = am->row + r;
     w->rho0 = pr->rho_init * w->meff / (h * h);
-    w->lambda *= pr->alpha * pr->gamma;
+    if (w->kind != RL_AVBD_ROW_DRY) w->lambda *= pr->alpha * pr->gamma;
     w->rho = rl_avbd_min(rl_avbd_max(w->rho * pr->gamma, w->rho0), pr->rho_max * w->rho0);
     w->c0 = 0;
   }

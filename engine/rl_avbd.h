@@ -118,7 +118,7 @@ typedef struct rl_avbd_param {
   real alpha_joint;    /* the same for the two-sided joint/equality rows (steady gap ≈ tol/(1 − α)) */
   real slop;           /* penetration (m, or rad for an angle) a contact or limit row keeps; 1 − α of the part beyond
                           it is pushed out per step (rl_avbd_one_sided_target) */
-  real gamma;          /* warm start λ ·= αγ, ρ ·= γ */
+  real gamma;          /* warm start λ ·= αγ (dry-friction rows keep λ), ρ ·= γ */
   int adaptive_start;  /* 1: a jointless body in contact starts its sweeps at x + hv + h²(ã + f/m), ã the
                           last step's acceleration (clamped to ‖g‖), instead of the prediction */
   int coarse;          /* k > 0: a rigid-motion step of each free articulated component after every k-th
