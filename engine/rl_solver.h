@@ -167,8 +167,6 @@ typedef struct rl_sparse rl_sparse;
 typedef struct rl_sparse_info {
   long analyses, factorizations; /* since d was allocated */
   long updowns;                  /* rank-1 updates and downdates of the factor (cholmod_updown), since then */
-  long pcg_solves, pcg_iterations; /* solves by preconditioned conjugate gradients, and their iterations */
-  long pcg_refactors;            /* of those, the solves that gave up after the iteration bound and refactored */
   long nnz_H, nnz_L;             /* the upper triangle of H's pattern; the factor's entries */
   double peak_bytes;             /* the most memory CHOLMOD held at once */
 } rl_sparse_info;
@@ -176,31 +174,20 @@ typedef struct rl_sparse_info {
    the rows' states), and the symbolic analysis when the pattern changed; flops (may be NULL): the
    factorization's flop count.  0, or −1 out of memory (d->sparse then unusable until the next call). */
 int rl_sparse_analyse(const rl_model *m, rl_data *d, double *flops);
-/* H ← upper triangle of M (after rl_sparse_analyse); 0 or −1 out of memory */
-int rl_sparse_begin(const rl_model *m, rl_data *d);
-/* H += scale·J_rᵀJ_r (scale = D_r: H then counts row r as QUADRATIC); 0 or −1 out of memory */
+/* H ← upper triangle of M (after rl_sparse_analyse) */
+void rl_sparse_begin(const rl_model *m, rl_data *d);
+/* H += scale·J_rᵀJ_r; 0 or −1 out of memory */
 int rl_sparse_add_row(rl_data *d, int r, real scale);
 /* H += Σ_{a,b<n} Hc(a,b)·J_{r0+a}ᵀJ_{r0+b} for n rows of one row block (Hc row-major n×n, n ≤ 6) */
 int rl_sparse_add_block(rl_data *d, int r0, int n, const real *Hc);
 /* numeric factorization H = L·Lᵀ; 0, or −1 (not positive definite, out of memory) */
 int rl_sparse_factor(rl_data *d);
-/* H was assembled for new states but not factored: the solves until the next factorization or update run
-   conjugate gradients on H preconditioned with the last factor, and refactor H when they need more than the
-   iteration bound (rl_sparse_pcg_limit) */
-void rl_sparse_defer(rl_data *d);
-/* x ← H⁻¹·x: with the factor, or (deferred) by preconditioned conjugate gradients to a relative residual of
-   1e-14; 0, or −1 (out of memory, a refused refactorization) */
+/* x ← H⁻¹·x with the last factorization; 0 or −1 out of memory */
 int rl_sparse_solve(rl_data *d, real *x);
-/* the rows whose QUADRATIC state differs between d->efc_state and the factor's H; −1 when the factor cannot
-   be updated (none, a refused update since, or cone blocks in it) */
-int rl_sparse_changes(const rl_data *d);
-/* the factor brought to d's QUADRATIC rows by CHOLMOD's rank-1 updates (rows that entered, +√D·J) and downdates
-   (rows that left, −√D·J) (cholmod_updown, on a simplicial LDLᵀ copy of the factor; the next rl_sparse_factor
-   starts again from the supernodal one); 0, or −1 (refused, out of memory or not positive definite: refactor) */
-int rl_sparse_updown(rl_data *d);
-/* the PCG iterations a deferred solve may take before it refactors (0: every deferred solve refactors);
-   kept until d->sparse is rebuilt for another nv */
-void rl_sparse_pcg_limit(rl_data *d, int iterations);
+/* the factor of H + Σ_add D_r·J_rᵀJ_r − Σ_del D_r·J_rᵀJ_r from the last one by CHOLMOD's rank-1 updates and
+   downdates (cholmod_updown, on a simplicial LDLᵀ copy of the factor; the next rl_sparse_factor starts again
+   from the supernodal one); 0, or −1 (refused, out of memory or not positive definite: refactor) */
+int rl_sparse_updown(rl_data *d, const int *add, int nadd, const int *del, int ndel);
 /* counters and sizes of d's sparse factorization (zeros when none was made) */
 void rl_sparse_stats(const rl_data *d, rl_sparse_info *info);
 /* release d->sparse (rl_data_free does) */

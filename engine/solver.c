@@ -849,11 +849,12 @@ static int sparse_fallback(solver_ctx *c) {
   return 0;
 }
 
-/* Sparse: H = M + Σ_QUADRATIC D_i·J_iᵀJ_i + Σ_CONE J_cᵀ·H_c·J_c assembled into CHOLMOD's matrix (the pattern's
-   analysis was made when the kind was chosen); 0, or −1 out of memory */
-static int hessian_sparse_assemble(solver_ctx *c) {
+/* Sparse: H = M + Σ_QUADRATIC D_i·J_iᵀJ_i + Σ_CONE J_cᵀ·H_c·J_c assembled into CHOLMOD's matrix, then its
+   numeric factorization (the pattern's analysis was made when the kind was chosen) */
+static void hessian_sparse(solver_ctx *c) {
   rl_data *d = c->d;
-  int fail = rl_sparse_begin(c->m, d);
+  int fail = 0;
+  rl_sparse_begin(c->m, d);
   for (int r = 0; r < d->nefc && !fail; r++) {
     if (d->efc_state[r] == RL_CNSTRSTATE_QUADRATIC) {
       fail = rl_sparse_add_row(d, r, d->efc_D[r]);
@@ -865,30 +866,31 @@ static int hessian_sparse_assemble(solver_ctx *c) {
   }
   c->aba_cone = c->ncone > 0;
   c->nupdate = c->nefc + c->ncone;
-  return fail ? -1 : 0;
-}
-
-/* Sparse: H assembled, then its numeric factorization */
-static void hessian_sparse(solver_ctx *c) {
-  rl_data *d = c->d;
-  if ((hessian_sparse_assemble(c) || rl_sparse_factor(d)) && sparse_fallback(c)) d->warning[RL_WARN_BADQACC]++;
-}
-
-/* Sparse: H assembled and not factored; its solves run conjugate gradients preconditioned with the last
-   factor (rl_sparse_defer) */
-static void hessian_sparse_deferred(solver_ctx *c) {
-  rl_data *d = c->d;
-  if (hessian_sparse_assemble(c)) {
-    if (sparse_fallback(c)) d->warning[RL_WARN_BADQACC]++;
-    return;
-  }
-  rl_sparse_defer(d);
+  if ((fail || rl_sparse_factor(d)) && sparse_fallback(c)) d->warning[RL_WARN_BADQACC]++;
 }
 
 /* Rank-1 updates pay over CHOLMOD's supernodal refactorization when at most one row per 100 dofs changed
    state (callgrind on the 1000-sphere pile, nv 6000: an update ≈ 3 M instructions, a refactorization
    ≈ 180 M, so ~60 updates cost one) */
 static int sparse_updown_pays(int nv, int nchange) { return 100 * nchange <= nv; }
+
+/* the sparse factor updated for the rows that entered (+√D·J) and left (−√D·J) the QUADRATIC state since
+   oldstate; 0, or −1 (arena, or CHOLMOD refused: the caller refactors) */
+static int hessian_sparse_updown(solver_ctx *c, const int *oldstate, int nchange) {
+  rl_data *d = c->d;
+  size_t mark = rl_arena_mark(d);
+  int *rows = (int *)(void *)take(d, (size_t)nchange); /* entering rows from the front, leaving from the back */
+  if (!rows) return -1;
+  int nadd = 0, ndel = 0;
+  for (int r = 0; r < d->nefc; r++) {
+    int was = oldstate[r] == RL_CNSTRSTATE_QUADRATIC, is = d->efc_state[r] == RL_CNSTRSTATE_QUADRATIC;
+    if (is && !was) rows[nadd++] = r;
+    if (was && !is) rows[nchange - ++ndel] = r;
+  }
+  int st = rl_sparse_updown(d, rows, nadd, rows + nchange - ndel, ndel);
+  rl_arena_release(d, mark);
+  return st;
+}
 
 static void hessian_direct(solver_ctx *c) {
   if (c->kind == RL_FACTOR_SPARSE) {
@@ -919,20 +921,15 @@ static void hessian_incremental(solver_ctx *c, const int *oldstate) {
     return;
   }
   if (c->kind == RL_FACTOR_SPARSE) {
-    /* few rows changed state since the factor was made and no cone block now or in it: rank-1 updates of the
-       factor (sparse_updown_pays; a refused update refactors); else H is assembled and solved by conjugate
-       gradients preconditioned with the factor (rl_sparse_defer) */
+    /* few rows changed state and no cone block now or at the last factorization: rank-1 updates of the
+       factor (sparse_updown_pays); else a numeric refactorization */
     int nchange = 0;
     for (int r = 0; r < d->nefc; r++)
       nchange += (oldstate[r] == RL_CNSTRSTATE_QUADRATIC) != (d->efc_state[r] == RL_CNSTRSTATE_QUADRATIC);
     c->nupdate = nchange + c->ncone;
     if (!nchange && !c->ncone && !c->aba_cone) return;
-    int nfactor = c->ncone ? -1 : rl_sparse_changes(d);
-    if (nfactor >= 0 && sparse_updown_pays(c->nv, nfactor)) {
-      if (rl_sparse_updown(d)) hessian_sparse(c);
-      return;
-    }
-    hessian_sparse_deferred(c);
+    if (c->ncone || c->aba_cone || !sparse_updown_pays(c->nv, nchange) || hessian_sparse_updown(c, oldstate, nchange))
+      hessian_sparse(c);
     return;
   }
   int tree = c->kind == RL_FACTOR_TREE;

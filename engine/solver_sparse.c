@@ -25,12 +25,6 @@
 #include <omp.h>
 #endif
 
-/* A deferred solve (rl_sparse_defer) stops its conjugate gradients at ‖b − A·x‖ ≤ SPARSE_PCG_TOL·‖b‖, where the
-   direction is the factored one's to about the same relative accuracy, and refactors after SPARSE_PCG_MAX
-   iterations (one iteration: a product with A and the two triangular solves with the factor) */
-#define SPARSE_PCG_TOL 1e-14
-#define SPARSE_PCG_MAX 20
-
 /* one row block: rows r0 … r0+nrow−1, the u sorted columns they touch at col[cadr…], the positions in A->x
    of the upper-triangle pairs (a ≤ b) of those columns at pos[padr…], packed column by column */
 typedef struct sp_block {
@@ -54,18 +48,7 @@ struct rl_sparse {
   size_t cap_rows, cap_block, cap_col, cap_pos, cap_M;
   double *w; /* n: a row block expanded onto its columns (nrow × u) */
   size_t cap_w;
-  /* which rows A holds as D_r·J_rᵀJ_r (aquad) and which the factor does (fquad, fnefc rows), and whether they hold
-     cone blocks; fvalid: the factor is L·Lᵀ = M + Σ_fquad D_r·J_rᵀJ_r (+ the cone blocks when fcone) */
-  unsigned char *aquad, *fquad;
-  size_t cap_aquad, cap_fquad;
-  int fnefc, acone, fcone, fvalid;
-  int stale;        /* A holds a newer H than the factor: solves run PCG on A with the factor as preconditioner */
-  int *rows;        /* nefc: the rows a rank-1 update adds (front) and removes (back) */
-  size_t cap_rowlist;
-  double *v;        /* 5n: the PCG vectors */
-  size_t cap_v;
-  int pcg_max;      /* the PCG iterations allowed before a solve refactors instead */
-  long analyses, factorizations, updowns, pcg_solves, pcg_iterations, pcg_refactors;
+  long analyses, factorizations, updowns;
 };
 
 /* grow *p to hold n items of size sz; 0 or −1 out of memory */
@@ -118,7 +101,6 @@ static rl_sparse *sparse_get(rl_data *d, int n) {
   s->c.error_handler = NULL;
   s->c.supernodal = CHOLMOD_AUTO; /* supernodal only where the supernodes are dense enough to pay */
   s->c.final_ll = 1;
-  s->pcg_max = SPARSE_PCG_MAX;
   d->sparse = s;
   return s;
 }
@@ -141,10 +123,6 @@ void rl_sparse_free(rl_data *d) {
   free(s->col);
   free(s->pos);
   free(s->w);
-  free(s->aquad);
-  free(s->fquad);
-  free(s->rows);
-  free(s->v);
   free(s);
   d->sparse = NULL;
 }
@@ -310,7 +288,6 @@ int rl_sparse_analyse(const rl_model *m, rl_data *d, double *flops) {
     cholmod_free_factor(&s->L, &s->c);
     cholmod_free_factor(&s->Lu, &s->c);
     s->A = A;
-    s->fvalid = s->stale = 0;
     s->L = analyze_ordered(s);
     if (!s->L) return -1;
     s->analyses++;
@@ -321,16 +298,12 @@ int rl_sparse_analyse(const rl_model *m, rl_data *d, double *flops) {
   return 0;
 }
 
-/* A->x ← the upper triangle of M (qM through Mpos); A then holds no row */
-int rl_sparse_begin(const rl_model *m, rl_data *d) {
+/* A->x ← the upper triangle of M (qM through Mpos) */
+void rl_sparse_begin(const rl_model *m, rl_data *d) {
   rl_sparse *s = d->sparse;
-  if (grow((void **)&s->aquad, &s->cap_aquad, (size_t)d->nefc, 1)) return -1;
-  memset(s->aquad, 0, (size_t)d->nefc);
-  s->acone = 0;
   double *x = s->A->x;
   memset(x, 0, sizeof(double) * (size_t)((int *)s->A->p)[s->n]);
   for (int a = 0; a < m->nM; a++) x[s->Mpos[a]] += (double)d->qM[a];
-  return 0;
 }
 
 /* w (nrow × u) ← the rows r0 … r0+nrow−1 of J expanded onto the block's columns */
@@ -354,7 +327,6 @@ int rl_sparse_add_row(rl_data *d, int r, real scale) {
   rl_sparse *s = d->sparse;
   const sp_block *b = &s->block[s->rowblock[r]];
   if (block_expand(s, d, b, r, 1)) return -1;
-  s->aquad[r] = 1;
   double *x = s->A->x, sc = (double)scale;
   const int *pos = s->pos + b->padr;
   const double *w = s->w;
@@ -371,7 +343,6 @@ int rl_sparse_add_block(rl_data *d, int r0, int n, const real *Hc) {
   rl_sparse *s = d->sparse;
   const sp_block *b = &s->block[s->rowblock[r0]];
   if (block_expand(s, d, b, r0, n)) return -1;
-  s->acone = 1;
   int u = b->u;
   double *x = s->A->x;
   const double *w = s->w;
@@ -413,111 +384,22 @@ static int factorize_one_thread(rl_sparse *s) {
   return ok;
 }
 
-/* the factor's rows ← A's (the factor was just made from A) */
-static int factor_rows_from_assembly(rl_sparse *s, int nefc) {
-  if (grow((void **)&s->fquad, &s->cap_fquad, (size_t)nefc, 1)) return -1;
-  memcpy(s->fquad, s->aquad, (size_t)nefc);
-  s->fnefc = nefc;
-  s->fcone = s->acone;
-  return 0;
-}
-
 int rl_sparse_factor(rl_data *d) {
   rl_sparse *s = d->sparse;
   s->factorizations++;
-  s->stale = 0;
-  s->fvalid = 0;
   cholmod_free_factor(&s->Lu, &s->c);
-  if (!factorize_one_thread(s) || s->c.status != CHOLMOD_OK) return -1;
-  if (factor_rows_from_assembly(s, d->nefc)) return -1;
-  s->fvalid = 1;
-  return 0;
-}
-
-void rl_sparse_defer(rl_data *d) { d->sparse->stale = 1; }
-
-/* x ← (L·Lᵀ)⁻¹·x in place, with the factor (its rank-1 updated copy when there is one) */
-static int factor_solve(rl_sparse *s, double *x) {
-  if (!s->B && !(s->B = cholmod_allocate_dense((size_t)s->n, 1, (size_t)s->n, CHOLMOD_REAL, &s->c))) return -1;
-  memcpy(s->B->x, x, sizeof(double) * (size_t)s->n);
-  if (!cholmod_solve2(CHOLMOD_A, s->Lu ? s->Lu : s->L, s->B, NULL, &s->X, NULL, &s->Y, &s->E, &s->c)) return -1;
-  memcpy(x, s->X->x, sizeof(double) * (size_t)s->n);
-  return 0;
-}
-
-/* y = A·x for the symmetric A stored as its upper triangle: each stored a_ij adds a_ij·x_j to y_i and, off the
-   diagonal, a_ij·x_i to y_j */
-static void symmetric_mul(const cholmod_sparse *A, const double *x, double *y) {
-  const int *Ap = A->p, *Ai = A->i;
-  const double *Ax = A->x;
-  int n = (int)A->ncol;
-  memset(y, 0, sizeof(double) * (size_t)n);
-  for (int j = 0; j < n; j++) {
-    double xj = x[j], yj = 0;
-    for (int p = Ap[j]; p < Ap[j + 1]; p++) {
-      int i = Ai[p];
-      y[i] += Ax[p] * xj;
-      if (i != j) yj += Ax[p] * x[i];
-    }
-    y[j] += yj;
-  }
-}
-
-static double dot(const double *a, const double *b, int n) {
-  double t = 0;
-  for (int i = 0; i < n; i++) t += a[i] * b[i];
-  return t;
-}
-
-/* A·x = b by conjugate gradients preconditioned with the factor P = L·Lᵀ of an earlier H (x holds b on entry):
-     x₀ = P⁻¹b,  r₀ = b − A·x₀,  z₀ = P⁻¹r₀,  p₀ = z₀;
-     α = rᵀz / pᵀAp,  x += α·p,  r −= α·Ap,  z = P⁻¹r,  β = r'ᵀz' / rᵀz,  p = z + β·p
-   until ‖r‖ ≤ SPARSE_PCG_TOL·‖b‖.  P⁻¹A is the identity plus a term of the rank of the rows whose state changed
-   since P was made, so the iterations needed grow with that rank's outlying eigenvalues.  0 converged, 1 not within
-   s->pcg_max iterations (x is then b again), −1 out of memory. */
-static int pcg_solve(rl_sparse *s, double *x) {
-  int n = s->n;
-  if (grow((void **)&s->v, &s->cap_v, 5 * (size_t)n, sizeof(double))) return -1;
-  double *b = s->v, *r = b + n, *z = r + n, *p = z + n, *q = p + n;
-  memcpy(b, x, sizeof(double) * (size_t)n);
-  double tol = SPARSE_PCG_TOL * sqrt(dot(b, b, n)), rz = 0;
-  if (factor_solve(s, x)) return -1;
-  symmetric_mul(s->A, x, q);
-  for (int i = 0; i < n; i++) r[i] = b[i] - q[i];
-  s->pcg_solves++;
-  for (int k = 0;; k++) {
-    if (sqrt(dot(r, r, n)) <= tol) break;
-    if (k == s->pcg_max) {
-      memcpy(x, b, sizeof(double) * (size_t)n);
-      return 1;
-    }
-    memcpy(z, r, sizeof(double) * (size_t)n);
-    if (factor_solve(s, z)) return -1;
-    double rz1 = dot(r, z, n), beta = k ? rz1 / rz : 0;
-    rz = rz1;
-    for (int i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
-    symmetric_mul(s->A, p, q);
-    double alpha = rz / dot(p, q, n);
-    for (int i = 0; i < n; i++) {
-      x[i] += alpha * p[i];
-      r[i] -= alpha * q[i];
-    }
-    s->pcg_iterations++;
-  }
-  return 0;
+  if (!factorize_one_thread(s)) return -1;
+  return s->c.status == CHOLMOD_OK ? 0 : -1;
 }
 
 int rl_sparse_solve(rl_data *d, real *x) {
   rl_sparse *s = d->sparse;
-  if (grow((void **)&s->w, &s->cap_w, (size_t)s->n, sizeof(double))) return -1;
-  double *y = s->w;
-  for (int i = 0; i < s->n; i++) y[i] = (double)x[i];
-  int st = s->stale ? pcg_solve(s, y) : 0;
-  if (st < 0) return -1;
-  if (st > 0) s->pcg_refactors++;
-  if (st > 0 && rl_sparse_factor(d)) return -1;
-  if (!s->stale && factor_solve(s, y)) return -1;
-  for (int i = 0; i < s->n; i++) x[i] = (real)y[i];
+  if (!s->B && !(s->B = cholmod_allocate_dense((size_t)s->n, 1, (size_t)s->n, CHOLMOD_REAL, &s->c))) return -1;
+  double *b = s->B->x;
+  for (int i = 0; i < s->n; i++) b[i] = (double)x[i];
+  if (!cholmod_solve2(CHOLMOD_A, s->Lu ? s->Lu : s->L, s->B, NULL, &s->X, NULL, &s->Y, &s->E, &s->c)) return -1;
+  const double *r = s->X->x;
+  for (int i = 0; i < s->n; i++) x[i] = (real)r[i];
   return 0;
 }
 
@@ -546,38 +428,8 @@ static cholmod_sparse *updown_columns(rl_sparse *s, const rl_data *d, const int 
   return CP;
 }
 
-int rl_sparse_changes(const rl_data *d) {
-  const rl_sparse *s = d->sparse;
-  if (!s || !s->fvalid || s->fcone || s->fnefc != d->nefc) return -1;
-  int n = 0;
-  for (int r = 0; r < d->nefc; r++) n += (d->efc_state[r] == RL_CNSTRSTATE_QUADRATIC) != s->fquad[r];
-  return n;
-}
-
-/* the rows entering the QUADRATIC state since the factor was made, at rows[0 … *nadd), and those leaving it, at
-   rows[*nadd … *nadd + *ndel) */
-static int changed_rows(rl_sparse *s, const rl_data *d, int *nadd, int *ndel) {
-  if (grow((void **)&s->rows, &s->cap_rowlist, (size_t)d->nefc, sizeof(int))) return -1;
-  int na = 0, nd = 0;
-  for (int r = 0; r < d->nefc; r++) {
-    int is = d->efc_state[r] == RL_CNSTRSTATE_QUADRATIC;
-    if (is && !s->fquad[r]) s->rows[na++] = r;
-  }
-  for (int r = 0; r < d->nefc; r++) {
-    int is = d->efc_state[r] == RL_CNSTRSTATE_QUADRATIC;
-    if (!is && s->fquad[r]) s->rows[na + nd++] = r;
-  }
-  *nadd = na;
-  *ndel = nd;
-  return 0;
-}
-
-int rl_sparse_updown(rl_data *d) {
+int rl_sparse_updown(rl_data *d, const int *add, int nadd, const int *del, int ndel) {
   rl_sparse *s = d->sparse;
-  int nadd, ndel;
-  if (rl_sparse_changes(d) < 0 || changed_rows(s, d, &nadd, &ndel)) return -1;
-  /* from here a failure leaves the factor between two Hessians: unusable until the next factorization */
-  s->fvalid = 0;
   if (!s->Lu) {
     s->Lu = cholmod_copy_factor(s->L, &s->c);
     /* LLᵀ (supernodal or simplicial) → simplicial LDLᵀ, the form cholmod_updown works on (values kept) */
@@ -589,7 +441,7 @@ int rl_sparse_updown(rl_data *d) {
   for (int pass = 0; pass < 2; pass++) {
     int n = pass ? ndel : nadd;
     if (!n) continue;
-    cholmod_sparse *C = updown_columns(s, d, s->rows + (pass ? nadd : 0), n);
+    cholmod_sparse *C = updown_columns(s, d, pass ? del : add, n);
     int ok = C && cholmod_updown(pass ? 0 : 1, C, s->Lu, &s->c) && s->c.status == CHOLMOD_OK;
     cholmod_free_sparse(&C, &s->c);
     if (!ok) return -1;
@@ -600,14 +452,7 @@ int rl_sparse_updown(rl_data *d) {
   const double *Lx = s->Lu->x;
   for (int j = 0; j < s->n; j++)
     if (!(Lx[Lp[j]] > 0)) return -1;
-  for (int k = 0; k < nadd + ndel; k++) s->fquad[s->rows[k]] = k < nadd;
-  s->fvalid = 1;
-  s->stale = 0;
   return 0;
-}
-
-void rl_sparse_pcg_limit(rl_data *d, int iterations) {
-  if (d->sparse) d->sparse->pcg_max = iterations;
 }
 
 void rl_sparse_stats(const rl_data *d, rl_sparse_info *info) {
@@ -617,9 +462,6 @@ void rl_sparse_stats(const rl_data *d, rl_sparse_info *info) {
   info->analyses = s->analyses;
   info->factorizations = s->factorizations;
   info->updowns = s->updowns;
-  info->pcg_solves = s->pcg_solves;
-  info->pcg_iterations = s->pcg_iterations;
-  info->pcg_refactors = s->pcg_refactors;
   info->nnz_H = s->A ? (long)((int *)s->A->p)[s->n] : 0;
   info->nnz_L = s->L ? (long)s->c.lnz : 0;
   info->peak_bytes = (double)s->c.memory_usage;

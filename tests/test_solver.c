@@ -514,68 +514,6 @@ Test(solver, sparse_equals_dense_pile, .timeout = 600) {
   cr_log_info("sparse vs dense, 125-sphere pile: worst q̈ rel %.3g", worst);
 }
 
-/* q̈ of Newton with the sparse factorization, d's conjugate-gradient bound set to pcg_limit, from q̈ = 0 */
-static void sparse_solve_with_pcg(const rl_model *m, rl_data *d, int pcg_limit, real *qacc) {
-  rl_model mm = *m;
-  mm.opt.solver = RL_SOLVER_NEWTON;
-  mm.opt.contact_resolution = RL_RES_CONVEX;
-  mm.opt.newton_factor = RL_FACTOR_SPARSE;
-  rl_sparse_analyse(&mm, d, NULL);
-  rl_sparse_pcg_limit(d, pcg_limit);
-  memset(d->qacc, 0, sizeof(real) * (size_t)m->nv);
-  rl_constraint_solve(&mm, d);
-  memcpy(qacc, d->qacc, sizeof(real) * (size_t)m->nv);
-}
-
-/* The sparse Newton solves whose Hessian changed in more rows than rank-1 updates pay run conjugate gradients
-   preconditioned with the last factor (rl_sparse_defer): on the 125-sphere pile some converge within the bound,
-   and q̈ equals the one with every such solve refactored (PCG bound 0) and the dense one to 1e-12 relative (f32:
-   the solve is in double either way, the rest of the Newton iteration in float) */
-Test(solver, sparse_pcg_equals_refactor_pile, .timeout = 600) {
-  char path[] = "/tmp/rigidlab-test-pcg-XXXXXX.xml", err[256];
-  int fd = mkstemps(path, 4);
-  cr_assert(fd >= 0);
-  close(fd);
-  cr_assert_eq(rl_scale_scene_write(path, "spheres", 125, 4000, err, sizeof err), 0, "%s", err);
-  fixture f;
-  fixture_open(&f, path, NULL, 0, 3);
-  int nv = f.p.m->nv;
-  real *qd = calloc((size_t)nv, sizeof(real)), *qp = calloc((size_t)nv, sizeof(real));
-  real *qr = calloc((size_t)nv, sizeof(real));
-  long converged = 0;
-  for (int s = 0; s < f.S.n; s++) {
-    if (fixture_state(&f, s)) continue;
-    rl_model mm = *f.p.m;
-    mm.opt.solver = RL_SOLVER_NEWTON;
-    mm.opt.contact_resolution = RL_RES_CONVEX;
-    mm.opt.newton_factor = RL_FACTOR_DENSE;
-    memset(f.d->qacc, 0, sizeof(real) * (size_t)nv);
-    rl_constraint_solve(&mm, f.d);
-    memcpy(qd, f.d->qacc, sizeof(real) * (size_t)nv);
-    rl_sparse_info before, after;
-    rl_sparse_stats(f.d, &before);
-    sparse_solve_with_pcg(f.p.m, f.d, 20, qp);
-    rl_sparse_stats(f.d, &after);
-    converged += (after.pcg_solves - after.pcg_refactors) - (before.pcg_solves - before.pcg_refactors);
-    sparse_solve_with_pcg(f.p.m, f.d, 0, qr);
-    double e_r = 0, e_d = 0, mg = 0;
-    for (int i = 0; i < nv; i++) {
-      e_r = fmax(e_r, fabs((double)qp[i] - qr[i]));
-      e_d = fmax(e_d, fabs((double)qp[i] - qd[i]));
-      mg = fmax(mg, fabs((double)qd[i]));
-    }
-    cr_expect(e_r <= TOL(1e-12, 1e-4) * mg, "state %d: PCG vs refactored q̈ rel %.3g", s, e_r / mg);
-    cr_expect(e_d <= TOL(1e-12, 1e-3) * mg, "state %d: PCG vs dense q̈ rel %.3g", s, e_d / mg);
-    cr_log_info("125-sphere pile state %d: PCG vs refactored %.3g, vs dense %.3g", s, e_r / mg, e_d / mg);
-  }
-  cr_expect(converged >= 1, "125-sphere pile: no solve converged by PCG within the bound");
-  free(qd);
-  free(qp);
-  free(qr);
-  fixture_close(&f);
-  remove(path);
-}
-
 /* envelope Cholesky with rank-1 updates and downdates vs refactoring, on a random SPD arrow matrix */
 Test(solver, hfactor_update_downdate) {
   enum { N = 9 };
