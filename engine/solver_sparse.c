@@ -86,6 +86,18 @@ static void allocator_keep_freed_memory(void) {
 #endif
 }
 
+/* Relaxed supernodes: CHOLMOD merges a column into its parent's supernode (storing some zeros as entries) when
+   the merged supernode has < nrelax[0] columns, or < nrelax[1] columns and zeros ≤ zrelax[0], < nrelax[2] and
+   ≤ zrelax[1], any size and ≤ zrelax[2].  Raising the size bounds from CHOLMOD's 4, 16, 48 to 6, 24, 64 gives the
+   BLAS fewer, larger blocks: a pile's factorization −5.7 % (500 spheres), −4.0 % (1000), −2.0 % (2000)
+   instructions (callgrind, one factorization of a step's H, NESDIS ordering); 8, 32, 96 with zrelax 0.8, 0.2, 0.1
+   and 16, 64, 128 with 0.8, 0.3, 0.1 store more zeros than they save (1000 spheres +1.4 %, +10 %). */
+static void supernodes_relaxed(cholmod_common *c) {
+  c->nrelax[0] = 6;
+  c->nrelax[1] = 24;
+  c->nrelax[2] = 64;
+}
+
 static rl_sparse *sparse_get(rl_data *d, int n) {
   rl_sparse *s = d->sparse;
   if (s && s->n == n) return s;
@@ -104,6 +116,7 @@ static rl_sparse *sparse_get(rl_data *d, int n) {
   s->c.print = 0;
   s->c.error_handler = NULL;
   s->c.supernodal = CHOLMOD_AUTO; /* supernodal only where the supernodes are dense enough to pay */
+  supernodes_relaxed(&s->c);
   s->c.final_ll = 1;
   d->sparse = s;
   return s;
