@@ -359,12 +359,18 @@ RL_HDFN static int avbd_tree_rows(rl_avbd *am, const rl_model *m, const rl_data 
     rl_avbd_joint_val_jac(J1, jt, v, 1);
     Cv = v->C;
   } else n = rl_avbd_joint_rows(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), C, J0, J1);
-  for (int r = 0; r < 6; r++) {
-    w[AVBD_TW_F + r] = r < n ? Cv[r] - am->prm.alpha_joint * am->row[jt->row + r].c0 : 0;
+  for (int r = 0; r < n; r++) {
+    w[AVBD_TW_F + r] = Cv[r] - am->prm.alpha_joint * am->row[jt->row + r].c0;
+    RL_AVBD_UNROLL
     for (int c = 0; c < 6; c++) {
-      JA[6 * r + c] = r < n ? J0[r][c] : 0;
-      JB[6 * r + c] = r < n ? J1[r][c] : 0;
+      JA[6 * r + c] = J0[r][c];
+      JB[6 * r + c] = J1[r][c];
     }
+  }
+  for (int r = n; r < 6; r++) {
+    w[AVBD_TW_F + r] = 0;
+    RL_AVBD_UNROLL
+    for (int c = 0; c < 6; c++) JA[6 * r + c] = JB[6 * r + c] = 0;
   }
   return n;
 }
