@@ -331,6 +331,38 @@ RL_HDFN static void avbd_tree_coupling_compound(rl_avbd *am, const rl_model *m, 
   }
 }
 
+/* Both sides' Jacobians of the rows of a hinge, ball or connect (rl_avbd_joint_val_ok) from its values v, written
+ * into the work slot's rows (6 doubles each) without a real-typed copy: the entries of rl_avbd_joint_val_jac,
+ *   anchor k:  J_A,k = [e_k, u_A × e_k],  J_B,k = −[e_k, u_B × e_k]  (u × e_0 = (0, u_2, −u_1),
+ *              u × e_1 = (−u_2, 0, u_0), u × e_2 = (u_1, −u_0, 0));
+ *   axis k (hinge):  J_A,k = [0, t_k × a],  J_B,k = −J_A,k */
+RL_HDFN static void avbd_tree_val_rows(const rl_avbd_joint *jt, const rl_avbd_joint_val *v, double *JA, double *JB) {
+  const real *uA = v->arms.uA, *uB = v->arms.uB;
+  for (int i = 0; i < 18; i++) JA[i] = JB[i] = 0;
+  for (int k = 0; k < 3; k++) {
+    JA[7 * k] = 1;
+    JB[7 * k] = -1;
+  }
+  const int at[6] = {4, 5, 9, 11, 15, 16}, ui[6] = {2, 1, 2, 0, 1, 0}; /* (row k, column 3 + i) ← ±u entry */
+  const real sg[6] = {1, -1, -1, 1, 1, -1};
+  RL_AVBD_UNROLL
+  for (int e = 0; e < 6; e++) {
+    JA[at[e]] = sg[e] * uA[ui[e]];
+    JB[at[e]] = -sg[e] * uB[ui[e]];
+  }
+  if (jt->kind != RL_AVBD_HINGE) return;
+  for (int k = 0; k < 2; k++) {
+    real c[3];
+    double *a = JA + 6 * (3 + k), *b = JB + 6 * (3 + k);
+    rl_v3_cross(c, v->arms.t[k], v->arms.a);
+    for (int i = 0; i < 3; i++) {
+      a[i] = b[i] = 0;
+      a[3 + i] = c[i];
+      b[3 + i] = -c[i];
+    }
+  }
+}
+
 /* The two-sided rows of slot s's constraint-space joint (rl_avbd.tsj) into its work slot w: the child side's
  * Jacobians J_B,k at AVBD_TW_X, the parent side's J_A,k at AVBD_TW_B (6 reals per row) and the rows' values
  * C̃_k = C_k − α_j C⁰_k at AVBD_TW_F; rows r … 5 zero (avbd_tree_factor pads them).  Returns the number of rows r
@@ -343,7 +375,7 @@ RL_HDFN static int avbd_tree_rows(rl_avbd *am, const rl_model *m, const rl_data 
   double *JB = w + AVBD_TW_X, *JA = w + AVBD_TW_B;
   real C[6], J0[6][6], J1[6][6];
   const real *Cv = C;
-  int n;
+  int n, direct = 0;
   if (jt->kind == RL_AVBD_COMPOUND) {
     const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
     n = jt->neq;
@@ -355,12 +387,13 @@ RL_HDFN static int avbd_tree_rows(rl_avbd *am, const rl_model *m, const rl_data 
   } else if (rl_avbd_joint_val_ok(jt)) {
     const rl_avbd_joint_val *v = avbd_joint_value(am, j);
     n = v->n;
-    rl_avbd_joint_val_jac(J0, jt, v, 0);
-    rl_avbd_joint_val_jac(J1, jt, v, 1);
+    avbd_tree_val_rows(jt, v, JA, JB);
     Cv = v->C;
+    direct = 1;
   } else n = rl_avbd_joint_rows(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), C, J0, J1);
   for (int r = 0; r < n; r++) {
     w[AVBD_TW_F + r] = Cv[r] - am->prm.alpha_joint * am->row[jt->row + r].c0;
+    if (direct) continue;
     RL_AVBD_UNROLL
     for (int c = 0; c < 6; c++) {
       JA[6 * r + c] = J0[r][c];
