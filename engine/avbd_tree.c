@@ -565,6 +565,15 @@ RL_HDFN static void avbd_tree_factor(rl_avbd *am, const int *list, int n) {
   }
 }
 
+/* A hinge coupling's scalar with a slot vector z: c (p · z) for p = L⁻¹u (off = AVBD_TW_U) or v (AVBD_TW_V),
+ * over the angular entries (the linear ones of both are zero) */
+RL_HDFN static inline double avbd_tree_hinge_dot(const double *w, int off, const double z[6]) {
+  double t = 0;
+  RL_AVBD_UNROLL
+  for (int c = 3; c < 6; c++) t += w[off + c] * z[c];
+  return t * w[AVBD_TW_W];
+}
+
 /* avbd_tree_subst's leaves-first step for a hinge slot (avbd_tree_is_hinge), y = L⁻¹v_s formed, the zeros of
  * avbd_tree_factor_hinge skipped:
  *   ẽ = L_S⁻¹(c − X y)  (row k of X from entry lead(k); c = 0 unless with_c),
@@ -582,10 +591,7 @@ RL_HDFN static void avbd_tree_subst_up_hinge(double *w, const double y[6], doubl
   e[5] = 0;
   avbd_tree_fwd_n(w + AVBD_TW_S, e, 5, 0);
   if (!vp) return;
-  double ty = 0;
-  RL_AVBD_UNROLL
-  for (int c = 3; c < 6; c++) ty += w[AVBD_TW_U + c] * y[c];
-  ty *= w[AVBD_TW_W];
+  double ty = avbd_tree_hinge_dot(w, AVBD_TW_U, y);
   RL_AVBD_UNROLL
   for (int a = 0; a < 6; a++) {
     double t = a < 3 ? 0 : ty * w[AVBD_TW_V + a];
@@ -619,10 +625,7 @@ RL_HDFN static void avbd_tree_subst_down_hinge(const double *w, const double *xp
     for (int c = avbd_tree_row_lead(k); c < 6; c++) x[c] -= X[6 * k + c] * nu[k];
   }
   if (!xp) return;
-  double t = 0;
-  RL_AVBD_UNROLL
-  for (int b = 3; b < 6; b++) t += w[AVBD_TW_V + b] * xp[b];
-  t *= w[AVBD_TW_W];
+  double t = avbd_tree_hinge_dot(w, AVBD_TW_V, xp);
   RL_AVBD_UNROLL
   for (int a = 3; a < 6; a++) x[a] -= t * w[AVBD_TW_U + a];
 }
