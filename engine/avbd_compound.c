@@ -90,8 +90,8 @@ RL_HDFN static void cmp_fk(const rl_avbd_compound *c, const real q[][4], real Q[
   }
 }
 
-/* Cholesky solve of the n×n SPD system A x = b (A overwritten; a pivot below tiny is floored) */
-RL_HDFN static void cmp_chol(real *A, real *x, int n) {
+/* Cholesky factor A = L Lᵀ of an n×n SPD matrix in place (lower triangle; a pivot below tiny is floored) */
+RL_HDFN static void cmp_chol_factor(real *A, int n) {
   for (int j = 0; j < n; j++) {
     real s = A[n * j + j];
     for (int k = 0; k < j; k++) s -= A[n * j + k] * A[n * j + k];
@@ -103,6 +103,10 @@ RL_HDFN static void cmp_chol(real *A, real *x, int n) {
       A[n * i + j] = t / A[n * j + j];
     }
   }
+}
+
+/* x ← L⁻ᵀ L⁻¹ x with the factor of cmp_chol_factor (forward, then back substitution) */
+RL_HDFN static void cmp_chol_subst(const real *A, real *x, int n) {
   for (int i = 0; i < n; i++) {
     real t = x[i];
     for (int k = 0; k < i; k++) t -= A[n * i + k] * x[k];
@@ -115,6 +119,28 @@ RL_HDFN static void cmp_chol(real *A, real *x, int n) {
   }
 }
 
+/* cmp_chol_subst on the six columns of X (n × 6) at once: the same operations on each column, in the same
+ * order, the columns innermost:
+ *   X_i ← (X_i − Σ_{k<i} L_ik X_k) / L_ii (i ascending),  X_i ← (X_i − Σ_{k>i} L_ki X_k) / L_ii (descending) */
+RL_HDFN static void cmp_chol_subst6(const real *A, real X[6][6], int n) {
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < i; k++)
+      for (int c = 0; c < 6; c++) X[i][c] -= A[n * i + k] * X[k][c];
+    for (int c = 0; c < 6; c++) X[i][c] /= A[n * i + i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    for (int k = i + 1; k < n; k++)
+      for (int c = 0; c < 6; c++) X[i][c] -= A[n * k + i] * X[k][c];
+    for (int c = 0; c < 6; c++) X[i][c] /= A[n * i + i];
+  }
+}
+
+/* Cholesky solve of the n×n SPD system A x = b (A overwritten by its factor) */
+RL_HDFN static void cmp_chol(real *A, real *x, int n) {
+  cmp_chol_factor(A, n);
+  cmp_chol_subst(A, x, n);
+}
+
 /* P = (SᵀS)⁻¹Sᵀ (ndof × 6): P[d] the least-squares coordinate rate of a twist */
 RL_HDFN static void cmp_pinv(int nd, const real S[6][6], real P[6][6]) {
   real G[36];
@@ -124,13 +150,10 @@ RL_HDFN static void cmp_pinv(int nd, const real S[6][6], real P[6][6]) {
       for (int i = 0; i < 6; i++) s += S[a][i] * S[b][i];
       G[nd * a + b] = s;
     }
-  for (int i = 0; i < 6; i++) {
-    real x[6], Gc[36];
-    memcpy(Gc, G, sizeof(real) * (size_t)(nd * nd));
-    for (int a = 0; a < nd; a++) x[a] = S[a][i];
-    cmp_chol(Gc, x, nd);
-    for (int a = 0; a < nd; a++) P[a][i] = x[a];
-  }
+  cmp_chol_factor(G, nd); /* one factor for the six right sides, the columns of Sᵀ */
+  for (int a = 0; a < nd; a++)
+    for (int i = 0; i < 6; i++) P[a][i] = S[a][i];
+  cmp_chol_subst6(G, P, nd);
 }
 
 /* e = (R_Tᵀ(p_E − p_T), Log(Q_T⁻¹ Q_E)) */
@@ -242,11 +265,11 @@ RL_HDFN static void cmp_rows_local(const rl_avbd_compound *c, const real q[][4],
   real G[9];
   for (int a = 0; a < nr; a++)
     for (int b = 0; b < nr; b++) G[nr * a + b] = rl_v3_dot(rot[a] + 3, rot[b] + 3);
+  if (nr > 0) cmp_chol_factor(G, nr); /* one factor for the nf right sides */
   for (int i = 0; i < nf; i++) {
-    real x[3], Gc[9];
+    real x[3];
     for (int a = 0; a < nr; a++) x[a] = -rl_v3_dot(f[i], rot[a]);
-    memcpy(Gc, G, sizeof Gc);
-    if (nr > 0) cmp_chol(Gc, x, nr);
+    if (nr > 0) cmp_chol_subst(G, x, nr);
     rl_v3_copy(w[i], f[i]);
     rl_v3_zero(w[i] + 3);
     for (int a = 0; a < nr; a++) rl_v3_addscl(w[i] + 3, rot[a] + 3, x[a]);

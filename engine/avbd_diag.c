@@ -59,8 +59,15 @@ RL_HDFN void avbd_diagnostics(rl_avbd *am, const rl_model *m, const rl_data *d, 
       continue;
     }
     if (!avbd_joint_on(m, d, jt)) continue;
-    real C[6], JA[6][6], JB[6][6];
-    int n = rl_avbd_joint_rows(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), C, JA, JB);
+    /* the rows' values only: the cached ones (the same C as rl_avbd_joint_rows) where the joint has them */
+    real Cr[6], JA[6][6], JB[6][6];
+    const real *C = Cr;
+    int n;
+    if (rl_avbd_joint_val_ok(jt)) {
+      const rl_avbd_joint_val *v = avbd_joint_value(am, j);
+      C = v->C;
+      n = v->n;
+    } else n = rl_avbd_joint_rows(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), Cr, JA, JB);
     real lin = 0, ang = 0;
     for (int r = 0; r < n; r++) {
       const rl_avbd_row *w = am->row + jt->row + r;

@@ -48,6 +48,32 @@ static const rl_avbd_pose avbd_world = {{0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0, 1,
 /* pose of slot s, the world for s < 0 */
 RL_HDFN static inline const rl_avbd_pose *avbd_pose_of(const rl_avbd *am, int s) { return s < 0 ? &avbd_world : am->pose + s; }
 
+/* pose version of slot s (the world never moves: 0).  Versions start at 1 with the first prediction
+   and rise on every move (avbd_moved), so a cached value taken at versions (v_a, v_b) is the value at
+   the current poses exactly while both still hold. */
+RL_HDFN static inline unsigned long long avbd_ver(const rl_avbd *am, int s) { return s < 0 ? 0 : am->ver[s]; }
+
+/* 1 (and v ← the current versions) when a value cached at pose versions v of slots a, b is stale */
+RL_HDFN static inline int avbd_stale(const rl_avbd *am, int a, int b, unsigned long long v[2]) {
+  unsigned long long va = avbd_ver(am, a), vb = avbd_ver(am, b);
+  if (v[0] == va && v[1] == vb) return 0;
+  v[0] = va;
+  v[1] = vb;
+  return 1;
+}
+
+/* Values of hinge, ball or connect joint j (rl_avbd_joint_val_ok) at the current poses: the cached ones while
+   neither body has moved since they were taken, else evaluated now (inline: the articulation blocks read
+   them several times per body and sweep).  A block update reads the joints of its own body only, and no two
+   bodies of one color share a joint, so the bodies of one color never touch the same entry (the OpenMP sweep
+   stays race-free and bit-identical). */
+RL_HDFN static inline const rl_avbd_joint_val *avbd_joint_value(rl_avbd *am, int j) {
+  const rl_avbd_joint *jt = am->joint + j;
+  if (avbd_stale(am, jt->a, jt->b, am->jver + 2 * j))
+    rl_avbd_joint_val_eval(am->jval + j, jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b));
+  return am->jval + j;
+}
+
 /* mass of slot s, "infinite" for the world */
 RL_HDFN static inline real avbd_mass(const rl_avbd *am, int s) { return s < 0 ? (real)1e30 : am->mass[s]; }
 
@@ -136,7 +162,6 @@ RL_HDFN static inline real avbd_one_sided_dual(const rl_avbd_param *pr, rl_avbd_
 #define avbd_tree_build              RL_NAME(avbd_tree_build)
 #define avbd_tree_sweep              RL_NAME(avbd_tree_sweep)
 #define avbd_block_update            RL_NAME(avbd_block_update)
-#define avbd_joint_value             RL_NAME(avbd_joint_value)
 #define avbd_contact_value           RL_NAME(avbd_contact_value)
 #define avbd_tendon_force            RL_NAME(avbd_tendon_force)
 #define avbd_tendon_path             RL_NAME(avbd_tendon_path)
@@ -254,9 +279,6 @@ RL_HDFN void avbd_compound_to_generalized(const rl_avbd *am, const rl_model *m, 
 
 /* avbd_sweep.c: values of compound joint jt at the current poses (cached until A or B moves) */
 RL_HDFN const rl_avbd_compound_val *avbd_compound_value(rl_avbd *am, const rl_avbd_joint *jt);
-
-/* avbd_sweep.c: values of hinge, ball or connect joint j at the current poses (cached until A or B moves) */
-RL_HDFN const rl_avbd_joint_val *avbd_joint_value(rl_avbd *am, int j);
 
 /* avbd_sweep.c: values of contact i at the current poses (cached until a or b moves) */
 RL_HDFN const rl_avbd_contact_val *avbd_contact_value(rl_avbd *am, int i);

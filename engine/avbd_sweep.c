@@ -9,38 +9,10 @@
 
 /* ------------------------------------------------------------ evaluation cache */
 
-/* pose version of slot s (the world never moves: 0).  Versions start at 1 with the first prediction
-   and rise on every move (avbd_moved), so a cached value taken at versions (v_a, v_b) is the value at
-   the current poses exactly while both still hold. */
-RL_HDFN static unsigned long long avbd_ver(const rl_avbd *am, int s) { return s < 0 ? 0 : am->ver[s]; }
-
 /* slot s moved (block update, coarse step, prediction): its cached joint and contact values are stale */
 RL_HDFN static void avbd_moved(rl_avbd *am, int s) { am->ver[s]++; }
 
-/* 1 (and v ← the current versions) when a value cached at pose versions v of slots a, b is stale */
-RL_HDFN static int avbd_stale(const rl_avbd *am, int a, int b, unsigned long long v[2]) {
-  unsigned long long va = avbd_ver(am, a), vb = avbd_ver(am, b);
-  if (v[0] == va && v[1] == vb) return 0;
-  v[0] = va;
-  v[1] = vb;
-  return 1;
-}
-
-/* Values of joint j (rl_avbd_joint_val_ok) at the current poses: the cached ones while neither body has
-   moved since they were taken, else evaluated now.  A block update reads the joints of its own body
-   only, and no two bodies of one color share a joint, so the bodies of one color never touch the same
-   entry (the OpenMP sweep stays race-free and bit-identical). */
-RL_HDFN static const rl_avbd_joint_val *avbd_joint_val(rl_avbd *am, int j) {
-  const rl_avbd_joint *jt = am->joint + j;
-  if (avbd_stale(am, jt->a, jt->b, am->jver + 2 * j))
-    rl_avbd_joint_val_eval(am->jval + j, jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b));
-  return am->jval + j;
-}
-
-/* avbd_joint_val for the other AVBD sources (the articulation blocks' couplings read the same values) */
-RL_HDFN const rl_avbd_joint_val *avbd_joint_value(rl_avbd *am, int j) { return avbd_joint_val(am, j); }
-
-/* Values of contact i at the current poses, cached as avbd_joint_val. */
+/* Values of contact i at the current poses, cached as avbd_joint_value. */
 RL_HDFN static const rl_avbd_contact_val *avbd_contact_val(rl_avbd *am, int i) {
   const rl_avbd_contact *c = am->con + i;
   if (avbd_stale(am, c->a, c->b, am->cver + 2 * i))
@@ -51,7 +23,7 @@ RL_HDFN static const rl_avbd_contact_val *avbd_contact_val(rl_avbd *am, int i) {
 /* avbd_contact_val for the other AVBD sources (the articulation blocks' loop rows read the same values) */
 RL_HDFN const rl_avbd_contact_val *avbd_contact_value(rl_avbd *am, int i) { return avbd_contact_val(am, i); }
 
-/* Values of compound joint jt at the current poses, cached as avbd_joint_val (the coordinates found are
+/* Values of compound joint jt at the current poses, cached as avbd_joint_value (the coordinates found are
    the next guess once the dual update accepts them). */
 RL_HDFN const rl_avbd_compound_val *avbd_compound_value(rl_avbd *am, const rl_avbd_joint *jt) {
   if (avbd_stale(am, jt->a, jt->b, am->cmpver + 2 * jt->cmp))
@@ -178,7 +150,7 @@ RL_HDFN void avbd_assemble(rl_avbd *am, const rl_model *m, const rl_data *d, int
       continue;
     }
     if (rl_avbd_joint_val_ok(jt)) { /* rows and hinge coordinate from the cached values */
-      const rl_avbd_joint_val *v = avbd_joint_val(am, am->jlist[q]);
+      const rl_avbd_joint_val *v = avbd_joint_value(am, am->jlist[q]);
       if (avbd_joint_on(m, d, jt)) {
         if (rows) rl_avbd_joint_assemble_val(H, g, K, jt, am->row + jt->row, v, side, pr->alpha_joint, kkt);
         else avbd_joint_geo_only(am, jt, &v->arms, v->n, side, K);
@@ -542,7 +514,7 @@ RL_HDFN static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_da
       continue;
     }
     const rl_avbd_pose *A = avbd_pose_of(am, jt->a), *B = avbd_pose_of(am, jt->b);
-    const rl_avbd_joint_val *v = rl_avbd_joint_val_ok(jt) ? avbd_joint_val(am, j) : NULL;
+    const rl_avbd_joint_val *v = rl_avbd_joint_val_ok(jt) ? avbd_joint_value(am, j) : NULL;
     if (avbd_joint_on(m, d, jt)) {
       real Cs[6];
       const real *C = Cs;

@@ -144,17 +144,18 @@ RL_HDFN void avbd_tree_build(rl_avbd *am) {
  *   floor = 64ε·dmax + tiny,  dmax the largest |diagonal entry| */
 RL_HDFN static double avbd_tree_pivot_floor(double dmax) { return 64 * DBL_EPSILON * dmax + RL_TINY; }
 
-/* Guarded Cholesky D = L Lᵀ of a symmetric 6×6 in place (reads and writes the lower triangle only): a pivot
- * below avbd_tree_pivot_floor is replaced by it.  The diagonal keeps 1/L_jj (what the substitutions
- * multiply by), the strict lower triangle L.  Returns the guarded pivots. */
-RL_HDFN static int avbd_tree_chol(double L[36]) {
+/* Guarded Cholesky D = L Lᵀ of the leading n×n block of a symmetric 6×6 (row stride 6) in place (reads and
+ * writes that block's lower triangle only): a pivot below avbd_tree_pivot_floor is replaced by it.  The
+ * diagonal keeps 1/L_jj (what the substitutions multiply by), the strict lower triangle L.  Returns the
+ * guarded pivots. */
+RL_HDFN static inline int avbd_tree_chol_n(double L[36], int n) {
   double dmax = 0;
   int guarded = 0;
   RL_AVBD_UNROLL
-  for (int i = 0; i < 6; i++) dmax = L[7 * i] > dmax ? L[7 * i] : (-L[7 * i] > dmax ? -L[7 * i] : dmax);
+  for (int i = 0; i < n; i++) dmax = L[7 * i] > dmax ? L[7 * i] : (-L[7 * i] > dmax ? -L[7 * i] : dmax);
   double floor_ = avbd_tree_pivot_floor(dmax);
   RL_AVBD_UNROLL
-  for (int j = 0; j < 6; j++) {
+  for (int j = 0; j < n; j++) {
     double s = L[7 * j];
     RL_AVBD_UNROLL
     for (int k = 0; k < j; k++) s -= L[6 * j + k] * L[6 * j + k];
@@ -165,7 +166,7 @@ RL_HDFN static int avbd_tree_chol(double L[36]) {
     double il = 1 / sqrt(s);
     L[7 * j] = il;
     RL_AVBD_UNROLL
-    for (int i = j + 1; i < 6; i++) {
+    for (int i = j + 1; i < n; i++) {
       double t = L[6 * i + j];
       RL_AVBD_UNROLL
       for (int k = 0; k < j; k++) t -= L[6 * i + k] * L[6 * j + k];
@@ -175,33 +176,56 @@ RL_HDFN static int avbd_tree_chol(double L[36]) {
   return guarded;
 }
 
-/* y = L⁻¹ b in place (forward substitution with the factor of avbd_tree_chol, size 6):
- *   y_i = (b_i − Σ_{k<i} L_ik y_k) / L_ii */
-RL_HDFN static void avbd_tree_fwd(const double L[36], double y[6]) {
+/* avbd_tree_chol_n of the whole 6×6 */
+RL_HDFN static int avbd_tree_chol(double L[36]) { return avbd_tree_chol_n(L, 6); }
+
+/* avbd_tree_chol_n of the leading 5×5 (a hinge's S) */
+RL_HDFN static int avbd_tree_chol5(double L[36]) { return avbd_tree_chol_n(L, 5); }
+
+/* y = L⁻¹ b in place over the leading n entries (forward substitution with the factor of avbd_tree_chol_n),
+ * where b_k = 0 for k < i0 (so y_k = 0 there: those entries are left as they are and their terms skipped):
+ *   y_i = (b_i − Σ_{i0≤k<i} L_ik y_k) / L_ii,  i0 ≤ i < n */
+RL_HDFN static inline void avbd_tree_fwd_n(const double L[36], double y[6], int n, int i0) {
   RL_AVBD_UNROLL
-  for (int i = 0; i < 6; i++) {
+  for (int i = i0; i < n; i++) {
     double t = y[i];
     RL_AVBD_UNROLL
-    for (int k = 0; k < i; k++) t -= L[6 * i + k] * y[k];
+    for (int k = i0; k < i; k++) t -= L[6 * i + k] * y[k];
     y[i] = t * L[7 * i];
   }
 }
 
-/* x = L⁻ᵀ y in place (back substitution, size 6):
- *   x_i = (y_i − Σ_{k>i} L_ki x_k) / L_ii */
-RL_HDFN static void avbd_tree_bwd(const double L[36], double x[6]) {
+/* x = L⁻ᵀ y in place over the leading n entries (back substitution):
+ *   x_i = (y_i − Σ_{i<k<n} L_ki x_k) / L_ii */
+RL_HDFN static inline void avbd_tree_bwd_n(const double L[36], double x[6], int n) {
   RL_AVBD_UNROLL
-  for (int i = 5; i >= 0; i--) {
+  for (int i = n - 1; i >= 0; i--) {
     double t = x[i];
     RL_AVBD_UNROLL
-    for (int k = i + 1; k < 6; k++) t -= L[6 * k + i] * x[k];
+    for (int k = i + 1; k < n; k++) t -= L[6 * k + i] * x[k];
     x[i] = t * L[7 * i];
   }
 }
 
+/* The rows of a hinge (and of any joint whose rows are three anchor rows, then angular rows): the child's
+ * anchor row k is J_B,k = [−e_k, −u_B × e_k], whose entries before k are exact zeros, and an angular row is
+ * [0, ·].  The first entry of row k that may be nonzero, in J_B and in X_k = L⁻¹J_B,kᵀ (L lower triangular
+ * keeps leading zeros):
+ *   lead(k) = k (k < 3),  3 (k ≥ 3) */
+RL_HDFN static inline int avbd_tree_row_lead(int k) { return k < 3 ? k : 3; }
+
+/* The parent's side of the same rows: J_A,k = [e_k, ·] (anchor) and [0, ·] (angular), and the hinge's
+ * rank-one coupling changes only the angular columns of B = J_A − XᵀY, so linear column c < 3 of B is e_c's
+ * column: zero in the rows above c; B̃ = L_S⁻¹B (lower triangular) keeps that.  The first row of column c
+ * that may be nonzero:
+ *   clead(c) = c (c < 3),  0 (c ≥ 3) */
+RL_HDFN static inline int avbd_tree_col_lead(int c) { return c < 3 ? c : 0; }
+
 /* Y = L⁻¹ C in place for the first n rows of a 6-column C (row-major), all six columns at once: row i of Y is
- *   Y_i = (C_i − Σ_{k<i} L_ik Y_k) / L_ii */
-RL_HDFN static void avbd_tree_fwd_rows(const double L[36], double Y[36], int n) {
+ *   Y_i = (C_i − Σ_{k<i} L_ik Y_k) / L_ii;
+ * lead: C is a hinge's B (column b zero above row avbd_tree_col_lead(b)), whose zero entries stay zero and
+ * are skipped */
+RL_HDFN static inline void avbd_tree_fwd_rows(const double L[36], double Y[36], int n, int lead) {
   RL_AVBD_UNROLL
   for (int i = 0; i < n; i++) {
     double *yi = Y + 6 * i;
@@ -210,25 +234,29 @@ RL_HDFN static void avbd_tree_fwd_rows(const double L[36], double Y[36], int n) 
       double l = L[6 * i + k];
       const double *yk = Y + 6 * k;
       RL_AVBD_UNROLL
-      for (int b = 0; b < 6; b++) yi[b] -= l * yk[b];
+      for (int b = 0; b < 6; b++)
+        if (!lead || k >= avbd_tree_col_lead(b)) yi[b] -= l * yk[b];
     }
     RL_AVBD_UNROLL
-    for (int b = 0; b < 6; b++) yi[b] *= L[7 * i];
+    for (int b = 0; b < 6; b++)
+      if (!lead || i >= avbd_tree_col_lead(b)) yi[b] *= L[7 * i];
   }
 }
 
 /* The Gram matrix of the first n rows of X (row-major, 6 columns), lower triangle:
  *   S_ab = Σ_c X_ac X_bc  (b ≤ a < n);
- * returns max_a S_aa */
-RL_HDFN static double avbd_tree_gram(const double X[36], double S[36], int n) {
+ * lead: X holds a hinge's rows (row a zero before avbd_tree_row_lead(a)), the sum starts at the later lead.
+ * Returns max_a S_aa */
+RL_HDFN static inline double avbd_tree_gram(const double X[36], double S[36], int n, int lead) {
   double smax = 0;
   RL_AVBD_UNROLL
   for (int a = 0; a < n; a++) {
     RL_AVBD_UNROLL
     for (int b = 0; b <= a; b++) {
       double t = 0;
+      int c0 = lead ? avbd_tree_row_lead(a) : 0; /* row_lead(a) ≥ row_lead(b) */
       RL_AVBD_UNROLL
-      for (int c = 0; c < 6; c++) t += X[6 * a + c] * X[6 * b + c];
+      for (int c = c0; c < 6; c++) t += X[6 * a + c] * X[6 * b + c];
       S[6 * a + b] = t;
     }
     smax = S[7 * a] > smax ? S[7 * a] : smax;
@@ -245,15 +273,17 @@ RL_HDFN static void avbd_tree_pad(double S[36], int r, double d) {
 }
 
 /* D ± BᵀB over the first n rows of B (row-major, 6 columns), lower triangle of D (sub: minus):
- *   D_ab ± Σ_{k<n} B_ka B_kb  (b ≤ a) */
-RL_HDFN static void avbd_tree_gram_t_add(double D[36], const double B[36], int n, int sub) {
+ *   D_ab ± Σ_{k<n} B_ka B_kb  (b ≤ a);
+ * lead: B is a hinge's B̃ (column c zero above row avbd_tree_col_lead(c)), the sum starts at the later lead */
+RL_HDFN static inline void avbd_tree_gram_t_add(double D[36], const double B[36], int n, int sub, int lead) {
   RL_AVBD_UNROLL
   for (int a = 0; a < 6; a++)
     RL_AVBD_UNROLL
     for (int b = 0; b <= a; b++) {
       double u = 0;
+      int ca = avbd_tree_col_lead(a), cb = avbd_tree_col_lead(b), k0 = lead ? (ca > cb ? ca : cb) : 0;
       RL_AVBD_UNROLL
-      for (int k = 0; k < n; k++) u += B[6 * k + a] * B[6 * k + b];
+      for (int k = k0; k < n; k++) u += B[6 * k + a] * B[6 * k + b];
       D[6 * a + b] = sub ? D[6 * a + b] - u : D[6 * a + b] + u;
     }
 }
@@ -301,6 +331,38 @@ RL_HDFN static void avbd_tree_coupling_compound(rl_avbd *am, const rl_model *m, 
   }
 }
 
+/* Both sides' Jacobians of the rows of a hinge, ball or connect (rl_avbd_joint_val_ok) from its values v, written
+ * into the work slot's rows (6 doubles each) without a real-typed copy: the entries of rl_avbd_joint_val_jac,
+ *   anchor k:  J_A,k = [e_k, u_A × e_k],  J_B,k = −[e_k, u_B × e_k]  (u × e_0 = (0, u_2, −u_1),
+ *              u × e_1 = (−u_2, 0, u_0), u × e_2 = (u_1, −u_0, 0));
+ *   axis k (hinge):  J_A,k = [0, t_k × a],  J_B,k = −J_A,k */
+RL_HDFN static void avbd_tree_val_rows(const rl_avbd_joint *jt, const rl_avbd_joint_val *v, double *JA, double *JB) {
+  const real *uA = v->arms.uA, *uB = v->arms.uB;
+  for (int i = 0; i < 18; i++) JA[i] = JB[i] = 0;
+  for (int k = 0; k < 3; k++) {
+    JA[7 * k] = 1;
+    JB[7 * k] = -1;
+  }
+  const int at[6] = {4, 5, 9, 11, 15, 16}, ui[6] = {2, 1, 2, 0, 1, 0}; /* (row k, column 3 + i) ← ±u entry */
+  const real sg[6] = {1, -1, -1, 1, 1, -1};
+  RL_AVBD_UNROLL
+  for (int e = 0; e < 6; e++) {
+    JA[at[e]] = sg[e] * uA[ui[e]];
+    JB[at[e]] = -sg[e] * uB[ui[e]];
+  }
+  if (jt->kind != RL_AVBD_HINGE) return;
+  for (int k = 0; k < 2; k++) {
+    real c[3];
+    double *a = JA + 6 * (3 + k), *b = JB + 6 * (3 + k);
+    rl_v3_cross(c, v->arms.t[k], v->arms.a);
+    for (int i = 0; i < 3; i++) {
+      a[i] = b[i] = 0;
+      a[3 + i] = c[i];
+      b[3 + i] = -c[i];
+    }
+  }
+}
+
 /* The two-sided rows of slot s's constraint-space joint (rl_avbd.tsj) into its work slot w: the child side's
  * Jacobians J_B,k at AVBD_TW_X, the parent side's J_A,k at AVBD_TW_B (6 reals per row) and the rows' values
  * C̃_k = C_k − α_j C⁰_k at AVBD_TW_F; rows r … 5 zero (avbd_tree_factor pads them).  Returns the number of rows r
@@ -313,7 +375,7 @@ RL_HDFN static int avbd_tree_rows(rl_avbd *am, const rl_model *m, const rl_data 
   double *JB = w + AVBD_TW_X, *JA = w + AVBD_TW_B;
   real C[6], J0[6][6], J1[6][6];
   const real *Cv = C;
-  int n;
+  int n, direct = 0;
   if (jt->kind == RL_AVBD_COMPOUND) {
     const rl_avbd_compound_val *v = avbd_compound_value(am, jt);
     n = jt->neq;
@@ -325,16 +387,23 @@ RL_HDFN static int avbd_tree_rows(rl_avbd *am, const rl_model *m, const rl_data 
   } else if (rl_avbd_joint_val_ok(jt)) {
     const rl_avbd_joint_val *v = avbd_joint_value(am, j);
     n = v->n;
-    rl_avbd_joint_val_jac(J0, jt, v, 0);
-    rl_avbd_joint_val_jac(J1, jt, v, 1);
+    avbd_tree_val_rows(jt, v, JA, JB);
     Cv = v->C;
+    direct = 1;
   } else n = rl_avbd_joint_rows(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), C, J0, J1);
-  for (int r = 0; r < 6; r++) {
-    w[AVBD_TW_F + r] = r < n ? Cv[r] - am->prm.alpha_joint * am->row[jt->row + r].c0 : 0;
+  for (int r = 0; r < n; r++) {
+    w[AVBD_TW_F + r] = Cv[r] - am->prm.alpha_joint * am->row[jt->row + r].c0;
+    if (direct) continue;
+    RL_AVBD_UNROLL
     for (int c = 0; c < 6; c++) {
-      JA[6 * r + c] = r < n ? J0[r][c] : 0;
-      JB[6 * r + c] = r < n ? J1[r][c] : 0;
+      JA[6 * r + c] = J0[r][c];
+      JB[6 * r + c] = J1[r][c];
     }
+  }
+  for (int r = n; r < 6; r++) {
+    w[AVBD_TW_F + r] = 0;
+    RL_AVBD_UNROLL
+    for (int c = 0; c < 6; c++) JA[6 * r + c] = JB[6 * r + c] = 0;
   }
   return n;
 }
@@ -372,6 +441,51 @@ RL_HDFN static void avbd_tree_coupling(rl_avbd *am, const rl_model *m, const rl_
   }
 }
 
+/* 1 when slot s's rows are those of a hinge (r = 5: three anchor rows, two axis rows, avbd_tree_row_lead) and,
+ * when it has a parent, its coupling is the hinge's rank-one c u vᵀ with u = v = (0, a) */
+RL_HDFN static inline int avbd_tree_is_hinge(const rl_avbd *am, int s, int r) {
+  return r == 5 && am->joint[am->tsj[s]].kind == RL_AVBD_HINGE;
+}
+
+/* avbd_tree_factor's step for a hinge slot (avbd_tree_is_hinge), the zeros of its structure skipped (a skipped
+ * term is a product with an exact zero, so every entry is the one the general step computes) and S kept
+ * 5 × 5 (the general step's padded sixth row carries nothing; its pivot, max_a S_aa, is guarded when that is
+ * below avbd_tree_pivot_floor of itself, and counted here the same way):
+ *   X_k = L⁻¹J_B,kᵀ from entry lead(k) on,  S_ab = Σ_{c ≥ lead(a)} X_ac X_bc (b ≤ a),  S = L_S L_Sᵀ;
+ * with a parent (Dp its block):
+ *   y = L⁻¹u from entry 3 on,  B_k −= c (X_k · y) v,  D_p −= c²‖y‖² v vᵀ  (angular entries only),
+ *   B̃ = L_S⁻¹B,  D_p += B̃ᵀB̃  (column c of B̃ zero above row clead(c)).
+ * Returns the guarded pivots of L_S. */
+RL_HDFN static int avbd_tree_factor_hinge(double *w, double *Dp) {
+  double *L = w + AVBD_TW_D, *X = w + AVBD_TW_X, *Bt = w + AVBD_TW_B, *S = w + AVBD_TW_S;
+  RL_AVBD_UNROLL
+  for (int k = 0; k < 5; k++) avbd_tree_fwd_n(L, X + 6 * k, 6, avbd_tree_row_lead(k));
+  double smax = avbd_tree_gram(X, S, 5, 1);
+  int guarded = avbd_tree_chol5(S) + !(smax > avbd_tree_pivot_floor(smax));
+  if (!Dp) return guarded;
+  double *y1 = w + AVBD_TW_U, *v = w + AVBD_TW_V, c = w[AVBD_TW_W], yy = 0;
+  avbd_tree_fwd_n(L, y1, 6, 3); /* u ← L⁻¹u, read again by avbd_tree_subst */
+  RL_AVBD_UNROLL
+  for (int a = 3; a < 6; a++) yy += y1[a] * y1[a];
+  RL_AVBD_UNROLL
+  for (int k = 0; k < 5; k++) {
+    double t = 0;
+    RL_AVBD_UNROLL
+    for (int a = 3; a < 6; a++) t += X[6 * k + a] * y1[a];
+    t *= c;
+    RL_AVBD_UNROLL
+    for (int b = 3; b < 6; b++) Bt[6 * k + b] -= t * v[b];
+  }
+  yy *= c * c;
+  RL_AVBD_UNROLL
+  for (int a = 3; a < 6; a++)
+    RL_AVBD_UNROLL
+    for (int b = 3; b <= a; b++) Dp[6 * a + b] -= yy * v[a] * v[b];
+  avbd_tree_fwd_rows(S, Bt, 5, 1);
+  avbd_tree_gram_t_add(Dp, Bt, 5, 0, 1);
+  return guarded;
+}
+
 /* Factor of the articulation (list, n) with the two-sided rows of each slot's joint as hard constraints.
  * Each slot s has its block D_s (inertia, the rows outside the tree, coordinate terms, the geometric stiffness
  * of its joints' forces λ: no tree joint's rows), the coupling H_sp to its parent p (coordinate terms only) and
@@ -393,14 +507,18 @@ RL_HDFN static void avbd_tree_factor(rl_avbd *am, const int *list, int n) {
     double *w = W + AVBD_TW * s, *L = w + AVBD_TW_D, *X = w + AVBD_TW_X, *Bt = w + AVBD_TW_B, *S = w + AVBD_TW_S;
     int r = (int)w[AVBD_TW_R];
     am->guard[s] = avbd_tree_chol(L);
+    if (avbd_tree_is_hinge(am, s, r)) {
+      am->guard[s] += avbd_tree_factor_hinge(w, p >= 0 ? W + AVBD_TW * p + AVBD_TW_D : NULL);
+      continue;
+    }
     if (r > 0) {
       /* the rows padded to six: a zero row k ≥ r gets S_kk = max diag of the others, so that S stays positive
          definite, its pivot guard sees the same scale, and the row carries nothing (X_k = B̃_k = ẽ_k = 0).  The
          products of the zero rows are exact zeros: only the r rows' X and S are computed, the loops whose
          inner sums run over the rows (the factor of S, B̃ᵀB̃, the substitutions) stay six long */
       RL_AVBD_UNROLL
-      for (int k = 0; k < r; k++) avbd_tree_fwd(L, X + 6 * k);
-      double smax = avbd_tree_gram(X, S, r);
+      for (int k = 0; k < r; k++) avbd_tree_fwd_n(L, X + 6 * k, 6, 0);
+      double smax = avbd_tree_gram(X, S, r, 0);
       avbd_tree_pad(S, r, smax);
       am->guard[s] += avbd_tree_chol(S);
     }
@@ -410,7 +528,7 @@ RL_HDFN static void avbd_tree_factor(rl_avbd *am, const int *list, int n) {
       /* H_sp = c u vᵀ: Y = c (L⁻¹u) vᵀ, YᵀY = c²‖L⁻¹u‖² v vᵀ, XᵀY = c (X L⁻¹u) vᵀ */
       double *y1 = w + AVBD_TW_U, *v = w + AVBD_TW_V, c = w[AVBD_TW_W], yy = 0;
       int v0 = avbd_tree_first_nz(v);
-      avbd_tree_fwd(L, y1); /* u ← L⁻¹u, read again by avbd_tree_subst */
+      avbd_tree_fwd_n(L, y1, 6, 0); /* u ← L⁻¹u, read again by avbd_tree_subst */
       RL_AVBD_UNROLL
       for (int a = 0; a < 6; a++) yy += y1[a] * y1[a];
       RL_AVBD_UNROLL
@@ -428,7 +546,7 @@ RL_HDFN static void avbd_tree_factor(rl_avbd *am, const int *list, int n) {
         RL_AVBD_UNROLL
         for (int b = v0; b <= a; b++) Dp[6 * a + b] -= yy * v[a] * v[b];
     } else {
-      avbd_tree_fwd_rows(L, Y, 6);
+      avbd_tree_fwd_rows(L, Y, 6, 0);
       RL_AVBD_UNROLL
       for (int k = 0; k < r; k++) /* B = J_A − XᵀY, row k */
         RL_AVBD_UNROLL
@@ -438,13 +556,87 @@ RL_HDFN static void avbd_tree_factor(rl_avbd *am, const int *list, int n) {
           for (int a = 0; a < 6; a++) t -= X[6 * k + a] * Y[6 * a + b];
           Bt[6 * k + b] = t;
         }
-      avbd_tree_gram_t_add(Dp, Y, 6, 1); /* D_p −= YᵀY */
+      avbd_tree_gram_t_add(Dp, Y, 6, 1, 0); /* D_p −= YᵀY */
     }
     if (r > 0) {
-      avbd_tree_fwd_rows(S, Bt, r);       /* B̃ = L_S⁻¹ B */
-      avbd_tree_gram_t_add(Dp, Bt, 6, 0); /* D_p += B̃ᵀB̃ (rows r … 5 zero) */
+      avbd_tree_fwd_rows(S, Bt, r, 0);     /* B̃ = L_S⁻¹ B */
+      avbd_tree_gram_t_add(Dp, Bt, 6, 0, 0); /* D_p += B̃ᵀB̃ (rows r … 5 zero) */
     }
   }
+}
+
+/* A hinge coupling's scalar with a slot vector z: c (p · z) for p = L⁻¹u (off = AVBD_TW_U) or v (AVBD_TW_V),
+ * over the angular entries (the linear ones of both are zero) */
+RL_HDFN static inline double avbd_tree_hinge_dot(const double *w, int off, const double z[6]) {
+  double t = 0;
+  RL_AVBD_UNROLL
+  for (int c = 3; c < 6; c++) t += w[off + c] * z[c];
+  return t * w[AVBD_TW_W];
+}
+
+/* avbd_tree_subst's leaves-first step for a hinge slot (avbd_tree_is_hinge), y = L⁻¹v_s formed, the zeros of
+ * avbd_tree_factor_hinge skipped:
+ *   ẽ = L_S⁻¹(c − X y)  (row k of X from entry lead(k); c = 0 unless with_c),
+ *   v_p ← v_p − c (L⁻¹u · y) v + B̃ᵀẽ  (u, v angular; column a of B̃ from row clead(a); vp NULL: no parent) */
+RL_HDFN static void avbd_tree_subst_up_hinge(double *w, const double y[6], double *vp, int with_c) {
+  const double *X = w + AVBD_TW_X, *Bt = w + AVBD_TW_B;
+  double *e = w + AVBD_TW_E;
+  RL_AVBD_UNROLL
+  for (int k = 0; k < 5; k++) {
+    double t = with_c ? w[AVBD_TW_F + k] : 0;
+    RL_AVBD_UNROLL
+    for (int c = avbd_tree_row_lead(k); c < 6; c++) t -= X[6 * k + c] * y[c];
+    e[k] = t;
+  }
+  e[5] = 0;
+  avbd_tree_fwd_n(w + AVBD_TW_S, e, 5, 0);
+  if (!vp) return;
+  double ty = avbd_tree_hinge_dot(w, AVBD_TW_U, y);
+  RL_AVBD_UNROLL
+  for (int a = 0; a < 6; a++) {
+    double t = a < 3 ? 0 : ty * w[AVBD_TW_V + a];
+    RL_AVBD_UNROLL
+    for (int k = avbd_tree_col_lead(a); k < 5; k++) t -= Bt[6 * k + a] * e[k];
+    vp[a] -= t;
+  }
+}
+
+/* avbd_tree_subst's root-first step for a hinge slot, before x_s ← L⁻ᵀx_s, the same zeros skipped:
+ *   ν = L_S⁻ᵀ(B̃ x_p − ẽ)  (row k < 3 of B̃ zero in the linear columns after k; x_p = 0 without a parent),
+ *   x_s ← x_s − X ν − c (v · x_p) L⁻¹u;
+ * nu: ν, its sixth entry 0 */
+RL_HDFN static void avbd_tree_subst_down_hinge(const double *w, const double *xp, double x[6], double nu[6]) {
+  const double *e = w + AVBD_TW_E, *X = w + AVBD_TW_X, *Bt = w + AVBD_TW_B;
+  RL_AVBD_UNROLL
+  for (int k = 0; k < 5; k++) {
+    double t = -e[k];
+    if (xp) {
+      RL_AVBD_UNROLL
+      for (int b = 0; b < 6; b++)
+        if (k >= avbd_tree_col_lead(b)) t += Bt[6 * k + b] * xp[b];
+    }
+    nu[k] = t;
+  }
+  nu[5] = 0;
+  avbd_tree_bwd_n(w + AVBD_TW_S, nu, 5);
+  RL_AVBD_UNROLL
+  for (int k = 0; k < 5; k++) {
+    RL_AVBD_UNROLL
+    for (int c = avbd_tree_row_lead(k); c < 6; c++) x[c] -= X[6 * k + c] * nu[k];
+  }
+  if (!xp) return;
+  double t = avbd_tree_hinge_dot(w, AVBD_TW_V, xp);
+  RL_AVBD_UNROLL
+  for (int a = 3; a < 6; a++) x[a] -= t * w[AVBD_TW_U + a];
+}
+
+/* The rows' multipliers from ν at AVBD_TW_NU (r rows, the rest 0): λ = −ν (nu_out = 1), λ −= ν (nu_out = 2: the
+ * part of a further right side), nothing (0) */
+RL_HDFN static void avbd_tree_nu_out(double *w, const double nu[6], int r, int nu_out) {
+  if (nu_out == 1)
+    for (int k = 0; k < 6; k++) w[AVBD_TW_NU + k] = k < r ? -nu[k] : 0;
+  else if (nu_out == 2)
+    for (int k = 0; k < r; k++) w[AVBD_TW_NU + k] -= nu[k];
 }
 
 /* x of [D Jᵀ; J 0] [x; ν] = [v; c] in place for the factored articulation (list, n) of avbd_tree_factor, v six
@@ -461,7 +653,11 @@ RL_HDFN static void avbd_tree_subst(rl_avbd *am, const int *list, int n, double 
     double *w = W + AVBD_TW * s, *e = w + AVBD_TW_E, *y = v + ld * (size_t)s;
     const double *L = w + AVBD_TW_D, *X = w + AVBD_TW_X, *Bt = w + AVBD_TW_B, *Y = w + AVBD_TW_Y;
     int r = (int)w[AVBD_TW_R];
-    avbd_tree_fwd(L, y);
+    avbd_tree_fwd_n(L, y, 6, 0);
+    if (avbd_tree_is_hinge(am, s, r)) {
+      avbd_tree_subst_up_hinge(w, y, p >= 0 ? v + ld * (size_t)p : NULL, with_c);
+      continue;
+    }
     if (r > 0) {
       RL_AVBD_UNROLL
       for (int k = 0; k < r; k++) {
@@ -471,7 +667,7 @@ RL_HDFN static void avbd_tree_subst(rl_avbd *am, const int *list, int n, double 
         e[k] = t;
       }
       for (int k = r; k < 6; k++) e[k] = 0; /* a padded row's ẽ */
-      avbd_tree_fwd(w + AVBD_TW_S, e);
+      avbd_tree_fwd_n(w + AVBD_TW_S, e, 6, 0);
     }
     if (p < 0) continue;
     double *vp = v + ld * (size_t)p, ty = 0;
@@ -502,6 +698,13 @@ RL_HDFN static void avbd_tree_subst(rl_avbd *am, const int *list, int n, double 
     const double *xp = p >= 0 ? v + ld * (size_t)p : NULL;
     double *x = v + ld * (size_t)s;
     int r = (int)w[AVBD_TW_R];
+    if (avbd_tree_is_hinge(am, s, r)) {
+      double nu[6];
+      avbd_tree_subst_down_hinge(w, xp, x, nu);
+      avbd_tree_nu_out(w, nu, r, nu_out);
+      avbd_tree_bwd_n(L, x, 6);
+      continue;
+    }
     if (r > 0) {
       double nu[6];
       RL_AVBD_UNROLL
@@ -514,11 +717,8 @@ RL_HDFN static void avbd_tree_subst(rl_avbd *am, const int *list, int n, double 
         nu[k] = t;
       }
       for (int k = r; k < 6; k++) nu[k] = 0; /* a padded row's ν */
-      avbd_tree_bwd(w + AVBD_TW_S, nu);
-      if (nu_out == 1)
-        for (int k = 0; k < 6; k++) w[AVBD_TW_NU + k] = k < r ? -nu[k] : 0;
-      else if (nu_out == 2)
-        for (int k = 0; k < r; k++) w[AVBD_TW_NU + k] -= nu[k];
+      avbd_tree_bwd_n(w + AVBD_TW_S, nu, 6);
+      avbd_tree_nu_out(w, nu, r, nu_out);
       RL_AVBD_UNROLL
       for (int k = 0; k < r; k++) {
         RL_AVBD_UNROLL
@@ -539,7 +739,7 @@ RL_HDFN static void avbd_tree_subst(rl_avbd *am, const int *list, int n, double 
         for (int b = 0; b < 6; b++) x[a] -= Y[6 * a + b] * xp[b];
       }
     }
-    avbd_tree_bwd(L, x);
+    avbd_tree_bwd_n(L, x, 6);
   }
 }
 
