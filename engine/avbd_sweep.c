@@ -877,6 +877,16 @@ RL_HDFN static void avbd_tail_at_rounding(const rl_avbd *am, real ux, real uth, 
   }
 }
 
+/* A step whose sweeps run away: it ends unconverged with its last sweep still moving some body by the clamp of
+ * one update (max_dx or max_dθ, 0.5 m or 0.5 rad), where a converging step's updates shrink to its tolerance.
+ * Hard constraints that no motion can satisfy do this: MuJoCo's hammock (a flat grid of inextensible tendons
+ * pinned at its four corners, a humanoid falling onto it; the grid cannot carry a load without stretching)
+ * ran its fifth step's sweeps up to the clamp within 200 sweeps, and the state it returned had 230 m/s and
+ * 4e6 J (f32: 1e53 J a few steps later).  Such a step is undone as a non-finite one. */
+RL_HDFN static int avbd_runaway(const rl_avbd_param *pr, int converged, real ux, real uth) {
+  return !converged && (ux >= (real)0.99 * pr->max_dx || uth >= (real)0.99 * pr->max_dtheta);
+}
+
 /* push the newest update size into a history of AVBD_STOP_HIST, newest first */
 RL_HDFN static void avbd_push_update(real *u, real x) {
   for (int i = AVBD_STOP_HIST - 1; i > 0; i--) u[i] = u[i - 1];
@@ -909,10 +919,10 @@ RL_HDFN rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *
   st->tol_lin = tl;
   st->tol_ang = ta;
   int it, kc = 0, nper = 0;
-  real omega = 1, uprev = 0, px = 0, pth = 0;
+  real omega = 1, uprev = 0, px = 0, pth = 0, ux = 0, uth = 0;
   if (pr->cheb_rho > 0) avbd_cheb_shift(am);
   for (it = 0; it < pr->iterations; it++) {
-    real ux, uth, res[2];
+    real res[2];
     if (pr->block == RL_AVBD_BLOCK_ARTICULATION) avbd_tree_sweep(am, m, d, h, &ux, &uth);
     else avbd_sweep(am, m, d, h, &ux, &uth);
     /* the coarse rigid-motion step serves the body sweep only: an articulation block's Newton step already
@@ -969,7 +979,7 @@ RL_HDFN rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *
   }
   st->iterations = it;
   avbd_recover_velocity(am, h);
-  if (!avbd_state_finite(am)) {
+  if (!avbd_state_finite(am) || avbd_runaway(pr, st->converged, ux, uth)) {
     for (int s = 0; s < am->nb; s++) {
       rl_v3_copy(am->pose[s].x, am->x0 + 3 * s);
       rl_q_copy(am->pose[s].q, am->q0 + 4 * s);

@@ -393,8 +393,8 @@ int rl_cmd_sim(const rl_sim_args *a) {
     int nbad = mujoco ? bad_state_mj(mjd) : bad_state_rl(d);
     if (nbad)
       fprintf(stderr,
-              "sim: %s: warning: %d bad-state event(s) (non-finite or huge qpos/qvel/qacc/ctrl; see the "
-              "bad_state column)\n",
+              "sim: %s: warning: %d bad-state event(s) (non-finite or huge qpos/qvel/qacc/ctrl, or an AVBD "
+              "step whose sweeps ran away; see the bad_state column)\n",
               a->c.model, nbad);
     if (!mujoco && d->warning[RL_WARN_IMPLICIT])
       fprintf(stderr, "sim: %s: warning: %d implicit step(s) fell back to Euler (zero pivot in M - h*qDeriv)\n",

@@ -6,6 +6,7 @@
  * Every test prints the figures it checks:  build/tests/test_avbd_cover_f64 --verbose */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "pair.h"
@@ -407,6 +408,49 @@ Test(avbd_cover, adhesion_sample_pulls_the_sphere_down, .timeout = 300) {
     cr_expect_lt(zn, znoff - 2e-3);
     cr_expect_leq(fabs(za - zn), 1.5e-2);
   }
+}
+
+/* ------------------------------------------------------------------ a step whose sweeps run away */
+
+/* MuJoCo's hammock sample: a humanoid falls onto a flat grid of inextensible tendons pinned at its four corners,
+   which cannot carry the load without stretching (MuJoCo's soft equalities stretch; AVBD's are hard).  From the
+   fifth or sixth step the sweeps run up to the one-update clamp (0.5 m) and stay there; such a step used to be
+   returned as it was (f64: 230 m/s and 4e6 J after the fifth step, f32 1e53 J later).  Now it is undone as a
+   non-finite step is (the step-start poses, zero velocity, multipliers cleared), returns RL_ERR_NUMERIC and is
+   counted in RL_WARN_BADQACC: the state stays finite and slow, and every undone step is counted. */
+Test(avbd_cover, hammock_runaway_steps_are_undone_and_counted, .timeout = 300) {
+  rl_pair p;
+  load(&p, "/usr/share/mujoco/model/hammock/hammock.xml", NULL);
+  rl_avbd *am = build(p.m);
+  rl_data *d = rl_data_alloc(p.m);
+  rl_avbd_from_generalized(am, p.m, d);
+  real *prev = malloc(sizeof(real) * (size_t)p.m->nq);
+  int undone = 0;
+  double vmax = 0, restore = 0;
+  for (int k = 0; k < 10; k++) {
+    memcpy(prev, d->qpos, sizeof(real) * (size_t)p.m->nq);
+    int before = d->warning[RL_WARN_BADQACC];
+    rl_status st = rl_avbd_step(am, p.m, d);
+    cr_assert(st == RL_OK || st == RL_ERR_NUMERIC, "step %d returned %d", k, (int)st);
+    if (st == RL_ERR_NUMERIC) {
+      undone++;
+      cr_expect_eq(d->warning[RL_WARN_BADQACC], before + 1, "an undone step is counted once");
+      restore = fmax(restore, qpos_diff(p.m, prev, d->qpos));
+    } else cr_expect_eq(d->warning[RL_WARN_BADQACC], before);
+    for (int i = 0; i < p.m->nv; i++) {
+      cr_assert(isfinite((double)d->qvel[i]));
+      vmax = fmax(vmax, fabs((double)d->qvel[i]));
+    }
+  }
+  printf("avbd hammock (%s), 10 steps of 5 ms: %d undone (sweeps ran away), largest |qvel| %.3g, qpos of an undone "
+         "step from its start %.2g\n", RL_PREC_NAME, undone, vmax, restore);
+  cr_expect_geq(undone, 4, "the steps from the sixth on run away");
+  cr_expect_lt(vmax, 1.0, "no runaway step is returned: the humanoid falls at g·t");
+  cr_expect_leq(restore, TOL(1e-12, 1e-5));
+  free(prev);
+  rl_data_free(d);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
 }
 
 /* ------------------------------------------------------------------ limits reached with a large penalty */
