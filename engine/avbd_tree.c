@@ -22,8 +22,9 @@
  * not join; they are taken out of the tree factor and added back exactly by Sherman–Morrison–Woodbury
  * (avbd_tree_loop_step: one r × r capacitance solve, r ≤ AVBD_LOOP_MAX).  The other rows outside the tree
  * (contacts, loop rows beyond the capacity) stay in the diagonal blocks, each an augmented row seen from each
- * body as in the sweep; the articulations are visited one after the other (block Gauss–Seidel between them),
- * each reading the others' current poses. */
+ * body as in the sweep, a row over k ≥ 2 bodies of the block weighed k-fold there (avbd_split_put); the
+ * articulations are visited one after the other (block Gauss–Seidel between them), each reading the others'
+ * current poses. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -779,6 +780,73 @@ RL_HDFN static int avbd_loop_keep(rl_avbd *am, int r, real w) {
   return r + 1;
 }
 
+/* Number of distinct slots of loop item i in block k */
+RL_HDFN static int avbd_item_slots_in(const rl_avbd *am, int i, int k) {
+  int n = 0;
+  for (int e = am->lsadr[i]; e < am->lsadr[i + 1]; e++) {
+    int s = am->lslot[e], seen = 0;
+    if (am->tblock[s] != k) continue;
+    for (int f = am->lsadr[i]; f < e; f++) seen |= am->lslot[f] == s;
+    n += !seen;
+  }
+  return n;
+}
+
+/* A row that couples bodies of the block but is not one of its loop rows (the block's loop rows are full) stays
+ * on the diagonal blocks, where avbd_assemble put w J_s J_sᵀ for each of its bodies s as if the others stood
+ * still; but the block moves them together, and the row's curvature w (Σ_s J_s δ_s)² then reaches k times what
+ * the diagonal holds (k its bodies in the block) where all of them move to close it: the block's Newton step
+ * overshoots that mode up to k-fold and, with w large against the bodies' inertia, the iteration diverges.
+ * By Cauchy–Schwarz (Σ_s a_s)² ≤ k Σ_s a_s², so the weight k w on each side majorizes the row and the step
+ * cannot overshoot it; this adds the missing (k − 1) w J_s J_sᵀ to D_s (the gradient is unchanged, and so is
+ * the fixed point). */
+RL_HDFN static void avbd_split_put(rl_avbd *am, int s, const real J[6], real w) {
+  avbd_outer_add_t(am->twork + AVBD_TW * s, J, J, w);
+}
+
+/* avbd_split_put for loop item i of block k that is not a loop row there (e = k' − 1, k' its bodies in the block):
+ * equality joint rows (w = ρ), an acting spatial path (w = k_L), a coordinate row over a spatial path (w = its
+ * curvature k_r; u: a scratch column, six reals per slot).  Fixed tendons and coordinate rows over joint
+ * coordinates act on the joints' coordinate terms, not on the diagonal blocks, and are left as they are. */
+RL_HDFN static void avbd_tree_split_item(rl_avbd *am, const rl_model *m, const rl_data *d, int i, int k, real e,
+                                         const int *list, int n, real *u, real h) {
+  const rl_avbd_litem *it = am->litem + i;
+  if (it->kind == RL_AVBD_LOOP_EQ) {
+    const rl_avbd_joint *jt = am->joint + it->id;
+    if (!avbd_joint_on(m, d, jt)) return;
+    real Cv[6], JA[6][6], JB[6][6];
+    int nr = rl_avbd_joint_rows(jt, avbd_pose_of(am, jt->a), avbd_pose_of(am, jt->b), Cv, JA, JB);
+    for (int q = 0; q < nr; q++) {
+      real w = e * am->row[jt->row + q].rho;
+      avbd_split_put(am, jt->a, JA[q], w);
+      avbd_split_put(am, jt->b, JB[q], w);
+    }
+  } else if (it->kind == RL_AVBD_LOOP_PATH) {
+    int p = it->id;
+    real kL, L = avbd_spat_length(am, m, am->spat[p], -1, NULL, NULL);
+    avbd_tendon_force(am, m, d, am->spat[p], L, am->spat_n[2 * p], am->spat_n[2 * p + 1], h, &kL);
+    if (!(kL > 0)) return;
+    for (int f = am->lsadr[i]; f < am->lsadr[i + 1]; f++) {
+      int s = am->lslot[f], seen = 0;
+      for (int g = am->lsadr[i]; g < f; g++) seen |= am->lslot[g] == s;
+      if (seen || am->tblock[s] != k) continue;
+      real J[6] = {0, 0, 0, 0, 0, 0};
+      avbd_spat_length(am, m, am->spat[p], s, J, NULL);
+      avbd_split_put(am, s, J, e * kL);
+    }
+  } else if (it->kind == RL_AVBD_LOOP_CROW && am->crow[it->id].spatial && !am->crow[it->id].joints) {
+    for (int a = 0; a < n; a++)
+      for (int c = 0; c < 6; c++) u[6 * list[a] + c] = 0;
+    real w = avbd_crow_loop(am, m, d, it->id, u);
+    if (!(w > 0)) return;
+    for (int f = am->lsadr[i]; f < am->lsadr[i + 1]; f++) {
+      int s = am->lslot[f], seen = 0;
+      for (int g = am->lsadr[i]; g < f; g++) seen |= am->lslot[g] == s;
+      if (!seen && am->tblock[s] == k) avbd_split_put(am, s, u + 6 * s, e * w);
+    }
+  }
+}
+
 /* The loop rows of block k (list, n) from its loop items (avbd_tree_build), each row's Jacobian J = (J_s)_s over the
  * slots into a column of U and its weight w:
  *   equality joint between two of its bodies: each two-sided row, w = ρ;
@@ -791,14 +859,21 @@ RL_HDFN static int avbd_loop_keep(rl_avbd *am, int r, real w) {
  * The equality joints, paths and contacts put their curvature on the diagonal blocks in avbd_assemble, so their
  * w J_s J_sᵀ leave D (avbd_loop_put); the coordinate rows and fixed tendons leave their curvature out of the joints'
  * coordinate terms in articulation blocks (their cross terms between joints have no place there), so U alone
- * carries it.  A row of weight 0 (an inactive
- * limit, a path without force) is not kept.  Returns the number of rows. */
+ * carries it.  A row of weight 0 (an inactive limit, a path without force) is not kept.  The items and contact rows
+ * over two or more bodies of the block that find no room stay on the diagonal blocks, majorized there
+ * (avbd_split_put, avbd_tree_split_item).  Returns the number of rows. */
 RL_HDFN static int avbd_tree_loops(rl_avbd *am, const rl_model *m, const rl_data *d, int k, const int *list, int n,
                                    real h) {
   int r = 0;
+  size_t ld = 6 * ((size_t)am->nb + 1);
+  real *scratch = am->tloop + ld * (size_t)am->nloop; /* Z's first column, free until avbd_tree_loop_step */
   for (int i = 0; i < am->nlitem; i++) {
     const rl_avbd_litem *it = am->litem + i;
-    if (it->block != k || r + it->rows > am->nloop) continue;
+    if (it->block != k || r + it->rows > am->nloop) {
+      int nk = avbd_item_slots_in(am, i, k);
+      if (nk >= 2) avbd_tree_split_item(am, m, d, i, k, (real)(nk - 1), list, n, scratch, h);
+      continue;
+    }
     if (it->kind == RL_AVBD_LOOP_EQ) {
       const rl_avbd_joint *jt = am->joint + it->id;
       if (!avbd_joint_on(m, d, jt)) continue;
@@ -830,17 +905,22 @@ RL_HDFN static int avbd_tree_loops(rl_avbd *am, const rl_model *m, const rl_data
       if (w > 0) r = avbd_loop_keep(am, r, w);
     }
   }
-  for (int i = 0; i < am->ncon; i++) { /* contacts between two bodies of the block, while there is room */
+  for (int i = 0; i < am->ncon; i++) { /* contacts between two bodies of the block: loop rows while there is room */
     const rl_avbd_contact *c = am->con + i;
     if (c->a < 0 || am->tblock[c->a] != k || am->tblock[c->b] != k) continue;
     const rl_avbd_contact_val *v = avbd_contact_value(am, i);
     real f[3], wt[3];
     rl_avbd_contact_fw(c, v, am->prm.alpha, 0, 1, f, wt);
-    for (int q = 0; q < 3 && r < am->nloop; q++) {
+    for (int q = 0; q < 3; q++) {
       if (!(wt[q] > 0)) continue;
       real JA[6], JB[6];
       rl_avbd_contact_jac(c, v, q, 0, JA);
       rl_avbd_contact_jac(c, v, q, 1, JB);
+      if (r == am->nloop) {
+        avbd_split_put(am, c->a, JA, wt[q]);
+        avbd_split_put(am, c->b, JB, wt[q]);
+        continue;
+      }
       avbd_loop_col(am, list, n, r);
       avbd_loop_put(am, r, c->a, JA, wt[q]);
       avbd_loop_put(am, r, c->b, JB, wt[q]);
