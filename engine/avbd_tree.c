@@ -790,15 +790,19 @@ RL_HDFN static int avbd_loop_keep(rl_avbd *am, int r, real w) {
   return r + 1;
 }
 
+/* 1 if entry e of loop item i's slot list is a slot of block k not listed before it in the item */
+RL_HDFN static int avbd_item_slot_new_in(const rl_avbd *am, int i, int e, int k) {
+  int s = am->lslot[e];
+  if (am->tblock[s] != k) return 0;
+  for (int f = am->lsadr[i]; f < e; f++)
+    if (am->lslot[f] == s) return 0;
+  return 1;
+}
+
 /* Number of distinct slots of loop item i in block k */
 RL_HDFN static int avbd_item_slots_in(const rl_avbd *am, int i, int k) {
   int n = 0;
-  for (int e = am->lsadr[i]; e < am->lsadr[i + 1]; e++) {
-    int s = am->lslot[e], seen = 0;
-    if (am->tblock[s] != k) continue;
-    for (int f = am->lsadr[i]; f < e; f++) seen |= am->lslot[f] == s;
-    n += !seen;
-  }
+  for (int e = am->lsadr[i]; e < am->lsadr[i + 1]; e++) n += avbd_item_slot_new_in(am, i, e, k);
   return n;
 }
 
@@ -837,23 +841,18 @@ RL_HDFN static void avbd_tree_split_item(rl_avbd *am, const rl_model *m, const r
     avbd_tendon_force(am, m, d, am->spat[p], L, am->spat_n[2 * p], am->spat_n[2 * p + 1], h, &kL);
     if (!(kL > 0)) return;
     for (int f = am->lsadr[i]; f < am->lsadr[i + 1]; f++) {
-      int s = am->lslot[f], seen = 0;
-      for (int g = am->lsadr[i]; g < f; g++) seen |= am->lslot[g] == s;
-      if (seen || am->tblock[s] != k) continue;
+      if (!avbd_item_slot_new_in(am, i, f, k)) continue;
       real J[6] = {0, 0, 0, 0, 0, 0};
-      avbd_spat_length(am, m, am->spat[p], s, J, NULL);
-      avbd_split_put(am, s, J, e * kL);
+      avbd_spat_length(am, m, am->spat[p], am->lslot[f], J, NULL);
+      avbd_split_put(am, am->lslot[f], J, e * kL);
     }
   } else if (it->kind == RL_AVBD_LOOP_CROW && am->crow[it->id].spatial && !am->crow[it->id].joints) {
     for (int a = 0; a < n; a++)
       for (int c = 0; c < 6; c++) u[6 * list[a] + c] = 0;
     real w = avbd_crow_loop(am, m, d, it->id, u);
     if (!(w > 0)) return;
-    for (int f = am->lsadr[i]; f < am->lsadr[i + 1]; f++) {
-      int s = am->lslot[f], seen = 0;
-      for (int g = am->lsadr[i]; g < f; g++) seen |= am->lslot[g] == s;
-      if (!seen && am->tblock[s] == k) avbd_split_put(am, s, u + 6 * s, e * w);
-    }
+    for (int f = am->lsadr[i]; f < am->lsadr[i + 1]; f++)
+      if (avbd_item_slot_new_in(am, i, f, k)) avbd_split_put(am, am->lslot[f], u + 6 * (size_t)am->lslot[f], e * w);
   }
 }
 
