@@ -1,6 +1,6 @@
 /* avbd-own-stops — AVBD's stopping test judged along AVBD's own trajectory.
  *
- *   avbd-own-stops [--duration T] [--show] MODEL.xml...
+ *   avbd-own-stops [--duration T] [--show] [--strict] MODEL.xml...
  *
  * Each model runs T seconds (default 1) from qpos0 under AVBD's default parameters (f64).  Every step is
  * also solved by the dense KKT reference of that step (reference/verify/avbd_ref.h: set up at the step start,
@@ -14,7 +14,8 @@
  * term the reference omits), those farther than claimed split by the reference's Newton (reached its 1e-14
  * step in fewer than its 100 iterations, or ran to that cap: a reference that crept there is suspect), the
  * worst ratio distance / claim and its step, steps whose reference omits a term, steps whose reference did
- * not converge.  --show prints every stop farther than claimed. */
+ * not converge.  --show prints every stop farther than claimed; --strict makes any such stop (either kind) fail the
+ * run (exit status 1), a gate for models where none is expected. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +68,7 @@ static rl_status step_checked(rl_avbd *am, const rl_model *m, rl_data *d, long k
   return RL_OK;
 }
 
-static int run_model(const char *path, double T, int show) {
+static int run_model(const char *path, double T, int show, int strict) {
   rl_common_args a;
   memset(&a, 0, sizeof a);
   a.model = path;
@@ -102,6 +103,7 @@ static int run_model(const char *path, double T, int show) {
          base ? base + 1 : path, c.steps, c.unconverged, c.checked, c.far_converged, c.far_capped, c.worst,
          c.worst_step, c.omitted, c.ref_unconverged);
   fflush(stdout);
+  if (strict && c.far_converged + c.far_capped > 0) st = 1;
   rl_data_free(d);
   rl_avbd_free(am);
   rl_pair_free(&p);
@@ -110,7 +112,7 @@ static int run_model(const char *path, double T, int show) {
 
 int main(int argc, char **argv) {
   double T = 1;
-  int show = 0, st = 0, n = 0;
+  int show = 0, strict = 0, st = 0, n = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--duration") && i + 1 < argc) {
       char *end;
@@ -120,17 +122,18 @@ int main(int argc, char **argv) {
         return 2;
       }
     } else if (!strcmp(argv[i], "--show")) show = 1;
+    else if (!strcmp(argv[i], "--strict")) strict = 1;
     else if (argv[i][0] == '-') {
       fprintf(stderr, "avbd-own-stops: unknown option '%s'\n", argv[i]);
       return 2;
     } else {
-      int r = run_model(argv[i], T, show);
+      int r = run_model(argv[i], T, show, strict);
       st = r > st ? r : st;
       n++;
     }
   }
   if (!n) {
-    fprintf(stderr, "usage: avbd-own-stops [--duration T] [--show] MODEL.xml...\n");
+    fprintf(stderr, "usage: avbd-own-stops [--duration T] [--show] [--strict] MODEL.xml...\n");
     return 2;
   }
   return st;
