@@ -523,15 +523,16 @@ Test(harness, kind_contact_links_the_report_names) {
 }
 
 /* kind = bench: synthetic chains (scene = chain:N1+N2+…), the scaling fit in metrics.csv, bench_chains.csv.  The
-   exponent's sign is a timing: medians of 7 repetitions of 200 steps (3 of 10 gave −0.32 once on a 2-core host
-   loaded by two other builds) */
+   exponent itself is a timing (medians of 7 repetitions of 200 steps; 3 of 10 gave −0.32 once on a 2-core host
+   loaded by two other builds, and a CI run beside a fresh-machine build −0.14), so only that a finite fit was
+   written is checked here: speed is a benchmark, not a test */
 Test(harness, kind_bench_times_chains_and_fits_the_exponent) {
   char spec[512], p[512];
   rl_cli_write(spec, sizeof spec, "b.ini",
                "[experiment]\nname = b\nkind = bench\nscene = chain:4+8+16\nreps = 7\nsteps = 200\n");
   run_spec(spec, "b", "b", p, sizeof p);
   double e = metric_of(p, "chain_4+8+16.newton.f64", "chain_exponent");
-  cr_expect(e > 0 && e < 4, "chain exponent %g", e);
+  cr_expect(isfinite(e) && fabs(e) < 10, "chain exponent %g", e);
   cr_expect(metric_of(p, "chain_4+8+16.newton.f64", "ratio_chain8") > 0, "chain8's ratio");
   snprintf(p, sizeof p, "%s/b/b/bench_chains.csv", tmpdir);
   cr_expect_not_null(line_of(p, "chain16,newton,f64,step,"), "%s: chain16 row", p);
