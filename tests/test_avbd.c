@@ -2529,8 +2529,9 @@ Test(avbd, step_leaves_data_current) {
    moving state with contacts made), one step is solved with a budget of 4000 iterations and tolerance 1e-15
    (the update test: iterations until the updates are at rounding); the dense KKT solve of the same step
    (rl_avbd_ref_begin before, rl_avbd_ref_finish after) must agree to 1e-10 m / rad.  Then each ingredient
-   is perturbed in the reference's input and the distance must grow past 1e-8: a servo's control by 1e-3,
-   one active contact (or limit) dropped from the active set, a compound coordinate's step start by 1e-6 rad. */
+   is perturbed in the reference's input and the distance must grow past 1e-8: a servo's control by 1e-3, a
+   compound coordinate's step start by 1e-6 rad; and the active contacts dropped from the engine's active set,
+   which the reference's complementarity phase must find again (the same solution to 1e-10). */
 #if defined(RL_REAL_F64)
 static double dense_tight_distance(rl_avbd_ref *ref, rl_avbd *am, const rl_model *m, rl_data *d) {
   double dx, dth;
@@ -2579,8 +2580,8 @@ static void dense_tight(const char *model, const char *name, int block, int warm
          "%d omitted), %d Newton iterations, primal %.1e, stationarity %.1e N / %.1e N m; AVBD %d iterations "
          "(converged %d), %d contacts, %d compound joints: distance %.2e\n",
          name, block ? "articulation" : "body", warm + 1, ref.nrow, ref.active, ref.slipping, ref.omitted,
-         ref.iterations, ref.primal, ref.stationarity[0], ref.stationarity[1], am->stat.iterations,
-         am->stat.converged, am->ncon, am->ncmp, dist);
+         ref.iterations, ref.primal, ref.stationarity[0], ref.stationarity[1], am->stat.iterations, am->stat.converged,
+         am->ncon, am->ncmp, dist);
   cr_expect_eq(ref.omitted, 0);
   cr_expect_leq(ref.primal, 1e-12);
   cr_expect_leq(dist, 1e-10, "%s: AVBD's converged iterate is %.2e from the dense solution", name, dist);
@@ -2596,8 +2597,9 @@ static void dense_tight(const char *model, const char *name, int block, int warm
     if (check_q) cr_expect_gt(dq, 1e-8, "%s: the compound rows do not reach the reference (%.2e)", name, dq);
     rl_avbd_ref_free(&ref_q);
   }
-  /* every active contact dropped from the active set (normal multipliers zeroed in the engine's state; one
-     alone can be redundant: two end caps of a capsule foot on one line) */
+  /* every active contact dropped from the engine's active set (normal multipliers zeroed in the engine's state):
+     the reference's first phase then solves without them, its solution penetrates, and its second phase (the
+     step's complementarity conditions) must find them again — the same solution, with those rows changed */
   real lsave[256];
   int nc = am->ncon < 256 ? am->ncon : 256, nact = 0;
   for (int i = 0; i < nc; i++) {
@@ -2607,8 +2609,12 @@ static void dense_tight(const char *model, const char *name, int block, int warm
   }
   if (nact > 0) {
     double dc = dense_tight_distance(&ref, am, p.m, d);
-    printf("  perturbed: %d active contacts dropped from the active set: distance %.2e\n", nact, dc);
-    cr_expect_gt(dc, 1e-8, "%s: the contact rows do not reach the reference (%.2e)", name, dc);
+    printf("  perturbed: %d active contacts dropped from the engine's active set: distance %.2e, %d rows found in "
+           "another state, basis %d\n",
+           nact, dc, ref.refined, ref.basis);
+    cr_expect_eq(ref.basis, RL_AVBD_REF_SOLVED, "%s: the complementarity phase did not solve the step", name);
+    cr_expect_geq(ref.refined, nact, "%s: %d dropped contacts, %d rows changed state", name, nact, ref.refined);
+    cr_expect_leq(dc, 1e-10, "%s: without the engine's contacts the reference lands %.2e away", name, dc);
   }
   for (int i = 0; i < nc; i++) am->con[i].lambda[0] = lsave[i];
   rl_avbd_ref_free(&ref);

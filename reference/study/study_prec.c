@@ -503,9 +503,9 @@ int study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, int n
     }
     /* the same step under the point's own stopping test: flagged converged, and farther from the dense solution
        than the distance the test claims (am->stat.tol_lin m, tol_ang rad): a false stop.  The dense problem of
-       this step is set up at its start (rl_avbd_ref_begin) and solved after it with the active set of AVBD's
-       final iterate (rl_avbd_ref_finish: active limits and contact normals, sticking dry friction and contact
-       tangents as equalities, slipping ones at the engine's forces), so states with contacts and limits count
+       this step is set up at its start (rl_avbd_ref_begin) and solved after it (rl_avbd_ref_finish: from the
+       active set of AVBD's final iterate to the step's complementarity conditions, or given that active set and
+       its slipping forces where the second phase does not converge), so states with contacts and limits count
        too; a state whose step has terms the reference does not rebuild (ref2.omitted) is left out. */
     int flagged = 0, false_stop = 0, stop_ok = 0, ref_bad = 0;
     double dx = NAN, dth = NAN;

@@ -916,11 +916,34 @@ int rl_avbd_ref_begin(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, co
   return 0;
 }
 
-/* the active set from am (the engine's final iterate of the step) */
-static int take_active_set(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const rl_data *d) {
-  const rl_model *m = pb->m;
-  int dis = m->opt.disableflags;
+/* whether coordinate o's joint limit and dry friction are rows of the step (not disabled) */
+static int coord_limited(const prob *pb, const dcoord *o) {
+  int dis = pb->m->opt.disableflags;
+  return pb->m->jnt_limited[o->jt->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT));
+}
+static int coord_has_dry(const prob *pb, const dcoord *o) {
+  int dis = pb->m->opt.disableflags;
+  return o->jt->frictionloss > 0 && o->jt->dry_row >= 0 && !(dis & (RL_DSBL_FRICTIONLOSS | RL_DSBL_CONSTRAINT));
+}
+
+/* Dry friction on a coordinate held by an active limit: the limit fixes φ at its target, so the dry row slips at
+   its budget in the direction of that motion, λ_f = τ_f·sign(φ_limit − φⁿ) (sticking would be a second,
+   conflicting equality on φ). */
+static void dry_at_limit(prob *pb, dcoord *o, const rl_data *d) {
+  double tf = o->jt->frictionloss, lim = limit_bound(pb->m, d, o->jt->jnt, !o->lo);
+  double c0 = o->lo ? o->phin - lim : lim - o->phin;
+  double target = o->lo ? lim + one_sided_target(pb, c0) : lim - one_sided_target(pb, c0);
+  o->dry = 0;
+  o->fdry = target > o->phin ? tf : target < o->phin ? -tf : 0;
+}
+
+/* The rows of the active set held in the flags (joint rows always; active limits, sticking dry friction, active
+   contact normals and sticking contact tangents), with targets 0 until rows_set_targets; counts
+   ref->active and ref->slipping. */
+static int rows_from_flags(rl_avbd_ref *ref, prob *pb) {
+  const rl_avbd *am = pb->am;
   pb->nrow = 0;
+  ref->active = ref->slipping = 0;
   for (int j = 0; j < am->njoint; j++) {
     const rl_avbd_joint *jt = am->joint + j;
     if (!pb->on[j]) continue;
@@ -930,38 +953,82 @@ static int take_active_set(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const 
         return -1;
   }
   for (int c = 0; c < pb->ncoord && !pb->pre; c++) {
+    const dcoord *o = pb->co + c;
+    if (o->lo && add_row(pb, R_LIMLO, c, 0, 0)) return -1;
+    if (o->hi && add_row(pb, R_LIMHI, c, 0, 0)) return -1;
+    ref->active += o->lo + o->hi;
+    if (!coord_has_dry(pb, o)) continue;
+    if (o->dry) {
+      if (add_row(pb, R_DRY, c, 0, 0)) return -1;
+      ref->active++;
+    } else ref->slipping++;
+  }
+  for (int i = 0; i < pb->ncon; i++) {
+    const rl_avbd_contact *k = pb->con + i;
+    if (!pb->con_on[i]) continue;
+    ref->active++;
+    if (add_row(pb, R_CN, i, 0, 0)) return -1;
+    if (k->dim >= 3 && k->mu > 0) {
+      if (pb->con_stick[i]) {
+        if (add_row(pb, R_CT, i, 1, 0) || add_row(pb, R_CT, i, 2, 0)) return -1;
+      } else ref->slipping++;
+    }
+  }
+  return 0;
+}
+
+/* the value C⁰ − 0 of row rw at the step-start poses (the iterate is kept) */
+static double row_start_value(prob *pb, const drow *rw, const rl_data *d, double *jr) {
+  dpose *P = pb->P;
+  double(*cq)[4] = pb->cq;
+  pb->P = pb->P0;
+  pb->cq = pb->cq0;
+  drow r0 = *rw;
+  r0.target = 0;
+  double c0 = row_residual(pb, &r0, jr, d);
+  pb->P = P;
+  pb->cq = cq;
+  return c0;
+}
+
+/* A row's target from its value C⁰ at the step start: α_joint C⁰ (two-sided joint rows), one_sided_target
+   (limits, contact normals), α C⁰ (contact tangents), 0 (a sticking dry-friction row: φ = φⁿ) */
+static double row_target(const prob *pb, int kind, double c0) {
+  switch (kind) {
+  case R_JOINT:
+  case R_CMP: return pb->alpha_joint * c0;
+  case R_LIMLO:
+  case R_LIMHI:
+  case R_CN: return one_sided_target(pb, c0);
+  case R_CT: return pb->alpha * c0;
+  default: return 0;
+  }
+}
+
+static void rows_set_targets(prob *pb, const rl_data *d, double *jr) {
+  for (int r = 0; r < pb->nrow; r++) {
+    drow *rw = pb->row + r;
+    rw->target = row_target(pb, rw->kind, row_start_value(pb, rw, d, jr));
+  }
+}
+
+/* the active set from am (the engine's final iterate of the step), into the flags of pb */
+static int take_active_set(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const rl_data *d) {
+  for (int c = 0; c < pb->ncoord && !pb->pre; c++) {
     dcoord *o = pb->co + c;
     const rl_avbd_joint *jt = o->jt;
     if (o->joint < 0 && pb->hist) o->dphin = (double)jt->dphi_n; /* set by the engine at this step's start */
     o->lo = o->hi = o->dry = 0;
     o->fdry = 0;
-    if (m->jnt_limited[jt->jnt] && !(dis & (RL_DSBL_LIMIT | RL_DSBL_CONSTRAINT))) {
+    if (coord_limited(pb, o)) {
       o->lo = am->row[jt->lo_row].lambda < 0;
       o->hi = am->row[jt->hi_row].lambda < 0;
-      if (o->lo && add_row(pb, R_LIMLO, c, 0, 0)) return -1;
-      if (o->hi && add_row(pb, R_LIMHI, c, 0, 0)) return -1;
-      ref->active += o->lo + o->hi;
     }
-    double tf = jt->frictionloss;
-    if (tf > 0 && jt->dry_row >= 0 && !(dis & (RL_DSBL_FRICTIONLOSS | RL_DSBL_CONSTRAINT))) {
-      double lam = am->row[jt->dry_row].lambda;
-      if (o->lo || o->hi) {
-        /* an active limit fixes φ at its target; the dry row then slips at its budget in the direction of
-           that motion, τ_f·sign(φ_limit − φⁿ) (sticking would be a second, conflicting equality on φ) */
-        double lim = limit_bound(m, d, jt->jnt, !o->lo);
-        double c0 = o->lo ? o->phin - lim : lim - o->phin;
-        double target = o->lo ? lim + one_sided_target(pb, c0) : lim - one_sided_target(pb, c0);
-        o->fdry = target > o->phin ? tf : target < o->phin ? -tf : 0;
-        ref->slipping++;
-      } else if (fabs(lam) < tf * (1 - 1e-9)) {
-        o->dry = 1;
-        if (add_row(pb, R_DRY, c, 0, 0)) return -1;
-        ref->active++;
-      } else {
-        o->fdry = lam;
-        ref->slipping++;
-      }
-    }
+    if (!coord_has_dry(pb, o)) continue;
+    double lam = am->row[jt->dry_row].lambda;
+    if (o->lo || o->hi) dry_at_limit(pb, o, d);
+    else if (fabs(lam) < jt->frictionloss * (1 - 1e-9)) o->dry = 1;
+    else o->fdry = lam;
   }
   pb->ncon = am->prm.contacts == RL_AVBD_CONTACTS_NONE || pb->pre ? 0 : am->ncon;
   pb->con = am->con;
@@ -976,74 +1043,68 @@ static int take_active_set(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const 
     const rl_avbd_contact *k = pb->con + i;
     if (!(k->lambda[0] < 0)) continue;
     pb->con_on[i] = 1;
-    ref->active++;
-    if (add_row(pb, R_CN, i, 0, 0)) return -1;
     if (k->dim >= 3 && k->mu > 0) {
-      if (k->stick) {
-        pb->con_stick[i] = 1;
-        if (add_row(pb, R_CT, i, 1, 0) || add_row(pb, R_CT, i, 2, 0)) return -1;
-      } else {
+      if (k->stick) pb->con_stick[i] = 1;
+      else {
         pb->fslip[i][0] = k->lambda[1];
         pb->fslip[i][1] = k->lambda[2];
-        ref->slipping++;
       }
     }
     if (k->dim > 3 && (k->mu_spin > 0 || k->mu_roll > 0)) ref->omitted++; /* spin/roll rows not rebuilt */
   }
-  return 0;
+  return rows_from_flags(ref, pb);
 }
 
-int rl_avbd_ref_finish(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, const rl_data *d) {
-  prob *pb = ref->pb;
-  if (!pb) return -1;
-  pb->am = am;
-  ref->active = ref->slipping = 0;
-  if (take_active_set(ref, pb, am, d)) return -1;
-  int nb = pb->nb, nz = pb->nz, N = nz + pb->nrow;
-  ref->nrow = pb->nrow;
-  free(ref->lambda);
-  ref->lambda = calloc((size_t)pb->nrow + 1, sizeof(double));
-  double *K = malloc(sizeof(double) * (size_t)N * (size_t)N), *rhs = malloc(sizeof(double) * (size_t)N),
-         *jr = malloc(sizeof(double) * (size_t)nz + 1);
+/* Apply a Newton step (δz, δλ) in rhs: x += δx, q ← Exp(δθ)·q, compound coordinates likewise, λ += δλ.
+   Returns ‖δz‖∞. */
+static double kkt_update(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const double *rhs) {
+  int nb = pb->nb, nz = pb->nz;
+  double step = 0;
+  for (int s = 0; s < nb; s++) {
+    dpose *P = pb->P + s;
+    double e[4];
+    for (int i = 0; i < 3; i++) P->x[i] += rhs[6 * s + i];
+    dexp(e, rhs + 6 * s + 3);
+    dqmul(P->q, e, P->q);
+    dpose_sync(P);
+    for (int i = 0; i < 6; i++) step = fmax(step, fabs(rhs[6 * s + i]));
+  }
+  for (int c = 0; c < am->ncmp; c++) {
+    const rl_avbd_compound *cp = am->cmp + c;
+    for (int k = 0; k < cp->n; k++) {
+      const double *dz = rhs + 6 * nb + pb->zc[c] + cp->dof[k];
+      double *q = pb->cq[pb->cqa[c] + k];
+      if (cp->type[k] == RL_JNT_BALL) {
+        double e[4];
+        dexp(e, dz);
+        dqmul(q, e, q);
+        dqnorm(q);
+        for (int i = 0; i < 3; i++) step = fmax(step, fabs(dz[i]));
+      } else {
+        q[0] += dz[0];
+        step = fmax(step, fabs(dz[0]));
+      }
+    }
+  }
+  for (int r = 0; r < pb->nrow; r++) ref->lambda[r] += rhs[nz + r];
+  return step;
+}
+
+/* Newton on the KKT system from the current iterate (poses, compound coordinates, ref->lambda).  The rows can be
+   dependent (a sticking contact's tangent along an axis a planar root already holds; two end caps of a capsule
+   foot on one line; every joint stuck by dry friction with the feet on the ground): the multipliers are then not
+   unique and the saddle matrix is singular, while the poses are.  The Newton matrix carries a compliance −ε on
+   the rows' diagonal (pb->eps), a row-space regularization of the step direction only: the right-hand side and
+   the convergence test are the exact residuals g + Jᵀλ and C − target, so the fixed point is the exact one. */
+static int kkt_newton(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const rl_data *d) {
+  int nb = pb->nb, nz = pb->nz, N = nz + pb->nrow, st = 0;
+  double *K = malloc(sizeof(double) * (size_t)N * (size_t)N), *rhs = malloc(sizeof(double) * (size_t)N);
   lapack_int *ipiv = malloc(sizeof(lapack_int) * (size_t)N);
-  int st = 0;
-  if (!ref->lambda || !K || !rhs || !jr || !ipiv) {
+  if (!K || !rhs || !ipiv) {
     st = -1;
     goto done;
   }
-  /* the rows' targets from their values C⁰ at the step start: α_joint C⁰ (two-sided), one_sided_target (limits,
-     contact normals), α C⁰ (contact tangents), 0 (a sticking dry-friction row: φ = φⁿ) */
-  memcpy(pb->P, pb->P0, sizeof(dpose) * (size_t)nb);
-  int ncq = am->ncmp ? pb->cqa[am->ncmp - 1] + am->cmp[am->ncmp - 1].n : 0;
-  memcpy(pb->cq, pb->cq0, sizeof(double[4]) * (size_t)ncq);
-  for (int r = 0; r < pb->nrow; r++) {
-    drow *rw = pb->row + r;
-    double c0 = row_residual(pb, rw, jr, d);
-    switch (rw->kind) {
-    case R_JOINT:
-    case R_CMP: rw->target = pb->alpha_joint * c0; break;
-    case R_LIMLO:
-    case R_LIMHI:
-    case R_CN: rw->target = one_sided_target(pb, c0); break;
-    case R_CT: rw->target = pb->alpha * c0; break;
-    default: rw->target = 0;
-    }
-  }
-  /* Newton on the KKT system from the prediction.  The rows can be dependent (a sticking contact's tangent
-     along an axis a planar root already holds; two end caps of a capsule foot on one line; every joint stuck
-     by dry friction with the feet on the ground): the multipliers are then not unique and the saddle matrix is
-     singular, while the poses are.  The Newton matrix carries a compliance −ε on the rows' diagonal,
-     ε = 1e-10·h²/m_max, a row-space regularization of the step direction only: the right-hand side and the
-     convergence test are the exact residuals g + Jᵀλ and C − target, so the fixed point is the exact one. */
-  double mmax = 0;
-  for (int s = 0; s < nb; s++) mmax = fmax(mmax, (double)am->mass[s]);
-  pb->eps = 1e-10 * pb->h * pb->h / (mmax > 0 ? mmax : 1);
-  for (int s = 0; s < nb; s++) {
-    for (int i = 0; i < 3; i++) pb->P[s].x[i] = ref->xp[3 * s + i];
-    for (int i = 0; i < 4; i++) pb->P[s].q[i] = ref->qp[4 * s + i];
-    dpose_sync(pb->P + s);
-  }
-  for (ref->iterations = 0; ref->iterations < 100; ref->iterations++) {
+  for (ref->iterations = 0; ref->iterations < RL_AVBD_REF_NEWTON_CAP; ref->iterations++) {
     assemble(pb, ref, d, K, rhs, NULL, NULL);
     for (int i = 0; i < nz; i++) /* the incremental form: −(g + Jᵀλ) for the step (δz, δλ) */
       for (int r = 0; r < pb->nrow; r++) rhs[i] -= K[(size_t)(nz + r) * N + i] * ref->lambda[r];
@@ -1052,34 +1113,7 @@ int rl_avbd_ref_finish(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, c
       st = -1;
       goto done;
     }
-    double step = 0;
-    for (int s = 0; s < nb; s++) {
-      dpose *P = pb->P + s;
-      double e[4];
-      for (int i = 0; i < 3; i++) P->x[i] += rhs[6 * s + i];
-      dexp(e, rhs + 6 * s + 3);
-      dqmul(P->q, e, P->q);
-      dpose_sync(P);
-      for (int i = 0; i < 6; i++) step = fmax(step, fabs(rhs[6 * s + i]));
-    }
-    for (int c = 0; c < am->ncmp; c++) {
-      const rl_avbd_compound *cp = am->cmp + c;
-      for (int k = 0; k < cp->n; k++) {
-        const double *dz = rhs + 6 * nb + pb->zc[c] + cp->dof[k];
-        double *q = pb->cq[pb->cqa[c] + k];
-        if (cp->type[k] == RL_JNT_BALL) {
-          double e[4];
-          dexp(e, dz);
-          dqmul(q, e, q);
-          dqnorm(q);
-          for (int i = 0; i < 3; i++) step = fmax(step, fabs(dz[i]));
-        } else {
-          q[0] += dz[0];
-          step = fmax(step, fabs(dz[0]));
-        }
-      }
-    }
-    for (int r = 0; r < pb->nrow; r++) ref->lambda[r] += rhs[nz + r];
+    double step = kkt_update(ref, pb, am, rhs);
     ref->step = step;
     if (step <= 1e-14) {
       ref->iterations++;
@@ -1095,8 +1129,405 @@ int rl_avbd_ref_finish(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, c
 done:
   free(K);
   free(rhs);
-  free(jr);
   free(ipiv);
+  return st;
+}
+
+/* ---------------------------------------------- the step's complementarity problem */
+
+/* Every row the step's one-sided and bounded terms can have, each with a multiplier: the joints' two-sided
+   rows; per limited coordinate both limit sides, per coordinate with friction loss its dry row; per contact
+   its normal and (with friction) both tangent rows, in that order.  Multipliers carried over from the rows of
+   the engine's active set, a slipping contact's tangent rows and a slipping dry row at their constant forces,
+   which are then taken off (they are unknowns now); every other new row starts at 0. */
+static int rows_complementarity(rl_avbd_ref *ref, prob *pb) {
+  const rl_avbd *am = pb->am;
+  int n0 = pb->nrow;
+  drow *old = malloc(sizeof(drow) * (size_t)(n0 + 1));
+  double *lam0 = ref->lambda;
+  if (!old) return -1;
+  memcpy(old, pb->row, sizeof(drow) * (size_t)n0);
+  pb->nrow = 0;
+  int st = 0;
+  for (int j = 0; j < am->njoint && !st; j++) {
+    const rl_avbd_joint *jt = am->joint + j;
+    if (!pb->on[j]) continue;
+    int n = jt->kind == RL_AVBD_COMPOUND ? 6 : jt->neq;
+    for (int r = 0; r < n && !st; r++)
+      st =
+          add_row(pb, jt->kind == RL_AVBD_COMPOUND ? R_CMP : R_JOINT, jt->kind == RL_AVBD_COMPOUND ? jt->cmp : j, r, 0);
+  }
+  for (int c = 0; c < pb->ncoord && !st; c++) {
+    const dcoord *o = pb->co + c;
+    if (coord_limited(pb, o)) st = add_row(pb, R_LIMLO, c, 0, 0) || add_row(pb, R_LIMHI, c, 0, 0);
+    if (!st && coord_has_dry(pb, o)) st = add_row(pb, R_DRY, c, 0, 0);
+  }
+  for (int i = 0; i < pb->ncon && !st; i++) {
+    st = add_row(pb, R_CN, i, 0, 0);
+    if (!st && pb->con[i].dim >= 3 && pb->con[i].mu > 0) st = add_row(pb, R_CT, i, 1, 0) || add_row(pb, R_CT, i, 2, 0);
+  }
+  ref->lambda = st ? NULL : calloc((size_t)pb->nrow + 1, sizeof(double));
+  if (!ref->lambda) st = -1;
+  for (int r = 0; r < pb->nrow && !st; r++) {
+    drow *rw = pb->row + r;
+    for (int o = 0; o < n0; o++)
+      if (old[o].kind == rw->kind && old[o].i == rw->i && old[o].r == rw->r) {
+        ref->lambda[r] = lam0[o];
+        break;
+      }
+    if (rw->kind == R_CT && pb->con_on[rw->i] && !pb->con_stick[rw->i]) ref->lambda[r] = pb->fslip[rw->i][rw->r - 1];
+    if (rw->kind == R_DRY && !pb->co[rw->i].dry) ref->lambda[r] = pb->co[rw->i].fdry;
+  }
+  free(old);
+  free(lam0);
+  if (st) return st;
+  for (int i = 0; i < pb->ncon; i++) pb->fslip[i][0] = pb->fslip[i][1] = 0;
+  for (int c = 0; c < pb->ncoord; c++) pb->co[c].fdry = 0;
+  ref->nrow = pb->nrow;
+  return 0;
+}
+
+/* How a row's equation reads in the semismooth Newton step (Alart–Curnier: λ = Π(λ + r·C̃), C̃ = C − target,
+   Π the projection on the row's admissible set):
+     EQ    C̃ = 0                  two-sided rows; a normal or limit with λ + rC̃ < 0 (pressing); a sticking tangent
+                                   pair, ‖λ_t + rC̃_t‖ ≤ μ|λ_n|; a dry row inside its budget, |λ_f + rC̃_f| ≤ τ_f;
+     ZERO  λ = 0                  a normal or limit with λ + rC̃ ≥ 0 (open), the tangents of a contact whose normal
+                                   carries no load;
+     SLIP  λ_t = μ|λ_n|·u/‖u‖     a tangent pair outside the disc, u = λ_t + rC̃_t;
+     BOUND λ_f = τ_f·sign(u)      a dry row past its budget, u = λ_f + rC̃_f.
+   The fixed point is independent of r > 0; r_row = 1/Σ_i J_i²/H_ii (the row's inverse effective mass in the
+   diagonal of H) keeps both terms of u on one scale.  Signs as the engine: λ ≤ 0 presses. */
+enum { MODE_EQ, MODE_ZERO, MODE_SLIP, MODE_BOUND };
+
+static void row_scales(const prob *pb, const double *K, int N, double *rsc) {
+  int nz = pb->nz;
+  for (int r = 0; r < pb->nrow; r++) {
+    double w = 0;
+    for (int i = 0; i < nz; i++) {
+      double j = K[(size_t)(nz + r) * N + i], hii = K[(size_t)i * N + i];
+      if (j != 0 && hii > 0) w += j * j / hii;
+    }
+    rsc[r] = w > 0 ? 1 / w : 1;
+  }
+}
+
+/* the rows' modes at (z, λ) from their residuals Ct (C̃ per row); a tangent pair takes one scale r, the larger
+   of its two rows' */
+static void row_modes(const prob *pb, const double *lam, const double *Ct, double *rsc, int *mode) {
+  for (int r = 0; r < pb->nrow; r++) {
+    const drow *rw = pb->row + r;
+    double u = lam[r] + rsc[r] * Ct[r];
+    switch (rw->kind) {
+    case R_CN:
+    case R_LIMLO:
+    case R_LIMHI: mode[r] = u < 0 ? MODE_EQ : MODE_ZERO; break;
+    case R_DRY: mode[r] = fabs(u) <= pb->co[rw->i].jt->frictionloss ? MODE_EQ : MODE_BOUND; break;
+    case R_CT:
+      if (rw->r == 1) {
+        double R = pb->con[rw->i].mu * fmax(-lam[r - 1], 0), rs = fmax(rsc[r], rsc[r + 1]);
+        rsc[r] = rsc[r + 1] = rs;
+        double u1 = lam[r] + rs * Ct[r], u2 = lam[r + 1] + rs * Ct[r + 1], un = hypot(u1, u2);
+        mode[r] = mode[r + 1] = R == 0 ? MODE_ZERO : un <= R ? MODE_EQ : MODE_SLIP;
+      }
+      break;
+    default: mode[r] = MODE_EQ;
+    }
+  }
+}
+
+/* the mode the engine's active set gives row rw (take_active_set's flags) */
+static int engine_mode(const prob *pb, const drow *rw) {
+  const dcoord *o = rw->kind == R_LIMLO || rw->kind == R_LIMHI || rw->kind == R_DRY ? pb->co + rw->i : NULL;
+  switch (rw->kind) {
+  case R_CN: return pb->con_on[rw->i] ? MODE_EQ : MODE_ZERO;
+  case R_CT: return !pb->con_on[rw->i] ? MODE_ZERO : pb->con_stick[rw->i] ? MODE_EQ : MODE_SLIP;
+  case R_LIMLO: return o->lo ? MODE_EQ : MODE_ZERO;
+  case R_LIMHI: return o->hi ? MODE_EQ : MODE_ZERO;
+  case R_DRY: return o->dry ? MODE_EQ : MODE_BOUND;
+  default: return MODE_EQ;
+  }
+}
+
+/* Π_r(λ + rC̃) of row r: min(u, 0) for normals and limits, the clip to ±τ_f for dry friction, the Coulomb disc of
+   radius μ·max(−λ_n, 0) for a tangent pair (both rows together), u itself for two-sided rows */
+static double row_projection(const prob *pb, const double *lam, const double *Ct, const double *rsc, int r) {
+  const drow *rw = pb->row + r;
+  double u = lam[r] + rsc[r] * Ct[r];
+  switch (rw->kind) {
+  case R_CN:
+  case R_LIMLO:
+  case R_LIMHI: return fmin(u, 0);
+  case R_DRY: {
+    double tf = pb->co[rw->i].jt->frictionloss;
+    return fmax(-tf, fmin(tf, u));
+  }
+  case R_CT: {
+    int t1 = rw->r == 1 ? r : r - 1;
+    double R = pb->con[rw->i].mu * fmax(-lam[t1 - 1], 0);
+    double u1 = lam[t1] + rsc[t1] * Ct[t1], u2 = lam[t1 + 1] + rsc[t1] * Ct[t1 + 1], un = hypot(u1, u2);
+    return un <= R ? u : u * R / un;
+  }
+  default: return u;
+  }
+}
+
+/* the natural residual max_r |λ_r − Π_r(λ + rC̃)|/r_r of the complementarity conditions (m or rad) */
+static double natural_residual(const prob *pb, const double *lam, const double *Ct, const double *rsc) {
+  double worst = 0;
+  for (int r = 0; r < pb->nrow; r++) worst = fmax(worst, fabs(lam[r] - row_projection(pb, lam, Ct, rsc, r)) / rsc[r]);
+  return worst;
+}
+
+/* The merit of an iterate for the line search, in force units: ‖g + Jᵀλ‖² + Σ_r (λ_r − Π_r(λ + rC̃))², from an
+   assembled right-hand side (rhs[0..nz) = −g) and K's rows (J), with the scales r of the step's start */
+static double kkt_merit(const prob *pb, const double *K, const double *rhs, int N, const double *lam, double *Ct,
+                        const double *rsc) {
+  int nz = pb->nz, nr = pb->nrow;
+  double f = 0;
+  for (int r = 0; r < nr; r++) Ct[r] = -rhs[nz + r];
+  for (int i = 0; i < nz; i++) {
+    double v = -rhs[i];
+    for (int r = 0; r < nr; r++) v += K[(size_t)(nz + r) * N + i] * lam[r];
+    f += v * v;
+  }
+  for (int r = 0; r < nr; r++) {
+    double e = lam[r] - row_projection(pb, lam, Ct, rsc, r);
+    f += e * e;
+  }
+  return f;
+}
+
+/* The rows of K (assembled with every row as an equality) and of the right-hand side rewritten per mode:
+   ZERO δλ_r = −λ_r; BOUND δλ_f = −(λ_f − τ_f sign u); SLIP, with G = λ_t − R û, R = μ|λ_n|, û = u/‖u‖,
+   P = R(I − ûûᵀ)/‖u‖:  δλ_t − P(δλ_t + r J_t δz) + μ û δλ_n = −G  (the last term where λ_n < 0). */
+static void rows_by_mode(const prob *pb, const double *lam, const double *Ct, const double *rsc, const int *mode,
+                         double *K, double *rhs, int N) {
+  int nz = pb->nz;
+  for (int r = 0; r < pb->nrow; r++) {
+    const drow *rw = pb->row + r;
+    double *Kr = K + (size_t)(nz + r) * N;
+    if (mode[r] == MODE_ZERO || mode[r] == MODE_BOUND) {
+      double target = 0;
+      if (mode[r] == MODE_BOUND) target = copysign(pb->co[rw->i].jt->frictionloss, lam[r] + rsc[r] * Ct[r]);
+      memset(Kr, 0, sizeof(double) * (size_t)N);
+      Kr[nz + r] = 1;
+      rhs[nz + r] = -(lam[r] - target);
+    }
+    if (mode[r] == MODE_SLIP && rw->r == 1) {
+      int n = r - 1;
+      double mu = pb->con[rw->i].mu, R = mu * fmax(-lam[n], 0), rs = rsc[r];
+      double u[2] = {lam[r] + rs * Ct[r], lam[r + 1] + rs * Ct[r + 1]}, un = hypot(u[0], u[1]);
+      double uh[2] = {u[0] / un, u[1] / un}, P[2][2];
+      for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++) P[a][b] = R * ((a == b) - uh[a] * uh[b]) / un;
+      /* the tangent rows' gradients, still in K's rows r and r + 1 */
+      double *K1 = Kr, *K2 = Kr + N;
+      double *g1 = malloc(sizeof(double) * 2 * (size_t)nz);
+      if (!g1) return; /* the step then uses the equality rows: no worse than before */
+      memcpy(g1, K1, sizeof(double) * (size_t)nz);
+      memcpy(g1 + nz, K2, sizeof(double) * (size_t)nz);
+      for (int a = 0; a < 2; a++) {
+        double *Ka = a ? K2 : K1;
+        memset(Ka, 0, sizeof(double) * (size_t)N);
+        for (int i = 0; i < nz; i++) Ka[i] = -rs * (P[a][0] * g1[i] + P[a][1] * g1[nz + i]);
+        for (int b = 0; b < 2; b++) Ka[nz + r + b] = (a == b) - P[a][b];
+        if (lam[n] < 0) Ka[nz + n] = mu * uh[a];
+        rhs[nz + r + a] = -(lam[r + a] - R * uh[a]);
+      }
+      free(g1);
+    }
+  }
+}
+
+/* Semismooth Newton on the step's complementarity problem from the current iterate, with every row of
+   rows_complementarity: each iteration assembles the KKT matrix, sets the rows' modes from (z, λ), rewrites
+   the rows by mode and solves the (now unsymmetric) system with LAPACKE_dgesv, the step backtracked on the
+   merit (kkt_merit).  Stops when the full step has ‖δz‖∞ ≤ 1e-14 and ‖δλ‖∞ ≤ 1e-13·max(1, ‖λ‖∞), or at once where the first phase
+   converged to a point that meets the conditions already (natural residual ≤ accept, m or rad: a force
+   inconsistency F in a row moves the poses by about F/r, so the natural residual is the pose error the
+   inconsistency leaves); converged: natural residual ≤ accept and a last step ≤ 1e-12. */
+static int complementarity_newton(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const rl_data *d, double accept,
+                                  int *took) {
+  int nz = pb->nz, N = nz + pb->nrow, st = 0, nr = pb->nrow;
+  double *K = malloc(sizeof(double) * (size_t)N * (size_t)N), *rhs = malloc(sizeof(double) * (size_t)N);
+  double *Ct = malloc(sizeof(double) * (size_t)(nr + 1)), *rsc = malloc(sizeof(double) * (size_t)(nr + 1));
+  int *mode = malloc(sizeof(int) * (size_t)(nr + 1));
+  lapack_int *ipiv = malloc(sizeof(lapack_int) * (size_t)N);
+  int ncq = am->ncmp ? pb->cqa[am->ncmp - 1] + am->cmp[am->ncmp - 1].n : 0;
+  double *dz = malloc(sizeof(double) * (size_t)N), *lam0 = malloc(sizeof(double) * (size_t)(nr + 1));
+  dpose *P0 = malloc(sizeof(dpose) * (size_t)(pb->nb + 1));
+  double(*cq0)[4] = malloc(sizeof(double[4]) * (size_t)(ncq + 1));
+  if (!K || !rhs || !Ct || !rsc || !mode || !ipiv || !dz || !lam0 || !P0 || !cq0) {
+    st = -1;
+    goto done;
+  }
+  int it, phase1 = ref->converged;
+  *took = 0;
+  for (it = 0; it < RL_AVBD_REF_COMPLEMENTARITY_CAP; it++) {
+    assemble(pb, ref, d, K, rhs, NULL, NULL);
+    for (int r = 0; r < nr; r++) Ct[r] = -rhs[nz + r];
+    for (int i = 0; i < nz; i++) /* −(g + Jᵀλ) */
+      for (int r = 0; r < nr; r++) rhs[i] -= K[(size_t)(nz + r) * N + i] * ref->lambda[r];
+    row_scales(pb, K, N, rsc);
+    row_modes(pb, ref->lambda, Ct, rsc, mode);
+    /* the first phase's solution, where it converged and already meets the conditions to within the accuracy
+       asked (natural residual ≤ accept), is taken */
+    if (it == 0 && phase1 && natural_residual(pb, ref->lambda, Ct, rsc) <= accept) {
+      *took = 1;
+      break;
+    }
+    if (it == 0 && N > RL_AVBD_REF_COMPLEMENTARITY_MAX) { /* a dense unsymmetric solve per iteration: too large */
+      *took = 2;
+      break;
+    }
+    double f0 = 0;
+    for (int i = 0; i < nz; i++) f0 += rhs[i] * rhs[i];
+    for (int r = 0; r < nr; r++) {
+      double e = ref->lambda[r] - row_projection(pb, ref->lambda, Ct, rsc, r);
+      f0 += e * e;
+    }
+    rows_by_mode(pb, ref->lambda, Ct, rsc, mode, K, rhs, N);
+    ref->info = (int)LAPACKE_dgesv(LAPACK_ROW_MAJOR, N, 1, K, N, ipiv, rhs, 1);
+    if (ref->info) {
+      st = -1;
+      goto done;
+    }
+    /* backtracking on the merit: the full step where it lowers the merit enough (Armijo, 1e-4), else halved */
+    memcpy(dz, rhs, sizeof(double) * (size_t)N);
+    memcpy(P0, pb->P, sizeof(dpose) * (size_t)pb->nb);
+    memcpy(cq0, pb->cq, sizeof(double[4]) * (size_t)ncq);
+    memcpy(lam0, ref->lambda, sizeof(double) * (size_t)nr);
+    double alpha = 1, f;
+    for (;;) {
+      for (int i = 0; i < N; i++) rhs[i] = alpha * dz[i];
+      ref->step = kkt_update(ref, pb, am, rhs);
+      assemble(pb, ref, d, K, rhs, NULL, NULL);
+      f = kkt_merit(pb, K, rhs, N, ref->lambda, Ct, rsc);
+      if (f <= (1 - 1e-4 * alpha) * f0 || alpha < 1e-3) break;
+      alpha /= 2;
+      memcpy(pb->P, P0, sizeof(dpose) * (size_t)pb->nb);
+      memcpy(pb->cq, cq0, sizeof(double[4]) * (size_t)ncq);
+      memcpy(ref->lambda, lam0, sizeof(double) * (size_t)nr);
+    }
+    /* the full Newton step's size decides: a point where it vanishes is a fixed point of the Newton map (a
+       degenerate row, λ = 0 with C̃ = 0, may change its mode at every iteration there without moving anything) */
+    double sz = 0, dlam = 0, lmax = 1;
+    for (int i = 0; i < nz; i++) sz = fmax(sz, fabs(dz[i]));
+    for (int r = 0; r < nr; r++) {
+      dlam = fmax(dlam, fabs(dz[nz + r]));
+      lmax = fmax(lmax, fabs(ref->lambda[r]));
+    }
+    ref->step = sz;
+    if (sz <= 1e-14 && dlam <= 1e-13 * lmax) {
+      it++;
+      break;
+    }
+  }
+  ref->iterations += it;
+  assemble(pb, ref, d, K, rhs, ref->lambda, ref->stationarity);
+  for (int r = 0; r < nr; r++) Ct[r] = -rhs[nz + r];
+  row_scales(pb, K, N, rsc);
+  row_modes(pb, ref->lambda, Ct, rsc, mode); /* the tangent pairs' common scale */
+  ref->primal = natural_residual(pb, ref->lambda, Ct, rsc);
+  ref->converged = ref->step <= 1e-12 && ref->primal <= accept;
+  ref->active = ref->slipping = ref->refined = 0;
+  for (int r = 0; r < nr; r++) {
+    int k = pb->row[r].kind;
+    ref->refined += (k != R_CT || pb->row[r].r == 1) && mode[r] != engine_mode(pb, pb->row + r);
+    if ((k == R_CN || k == R_LIMLO || k == R_LIMHI || k == R_DRY) && mode[r] == MODE_EQ) ref->active++;
+    if ((k == R_CT && pb->row[r].r == 1 && mode[r] == MODE_SLIP) || mode[r] == MODE_BOUND) ref->slipping++;
+  }
+  for (int s = 0; s < pb->nb; s++) {
+    memcpy(ref->x + 3 * s, pb->P[s].x, sizeof(double) * 3);
+    memcpy(ref->q + 4 * s, pb->P[s].q, sizeof(double) * 4);
+  }
+done:
+  free(K);
+  free(rhs);
+  free(Ct);
+  free(rsc);
+  free(mode);
+  free(ipiv);
+  free(dz);
+  free(lam0);
+  free(P0);
+  free(cq0);
+  return st;
+}
+
+int rl_avbd_ref_finish(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, const rl_data *d) {
+  (void)m;
+  prob *pb = ref->pb;
+  if (!pb) return -1;
+  pb->am = am;
+  ref->active = ref->slipping = ref->refined = 0;
+  if (take_active_set(ref, pb, am, d)) return -1;
+  int nb = pb->nb;
+  ref->nrow = pb->nrow;
+  free(ref->lambda);
+  ref->lambda = calloc((size_t)pb->nrow + 1, sizeof(double));
+  double *jr = malloc(sizeof(double) * (size_t)pb->nz + 1);
+  int st = 0;
+  if (!ref->lambda || !jr) {
+    free(jr);
+    return -1;
+  }
+  int ncq = am->ncmp ? pb->cqa[am->ncmp - 1] + am->cmp[am->ncmp - 1].n : 0;
+  memcpy(pb->P, pb->P0, sizeof(dpose) * (size_t)nb);
+  memcpy(pb->cq, pb->cq0, sizeof(double[4]) * (size_t)ncq);
+  rows_set_targets(pb, d, jr);
+  /* the rows' compliance in the Newton matrix: ε = 1e-10·h²/m_max */
+  double mmax = 0;
+  for (int s = 0; s < nb; s++) mmax = fmax(mmax, (double)am->mass[s]);
+  pb->eps = 1e-10 * pb->h * pb->h / (mmax > 0 ? mmax : 1);
+  for (int s = 0; s < nb; s++) { /* Newton from the prediction */
+    for (int i = 0; i < 3; i++) pb->P[s].x[i] = ref->xp[3 * s + i];
+    for (int i = 0; i < 4; i++) pb->P[s].q[i] = ref->qp[4 * s + i];
+    dpose_sync(pb->P + s);
+  }
+  st = kkt_newton(ref, pb, am, d);
+  ref->basis = ref->converged ? RL_AVBD_REF_GIVEN : 0;
+  if (st || pb->pre) {
+    if (ref->converged) ref->basis = RL_AVBD_REF_ADMISSIBLE; /* no one-sided or bounded rows */
+    free(jr);
+    return st;
+  }
+  /* then the step's own complementarity conditions, from that solution: the engine's active set is where the
+     reference starts, not what it assumes */
+  rl_avbd_ref one = *ref;
+  double *x1 = malloc(sizeof(double) * 3 * (size_t)nb + 1), *q1 = malloc(sizeof(double) * 4 * (size_t)nb + 1);
+  if (!x1 || !q1) st = -1;
+  else {
+    memcpy(x1, ref->x, sizeof(double) * 3 * (size_t)nb);
+    memcpy(q1, ref->q, sizeof(double) * 4 * (size_t)nb);
+    st = rows_complementarity(ref, pb);
+  }
+  int took = 0;
+  if (!st) {
+    rows_set_targets(pb, d, jr);
+    /* the accuracy asked of the solution: natural residual ≤ max(1e-10, 1e-2·claim) (m, rad), the claim being
+       the distance the engine's stop states (a pose error of about that size) */
+    double claim = fmin((double)am->stat.tol_lin, (double)am->stat.tol_ang);
+    st = complementarity_newton(ref, pb, am, d, fmax(1e-10, 1e-2 * claim), &took);
+  }
+  if (!st && took == 1) ref->basis = RL_AVBD_REF_ADMISSIBLE;
+  else if (!st && took == 0 && ref->converged) ref->basis = RL_AVBD_REF_SOLVED;
+  else if (!st) { /* the first phase's solution, given the engine's active set and forces */
+    memcpy(ref->x, x1, sizeof(double) * 3 * (size_t)nb);
+    memcpy(ref->q, q1, sizeof(double) * 4 * (size_t)nb);
+    ref->converged = one.converged;
+    ref->step = one.step;
+    ref->primal = one.primal;
+    ref->stationarity[0] = one.stationarity[0];
+    ref->stationarity[1] = one.stationarity[1];
+    ref->active = one.active;
+    ref->slipping = one.slipping;
+    ref->refined = 0;
+    ref->basis = one.converged ? RL_AVBD_REF_GIVEN : 0;
+  }
+  free(x1);
+  free(q1);
+  free(jr);
   return st;
 }
 

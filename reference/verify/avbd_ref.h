@@ -25,14 +25,21 @@
  * Joint-space terms on every hinge/slide coordinate (own joint or compound component): damping,
  * stiffness, armature, MuJoCo's PD position servo (as the engine applies it, implicit in φ̇ = (φ − φⁿ)/h).
  *
- * The one-sided and bounded rows with the active set of the engine's final iterate (rl_avbd_ref_finish,
- * called after the step on the same rl_avbd): a limit row with λ < 0 is the equality C = α·min(C⁰, 0); a
- * dry-friction row inside its budget (|λ_f| < τ_f) is the equality φ = φⁿ, one on its bound a constant
- * force λ_f on φ; a contact with λ_n < 0 has its normal row C_n = α·min(C⁰_n, 0) (through the centres of
- * curvature, as the engine) and, sticking, its tangent rows C_t = α·C⁰_t, or, slipping, the constant
- * tangent force λ_t of the engine's iterate (not re-solved: the reference then checks the step given the
- * sliding forces; counted in rl_avbd_ref.slipping).  Inactive rows are left out.  The C⁰ are re-evaluated
- * here at the stored step-start poses.  Not rebuilt (counted in rl_avbd_ref.omitted): contact spin/roll
+ * The one-sided and bounded rows (rl_avbd_ref_finish, called after the step on the same rl_avbd) in two
+ * phases.  First the active set of the engine's final iterate as equalities: a limit row with λ < 0 is the
+ * equality C = α·min(C⁰, 0); a dry-friction row inside its budget (|λ_f| < τ_f) the equality φ = φⁿ, one on its
+ * bound a constant force λ_f on φ; a contact with λ_n < 0 has its normal row C_n = α·min(C⁰_n, 0) (through the
+ * centres of curvature, as the engine) and, sticking, its tangent rows C_t = α·C⁰_t, or, slipping, the
+ * constant tangent force λ_t of the engine's iterate; inactive rows left out.  Then, from that solution, the
+ * step's own complementarity conditions with every limit side, dry row and contact row of the step as an
+ * unknown: semismooth Newton on λ = Π(λ + rC̃) (Alart–Curnier; Π: λ ≤ 0 for normals and limits, the Coulomb
+ * disc ‖λ_t‖ ≤ μ|λ_n| for a tangent pair, |λ_f| ≤ τ_f for dry friction), each row's state (pressing / open,
+ * sticking / slipping) re-decided every iteration.  The engine's active set is thus where the reference
+ * starts, not what it assumes: where rows are nearly dependent (a straight-kneed stance closes a loop of rows
+ * through both feet, the legs and the torso) the equalities of a right active set can still pick a split of
+ * the load that pulls on a contact, and the second phase finds the solution the conditions allow
+ * (rl_avbd_ref.refined counts the rows whose state differs from the engine's).  The C⁰ are re-evaluated here
+ * at the stored step-start poses. Not rebuilt (counted in rl_avbd_ref.omitted): contact spin/roll
  * rows (condim 4/6), the BAM servo model, and what avbd_ref.c's unmodelled_terms lists (acting tendons, actuators
  * other than one PD servo per hinge/slide coordinate — those on sites, ball and free joints and bodies included —,
  * fluid forces, rows on scalar coordinates, the dof terms, friction loss and cone limit of ball and free joints).
@@ -53,6 +60,18 @@
 #define rl_avbd_ref_distance RL_NAME(avbd_ref_distance)
 #define rl_avbd_ref_free     RL_NAME(avbd_ref_free)
 
+#define RL_AVBD_REF_NEWTON_CAP 100             /* Newton iterations per solve */
+#define RL_AVBD_REF_COMPLEMENTARITY_MAX 400    /* the second phase's largest system (unknowns + rows) */
+#define RL_AVBD_REF_COMPLEMENTARITY_CAP 40     /* and its semismooth Newton iterations */
+
+/* what the reference's solution rests on (rl_avbd_ref.basis; 0: not converged) */
+enum {
+  RL_AVBD_REF_ADMISSIBLE = 1, /* the engine's active set, and its solution meets the step's conditions */
+  RL_AVBD_REF_SOLVED,         /* the step's complementarity conditions, solved (second phase) */
+  RL_AVBD_REF_GIVEN           /* the engine's active set and slipping forces taken as given: the second phase
+                                 did not converge or the system is larger than RL_AVBD_REF_COMPLEMENTARITY_MAX */
+};
+
 typedef struct rl_avbd_ref {
   int nb, nrow;           /* bodies, two-sided rows */
   double *x, *q;          /* solution poses [nb×3], [nb×4] (COM frames) */
@@ -67,6 +86,9 @@ typedef struct rl_avbd_ref {
   int omitted;            /* terms of the AVBD step not in the reference (see above) */
   int active;             /* rows taken as equalities from the active set (limits, dry friction, contact normals) */
   int slipping;           /* slipping dry-friction rows and contacts (their forces taken from the engine) */
+  int basis;              /* RL_AVBD_REF_ADMISSIBLE, _SOLVED, _GIVEN (see above), 0 when not converged */
+  int refined;            /* limits, dry-friction rows, contact normals and tangent pairs whose state at the
+                             solution differs from the engine's active set (see above) */
   void *pb;               /* the step-start problem (rl_avbd_ref_begin) */
 } rl_avbd_ref;
 
