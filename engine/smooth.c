@@ -14,31 +14,22 @@
 
 /* ---------------------------------------------------------------- kinematics */
 
-/* Pose of a frame attached to body b at local (pos, quat) (mj_local2Global):
-   x = x_b + R_b·pos ,  R = R(q_b ⊗ quat)  (q_b and quat unit: the product is not renormalized);
-   R_b·pos into rel unless NULL. */
-static void frame_local_to_global(real xpos[3], real xmat[9], const real bxpos[3], const real bxquat[4],
-                                  const real bxmat[9], const real pos[3], const real quat[4], real *rel) {
-  real t[3], q[4];
-  rl_m3_mulv(t, bxmat, pos);
-  rl_v3_add(xpos, bxpos, t);
-  if (rel) rl_v3_copy(rel, t);
-  rl_q_mul(q, bxquat, quat);
-  rl_q_to_mat(xmat, q);
-}
-
 /* A frame that is its body's frame (sameframe 1: x = x_b, R = R_b) or its body's inertial frame (2: x = x_i,
-   R = R_i) is a copy of it; else frame_local_to_global */
+   R = R_i) is a copy of it, as is a geom's on the world body (its constant frame made at build, geom_xpos0 and
+   geom_xmat0: x0 and R0 NULL for sites); else rl_frame_to_global */
 static void frame_pose(const rl_data *d, real xpos[3], real xmat[9], int b, const real pos[3], const real quat[4],
-                       int sameframe) {
+                       int sameframe, const real *x0, const real *R0) {
   if (sameframe == 1) {
     rl_v3_copy(xpos, d->xpos + 3 * b);
     memcpy(xmat, d->xmat + 9 * b, 9 * sizeof(real));
   } else if (sameframe == 2) {
     rl_v3_copy(xpos, d->xipos + 3 * b);
     memcpy(xmat, d->ximat + 9 * b, 9 * sizeof(real));
+  } else if (b == 0 && x0) {
+    rl_v3_copy(xpos, x0);
+    memcpy(xmat, R0, 9 * sizeof(real));
   } else {
-    frame_local_to_global(xpos, xmat, d->xpos + 3 * b, d->xquat + 4 * b, d->xmat + 9 * b, pos, quat, NULL);
+    rl_frame_to_global(xpos, xmat, d->xpos + 3 * b, d->xquat + 4 * b, d->xmat + 9 * b, pos, quat, NULL);
   }
 }
 
@@ -123,16 +114,16 @@ void rl_kinematics(const rl_model *m, rl_data *d) {
       if (RL_LOCAL_FRAMES) rl_v3_zero(d->xipos_rel + 3 * b);
       continue;
     }
-    frame_local_to_global(d->xipos + 3 * b, d->ximat + 9 * b, d->xpos + 3 * b, d->xquat + 4 * b, d->xmat + 9 * b,
-                          m->body_ipos + 3 * b, m->body_iquat + 4 * b,
-                          RL_LOCAL_FRAMES ? d->xipos_rel + 3 * b : NULL); /* f32's local frames read it */
+    rl_frame_to_global(d->xipos + 3 * b, d->ximat + 9 * b, d->xpos + 3 * b, d->xquat + 4 * b, d->xmat + 9 * b,
+                       m->body_ipos + 3 * b, m->body_iquat + 4 * b,
+                       RL_LOCAL_FRAMES ? d->xipos_rel + 3 * b : NULL); /* f32's local frames read it */
   }
   for (int g = 0; g < m->ngeom; g++)
     frame_pose(d, d->geom_xpos + 3 * g, d->geom_xmat + 9 * g, m->geom_bodyid[g], m->geom_pos + 3 * g,
-               m->geom_quat + 4 * g, m->geom_sameframe[g]);
+               m->geom_quat + 4 * g, m->geom_sameframe[g], m->geom_xpos0 + 3 * g, m->geom_xmat0 + 9 * g);
   for (int s = 0; s < m->nsite; s++)
     frame_pose(d, d->site_xpos + 3 * s, d->site_xmat + 9 * s, m->site_bodyid[s], m->site_pos + 3 * s,
-               m->site_quat + 4 * s, m->site_sameframe[s]);
+               m->site_quat + 4 * s, m->site_sameframe[s], NULL, NULL);
 }
 
 /* ------------------------------------------------------------------ com frame */

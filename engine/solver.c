@@ -399,6 +399,7 @@ typedef struct vtree {
   int *walk;    /* nv scratch: the stack of a re-hung subtree's walk */
   int *child, *sibling; /* nv each: each dof's first child and next sibling in the tree (−1: none) */
   int stamp, merged;
+  int linked;   /* child, sibling, mark and work made (vtree_links) */
   double work;  /* Σ_k row_k², the Cholesky's work */
   double limit; /* vtree_build gives up (work = ∞) once the work exceeds it */
 } vtree;
@@ -601,8 +602,18 @@ static int vtree_chain(vtree *t, const int *col, int n) {
 }
 
 /* 1 when the columns of rows r … r + n − 1 (each row's ascending) lie on the chain of `last` in the dof tree:
-   walking up from last, every column is met in descending order (the dof tree numbers parents first) */
+   walking up from last, every column is met in descending order (the dof tree numbers parents first); with
+   dof_treeend, each column's subtree holds last */
 static int on_dof_chain(const rl_model *m, const rl_data *d, int r, int n, int last) {
+  const int *end = m->dof_treeend;
+  if (end[0] >= 0) { /* each column is last or an ancestor of last: col ≤ last ≤ the end of col's subtree */
+    for (int k = 0; k < n; k++) {
+      const int *col = d->efc_J_colind + d->efc_J_rowadr[r + k];
+      for (int q = 0, nnz = d->efc_J_rownnz[r + k]; q < nnz; q++)
+        if (col[q] > last || last > end[col[q]]) return 0;
+    }
+    return 1;
+  }
   for (int k = 0; k < n; k++) {
     const int *col = d->efc_J_colind + d->efc_J_rowadr[r + k];
     int j = last;
@@ -614,14 +625,13 @@ static int on_dof_chain(const rl_model *m, const rl_data *d, int r, int n, int l
   return 1;
 }
 
-/* The tree for d's rows: rowlast, adr, order and work (see vtree).  Without a re-hung subtree it is the dof tree
-   in qM's layout, eliminated from the last dof to the first (rl_factor_ld's order); else by decreasing depth. */
-static void vtree_build(vtree *t, const rl_model *m, const rl_data *d) {
-  int nv = m->nv;
-  memcpy(t->parent, m->dof_parentid, sizeof(int) * (size_t)nv);
+/* the dof tree's child and sibling lists, cleared marks and its work Σ_k (depth_k + 1)², made at the first row that
+   needs them (one off its dof chain: marks and re-hanging); the rows along chains need none of them */
+static void vtree_links(vtree *t, int nv) {
+  if (t->linked) return;
+  t->linked = 1;
   t->work = 0;
   for (int i = 0; i < nv; i++) {
-    t->depth[i] = t->parent[i] < 0 ? 0 : t->depth[t->parent[i]] + 1;
     t->work += (double)(t->depth[i] + 1) * (t->depth[i] + 1);
     t->mark[i] = 0;
     t->child[i] = -1;
@@ -631,6 +641,15 @@ static void vtree_build(vtree *t, const rl_model *m, const rl_data *d) {
       t->sibling[i] = t->child[t->parent[i]];
       t->child[t->parent[i]] = i;
     }
+}
+
+/* The tree for d's rows: rowlast, adr, order and work (see vtree).  Without a re-hung subtree it is the dof tree
+   in qM's layout, eliminated from the last dof to the first (rl_factor_ld's order); else by decreasing depth. */
+static void vtree_build(vtree *t, const rl_model *m, const rl_data *d) {
+  int nv = m->nv;
+  memcpy(t->parent, m->dof_parentid, sizeof(int) * (size_t)nv);
+  memcpy(t->depth, m->dof_depth, sizeof(int) * (size_t)nv);
+  t->linked = 0;
   t->stamp = t->merged = 0;
   for (int r = 0; r < d->nefc; r++) {
     int n = d->efc_type[r] == RL_CNSTR_CONTACT_ELLIPTIC ? d->contact[d->efc_id[r]].dim : 1, last = -1;
@@ -642,9 +661,10 @@ static void vtree_build(vtree *t, const rl_model *m, const rl_data *d) {
     if (dofchain) {
       /* the common case, rows along one chain of the dof tree (still one chain below re-hung subtrees): no marks */
     } else if (n == 1) {
+      vtree_links(t, nv);
       last = vtree_chain(t, d->efc_J_colind + d->efc_J_rowadr[r], d->efc_J_rownnz[r]);
     } else {
-
+      vtree_links(t, nv);
       /* the rows' columns merged in path (the block's outer products pair columns of different rows) */
       int nc = 0;
       t->stamp++;
