@@ -499,6 +499,17 @@ RL_HDFN static void avbd_compound_dual(rl_avbd *am, const rl_model *m, const rl_
   }
 }
 
+/* The two tangent rows of a contact share one penalty ρ_t, grown as the slower of the two rows would grow:
+ * ρ_t ← grow(ρ_t, min(|C̃_t1|, |C̃_t2|)), no stiffer than either row's own rule would make it.  The disc
+ * projection λ_t ← Π(λ_t + ρ_t C̃_t) then has its sliding fixed point at λ_t ∥ C̃_t, the force against the slip
+ * (Coulomb's maximal dissipation).  With a penalty per row, each grown by its own |C̃|, the fixed point is
+ * λ_t ∥ diag(ρ)C̃_t: the force leans toward the stiffer row (Gymnasium's humanoid sliding on one foot:
+ * ρ_t1 ≈ 2.3 ρ_t2, the force 20° off the slip, the step's poses 1e-4 rad from the isotropic solution). */
+RL_HDFN static void avbd_grow_tangents(const rl_avbd_param *pr, rl_avbd_contact *c) {
+  real ct = rl_avbd_min(rl_fabs(c->c[1]), rl_fabs(c->c[2]));
+  c->rho[1] = c->rho[2] = avbd_grow(pr, rl_avbd_max(c->rho[1], c->rho[2]), c->rho0, ct, AVBD_LIN_SCALE);
+}
+
 /* After a sweep: two-sided rows λ ← λ + ρC̃ (ρ grows); one-sided rows λ ← min(λ + ρC̃, 0) (ρ grows
  * only while active); dry friction λ ← clip(λ + ρΔφ, ±τ_f) (ρ grows only inside the budget);
  * contact normals as limits and tangents projected on the Coulomb disc μ(−λ_n⁺) (ρ grows only when
@@ -560,8 +571,7 @@ RL_HDFN static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_da
     res[0] = rl_avbd_max(res[0], rl_sqrt(e0 * e0 + e1 * e1));
     c->lambda[1] = t[0];
     c->lambda[2] = t[1];
-    if (c->stick && nl < 0)
-      for (int r = 1; r < 3; r++) c->rho[r] = avbd_grow(pr, c->rho[r], c->rho0, c->c[r], AVBD_LIN_SCALE);
+    if (c->stick && nl < 0) avbd_grow_tangents(pr, c);
     if (c->mu_spin > 0 || c->mu_roll > 0) {
       real Ca[3], ta[3];
       rl_avbd_contact_ang(c, avbd_dq_of(am, c->a), avbd_dq_of(am, c->b), Ca);

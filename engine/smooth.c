@@ -556,8 +556,8 @@ void rl_fwd_velocity(const rl_model *m, rl_data *d) {
 }
 
 void rl_forward_smooth(const rl_model *m, rl_data *d) {
-  d->ncon =
-      0; /* constraint-free: no contacts (a body transmission sees none, as under MuJoCo's disabled constraints) */
+  /* constraint-free: no contacts (a body transmission sees none, as under MuJoCo's disabled constraints) */
+  d->ncon = 0;
   rl_fwd_position(m, d);
   rl_fwd_velocity(m, d);
   rl_actuation(m, d);
