@@ -1055,6 +1055,14 @@ static int take_active_set(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const 
   return rows_from_flags(ref, pb);
 }
 
+/* the iterate's poses into the solution (ref->x, ref->q) */
+static void ref_take_poses(rl_avbd_ref *ref, const prob *pb) {
+  for (int s = 0; s < pb->nb; s++) {
+    memcpy(ref->x + 3 * s, pb->P[s].x, sizeof(double) * 3);
+    memcpy(ref->q + 4 * s, pb->P[s].q, sizeof(double) * 4);
+  }
+}
+
 /* Apply a Newton step (δz, δλ) in rhs: x += δx, q ← Exp(δθ)·q, compound coordinates likewise, λ += δλ.
    Returns ‖δz‖∞. */
 static double kkt_update(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const double *rhs) {
@@ -1097,7 +1105,7 @@ static double kkt_update(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const do
    the rows' diagonal (pb->eps), a row-space regularization of the step direction only: the right-hand side and
    the convergence test are the exact residuals g + Jᵀλ and C − target, so the fixed point is the exact one. */
 static int kkt_newton(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const rl_data *d) {
-  int nb = pb->nb, nz = pb->nz, N = nz + pb->nrow, st = 0;
+  int nz = pb->nz, N = nz + pb->nrow, st = 0;
   double *K = malloc(sizeof(double) * (size_t)N * (size_t)N), *rhs = malloc(sizeof(double) * (size_t)N);
   lapack_int *ipiv = malloc(sizeof(lapack_int) * (size_t)N);
   if (!K || !rhs || !ipiv) {
@@ -1122,10 +1130,7 @@ static int kkt_newton(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const rl_da
   }
   ref->primal = assemble(pb, ref, d, K, rhs, ref->lambda, ref->stationarity);
   ref->converged = ref->step <= 1e-12 && ref->primal <= 1e-10;
-  for (int s = 0; s < nb; s++) {
-    memcpy(ref->x + 3 * s, pb->P[s].x, sizeof(double) * 3);
-    memcpy(ref->q + 4 * s, pb->P[s].q, sizeof(double) * 4);
-  }
+  ref_take_poses(ref, pb);
 done:
   free(K);
   free(rhs);
@@ -1437,10 +1442,7 @@ static int complementarity_newton(rl_avbd_ref *ref, prob *pb, const rl_avbd *am,
     if ((k == R_CN || k == R_LIMLO || k == R_LIMHI || k == R_DRY) && mode[r] == MODE_EQ) ref->active++;
     if ((k == R_CT && pb->row[r].r == 1 && mode[r] == MODE_SLIP) || mode[r] == MODE_BOUND) ref->slipping++;
   }
-  for (int s = 0; s < pb->nb; s++) {
-    memcpy(ref->x + 3 * s, pb->P[s].x, sizeof(double) * 3);
-    memcpy(ref->q + 4 * s, pb->P[s].q, sizeof(double) * 4);
-  }
+  ref_take_poses(ref, pb);
 done:
   free(K);
   free(rhs);
