@@ -679,12 +679,15 @@ void rl_make_impedance(const rl_model *m, rl_data *d) {
     sol_params(m, d, i, solref, solimp);
     real pos = block_pos(m, d, i, &dim);
     rl_solimp_impedance(solimp, pos, d->efc_margin[i], &imp, &impP);
+    real K, B; /* the block's spring and damper (a friction row's K is 0), once for its rows */
+    rl_solref_kb(solref, solimp[1], 0, &K, &B);
     for (int j = 0; j < dim; j++) {
       int r = i + j, tp = d->efc_type[r];
       R[r] = rl_fmax(RL_MINVAL, (1 - imp) * d->efc_diagApprox[r] / imp);
       int friction =
           tp == RL_CNSTR_FRICTION_DOF || tp == RL_CNSTR_FRICTION_TENDON || (tp == RL_CNSTR_CONTACT_ELLIPTIC && j > 0);
-      rl_solref_kb(solref, solimp[1], friction, KBIP + 4 * r, KBIP + 4 * r + 1);
+      KBIP[4 * r] = friction ? 0 : K;
+      KBIP[4 * r + 1] = B;
       KBIP[4 * r + 2] = imp;
       KBIP[4 * r + 3] = impP;
     }

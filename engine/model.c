@@ -84,10 +84,69 @@ static void derive_m_colind(rl_model *m) {
   }
 }
 
+/* a local pose (pos, quat) equal to (pos0, quat0), entry for entry */
+static int same_pose(const real pos[3], const real quat[4], const real pos0[3], const real quat0[4]) {
+  return pos[0] == pos0[0] && pos[1] == pos0[1] && pos[2] == pos0[2] && quat[0] == quat0[0] && quat[1] == quat0[1] &&
+         quat[2] == quat0[2] && quat[3] == quat0[3];
+}
+
+/* sameframe of a frame at (pos, quat) on body b: 1 the body frame (pos = 0, quat = 1), 2 its inertial frame
+   (pos = ipos_b, quat = iquat_b), else 0 */
+static int frame_sameframe(const rl_model *m, int b, const real pos[3], const real quat[4]) {
+  static const real zero[3] = {0, 0, 0}, unit[4] = {1, 0, 0, 0};
+  if (same_pose(pos, quat, zero, unit)) return 1;
+  return same_pose(pos, quat, m->body_ipos + 3 * b, m->body_iquat + 4 * b) ? 2 : 0;
+}
+
+/* body_sameframe, geom_sameframe, site_sameframe (see rl_model.h) */
+static void derive_sameframe(rl_model *m) {
+  for (int b = 0; b < m->nbody; b++)
+    m->body_sameframe[b] = frame_sameframe(m, b, m->body_ipos + 3 * b, m->body_iquat + 4 * b) == 1;
+  for (int g = 0; g < m->ngeom; g++)
+    m->geom_sameframe[g] = frame_sameframe(m, m->geom_bodyid[g], m->geom_pos + 3 * g, m->geom_quat + 4 * g);
+  for (int s = 0; s < m->nsite; s++)
+    m->site_sameframe[s] = frame_sameframe(m, m->site_bodyid[s], m->site_pos + 3 * s, m->site_quat + 4 * s);
+}
+
+/* geom_xpos0, geom_xmat0: a world-body geom's frame on the world's x = 0, q = 1, R = I (as rl_kinematics) */
+static void derive_world_frames(rl_model *m) {
+  static const real x0[3] = {0, 0, 0}, q0[4] = {1, 0, 0, 0}, R0[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  for (int g = 0; g < m->ngeom; g++) {
+    real *x = m->geom_xpos0 + 3 * g, *R = m->geom_xmat0 + 9 * g;
+    memset(x, 0, 3 * sizeof(real));
+    memset(R, 0, 9 * sizeof(real));
+    if (m->geom_bodyid[g] == 0) rl_frame_to_global(x, R, x0, q0, R0, m->geom_pos + 3 * g, m->geom_quat + 4 * g, NULL);
+  }
+}
+
+/* dof_depth, and dof_treeend where every dof's subtree is the range that follows it (see rl_model.h) */
+static void derive_dof_tree(rl_model *m) {
+  int nv = m->nv, contiguous = 1;
+  for (int i = 0; i < nv; i++) {
+    int p = m->dof_parentid[i];
+    m->dof_depth[i] = p < 0 ? 0 : m->dof_depth[p] + 1;
+    m->dof_treeend[i] = i;
+    if (p >= i) contiguous = 0; /* parents first, or no ranges */
+  }
+  for (int i = nv - 1; i >= 0; i--) {
+    int p = m->dof_parentid[i];
+    if (p >= 0 && m->dof_treeend[i] > m->dof_treeend[p]) m->dof_treeend[p] = m->dof_treeend[i];
+  }
+  /* with parents first, the range i … end[i] is i's subtree iff each dof after i in it has its parent in it */
+  for (int i = 0; i < nv && contiguous; i++)
+    for (int k = i + 1; k <= m->dof_treeend[i] && contiguous; k++)
+      contiguous = m->dof_parentid[k] >= i && m->dof_parentid[k] < k;
+  if (!contiguous)
+    for (int i = 0; i < nv; i++) m->dof_treeend[i] = -1;
+}
+
 void rl_model_derive(rl_model *m) {
   derive_geom_collide(m);
   derive_geom_hext(m);
   derive_m_colind(m);
+  derive_dof_tree(m);
+  derive_sameframe(m);
+  derive_world_frames(m);
 }
 
 const char *rl_model_name(const rl_model *m, int adr) {

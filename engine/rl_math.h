@@ -175,6 +175,18 @@ RL_HD void rl_q_to_mat(real R[9], const real q[4]) {
   R[7] = 2 * (yz + wx);
   R[8] = ww - xx - yy + zz;
 }
+/* Pose of a frame attached to a body (x_b, q_b, R_b) at local (pos, quat) (mj_local2Global):
+   x = x_b + R_b·pos ,  R = R(q_b ⊗ quat)  (q_b and quat unit: the product is not renormalized);
+   R_b·pos into rel unless NULL. */
+RL_HD void rl_frame_to_global(real xpos[3], real xmat[9], const real bxpos[3], const real bxquat[4],
+                              const real bxmat[9], const real pos[3], const real quat[4], real *rel) {
+  real t[3], q[4];
+  rl_m3_mulv(t, bxmat, pos);
+  rl_v3_add(xpos, bxpos, t);
+  if (rel) rl_v3_copy(rel, t);
+  rl_q_mul(q, bxquat, quat);
+  rl_q_to_mat(xmat, q);
+}
 /* q = (cos(θ/2), sin(θ/2)·axis) for a unit axis */
 RL_HD void rl_q_from_axis_angle(real q[4], const real axis[3], real angle) {
   real s = rl_sin(angle / 2);

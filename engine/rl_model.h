@@ -156,7 +156,15 @@ enum {
    geom origin of its hull's box in the geom frame, max_i |v_i,c| per axis c (0 for other types, whose
    extents follow from geom_size); M_colind[a] = the column (dof) of qM's entry a, so that row i's entries
    dof_Madr[i] … are the columns i, then its dof ancestors parent first (the loops over a row read them there
-   instead of walking dof_parentid).
+   instead of walking dof_parentid).  dof_depth[i] = the number of dof ancestors of i; dof_treeend[i] = the last dof
+   of i's subtree when the subtree is the dofs i … dof_treeend[i] (MuJoCo numbers bodies, and so dofs, depth first,
+   parents first), else −1 for every dof (then nothing may assume it): j is i or an ancestor of i iff
+   j ≤ i ≤ dof_treeend[j].
+   body_sameframe[b] = 1 where body b's inertial frame is its body frame (ipos = 0, iquat = 1);
+   geom_sameframe[g], site_sameframe[s] = 1 where the frame is its body's (pos = 0, quat = 1), else 2 where it is
+   its body's inertial frame (pos = ipos, quat = iquat), else 0 (MuJoCo's *_sameframe): kinematics copies those
+   frames instead of composing them.  geom_xpos0, geom_xmat0: the frame of a geom on the world body (constant; the
+   same arithmetic as kinematics on the world's frame x = 0, q = 1, R = I), which kinematics copies; 0 for others.
    dof_simplenum[i] (MuJoCo's): the number of consecutive dofs from i on that belong to simple bodies — a body
    whose M block is diagonal and constant (a free or slide-jointed body with its inertial frame at the joint, as
    MuJoCo's compiler decides): their rows of qM are dof_M0 on the diagonal and exact zeros elsewhere, as MuJoCo's.
@@ -220,6 +228,8 @@ enum {
   X(real, dof_M0, nv, 1)                  \
   X(int, dof_simplenum, nv, 1)            \
   X(int, M_colind, nM, 1)                 \
+  X(int, dof_depth, nv, 1)                \
+  X(int, dof_treeend, nv, 1)              \
   X(int, geom_type, ngeom, 1)             \
   X(int, geom_contype, ngeom, 1)          \
   X(int, geom_conaffinity, ngeom, 1)      \
@@ -240,6 +250,10 @@ enum {
   X(real, geom_fluid, ngeom, RL_NFLUID)   \
   X(int, geom_collide, ngeom, 1)          \
   X(real, geom_hext, ngeom, 3)            \
+  X(int, body_sameframe, nbody, 1)        \
+  X(int, geom_sameframe, ngeom, 1)        \
+  X(real, geom_xpos0, ngeom, 3)           \
+  X(real, geom_xmat0, ngeom, 9)           \
   X(int, mesh_vertadr, nmesh, 1)          \
   X(int, mesh_vertnum, nmesh, 1)          \
   X(real, mesh_vert, nmeshvert, 3)        \
@@ -295,6 +309,7 @@ enum {
   X(int, site_bodyid, nsite, 1)                \
   X(real, site_pos, nsite, 3)                  \
   X(real, site_quat, nsite, 4)                 \
+  X(int, site_sameframe, nsite, 1)             \
   X(int, tendon_adr, ntendon, 1)               \
   X(int, tendon_num, ntendon, 1)               \
   X(int, tendon_limited, ntendon, 1)           \

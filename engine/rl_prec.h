@@ -122,8 +122,6 @@ typedef float real;
 #define rl_pow      pow
 #define rl_floor    floor
 #define rl_ceil     ceil
-#define rl_fmax     fmax
-#define rl_fmin     fmin
 #define rl_isfinite isfinite
 #define rl_fma      fma
 #else
@@ -140,10 +138,24 @@ typedef float real;
 #define rl_pow      powf
 #define rl_floor    floorf
 #define rl_ceil     ceilf
-#define rl_fmax     fmaxf
-#define rl_fmin     fminf
 #define rl_isfinite isfinite
 #define rl_fma      fmaf
+#endif
+
+/* max(a, b) and min(a, b) with fmax/fmin's answer where an operand is a NaN (the other operand), else the second
+   operand unless the first is larger (smaller): glibc's x86-64 fmax/fmin (maxsd/minsd), inline instead of a
+   libm call per use.  nvcc keeps CUDA's own fmax/fmin. */
+#if defined(__CUDACC__)
+#if defined(RL_REAL_F64)
+#define rl_fmax fmax
+#define rl_fmin fmin
+#else
+#define rl_fmax fmaxf
+#define rl_fmin fminf
+#endif
+#else
+static inline real rl_fmax(real a, real b) { return a > b || b != b ? a : b; }
+static inline real rl_fmin(real a, real b) { return a < b || b != b ? a : b; }
 #endif
 
 #define RL_PI ((real)3.14159265358979323846)

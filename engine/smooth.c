@@ -14,24 +14,32 @@
 
 /* ---------------------------------------------------------------- kinematics */
 
-/* Pose of a frame attached to body b at local (pos, quat):
-   x = x_b + R_b·pos ,  q = q_b ⊗ quat ,  R = R(q);  R_b·pos into rel unless NULL. */
-static void frame_local_to_global(real xpos[3], real xmat[9], const real bxpos[3], const real bxquat[4],
-                                  const real bxmat[9], const real pos[3], const real quat[4], real *rel) {
-  real t[3], q[4];
-  rl_m3_mulv(t, bxmat, pos);
-  rl_v3_add(xpos, bxpos, t);
-  if (rel) rl_v3_copy(rel, t);
-  rl_q_mul(q, bxquat, quat);
-  rl_q_normalize(q);
-  rl_q_to_mat(xmat, q);
+/* A frame that is its body's frame (sameframe 1: x = x_b, R = R_b) or its body's inertial frame (2: x = x_i,
+   R = R_i) is a copy of it, as is a geom's on the world body (its constant frame made at build, geom_xpos0 and
+   geom_xmat0: x0 and R0 NULL for sites); else rl_frame_to_global */
+static void frame_pose(const rl_data *d, real xpos[3], real xmat[9], int b, const real pos[3], const real quat[4],
+                       int sameframe, const real *x0, const real *R0) {
+  if (sameframe == 1) {
+    rl_v3_copy(xpos, d->xpos + 3 * b);
+    memcpy(xmat, d->xmat + 9 * b, 9 * sizeof(real));
+  } else if (sameframe == 2) {
+    rl_v3_copy(xpos, d->xipos + 3 * b);
+    memcpy(xmat, d->ximat + 9 * b, 9 * sizeof(real));
+  } else if (b == 0 && x0) {
+    rl_v3_copy(xpos, x0);
+    memcpy(xmat, R0, 9 * sizeof(real));
+  } else {
+    rl_frame_to_global(xpos, xmat, d->xpos + 3 * b, d->xquat + 4 * b, d->xmat + 9 * b, pos, quat, NULL);
+  }
 }
 
 /* Body pose from its parent and its joints:
    mocap: x = mocap_pos, q = mocap_quat/‖·‖ (world frame)
    free:  x = qpos[0:3], q = qpos[3:7]/‖·‖ (world frame)
    else:  x = x_p + R_p·pos_b, q = q_p ⊗ quat_b, then per joint (anchor a = x + R·pos_j, axis n = R·axis_j)
-          slide: x += n·(q_j − q0_j);  hinge/ball: q ← q ⊗ q_loc, x = a − R(q)·pos_j.
+          slide: x += n·(q_j − q0_j);  hinge/ball: q ← q ⊗ q_loc, x = a − R(q)·pos_j;
+   then q ← q/‖q‖ for every body (the mocap and free ones' a second time), mj_kinematics' order: its frames, and
+   the frames that copy them (sameframe), are MuJoCo's to the bit.
    Beside x and a, the same recursion on δ = x − x_p and a − x_p from the link-sized terms alone gives
    xpos_rel = δ and xanchor_rel = (a − x_p) − δ without the rounding of world positions. */
 static void body_pose(const rl_model *m, rl_data *d, int b) {
@@ -85,8 +93,8 @@ static void body_pose(const rl_model *m, rl_data *d, int b) {
       }
     }
     for (int j = jadr; j < jadr + jnum; j++) rl_v3_sub(d->xanchor_rel + 3 * j, d->xanchor_rel + 3 * j, rel);
-    rl_q_normalize(xquat);
   }
+  rl_q_normalize(xquat); /* every body's q, the mocap and free ones' a second time (as mj_kinematics) */
   rl_q_to_mat(d->xmat + 9 * b, xquat);
 }
 
@@ -100,20 +108,22 @@ void rl_kinematics(const rl_model *m, rl_data *d) {
   rl_m3_identity(d->ximat);
   for (int b = 1; b < m->nbody; b++) {
     body_pose(m, d, b);
-    frame_local_to_global(d->xipos + 3 * b, d->ximat + 9 * b, d->xpos + 3 * b, d->xquat + 4 * b, d->xmat + 9 * b,
-                          m->body_ipos + 3 * b, m->body_iquat + 4 * b,
-                          RL_LOCAL_FRAMES ? d->xipos_rel + 3 * b : NULL); /* f32's local frames read it */
+    if (m->body_sameframe[b]) { /* x_i = x_b, R_i = R_b, x_i − x_b = 0 */
+      rl_v3_copy(d->xipos + 3 * b, d->xpos + 3 * b);
+      memcpy(d->ximat + 9 * b, d->xmat + 9 * b, 9 * sizeof(real));
+      if (RL_LOCAL_FRAMES) rl_v3_zero(d->xipos_rel + 3 * b);
+      continue;
+    }
+    rl_frame_to_global(d->xipos + 3 * b, d->ximat + 9 * b, d->xpos + 3 * b, d->xquat + 4 * b, d->xmat + 9 * b,
+                       m->body_ipos + 3 * b, m->body_iquat + 4 * b,
+                       RL_LOCAL_FRAMES ? d->xipos_rel + 3 * b : NULL); /* f32's local frames read it */
   }
-  for (int g = 0; g < m->ngeom; g++) {
-    int b = m->geom_bodyid[g];
-    frame_local_to_global(d->geom_xpos + 3 * g, d->geom_xmat + 9 * g, d->xpos + 3 * b, d->xquat + 4 * b,
-                          d->xmat + 9 * b, m->geom_pos + 3 * g, m->geom_quat + 4 * g, NULL);
-  }
-  for (int s = 0; s < m->nsite; s++) {
-    int b = m->site_bodyid[s];
-    frame_local_to_global(d->site_xpos + 3 * s, d->site_xmat + 9 * s, d->xpos + 3 * b, d->xquat + 4 * b,
-                          d->xmat + 9 * b, m->site_pos + 3 * s, m->site_quat + 4 * s, NULL);
-  }
+  for (int g = 0; g < m->ngeom; g++)
+    frame_pose(d, d->geom_xpos + 3 * g, d->geom_xmat + 9 * g, m->geom_bodyid[g], m->geom_pos + 3 * g,
+               m->geom_quat + 4 * g, m->geom_sameframe[g], m->geom_xpos0 + 3 * g, m->geom_xmat0 + 9 * g);
+  for (int s = 0; s < m->nsite; s++)
+    frame_pose(d, d->site_xpos + 3 * s, d->site_xmat + 9 * s, m->site_bodyid[s], m->site_pos + 3 * s,
+               m->site_quat + 4 * s, m->site_sameframe[s], NULL, NULL);
 }
 
 /* ------------------------------------------------------------------ com frame */
@@ -546,7 +556,8 @@ void rl_fwd_velocity(const rl_model *m, rl_data *d) {
 }
 
 void rl_forward_smooth(const rl_model *m, rl_data *d) {
-  d->ncon = 0; /* constraint-free: no contacts (a body transmission sees none, as under MuJoCo's disabled constraints) */
+  /* constraint-free: no contacts (a body transmission sees none, as under MuJoCo's disabled constraints) */
+  d->ncon = 0;
   rl_fwd_position(m, d);
   rl_fwd_velocity(m, d);
   rl_actuation(m, d);

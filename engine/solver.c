@@ -75,30 +75,119 @@ size_t rl_solver_arena(const rl_model *m) {
                        ? RL_COUPLED_MAX * (nv + RL_COUPLED_MAX + 2) + 5 * ne + 2 * nv + 64
                        : 0;
   size_t treecol = (nv * (nv + 1) / 2 * sizeof(int) + sizeof(real) - 1) / sizeof(real); /* a re-hung tree's columns */
-  return nv * (nv + 1) + treecol + 42 * nv + 24 * ne + 1024 + rl_aba_arena(m) + rec_arena(m) + pgs + coupled;
+  return nv * (nv + 1) + treecol + 42 * nv + 25 * ne + 1024 + rl_aba_arena(m) + rec_arena(m) + pgs + coupled;
 }
 
 /* ------------------------------------------------------------- row products */
 
-/* res = J·v (CSR) */
-static void jac_mul(const rl_data *d, real *res, const real *v) {
-  for (int r = 0; r < d->nefc; r++) {
-    const real *J = d->efc_J + d->efc_J_rowadr[r];
-    const int *c = d->efc_J_colind + d->efc_J_rowadr[r];
-    real s = 0;
-    for (int k = 0; k < d->efc_J_rownnz[r]; k++) s += J[k] * v[c[k]];
-    res[r] = s;
+/* A row group: consecutive rows with one column list (a contact's rows, an equality's: add_rows writes them so),
+   at most GROUP_ROWS of them.  The products take a group's rows together, so that each column index, vector entry
+   and factor address is read once for the group; every sum is still formed term by term in the order of the
+   one-row loops (a row's dot product along its columns, an entry of Jᵀf or of H over the rows in row order), so
+   the results are the same to the bit.  gnext[r] = the first row after r's group (gnext = NULL: one row each). */
+#define GROUP_ROWS 4
+
+/* 1 when rows a and b have the same columns */
+static int same_columns(const rl_data *d, int a, int b) {
+  int n = d->efc_J_rownnz[a];
+  if (d->efc_J_rownnz[b] != n) return 0;
+  const int *ca = d->efc_J_colind + d->efc_J_rowadr[a], *cb = d->efc_J_colind + d->efc_J_rowadr[b];
+  for (int k = 0; k < n; k++)
+    if (ca[k] != cb[k]) return 0;
+  return 1;
+}
+
+/* gnext for d's rows: a group runs on while a row has its predecessor's columns, up to GROUP_ROWS rows */
+static void row_groups(const rl_data *d, int *gnext) {
+  for (int r0 = 0, r = 0; r0 < d->nefc; r0 = r) {
+    for (r = r0 + 1; r < d->nefc && r - r0 < GROUP_ROWS && same_columns(d, r - 1, r); r++) {}
+    for (int k = r0; k < r; k++) gnext[k] = r;
   }
 }
 
-/* res = Jᵀ·f */
-static void jac_tmul(const rl_model *m, const rl_data *d, real *res, const real *f) {
+/* the first row after r's group */
+static int group_end(const int *gnext, int r) { return gnext ? gnext[r] : r + 1; }
+
+/* res_k = J_{rows_k}·v (k < n) for rows of one column list col[0 … nnz): Σ_q J_k,q·v_{col_q}, q ascending */
+static inline void rows_mul(const rl_data *d, const int *rows, int n, const int *col, int nnz, real *res,
+                            const real *v) {
+  const real *J[GROUP_ROWS];
+  real s[GROUP_ROWS];
+  for (int k = 0; k < n; k++) {
+    J[k] = d->efc_J + d->efc_J_rowadr[rows[k]];
+    s[k] = 0;
+  }
+  for (int q = 0; q < nnz; q++) {
+    real x = v[col[q]];
+    for (int k = 0; k < n; k++) s[k] += J[k][q] * x;
+  }
+  for (int k = 0; k < n; k++) res[rows[k]] = s[k];
+}
+
+/* res += Σ_k J_{rows_k}ᵀ·f_{rows_k} (k < n, one column list): each entry's terms added in row order */
+static inline void rows_tmul(const rl_data *d, const int *rows, int n, const int *col, int nnz, real *res,
+                             const real *f) {
+  const real *J[GROUP_ROWS];
+  real fk[GROUP_ROWS];
+  for (int k = 0; k < n; k++) {
+    J[k] = d->efc_J + d->efc_J_rowadr[rows[k]];
+    fk[k] = f[rows[k]];
+  }
+  for (int q = 0; q < nnz; q++) {
+    real a = res[col[q]];
+    for (int k = 0; k < n; k++) a += J[k][q] * fk[k];
+    res[col[q]] = a;
+  }
+}
+
+/* rows_mul (tmul = 0) or rows_tmul (1) with the row count n as a constant, so that each count gets its own loop
+   with the sums in registers */
+static void rows_apply(const rl_data *d, const int *rows, int n, real *res, const real *v, int tmul) {
+  int nnz = d->efc_J_rownnz[rows[0]];
+  const int *col = d->efc_J_colind + d->efc_J_rowadr[rows[0]];
+  switch (n) {
+  case 4: tmul ? rows_tmul(d, rows, 4, col, nnz, res, v) : rows_mul(d, rows, 4, col, nnz, res, v); break;
+  case 3: tmul ? rows_tmul(d, rows, 3, col, nnz, res, v) : rows_mul(d, rows, 3, col, nnz, res, v); break;
+  case 2: tmul ? rows_tmul(d, rows, 2, col, nnz, res, v) : rows_mul(d, rows, 2, col, nnz, res, v); break;
+  default: tmul ? rows_tmul(d, rows, 1, col, nnz, res, v) : rows_mul(d, rows, 1, col, nnz, res, v); break;
+  }
+}
+
+/* res = J·v (CSR) */
+static void jac_mul(const rl_data *d, const int *gnext, real *res, const real *v) {
+  int rows[GROUP_ROWS];
+  for (int r = 0, e; r < d->nefc; r = e) {
+    e = group_end(gnext, r);
+    if (e == r + 1) { /* a row alone */
+      const real *J = d->efc_J + d->efc_J_rowadr[r];
+      const int *col = d->efc_J_colind + d->efc_J_rowadr[r];
+      real s = 0;
+      for (int k = 0, nnz = d->efc_J_rownnz[r]; k < nnz; k++) s += J[k] * v[col[k]];
+      res[r] = s;
+      continue;
+    }
+    for (int k = r; k < e; k++) rows[k - r] = k;
+    rows_apply(d, rows, e - r, res, v, 0);
+  }
+}
+
+/* res = Jᵀ·f (rows with f = 0 skipped) */
+static void jac_tmul(const rl_model *m, const rl_data *d, const int *gnext, real *res, const real *f) {
+  int rows[GROUP_ROWS];
   memset(res, 0, sizeof(real) * (size_t)m->nv);
-  for (int r = 0; r < d->nefc; r++) {
-    if (f[r] == 0) continue;
-    const real *J = d->efc_J + d->efc_J_rowadr[r];
-    const int *c = d->efc_J_colind + d->efc_J_rowadr[r];
-    for (int k = 0; k < d->efc_J_rownnz[r]; k++) res[c[k]] += J[k] * f[r];
+  for (int r = 0, e; r < d->nefc; r = e) {
+    e = group_end(gnext, r);
+    if (e == r + 1) { /* a row alone */
+      if (f[r] == 0) continue;
+      const real *J = d->efc_J + d->efc_J_rowadr[r];
+      const int *col = d->efc_J_colind + d->efc_J_rowadr[r];
+      for (int k = 0, nnz = d->efc_J_rownnz[r]; k < nnz; k++) res[col[k]] += J[k] * f[r];
+      continue;
+    }
+    int n = 0;
+    for (int k = r; k < e; k++)
+      if (f[k] != 0) rows[n++] = k;
+    if (n) rows_apply(d, rows, n, res, f, 1);
   }
 }
 
@@ -310,6 +399,7 @@ typedef struct vtree {
   int *walk;    /* nv scratch: the stack of a re-hung subtree's walk */
   int *child, *sibling; /* nv each: each dof's first child and next sibling in the tree (−1: none) */
   int stamp, merged;
+  int linked;   /* child, sibling, mark and work made (vtree_links) */
   double work;  /* Σ_k row_k², the Cholesky's work */
   double limit; /* vtree_build gives up (work = ∞) once the work exceeds it */
 } vtree;
@@ -323,6 +413,7 @@ typedef struct solver_ctx {
   real scale; /* meaninertia · max(1, nv) */
   real *Jaref, *Jv, *Ma, *Mv, *grad, *Mgrad, *search, *quad, *coneH, *latch, *gapprev, *vec, *local;
   int *oldstate;
+  int *gnext; /* nefc: the row groups (see GROUP_ROWS) */
   real quadGauss[3], cost;
   real gterms; /* ‖|Ma| + |qfrc_smooth| + |qfrc_constraint|‖ at the last gradient */
   int nactive, ncone, nupdate;
@@ -336,7 +427,7 @@ typedef struct solver_ctx {
   rl_tfactor T, Tc; /* the tree factors (H and H with cone blocks) */
   vtree vt;         /* their tree */
   int *blockcol;    /* nv: a cone block's columns */
-  int *obase, *odep; /* nv: add_outer's addresses on a re-hung tree */
+  int *obase, *odep; /* nv: add_outers' row bases and column terms */
   real *blockw;     /* nv: a cone block's vector on them */
   rl_aba aba;
   const rl_solver_observer *obs;
@@ -511,8 +602,18 @@ static int vtree_chain(vtree *t, const int *col, int n) {
 }
 
 /* 1 when the columns of rows r … r + n − 1 (each row's ascending) lie on the chain of `last` in the dof tree:
-   walking up from last, every column is met in descending order (the dof tree numbers parents first) */
+   walking up from last, every column is met in descending order (the dof tree numbers parents first); with
+   dof_treeend, each column's subtree holds last */
 static int on_dof_chain(const rl_model *m, const rl_data *d, int r, int n, int last) {
+  const int *end = m->dof_treeend;
+  if (end[0] >= 0) { /* each column is last or an ancestor of last: col ≤ last ≤ the end of col's subtree */
+    for (int k = 0; k < n; k++) {
+      const int *col = d->efc_J_colind + d->efc_J_rowadr[r + k];
+      for (int q = 0, nnz = d->efc_J_rownnz[r + k]; q < nnz; q++)
+        if (col[q] > last || last > end[col[q]]) return 0;
+    }
+    return 1;
+  }
   for (int k = 0; k < n; k++) {
     const int *col = d->efc_J_colind + d->efc_J_rowadr[r + k];
     int j = last;
@@ -524,14 +625,13 @@ static int on_dof_chain(const rl_model *m, const rl_data *d, int r, int n, int l
   return 1;
 }
 
-/* The tree for d's rows: rowlast, adr, order and work (see vtree).  Without a re-hung subtree it is the dof tree
-   in qM's layout, eliminated from the last dof to the first (rl_factor_ld's order); else by decreasing depth. */
-static void vtree_build(vtree *t, const rl_model *m, const rl_data *d) {
-  int nv = m->nv;
-  memcpy(t->parent, m->dof_parentid, sizeof(int) * (size_t)nv);
+/* the dof tree's child and sibling lists, cleared marks and its work Σ_k (depth_k + 1)², made at the first row that
+   needs them (one off its dof chain: marks and re-hanging); the rows along chains need none of them */
+static void vtree_links(vtree *t, int nv) {
+  if (t->linked) return;
+  t->linked = 1;
   t->work = 0;
   for (int i = 0; i < nv; i++) {
-    t->depth[i] = t->parent[i] < 0 ? 0 : t->depth[t->parent[i]] + 1;
     t->work += (double)(t->depth[i] + 1) * (t->depth[i] + 1);
     t->mark[i] = 0;
     t->child[i] = -1;
@@ -541,6 +641,15 @@ static void vtree_build(vtree *t, const rl_model *m, const rl_data *d) {
       t->sibling[i] = t->child[t->parent[i]];
       t->child[t->parent[i]] = i;
     }
+}
+
+/* The tree for d's rows: rowlast, adr, order and work (see vtree).  Without a re-hung subtree it is the dof tree
+   in qM's layout, eliminated from the last dof to the first (rl_factor_ld's order); else by decreasing depth. */
+static void vtree_build(vtree *t, const rl_model *m, const rl_data *d) {
+  int nv = m->nv;
+  memcpy(t->parent, m->dof_parentid, sizeof(int) * (size_t)nv);
+  memcpy(t->depth, m->dof_depth, sizeof(int) * (size_t)nv);
+  t->linked = 0;
   t->stamp = t->merged = 0;
   for (int r = 0; r < d->nefc; r++) {
     int n = d->efc_type[r] == RL_CNSTR_CONTACT_ELLIPTIC ? d->contact[d->efc_id[r]].dim : 1, last = -1;
@@ -552,9 +661,10 @@ static void vtree_build(vtree *t, const rl_model *m, const rl_data *d) {
     if (dofchain) {
       /* the common case, rows along one chain of the dof tree (still one chain below re-hung subtrees): no marks */
     } else if (n == 1) {
+      vtree_links(t, nv);
       last = vtree_chain(t, d->efc_J_colind + d->efc_J_rowadr[r], d->efc_J_rownnz[r]);
     } else {
-
+      vtree_links(t, nv);
       /* the rows' columns merged in path (the block's outer products pair columns of different rows) */
       int nc = 0;
       t->stamp++;
@@ -695,38 +805,74 @@ static void chol_small(real *A, int n) {
   }
 }
 
-/* H(i, j) += scale·w_p·w_q over the pairs p ≥ q of col (ascending): a row's or a vector's outer product added to
-   the lower triangle in the storage of the factor being assembled — the tree's (entry (i, j), j = i or an ancestor
-   of i, at adr[i] + depth(i) − depth(j)) or the envelope's rows (adr[i] + j − first[i]).  dofchain: the columns
-   lie on one chain of the dof tree, where ascending columns put each ancestor first (in a re-hung tree too). */
-static void add_outer(solver_ctx *c, real *L, const int *col, const real *w, int n, real scale, int dofchain) {
+/* H(i, j) += Σ_k s_k·w_k,p·w_k,q (k < nw ≤ GROUP_ROWS) over the pairs p ≥ q of col (ascending): the outer products
+   of nw rows or vectors on one column list added to the lower triangle in the storage of the factor being assembled
+   — the tree's (entry (i, j), j = i or an ancestor of i, at adr[i] + depth(i) − depth(j)) or the envelope's rows
+   (adr[i] + j − first[i]); both are base_p − dep_q with base_p = adr + depth or adr − first of col_p and dep_q =
+   depth or −col_q.  An entry's terms are added in the order k = 0 … nw − 1, the sums of nw one-vector calls made one
+   after another.  dofchain: the columns lie on one chain of the dof tree, where ascending columns put each ancestor
+   first (in a re-hung tree too); else, on a re-hung tree, the deeper of the two columns holds the entry. */
+static inline void add_outers(solver_ctx *c, real *L, const int *col, int n, const real *const *w, const real *s,
+                              int nw, int dofchain) {
   const vtree *t = &c->vt;
-  if (c->kind == RL_FACTOR_TREE && dofchain) {
-    for (int p = 0; p < n; p++) {
-      real wp = scale * w[p];
-      real *Lp = L + t->adr[col[p]] + t->depth[col[p]];
-      for (int q = 0; q <= p; q++) Lp[-t->depth[col[q]]] += wp * w[q];
-    }
-    return;
+  int *base = c->obase, *dep = c->odep, tree = c->kind == RL_FACTOR_TREE;
+  for (int p = 0; p < n; p++) {
+    int j = col[p];
+    dep[p] = tree ? t->depth[j] : -j;
+    base[p] = tree ? t->adr[j] + t->depth[j] : c->H.adr[j] - c->H.first[j];
   }
-  if (c->kind == RL_FACTOR_TREE) {
-    /* re-hung subtrees: the deeper of the two columns holds the entry (adr + its depth − the other's) */
-    int *base = c->obase, *dep = c->odep;
+  real wp[GROUP_ROWS];
+  if (!tree || dofchain) {
     for (int p = 0; p < n; p++) {
-      dep[p] = t->depth[col[p]];
-      base[p] = t->adr[col[p]] + dep[p];
-    }
-    for (int p = 0; p < n; p++) {
-      real wp = scale * w[p];
-      for (int q = 0; q <= p; q++) L[dep[p] >= dep[q] ? base[p] - dep[q] : base[q] - dep[p]] += wp * w[q];
+      for (int k = 0; k < nw; k++) wp[k] = s[k] * w[k][p];
+      real *Lp = L + base[p];
+      for (int q = 0; q <= p; q++) {
+        real a = Lp[-dep[q]];
+        for (int k = 0; k < nw; k++) a += wp[k] * w[k][q];
+        Lp[-dep[q]] = a;
+      }
     }
     return;
   }
   for (int p = 0; p < n; p++) {
-    real wp = scale * w[p];
-    real *Lp = L + c->H.adr[col[p]] - c->H.first[col[p]];
-    for (int q = 0; q <= p; q++) Lp[col[q]] += wp * w[q];
+    for (int k = 0; k < nw; k++) wp[k] = s[k] * w[k][p];
+    for (int q = 0; q <= p; q++) {
+      int e = dep[p] >= dep[q] ? base[p] - dep[q] : base[q] - dep[p];
+      real a = L[e];
+      for (int k = 0; k < nw; k++) a += wp[k] * w[k][q];
+      L[e] = a;
+    }
   }
+}
+
+/* add_outers with the vector count nw as a constant (a loop of its own per count, the terms in registers) */
+static void add_outers_n(solver_ctx *c, real *L, const int *col, int n, const real *const *w, const real *s, int nw,
+                         int dofchain) {
+  switch (nw) {
+  case 4: add_outers(c, L, col, n, w, s, 4, dofchain); break;
+  case 3: add_outers(c, L, col, n, w, s, 3, dofchain); break;
+  case 2: add_outers(c, L, col, n, w, s, 2, dofchain); break;
+  default: add_outers(c, L, col, n, w, s, 1, dofchain); break;
+  }
+}
+
+/* H(i, j) += scale·w_p·w_q over the pairs p ≥ q of col: one vector's outer product (add_outers) */
+static void add_outer(solver_ctx *c, real *L, const int *col, const real *w, int n, real scale, int dofchain) {
+  add_outers_n(c, L, col, n, &w, &scale, 1, dofchain);
+}
+
+/* H += Σ_k D_k·J_kᵀJ_k over the rows rows[0 … nw) of one group (one column list) */
+static void add_rows_outer(solver_ctx *c, real *L, const int *rows, int nw) {
+  const rl_data *d = c->d;
+  const real *w[GROUP_ROWS];
+  real s[GROUP_ROWS];
+  for (int k = 0; k < nw; k++) {
+    w[k] = d->efc_J + d->efc_J_rowadr[rows[k]];
+    s[k] = d->efc_D[rows[k]];
+  }
+  int adr = d->efc_J_rowadr[rows[0]];
+  add_outers_n(c, L, d->efc_J_colind + adr, d->efc_J_rownnz[rows[0]], w, s, nw,
+               c->kind == RL_FACTOR_TREE && c->vt.dofchain[rows[0]]);
 }
 
 /* the columns of rows r … r + n − 1 merged (ascending, each once) into col; returns their number */
@@ -789,17 +935,25 @@ static int hessian_assemble_factor(solver_ctx *c) {
       for (int j = i; j >= 0; j = m->dof_parentid[j], a++) L[f->adr[i] + j - f->first[i]] = d->qM[a];
     }
   }
+  /* the QUADRATIC rows of one group are added together (add_rows_outer), flushed before a cone block so that every
+     entry still takes its terms in row order */
+  int rows[GROUP_ROWS], nq = 0;
   for (int r = 0; r < d->nefc; r++) {
     if (d->efc_state[r] == RL_CNSTRSTATE_QUADRATIC) {
-      int adr = d->efc_J_rowadr[r];
-      add_outer(c, L, d->efc_J_colind + adr, d->efc_J + adr, d->efc_J_rownnz[r], d->efc_D[r],
-                c->kind == RL_FACTOR_TREE && c->vt.dofchain[r]);
+      if (nq && c->gnext[rows[0]] != c->gnext[r]) {
+        add_rows_outer(c, L, rows, nq);
+        nq = 0;
+      }
+      rows[nq++] = r;
     } else if (d->efc_state[r] == RL_CNSTRSTATE_CONE && cones_assembled(c)) {
+      if (nq) add_rows_outer(c, L, rows, nq);
+      nq = 0;
       int n, s = cone_block(d, r, c->signorini, &n);
       add_cone_block(c, L, s, n);
       r += n - 1;
     }
   }
+  if (nq) add_rows_outer(c, L, rows, nq);
   return tree ? rl_tfactor_factor(&c->T, MINVAL) : rl_hfactor_factor(&c->H, MINVAL);
 }
 
@@ -960,7 +1114,7 @@ static void update_constraint(solver_ctx *c) {
   rl_data *d = c->d;
   c->cost = constraint_update(c->m, d, c->Jaref, c->signorini ? c->latch : NULL, d->efc_force, d->efc_state, c->coneH,
                               c->newton);
-  jac_tmul(c->m, d, d->qfrc_constraint, d->efc_force);
+  jac_tmul(c->m, d, c->gnext, d->qfrc_constraint, d->efc_force);
   c->nactive = c->ncone = 0;
   for (int i = 0; i < c->nefc; i++) {
     c->nactive += d->efc_state[i] != RL_CNSTRSTATE_SATISFIED;
@@ -1336,7 +1490,7 @@ static real ls_search(solver_ctx *c) {
   real gtol = m->opt.tolerance * m->opt.ls_tolerance * snorm * c->scale;
   real slopescl = 1 / (snorm * c->scale);
   ctx_mul_m(c, c->Mv, c->search);
-  jac_mul(d, c->Jv, c->search);
+  jac_mul(d, c->gnext, c->Jv, c->search);
   ls_prepare(c);
   p0.alpha = 0;
   ls_eval(c, &p0);
@@ -1551,12 +1705,12 @@ static int coupled_step(solver_ctx *c) {
   int *state = (int *)(void *)take(d, (size_t)nefc);
   if (state && !coupled_direction(c, x)) {
     ctx_mul_m(c, c->Mv, x);
-    jac_mul(d, c->Jv, x);
+    jac_mul(d, c->gnext, c->Jv, x);
     real phi0 = dot(c->grad, c->grad, nv), phi = 0;
     for (int i = 0; i < nefc; i++) jar[i] = c->Jaref[i] + c->Jv[i];
     latch_init(d, jar, lt, gp);
     constraint_update(c->m, d, jar, lt, force, state, NULL, 0);
-    jac_tmul(c->m, d, qf, force);
+    jac_tmul(c->m, d, c->gnext, qf, force);
     for (int i = 0; i < nv; i++) {
       real g = c->Ma[i] + c->Mv[i] - d->qfrc_smooth[i] - qf[i];
       phi += g * g;
@@ -1575,7 +1729,7 @@ static int coupled_step(solver_ctx *c) {
    term is skipped for a = a₀ itself (gauss = 0: no M·0 is formed) */
 static real candidate_cost(solver_ctx *c, const real *a, int gauss, real *jar, real *force, int *state, real *tmp) {
   rl_data *d = c->d;
-  jac_mul(d, jar, a);
+  jac_mul(d, c->gnext, jar, a);
   for (int i = 0; i < c->nefc; i++) jar[i] -= d->efc_aref[i];
   if (c->signorini) latch_init(d, jar, c->latch, c->gapprev);
   real s = constraint_update(c->m, d, jar, c->signorini ? c->latch : NULL, force, state, NULL, 0);
@@ -1705,6 +1859,7 @@ static int ctx_alloc(solver_ctx *c, const rl_model *m, rl_data *d, int newton, c
   c->latch = take(d, e);
   c->gapprev = take(d, e);
   c->oldstate = (int *)(void *)take(d, e);
+  c->gnext = (int *)(void *)take(d, e);
   c->Ma = take(d, n);
   c->Mv = take(d, n);
   c->grad = take(d, n);
@@ -1718,6 +1873,7 @@ static int ctx_alloc(solver_ctx *c, const rl_model *m, rl_data *d, int newton, c
   c->local = take(d, 36);
   if (!c->local) return -1;
   memset(c->vec, 0, sizeof(real) * n); /* the tree updates and add_cone_block leave it zero */
+  row_groups(d, c->gnext);
   if (rec) return ctx_alloc_rec(c, m, d);
   if (newton) {
     c->first = (int *)(void *)take(d, n);
@@ -1793,7 +1949,7 @@ static int solve_primal(const rl_model *m, rl_data *d, int newton, const rl_solv
   int jar_done = warm_start(&c);
   ctx_mul_m(&c, c.Ma, d->qacc);
   if (!jar_done) {
-    jac_mul(d, c.Jaref, d->qacc);
+    jac_mul(d, c.gnext, c.Jaref, d->qacc);
     for (int i = 0; i < nefc; i++) c.Jaref[i] -= d->efc_aref[i];
   }
   if (c.signorini) latch_init(d, c.Jaref, c.latch, c.gapprev);
@@ -1923,7 +2079,7 @@ real rl_solver_cost(const rl_model *m, rl_data *d, const real *qacc, const real 
   size_t e = (size_t)d->nefc, n = (size_t)m->nv;
   real *jar = take(d, e), *force = take(d, e), *tmp = take(d, 2 * n);
   int *state = (int *)(void *)take(d, e);
-  jac_mul(d, jar, qacc);
+  jac_mul(d, NULL, jar, qacc);
   for (int i = 0; i < d->nefc; i++) jar[i] -= d->efc_aref[i];
   real s = constraint_update(m, d, jar, latch, force, state, NULL, 0);
   for (int i = 0; i < m->nv; i++) tmp[n + i] = qacc[i] - d->qacc_smooth[i];

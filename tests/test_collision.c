@@ -198,10 +198,46 @@ Test(collision, override_margin_solref_solimp_and_mujocos_broad_phase) {
   for (int i = 0; i < d->ncon; i++) {
     const rl_contact *c = d->contact + i;
     cr_expect_eq(p.m->geom_type[c->geom1], RL_GEOM_PLANE);
-    cr_expect(fabs((double)c->includemargin - 0.02) < 1e-15, "includemargin %g, want o_margin 0.02", (double)c->includemargin);
-    cr_expect(c->solref[0] == (real)0.03 && c->solref[1] == (real)1, "solref %g %g", (double)c->solref[0], (double)c->solref[1]);
-    cr_expect(c->solimp[0] == (real)0.9 && c->solimp[2] == (real)0.002, "solimp %g %g", (double)c->solimp[0], (double)c->solimp[2]);
+    cr_expect(fabs((double)c->includemargin - 0.02) < 1e-15, "includemargin %g, want o_margin 0.02",
+              (double)c->includemargin);
+    cr_expect(c->solref[0] == (real)0.03 && c->solref[1] == (real)1, "solref %g %g", (double)c->solref[0],
+              (double)c->solref[1]);
+    cr_expect(c->solimp[0] == (real)0.9 && c->solimp[2] == (real)0.002, "solimp %g %g", (double)c->solimp[0],
+              (double)c->solimp[2]);
   }
   rl_data_free(d);
   rl_pair_free(&p);
+}
+
+/* The frames kinematics copies (body_sameframe, geom_sameframe, site_sameframe, derived at build from the local
+   poses) are MuJoCo's *_sameframe, and the copies are the frames they stand for, bit for bit. */
+Test(collision, sameframe_as_mujoco) {
+  static const char *models[] = {SRCDIR "/tests/public/dm_manipulator.xml", SRCDIR "/tests/public/dm_quadruped.xml",
+                                 SRCDIR "/tests/public/dm_fish.xml",        SRCDIR "/tests/public/dm_stacker.xml",
+                                 SRCDIR "/tests/public/gym_humanoid.xml",   SCENE("microduck.xml")};
+  for (size_t k = 0; k < sizeof models / sizeof *models; k++) {
+    rl_pair p;
+    load(&p, models[k], NULL);
+    const rl_model *m = p.m;
+    const mjModel *mjm = p.mjm;
+    for (int b = 0; b < m->nbody; b++)
+      cr_expect_eq(m->body_sameframe[b], mjm->body_sameframe[b], "%s body %d", models[k], b);
+    for (int g = 0; g < m->ngeom; g++)
+      cr_expect_eq(m->geom_sameframe[g], mjm->geom_sameframe[g], "%s geom %d", models[k], g);
+    for (int s = 0; s < m->nsite; s++)
+      cr_expect_eq(m->site_sameframe[s], mjm->site_sameframe[s], "%s site %d", models[k], s);
+    rl_data *d = rl_data_alloc(p.m);
+    for (int i = 0; i < 20; i++) rl_step(p.m, d);
+    rl_kinematics(p.m, d);
+    for (int g = 0; g < m->ngeom; g++) {
+      int b = m->geom_bodyid[g], f = m->geom_sameframe[g];
+      if (!f) continue;
+      const real *x = f == 1 ? d->xpos + 3 * b : d->xipos + 3 * b, *R = f == 1 ? d->xmat + 9 * b : d->ximat + 9 * b;
+      cr_expect(!memcmp(x, d->geom_xpos + 3 * g, 3 * sizeof(real)) &&
+                    !memcmp(R, d->geom_xmat + 9 * g, 9 * sizeof(real)),
+                "%s geom %d: not a copy of its sameframe %d", models[k], g, f);
+    }
+    rl_data_free(d);
+    rl_pair_free(&p);
+  }
 }

@@ -272,21 +272,25 @@ Test(verify_f64, cg_stopping_point_compared_at_the_optimum) {
 }
 
 /* tests/public/robotiq_like.xml, 50 states (seed 1): at 5 of them (random poses where the two spring-link boxes
-   overlap) MuJoCo's box-box count differs between its own frames and rigidlab's, 1e-16 apart (2 vs 3 contacts):
+   overlap) MuJoCo's box-box count differed between its own frames and rigidlab's, 1e-16 apart (2 vs 3 contacts):
    a contact tie.  Those states were left out as sensitive (0.10 of the states, 0.15 and 0.20 at 20 and 10 states:
-   the step stage failed); now they are compared with MuJoCo's step taken on the contacts its collision finds on
-   rigidlab's frames (compared_at_contact_tie 0.10), none left out, every row passing. */
+   the step stage failed); then they were compared with MuJoCo's step taken on the contacts its collision finds on
+   rigidlab's frames (compared_at_contact_tie 0.10).  Since the body frames are normalized in mj_kinematics' order
+   and the geom frames that are a body's frame copy it (sameframe), rigidlab's geom frames are MuJoCo's to the bit
+   here, so the ties are gone (compared_at_contact_tie 0, as on panda_like, which had 2 of 50): none left out,
+   every row passing. */
 Test(verify_f64, contact_tie_compared_on_mujocos_contacts) {
   char path[] = "/tmp/rl_verify_tie_XXXXXX";
   int fd = mkstemp(path);
   cr_assert(fd >= 0);
   close(fd);
   int st = verify_csv(SRCDIR "/tests/public/robotiq_like.xml", 50, STAGE_BIT(RL_STAGE_STEP), NULL, path);
-  double tie = csv_row(path, "step", "compared_at_contact_tie", NULL);
+  int tpass = 0;
+  double tie = csv_row(path, "step", "compared_at_contact_tie", &tpass);
   double left = csv_row(path, "step", "left_out", NULL), qvel = csv_row(path, "step", "qvel", NULL);
   unlink(path);
   cr_expect_eq(st, 0, "verify --stages step failed on robotiq_like");
-  cr_expect(tie >= 0.04, "compared_at_contact_tie %g (want at least 2 of 50 states)", tie);
+  cr_expect(tpass && tie >= 0, "compared_at_contact_tie row missing or failing (%g)", tie);
   cr_expect(left == 0, "left_out %g (want 0)", left);
   cr_expect(qvel <= 1e-8, "step qvel %g", qvel);
 }
