@@ -6,6 +6,7 @@
  * Interruption: each CSV is written to NAME.tmp.PID and renamed when whole; on SIGINT/SIGTERM the
  * parent stops launching, ends its workers, removes their temporaries and exits 130 without writing
  * metrics.csv; --resume then skips every point whose trajectory CSV exists. */
+#include <cblas.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -408,6 +409,9 @@ static int run_pool(const char *dir, const rl_spec *s, const rl_point *pts, cons
       }
       if (p == 0) {
         rl_tmp_catch_signals(); /* the worker's own temporaries go with it */
+        /* one BLAS thread per worker: the workers already fill the cores, and the references' dense solves are
+           small (OpenBLAS's own threads on a loaded 2-core host made the AVBD reference 10× slower) */
+        openblas_set_num_threads(1);
         int st = run_point(dir, s, &pts[pending[next]], a);
         fflush(NULL);
         _exit(st);
