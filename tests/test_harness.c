@@ -402,8 +402,16 @@ Test(harness, kind_convergence_avbd_distance_to_the_dense_reference_and_gates) {
       cr_expect(it >= 1 && it <= 2, "%s: 1e-6 reached at sweep %g", pts[i], it);
       /* with the distance test: no state's step flagged converged farther than it claims */
       cr_expect_eq(metric_of(p, pts[i], "avbd_false_stop_frac"), 0, "%s", pts[i]);
+      /* and none along AVBD's own trajectory, every one of its 250 steps flagged and checked */
+      cr_expect_eq(metric_of(p, pts[i], "avbd_own_false_stop_frac"), 0, "%s", pts[i]);
+      cr_expect_eq(metric_of(p, pts[i], "avbd_own_checked_steps"), 250, "%s", pts[i]);
+      cr_expect(metric_of(p, pts[i], "avbd_own_worst_ratio") < 1, "%s", pts[i]);
     }
   }
+  /* the own-trajectory judgement finds false stops where there are some: the update test with body sweeps on
+     chain8 claims its last update as the distance (measured: all 250 steps farther, up to 12×) */
+  double fu = metric_of(p, pts[0], "avbd_own_false_stop_frac"), wu = metric_of(p, pts[0], "avbd_own_worst_ratio");
+  cr_expect(fu > 0.5 && wu > 2, "%s: own false-stop fraction %g, worst ratio %g", pts[0], fu, wu);
   /* a coarser step (dt 4 ms) converges slower: the gate names it */
   run_and_check("convergence_avbd", "ca2", "--opt timestep=0.004", 1, NULL, 0);
   cr_expect_not_null(

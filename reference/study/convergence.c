@@ -7,7 +7,9 @@
  *               (MuJoCo's); iters_to_1e-10_gap: the first iteration whose relative gap is < 1e-10 (NCONV + 1
  *               when none); final_gap: the relative gap at iteration NCONV.
  *               engine = avbd: NCONV_AVBD = 200 sweeps against the dense KKT reference of each state's step
- *               (study_kinds.h: study_convergence_avbd; metrics_convergence_avbd below). */
+ *               (study_kinds.h: study_convergence_avbd; metrics_convergence_avbd below); with an avbd_own_*
+ *               metric also traj_ID.own.csv: AVBD's own trajectory over states × steps steps, every step
+ *               judged by its dense reference (study_own_stops_avbd; metrics_own_avbd below). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,12 @@
 #define NCONV      30
 #define NCONV_AVBD 200
 
+/* 1 when the study wants a metric of AVBD's own trajectory (traj_ID.own.csv) */
+static int wants_own(const rl_spec *s) {
+  return rl_study_wants(s, RL_MET_AVBD_OWN_FALSE_STOP_FRAC) || rl_study_wants(s, RL_MET_AVBD_OWN_CHECKED_STEPS) ||
+         rl_study_wants(s, RL_MET_AVBD_OWN_REF_UNCONVERGED) || rl_study_wants(s, RL_MET_AVBD_OWN_WORST_RATIO);
+}
+
 static int convergence_run(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
   char path[4096], err[1024];
   long stride = rl_study_point_steps(s, q, err, sizeof err);
@@ -27,10 +35,18 @@ static int convergence_run(const char *dir, const rl_spec *s, const rl_point *q,
     rl_errorf("%s", err);
     return RL_EXIT_BADINPUT;
   }
-  rl_study_file(path, sizeof path, dir, q, ".conv");
   rl_csv w;
-  if (rl_study_open_csv(&w, path, 0, sa)) return RL_EXIT_BADINPUT;
   sa->dt = q->dt;
+  /* AVBD's own trajectory over the same span (states × steps), written before the .conv.csv that marks the
+     point done */
+  if (!strcmp(q->engine, "avbd") && wants_own(s)) {
+    rl_study_file(path, sizeof path, dir, q, ".own");
+    if (rl_study_open_csv(&w, path, 0, sa)) return RL_EXIT_BADINPUT;
+    int st = rl_study_finish_csv(&w, rl64_study_own_stops_avbd(sa, (long)s->states * stride));
+    if (st) return st;
+  }
+  rl_study_file(path, sizeof path, dir, q, ".conv");
+  if (rl_study_open_csv(&w, path, 0, sa)) return RL_EXIT_BADINPUT;
   int st = !strcmp(q->engine, "avbd") ? rl64_study_convergence_avbd(sa, s->states, stride, NCONV_AVBD)
                                       : rl64_study_convergence(sa, s->states, stride, NCONV);
   return rl_study_finish_csv(&w, st);
@@ -46,6 +62,21 @@ static double conv_max_at(const rl_numtable *t, int k, int c, long *at) {
       if (isnan(mx)) break;
     }
   return mx;
+}
+
+/* The three rows of a stop judgement, metric FRAC and the two after it in the metric list (its base, the steps
+   left out because the reference did not converge): nfalse / nbase (0 when nbase = 0; step at_f), nbase, nbad
+   (step at_b) */
+_Static_assert(RL_MET_AVBD_FLAGGED_STEPS == RL_MET_AVBD_FALSE_STOP_FRAC + 1 &&
+                   RL_MET_AVBD_REF_UNCONVERGED == RL_MET_AVBD_FALSE_STOP_FRAC + 2 &&
+                   RL_MET_AVBD_OWN_CHECKED_STEPS == RL_MET_AVBD_OWN_FALSE_STOP_FRAC + 1 &&
+                   RL_MET_AVBD_OWN_REF_UNCONVERGED == RL_MET_AVBD_OWN_FALSE_STOP_FRAC + 2,
+               "stop_rows reads a judgement's three metrics in this order");
+static void stop_rows(rl_csv *w, const rl_spec *s, const rl_point *q, double dt, int frac, double nbase,
+                      double nfalse, double nbad, long at_f, long at_b) {
+  if (rl_study_wants(s, frac)) rl_study_row(w, s, q, dt, rl_metric_names[frac], nbase > 0 ? nfalse / nbase : 0, at_f);
+  if (rl_study_wants(s, frac + 1)) rl_study_row(w, s, q, dt, rl_metric_names[frac + 1], nbase, 0);
+  if (rl_study_wants(s, frac + 2)) rl_study_row(w, s, q, dt, rl_metric_names[frac + 2], nbad, at_b);
 }
 
 /* engine = avbd: columns state,step,iter,dist_m,dist_rad,stat_force,stat_torque,primal_m,primal_rad,sweeps
@@ -103,12 +134,40 @@ static void metrics_convergence_avbd(rl_csv *w, const rl_spec *s, const rl_point
         if (!at_b) at_b = (long)RL_TV(t, r, 1);
       }
     }
-  if (rl_study_wants(s, RL_MET_AVBD_FALSE_STOP_FRAC))
-    rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_FALSE_STOP_FRAC], nflag > 0 ? nfalse / nflag : 0, at_f);
-  if (rl_study_wants(s, RL_MET_AVBD_FLAGGED_STEPS))
-    rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_FLAGGED_STEPS], nflag, 0);
-  if (rl_study_wants(s, RL_MET_AVBD_REF_UNCONVERGED))
-    rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_REF_UNCONVERGED], nbad, at_b);
+  stop_rows(w, s, q, dt, RL_MET_AVBD_FALSE_STOP_FRAC, nflag, nfalse, nbad, at_f, at_b);
+}
+
+/* AVBD's own trajectory (traj_ID.own.csv, columns of rl64_study_own_stops_avbd): avbd_own_false_stop_frac = of
+   the checked steps (flagged converged, reference converged and covering the step), the fraction farther from the
+   reference solution than the stopping test claims (0 when none is checked; step: the first such); its base
+   avbd_own_checked_steps; avbd_own_ref_unconverged: steps flagged converged but left out because the reference
+   did not converge; avbd_own_worst_ratio: the largest distance / claim over the checked steps (step: where). */
+static int metrics_own_avbd(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *q, double dt, char *err,
+                            int errlen) {
+  char path[4096];
+  rl_numtable t;
+  rl_study_file(path, sizeof path, dir, q, ".own");
+  if (rl_numtable_read(path, &t, err, errlen)) return -1;
+  if (t.ncol != 13) {
+    rl_snprintf(err, (size_t)errlen, "%s: %d columns, expected 13 (step,sweeps,converged,checked,...)", path, t.ncol);
+    free(t.v);
+    return -1;
+  }
+  double nchk = 0, nfalse = 0, nbad = 0, worst = 0;
+  long at_f = 0, at_b = 0, at_w = 0;
+  for (int r = 0; r < t.nrow; r++) {
+    long step = (long)RL_TV(&t, r, 0);
+    if (RL_TV(&t, r, 2) > 0 && RL_TV(&t, r, 6) > 0 && !nbad++) at_b = step;
+    if (!(RL_TV(&t, r, 3) > 0)) continue;
+    nchk++;
+    if (RL_TV(&t, r, 12) > 0 && !nfalse++) at_f = step;
+    if (RL_TV(&t, r, 11) > worst) worst = RL_TV(&t, r, 11), at_w = step;
+  }
+  free(t.v);
+  stop_rows(w, s, q, dt, RL_MET_AVBD_OWN_FALSE_STOP_FRAC, nchk, nfalse, nbad, at_f, at_b);
+  if (rl_study_wants(s, RL_MET_AVBD_OWN_WORST_RATIO))
+    rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_OWN_WORST_RATIO], worst, at_w);
+  return 0;
 }
 
 static int convergence_metrics(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *pts, const rl_point *q,
@@ -126,7 +185,7 @@ static int convergence_metrics(rl_csv *w, const char *dir, const rl_spec *s, con
   if (!strcmp(q->engine, "avbd")) {
     metrics_convergence_avbd(w, s, q, &t, dt);
     free(t.v);
-    return 0;
+    return wants_own(s) ? metrics_own_avbd(w, dir, s, q, dt, err, errlen) : 0;
   }
   /* columns: state,step,iter,gap,rel_gap,grad,mj_grad,nefc */
   static const char *const pre[3] = {"gap_it", "grad_it", "mj_grad_it"};

@@ -111,9 +111,14 @@ enum {
   RL_MET_AVBD_ITERS_TO_1EM6_DIST,
   RL_MET_AVBD_FINAL_DIST_M,
   RL_MET_AVBD_FINAL_DIST_RAD,
-  RL_MET_AVBD_FALSE_STOP_FRAC,
+  RL_MET_AVBD_FALSE_STOP_FRAC, /* the three in this order (convergence.c: stop_rows), and the own three below */
   RL_MET_AVBD_FLAGGED_STEPS,    /* states whose step the stopping test flagged converged (the fraction's base) */
   RL_MET_AVBD_REF_UNCONVERGED,  /* states left out: the dense reference's Newton did not converge */
+  /* the same judgement along AVBD's own trajectory (study_own_stops_avbd) */
+  RL_MET_AVBD_OWN_FALSE_STOP_FRAC,
+  RL_MET_AVBD_OWN_CHECKED_STEPS,    /* own steps flagged converged with a converged reference (the base) */
+  RL_MET_AVBD_OWN_REF_UNCONVERGED,  /* own steps left out: the reference did not converge */
+  RL_MET_AVBD_OWN_WORST_RATIO,      /* max over the checked own steps of distance / claimed distance */
   /* kind = verify */
   RL_MET_VERIFY_FAILED_F64,
   RL_MET_VERIFY_FAILED_F32,

@@ -17,6 +17,7 @@
 #define study_residuals        RL_NAME(study_residuals)
 #define study_convergence      RL_NAME(study_convergence)
 #define study_convergence_avbd RL_NAME(study_convergence_avbd)
+#define study_own_stops_avbd   RL_NAME(study_own_stops_avbd)
 #define study_ode              RL_NAME(study_ode)
 
 /* study_prec.h */
@@ -455,16 +456,23 @@ static int avbd_conv_iterate(rl_avbd *am, const rl_model *m, rl_data *d, const r
   return 0;
 }
 
+/* the pair and AVBD for kind = convergence, engine = avbd (any other engine refused) */
+static int load_avbd(rl_pair *p, const rl_sim_args *a, rl_avbd **am) {
+  int mujoco, st = study_load_engine(p, a, 0, 1, &mujoco, am);
+  if (st) return st;
+  if (!*am) {
+    rl_errorf("study: convergence (avbd): engine '%s' is not avbd", a->engine);
+    rl_pair_free(p);
+    return RL_EXIT_BADINPUT;
+  }
+  return 0;
+}
+
 int study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, int niter) {
   rl_pair p;
   rl_avbd *am;
-  int mujoco, st = study_load_engine(&p, a, 0, 1, &mujoco, &am);
+  int st = load_avbd(&p, a, &am);
   if (st) return st;
-  if (!am) {
-    rl_errorf("study: convergence (avbd): engine '%s' is not avbd", a->engine);
-    rl_pair_free(&p);
-    return RL_EXIT_BADINPUT;
-  }
   mjData *traj = mj_makeData(p.mjm);
   rl_data *d = rl_pair_data(&p);
   double *rows = malloc(sizeof(double) * AVBD_CONV_NCOL * ((size_t)niter + 1));
@@ -551,6 +559,57 @@ int study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, int n
   free(rows);
   rl_data_free(d);
   mj_deleteData(traj);
+  rl_avbd_free(am);
+  rl_pair_free(&p);
+  return st;
+}
+
+/* kind = convergence, engine = avbd (study_kinds.h): AVBD along its own trajectory, judged step by step */
+int study_own_stops_avbd(const rl_sim_args *a, long nsteps) {
+  rl_pair p;
+  rl_avbd *am;
+  int st = load_avbd(&p, a, &am);
+  if (st) return st;
+  /* the start of MuJoCo's trajectory in the states' half of the study (mj_resetData: qpos0, at rest) */
+  mjData *start = mj_makeData(p.mjm);
+  rl_data *d = rl_pair_data(&p);
+  rl_set_state(&p, d, NULL, start->qpos, start->qvel, start->ctrl);
+  d->time = 0;
+  rl_avbd_from_generalized(am, p.m, d);
+  rl_csv *w = a->c.out;
+  const char *cols[] = {"step",   "sweeps",  "converged", "checked",   "basis",     "omitted", "ref_unconverged",
+                        "dist_m", "dist_rad", "claim_m",  "claim_rad", "ratio",     "stop_false"};
+  enum { NC = sizeof cols / sizeof cols[0] };
+  for (int c = 0; c < NC; c++) rl_csv_str(w, cols[c]);
+  rl_csv_end_row(w);
+  for (long k = 0; k < nsteps && !st; k++) {
+    rl_avbd_ref ref;
+    int begun = rl_avbd_ref_begin(&ref, am, p.m, d) == 0;
+    if (rl_avbd_step(am, p.m, d) != RL_OK) {
+      rl_errorf("study: %s: step %ld of AVBD's own trajectory is not finite", a->c.model, k + 1);
+      st = RL_EXIT_BADINPUT;
+    } else {
+      const rl_avbd_stat *sa = &am->stat;
+      int solved = begun && rl_avbd_ref_finish(&ref, am, p.m, d) == 0;
+      int omitted = !solved || ref.omitted, unconv = !omitted && !ref.converged;
+      int checked = sa->converged && !omitted && !unconv;
+      double dx = NAN, dth = NAN, ratio = NAN;
+      if (checked) {
+        rl_avbd_ref_distance(&ref, am, &dx, &dth);
+        ratio = fmax(dx / (double)sa->tol_lin, dth / (double)sa->tol_ang);
+      }
+      double row[NC] = {(double)(k + 1), sa->iterations,   sa->converged, checked, solved ? ref.basis : 0,
+                        omitted,         unconv,           dx,            dth,     (double)sa->tol_lin,
+                        (double)sa->tol_ang, ratio,        checked && ratio > 1};
+      for (int c = 0; c < NC; c++)
+        if (c < 7 || c == NC - 1) rl_csv_int(w, (long long)row[c]);
+        else rl_csv_num(w, row[c]);
+      rl_csv_end_row(w);
+    }
+    rl_avbd_ref_free(&ref);
+  }
+  rl_data_free(d);
+  mj_deleteData(start);
   rl_avbd_free(am);
   rl_pair_free(&p);
   return st;
