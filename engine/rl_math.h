@@ -176,8 +176,9 @@ RL_HD void rl_q_to_mat(real R[9], const real q[4]) {
   R[8] = ww - xx - yy + zz;
 }
 /* Pose of a frame attached to a body (x_b, q_b, R_b) at local (pos, quat) (mj_local2Global):
-   x = x_b + R_b·pos ,  R = R(q_b ⊗ quat)  (q_b and quat unit: the product is not renormalized);
-   R_b·pos into rel unless NULL. */
+   x = x_b + R_b·pos ,  R = R(q_b ⊗ quat);  R_b·pos into rel unless NULL.
+   f64 does not renormalize the product of the two unit quaternions (MuJoCo does not: its frames are then MuJoCo's
+   to the bit); f32 does, the float arithmetic its accuracy bars were measured with. */
 RL_HD void rl_frame_to_global(real xpos[3], real xmat[9], const real bxpos[3], const real bxquat[4],
                               const real bxmat[9], const real pos[3], const real quat[4], real *rel) {
   real t[3], q[4];
@@ -185,6 +186,7 @@ RL_HD void rl_frame_to_global(real xpos[3], real xmat[9], const real bxpos[3], c
   rl_v3_add(xpos, bxpos, t);
   if (rel) rl_v3_copy(rel, t);
   rl_q_mul(q, bxquat, quat);
+  if (RL_LOCAL_FRAMES) rl_q_normalize(q);
   rl_q_to_mat(xmat, q);
 }
 /* q = (cos(θ/2), sin(θ/2)·axis) for a unit axis */

@@ -15,10 +15,14 @@
 /* ---------------------------------------------------------------- kinematics */
 
 /* A frame that is its body's frame (sameframe 1: x = x_b, R = R_b) or its body's inertial frame (2: x = x_i,
-   R = R_i) is a copy of it, as is a geom's on the world body (its constant frame made at build, geom_xpos0 and
-   geom_xmat0: x0 and R0 NULL for sites); else rl_frame_to_global */
+   R = R_i) is a copy of it in f64 (as in MuJoCo), as is a geom's on the world body in both precisions (its
+   constant frame made at build, geom_xpos0 and geom_xmat0: x0 and R0 NULL for sites); else rl_frame_to_global.
+   f32 composes the copies too: rl_frame_to_global renormalizes there, and the copies of the once-normalized body
+   frames moved box_pyramid's f32 contact distances (elliptic cones, verify) from 4.6e-4 to 1.3e-3 of MuJoCo's,
+   over the 1e-3 tolerance; composed, f32's frames are those its bars were measured with. */
 static void frame_pose(const rl_data *d, real xpos[3], real xmat[9], int b, const real pos[3], const real quat[4],
                        int sameframe, const real *x0, const real *R0) {
+  if (RL_LOCAL_FRAMES && b > 0) sameframe = 0;
   if (sameframe == 1) {
     rl_v3_copy(xpos, d->xpos + 3 * b);
     memcpy(xmat, d->xmat + 9 * b, 9 * sizeof(real));
@@ -111,10 +115,9 @@ void rl_kinematics(const rl_model *m, rl_data *d) {
   rl_m3_identity(d->ximat);
   for (int b = 1; b < m->nbody; b++) {
     body_pose(m, d, b);
-    if (m->body_sameframe[b]) { /* x_i = x_b, R_i = R_b, x_i − x_b = 0 */
+    if (m->body_sameframe[b] && !RL_LOCAL_FRAMES) { /* x_i = x_b, R_i = R_b (f64, as frame_pose) */
       rl_v3_copy(d->xipos + 3 * b, d->xpos + 3 * b);
       memcpy(d->ximat + 9 * b, d->xmat + 9 * b, 9 * sizeof(real));
-      if (RL_LOCAL_FRAMES) rl_v3_zero(d->xipos_rel + 3 * b);
       continue;
     }
     rl_frame_to_global(d->xipos + 3 * b, d->ximat + 9 * b, d->xpos + 3 * b, d->xquat + 4 * b, d->xmat + 9 * b,
