@@ -1151,7 +1151,7 @@ static int rows_complementarity(rl_avbd_ref *ref, prob *pb) {
   drow *old = malloc(sizeof(drow) * (size_t)(n0 + 1));
   double *lam0 = ref->lambda;
   if (!old) return -1;
-  memcpy(old, pb->row, sizeof(drow) * (size_t)n0);
+  if (n0) memcpy(old, pb->row, sizeof(drow) * (size_t)n0); /* no rows (no joints): pb->row may be NULL */
   pb->nrow = 0;
   int st = 0;
   for (int j = 0; j < am->njoint && !st; j++) {
