@@ -287,6 +287,10 @@ Test(harness, kind_convergence_gaps_to_the_lapack_optimum_and_gates) {
   cr_expect_not_null(strstr(out, "convergence microduck.cg.f64.cone=elliptic final_gap = "), "%s", out);
   bad_spec("kind = convergence\n[sweep]\nengine = mujoco", "bad.ini:7:", "not available for kind = convergence");
   bad_spec("kind = convergence\n[sweep]\nprecision = f32", "bad.ini:7:", "allowed: f64");
+  /* f32 only where every engine is avbd (its dense reference solves in double from either precision's state) */
+  bad_spec("kind = convergence\n[reference]\nuse = dense_kkt, lapack_optimum\n[sweep]\nengine = avbd, newton\n"
+           "precision = f64, f32",
+           "bad.ini:10:", "f32 too when every engine is avbd");
   bad_spec("states = 3", "bad.ini:5:", "states is for kind = convergence only");
   bad_spec("kind = convergence\nstates = 0", "bad.ini:6:", "states: bad value '0'");
 }
@@ -425,6 +429,19 @@ Test(harness, kind_convergence_avbd_distance_to_the_dense_reference_and_gates) {
                SRCDIR);
   run_spec(spec, "na", "na", p, sizeof p);
   cr_expect(isnan(metric_of(p, "box_stack.avbd.f64", "avbd_dist_m_it1")), "box_stack: rows without a reference");
+  /* f32: the same judgement of the float engine, its reference solved in double (avbd_robots_f32.ini: quadruped12
+     has every own step checked, none farther than claimed, worst 0.22× over 500 steps) */
+  rl_cli_write(spec, sizeof spec, "f32.ini",
+               "[experiment]\nname = f32\nkind = convergence\nscene = %s/experiments/scenes/quadruped12.xml\n"
+               "steps = 5\nstates = 2\n[sweep]\nengine = avbd\nprecision = f32\n[metrics]\n"
+               "names = avbd_own_false_stop_frac, avbd_own_checked_steps, avbd_own_worst_ratio\n",
+               SRCDIR);
+  run_spec(spec, "f32", "f32", p, sizeof p);
+  double n32 = metric_of(p, "quadruped12.avbd.f32", "avbd_own_checked_steps");
+  double f32f = metric_of(p, "quadruped12.avbd.f32", "avbd_own_false_stop_frac");
+  double w32 = metric_of(p, "quadruped12.avbd.f32", "avbd_own_worst_ratio");
+  cr_expect(n32 == 10 && f32f == 0 && w32 > 0 && w32 < 1, "quadruped12 f32: %g checked, false %g, worst %g", n32, f32f,
+            w32);
 }
 
 /* [reference] use: a refinement study without the ODE reference solves no ODE and has no ode metrics; the

@@ -42,13 +42,15 @@ static int convergence_run(const char *dir, const rl_spec *s, const rl_point *q,
   if (!strcmp(q->engine, "avbd") && wants_own(s)) {
     rl_study_file(path, sizeof path, dir, q, ".own");
     if (rl_study_open_csv(&w, path, 0, sa)) return RL_EXIT_BADINPUT;
-    int st = rl_study_finish_csv(&w, rl64_study_own_stops_avbd(sa, (long)s->states * stride));
+    long n = (long)s->states * stride;
+    int st = rl_study_finish_csv(&w, q->f32 ? rl32_study_own_stops_avbd(sa, n) : rl64_study_own_stops_avbd(sa, n));
     if (st) return st;
   }
   rl_study_file(path, sizeof path, dir, q, ".conv");
   if (rl_study_open_csv(&w, path, 0, sa)) return RL_EXIT_BADINPUT;
-  int st = !strcmp(q->engine, "avbd") ? rl64_study_convergence_avbd(sa, s->states, stride, NCONV_AVBD)
-                                      : rl64_study_convergence(sa, s->states, stride, NCONV);
+  int st = strcmp(q->engine, "avbd")
+               ? rl64_study_convergence(sa, s->states, stride, NCONV)
+               : (q->f32 ? rl32_study_convergence_avbd : rl64_study_convergence_avbd)(sa, s->states, stride, NCONV_AVBD);
   return rl_study_finish_csv(&w, st);
 }
 
@@ -224,15 +226,19 @@ static int convergence_metrics(rl_csv *w, const char *dir, const rl_spec *s, con
   return 0;
 }
 
-/* states = K (1..100, default 5); f64 only; newton/cg need lapack_optimum, avbd dense_kkt; no mujoco points */
+/* states = K (1..100, default 5); newton/cg f64 only (their reference, the LAPACK optimum, is of the f64 problem);
+   avbd f64 and f32 (its dense KKT reference solves the step in double from the state of either precision); newton/cg
+   need lapack_optimum, avbd dense_kkt; no mujoco points */
 static int convergence_check(rl_spec *s, char *err, int errlen) {
   if (!s->states) s->states = 5;
-  int line = 0, a = rl_spec_axis_find(s, "precision", &line);
+  int line = 0, a = rl_spec_axis_find(s, "precision", &line), eline = 0, e = rl_spec_axis_find(s, "engine", &eline);
+  int avbd_only = e >= 0;
+  for (int i = 0; e >= 0 && i < s->axis[e].nval; i++) avbd_only = avbd_only && !strcmp(s->axis[e].val[i], "avbd");
   for (int i = 0; a >= 0 && i < s->axis[a].nval; i++)
-    if (strcmp(s->axis[a].val[i], "f64")) {
+    if (strcmp(s->axis[a].val[i], "f64") && !(avbd_only && !strcmp(s->axis[a].val[i], "f32"))) {
       rl_snprintf(err, (size_t)errlen,
                   "%s:%d: [sweep] precision: '%s' is not available for kind = convergence "
-                  "(allowed: f64)",
+                  "(allowed: f64; f32 too when every engine is avbd)",
                   s->path, line, s->axis[a].val[i]);
       return -1;
     }
