@@ -144,6 +144,7 @@ typedef struct prob {
   const double *ctrl;   /* [nu] clamped controls (servos) */
   int hist;             /* the step follows another (compound φ̇ⁿ: the engine's difference quotient) */
   double eps;           /* compliance of the rows in the Newton matrix (m/N), see rl_avbd_ref_finish */
+  int compliant;        /* 1: kkt_newton's second pass, the residual rows C − target − ε·λ (see there) */
   int pre;              /* 1: solved before the step (no active set known: limits, dry friction, contacts out) */
 } prob;
 
@@ -1103,38 +1104,84 @@ static double kkt_update(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const do
    foot on one line; every joint stuck by dry friction with the feet on the ground): the multipliers are then not
    unique and the saddle matrix is singular, while the poses are.  The Newton matrix carries a compliance −ε on
    the rows' diagonal (pb->eps), a row-space regularization of the step direction only: the right-hand side and
-   the convergence test are the exact residuals g + Jᵀλ and C − target, so the fixed point is the exact one. */
-static int kkt_newton(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const rl_data *d) {
+   the convergence test are the exact residuals g + Jᵀλ and C − target, so the fixed point is the exact one.
+   Dependent rows can also be inconsistent: around a closed loop (both legs of a robot joined through the
+   floor by sticking contacts) the targets α_joint·C⁰ of the joint rows, α·C⁰ of sticking tangents and
+   α·min(C⁰, 0) of contact normals scale the step-start residuals C⁰ consistently only to first order around
+   the loop (not at all where a normal's C⁰ > 0 is cut to 0, or where α_joint ≠ α), so once the C⁰ are not zero
+   (in float they are ~1e-9 m) no exact fixed point exists and the multipliers drift along the loop without bound.  Where the exact
+   Newton has not converged after its cap, a second pass solves the compliant problem instead, whose residual
+   rows are C − target − ε·λ (the Newton matrix above is its exact Jacobian; a unique solution, the poses within
+   the inconsistency of the exact ones).  Its solution is taken (pb->compliant = 1, converged) when that
+   residual is ≤ 1e-10 and the exact residual C − target, the inconsistency it splits, is ≤ accept; otherwise
+   the exact pass's last iterate stays, unconverged, as without the second pass. */
+static int kkt_newton(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const rl_data *d, double accept) {
   int nz = pb->nz, N = nz + pb->nrow, st = 0;
   double *K = malloc(sizeof(double) * (size_t)N * (size_t)N), *rhs = malloc(sizeof(double) * (size_t)N);
   lapack_int *ipiv = malloc(sizeof(lapack_int) * (size_t)N);
+  int ncq = am->ncmp ? pb->cqa[am->ncmp - 1] + am->cmp[am->ncmp - 1].n : 0;
+  dpose *P0 = NULL;
+  double(*cq0)[4] = NULL, *lam0 = NULL;
+  rl_avbd_ref one = *ref;
   if (!K || !rhs || !ipiv) {
     st = -1;
     goto done;
   }
-  for (ref->iterations = 0; ref->iterations < RL_AVBD_REF_NEWTON_CAP; ref->iterations++) {
-    assemble(pb, ref, d, K, rhs, NULL, NULL);
-    for (int i = 0; i < nz; i++) /* the incremental form: −(g + Jᵀλ) for the step (δz, δλ) */
-      for (int r = 0; r < pb->nrow; r++) rhs[i] -= K[(size_t)(nz + r) * N + i] * ref->lambda[r];
-    ref->info = (int)LAPACKE_dsysv(LAPACK_ROW_MAJOR, 'L', N, 1, K, N, ipiv, rhs, 1);
-    if (ref->info) {
-      st = -1;
-      goto done;
-    }
-    double step = kkt_update(ref, pb, am, rhs);
-    ref->step = step;
-    if (step <= 1e-14) {
+  ref->iterations = 0;
+  for (pb->compliant = 0; pb->compliant < 2; pb->compliant++) {
+    for (int it = 0; it < RL_AVBD_REF_NEWTON_CAP; it++) {
       ref->iterations++;
-      break;
+      assemble(pb, ref, d, K, rhs, NULL, NULL);
+      for (int i = 0; i < nz; i++) /* the incremental form: −(g + Jᵀλ) for the step (δz, δλ) */
+        for (int r = 0; r < pb->nrow; r++) rhs[i] -= K[(size_t)(nz + r) * N + i] * ref->lambda[r];
+      if (pb->compliant) /* −(C − target − ελ) */
+        for (int r = 0; r < pb->nrow; r++) rhs[nz + r] += pb->eps * ref->lambda[r];
+      ref->info = (int)LAPACKE_dsysv(LAPACK_ROW_MAJOR, 'L', N, 1, K, N, ipiv, rhs, 1);
+      if (ref->info) {
+        st = -1;
+        goto done;
+      }
+      ref->step = kkt_update(ref, pb, am, rhs);
+      if (ref->step <= 1e-14) break;
     }
+    ref->primal = assemble(pb, ref, d, K, rhs, ref->lambda, ref->stationarity);
+    if (!pb->compliant) {
+      ref->converged = ref->step <= 1e-12 && ref->primal <= 1e-10;
+      if (ref->converged || !(P0 = malloc(sizeof(dpose) * (size_t)(pb->nb + 1))) ||
+          !(cq0 = malloc(sizeof(double[4]) * (size_t)(ncq + 1))) || !(lam0 = malloc(sizeof(double) * (size_t)(pb->nrow + 1))))
+        break;
+      memcpy(P0, pb->P, sizeof(dpose) * (size_t)pb->nb); /* the exact pass's end, kept for a failed second pass */
+      memcpy(cq0, pb->cq, sizeof(double[4]) * (size_t)ncq);
+      memcpy(lam0, ref->lambda, sizeof(double) * (size_t)pb->nrow);
+      one = *ref;
+      continue;
+    }
+    double cres = 0; /* ‖C − target − ελ‖∞ (rhs holds −(C − target) on the rows) */
+    for (int r = 0; r < pb->nrow; r++) cres = fmax(cres, fabs(rhs[nz + r] + pb->eps * ref->lambda[r]));
+    ref->converged = ref->step <= 1e-12 && cres <= 1e-10 && ref->primal <= accept;
+    if (!ref->converged) { /* no compliant solution either: the exact pass's iterate, as it ended */
+      int iterations = ref->iterations;
+      memcpy(pb->P, P0, sizeof(dpose) * (size_t)pb->nb);
+      memcpy(pb->cq, cq0, sizeof(double[4]) * (size_t)ncq);
+      memcpy(ref->lambda, lam0, sizeof(double) * (size_t)pb->nrow);
+      ref->step = one.step;
+      ref->primal = one.primal;
+      ref->stationarity[0] = one.stationarity[0];
+      ref->stationarity[1] = one.stationarity[1];
+      ref->iterations = iterations;
+      pb->compliant = 0;
+    }
+    break;
   }
-  ref->primal = assemble(pb, ref, d, K, rhs, ref->lambda, ref->stationarity);
-  ref->converged = ref->step <= 1e-12 && ref->primal <= 1e-10;
+  ref->compliant = pb->compliant;
   ref_take_poses(ref, pb);
 done:
   free(K);
   free(rhs);
   free(ipiv);
+  free(P0);
+  free(cq0);
+  free(lam0);
   return st;
 }
 
@@ -1487,7 +1534,10 @@ int rl_avbd_ref_finish(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, c
     for (int i = 0; i < 4; i++) pb->P[s].q[i] = ref->qp[4 * s + i];
     dpose_sync(pb->P + s);
   }
-  st = kkt_newton(ref, pb, am, d);
+  /* the accuracy asked of the solution: residuals ≤ max(1e-10, 1e-2·claim) (m, rad), the claim being the
+     distance the engine's stop states (a pose error of about that size) */
+  double claim = fmin((double)am->stat.tol_lin, (double)am->stat.tol_ang), accept = fmax(1e-10, 1e-2 * claim);
+  st = kkt_newton(ref, pb, am, d, accept);
   ref->basis = ref->converged ? RL_AVBD_REF_GIVEN : 0;
   if (st || pb->pre) {
     if (ref->converged) ref->basis = RL_AVBD_REF_ADMISSIBLE; /* no one-sided or bounded rows */
@@ -1507,10 +1557,7 @@ int rl_avbd_ref_finish(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, c
   int took = 0;
   if (!st) {
     rows_set_targets(pb, d, jr);
-    /* the accuracy asked of the solution: natural residual ≤ max(1e-10, 1e-2·claim) (m, rad), the claim being
-       the distance the engine's stop states (a pose error of about that size) */
-    double claim = fmin((double)am->stat.tol_lin, (double)am->stat.tol_ang);
-    st = complementarity_newton(ref, pb, am, d, fmax(1e-10, 1e-2 * claim), &took);
+    st = complementarity_newton(ref, pb, am, d, accept, &took); /* natural residual ≤ accept */
   }
   if (!st && took == 1) ref->basis = RL_AVBD_REF_ADMISSIBLE;
   else if (!st && took == 0 && ref->converged) ref->basis = RL_AVBD_REF_SOLVED;
