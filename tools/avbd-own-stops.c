@@ -3,7 +3,8 @@
  *   avbd-own-stops [--duration T] [--show] [--strict] MODEL.xml...
  *
  * Each model runs T seconds (default 1) from qpos0 under AVBD's default parameters (f64).  Every step is
- * also solved by the dense reference of that step (reference/verify/avbd_ref.h: set up at the step start,
+ * also solved by the dense reference of that step and judged by it (reference/verify/avbd_judge.h, the
+ * judgement of the convergence study's own trajectory; reference/verify/avbd_ref.h: set up at the step start,
  * solved after the step from the active set of AVBD's final iterate to the step's complementarity
  * conditions), and a step flagged converged whose
  * poses are farther from the reference solution than the distance the test claims (stat.tol_lin m,
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "avbd_judge.h"
 #include "avbd_ref.h"
 #include "pair.h"
 #include "rl_avbd.h"
@@ -31,43 +33,34 @@ typedef struct counts {
   double worst;
 } counts;
 
-/* One step with its reference; adds to *c.  Returns the step's status. */
+/* One step judged against its reference (avbd_judge.h); adds to *c: unconverged, checked (by basis), farther than
+   claimed (ratio > 1, by basis), the worst ratio, checked steps whose solution changed the active set, omitted,
+   reference unconverged.  Returns the step's status. */
 static rl_status step_checked(rl_avbd *am, const rl_model *m, rl_data *d, long k, int show, counts *c) {
-  rl_avbd_ref ref;
-  int begun = rl_avbd_ref_begin(&ref, am, m, d) == 0;
-  rl_status st = rl_avbd_step(am, m, d);
-  if (st != RL_OK) {
-    rl_avbd_ref_free(&ref);
-    return st;
-  }
+  rl_avbd_step_judgement j;
+  rl_status st = rl_avbd_step_judged(am, m, d, &j);
+  if (st != RL_OK) return st;
   c->unconverged += !am->stat.converged;
-  if (begun && rl_avbd_ref_finish(&ref, am, m, d) == 0) {
-    if (ref.omitted) c->omitted++;
-    else if (!ref.converged) c->ref_unconverged++;
-    else if (am->stat.converged) {
-      double dx, dth;
-      rl_avbd_ref_distance(&ref, am, &dx, &dth);
-      c->checked++;
-      c->by[ref.basis]++;
-      c->refined += ref.basis == RL_AVBD_REF_SOLVED && ref.refined > 0;
-      double r = fmax(dx / (double)am->stat.tol_lin, dth / (double)am->stat.tol_ang);
-      if (r > 1) {
-        c->far++;
-        c->far_by[ref.basis]++;
-        if (show)
-          printf("  step %ld: %.3g m %.3g rad from the reference (claim %.3g m %.3g rad), %d sweeps, %d contacts; "
-                 "reference: %d Newton iterations, last step %.2g, stationarity %.2g N %.2g N m, %d changes to the "
-                 "active set, basis %d\n",
-                 k + 1, dx, dth, (double)am->stat.tol_lin, (double)am->stat.tol_ang, am->stat.iterations, am->stat.ncon,
-                 ref.iterations, ref.step, ref.stationarity[0], ref.stationarity[1], ref.refined, ref.basis);
-      }
-      if (r > c->worst) {
-        c->worst = r;
-        c->worst_step = k + 1;
-      }
-    }
+  c->omitted += j.omitted;
+  c->ref_unconverged += j.ref_unconverged;
+  if (!j.checked) return RL_OK;
+  c->checked++;
+  c->by[j.basis]++;
+  c->refined += j.basis == RL_AVBD_REF_SOLVED && j.refined > 0;
+  if (j.stop_false) {
+    c->far++;
+    c->far_by[j.basis]++;
+    if (show)
+      printf("  step %ld: %.3g m %.3g rad from the reference (claim %.3g m %.3g rad), %d sweeps, %d contacts; "
+             "reference: %d Newton iterations, last step %.2g, stationarity %.2g N %.2g N m, %d changes to the "
+             "active set, basis %d\n",
+             k + 1, j.dx, j.dth, (double)am->stat.tol_lin, (double)am->stat.tol_ang, am->stat.iterations, am->stat.ncon,
+             j.ref_iterations, j.ref_step, j.stationarity[0], j.stationarity[1], j.refined, j.basis);
   }
-  rl_avbd_ref_free(&ref);
+  if (j.ratio > c->worst) {
+    c->worst = j.ratio;
+    c->worst_step = k + 1;
+  }
   return RL_OK;
 }
 

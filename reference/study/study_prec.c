@@ -8,6 +8,7 @@
 #include "csv.h"
 #include "lapack_ref.h"
 #include "avbd_ref.h"
+#include "avbd_judge.h"
 #include "study_prec.h"
 #include "pair.h"
 #include "study_kinds.h"
@@ -582,31 +583,21 @@ int study_own_stops_avbd(const rl_sim_args *a, long nsteps) {
   enum { NC = sizeof cols / sizeof cols[0] };
   for (int c = 0; c < NC; c++) rl_csv_str(w, cols[c]);
   rl_csv_end_row(w);
-  for (long k = 0; k < nsteps && !st; k++) {
-    rl_avbd_ref ref;
-    int begun = rl_avbd_ref_begin(&ref, am, p.m, d) == 0;
-    if (rl_avbd_step(am, p.m, d) != RL_OK) {
+  for (long k = 0; k < nsteps; k++) {
+    rl_avbd_step_judgement j;
+    if (rl_avbd_step_judged(am, p.m, d, &j) != RL_OK) {
       rl_errorf("study: %s: step %ld of AVBD's own trajectory is not finite", a->c.model, k + 1);
       st = RL_EXIT_BADINPUT;
-    } else {
-      const rl_avbd_stat *sa = &am->stat;
-      int solved = begun && rl_avbd_ref_finish(&ref, am, p.m, d) == 0;
-      int omitted = !solved || ref.omitted, unconv = !omitted && !ref.converged;
-      int checked = sa->converged && !omitted && !unconv;
-      double dx = NAN, dth = NAN, ratio = NAN;
-      if (checked) {
-        rl_avbd_ref_distance(&ref, am, &dx, &dth);
-        ratio = fmax(dx / (double)sa->tol_lin, dth / (double)sa->tol_ang);
-      }
-      double row[NC] = {(double)(k + 1), sa->iterations,   sa->converged, checked, solved ? ref.basis : 0,
-                        omitted,         unconv,           dx,            dth,     (double)sa->tol_lin,
-                        (double)sa->tol_ang, ratio,        checked && ratio > 1};
-      for (int c = 0; c < NC; c++)
-        if (c < 7 || c == NC - 1) rl_csv_int(w, (long long)row[c]);
-        else rl_csv_num(w, row[c]);
-      rl_csv_end_row(w);
+      break;
     }
-    rl_avbd_ref_free(&ref);
+    const rl_avbd_stat *sa = &am->stat;
+    double row[NC] = {(double)(k + 1), sa->iterations, sa->converged, j.checked, j.basis,
+                      !j.solved || j.omitted, j.ref_unconverged, j.dx, j.dth, (double)sa->tol_lin,
+                      (double)sa->tol_ang, j.ratio, j.stop_false};
+    for (int c = 0; c < NC; c++)
+      if (c < 7 || c == NC - 1) rl_csv_int(w, (long long)row[c]);
+      else rl_csv_num(w, row[c]);
+    rl_csv_end_row(w);
   }
   rl_data_free(d);
   mj_deleteData(start);

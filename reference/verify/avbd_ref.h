@@ -46,7 +46,8 @@
  *
  * Usage: rl_avbd_ref_begin(&ref, am, m, d) before rl_avbd_step (d: the step-start generalized state, as
  * after rl_avbd_from_generalized or a step), rl_avbd_ref_finish(&ref, am, m, d) after it, then
- * rl_avbd_ref_distance(&ref, am, &dx, &dth).  rl_avbd_ref_solve = begin + finish before the step with no
+ * rl_avbd_ref_distance(&ref, am, &dx, &dth) (avbd_judge.h: rl_avbd_step_judged does this around one step and
+ * classifies its stop).  rl_avbd_ref_solve = begin + finish before the step with no
  * active set (limits, dry friction and contacts counted in omitted): the contact-free step. */
 #ifndef RL_AVBD_REF_H
 #define RL_AVBD_REF_H
