@@ -444,6 +444,39 @@ Test(harness, kind_convergence_avbd_distance_to_the_dense_reference_and_gates) {
             w32);
 }
 
+/* along AVBD's own trajectory a non-finite step is `sim`'s case: undone by the step, counted in column nonfinite and
+   metric avbd_own_nonfinite_steps, and the trajectory goes on (MuJoCo's hammock sample: the sweeps run away on most
+   steps from the fifth on, tests/test_avbd_cover.c) */
+Test(harness, kind_convergence_avbd_own_nonfinite_steps_are_counted, .timeout = 300) {
+  char spec[512], p[512];
+  rl_cli_write(spec, sizeof spec, "nf.ini",
+               "[experiment]\nname = nf\nkind = convergence\nscene = /usr/share/mujoco/model/hammock/hammock.xml\n"
+               "steps = 12\nstates = 1\n[sweep]\nengine = avbd\n[reference]\nuse = dense_kkt\n[metrics]\n"
+               "names = avbd_own_nonfinite_steps, avbd_own_checked_steps\n");
+  run_spec(spec, "nf", "nf", p, sizeof p);
+  double nf = metric_of(p, "hammock.avbd.f64", "avbd_own_nonfinite_steps");
+  cr_expect(nf >= 4 && nf <= 12, "hammock: %g of 12 own steps non-finite", nf);
+  /* one row per step, 14 columns, as many rows with nonfinite = 1 as the metric counts */
+  snprintf(p, sizeof p, "%s/nf/nf/traj_hammock.avbd.f64.own.csv", tmpdir);
+  char *own = slurp(p);
+  cr_assert_not_null(own, "%s missing", p);
+  static const char hdr[] = "step,sweeps,converged,checked,basis,omitted,ref_unconverged,dist_m,dist_rad,claim_m,"
+                            "claim_rad,ratio,stop_false,nonfinite\n";
+  cr_expect_eq(strncmp(own, hdr, strlen(hdr)), 0, "%.130s", own);
+  int rows = 0, ones = 0;
+  for (char *l = own + strlen(hdr), *e; *l; l = e + 1, rows++) {
+    e = strchr(l, '\n');
+    cr_assert_not_null(e, "unterminated row %d", rows + 1);
+    int commas = 0;
+    for (char *c = l; c < e; c++) commas += *c == ',';
+    cr_expect_eq(commas, 13, "row %d: %d columns", rows + 1, commas + 1);
+    ones += e - l >= 2 && !strncmp(e - 2, ",1", 2);
+  }
+  cr_expect_eq(rows, 12);
+  cr_expect_eq(ones, (int)nf, "rows with nonfinite = 1: %d, metric %g", ones, nf);
+  free(own);
+}
+
 /* [reference] use: a refinement study without the ODE reference solves no ODE and has no ode metrics; the
    Richardson estimate stays; meta.csv lists the references */
 Test(harness, reference_section_selects_what_a_study_compares_against) {

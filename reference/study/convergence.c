@@ -25,7 +25,8 @@
 /* 1 when the study wants a metric of AVBD's own trajectory (traj_ID.own.csv) */
 static int wants_own(const rl_spec *s) {
   return rl_study_wants(s, RL_MET_AVBD_OWN_FALSE_STOP_FRAC) || rl_study_wants(s, RL_MET_AVBD_OWN_CHECKED_STEPS) ||
-         rl_study_wants(s, RL_MET_AVBD_OWN_REF_UNCONVERGED) || rl_study_wants(s, RL_MET_AVBD_OWN_WORST_RATIO);
+         rl_study_wants(s, RL_MET_AVBD_OWN_REF_UNCONVERGED) || rl_study_wants(s, RL_MET_AVBD_OWN_WORST_RATIO) ||
+         rl_study_wants(s, RL_MET_AVBD_OWN_NONFINITE_STEPS);
 }
 
 static int convergence_run(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
@@ -143,22 +144,25 @@ static void metrics_convergence_avbd(rl_csv *w, const rl_spec *s, const rl_point
    the checked steps (flagged converged, reference converged and covering the step), the fraction farther from the
    reference solution than the stopping test claims (0 when none is checked; step: the first such); its base
    avbd_own_checked_steps; avbd_own_ref_unconverged: steps flagged converged but left out because the reference
-   did not converge; avbd_own_worst_ratio: the largest distance / claim over the checked steps (step: where). */
+   did not converge; avbd_own_worst_ratio: the largest distance / claim over the checked steps (step: where);
+   avbd_own_nonfinite_steps: steps that ended non-finite (column nonfinite), undone by the step as in `sim` and not
+   judged (step: the first such). */
 static int metrics_own_avbd(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *q, double dt, char *err,
                             int errlen) {
   char path[4096];
   rl_numtable t;
   rl_study_file(path, sizeof path, dir, q, ".own");
   if (rl_numtable_read(path, &t, err, errlen)) return -1;
-  if (t.ncol != 13) {
-    rl_snprintf(err, (size_t)errlen, "%s: %d columns, expected 13 (step,sweeps,converged,checked,...)", path, t.ncol);
+  if (t.ncol != 14) {
+    rl_snprintf(err, (size_t)errlen, "%s: %d columns, expected 14 (step,sweeps,converged,checked,...)", path, t.ncol);
     free(t.v);
     return -1;
   }
-  double nchk = 0, nfalse = 0, nbad = 0, worst = 0;
-  long at_f = 0, at_b = 0, at_w = 0;
+  double nchk = 0, nfalse = 0, nbad = 0, worst = 0, nnf = 0;
+  long at_f = 0, at_b = 0, at_w = 0, at_n = 0;
   for (int r = 0; r < t.nrow; r++) {
     long step = (long)RL_TV(&t, r, 0);
+    if (RL_TV(&t, r, 13) > 0 && !nnf++) at_n = step;
     if (RL_TV(&t, r, 2) > 0 && RL_TV(&t, r, 6) > 0 && !nbad++) at_b = step;
     if (!(RL_TV(&t, r, 3) > 0)) continue;
     nchk++;
@@ -169,6 +173,8 @@ static int metrics_own_avbd(rl_csv *w, const char *dir, const rl_spec *s, const 
   stop_rows(w, s, q, dt, RL_MET_AVBD_OWN_FALSE_STOP_FRAC, nchk, nfalse, nbad, at_f, at_b);
   if (rl_study_wants(s, RL_MET_AVBD_OWN_WORST_RATIO))
     rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_OWN_WORST_RATIO], worst, at_w);
+  if (rl_study_wants(s, RL_MET_AVBD_OWN_NONFINITE_STEPS))
+    rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_OWN_NONFINITE_STEPS], nnf, at_n);
   return 0;
 }
 

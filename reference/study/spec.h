@@ -119,6 +119,7 @@ enum {
   RL_MET_AVBD_OWN_CHECKED_STEPS,    /* own steps flagged converged with a converged reference (the base) */
   RL_MET_AVBD_OWN_REF_UNCONVERGED,  /* own steps left out: the reference did not converge */
   RL_MET_AVBD_OWN_WORST_RATIO,      /* max over the checked own steps of distance / claimed distance */
+  RL_MET_AVBD_OWN_NONFINITE_STEPS,  /* own steps that ended non-finite: undone (as in `sim`), not judged */
   /* kind = verify */
   RL_MET_VERIFY_FAILED_F64,
   RL_MET_VERIFY_FAILED_F32,

@@ -65,11 +65,15 @@ int rl32_study_convergence_avbd(const rl_sim_args *a, int nstates, long stride, 
    carries its warm start — multipliers, contact cache, static-friction anchors — as a simulation does), NSTEPS
    steps from MuJoCo's reset state under the point's parameters; each step's dense reference (avbd_ref.h) is set
    up at its start and solved after it, and one row per step goes to a->c.out:
-   step,sweeps,converged,checked,basis,omitted,ref_unconverged,dist_m,dist_rad,claim_m,claim_rad,ratio,stop_false
+   step,sweeps,converged,checked,basis,omitted,ref_unconverged,dist_m,dist_rad,claim_m,claim_rad,ratio,stop_false,
+   nonfinite
    with checked = flagged converged, the reference converged and covering every term of the step; basis =
    rl_avbd_ref.basis; dist_* the iterate's distance to the reference solution (nan unless checked), claim_* the
    distance the stopping test claims (stat.tol_lin m, stat.tol_ang rad), ratio = max(dist_m/claim_m,
-   dist_rad/claim_rad), stop_false = checked and ratio > 1.  The same judgement as tools/avbd-own-stops. */
+   dist_rad/claim_rad), stop_false = checked and ratio > 1 (avbd_judge.h: the same judgement as
+   tools/avbd-own-stops).  A step that ends non-finite is undone by rl_avbd_step (as in `sim`) and the trajectory
+   goes on: its row has nonfinite = 1, checked, basis, omitted, ref_unconverged and stop_false 0, dist_* and ratio
+   nan. */
 int rl64_study_own_stops_avbd(const rl_sim_args *a, long nsteps);
 int rl32_study_own_stops_avbd(const rl_sim_args *a, long nsteps);
 

@@ -578,24 +578,21 @@ int study_own_stops_avbd(const rl_sim_args *a, long nsteps) {
   d->time = 0;
   rl_avbd_from_generalized(am, p.m, d);
   rl_csv *w = a->c.out;
-  const char *cols[] = {"step",   "sweeps",  "converged", "checked",   "basis",     "omitted", "ref_unconverged",
-                        "dist_m", "dist_rad", "claim_m",  "claim_rad", "ratio",     "stop_false"};
+  const char *cols[] = {"step",   "sweeps",   "converged", "checked", "basis", "omitted",    "ref_unconverged",
+                        "dist_m", "dist_rad", "claim_m",   "claim_rad", "ratio", "stop_false", "nonfinite"};
   enum { NC = sizeof cols / sizeof cols[0] };
   for (int c = 0; c < NC; c++) rl_csv_str(w, cols[c]);
   rl_csv_end_row(w);
   for (long k = 0; k < nsteps; k++) {
+    /* a non-finite step is undone by the step (as in `sim`): its row says so, the trajectory goes on */
     rl_avbd_step_judgement j;
-    if (rl_avbd_step_judged(am, p.m, d, &j) != RL_OK) {
-      rl_errorf("study: %s: step %ld of AVBD's own trajectory is not finite", a->c.model, k + 1);
-      st = RL_EXIT_BADINPUT;
-      break;
-    }
+    rl_avbd_step_judged(am, p.m, d, &j);
     const rl_avbd_stat *sa = &am->stat;
     double row[NC] = {(double)(k + 1), sa->iterations, sa->converged, j.checked, j.basis,
-                      !j.solved || j.omitted, j.ref_unconverged, j.dx, j.dth, (double)sa->tol_lin,
-                      (double)sa->tol_ang, j.ratio, j.stop_false};
+                      !j.nonfinite && (!j.solved || j.omitted), j.ref_unconverged, j.dx, j.dth, (double)sa->tol_lin,
+                      (double)sa->tol_ang, j.ratio, j.stop_false, j.nonfinite};
     for (int c = 0; c < NC; c++)
-      if (c < 7 || c == NC - 1) rl_csv_int(w, (long long)row[c]);
+      if (c < 7 || c >= NC - 2) rl_csv_int(w, (long long)row[c]);
       else rl_csv_num(w, row[c]);
     rl_csv_end_row(w);
   }
