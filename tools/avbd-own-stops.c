@@ -1,8 +1,10 @@
 /* avbd-own-stops — AVBD's stopping test judged along AVBD's own trajectory.
  *
- *   avbd-own-stops [--duration T] [--show] [--strict] MODEL.xml...
+ *   avbd-own-stops [--duration T] [--show] [--strict] MODEL.xml...      (f64)
+ *   avbd-own-stops32 [--duration T] [--show] [--strict] MODEL.xml...    (f32: this file built with RL_REAL_F32;
+ *                                                                        the reference still solves in double)
  *
- * Each model runs T seconds (default 1) from qpos0 under AVBD's default parameters (f64).  Every step is
+ * Each model runs T seconds (default 1) from qpos0 under AVBD's default parameters.  Every step is
  * also solved by the dense reference of that step and judged by it (reference/verify/avbd_judge.h, the
  * judgement of the convergence study's own trajectory; reference/verify/avbd_ref.h: set up at the step start,
  * solved after the step from the active set of AVBD's final iterate to the step's complementarity
@@ -130,7 +132,7 @@ int main(int argc, char **argv) {
     }
   }
   if (!n) {
-    fprintf(stderr, "usage: avbd-own-stops [--duration T] [--show] [--strict] MODEL.xml...\n");
+    fprintf(stderr, "usage: avbd-own-stops%s [--duration T] [--show] [--strict] MODEL.xml...\n", sizeof(real) == sizeof(float) ? "32" : "");
     return 2;
   }
   return st;
