@@ -144,7 +144,6 @@ typedef struct prob {
   const double *ctrl;   /* [nu] clamped controls (servos) */
   int hist;             /* the step follows another (compound φ̇ⁿ: the engine's difference quotient) */
   double eps;           /* compliance of the rows in the Newton matrix (m/N), see rl_avbd_ref_finish */
-  int compliant;        /* 1: kkt_newton's second pass, the residual rows C − target − ε·λ (see there) */
   int pre;              /* 1: solved before the step (no active set known: limits, dry friction, contacts out) */
 } prob;
 
@@ -1099,121 +1098,43 @@ static double kkt_update(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const do
   return step;
 }
 
-/* Largest distance between the poses of a and b: ‖x_a − x_b‖ (m) into *dx, ‖Log(q_a q_b⁻¹)‖ (rad) into *dth */
-static void pose_set_distance(const dpose *a, const dpose *b, int nb, double *dx, double *dth) {
-  *dx = *dth = 0;
-  for (int s = 0; s < nb; s++) {
-    double d2 = 0, c[4], e[4], th[3];
-    for (int i = 0; i < 3; i++) d2 += (a[s].x[i] - b[s].x[i]) * (a[s].x[i] - b[s].x[i]);
-    dqconj(c, b[s].q);
-    dqmul(e, a[s].q, c);
-    dlog(th, e);
-    *dx = fmax(*dx, sqrt(d2));
-    *dth = fmax(*dth, sqrt(ddot(th, th)));
-  }
-}
-
-/* Newton iterations on the KKT system from the current iterate until the step ‖δz‖∞ ≤ 1e-14 or the cap; with
-   pb->compliant the residual rows are C − target − ε·λ (ε = pb->eps), else C − target.  Returns 0 or −1 (a
-   singular KKT matrix: ref->info). */
-static int kkt_iterate(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const rl_data *d, double *K, double *rhs,
-                       lapack_int *ipiv) {
-  int nz = pb->nz, N = nz + pb->nrow;
-  for (int it = 0; it < RL_AVBD_REF_NEWTON_CAP; it++) {
-    ref->iterations++;
-    assemble(pb, ref, d, K, rhs, NULL, NULL);
-    for (int i = 0; i < nz; i++) /* the incremental form: −(g + Jᵀλ) for the step (δz, δλ) */
-      for (int r = 0; r < pb->nrow; r++) rhs[i] -= K[(size_t)(nz + r) * N + i] * ref->lambda[r];
-    if (pb->compliant) /* −(C − target − ελ) */
-      for (int r = 0; r < pb->nrow; r++) rhs[nz + r] += pb->eps * ref->lambda[r];
-    ref->info = (int)LAPACKE_dsysv(LAPACK_ROW_MAJOR, 'L', N, 1, K, N, ipiv, rhs, 1);
-    if (ref->info) return -1;
-    ref->step = kkt_update(ref, pb, am, rhs);
-    if (ref->step <= 1e-14) break;
-  }
-  return 0;
-}
-
 /* Newton on the KKT system from the current iterate (poses, compound coordinates, ref->lambda).  The rows can be
    dependent (a sticking contact's tangent along an axis a planar root already holds; two end caps of a capsule
    foot on one line; every joint stuck by dry friction with the feet on the ground): the multipliers are then not
    unique and the saddle matrix is singular, while the poses are.  The Newton matrix carries a compliance −ε on
    the rows' diagonal (pb->eps), a row-space regularization of the step direction only: the right-hand side and
-   the convergence test are the exact residuals g + Jᵀλ and C − target, so the fixed point is the exact one.
-   That fixed point can be out of reach: rows nearly dependent (the regularized direction then contracts only by
-   about ε/(ε + σ), σ the smallest singular value of the rows' compliance J H⁻¹ Jᵀ), or exactly dependent and
-   inconsistent — around a closed loop (both legs of a robot joined through the floor by sticking contacts) the
-   targets α_joint·C⁰ of the joint rows, α·C⁰ of sticking tangents and α·min(C⁰, 0) of contact normals scale the
-   step-start residuals C⁰ consistently only to first order (not at all where a normal's C⁰ > 0 is cut to 0, or
-   where α_joint ≠ α), so once the C⁰ are not zero (in float they are ~1e-9 m) no exact solution exists and the
-   multipliers drift along the loop without bound.  Where the exact Newton has not converged after its cap, a
-   second pass follows the compliant problems C − target = ε_k·λ (the Newton matrix is their exact Jacobian;
-   each has one solution) for ε_k = ε, ε/100, …, ε·1e-10: as ε_k → 0 their poses tend to the exact solution where
-   one exists and to the least-squares split of the inconsistency where none does.  The pass is taken
-   (pb->compliant = 1, converged) at the first ε_k whose poses moved by ≤ accept (m and rad) from the previous
-   ε's, with that problem's residual ≤ 1e-10 and the exact residual C − target, the inconsistency it splits,
-   ≤ accept; otherwise (also where a compliant system is singular in double) the exact pass's last iterate
-   stays, unconverged, as without the second pass. */
-static int kkt_newton(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const rl_data *d, double accept) {
-  int nz = pb->nz, N = nz + pb->nrow, st = 0, nb = pb->nb;
+   the convergence test are the exact residuals g + Jᵀλ and C − target, so the fixed point is the exact one. */
+static int kkt_newton(rl_avbd_ref *ref, prob *pb, const rl_avbd *am, const rl_data *d) {
+  int nz = pb->nz, N = nz + pb->nrow, st = 0;
   double *K = malloc(sizeof(double) * (size_t)N * (size_t)N), *rhs = malloc(sizeof(double) * (size_t)N);
   lapack_int *ipiv = malloc(sizeof(lapack_int) * (size_t)N);
-  int ncq = am->ncmp ? pb->cqa[am->ncmp - 1] + am->cmp[am->ncmp - 1].n : 0;
-  dpose *P0 = malloc(sizeof(dpose) * (size_t)(nb + 1)), *Pk = malloc(sizeof(dpose) * (size_t)(nb + 1));
-  double(*cq0)[4] = malloc(sizeof(double[4]) * (size_t)(ncq + 1)), *lam0 = malloc(sizeof(double) * (size_t)(pb->nrow + 1));
-  double eps = pb->eps;
-  if (!K || !rhs || !ipiv || !P0 || !Pk || !cq0 || !lam0) {
+  if (!K || !rhs || !ipiv) {
     st = -1;
     goto done;
   }
-  ref->iterations = 0;
-  pb->compliant = 0;
-  if ((st = kkt_iterate(ref, pb, am, d, K, rhs, ipiv))) goto done;
-  ref->primal = assemble(pb, ref, d, K, rhs, ref->lambda, ref->stationarity);
-  ref->converged = ref->step <= 1e-12 && ref->primal <= 1e-10;
-  if (!ref->converged) {
-    rl_avbd_ref one = *ref; /* the exact pass's end, kept for a failed second pass */
-    memcpy(P0, pb->P, sizeof(dpose) * (size_t)nb);
-    memcpy(cq0, pb->cq, sizeof(double[4]) * (size_t)ncq);
-    memcpy(lam0, ref->lambda, sizeof(double) * (size_t)pb->nrow);
-    memcpy(Pk, P0, sizeof(dpose) * (size_t)nb);
-    pb->compliant = 1;
-    for (int k = 0; k <= 5 && !ref->converged; k++, pb->eps *= 1e-2) {
-      if (kkt_iterate(ref, pb, am, d, K, rhs, ipiv)) break; /* singular at this ε: the continuation ends */
-      ref->primal = assemble(pb, ref, d, K, rhs, ref->lambda, ref->stationarity);
-      double cres = 0, mx, mth; /* ‖C − target − ελ‖∞ (rhs holds −(C − target) on the rows) */
-      for (int r = 0; r < pb->nrow; r++) cres = fmax(cres, fabs(rhs[nz + r] + pb->eps * ref->lambda[r]));
-      pose_set_distance(pb->P, Pk, nb, &mx, &mth);
-      ref->converged = k > 0 && ref->step <= 1e-12 && cres <= 1e-10 && ref->primal <= accept && mx <= accept &&
-                       mth <= accept;
-      memcpy(Pk, pb->P, sizeof(dpose) * (size_t)nb);
+  for (ref->iterations = 0; ref->iterations < RL_AVBD_REF_NEWTON_CAP; ref->iterations++) {
+    assemble(pb, ref, d, K, rhs, NULL, NULL);
+    for (int i = 0; i < nz; i++) /* the incremental form: −(g + Jᵀλ) for the step (δz, δλ) */
+      for (int r = 0; r < pb->nrow; r++) rhs[i] -= K[(size_t)(nz + r) * N + i] * ref->lambda[r];
+    ref->info = (int)LAPACKE_dsysv(LAPACK_ROW_MAJOR, 'L', N, 1, K, N, ipiv, rhs, 1);
+    if (ref->info) {
+      st = -1;
+      goto done;
     }
-    pb->eps = eps;
-    if (!ref->converged) { /* no limit of the compliant solutions either: the exact pass's iterate, as it ended */
-      int iterations = ref->iterations;
-      memcpy(pb->P, P0, sizeof(dpose) * (size_t)nb);
-      memcpy(pb->cq, cq0, sizeof(double[4]) * (size_t)ncq);
-      memcpy(ref->lambda, lam0, sizeof(double) * (size_t)pb->nrow);
-      ref->step = one.step;
-      ref->primal = one.primal;
-      ref->stationarity[0] = one.stationarity[0];
-      ref->stationarity[1] = one.stationarity[1];
-      ref->iterations = iterations;
-      ref->info = one.info;
-      pb->compliant = 0;
+    double step = kkt_update(ref, pb, am, rhs);
+    ref->step = step;
+    if (step <= 1e-14) {
+      ref->iterations++;
+      break;
     }
   }
-  ref->compliant = pb->compliant;
+  ref->primal = assemble(pb, ref, d, K, rhs, ref->lambda, ref->stationarity);
+  ref->converged = ref->step <= 1e-12 && ref->primal <= 1e-10;
   ref_take_poses(ref, pb);
 done:
-  pb->eps = eps;
   free(K);
   free(rhs);
   free(ipiv);
-  free(P0);
-  free(Pk);
-  free(cq0);
-  free(lam0);
   return st;
 }
 
@@ -1566,10 +1487,7 @@ int rl_avbd_ref_finish(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, c
     for (int i = 0; i < 4; i++) pb->P[s].q[i] = ref->qp[4 * s + i];
     dpose_sync(pb->P + s);
   }
-  /* the accuracy asked of the solution: residuals ≤ max(1e-10, 1e-2·claim) (m, rad), the claim being the
-     distance the engine's stop states (a pose error of about that size) */
-  double claim = fmin((double)am->stat.tol_lin, (double)am->stat.tol_ang), accept = fmax(1e-10, 1e-2 * claim);
-  st = kkt_newton(ref, pb, am, d, accept);
+  st = kkt_newton(ref, pb, am, d);
   ref->basis = ref->converged ? RL_AVBD_REF_GIVEN : 0;
   if (st || pb->pre) {
     if (ref->converged) ref->basis = RL_AVBD_REF_ADMISSIBLE; /* no one-sided or bounded rows */
@@ -1589,7 +1507,10 @@ int rl_avbd_ref_finish(rl_avbd_ref *ref, const rl_avbd *am, const rl_model *m, c
   int took = 0;
   if (!st) {
     rows_set_targets(pb, d, jr);
-    st = complementarity_newton(ref, pb, am, d, accept, &took); /* natural residual ≤ accept */
+    /* the accuracy asked of the solution: natural residual ≤ max(1e-10, 1e-2·claim) (m, rad), the claim being
+       the distance the engine's stop states (a pose error of about that size) */
+    double claim = fmin((double)am->stat.tol_lin, (double)am->stat.tol_ang);
+    st = complementarity_newton(ref, pb, am, d, fmax(1e-10, 1e-2 * claim), &took);
   }
   if (!st && took == 1) ref->basis = RL_AVBD_REF_ADMISSIBLE;
   else if (!st && took == 0 && ref->converged) ref->basis = RL_AVBD_REF_SOLVED;

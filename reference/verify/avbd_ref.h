@@ -79,12 +79,7 @@ typedef struct rl_avbd_ref {
   double *xp, *qp;        /* the prediction [nb×3], [nb×4] */
   double *lambda;         /* multipliers [nrow] (force/torque, sign of avbd.c: g + Jᵀλ = 0) */
   int iterations;         /* Newton iterations */
-  int converged;          /* the last Newton step ≤ 1e-12 (m, rad) and primal ≤ 1e-10: the solution is trusted;
-                             compliant: the limit of the compliant solutions settled (see below) */
-  int compliant;          /* 1: the exact Newton found no fixed point (active rows dependent: inconsistent, or so
-                             nearly dependent that it crawls); the solution is the limit ε → 0 of the problems
-                             C − target = ε·λ, taken once the poses move by ≤ max(1e-10, 1e-2·claim) from one ε to
-                             the next ε/100 and the exact residual left is as small (avbd_ref.c kkt_newton) */
+  int converged;          /* the last Newton step ≤ 1e-12 (m, rad) and primal ≤ 1e-10: the solution is trusted */
   int info;               /* LAPACKE_dsysv info of the last solve (0: ok) */
   double step;            /* ‖δz‖∞ of the last Newton step */
   double stationarity[2]; /* ‖g + Jᵀλ‖∞ at the solution: [0] force rows (N), [1] torque rows (N m) */
