@@ -132,7 +132,8 @@ int main(int argc, char **argv) {
     }
   }
   if (!n) {
-    fprintf(stderr, "usage: avbd-own-stops%s [--duration T] [--show] [--strict] MODEL.xml...\n", sizeof(real) == sizeof(float) ? "32" : "");
+    fprintf(stderr, "usage: avbd-own-stops%s [--duration T] [--show] [--strict] MODEL.xml...\n",
+            sizeof(real) == sizeof(float) ? "32" : "");
     return 2;
   }
   return st;

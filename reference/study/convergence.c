@@ -49,9 +49,10 @@ static int convergence_run(const char *dir, const rl_spec *s, const rl_point *q,
   }
   rl_study_file(path, sizeof path, dir, q, ".conv");
   if (rl_study_open_csv(&w, path, 0, sa)) return RL_EXIT_BADINPUT;
-  int st = strcmp(q->engine, "avbd")
-               ? rl64_study_convergence(sa, s->states, stride, NCONV)
-               : (q->f32 ? rl32_study_convergence_avbd : rl64_study_convergence_avbd)(sa, s->states, stride, NCONV_AVBD);
+  int st;
+  if (strcmp(q->engine, "avbd")) st = rl64_study_convergence(sa, s->states, stride, NCONV);
+  else if (q->f32) st = rl32_study_convergence_avbd(sa, s->states, stride, NCONV_AVBD);
+  else st = rl64_study_convergence_avbd(sa, s->states, stride, NCONV_AVBD);
   return rl_study_finish_csv(&w, st);
 }
 
