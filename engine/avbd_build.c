@@ -1124,7 +1124,7 @@ static void avbd_moving_build(rl_avbd *am, const rl_model *m, const rl_data *d) 
 
 /* the counts the arrays of rl_avbd are sized by */
 typedef struct avbd_sizes {
-  int nb, nj, nr, maxcon, ncmp, nmov, ncr, ncrl, nloop, nmdof, nwr, nbt;
+  int nb, nj, nr, maxcon, ncmp, nmov, ncr, ncrl, nloop, nmdof, nwr, nbt, ncert;
   size_t nlit; /* loop items of the articulation blocks (avbd_loop_items) */
 } avbd_sizes;
 
@@ -1185,6 +1185,10 @@ static size_t avbd_carve(rl_avbd *am, const rl_model *m, const avbd_sizes *z, ch
   am->tlist = avbd_take(base, &off, sizeof(int) * nbs);
   am->twork = avbd_take(base, &off, sizeof(double) * AVBD_TW * nbs);
   am->tvec = avbd_take(base, &off, sizeof(double) * 6 * nbs);
+  am->tfac = avbd_take(base, &off, sizeof(int) * nbs);
+  am->cdual = avbd_take(base, &off, sizeof(double) * (size_t)z->ncert * (3 * (size_t)z->ncert + 9));
+  am->cdrow = avbd_take(base, &off, sizeof(int) * ((size_t)z->ncert + 1));
+  am->clam = avbd_take(base, &off, R * 3 * ((size_t)z->maxcon + 1));
   am->tmass = avbd_take(base, &off, R * nbs);
   am->tblock = avbd_take(base, &off, sizeof(int) * nbs);
   am->tloop = avbd_take(base, &off, R * ((size_t)z->nloop * (12 * nbs + (size_t)z->nloop + 2)));
@@ -1277,7 +1281,9 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
     nbt += m->actuator_trntype[u] == RL_TRN_BODY;
   }
   if (m->nconmax > maxcon) maxcon = m->nconmax;
-  avbd_sizes z = {nb, nj, nr, maxcon, ncmp, nmov, ncr, ncrl, nloop, nmdof, nwr, nbt, nlit};
+  /* the certified stop's dense scratch (58 KB) only where that stop is chosen */
+  int ncert = prm->stop == RL_AVBD_STOP_CERTIFIED ? AVBD_CERT_MAX : 0;
+  avbd_sizes z = {nb, nj, nr, maxcon, ncmp, nmov, ncr, ncrl, nloop, nmdof, nwr, nbt, ncert, nlit};
   rl_avbd probe;
   size_t bytes = avbd_carve(&probe, m, &z, NULL) + 64;
   rl_avbd *am = calloc(1, sizeof *am);
@@ -1293,6 +1299,7 @@ rl_avbd *rl_avbd_build(const rl_model *m, const rl_avbd_param *prm, char *err, i
   am->nb = nb;
   am->maxcon = maxcon;
   am->nloop = nloop;
+  am->ncert = ncert;
   am->nmocap = m->nmocap;
   avbd_carve(am, m, &z, (char *)(((uintptr_t)buf + 63) & ~(uintptr_t)63));
 

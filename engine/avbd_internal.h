@@ -36,6 +36,8 @@
 /* most loop rows (equality constraints and spatial paths between bodies of one articulation) an articulation
    block solves with their coupling exact (avbd_tree_loops); further ones are seen body by body */
 #define AVBD_LOOP_MAX       24
+/* most contact rows of one articulation in the stop's certificate (avbd_tree_contact_certify) */
+#define AVBD_CERT_MAX      48
 #define AVBD_TOL_H          ((real)1e-3) /* step at which tol_lin/tol_ang apply as given (avbd_step_tolerance) */
 
 /* the world's pose (nvcc's device pass: the same constant in device memory) */
@@ -161,6 +163,7 @@ RL_HDFN static inline real avbd_one_sided_dual(const rl_avbd_param *pr, rl_avbd_
 #define avbd_loads                   RL_NAME(avbd_loads)
 #define avbd_tree_build              RL_NAME(avbd_tree_build)
 #define avbd_tree_sweep              RL_NAME(avbd_tree_sweep)
+#define avbd_tree_contact_certify    RL_NAME(avbd_tree_contact_certify)
 #define avbd_block_update            RL_NAME(avbd_block_update)
 #define avbd_contact_value           RL_NAME(avbd_contact_value)
 #define avbd_tendon_force            RL_NAME(avbd_tendon_force)
@@ -289,6 +292,7 @@ RL_HDFN void avbd_block_update(rl_avbd *am, const rl_model *m, const rl_data *d,
 /* avbd_tree.c */
 RL_HDFN void avbd_tree_build(rl_avbd *am);
 RL_HDFN void avbd_tree_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, real h, real *ux, real *uth);
+RL_HDFN int avbd_tree_contact_certify(rl_avbd *am, real mv[2]);
 
 /* avbd_tendon.c */
 RL_HDFN real avbd_tendon_path(const rl_avbd *am, const rl_model *m, int t, int s, real J[6], real *rate);

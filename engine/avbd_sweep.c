@@ -552,20 +552,24 @@ RL_HDFN static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_da
   }
   if (am->ncrow > 0) avbd_crow_dual(am, m, d, res);
   if (am->nmdof > 0) avbd_mdof_dual(am, m, d, res);
-  for (int i = 0; i < am->ncon; i++) {
+  for (int i = 0; i < am->ncon; i++) { /* the contact rows' C̃ at the poses of the sweep */
     rl_avbd_contact *c = am->con + i;
     const real *C = avbd_contact_val(am, i)->C;
     c->c[0] = C[0] - c->target_n;
     if (c->c[0] <= 0) c->touched = 1;
+    for (int r = 1; r < 3; r++) c->c[r] = C[r] - pr->alpha * c->c0[r];
+  }
+  if (pr->stop == RL_AVBD_STOP_CERTIFIED && am->ncert > 0) /* the multipliers before this update (the certificate) */
+    for (int i = 0; i < am->ncon; i++)
+      for (int r = 0; r < 3; r++) am->clam[3 * i + r] = am->con[i].lambda[r];
+  for (int i = 0; i < am->ncon; i++) {
+    rl_avbd_contact *c = am->con + i;
     real nl = rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * c->c[0]);
     res[0] = rl_avbd_max(res[0], rl_fabs(c->lambda[0] - nl) / c->rho[0]);
     c->lambda[0] = nl;
     if (nl < 0) c->rho[0] = avbd_grow(pr, c->rho[0], c->rho0, c->c[0], AVBD_LIN_SCALE);
     real t[2];
-    for (int r = 1; r < 3; r++) {
-      c->c[r] = C[r] - pr->alpha * c->c0[r];
-      t[r - 1] = c->lambda[r] + c->rho[r] * c->c[r];
-    }
+    for (int r = 1; r < 3; r++) t[r - 1] = c->lambda[r] + c->rho[r] * c->c[r];
     c->stick = rl_avbd_proj_disc(t, c->mu * -nl);
     real e0 = (c->lambda[1] - t[0]) / c->rho[1], e1 = (c->lambda[2] - t[1]) / c->rho[2];
     res[0] = rl_avbd_max(res[0], rl_sqrt(e0 * e0 + e1 * e1));
@@ -921,7 +925,8 @@ RL_HDFN rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *
   /* colored block sweeps + dual update until the residual test or the budget */
   const rl_avbd_param *pr = &am->prm;
   real tl, ta, hx[AVBD_STOP_HIST] = {0}, hth[AVBD_STOP_HIST] = {0}, hpx[AVBD_STOP_HIST] = {0}, hpth[AVBD_STOP_HIST] = {0};
-  int distance = pr->stop == RL_AVBD_STOP_DISTANCE;
+  int distance = pr->stop == RL_AVBD_STOP_DISTANCE || pr->stop == RL_AVBD_STOP_CERTIFIED;
+  int certify = pr->stop == RL_AVBD_STOP_CERTIFIED && pr->block == RL_AVBD_BLOCK_ARTICULATION && am->ncert > 0;
   if (distance) {
     avbd_distance_tolerance(pr, h, &tl, &ta);
     avbd_rounding_floor(am, &tl, &ta);
@@ -974,9 +979,20 @@ RL_HDFN rl_status rl_avbd_step_maximal(rl_avbd *am, const rl_model *m, rl_data *
       st->dist_lin = dl;
       st->dist_ang = da;
       if (dl <= tl && da <= ta && res[0] <= tl && res[1] <= ta) {
-        st->converged = 1;
-        it++;
-        break;
+        /* the certificate: the contacts' linearized problem must not move the poses farther than claimed (where
+           it does, the sweeps go on, and the tail estimate starts afresh); after a refusal a block whose linear
+           model gives no answer refuses too */
+        real mv[2] = {0, 0};
+        int undecided = certify ? avbd_tree_contact_certify(am, mv) : 0;
+        st->cert_lin = rl_avbd_max(st->cert_lin, mv[0]);
+        st->cert_ang = rl_avbd_max(st->cert_ang, mv[1]);
+        if (mv[0] <= tl && mv[1] <= ta && !(undecided && st->refused > 0)) {
+          st->converged = 1;
+          it++;
+          break;
+        }
+        st->refused++;
+        for (int i = 0; i < AVBD_STOP_HIST; i++) hx[i] = hth[i] = hpx[i] = hpth[i] = 0;
       }
     } else if (ux <= tl && uth <= ta && res[0] <= tl && res[1] <= ta) {
       st->converged = 1;

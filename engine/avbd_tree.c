@@ -1017,6 +1017,7 @@ RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_dat
   for (int i = 0; i < am->nlitem; i++) items |= am->litem[i].block == k;
   for (int i = 0; i < am->ncon && !items && n > 1; i++)
     items = am->con[i].a >= 0 && am->tblock[am->con[i].a] == k && am->tblock[am->con[i].b] == k;
+  am->tfac[k] = 0;
   if (n == 1 && !items && am->tsj[list[0]] < 0) { /* a lone free body: the block is its own */
     avbd_block_update(am, m, d, list[0], h);
     return;
@@ -1053,6 +1054,7 @@ RL_HDFN static void avbd_tree_block(rl_avbd *am, const rl_model *m, const rl_dat
     for (int a = 0; a < 6; a++) w[AVBD_TW_DZ + a] = -w[AVBD_TW_G + a];
   }
   if (nl > 0 && !avbd_tree_loop_step(am, list, n, nl)) am->guard[list[0]]++;
+  am->tfac[k] = nl == 0;
   for (int i = 0; i < n; i++) {
     int s = list[i];
     real dz[6];
@@ -1073,4 +1075,360 @@ RL_HDFN void avbd_tree_sweep(rl_avbd *am, const rl_model *m, const rl_data *d, r
     *uth = rl_avbd_max(*uth, am->upd[2 * s + 1]);
     am->stat.guarded += am->guard[s];
   }
+}
+
+/* States of a contact in the certificate's linear model (avbd_tree_contact_certify) */
+enum { AVBD_CERT_OPEN = 0, AVBD_CERT_STICK = 1, AVBD_CERT_SLIDE = 2 };
+
+/* The rows of block k's linear contact model: each contact between a body of the block and a static body (a < 0) that
+ * presses or may press (λ_n < 0, or its ascent trial λ_n + ρ_n C̃_n < 0), its normal row and, with friction (μ > 0),
+ * its two tangent rows: row p is am->cdrow[p] = 3i + r of contact i, its Jacobian on the block's body into J (6
+ * doubles a row).  Returns the number of rows (at most AVBD_CERT_MAX: further contacts are left out). */
+RL_HDFN static int avbd_cert_rows(rl_avbd *am, int k, double *J) {
+  int nr = 0;
+  for (int i = 0; i < am->ncon; i++) {
+    const rl_avbd_contact *c = am->con + i;
+    if (c->a >= 0 || am->tblock[c->b] != k) continue;
+    const real *lam = am->clam + 3 * i;
+    if (!(lam[0] < 0 || lam[0] + c->rho[0] * c->c[0] < 0)) continue;
+    int rows = c->mu > 0 ? 3 : 1;
+    if (nr + rows > AVBD_CERT_MAX) break;
+    const rl_avbd_contact_val *v = avbd_contact_value(am, i);
+    for (int r = 0; r < rows; r++) {
+      real Jr[6];
+      rl_avbd_contact_jac(c, v, r, 1, Jr);
+      for (int a = 0; a < 6; a++) J[6 * nr + a] = Jr[a];
+      am->cdrow[nr++] = 3 * i + r;
+    }
+  }
+  return nr;
+}
+
+/* The symmetric A = J H⁻¹ Jᵀ over the nr rows (row stride AVBD_CERT_MAX), each row's J on body b of its contact, H
+ * the block's factored matrix on the tree joints' constraint manifold: column q from one solve H⁻¹ J_qᵀ
+ * (avbd_tree_subst, the right side nonzero on that body only), then A_pq = A_qp = J_p · (H⁻¹ J_qᵀ)_{b(p)}, p ≥ q. */
+RL_HDFN static void avbd_cert_matrix(rl_avbd *am, const int *list, int n, const double *J, int nr, double *A) {
+  double *v = am->tvec;
+  for (int q = 0; q < nr; q++) {
+    for (int i = 0; i < n; i++)
+      for (int c = 0; c < 6; c++) v[6 * list[i] + c] = 0;
+    int sq = am->con[am->cdrow[q] / 3].b;
+    for (int c = 0; c < 6; c++) v[6 * sq + c] = J[6 * q + c];
+    avbd_tree_subst(am, list, n, v, 6, 0, 0);
+    for (int p = q; p < nr; p++) {
+      const double *x = v + 6 * am->con[am->cdrow[p] / 3].b;
+      double a = 0;
+      for (int c = 0; c < 6; c++) a += J[6 * p + c] * x[c];
+      A[AVBD_CERT_MAX * p + q] = A[AVBD_CERT_MAX * q + p] = a;
+    }
+  }
+}
+
+/* The pivot below which an unknown of the linear contact model counts as dependent on those before it: under
+ * AVBD_CERT_DEP times the largest entry of its column.  The four corners of a flat foot on the floor give three
+ * independent normal rows: the fourth's pivot is rounding (~1e-16 of its column in double, ~1e-13 from float poses),
+ * and its multiplier is not determined by the poses. */
+#define AVBD_CERT_DEP 1e-9
+
+/* Of the solutions y = y₀ + N z of an eliminated system (avbd_cert_solve: the upper triangle in R's pivot rows piv[j],
+ * the nd dependent columns dcol, y₀ with the dependent unknowns 0), the one with the least ‖l0 + y‖: N's column for
+ * dependent unknown d is 1 at d, the pivoted unknowns before d from the triangle (the later ones 0), and
+ *   NᵀN z = −Nᵀ(l0 + y₀)
+ * (Cholesky; NᵀN is positive definite, each column having its own unit entry).  y₀ in y, replaced; R's leading
+ * nd × nd block and N (nd columns of AVBD_CERT_MAX) are overwritten. */
+RL_HDFN static void avbd_cert_least_forces(double *R, const int *piv, const int *dcol, int nd, int nu, const double *l0,
+                                           double *N, double *y) {
+  /* N's columns (column e at N + AVBD_CERT_MAX·e, nu entries), then G = NᵀN (lower) and g = −Nᵀ(l0 + y₀) */
+  double g[AVBD_CERT_MAX];
+  for (int e = 0; e < nd; e++) {
+    double *n = N + AVBD_CERT_MAX * e;
+    int d = dcol[e];
+    for (int c = 0; c < nu; c++) n[c] = c == d;
+    for (int j = d - 1; j >= 0; j--) {
+      if (piv[j] < 0) continue;
+      const double *P = R + AVBD_CERT_MAX * piv[j];
+      double t = -P[d];
+      for (int c = j + 1; c < d; c++) t -= P[c] * n[c];
+      n[j] = t / P[j];
+    }
+  }
+  /* NᵀN into R (row stride AVBD_CERT_MAX; the triangle is no longer needed) */
+  for (int e = 0; e < nd; e++) {
+    const double *ne = N + AVBD_CERT_MAX * e;
+    double t = 0;
+    for (int c = 0; c < nu; c++) t -= ne[c] * (l0[c] + y[c]);
+    g[e] = t;
+    for (int f = 0; f <= e; f++) {
+      const double *nf = N + AVBD_CERT_MAX * f;
+      double m = 0;
+      for (int c = 0; c < nu; c++) m += ne[c] * nf[c];
+      R[AVBD_CERT_MAX * e + f] = m;
+    }
+  }
+  for (int e = 0; e < nd; e++) { /* Cholesky of NᵀN (positive definite: each column has its own unit entry) */
+    double *Le = R + AVBD_CERT_MAX * e, x = Le[e];
+    for (int f = 0; f < e; f++) x -= Le[f] * Le[f];
+    Le[e] = sqrt(x);
+    for (int i = e + 1; i < nd; i++) {
+      double *Li = R + AVBD_CERT_MAX * i, t = Li[e];
+      for (int f = 0; f < e; f++) t -= Li[f] * Le[f];
+      Li[e] = t / Le[e];
+    }
+  }
+  for (int e = 0; e < nd; e++) {
+    for (int f = 0; f < e; f++) g[e] -= R[AVBD_CERT_MAX * e + f] * g[f];
+    g[e] /= R[AVBD_CERT_MAX * e + e];
+  }
+  for (int e = nd - 1; e >= 0; e--) {
+    for (int f = e + 1; f < nd; f++) g[e] -= R[AVBD_CERT_MAX * f + e] * g[f];
+    g[e] /= R[AVBD_CERT_MAX * e + e];
+  }
+  for (int e = 0; e < nd; e++)
+    for (int c = 0; c < nu; c++) y[c] += N[AVBD_CERT_MAX * e + c] * g[e];
+}
+
+/* Gaussian elimination of R y = b (nu × nu, row stride AVBD_CERT_MAX, in place) with row pivoting, and of all its
+ * solutions the one with the least ‖l0 + y‖ (l0: the unknowns' multipliers before the step, so the least forces
+ * after it: avbd_cert_least_forces).  Column j takes the remaining equation with the largest |entry|; a column whose best pivot is at most
+ * AVBD_CERT_DEP times its largest original entry is dependent on the columns before it, and no equation is spent on it
+ * (the equations left over at the end are consequences of the others, up to that tolerance: an inconsistent part of
+ * the right side is dropped).  A dependent row's multiplier is not determined by the poses (three pressing corners of a box
+ * foot fix its six rows' forces up to three combinations), and its C̃ need not vanish with the others' (two contacts
+ * at the ends of a planar foot have the same tangent row but their own targets α·C⁰).  Holding such a multiplier
+ * where it was kept a sliding wrist cap of ur5_like pressing where the contact had to open.  y overwrites b; N
+ * (nu × nu) is scratch.  Returns the number of dependent unknowns. */
+RL_HDFN static int avbd_cert_solve(double *R, double *b, const double *l0, int nu, double *N) {
+  int piv[AVBD_CERT_MAX], dcol[AVBD_CERT_MAX], used = 0, nd = 0; /* piv[j]: the equation column j was solved from */
+  double cmax[AVBD_CERT_MAX], y[AVBD_CERT_MAX];
+  for (int j = 0; j < nu; j++) {
+    cmax[j] = 0;
+    for (int i = 0; i < nu; i++) cmax[j] = fmax(cmax[j], fabs(R[AVBD_CERT_MAX * i + j]));
+  }
+  for (int j = 0; j < nu; j++) {
+    int best = -1;
+    for (int i = used; i < nu; i++)
+      if (best < 0 || fabs(R[AVBD_CERT_MAX * i + j]) > fabs(R[AVBD_CERT_MAX * best + j])) best = i;
+    piv[j] = -1;
+    if (best < 0 || !(fabs(R[AVBD_CERT_MAX * best + j]) > AVBD_CERT_DEP * cmax[j])) {
+      dcol[nd++] = j;
+      continue;
+    }
+    if (best != used) { /* the pivot equation to position `used` */
+      for (int c = 0; c < nu; c++) {
+        double t = R[AVBD_CERT_MAX * best + c];
+        R[AVBD_CERT_MAX * best + c] = R[AVBD_CERT_MAX * used + c];
+        R[AVBD_CERT_MAX * used + c] = t;
+      }
+      double t = b[best];
+      b[best] = b[used];
+      b[used] = t;
+    }
+    const double *P = R + AVBD_CERT_MAX * used;
+    for (int i = used + 1; i < nu; i++) {
+      double *Ri = R + AVBD_CERT_MAX * i, f = Ri[j] / P[j];
+      if (f == 0) continue;
+      for (int c = j; c < nu; c++) Ri[c] -= f * P[c];
+      b[i] -= f * b[used];
+    }
+    piv[j] = used++;
+  }
+  for (int j = nu - 1; j >= 0; j--) { /* y₀: back substitution over the pivoted columns */
+    y[j] = 0;
+    if (piv[j] < 0) continue;
+    const double *P = R + AVBD_CERT_MAX * piv[j];
+    double t = b[piv[j]];
+    for (int c = j + 1; c < nu; c++) t -= P[c] * y[c];
+    y[j] = t / P[j];
+  }
+  if (nd > 0) avbd_cert_least_forces(R, piv, dcol, nd, nu, l0, N, y);
+  for (int j = 0; j < nu; j++) b[j] = y[j];
+  return nd;
+}
+
+/* The step Δλ of every row of the linear model in the contacts' states st (tangent direction th of a sliding
+ * contact, 2 per contact): with w = C̃ − A Δλ the rows' values after the step (a force Δλ more along a row moves the
+ * poses by −H⁻¹JᵀΔλ),
+ *   open:  Δλ = −λ (no force);
+ *   stick: w = 0 on its three rows (two-sided);
+ *   slide: w_n = 0, the tangent force μ(−λ_n⁺) t̂:  Δλ_t = −μ t̂ (λ_n + Δλ_n) − λ_t,
+ * one linear system in the unknowns (stick rows, sliding normals), solved with the least forces where it leaves
+ * some free (avbd_cert_solve).  A: the rows' J H⁻¹ Jᵀ; R, N: scratch (AVBD_CERT_MAX² each).  Δλ into dl. */
+RL_HDFN static int avbd_cert_model(const rl_avbd *am, const double *A, int nr, const int *st, const double *th,
+                                   double *R, double *N, double *dl) {
+  double known[AVBD_CERT_MAX], coef[AVBD_CERT_MAX], b[AVBD_CERT_MAX], l0[AVBD_CERT_MAX];
+  int unk[AVBD_CERT_MAX], col[AVBD_CERT_MAX], nu = 0; /* row q's unknown column (its normal's when sliding), or −1 */
+  for (int q = 0; q < nr; q++) {
+    int i = am->cdrow[q] / 3, r = am->cdrow[q] % 3, p0 = q - r;
+    const rl_avbd_contact *c = am->con + i;
+    known[q] = coef[q] = 0;
+    col[q] = -1;
+    const real *lam = am->clam + 3 * i;
+    if (st[p0] == AVBD_CERT_OPEN) known[q] = -lam[r];
+    else if (st[p0] == AVBD_CERT_STICK || r == 0) {
+      col[q] = nu;
+      unk[nu++] = q;
+      coef[q] = 1;
+    } else { /* a sliding contact's tangent row, tied to its normal (row p0, whose unknown came first) */
+      double t = th[2 * p0 + r - 1];
+      col[q] = col[p0];
+      coef[q] = -c->mu * t;
+      known[q] = -c->mu * t * lam[0] - lam[r];
+    }
+  }
+  for (int a = 0; a < nu; a++) { /* equations of the unknown rows: Σ_q A_uq (known_q + coef_q y_col(q)) = C̃_u */
+    int u = unk[a];
+    const double *Au = A + AVBD_CERT_MAX * u;
+    double rhs = am->con[am->cdrow[u] / 3].c[am->cdrow[u] % 3];
+    for (int v = 0; v < nu; v++) R[AVBD_CERT_MAX * a + v] = 0;
+    for (int q = 0; q < nr; q++) {
+      rhs -= Au[q] * known[q];
+      if (col[q] >= 0) R[AVBD_CERT_MAX * a + col[q]] += Au[q] * coef[q];
+    }
+    b[a] = rhs;
+  }
+  for (int a = 0; a < nu; a++) l0[a] = am->clam[am->cdrow[unk[a]]];
+  int nd = avbd_cert_solve(R, b, l0, nu, N);
+  for (int q = 0; q < nr; q++) dl[q] = known[q] + (col[q] >= 0 ? coef[q] * b[col[q]] : 0);
+  return nd;
+}
+
+/* The states of the contacts after a step dl of the linear model (λ⁺ = λ + Δλ, w = C̃ − A Δλ), each contact by its
+ * first row p0 in st and th: a pressing contact whose λ⁺_n ≥ 0 opens, and so does one the step leaves with a gap
+ * w_n > gap (a row dependent on others whose targets it cannot meet with them: pressing across a gap is not a
+ * contact force; ur5_like's wrist cap held 1.5 N across 3.6e-10 m, its poses 3.8e-7 rad from the exact step); a sticking one whose ‖λ⁺_t‖ exceeds μ(−λ⁺_n)
+ * slides along λ⁺_t; a sliding one sticks when its trial λ⁺_t + ρ_t w_t falls inside the disc μ(−λ⁺_n) and otherwise
+ * slides along that trial; an open contact whose w_n < 0 (it would penetrate) presses, sticking.  Returns the number
+ * of contacts whose state changed; *turn the largest change |Δt̂|₁ of a sliding direction. */
+RL_HDFN static int avbd_cert_states(const rl_avbd *am, const double *A, int nr, const double *dl, double gap, int *st,
+                                    double *th, double *turn) {
+  int changed = 0;
+  *turn = 0;
+  for (int p0 = 0; p0 < nr; p0++) {
+    if (am->cdrow[p0] % 3 != 0) continue;
+    const rl_avbd_contact *c = am->con + am->cdrow[p0] / 3;
+    int fr = c->mu > 0, s0 = st[p0];
+    double w[3], lp[3];
+    for (int r = 0; r < (fr ? 3 : 1); r++) {
+      const double *Ap = A + AVBD_CERT_MAX * (p0 + r);
+      w[r] = c->c[r];
+      for (int q = 0; q < nr; q++) w[r] -= Ap[q] * dl[q];
+      lp[r] = am->clam[am->cdrow[p0] + r] + dl[p0 + r];
+    }
+    if (s0 == AVBD_CERT_OPEN) {
+      if (w[0] < 0) st[p0] = AVBD_CERT_STICK;
+    } else if (!(lp[0] < 0) || w[0] > gap) st[p0] = AVBD_CERT_OPEN;
+    else if (fr) {
+      double rad = c->mu * -lp[0], t[2] = {lp[1], lp[2]};
+      if (s0 == AVBD_CERT_SLIDE) {
+        t[0] += c->rho[1] * w[1];
+        t[1] += c->rho[2] * w[2];
+      }
+      double tn = sqrt(t[0] * t[0] + t[1] * t[1]);
+      if (tn > rad * (1 + 1e-12) && tn > 0) {
+        double u0 = t[0] / tn, u1 = t[1] / tn;
+        if (s0 != AVBD_CERT_SLIDE) changed++;
+        else *turn = fmax(*turn, fabs(u0 - th[2 * p0]) + fabs(u1 - th[2 * p0 + 1]));
+        st[p0] = AVBD_CERT_SLIDE;
+        th[2 * p0] = u0;
+        th[2 * p0 + 1] = u1;
+        continue;
+      }
+      st[p0] = AVBD_CERT_STICK;
+    }
+    changed += st[p0] != s0;
+  }
+  return changed;
+}
+
+/* Most passes of the linear model's active-set iteration per block (avbd_tree_contact_certify), and the
+ * change of a sliding direction |Δt̂|₁ below which the states agree: the direction is a fixed point of the passes, not
+ * a discrete state, and the sweeps that follow refine it */
+#define AVBD_CERT_PASSES 8
+#define AVBD_CERT_TURN   1e-3
+
+/* The poses' move −H⁻¹Jᵀ Δλ that a change dl of the nr rows' multipliers (Jacobians J on the contacts' bodies) makes in
+ * the block's linear model (H its factored matrix, avbd_tree_subst): the largest ‖δx‖ and ‖δθ‖ over its bodies
+ * into mv[0], mv[1] (raised, not reset). */
+RL_HDFN static void avbd_cert_move(rl_avbd *am, const int *list, int n, const double *J, const double *dl, int nr,
+                                   double mv[2]) {
+  double *v = am->tvec;
+  for (int i = 0; i < n; i++)
+    for (int c = 0; c < 6; c++) v[6 * list[i] + c] = 0;
+  for (int p = 0; p < nr; p++) {
+    int s = am->con[am->cdrow[p] / 3].b;
+    for (int c = 0; c < 6; c++) v[6 * s + c] += J[6 * p + c] * dl[p];
+  }
+  avbd_tree_subst(am, list, n, v, 6, 0, 0);
+  for (int i = 0; i < n; i++) {
+    const double *x = v + 6 * list[i];
+    mv[0] = fmax(mv[0], sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]));
+    mv[1] = fmax(mv[1], sqrt(x[3] * x[3] + x[4] * x[4] + x[5] * x[5]));
+  }
+}
+
+/* The certificate of a stop (RL_AVBD_STOP_CERTIFIED): for each block whose factor holds its whole matrix (am->tfac)
+ * and whose contacts with static bodies carry or may carry load, the contact problem linearized at this sweep is
+ * solved.  The augmented Lagrangian's dual function ψ(λ) = min_z L_ρ(z, λ) has gradient C̃(z(λ)) and Hessian
+ * −J H⁻¹ Jᵀ (H the Hessian of L_ρ in z, the penalties ρJᵀJ included): after a change Δλ the rows' values are, to
+ * first order, w = C̃ − A Δλ with A = J H⁻¹ Jᵀ, and the poses move by −H⁻¹JᵀΔλ.  The model's states (open, sticking,
+ * sliding along t̂) start from the ascent's trial; its step in those states (avbd_cert_model) and the states
+ * the step implies (avbd_cert_states) alternate until they agree (a primal–dual active-set iteration, at
+ * most AVBD_CERT_PASSES passes; A from one factor, each pass one dense solve).  Where they agree, the move that
+ * step makes (avbd_cert_move) is a distance of the iterate from the step's exact solution that the sweep
+ * updates do not show: the ascent removes 1 − 1/(1 + ρσ) of a mode per sweep, σ an eigenvalue of J M̃⁻¹ Jᵀ (M̃ the
+ * block's matrix without the rows), and load shared by nearly redundant contacts of a stiff chain moves at 1 − 1e-4
+ * per sweep while the updates look converged (ur5_like lying on the floor: 4.6e-7 rad from the exact step after a
+ * stop claiming 4e-8).  Blocks where the states do not agree give no figure (counted: the return value).  The
+ * largest move into mv[0] (m), mv[1] (rad).  H is the factor of the block's last step, at the poses before it:
+ * exact where the rows are linear.  The model only judges: taking its multipliers as the next iterate was tried and
+ * made new false stops (gym_humanoidstandup, up to 4e3×), the tail estimate being blind to a jump followed by the
+ * ascent's slow modes. */
+RL_HDFN int avbd_tree_contact_certify(rl_avbd *am, real mv_out[2]) {
+  double *A = am->cdual, *R = A + AVBD_CERT_MAX * AVBD_CERT_MAX, *N = R + AVBD_CERT_MAX * AVBD_CERT_MAX;
+  double *J = N + AVBD_CERT_MAX * AVBD_CERT_MAX, *dl = J + 6 * AVBD_CERT_MAX, *th = dl + AVBD_CERT_MAX;
+  double mv[2] = {0, 0};
+  int st[AVBD_CERT_MAX], undecided = 0;
+  /* a gap the poses resolve: 16ε·max(max_i ‖x_i‖∞, 1 m) */
+  double xm = 1;
+  for (int s = 0; s < am->nb; s++)
+    for (int i = 0; i < 3; i++) xm = fmax(xm, fabs((double)am->pose[s].x[i]));
+  double gap = 16 * RL_EPS * xm;
+  for (int k = 0; k < am->ntree; k++) {
+    if (!am->tfac[k]) continue;
+    const int *list = am->tlist + am->tadr[k];
+    int n = am->tadr[k + 1] - am->tadr[k], nr = avbd_cert_rows(am, k, J);
+    if (nr == 0) continue;
+    avbd_cert_matrix(am, list, n, J, nr, A);
+    for (int p = 0; p < nr; p++) st[p] = AVBD_CERT_STICK;
+    for (int p0 = 0; p0 < nr; p0++) { /* the states of the ascent's trial */
+      if (am->cdrow[p0] % 3 != 0) continue;
+      const rl_avbd_contact *c = am->con + am->cdrow[p0] / 3;
+      const real *lam = am->clam + am->cdrow[p0];
+      real fn = rl_avbd_proj_neg(lam[0] + c->rho[0] * c->c[0]);
+      st[p0] = fn < 0 ? AVBD_CERT_STICK : AVBD_CERT_OPEN;
+      if (fn < 0 && c->mu > 0) {
+        double t[2] = {lam[1] + c->rho[1] * c->c[1], lam[2] + c->rho[2] * c->c[2]};
+        double tn = sqrt(t[0] * t[0] + t[1] * t[1]);
+        if (tn > c->mu * -fn && tn > 0) {
+          st[p0] = AVBD_CERT_SLIDE;
+          th[2 * p0] = t[0] / tn;
+          th[2 * p0 + 1] = t[1] / tn;
+        }
+      }
+    }
+    int agreed = 0;
+    for (int pass = 0; pass < AVBD_CERT_PASSES && !agreed; pass++) {
+      double turn;
+      avbd_cert_model(am, A, nr, st, th, R, N, dl);
+      agreed = avbd_cert_states(am, A, nr, dl, gap, st, th, &turn) == 0 && turn <= AVBD_CERT_TURN;
+    }
+    if (!agreed) {
+      undecided++;
+      continue;
+    }
+    avbd_cert_move(am, list, n, J, dl, nr, mv);
+  }
+  mv_out[0] = (real)mv[0];
+  mv_out[1] = (real)mv[1];
+  return undecided;
 }

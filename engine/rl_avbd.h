@@ -54,7 +54,7 @@ enum { RL_AVBD_CONTACTS_GROUND = 0, RL_AVBD_CONTACTS_DATA = 1, RL_AVBD_CONTACTS_
 /* servo model of every position actuator (biastype affine with b₁ < 0, one per joint) */
 enum { RL_AVBD_SERVO_PD = 0, RL_AVBD_SERVO_BAM = 1 };
 /* stopping test of a step (rl_avbd_param.stop; the distance test is the default, value 0) */
-enum { RL_AVBD_STOP_DISTANCE = 0, RL_AVBD_STOP_UPDATE = 1 };
+enum { RL_AVBD_STOP_DISTANCE = 0, RL_AVBD_STOP_UPDATE = 1, RL_AVBD_STOP_CERTIFIED = 2 };
 /* block of one iteration (rl_avbd_param.block) */
 enum { RL_AVBD_BLOCK_ARTICULATION = 0, RL_AVBD_BLOCK_BODY = 1 };
 /* geom pairs of one articulation that overlap at qpos0 (rl_avbd_param.rest_overlaps) */
@@ -151,7 +151,11 @@ typedef struct rl_avbd_param {
                           (avbd_distance_tolerance, avbd_tail_distance); RL_AVBD_STOP_UPDATE: the last sweep's
                           update and the rows' residuals ≤ tol (tol scaled by (h/1 ms)² above 1 ms in f64,
                           avbd_step_tolerance), which can pass far from the exact step (a slow dual ascent
-                          makes small updates: false stops on every robot scene of avbd_robots.ini) */
+                          makes small updates: false stops on every robot scene of avbd_robots.ini);
+                          RL_AVBD_STOP_CERTIFIED: the distance test, and with articulation blocks each of its stops
+                          certified by the contacts' problem linearized there (avbd_tree_contact_certify): refused
+                          where that problem's step moves the poses farther than claimed.  Chosen at build (its
+                          scratch is sized then: set after the build it acts as RL_AVBD_STOP_DISTANCE) */
   int block;           /* RL_AVBD_BLOCK_ARTICULATION (default): one iteration solves each articulation (bodies
                           joined by tree joints) as one block, the Newton system of all its bodies factored
                           along the tree with the joints' rows in constraint space (avbd_tree.c), the
@@ -234,6 +238,9 @@ typedef struct rl_avbd_stat {
                                    update bound it used (m, rad) at this step's h */
   real dist_lin, dist_ang;      /* RL_AVBD_STOP_DISTANCE: the estimated distance to the exact solution at the
                                    stop (m, rad) */
+  real cert_lin, cert_ang;      /* RL_AVBD_STOP_CERTIFIED: the largest move of the contacts' linearized problem
+                                   found at a candidate stop of this step (m, rad; avbd_tree_contact_certify) */
+  int refused;                  /* candidate stops the certificate refused in this step */
 } rl_avbd_stat;
 
 /* A joint or equality whose static side (a = −1) is a mocap body or a body fixed to one: that side is a
@@ -407,6 +414,12 @@ typedef struct rl_avbd {
                     parent (36), right side (6), step (6), coordinate terms of the tree hinge (2), and the rows of
                     the slot's joint in constraint space (avbd_tree_factor) */
   double *tvec;  /* [6·(nb+1)] a right side of the articulation factor (avbd_tree_solve) */
+  int *tfac;     /* [nb] 1 when block k's factor in twork is its whole matrix H after the last sweep (no lone free
+                    body, no loop rows): the stop's certificate can use it */
+  int ncert;     /* the certificate's row capacity: AVBD_CERT_MAX when built with RL_AVBD_STOP_CERTIFIED, else 0 */
+  double *cdual; /* [ncert × (3·ncert + 9)] the certificate's J H⁻¹ Jᵀ, two scratch, J, Δλ, t̂ */
+  int *cdrow;    /* [ncert] the certificate's rows: 3·contact + row */
+  real *clam;    /* [3·maxcon] the contacts' multipliers before the last dual update */
   int nloop;     /* loop rows one articulation block couples exactly (at most AVBD_LOOP_MAX) */
   real *tloop;   /* [nloop×(12·nb + nloop + 1) + nloop] loop rows' Jacobians over the slots U, Z = H'⁻¹U, the
                     capacitance matrix and the weights (avbd_tree_loops) */

@@ -91,9 +91,10 @@
     "AVBD stopping tolerance of the length rows (m; the angle rows keep their default ratio); unset: default")      \
   X(avbd_cheb_rho, REAL, RL, avbd_cheb_rho, RL_OPT_IN_HALFOPEN(0, 1), NULL, 0,                                      \
     "AVBD Chebyshev acceleration ρ of the joint multipliers; 0: off")                                               \
-  X(avbd_stop, ENUM, RL, avbd_stop, RL_OPT_NAMED, "distance,update", 0,                                             \
+  X(avbd_stop, ENUM, RL, avbd_stop, RL_OPT_NAMED, "distance,update,certified", 0,                                   \
     "AVBD stopping test: the estimated distance to the step's exact solution ≤ tol·(h/1 ms)² at every h, or "       \
-    "the last sweep's update and row residuals ≤ tol")                                                              \
+    "the last sweep's update and row residuals ≤ tol, or (articulation blocks) the distance test certified by the " \
+    "contacts' linearized problem: its step must move the poses by ≤ the same tolerance")                          \
   X(avbd_block, ENUM, RL, avbd_block, RL_OPT_NAMED, "articulation,body", 0,                                        \
     "AVBD block of one iteration: each articulation's tree of bodies solved together (sparse block factorization " \
     "along the tree, leaves first, joints in constraint space), or each body's 6×6 system (colored sweep)")       \

@@ -444,6 +444,25 @@ Test(harness, kind_convergence_avbd_distance_to_the_dense_reference_and_gates) {
             w32);
 }
 
+/* avbd_stop = certified refuses the distance test's stops where the contacts' problem linearized at that sweep would
+   still move the poses farther than claimed: on Gymnasium's walker2d the distance test's stance stops on MuJoCo's
+   states are false (3 of 15), the certified ones are not, on fewer flagged steps (the refused ones run on) */
+Test(harness, kind_convergence_avbd_certified_stop_is_honest_on_walker2d, .timeout = 300) {
+  char spec[640], p[512];
+  rl_cli_write(spec, sizeof spec, "cert.ini",
+               "[experiment]\nname = cert\nkind = convergence\nscene = %s/tests/public/gym_walker2d.xml\nsteps = 25\n"
+               "states = 20\nseed = 1\n[sweep]\nengine = avbd\navbd_stop = distance, certified\n[reference]\n"
+               "use = dense_kkt\n[metrics]\nnames = avbd_false_stop_frac, avbd_flagged_steps\n",
+               SRCDIR);
+  run_spec(spec, "cert", "cert", p, sizeof p);
+  double fd = metric_of(p, "gym_walker2d.avbd.f64.avbd_stop=distance", "avbd_false_stop_frac");
+  double fc = metric_of(p, "gym_walker2d.avbd.f64.avbd_stop=certified", "avbd_false_stop_frac");
+  double nd = metric_of(p, "gym_walker2d.avbd.f64.avbd_stop=distance", "avbd_flagged_steps");
+  double nc = metric_of(p, "gym_walker2d.avbd.f64.avbd_stop=certified", "avbd_flagged_steps");
+  cr_expect(fd > 0, "distance test: false fraction %g of %g flagged (the known false stance stops)", fd, nd);
+  cr_expect(fc == 0 && nc > 0 && nc <= nd, "certified: false fraction %g of %g flagged (distance: %g)", fc, nc, nd);
+}
+
 /* along AVBD's own trajectory a non-finite step is `sim`'s case: undone by the step, counted in column nonfinite and
    metric avbd_own_nonfinite_steps, and the trajectory goes on (MuJoCo's hammock sample: the sweeps run away on most
    steps from the fifth on, tests/test_avbd_cover.c) */

@@ -1,6 +1,6 @@
 /* avbd-own-stops — AVBD's stopping test judged along AVBD's own trajectory.
  *
- *   avbd-own-stops [--duration T] [--show] [--strict] MODEL.xml...      (f64)
+ *   avbd-own-stops [--duration T] [--opt KEY=VALUE]... [--show] [--strict] MODEL.xml...      (f64)
  *   avbd-own-stops32 [--duration T] [--show] [--strict] MODEL.xml...    (f32: this file built with RL_REAL_F32;
  *                                                                        the reference still solves in double)
  *
@@ -70,10 +70,11 @@ static void step_checked(rl_avbd *am, const rl_model *m, rl_data *d, long k, int
   }
 }
 
-static int run_model(const char *path, double T, int show, int strict) {
+static int run_model(const char *path, double T, int show, int strict, char **opts, int nopts) {
   rl_common_args a;
   memset(&a, 0, sizeof a);
   a.model = path;
+  for (int i = 0; i < nopts; i++) a.opts[a.nopts++] = opts[i];
   char err[1024];
   rl_pair p;
   if (rl_pair_load(&p, &a, 0, err, sizeof err)) {
@@ -111,7 +112,8 @@ static int run_model(const char *path, double T, int show, int strict) {
 int main(int argc, char **argv) {
   openblas_set_num_threads(1); /* the reference's dense solves are small: threads only wait on each other */
   double T = 1;
-  int show = 0, strict = 0, st = 0, n = 0;
+  int show = 0, strict = 0, st = 0, n = 0, nopts = 0;
+  char *opts[RL_MAX_OPTS];
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--duration") && i + 1 < argc) {
       char *end;
@@ -122,17 +124,23 @@ int main(int argc, char **argv) {
       }
     } else if (!strcmp(argv[i], "--show")) show = 1;
     else if (!strcmp(argv[i], "--strict")) strict = 1;
-    else if (argv[i][0] == '-') {
+    else if (!strcmp(argv[i], "--opt") && i + 1 < argc) {
+      if (nopts >= RL_MAX_OPTS) {
+        fprintf(stderr, "avbd-own-stops: too many --opt (max %d)\n", RL_MAX_OPTS);
+        return 2;
+      }
+      opts[nopts++] = argv[++i];
+    } else if (argv[i][0] == '-') {
       fprintf(stderr, "avbd-own-stops: unknown option '%s'\n", argv[i]);
       return 2;
     } else {
-      int r = run_model(argv[i], T, show, strict);
+      int r = run_model(argv[i], T, show, strict, opts, nopts);
       st = r > st ? r : st;
       n++;
     }
   }
   if (!n) {
-    fprintf(stderr, "usage: avbd-own-stops%s [--duration T] [--show] [--strict] MODEL.xml...\n",
+    fprintf(stderr, "usage: avbd-own-stops%s [--duration T] [--opt KEY=VALUE]... [--show] [--strict] MODEL.xml...\n",
             sizeof(real) == sizeof(float) ? "32" : "");
     return 2;
   }

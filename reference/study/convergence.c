@@ -26,7 +26,7 @@
 static int wants_own(const rl_spec *s) {
   return rl_study_wants(s, RL_MET_AVBD_OWN_FALSE_STOP_FRAC) || rl_study_wants(s, RL_MET_AVBD_OWN_CHECKED_STEPS) ||
          rl_study_wants(s, RL_MET_AVBD_OWN_REF_UNCONVERGED) || rl_study_wants(s, RL_MET_AVBD_OWN_WORST_RATIO) ||
-         rl_study_wants(s, RL_MET_AVBD_OWN_NONFINITE_STEPS);
+         rl_study_wants(s, RL_MET_AVBD_OWN_NONFINITE_STEPS) || rl_study_wants(s, RL_MET_AVBD_OWN_UNCONVERGED_STEPS);
 }
 
 static int convergence_run(const char *dir, const rl_spec *s, const rl_point *q, rl_sim_args *sa) {
@@ -147,7 +147,8 @@ static void metrics_convergence_avbd(rl_csv *w, const rl_spec *s, const rl_point
    avbd_own_checked_steps; avbd_own_ref_unconverged: steps flagged converged but left out because the reference
    did not converge; avbd_own_worst_ratio: the largest distance / claim over the checked steps (step: where);
    avbd_own_nonfinite_steps: steps that ended non-finite (column nonfinite), undone by the step as in `sim` and not
-   judged (step: the first such). */
+   judged (step: the first such); avbd_own_unconverged_steps: finite steps that used the budget without meeting the
+   stopping test (column converged 0; step: the first such). */
 static int metrics_own_avbd(rl_csv *w, const char *dir, const rl_spec *s, const rl_point *q, double dt, char *err,
                             int errlen) {
   char path[4096];
@@ -159,11 +160,12 @@ static int metrics_own_avbd(rl_csv *w, const char *dir, const rl_spec *s, const 
     free(t.v);
     return -1;
   }
-  double nchk = 0, nfalse = 0, nbad = 0, worst = 0, nnf = 0;
-  long at_f = 0, at_b = 0, at_w = 0, at_n = 0;
+  double nchk = 0, nfalse = 0, nbad = 0, worst = 0, nnf = 0, nunc = 0;
+  long at_f = 0, at_b = 0, at_w = 0, at_n = 0, at_u = 0;
   for (int r = 0; r < t.nrow; r++) {
     long step = (long)RL_TV(&t, r, 0);
     if (RL_TV(&t, r, 13) > 0 && !nnf++) at_n = step;
+    if (!(RL_TV(&t, r, 13) > 0) && !(RL_TV(&t, r, 2) > 0) && !nunc++) at_u = step;
     if (RL_TV(&t, r, 2) > 0 && RL_TV(&t, r, 6) > 0 && !nbad++) at_b = step;
     if (!(RL_TV(&t, r, 3) > 0)) continue;
     nchk++;
@@ -176,6 +178,8 @@ static int metrics_own_avbd(rl_csv *w, const char *dir, const rl_spec *s, const 
     rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_OWN_WORST_RATIO], worst, at_w);
   if (rl_study_wants(s, RL_MET_AVBD_OWN_NONFINITE_STEPS))
     rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_OWN_NONFINITE_STEPS], nnf, at_n);
+  if (rl_study_wants(s, RL_MET_AVBD_OWN_UNCONVERGED_STEPS))
+    rl_study_row(w, s, q, dt, rl_metric_names[RL_MET_AVBD_OWN_UNCONVERGED_STEPS], nunc, at_u);
   return 0;
 }
 

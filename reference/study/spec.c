@@ -62,6 +62,7 @@ const char *const rl_metric_names[RL_NMET] = {"final_qpos_err",
                                               "avbd_own_ref_unconverged",
                                               "avbd_own_worst_ratio",
                                               "avbd_own_nonfinite_steps",
+                                              "avbd_own_unconverged_steps",
                                               "verify_failed_rows_f64",
                                               "verify_failed_rows_f32",
                                               "verify_worst_ratio_f64",
@@ -120,7 +121,7 @@ static const char *metric_list =
     "steps_per_s, mujoco_steps_per_s, time_ratio, incline_accel_rel_err, incline_creep, freefall_err, momentum_drift, "
     "kinetic_energy_drift, avbd_iters_to_1e-6_dist, avbd_final_dist_m, avbd_final_dist_rad, avbd_false_stop_frac, avbd_flagged_steps, avbd_ref_unconverged, "
     "avbd_own_false_stop_frac, avbd_own_checked_steps, avbd_own_ref_unconverged, avbd_own_worst_ratio, "
-    "avbd_own_nonfinite_steps, "
+    "avbd_own_nonfinite_steps, avbd_own_unconverged_steps, "
     "verify_failed_rows_f64, "
     "verify_failed_rows_f32, verify_worst_ratio_f64, verify_worst_ratio_f32, traj_rel_err_max, chain_exponent, "
     "mujoco_chain_exponent, scale_exponent_newton, scale_exponent_cg, sparse_dense_qacc_rel, scale_nefc_max";

@@ -120,6 +120,7 @@ enum {
   RL_MET_AVBD_OWN_REF_UNCONVERGED,  /* own steps left out: the reference did not converge */
   RL_MET_AVBD_OWN_WORST_RATIO,      /* max over the checked own steps of distance / claimed distance */
   RL_MET_AVBD_OWN_NONFINITE_STEPS,  /* own steps that ended non-finite: undone (as in `sim`), not judged */
+  RL_MET_AVBD_OWN_UNCONVERGED_STEPS, /* own steps that ended finite without meeting the stopping test (the budget) */
   /* kind = verify */
   RL_MET_VERIFY_FAILED_F64,
   RL_MET_VERIFY_FAILED_F32,
