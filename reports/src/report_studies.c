@@ -614,7 +614,8 @@ static const char *metric_unit(const char *m) {
                                          {"avbd_false_stop_frac", "fraction of flagged steps"},
                                          {"avbd_flagged_steps", "steps"},
                                          {"avbd_own_false_stop_frac", "fraction of checked steps"},
-                                         {"avbd_own_checked_steps", "steps"}};
+                                         {"avbd_own_checked_steps", "steps"},
+                                         {"avbd_own_unconverged_steps", "steps"}};
   for (size_t i = 0; i < sizeof units / sizeof *units; i++)
     if (!strcmp(m, units[i][0])) return units[i][1];
   return "relative"; /* the other error metrics are relative errors and drifts */
@@ -890,14 +891,19 @@ int rs_plots(const rs_studies *S, const char *pdir, strlist *made) {
       rp_sl_add(&stop, "avbd_flagged_steps");
       int own = 0; /* the same judgement along AVBD's own trajectory, where the study has it */
       for (int r = 0; r < s->m.nrow && !own; r++) own = !strcmp(M(s, r, s->c_metric), "avbd_own_false_stop_frac");
+      int unc = 0; /* and the own steps that used their budget, where the study counts them */
+      for (int r = 0; r < s->m.nrow && !unc; r++) unc = !strcmp(M(s, r, s->c_metric), "avbd_own_unconverged_steps");
       if (own) {
         rp_sl_add(&stop, "avbd_own_false_stop_frac");
         rp_sl_add(&stop, "avbd_own_checked_steps");
       }
+      if (own && unc) rp_sl_add(&stop, "avbd_own_unconverged_steps");
       bar_arg ba = {s, base, &stop, 0,
-                    own ? "stopping test per point: false stops and their base, on MuJoCo's states (top) and along "
-                          "AVBD's own trajectory (bottom)"
-                        : "stopping test per point: false-stop fraction and steps flagged converged",
+                    own && unc ? "false stops on MuJoCo's states (top), along the own trajectory (middle); own steps "
+                                 "at the budget (bottom)"
+                    : own      ? "stopping test per point: false stops and their base, on MuJoCo's states (top) and "
+                                 "along AVBD's own trajectory (bottom)"
+                               : "stopping test per point: false-stop fraction and steps flagged converged",
                     1};
       st = rp_plot(NULL, pdir, base, body_bars, &ba, made);
       rp_sl_free(&stop);
