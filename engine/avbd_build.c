@@ -1188,7 +1188,7 @@ static size_t avbd_carve(rl_avbd *am, const rl_model *m, const avbd_sizes *z, ch
   am->tfac = avbd_take(base, &off, sizeof(int) * nbs);
   am->cdual = avbd_take(base, &off, sizeof(double) * (size_t)z->ncert * (3 * (size_t)z->ncert + 9));
   am->cdrow = avbd_take(base, &off, sizeof(int) * ((size_t)z->ncert + 1));
-  am->clam = avbd_take(base, &off, R * 3 * ((size_t)z->maxcon + 1));
+  am->clam = avbd_take(base, &off, R * 3 * (z->ncert ? (size_t)z->maxcon + 1 : 1));
   am->tmass = avbd_take(base, &off, R * nbs);
   am->tblock = avbd_take(base, &off, sizeof(int) * nbs);
   am->tloop = avbd_take(base, &off, R * ((size_t)z->nloop * (12 * nbs + (size_t)z->nloop + 2)));

@@ -552,24 +552,23 @@ RL_HDFN static void avbd_dual_update(rl_avbd *am, const rl_model *m, const rl_da
   }
   if (am->ncrow > 0) avbd_crow_dual(am, m, d, res);
   if (am->nmdof > 0) avbd_mdof_dual(am, m, d, res);
-  for (int i = 0; i < am->ncon; i++) { /* the contact rows' C̃ at the poses of the sweep */
-    rl_avbd_contact *c = am->con + i;
-    const real *C = avbd_contact_val(am, i)->C;
-    c->c[0] = C[0] - c->target_n;
-    if (c->c[0] <= 0) c->touched = 1;
-    for (int r = 1; r < 3; r++) c->c[r] = C[r] - pr->alpha * c->c0[r];
-  }
-  if (pr->stop == RL_AVBD_STOP_CERTIFIED && am->ncert > 0) /* the multipliers before this update (the certificate) */
-    for (int i = 0; i < am->ncon; i++)
-      for (int r = 0; r < 3; r++) am->clam[3 * i + r] = am->con[i].lambda[r];
+  int keep = pr->stop == RL_AVBD_STOP_CERTIFIED && am->ncert > 0; /* the certificate reads the multipliers before */
   for (int i = 0; i < am->ncon; i++) {
     rl_avbd_contact *c = am->con + i;
+    const real *C = avbd_contact_val(am, i)->C;
+    if (keep)
+      for (int r = 0; r < 3; r++) am->clam[3 * i + r] = c->lambda[r];
+    c->c[0] = C[0] - c->target_n;
+    if (c->c[0] <= 0) c->touched = 1;
     real nl = rl_avbd_proj_neg(c->lambda[0] + c->rho[0] * c->c[0]);
     res[0] = rl_avbd_max(res[0], rl_fabs(c->lambda[0] - nl) / c->rho[0]);
     c->lambda[0] = nl;
     if (nl < 0) c->rho[0] = avbd_grow(pr, c->rho[0], c->rho0, c->c[0], AVBD_LIN_SCALE);
     real t[2];
-    for (int r = 1; r < 3; r++) t[r - 1] = c->lambda[r] + c->rho[r] * c->c[r];
+    for (int r = 1; r < 3; r++) {
+      c->c[r] = C[r] - pr->alpha * c->c0[r];
+      t[r - 1] = c->lambda[r] + c->rho[r] * c->c[r];
+    }
     c->stick = rl_avbd_proj_disc(t, c->mu * -nl);
     real e0 = (c->lambda[1] - t[0]) / c->rho[1], e1 = (c->lambda[2] - t[1]) / c->rho[2];
     res[0] = rl_avbd_max(res[0], rl_sqrt(e0 * e0 + e1 * e1));

@@ -419,7 +419,7 @@ typedef struct rl_avbd {
   int ncert;     /* the certificate's row capacity: AVBD_CERT_MAX when built with RL_AVBD_STOP_CERTIFIED, else 0 */
   double *cdual; /* [ncert × (3·ncert + 9)] the certificate's J H⁻¹ Jᵀ, two scratch, J, Δλ, t̂ */
   int *cdrow;    /* [ncert] the certificate's rows: 3·contact + row */
-  real *clam;    /* [3·maxcon] the contacts' multipliers before the last dual update */
+  real *clam;    /* [3·maxcon] the contacts' multipliers before the last dual update (only where ncert > 0) */
   int nloop;     /* loop rows one articulation block couples exactly (at most AVBD_LOOP_MAX) */
   real *tloop;   /* [nloop×(12·nb + nloop + 1) + nloop] loop rows' Jacobians over the slots U, Z = H'⁻¹U, the
                     capacitance matrix and the weights (avbd_tree_loops) */
