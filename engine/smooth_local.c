@@ -17,6 +17,7 @@
  * gives no angular acceleration to rounding in either precision.
  */
 #include <string.h>
+#include <stdint.h>
 #include "rl_engine.h"
 #include "rl_spatial.h"
 
@@ -409,20 +410,29 @@ static void local_substitute(const rl_model *m, const rl_data *d, const real *U,
    body (U_k·(X·a) = Ũ_k·a):
    backward: u_k = x_k − s_kᵀ·p_k,  p_parent += Xᵀ·p_k + Ũ_k·u_k/D_k;
    forward:  x_k = (u_k − Ũ_kᵀ·a_parent)/D_k,  a_k = X·a_parent + s_k·x_k.
+   The backward pass gathers the forces p in double (Pd, 6 per dof; u_k rounded once): a root's p sums the whole
+   tree's, which cancel (MuJoCo's rope sample, Euler's damping solve: qvel at 4.3 float floors at 5 states, seed 3,
+   with p in float; 2.4 so), as in rl_solve_ld's leaves-to-root pass.
    A simple body's dof is x_k = x_k/D_k alone: no p or a reaches it from another dof, and none leaves it. */
-static void pk_substitute(const rl_model *m, const rl_data *d, const real *U, const real *Dinv, real *P, real *x) {
+static void pk_substitute(const rl_model *m, const rl_data *d, const real *U, const real *Dinv, double *Pd, real *P,
+                          real *x) {
   int nv = m->nv;
   const int *simple = m->dof_simplenum;
-  local_zero_rows(m, P, 6, simple);
+  memset(Pd, 0, sizeof(double) * 6 * (size_t)nv);
   for (int k = nv - 1; k >= 0; k--) {
     int p = m->dof_parentid[k];
     if (simple[k]) continue;
-    real *pk = P + 6 * k;
-    x[k] -= rl_sp_dot(d->cdof_local + 6 * k, pk);
+    double *pk = Pd + 6 * k, u = x[k];
+    const real *s = d->cdof_local + 6 * k;
+    for (int i = 0; i < 6; i++) u -= (double)s[i] * pk[i];
+    x[k] = (real)u;
     if (p < 0) continue;
-    real w = x[k] * Dinv[k], *pp = P + 6 * p;
+    double w = u * Dinv[k], *pp = Pd + 6 * p;
     const real *r = local_dof_offset(m, d, k);
-    if (r) local_shift_force(pk, r);
+    if (r) { /* Xᵀ·p_k = [n + r × f; f] */
+      double c0 = r[1] * pk[5] - r[2] * pk[4], c1 = r[2] * pk[3] - r[0] * pk[5], c2 = r[0] * pk[4] - r[1] * pk[3];
+      pk[0] += c0, pk[1] += c1, pk[2] += c2;
+    }
     for (int i = 0; i < 6; i++) pp[i] += pk[i] + U[6 * k + i] * w;
   }
   for (int k = 0; k < nv; k++) {
@@ -491,7 +501,9 @@ int rl_solve_m_local(const rl_model *m, rl_data *d, real *x, real h, const real 
   size_t mark = rl_arena_mark(d), nv = (size_t)m->nv;
   real *IA = rl_arena_take(d, 36 * nv + 1), *U = rl_arena_take(d, 6 * nv + 1);
   real *P = rl_arena_take(d, 6 * nv + 1), *Dinv = rl_arena_take(d, nv + 1);
-  if (!Dinv) {
+  /* f32: pk_substitute's forces in double, 8-byte aligned within 12·nv + 2 reals */
+  real *Pw = RL_LOCAL_FRAMES ? rl_arena_take(d, 12 * nv + 2) : P;
+  if (!Dinv || !Pw) {
     rl_arena_release(d, mark);
     return -1;
   }
@@ -502,15 +514,15 @@ int rl_solve_m_local(const rl_model *m, rl_data *d, real *x, real h, const real 
     local_assemble(m, d, IA);
     local_eliminate(m, d, IA, U, Dinv, NULL, h, b);
   }
-  if (RL_LOCAL_FRAMES) pk_substitute(m, d, U, Dinv, P, x);
+  if (RL_LOCAL_FRAMES) pk_substitute(m, d, U, Dinv, (double *)(void *)(((uintptr_t)Pw + 7) & ~(uintptr_t)7), P, x);
   else local_substitute(m, d, U, Dinv, P, x);
   rl_arena_release(d, mark);
   return 0;
 }
 
-/* arena reals the local routines take at most: rl_solve_m_local 49·nv + 4 (rl_factor_m_local 44·nv + 4),
-   rl_rne 18·nbody */
+/* arena reals the local routines take at most: rl_solve_m_local 49·nv + 4, in f32 61·nv + 6 (rl_factor_m_local
+   44·nv + 4), rl_rne 18·nbody */
 size_t rl_local_arena(const rl_model *m) {
-  size_t solve = 49 * (size_t)m->nv + 4, rne = 18 * (size_t)m->nbody;
+  size_t solve = (RL_LOCAL_FRAMES ? 61 : 49) * (size_t)m->nv + 6, rne = 18 * (size_t)m->nbody;
   return (solve > rne ? solve : rne) + 16;
 }
