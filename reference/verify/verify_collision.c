@@ -15,7 +15,9 @@
  *                 A pair whose counts differ is left out (and counted, left_out_pairs_sensitive) only when
  *                 MuJoCo's own result for it jumps under a rounding-sized perturbation of the state (1e-12 in
  *                 f64, 1e-5 in f32; see ill_conditioned(): near ties such as stacked boxes with coincident
- *                 edges, where any evaluation may take either branch); a near-tie pair whose counts agree is
+ *                 edges, where any evaluation may take either branch), or when some contact of it lies at the
+ *                 pair's margin to the working precision (at_margin_tie: two capsules that touch by construction
+ *                 at the joint between them, a tie no perturbation of the state breaks); a near-tie pair whose counts agree is
  *                 compared, and a contact of it beyond its row's tolerance counts as on another branch.  f64: both rows
  *                 must be 0.  f32: of the rest, up to one flipped box-box pair (8 contacts) and 5 % of the pairs per state may
  *                 still flip, because MuJoCo's box-box branches on thresholds made for double.
@@ -205,6 +207,33 @@ static int ill_conditioned(const mjModel *mjm, const mjData *mjd, const mjData *
     if (!(best <= 1e-3 * scale)) return 1;
   }
   (void)mjm;
+  return 0;
+}
+
+/* the narrow phase's inclusion threshold of pair (a, b): an explicit <pair>'s margin, else the larger geom margin
+   (MuJoCo 2.2.2's mixing) */
+static double pair_margin(const mjModel *mjm, int a, int b) {
+  for (int i = 0; i < mjm->npair; i++)
+    if (same_pair(mjm->pair_geom1[i], mjm->pair_geom2[i], a, b)) return mjm->pair_margin[i];
+  return fmax(mjm->geom_margin[a], mjm->geom_margin[b]);
+}
+
+/* 1 if some contact of pair (a, b), MuJoCo's or ours, lies at the pair's inclusion threshold to the working
+   precision: |dist − margin| ≤ 4ε·(‖pos‖∞ + size) (as coincident()).  Whether such a contact is in the list is
+   decided by rounding, and no perturbation of the state need break the tie: two capsules that touch by
+   construction, meeting at the joint between them, are 0 apart at every joint angle (float computes ±4e-9 m). */
+static int at_margin_tie(const mjModel *mjm, const mjData *mjd, const rl_data *d, int a, int b, double scale) {
+  double eps = 4 * (double)RL_EPS, margin = pair_margin(mjm, a, b);
+  for (int k = 0; k < mjd->ncon; k++) {
+    const mjContact *c = mjd->contact + k;
+    double pm = fmax(fabs(c->pos[0]), fmax(fabs(c->pos[1]), fabs(c->pos[2])));
+    if (same_pair(c->geom1, c->geom2, a, b) && fabs(c->dist - margin) <= eps * (pm + scale)) return 1;
+  }
+  for (int k = 0; k < d->ncon; k++) {
+    const rl_contact *c = d->contact + k;
+    double pm = fmax(fabs((double)c->pos[0]), fmax(fabs((double)c->pos[1]), fabs((double)c->pos[2])));
+    if (same_pair(c->geom1, c->geom2, a, b) && fabs((double)c->dist - margin) <= eps * (pm + scale)) return 1;
+  }
   return 0;
 }
 
@@ -427,6 +456,7 @@ static void state(rl_vctx *c, rl_vq *q) {
       if (side && nmj > 0) seen = 1; /* counted from MuJoCo's side */
       if (seen) continue;
       int tie = o->pert && ill_conditioned(mjm, mjd, o->pert, a, b, pair_scale(mjm, a, b));
+      if (!tie && nmj != nrl) tie = at_margin_tie(mjm, mjd, d, a, b, pair_scale(mjm, a, b));
       if (tie && nmj == nrl) /* compared; beyond tolerance it took the other branch of the tie */
         for (int k = 0; k < mjd->ncon; k++)
           if (same_pair(mjd->contact[k].geom1, mjd->contact[k].geom2, a, b) && !skip_mj[k]) skip_mj[k] = 2;
