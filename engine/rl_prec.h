@@ -77,8 +77,9 @@ typedef float real;
    float terms one at a time.  A free root's sums run over the whole tree and cancel: MuJoCo's cloth sample (81
    bodies, 162 hinges, κ(M) ≈ 5e6) had f32 qacc_smooth at 6–11× the error of M and the forces rounded to float once
    (verify's float floor; 8.8 floors at 5 states), all of it from that pass's float additions (the factor's own
-   float inputs and storage cost ≤ 0.6 of the floor).  The only double arithmetic of the f32 engine: storage, every
-   other stage and the factor stay float.  f64 keeps MuJoCo's order to agree with it bit for bit. */
+   float inputs and storage cost ≤ 0.6 of the floor).  Storage and the factor stay float; the local-frame
+   substitution (smooth_local.c, pk_substitute) gathers its leaves-to-root forces in double the same way.  f64 keeps
+   MuJoCo's order to agree with it bit for bit. */
 #define RL_GATHERED_SOLVE 1
 /* LINE_COST_CHANGE: the line search (Newton and CG) compares, and CG's stopping test reads, the cost change along the
    line formed term by term (solver.c, ls_change) instead of the difference of two whole costs; CG also stops on a
