@@ -9,7 +9,7 @@
 #include "rl_data.h"
 
 /* most contacts one narrow-phase call may write: MuJoCo 2.2.2's mjMAXCONPAIR, reached by a height field (one
-   contact per prism); box–box writes ≤ 8, the manifold builders ≤ 4 */
+   contact per prism); box–box writes ≤ 24 (its candidate points), the manifold builders ≤ 4 */
 #define RL_MAXCONPAIR 50
 
 /* A geom as the narrow phase sees it.  mat is row-major (columns = local axes in world). */
