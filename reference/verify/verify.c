@@ -335,13 +335,23 @@ static void float_floor_judge(quantity *q, int nrow) {
    - f64 qacc_smooth and the one-step qvel (qvel + h·M⁻¹f, implicit damping) against MuJoCo: max(1e-12,
      κ₁max·ε).  1e-12 is a rounding-level claim only while κ₁(M)·ε is below it (κ₁ < 4500); MuJoCo's composite
      samples reach κ₁ ≈ 5e6, where no backward-stable solve, MuJoCo's included, is closer than ~κ₁·ε to the
-     exact answer.  f32 keeps its measured 1e-5 against MuJoCo (tests/test_floor.c measures the float floor).
+     exact answer.  f32 keeps its measured 1e-5 against MuJoCo (tests/test_floor.c measures the float floor);
+   - f64's one-step qpos = qpos ⊕ h·qvel' inherits h times qvel's error: relative to ‖qpos‖ at each state s, the
+     bound times h·‖qvel'_s‖/‖qpos_s‖ (MuJoCo's flag sample, κ₁ ≈ 3e6: qpos 1.008e-12, which is h times qvel's
+     1.26e-11 at ‖qvel'‖/‖qpos‖ = 40).
    qacc_smooth_cond (≤ 10 per state) keeps the claim per state, with each state's own conditioning. */
-static void smooth_acc_tolerance(quantity *q) {
+static void smooth_acc_tolerance(quantity *q, double h) {
   double bound = cond_max * (double)RL_EPS, base = rl_verify_tolerance(RL_STAGE_SMOOTH, RL_IS_F32) / rl_verify_tolerance_scale();
   if (!(bound > base)) return;
   q[Q_QACC_SMOOTH_DPOSV].tol = bound;
-  if (!RL_IS_F32) q[Q_QACC_SMOOTH].tol = q[Q_STEP_QVEL].tol = bound;
+  if (RL_IS_F32) return;
+  q[Q_QACC_SMOOTH].tol = q[Q_STEP_QVEL].tol = bound;
+  const quantity *v = &q[Q_STEP_QVEL];
+  quantity *x = &q[Q_STEP_QPOS];
+  double ratio = 0, base_x = x->tol > 0 ? x->tol : rl_verify_tolerance(x->stage, 0);
+  for (int k = 0; k < x->n && k < v->n; k++)
+    if (x->mag[k] > 0) ratio = fmax(ratio, v->mag[k] / x->mag[k]);
+  if (bound * h * ratio > base_x) x->tol = bound * h * ratio;
 }
 
 /* Compare one state, stage by stage. mjd holds mj_forward at the state; mjd2 (constraint-free model)
@@ -601,7 +611,7 @@ int rl_cmd_verify(const rl_verify_args *a) {
   for (int i = 0; i < NMOD; i++)
     if (on[i] && modules[i]->fini) modules[i]->fini(&ctx[i]);
   for (int k = 0; k < nrow; k++) finish(&q[k]);
-  smooth_acc_tolerance(q);
+  smooth_acc_tolerance(q, p.mjm->opt.timestep);
   float_floor_judge(q, nrow);
   const char *label = model_label(a->c.model);
   int fails = 0;
