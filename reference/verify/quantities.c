@@ -41,6 +41,8 @@ static const rl_vq_info table[] = {
     {"cvel", REL, "cvel", 0, "com-based body velocities"},
     {"cdof_dot", REL, "cdof_dot", 0, "time derivatives of cdof"},
     {"qfrc_bias", REL, "qfrc_bias", 0, "bias forces"},
+    {"qfrc_bias_floor", REL, "qfrc_bias", 0, "f32: the float floor — MuJoCo's pipeline with float storage (body frames rounded as they are composed down the tree, float_floor.h) against MuJoCo's qfrc_bias; qfrc_bias is held to max(tolerance, k·floor); pass: measured at every state"},
+    {"qfrc_bias_floor_ratio", SCALED, 0, "floors", "f32: qfrc_bias's error over its float floor (taken as at least tolerance/k): ≤ k exactly when qfrc_bias passes"},
     {"qfrc_passive", REL, "qfrc_passive", 0, "passive forces"},
     {"qfrc_passive_floor", REL, "qfrc_passive", 0, "f32: the float floor — MuJoCo's pipeline with float storage (body frames rounded as they are composed down the tree, float_floor.h) against MuJoCo's qfrc_passive; qfrc_passive is held to max(tolerance, k·floor); pass: measured at every state"},
     {"qfrc_passive_floor_ratio", SCALED, 0, "floors", "f32: qfrc_passive's error over its float floor (taken as at least tolerance/k): ≤ k exactly when qfrc_passive passes"},

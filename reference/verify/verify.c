@@ -129,6 +129,8 @@ enum {
   Q_CVEL,
   Q_CDOF_DOT,
   Q_QFRC_BIAS,
+  Q_QFRC_BIAS_FLOOR,
+  Q_QFRC_BIAS_FLOOR_RATIO,
   Q_QFRC_PASSIVE,
   Q_QFRC_PASSIVE_FLOOR,
   Q_QFRC_PASSIVE_FLOOR_RATIO,
@@ -176,6 +178,8 @@ static quantity table_init[NQ] = {
     {.stage = RL_STAGE_BIAS, .name = FIELD(cvel)},
     {.stage = RL_STAGE_BIAS, .name = FIELD(cdof_dot)},
     {.stage = RL_STAGE_BIAS, .name = FIELD(qfrc_bias)},
+    {.stage = RL_STAGE_BIAS, .name = "qfrc_bias_floor"},
+    {.stage = RL_STAGE_BIAS, .name = "qfrc_bias_floor_ratio"},
     {.stage = RL_STAGE_PASSIVE, .name = FIELD(qfrc_passive)},
     {.stage = RL_STAGE_PASSIVE, .name = "qfrc_passive_floor"},
     {.stage = RL_STAGE_PASSIVE, .name = "qfrc_passive_floor_ratio"},
@@ -246,7 +250,7 @@ static void smooth_acc_conditioning(const rl_model *m, const rl_data *d, const r
                          damping), against MuJoCo's constraint-free step;
      qpos_floor          fl( qpos ⊕ h·v_F ) (mj_integratePos with the floor velocity v_F − its start qvel... the
                          step's new velocity), against the same step;
-     qfrc_passive_floor, qfrc_smooth_floor   MuJoCo's pipeline with float storage (rl_ff_forward: body frames rounded
+     qfrc_bias_floor, qfrc_passive_floor, qfrc_smooth_floor   MuJoCo's pipeline with float storage (rl_ff_forward: body frames rounded
                          as they are composed down the tree).
    Euler only for the step rows: RK4 and implicit have no floor here, and their floor rows are absent (the rows keep
    the tolerance).  ff: rl_ff_forward's scratch. */
@@ -284,6 +288,8 @@ static void smooth_float_floor(const mjModel *mjm, const mjData *mjd, const mjDa
     compare(&q[Q_STEP_QPOS_FLOOR], xr, mjstep->qpos, mjm->nq);
   }
   rl_ff_forward(mjm, mjd, ff);
+  for (int i = 0; i < nv; i++) xr[i] = (real)ff->qfrc_bias[i];
+  compare(&q[Q_QFRC_BIAS_FLOOR], xr, mjd->qfrc_bias, nv);
   for (int i = 0; i < nv; i++) xr[i] = (real)ff->qfrc_passive[i];
   compare(&q[Q_QFRC_PASSIVE_FLOOR], xr, mjd->qfrc_passive, nv);
   for (int i = 0; i < nv; i++) xr[i] = (real)ff->qfrc_smooth[i];
