@@ -355,6 +355,40 @@ Test(verify_f32, panda_like_50_states) {
   cr_expect_eq(verify_f32_seed1(SRCDIR "/tests/public/panda_like.xml", 50, NULL), 0, "f32 verify failed on panda_like");
 }
 
+/* every stage of MODEL at n states of seed s, in f32 or f64 */
+static int verify_at(const char *model, int f32, int n, unsigned long seed) {
+  rl_verify_args a = {0};
+  a.c.model = model;
+  a.states = n;
+  a.seed = seed;
+  a.stages = (1u << RL_NSTAGE) - 1;
+  fflush(stdout);
+  return f32 ? rl32_cmd_verify(&a) : rl64_cmd_verify(&a);
+}
+
+/* Failures a sweep of every model (MuJoCo's samples, tests/public, experiments/scenes) over few states and other
+   seeds found, each fixed: box–box cut at 8 points where MuJoCo gives 9 (dm_stacker f64, two boxes face on face);
+   f64's one-step qpos held to a flat 1e-12 below h times qvel's conditioning bound (flag); f32 qvel at 4.3 float
+   floors from float sums at the root of Euler's local-frame solve (rope); a capsule pair touching by construction
+   judged a flip (biped_visual, pair_flips); qfrc_bias without its float floor (Gymnasium's pusher, 1.71e-5). */
+Test(verify_sweep, few_states_other_seeds, .timeout = 300) {
+  static const struct {
+    const char *model;
+    int f32, states;
+    unsigned long seed;
+  } cases[] = {{SRCDIR "/tests/public/dm_stacker.xml", 0, 10, 2},
+               {"/usr/share/mujoco/model/flag/flag.xml", 0, 10, 4},
+               {"/usr/share/mujoco/model/composite/rope.xml", 1, 5, 3},
+               {SCENE("biped_visual.xml"), 1, 5, 2},
+               {SRCDIR "/tests/public/gym_pusher.xml", 1, 10, 1}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    if (access(cases[k].model, R_OK)) continue;
+    cr_expect_eq(verify_at(cases[k].model, cases[k].f32, cases[k].states, cases[k].seed), 0,
+                 "%s verify failed on %s (%d states, seed %lu)", cases[k].f32 ? "f32" : "f64", cases[k].model,
+                 cases[k].states, cases[k].seed);
+  }
+}
+
 /* hfield_terrain at the default verify study's seed 1, both cones: float CG stopped early (qacc_cg 2.7e-2 pyramidal,
    8.5e-2 elliptic: the quadruped's nearly dependent contact rows and a cost-difference stopping test) */
 Test(verify_f32, hfield_terrain_cg_seed1) {
