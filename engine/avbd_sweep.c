@@ -719,7 +719,7 @@ RL_HDFN static void avbd_start_accel(real ga[3], const real v[3], const real vpr
  * (density or viscosity), the inertia-box force of MuJoCo's passive stage at the step-start velocity relative
  * to the wind (explicit, as MuJoCo's passive forces in its Euler step; rl_fluid_box.h):
  *   w = Rᵀω, v = Rᵀ(v_c − wind), (τ_box, f_box) = box forces(w, v), f += R·f_box, τ += R·τ_box
- * (R the COM frame, the body's inertia frame). */
+ * (R the COM frame, the body's inertia frame; the box sides from the model, rl_model.body_fluidbox). */
 RL_HDFN static void avbd_external_wrench(const rl_avbd *am, const rl_model *m, int s, real fw[6]) {
   for (int i = 0; i < 6; i++) fw[i] = am->xfrc[6 * s + i];
   if (am->nwrench > 0)
@@ -727,7 +727,7 @@ RL_HDFN static void avbd_external_wrench(const rl_avbd *am, const rl_model *m, i
   if (!(m->opt.density > 0 || m->opt.viscosity > 0) || (m->opt.disableflags & RL_DSBL_PASSIVE)) return;
   const real *R = am->pose[s].R, *vel = am->vel + 6 * s;
   real box[3], w[3], v[3], rel[3], tau[3], f[3], t[3];
-  rl_fluid_box_sides(am->inertia + 3 * s, am->mass[s], box);
+  for (int i = 0; i < 3; i++) box[i] = m->body_fluidbox[3 * am->body[s] + i];
   rl_m3_tmulv(w, R, vel + 3);
   rl_v3_sub(rel, vel, m->opt.wind);
   rl_m3_tmulv(v, R, rel);

@@ -16,8 +16,10 @@
 #define MINVAL ((real)1e-15)
 #define RL_PI  ((real)3.14159265358979323846)
 
-/* the sides of body b's equivalent inertia box (rl_fluid_box_sides) */
-void rl_fluid_box(const rl_model *m, int b, real box[3]) { rl_fluid_box_sides(m->body_inertia + 3 * b, m->body_mass[b], box); }
+/* the sides of body b's equivalent inertia box (rl_fluid_box_sides, formed at import in double: body_fluidbox) */
+void rl_fluid_box(const rl_model *m, int b, real box[3]) {
+  for (int i = 0; i < 3; i++) box[i] = m->body_fluidbox[3 * b + i];
+}
 
 /* body b's velocity at point x in frame R, minus the wind, in that frame: (Rᵀω, Rᵀ(v_c − (x − c) × ω − wind))
    from cvel = (ω, v_c) at the root's subtree COM c */

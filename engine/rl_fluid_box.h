@@ -4,12 +4,15 @@
  * inertia; the forces act at its COM, in its inertia frame, from the velocity relative to the wind. */
 #ifndef RL_FLUID_BOX_H
 #define RL_FLUID_BOX_H
+#include <math.h>
 #include "rl_engine.h"
 
-/* the box sides box_i = √(6·max(ε, I_j + I_k − I_i)/m) (i, j, k a cyclic permutation; ε = 1e-15) */
-RL_HD void rl_fluid_box_sides(const real I[3], real mass, real box[3]) {
-  real s[3] = {I[1] + I[2] - I[0], I[0] + I[2] - I[1], I[0] + I[1] - I[2]};
-  for (int i = 0; i < 3; i++) box[i] = rl_sqrt((s[i] > (real)1e-15 ? s[i] : (real)1e-15) / mass * 6);
+/* the box sides box_i = √(6·max(ε, I_j + I_k − I_i)/m) (i, j, k a cyclic permutation; ε = 1e-15), in double in
+   both precisions: a thin body's side is a difference of its principal moments, which moments rounded to float
+   would carry as ε·I_max/I_min.  The importer forms them once from MuJoCo's inertia (rl_model.body_fluidbox). */
+static inline void rl_fluid_box_sides(const double I[3], double mass, double box[3]) {
+  double s[3] = {I[1] + I[2] - I[0], I[0] + I[2] - I[1], I[0] + I[1] - I[2]};
+  for (int i = 0; i < 3; i++) box[i] = sqrt((s[i] > 1e-15 ? s[i] : 1e-15) / mass * 6);
 }
 
 /* local torque τ and force f of the box at local angular velocity w and linear velocity v (wind removed):

@@ -150,6 +150,10 @@ enum {
    support), laid out as  adr[nvert] | neighbour lists:  the neighbours of hull vertex i (indices into
    the mesh's hull vertices, in MuJoCo's edge order) are mesh_graph[a + mesh_graph[a + i] + j],
    j = 0, 1, … up to a −1 terminator, a = mesh_graphadr[k].
+   body_fluidbox[3b..3b+2]: the sides of body b's equivalent inertia box (MuJoCo's inertia-box fluid model,
+   rl_fluid_box_sides), formed by the importer in double from MuJoCo's inertia and held in real: a thin body's side
+   is a difference of its principal moments, which formed from moments already rounded to float loses ε·I_max/I_min
+   (MuJoCo's dm_control fish: its 1 mm fins).
    Derived at build by rl_model_derive (not read from MuJoCo): geom_collide[g] = 1 if geom g can pass the
    contype/conaffinity filter with some geom of the model, 0 if it can never collide (a visual geom: the
    collision stage skips it entirely); geom_hext[3g..3g+2] = for a mesh geom, the half-extents about the
@@ -203,6 +207,7 @@ enum {
   X(real, body_subtreemass, nbody, 1)     \
   X(real, body_inertia, nbody, 3)         \
   X(real, body_invweight0, nbody, 2)      \
+  X(real, body_fluidbox, nbody, 3)        \
   X(int, jnt_type, njnt, 1)               \
   X(int, jnt_qposadr, njnt, 1)            \
   X(int, jnt_dofadr, njnt, 1)             \

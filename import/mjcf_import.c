@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include "rl_fluid_box.h"
 #include "rl_import.h"
 
 static const char *mjname(const mjModel *mjm, int adr) { return adr >= 0 ? mjm->names + adr : ""; }
@@ -450,6 +451,11 @@ rl_model *rl_import_mjmodel(const mjModel *mjm, const rl_option *o, const char *
     for (int i = 0; i < n; i++) out[i] = n + gr[2 + i];
     memcpy(out + n, gr + 2 + 2 * n, sizeof(int) * (size_t)elen);
     gadr += n + elen;
+  }
+  for (int b = 0; b < m->nbody; b++) { /* in double from MuJoCo's inertia (rl_fluid_box_sides); massless: 0 */
+    double box[3] = {0, 0, 0};
+    if (mjm->body_mass[b] > 0) rl_fluid_box_sides(mjm->body_inertia + 3 * b, mjm->body_mass[b], box);
+    for (int i = 0; i < 3; i++) m->body_fluidbox[3 * b + i] = (real)box[i];
   }
   rl_model_derive(m);
   return m;
