@@ -245,7 +245,8 @@ static void smooth_acc_conditioning(const rl_model *m, const rl_data *d, const r
    where rounding to the working precision changes nothing).  From MuJoCo's own quantities at the state — computed in
    double on the float-rounded model and state, the very reference the f32 rows are compared with:
      qacc_smooth_floor   fl( fl(M)⁻¹·fl(qfrc_smooth) ), LAPACKE_dposv in double (rl_ff_solve): M and the forces held
-                         in float and solved exactly;
+                         in float and solved exactly, or that solve of the float-storage pipeline's M and forces
+                         where it is farther (qacc_smooth_floor);
      qvel_floor          fl( qvel + h·fl(M + h·diag(b))⁻¹·fl(qfrc_smooth) ), b the dof damping (mj_Euler's implicit
                          damping), against MuJoCo's constraint-free step;
      qpos_floor          fl( qpos ⊕ h·v_F ) (mj_integratePos with the floor velocity v_F − its start qvel... the
@@ -255,6 +256,30 @@ static void smooth_acc_conditioning(const rl_model *m, const rl_data *d, const r
    Euler only for the step rows: RK4 and implicit have no floor here, and their floor rows are absent (the rows keep
    the tolerance).  ff: rl_ff_forward's scratch. */
 static mjData *ff;
+
+/* qacc_smooth's floor into xr: of fl(M)⁻¹·fl(qfrc_smooth) (MuJoCo's M and forces at the state, held in float) and
+   the same solve of the float-storage pipeline's M and forces (ff after rl_ff_forward: M from its rounded cinert
+   and cdof, mj_crb), the one farther from MuJoCo's q̈.  A float engine stores the frames, cinert and cdof its
+   forces and M are made of, so it cannot do better than that pipeline: on dm_control's fish, whose fins' tiny
+   inertias make q̈ 3e4 rad/s², the pipeline's floor is 4.4e-6 where the M floor is 1.1e-7 (10 states, seed 1).
+   M and x: nv² and nv doubles of scratch. */
+static void qacc_smooth_floor(const mjModel *mjm, const mjData *mjd, double *M, double *x, real *xr) {
+  int nv = mjm->nv;
+  double e1 = 0, e2 = 0;
+  mj_fullM(mjm, M, mjd->qM);
+  rl_ff_solve(M, mjd->qfrc_smooth, nv, x);
+  for (int i = 0; i < nv; i++) {
+    xr[i] = (real)x[i];
+    e1 = fmax(e1, fabs(x[i] - mjd->qacc_smooth[i]));
+  }
+  mj_crb(mjm, ff);
+  mj_fullM(mjm, M, ff->qM);
+  rl_ff_solve(M, ff->qfrc_smooth, nv, x);
+  for (int i = 0; i < nv; i++) e2 = fmax(e2, fabs(x[i] - mjd->qacc_smooth[i]));
+  if (e2 > e1)
+    for (int i = 0; i < nv; i++) xr[i] = (real)x[i];
+}
+
 static void smooth_float_floor(const mjModel *mjm, const mjData *mjd, const mjData *mjstep, quantity *q) {
   int nv = mjm->nv;
   if (!RL_IS_F32 || nv < 1) return;
@@ -270,12 +295,12 @@ static void smooth_float_floor(const mjModel *mjm, const mjData *mjd, const mjDa
     rl_vq_record(&q[Q_QACC_SMOOTH_FLOOR], NAN, 1);
     goto out;
   }
-  mj_fullM(mjm, M, mjd->qM);
-  rl_ff_solve(M, mjd->qfrc_smooth, nv, x);
-  for (int i = 0; i < nv; i++) xr[i] = (real)x[i];
+  rl_ff_forward(mjm, mjd, ff);
+  qacc_smooth_floor(mjm, mjd, M, x, xr);
   compare(&q[Q_QACC_SMOOTH_FLOOR], xr, mjd->qacc_smooth, nv);
   if (mjm->opt.integrator == mjINT_EULER) {
     double h = mjm->opt.timestep;
+    mj_fullM(mjm, M, mjd->qM);
     for (int i = 0; i < nv; i++) M[(size_t)i * (size_t)nv + (size_t)i] += h * mjm->dof_damping[i];
     rl_ff_solve(M, mjd->qfrc_smooth, nv, x);
     for (int i = 0; i < nv; i++) x[i] = (double)(float)(mjd->qvel[i] + h * x[i]);
@@ -287,7 +312,6 @@ static void smooth_float_floor(const mjModel *mjm, const mjData *mjd, const mjDa
     for (int i = 0; i < mjm->nq; i++) xr[i] = (real)qp[i];
     compare(&q[Q_STEP_QPOS_FLOOR], xr, mjstep->qpos, mjm->nq);
   }
-  rl_ff_forward(mjm, mjd, ff);
   for (int i = 0; i < nv; i++) xr[i] = (real)ff->qfrc_bias[i];
   compare(&q[Q_QFRC_BIAS_FLOOR], xr, mjd->qfrc_bias, nv);
   for (int i = 0; i < nv; i++) xr[i] = (real)ff->qfrc_passive[i];
