@@ -306,11 +306,6 @@ void rl_factor_m_step(const rl_model *m, rl_data *d) {
 }
 
 /* The leaves-to-root pass x_j ← b_j − Σ_k L_kj·x_k over the dofs k of j's subtree (k > j), each sum gathered at j
-   as one compensated dot product (the error-free products and sums of rl_dot2, the products by product_error), with the dofs numbered depth
-   first (dof_treeend): row k holds its ancestor j at dof_Madr[k] + depth(k) − depth(j).  The root's sums gather the
-   whole tree's terms, which cancel: on MuJoCo's cloth sample (162 hinges under a free root, κ(M) ≈ 5e6) the plain
-   float pass put qacc_smooth at 6–11× the error of M and the forces rounded to float once; compensated, at it. */
-/* The leaves-to-root pass x_j ← b_j − Σ_k L_kj·x_k over the dofs k of j's subtree (k > j), each sum gathered at j
    in double and rounded once, with the dofs numbered depth first (dof_treeend): row k holds its ancestor j at
    dof_Madr[k] + depth(k) − depth(j).  A product of two floats is exact in double and each addition rounds at 2⁻⁵³, so
    x_j is the exact sum rounded to float to within a few units of 2⁻⁵³·Σ|terms|.  The root's sums gather the whole
