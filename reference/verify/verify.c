@@ -272,6 +272,7 @@ static void qacc_smooth_floor(const mjModel *mjm, const mjData *mjd, double *M, 
     xr[i] = (real)x[i];
     e1 = fmax(e1, fabs(x[i] - mjd->qacc_smooth[i]));
   }
+  if (nv > 0 && isnan(x[0])) return; /* LAPACK refused fl(M): the floor is not measured (NaN), as before */
   mj_crb(mjm, ff);
   mj_fullM(mjm, M, ff->qM);
   rl_ff_solve(M, ff->qfrc_smooth, nv, x);
