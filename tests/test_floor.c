@@ -245,7 +245,7 @@ typedef struct vrow {
   int pass;
 } vrow;
 
-/* `rigidlab verify PATH --precision f32 --states 50 --seed 1` (tools/acceptance's states) into rows; returns the count */
+/* `rigidlab verify PATH --precision f32 --states STATES --seed 1` into rows; returns the count */
 static int verify_rows_at(const char *path, int states, vrow *rows, int max) {
   char cmd[2048], csv[256], line[1024];
   snprintf(csv, sizeof csv, "/tmp/rl_floor_rows_%ld.csv", (long)getpid());
